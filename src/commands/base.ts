@@ -1,0 +1,52 @@
+/**
+ * The one base command (STYLE.md, "One base command"): `--json`, `--verbose`, the shared
+ * context, and one `catch` that renders every YardError the same way.
+ */
+import {Command, Flags, Interfaces} from '@oclif/core'
+
+import {createContext, YardContext} from '../core/context.js'
+import {YardError} from '../core/errors.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+export abstract class BaseCommand extends Command {
+  static enableJsonFlag = true
+
+  static baseFlags = {
+    verbose: Flags.boolean({description: 'echo every external command as `+ cmd` and show stack traces', default: false, helpGroup: 'GLOBAL'}),
+  }
+
+  private yardContext?: YardContext
+
+  /** The context for core calls; built once per invocation. */
+  protected get context(): YardContext {
+    if (!this.yardContext) {
+      const verbose = this.argv.includes('--verbose')
+      this.yardContext = createContext({verbose, warn: (message) => this.logToStderr(message)})
+    }
+    return this.yardContext
+  }
+
+  protected isVerbose(): boolean {
+    return this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
+  }
+
+  /** Writes plain text to stdout unless `--json` is set. */
+  protected print(text: string): void {
+    if (!this.jsonEnabled()) this.log(text)
+  }
+
+  protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    if (error instanceof YardError) {
+      process.exitCode = error.code
+      if (this.jsonEnabled()) {
+        this.logJson({error: {code: error.code, message: error.message, why: error.why, fix: error.fix}})
+      } else {
+        this.logToStderr(error.render())
+        if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
+      }
+      return this.exit(error.code)
+    }
+    return super.catch(error)
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The one process adapter (STYLE.md, "Processes and git"): argv arrays through execa, never a
+ * shell string; `+ cmd` echo with `--verbose`; time budgets that kill the whole process group;
+ * a typed failure carrying the command, exit code and stderr.
+ */
+import {execa} from 'execa'
+
+import {OperationError} from './errors.js'
+
+export interface RunOptions {
+  cwd?: string
+  /** Extra environment, merged over the runner's and the process's. */
+  env?: Record<string, string | undefined>
+  /** Text written to the child's stdin. */
+  input?: string
+  /** Kill the child's whole process group after this many milliseconds. */
+  timeoutMs?: number
+  /** Named in the error when the budget runs out ("fetch budget of 5 min"). */
+  budget?: string
+  /** `inherit` hands the terminal to the child (exec, shells); output is then not captured. */
+  stdio?: 'pipe' | 'inherit'
+  /** Return a failed result instead of throwing. */
+  allowFailure?: boolean
+}
+
+export interface RunResult {
+  argv: string[]
+  exitCode: number
+  stdout: string
+  stderr: string
+  timedOut: boolean
+}
+
+export interface RunnerOptions {
+  /** Echo every command as `+ cmd` before it runs. */
+  verbose?: boolean
+  /** Where echoes go; defaults to stderr. */
+  log?: (line: string) => void
+  /** Environment every child gets (e.g. CONTAINERS_CONF for podman). */
+  env?: Record<string, string | undefined>
+  /** Called with every argv before it runs: tests record what yard asked for. */
+  onSpawn?: (argv: string[], options: RunOptions) => void
+}
+
+/** Renders argv for display only (never executed): quotes words that need it. */
+export function formatArgv(argv: string[]): string {
+  return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ')
+}
+
+/** Runs external commands. One instance per command invocation, built by the base command. */
+export class ProcessRunner {
+  constructor(readonly options: RunnerOptions = {}) {}
+
+  /** A runner with the same settings and extra environment. */
+  withEnv(env: Record<string, string | undefined>): ProcessRunner {
+    return new ProcessRunner({...this.options, env: {...this.options.env, ...env}})
+  }
+
+  /**
+   * Runs `file args…` and resolves with its output.
+   * @throws OperationError (exit 1) when it exits non-zero, cannot start, or exceeds its budget,
+   *   unless `allowFailure`; the message names the command, code and stderr.
+   */
+  async run(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    const argv = [file, ...args]
+    this.options.onSpawn?.(argv, options)
+    if (this.options.verbose) (this.options.log ?? ((line) => process.stderr.write(line + '\n')))(`+ ${formatArgv(argv)}`)
+    const inherit = options.stdio === 'inherit'
+    const group = options.timeoutMs !== undefined && !inherit
+    const child = execa(file, args, {
+      cwd: options.cwd,
+      env: {...this.options.env, ...options.env},
+      extendEnv: true,
+      input: options.input,
+      stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
+      stdout: inherit ? 'inherit' : 'pipe',
+      stderr: inherit ? 'inherit' : 'pipe',
+      reject: false,
+      stripFinalNewline: false,
+      // Its own process group, so a budget kills grandchildren too (git spawns ssh, remote-https…).
+      detached: group,
+      cleanup: true,
+    })
+    let timedOut = false
+    const timer = group
+      ? setTimeout(() => {
+          timedOut = true
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            child.kill('SIGKILL')
+          }
+        }, options.timeoutMs)
+      : undefined
+    const result = await child
+    if (timer) clearTimeout(timer)
+    const outcome: RunResult = {
+      argv,
+      exitCode: result.exitCode ?? (result.failed ? 1 : 0),
+      stdout: typeof result.stdout === 'string' ? result.stdout : '',
+      stderr: typeof result.stderr === 'string' ? result.stderr : '',
+      timedOut,
+    }
+    if (timedOut) {
+      outcome.exitCode = outcome.exitCode || 124
+      if (!options.allowFailure) {
+        throw new OperationError(`${formatArgv(argv)} was stopped: it exceeded its ${options.budget ?? 'time'} budget of ${formatDuration(options.timeoutMs!)}`, {
+          why: 'the command did not finish in time, so its whole process group was killed',
+          fix: 'check the network or the remote, then run the command again',
+        })
+      }
+      return outcome
+    }
+    const notFound = (result as {code?: string}).code === 'ENOENT'
+    if (notFound) {
+      outcome.exitCode = 127
+      if (!options.allowFailure) {
+        throw new OperationError(`${file} is not installed or not on PATH`, {
+          why: `yard needs ${file} for this command`,
+          fix: 'run scripts/setup-system (or install it with your package manager), then `yard doctor`',
+        })
+      }
+      return outcome
+    }
+    if (outcome.exitCode !== 0 && !options.allowFailure) {
+      const stderr = outcome.stderr.trim()
+      throw new OperationError(`${formatArgv(argv)} failed with exit code ${outcome.exitCode}`, {
+        why: stderr === '' ? undefined : stderr,
+      })
+    }
+    return outcome
+  }
+
+  /** Runs git with `GIT_TERMINAL_PROMPT=0` and `LC_ALL=C` (never prompts, parseable output). */
+  async git(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    return this.run('git', args, {...options, env: {GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env}})
+  }
+}
+
+/** "5 min", "90 s", "250 ms" for a duration in milliseconds. */
+export function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`
+  if (ms >= 1000) return `${Math.round(ms / 100) / 10} s`
+  return `${ms} ms`
+}

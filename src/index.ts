@@ -1,0 +1,1 @@
+export {YardError, InputError, RefusedError, OperationError, ExitCode} from './core/errors.js'
