@@ -50,3 +50,10 @@ export abstract class BaseCommand extends Command {
     return super.catch(error)
   }
 }
+
+/** `--worktree NAME`: the checkout a command acts on (DESIGN.md §3.3). */
+export const worktreeFlag = Flags.string({
+  char: 'w',
+  description: 'target this worktree (default: YARD_WORKTREE, then the current directory, then main)',
+  helpValue: 'NAME',
+})

@@ -1,0 +1,27 @@
+import {Flags} from '@oclif/core'
+
+import {allPorts, PortsReport, targetPorts} from '../core/ports.js'
+import {BaseCommand, worktreeFlag} from './base.js'
+
+export default class Ports extends BaseCommand {
+  static summary = 'Show the offset and host ports of a checkout, or of all of them'
+  static description = 'Every [ports] key is exported as base + offset. The offset is 0 for the main checkout; for a worktree it comes from WT_OFFSET, a pin in yard.local.toml, or the hash of its name.'
+  static examples = ['<%= config.bin %> ports', '<%= config.bin %> ports --worktree feat --json', '<%= config.bin %> ports --all']
+  static flags = {
+    worktree: worktreeFlag,
+    all: Flags.boolean({description: 'main, every worktree and every sandbox (WT_OFFSET is ignored)', exclusive: ['worktree']}),
+  }
+
+  async run(): Promise<PortsReport | PortsReport[]> {
+    const {flags} = await this.parse(Ports)
+    const reports = flags.all ? await allPorts(this.context) : [await targetPorts(this.context, flags.worktree)]
+    for (const report of reports) this.print(renderReport(report))
+    return flags.all ? reports : reports[0]
+  }
+}
+
+function renderReport(report: PortsReport): string {
+  const head = `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${report.clashesWith.length > 0 ? `  clashes with: ${report.clashesWith.join(', ')}` : ''}`
+  const ports = Object.entries(report.ports).map(([key, port]) => `  ${key}=${port}`)
+  return [head, ...(ports.length > 0 ? ports : ['  (no [ports] configured)'])].join('\n')
+}

@@ -1,0 +1,118 @@
+/**
+ * The schema of `yard.toml` and `yard.local.toml` (DESIGN.md §3.2). It is the source of
+ * docs/configuration.md: every key, its type and its environment override are listed here.
+ * Keys are kebab-case; integers come from the TOML parser as bigint, so floats, booleans and
+ * strings are refused where an integer is meant.
+ */
+import {z} from 'zod'
+
+import {OFFSET_SLOTS} from './identity.js'
+
+/** Highest `[ports]` base: base + 89 must stay a valid port. */
+export const MAX_PORT_BASE = 65535 - OFFSET_SLOTS
+/** `[ports]` keys are environment variable names. */
+export const PORT_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'bigint') return `the integer ${value}`
+  if (typeof value === 'number') return `the float ${value}`
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
+  if (typeof value === 'boolean') return `the boolean ${value}`
+  if (Array.isArray(value)) return 'an array'
+  return value === null ? 'null' : typeof value === 'object' ? 'a table' : typeof value
+}
+
+/** A TOML integer within [min, max], as a number. */
+export function tomlInteger(min: number, max: number) {
+  return z.unknown().transform((value, context) => {
+    const number = typeof value === 'bigint' ? Number(value) : undefined
+    if (number === undefined || number < min || number > max) {
+      context.addIssue({code: 'custom', message: `expected an integer from ${min} to ${max}, got ${describeValue(value)}`})
+      return z.NEVER
+    }
+    return number
+  })
+}
+
+const text = () => z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).min(1, 'must not be empty')
+
+export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
+export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
+
+/** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
+export const projectTables = {
+  project: z.strictObject({prefix: text()}),
+  worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text()}),
+  machine: z.strictObject({backend: text(), name: text(), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
+  cache: z.strictObject({backend: text(), root: text()}),
+  cluster: z.strictObject({backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: text(), 'cache-root': text()}),
+}
+
+/** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */
+export const checkoutTables = {
+  ports: z.record(z.string().regex(PORT_KEY_PATTERN, 'port keys are environment variable names (A-Z, 0-9, _)'), tomlInteger(1, MAX_PORT_BASE)),
+  stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
+  box: z.strictObject({image: text()}),
+}
+
+const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>
+  Object.fromEntries(Object.entries(tables).map(([key, schema]) => [key, (schema instanceof z.ZodObject ? schema.partial() : schema).optional()])) as {[K in keyof T]: z.ZodOptional<T[K]>}
+
+/** `yard.toml`: every table optional, every key optional. */
+export const yardTomlSchema = z.strictObject({...partial(projectTables), ...partial(checkoutTables)})
+
+/** `yard.local.toml`: the same, plus `[worktree-offsets]` (pins are checked by identity rules). */
+export const localTomlSchema = z.strictObject({
+  ...partial(projectTables),
+  ...partial(checkoutTables),
+  'worktree-offsets': z.record(z.string(), z.unknown()).optional(),
+})
+
+export type YardToml = z.infer<typeof yardTomlSchema>
+export type LocalToml = z.infer<typeof localTomlSchema>
+
+/** Known keys of each table, for "did you mean" (the schema's own key lists). */
+export function knownKeys(table?: string): string[] {
+  if (table === undefined) return Object.keys(localTomlSchema.shape)
+  const schema = (projectTables as Record<string, z.ZodTypeAny>)[table] ?? (checkoutTables as Record<string, z.ZodTypeAny>)[table]
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : []
+}
+
+/** Environment overrides (DESIGN.md Appendix B): variable → `table.key`. */
+export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
+  YARD_PREFIX: 'project.prefix',
+  YARD_WORKTREES_ROOT: 'worktrees.root',
+  YARD_WORKTREE_BASE: 'worktrees.base',
+  YARD_TRANSCRIPTS_ARCHIVE: 'worktrees.transcripts-archive',
+  YARD_MACHINE_BACKEND: 'machine.backend',
+  YARD_STACK_PROVIDER: 'stack.provider',
+  YARD_CACHE_ROOT: 'cache.root',
+  YARD_KUBE_CONTEXT: 'cluster.context',
+  YARD_NAMESPACE: 'cluster.namespace',
+}
+
+/** Edit distance, for "did you mean". */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({length: b.length + 1}, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
+      previous = current
+    }
+  }
+  return row[b.length]
+}
+
+/** The closest of `candidates` to `word`, when close enough to be a typo. */
+export function didYouMean(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate)
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance]
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined
+}

@@ -1,0 +1,254 @@
+/**
+ * Config loading (DESIGN.md §3.2): project-wide tables from the main checkout's `yard.toml`;
+ * per-checkout tables (`[ports]`, `[stack]`, `[box]`) from the targeted checkout's `yard.toml`
+ * when it has the table, else from main's; the main checkout's `yard.local.toml` deep-merged over
+ * both; then the environment overrides of Appendix B. Every value keeps its origin.
+ */
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {parse, TomlError} from 'smol-toml'
+import {z} from 'zod'
+
+import {
+  checkoutTables,
+  CLUSTER_RUNTIMES,
+  didYouMean,
+  ENV_OVERRIDES,
+  knownKeys,
+  localTomlSchema,
+  STACK_PROVIDERS,
+  yardTomlSchema,
+} from './config-schema.js'
+import {InputError} from './errors.js'
+import {OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from './identity.js'
+import {stateDir} from './state.js'
+
+export const CONFIG_FILE = 'yard.toml'
+export const LOCAL_CONFIG_FILE = 'yard.local.toml'
+
+/** Where a value came from: `default`, `yard.toml` (main's), `<name>/yard.toml`, `yard.local.toml`, `env:NAME`. */
+export type Origin = string
+
+export interface ProjectConfig {
+  project: {prefix: string}
+  worktrees: {root: string; base?: string; 'transcripts-archive'?: string}
+  machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
+  stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]}
+  box: {image?: string}
+  cache: {backend: string; root: string}
+  cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string}
+  /** `[ports]`: env var name → base port. */
+  ports: Record<string, number>
+  /** Raw `[worktree-offsets]` pins of the main checkout's yard.local.toml (checked when used). */
+  pins: Record<string, unknown>
+  /** `table.key` → origin, for every value above (`ports.APP_PORT`, `worktree-offsets.feat`). */
+  origins: Record<string, Origin>
+  /** The files read, absolute (absent ones too). */
+  files: {main: string; checkout?: string; local: string}
+}
+
+export interface LoadConfigOptions {
+  /** Absolute real path of the main checkout. */
+  mainPath: string
+  /** The targeted checkout when it is not main: its path and name (for origins and warnings). */
+  checkout?: {path: string; name: string}
+  env: NodeJS.ProcessEnv
+  warn?: (message: string) => void
+}
+
+type Table = Record<string, unknown>
+
+/** Reads and parses one TOML file; undefined when it does not exist. */
+function readToml(file: string): Table | undefined {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
+    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {fix: 'check the file\'s permissions'})
+  }
+  try {
+    return parse(text, {integersAsBigInt: true, unsafeKeyBehaviour: 'throw'}) as Table
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split('\n')[0]
+      throw new InputError(`${file}:${error.line}:${error.column}: TOML syntax error: ${first}`, {
+        why: `line ${error.line}, column ${error.column} is not valid TOML`,
+        fix: `correct line ${error.line} of ${file} (TOML reference: https://toml.io/en/v1.0.0)`,
+      })
+    }
+    throw error
+  }
+}
+
+function keyPath(issuePath: PropertyKey[]): string {
+  return issuePath.map(String).join('.')
+}
+
+/** Validates one parsed file; the error names the file, the key path and a "did you mean". */
+function validate<S extends z.ZodTypeAny>(schema: S, table: Table, file: string): z.infer<S> {
+  const result = schema.safeParse(table)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]
+  if (issue.code === 'unrecognized_keys') {
+    const parent = issue.path.length === 0 ? undefined : String(issue.path[0])
+    const key = issue.keys[0]
+    const where = parent === undefined ? `[${key}]` : `[${parent}] ${key}`
+    const known = knownKeys(parent)
+    const suggestion = didYouMean(key, known)
+    const isLocalOnly = parent === undefined && key === 'worktree-offsets'
+    throw new InputError(`${file}: unknown ${parent === undefined ? 'table' : 'key'} ${where}${suggestion ? ` — did you mean "${suggestion}"?` : ''}`, {
+      why: isLocalOnly ? '[worktree-offsets] pins are personal: they are read from the main checkout\'s yard.local.toml only' : `known ${parent === undefined ? 'tables' : `keys of [${parent}]`}: ${known.join(', ')}`,
+      fix: isLocalOnly ? `move the table to ${LOCAL_CONFIG_FILE} in the main checkout` : suggestion ? `rename ${key} to ${suggestion}` : `remove ${key}`,
+    })
+  }
+  const at = keyPath(issue.path)
+  throw new InputError(`${file}: invalid value at ${at}: ${issue.message}`, {
+    why: describeRule(issue.path),
+    fix: `edit ${at} in ${file} (see docs/configuration.md)`,
+  })
+}
+
+function describeRule(issuePath: PropertyKey[]): string | undefined {
+  if (issuePath[0] === 'ports') return `[ports] maps environment variable names to base ports from 1 to ${65535 - OFFSET_SLOTS}; each checkout gets base + offset`
+  return undefined
+}
+
+const PER_CHECKOUT = Object.keys(checkoutTables)
+
+function stripUndefined<T extends Table>(table: T): T {
+  return Object.fromEntries(Object.entries(table).filter(([, value]) => value !== undefined)) as T
+}
+
+/**
+ * Loads the effective config for one checkout (DESIGN.md §3.2).
+ * @throws InputError (exit 2) for a TOML syntax error (file:line:column), an invalid or unknown
+ *   key (file, key path, "did you mean"), an invalid prefix, or overlapping `[ports]` ranges.
+ */
+export function loadConfig(options: LoadConfigOptions): ProjectConfig {
+  const {mainPath, checkout, env} = options
+  const files = {
+    main: path.join(mainPath, CONFIG_FILE),
+    checkout: checkout ? path.join(checkout.path, CONFIG_FILE) : undefined,
+    local: path.join(mainPath, LOCAL_CONFIG_FILE),
+  }
+  const mainToml = validate(yardTomlSchema, readToml(files.main) ?? {}, files.main) as Table
+  const checkoutToml = files.checkout ? (validate(yardTomlSchema, readToml(files.checkout) ?? {}, files.checkout) as Table) : undefined
+  const localToml = validate(localTomlSchema, readToml(files.local) ?? {}, files.local) as Table
+  const checkoutOrigin = checkout ? `${checkout.name}/${CONFIG_FILE}` : CONFIG_FILE
+
+  const values: Record<string, Table> = {}
+  const origins: Record<string, Origin> = {}
+  const take = (table: string, source: Table | undefined, origin: Origin) => {
+    const content = source?.[table] as Table | undefined
+    if (content === undefined) return
+    values[table] = {...values[table], ...stripUndefined(content)}
+    for (const key of Object.keys(stripUndefined(content))) origins[`${table}.${key}`] = origin
+  }
+  for (const table of Object.keys(yardTomlSchema.shape)) {
+    const fromCheckout = PER_CHECKOUT.includes(table) && checkoutToml?.[table] !== undefined
+    take(table, fromCheckout ? checkoutToml : mainToml, fromCheckout ? checkoutOrigin : CONFIG_FILE)
+    if (!PER_CHECKOUT.includes(table) && checkoutToml?.[table] !== undefined && JSON.stringify(checkoutToml[table], bigintSafe) !== JSON.stringify(mainToml[table], bigintSafe)) {
+      options.warn?.(`warning: ${files.checkout} sets [${table}] differently from the main checkout's ${CONFIG_FILE}; project-wide tables are read from the main checkout only, so it is ignored`)
+    }
+    take(table, localToml, LOCAL_CONFIG_FILE)
+  }
+  const pins = (localToml['worktree-offsets'] as Table | undefined) ?? {}
+  for (const name of Object.keys(pins)) origins[`worktree-offsets.${name}`] = LOCAL_CONFIG_FILE
+
+  for (const [variable, dotted] of Object.entries(ENV_OVERRIDES)) {
+    const value = env[variable]
+    if (value === undefined || value.trim() === '') continue
+    const [table, key] = dotted.split('.')
+    values[table] = {...values[table], [key]: value}
+    origins[dotted] = `env:${variable}`
+  }
+  if (values.stack?.provider !== undefined && !(STACK_PROVIDERS as readonly string[]).includes(values.stack.provider as string)) {
+    throw new InputError(`invalid stack provider "${values.stack.provider}" from ${origins['stack.provider']}`, {
+      why: `the provider is one of ${STACK_PROVIDERS.join(', ')}`,
+      fix: 'set YARD_STACK_PROVIDER or [stack] provider to one of them',
+    })
+  }
+
+  const config = withDefaults(values, origins, mainPath, env)
+  checkPortRanges(config, files)
+  return {...config, pins, origins, files}
+}
+
+function bigintSafe(_key: string, value: unknown) {
+  return typeof value === 'bigint' ? value.toString() : value
+}
+
+function withDefaults(values: Record<string, Table>, origins: Record<string, Origin>, mainPath: string, env: NodeJS.ProcessEnv) {
+  const def = <T>(dotted: string, value: T): T => {
+    const [table, key] = dotted.split('.')
+    const current = values[table]?.[key]
+    if (current !== undefined) return current as T
+    origins[dotted] = 'default'
+    return value
+  }
+  const prefixValue = def('project.prefix', prefixFromDirectory(path.basename(mainPath)))
+  const prefix = origins['project.prefix'] === 'default' ? prefixValue : validatePrefix(prefixValue, originLabel(origins['project.prefix'], 'project', 'prefix'))
+  const namespace = def('cluster.namespace', 'default')
+  const optional = (table: string, key: string) => values[table]?.[key] as string | undefined
+  return {
+    project: {prefix},
+    worktrees: stripUndefined({
+      root: path.resolve(mainPath, def('worktrees.root', `${mainPath}-worktrees`)),
+      base: optional('worktrees', 'base'),
+      'transcripts-archive': optional('worktrees', 'transcripts-archive'),
+    }),
+    machine: {
+      backend: def('machine.backend', process.platform === 'darwin' ? 'podman-machine' : 'native'),
+      name: def('machine.name', `yard-${prefix}`),
+      cpus: def('machine.cpus', 2),
+      'memory-mib': def('machine.memory-mib', 4096),
+      'disk-gib': def('machine.disk-gib', 60),
+    },
+    stack: stripUndefined({
+      backend: def('stack.backend', 'compose-stack'),
+      provider: def('stack.provider', 'auto' as (typeof STACK_PROVIDERS)[number]),
+      files: values.stack?.files as string[] | undefined,
+    }),
+    box: stripUndefined({image: optional('box', 'image')}),
+    cache: {
+      backend: def('cache.backend', 'git-cache'),
+      root: path.resolve(mainPath, def('cache.root', path.join(stateDir(env), 'caches'))),
+    },
+    cluster: stripUndefined({
+      backend: def('cluster.backend', 'k8s-sandbox'),
+      runtime: def('cluster.runtime', 'podman' as (typeof CLUSTER_RUNTIMES)[number]),
+      context: optional('cluster', 'context'),
+      namespace,
+      image: optional('cluster', 'image'),
+      'cache-root': def('cluster.cache-root', `/var/lib/yard/${namespace}/caches`),
+    }),
+    ports: (values.ports ?? {}) as Record<string, number>,
+  }
+}
+
+/** "env YARD_PREFIX" or "yard.toml [project] prefix", for messages. */
+export function originLabel(origin: Origin | undefined, table: string, key: string): string {
+  if (origin?.startsWith('env:')) return `env ${origin.slice(4)}`
+  return `${origin ?? 'default'} [${table}] ${key}`
+}
+
+/**
+ * Checks that no two `[ports]` ranges `[base, base + 89]` overlap (DESIGN.md §3.4, "Ports"):
+ * otherwise one worktree's APP_PORT is another's API_PORT.
+ * @throws InputError (exit 2) naming both keys and where they are set.
+ */
+function checkPortRanges(config: {ports: Record<string, number>}, files: {main: string; checkout?: string; local: string}): void {
+  const entries = Object.entries(config.ports).sort((a, b) => a[1] - b[1])
+  for (let i = 1; i < entries.length; i++) {
+    const [lowKey, lowBase] = entries[i - 1]
+    const [highKey, highBase] = entries[i]
+    if (highBase <= lowBase + OFFSET_SLOTS) {
+      throw new InputError(`[ports] ${lowKey} = ${lowBase} and ${highKey} = ${highBase} overlap: ${lowKey} uses ${lowBase}..${lowBase + OFFSET_SLOTS}`, {
+        why: `every checkout adds an offset of up to ${OFFSET_SLOTS} to each base, so bases must be at least ${OFFSET_SLOTS + 1} apart or one worktree's ${highKey} is another's ${lowKey}`,
+        fix: `set ${highKey} to ${lowBase + OFFSET_SLOTS + 1} or more in [ports] (${[files.checkout, files.main, files.local].filter(Boolean).join(' or ')})`,
+      })
+    }
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The workspace: the main checkout found from git's common dir, its config, and the `Target`
+ * of whichever checkout a command acts on (DESIGN.md §2, §3.3, §3.4).
+ */
+import {realpathSync} from 'node:fs'
+import path from 'node:path'
+
+import type {OffsetSource, Target} from './backend.js'
+import {loadConfig, LOCAL_CONFIG_FILE, ProjectConfig} from './config.js'
+import type {YardContext} from './context.js'
+import {InputError} from './errors.js'
+import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from './identity.js'
+
+export interface Workspace {
+  /** Real path of the main checkout. */
+  mainPath: string
+  /** git's common dir (`<main>/.git`). */
+  commonDir: string
+  /** The main checkout's effective config. */
+  config: ProjectConfig
+  prefix: string
+  owner: string
+  /** Real path of the worktrees root (it may not exist yet). */
+  worktreesRoot: string
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    // A path that does not exist yet (the worktrees root): resolve its closest existing parent.
+    const parent = path.dirname(p)
+    return parent === p ? p : path.join(real(parent), path.basename(p))
+  }
+}
+
+/**
+ * Finds the main checkout from the current directory, through git's common dir, so that
+ * commands work from inside any worktree (DESIGN.md §3.3), and loads its config.
+ * @throws InputError (exit 2) outside a git repository, in a bare repository, or for invalid config.
+ */
+export async function openWorkspace(context: YardContext): Promise<Workspace> {
+  const result = await context.runner.git(['rev-parse', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
+  if (result.exitCode !== 0) {
+    throw new InputError(`${context.cwd} is not inside a git repository`, {
+      why: 'yard works on the worktrees of one git repository, found from the current directory',
+      fix: 'cd into your repository\'s main checkout or one of its worktrees (or run `git init` first)',
+    })
+  }
+  const commonDir = real(path.resolve(context.cwd, result.stdout.trim()))
+  let mainPath: string
+  if (path.basename(commonDir) === '.git') {
+    mainPath = path.dirname(commonDir)
+  } else {
+    const configured = await context.runner.git(['--git-dir', commonDir, 'config', '--get', 'core.worktree'], {allowFailure: true})
+    if (configured.exitCode !== 0) {
+      throw new InputError(`${commonDir} is a bare repository or has a separate git dir without core.worktree`, {
+        why: 'yard needs a main checkout (holding yard.toml) next to the repository\'s .git directory',
+        fix: 'clone the repository normally (`git clone URL app`) and run yard inside it',
+      })
+    }
+    mainPath = real(path.resolve(commonDir, configured.stdout.trim()))
+  }
+  const config = loadConfig({mainPath, env: context.env, warn: context.warn})
+  checkPins(config)
+  return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(mainPath), worktreesRoot: real(config.worktrees.root)}
+}
+
+/** Every pin must be a valid name with an offset in 1..89 (DESIGN.md §3.4). */
+function checkPins(config: ProjectConfig): void {
+  for (const [name, value] of Object.entries(config.pins)) {
+    validateName(name, `name in ${config.files.local} [worktree-offsets]`)
+    validateOffset(value, pinSource(config, name), pinFix(config, name))
+  }
+}
+
+const pinSource = (config: ProjectConfig, name: string) => `${config.files.local} [worktree-offsets] ${name}`
+const pinFix = (config: ProjectConfig, name: string) => `in ${config.files.local}, write \`${name} = <an integer from 1 to 89>\` without quotes under [worktree-offsets], or delete the line to use the hash`
+
+export type TargetSource = 'flag' | 'env' | 'cwd' | 'main'
+
+/**
+ * Which checkout a command targets (DESIGN.md §3.3): `--worktree NAME` → `YARD_WORKTREE` → the
+ * current directory (the first path component below the worktrees root) → the main checkout.
+ * `WORKTREE` is an output, never read here.
+ * @throws InputError (exit 2) for an invalid name.
+ */
+export function targetName(workspace: Workspace, context: YardContext, flag?: string): {name: string; isMain: boolean; source: TargetSource} {
+  const chosen = flag ?? (context.env.YARD_WORKTREE?.trim() ? context.env.YARD_WORKTREE.trim() : undefined)
+  const source: TargetSource = flag !== undefined ? 'flag' : 'env'
+  if (chosen !== undefined) {
+    if (chosen === 'main') return {name: 'main', isMain: true, source}
+    return {name: validateName(chosen, source === 'flag' ? 'worktree name (--worktree)' : 'worktree name (YARD_WORKTREE)'), isMain: false, source}
+  }
+  const relative = path.relative(workspace.worktreesRoot, real(context.cwd))
+  if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+    const name = relative.split(path.sep)[0]
+    return {name: validateName(name, `worktree name (from the directory ${path.join(workspace.worktreesRoot, name)})`), isMain: false, source: 'cwd'}
+  }
+  return {name: 'main', isMain: true, source: 'main'}
+}
+
+export interface OffsetOptions {
+  /** Honour `WT_OFFSET`: only commands that act on one target do (DESIGN.md §3.4). */
+  useEnvOffset: boolean
+}
+
+/**
+ * The offset of a name and its source (DESIGN.md §3.4): main 0; else `WT_OFFSET` (when honoured)
+ * → the main checkout's pin → the cksum hash.
+ * @throws InputError (exit 2) naming the source for an invalid WT_OFFSET or pin.
+ */
+export function resolveOffset(workspace: Workspace, context: YardContext, name: string, isMain: boolean, options: OffsetOptions): {offset: number; offsetSource: OffsetSource} {
+  if (isMain) return {offset: 0, offsetSource: 'main'}
+  const fromEnv = context.env.WT_OFFSET
+  if (fromEnv !== undefined && fromEnv !== '' && options.useEnvOffset) {
+    return {offset: validateOffset(fromEnv, 'env WT_OFFSET', 'unset WT_OFFSET, or set it to an integer from 1 to 89'), offsetSource: 'env'}
+  }
+  const pin = workspace.config.pins[name]
+  if (pin !== undefined) return {offset: validateOffset(pin, pinSource(workspace.config, name), pinFix(workspace.config, name)), offsetSource: 'pin'}
+  return {offset: hashOffset(name), offsetSource: 'hash'}
+}
+
+/** The path a worktree of this name has: `<worktrees root>/<name>` (DESIGN.md §4.1). */
+export function worktreePath(workspace: Workspace, name: string): string {
+  return path.join(workspace.worktreesRoot, name)
+}
+
+/**
+ * Builds the `Target` handed to every backend (DESIGN.md §2): identity computed once, here.
+ * Per-checkout config (`[ports]`) comes from the targeted checkout's own yard.toml when it has one.
+ */
+export function buildTarget(workspace: Workspace, context: YardContext, name: string, isMain: boolean, options: OffsetOptions): Target {
+  const checkoutPath = isMain ? workspace.mainPath : worktreePath(workspace, name)
+  const config = isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: checkoutPath, name}, env: context.env, warn: context.warn})
+  const {offset, offsetSource} = resolveOffset(workspace, context, name, isMain, options)
+  return {
+    name,
+    isMain,
+    prefix: workspace.prefix,
+    project: projectName(workspace.prefix, name, isMain),
+    owner: workspace.owner,
+    offset,
+    offsetSource,
+    ports: portsFor(config.ports, offset),
+    checkoutPath,
+    mainPath: workspace.mainPath,
+  }
+}
+
+/** Resolves the targeted checkout (§3.3) and builds its Target, honouring `WT_OFFSET`. */
+export async function resolveTarget(context: YardContext, flag?: string): Promise<{workspace: Workspace; target: Target}> {
+  const workspace = await openWorkspace(context)
+  const {name, isMain} = targetName(workspace, context, flag)
+  return {workspace, target: buildTarget(workspace, context, name, isMain, {useEnvOffset: true})}
+}
+
+export interface GitWorktree {
+  path: string
+  head?: string
+  /** Short branch name, or undefined when detached. */
+  branch?: string
+  locked: boolean
+  prunable: boolean
+  bare: boolean
+}
+
+/** Every worktree git knows (`git worktree list --porcelain`), main first. */
+export async function gitWorktrees(workspace: Workspace, context: YardContext): Promise<GitWorktree[]> {
+  const result = await context.runner.git(['worktree', 'list', '--porcelain'], {cwd: workspace.mainPath})
+  const entries: GitWorktree[] = []
+  for (const block of result.stdout.split('\n\n')) {
+    const lines = block.split('\n').filter(Boolean)
+    if (lines.length === 0) continue
+    const entry: GitWorktree = {path: '', locked: false, prunable: false, bare: false}
+    for (const line of lines) {
+      const [field, ...rest] = line.split(' ')
+      const value = rest.join(' ')
+      if (field === 'worktree') entry.path = value
+      else if (field === 'HEAD') entry.head = value
+      else if (field === 'branch') entry.branch = value.replace(/^refs\/heads\//, '')
+      else if (field === 'locked') entry.locked = true
+      else if (field === 'prunable') entry.prunable = true
+      else if (field === 'bare') entry.bare = true
+    }
+    entries.push(entry)
+  }
+  return entries
+}
+
+/** Worktrees under the root, as names (the first path component below it) with git's entry. */
+export async function worktreesUnderRoot(workspace: Workspace, context: YardContext): Promise<Array<{name: string; worktree: GitWorktree}>> {
+  const found: Array<{name: string; worktree: GitWorktree}> = []
+  for (const worktree of await gitWorktrees(workspace, context)) {
+    const relative = path.relative(workspace.worktreesRoot, real(worktree.path))
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) continue
+    found.push({name: relative, worktree})
+  }
+  return found
+}
+
+export interface IdentityRow {
+  target: Target
+  kind: 'main' | 'worktree' | 'sandbox'
+  clashesWith: string[]
+}
+
+/**
+ * Main, every worktree under the root and every sandbox given, with clashes (DESIGN.md §3.4).
+ * `WT_OFFSET` is ignored here (with a note), as it is by every listing.
+ */
+export async function listIdentities(workspace: Workspace, context: YardContext, sandboxes: Array<{name: string; offset: number}> = []): Promise<IdentityRow[]> {
+  if (context.env.WT_OFFSET) context.warn('note: WT_OFFSET is ignored when listing every checkout; it applies only to commands that act on one target')
+  const rows: IdentityRow[] = [{target: buildTarget(workspace, context, 'main', true, {useEnvOffset: false}), kind: 'main', clashesWith: []}]
+  const invalid: string[] = []
+  for (const {name} of await worktreesUnderRoot(workspace, context)) {
+    if (validNameOrUndefined(name) === undefined) {
+      invalid.push(name)
+      continue
+    }
+    rows.push({target: buildTarget(workspace, context, name, false, {useEnvOffset: false}), kind: 'worktree', clashesWith: []})
+  }
+  if (invalid.length > 0) context.warn(`warning: skipped worktrees whose directory names are not valid yard names: ${invalid.join(', ')}`)
+  const worktreeNames = new Set(rows.map((row) => row.target.name))
+  for (const sandbox of sandboxes) {
+    if (worktreeNames.has(sandbox.name)) continue
+    const target = buildTarget(workspace, context, sandbox.name, false, {useEnvOffset: false})
+    rows.push({target: {...target, checkoutPath: workspace.mainPath, offset: sandbox.offset, offsetSource: 'label', ports: portsFor(workspace.config.ports, sandbox.offset)}, kind: 'sandbox', clashesWith: []})
+  }
+  const clashes = findClashes(rows.filter((row) => !row.target.isMain).map((row) => ({name: row.target.name, offset: row.target.offset})))
+  for (const row of rows) row.clashesWith = clashes.get(row.target.name) ?? []
+  return rows
+}
+
+function validNameOrUndefined(name: string): string | undefined {
+  try {
+    return validateName(name)
+  } catch {
+    return undefined
+  }
+}
+
+export {LOCAL_CONFIG_FILE}

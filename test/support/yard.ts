@@ -1,0 +1,66 @@
+/**
+ * Runs yard commands in-process through @oclif/test, from the TypeScript sources, with a
+ * chosen working directory and environment. The oclif manifest is ignored so tests never
+ * depend on a build (DESIGN.md §9).
+ */
+import {Config, Plugin} from '@oclif/core'
+import {runCommand} from '@oclif/test'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+let cached: Promise<Config> | undefined
+
+/** The CLI's oclif Config from src/ (no manifest, no user plugins). */
+export function testConfig(): Promise<Config> {
+  cached ??= (async () => {
+    const rootPlugin = new Plugin({root: projectRoot, isRoot: true, ignoreManifest: true})
+    await rootPlugin.load()
+    const config = await Config.load({root: projectRoot, plugins: new Map([[rootPlugin.name, rootPlugin]]), userPlugins: false})
+    await config.loadPluginsAndCommands({force: true})
+    return config
+  })()
+  return cached
+}
+
+export interface YardRun {
+  stdout: string
+  stderr: string
+  exitCode: number
+  /** Parsed stdout when it is JSON. */
+  json?: unknown
+}
+
+/**
+ * Runs `yard <args>` with `cwd` and `env` (merged over process.env; undefined deletes a
+ * variable), restoring both afterwards.
+ */
+export async function yard(args: string[], options: {cwd?: string; env?: Record<string, string | undefined>} = {}): Promise<YardRun> {
+  const config = await testConfig()
+  const savedCwd = process.cwd()
+  const savedEnv = {...process.env}
+  const savedExitCode = process.exitCode
+  try {
+    if (options.cwd) process.chdir(options.cwd)
+    for (const [key, value] of Object.entries(options.env ?? {})) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+    const result = await runCommand(args, config)
+    const error = result.error as (Error & {oclif?: {exit?: number}}) | undefined
+    const exitCode = error ? (error.oclif?.exit ?? 1) : 0
+    let json: unknown
+    try {
+      json = JSON.parse(result.stdout)
+    } catch {
+      json = undefined
+    }
+    return {stdout: result.stdout, stderr: result.stderr + (error && exitCode !== 0 && !result.stderr.includes(error.message) ? error.message : ''), exitCode, json}
+  } finally {
+    process.chdir(savedCwd)
+    for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
+    Object.assign(process.env, savedEnv)
+    process.exitCode = savedExitCode
+  }
+}
