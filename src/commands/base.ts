@@ -22,7 +22,8 @@ export abstract class BaseCommand extends Command {
   protected get context(): YardContext {
     if (!this.yardContext) {
       const verbose = this.argv.includes('--verbose')
-      this.yardContext = createContext({verbose, warn: (message) => this.logToStderr(message)})
+      // Warnings go to stderr also with --json (oclif's logToStderr is silent then): stdout stays data.
+      this.yardContext = createContext({verbose, warn: (message) => process.stderr.write(message + '\n')})
     }
     return this.yardContext
   }

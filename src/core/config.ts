@@ -172,7 +172,7 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
   }
 
   const config = withDefaults(values, origins, mainPath, env)
-  checkPortRanges(config, files)
+  checkPortRanges(config, origins, files)
   return {...config, pins, origins, files}
 }
 
@@ -239,15 +239,20 @@ export function originLabel(origin: Origin | undefined, table: string, key: stri
  * otherwise one worktree's APP_PORT is another's API_PORT.
  * @throws InputError (exit 2) naming both keys and where they are set.
  */
-function checkPortRanges(config: {ports: Record<string, number>}, files: {main: string; checkout?: string; local: string}): void {
+function checkPortRanges(config: {ports: Record<string, number>}, origins: Record<string, Origin>, files: {main: string; checkout?: string; local: string}): void {
+  const fileOf = (key: string) => {
+    const origin = origins[`ports.${key}`]
+    return origin === LOCAL_CONFIG_FILE ? files.local : origin === CONFIG_FILE ? files.main : (files.checkout ?? files.main)
+  }
   const entries = Object.entries(config.ports).sort((a, b) => a[1] - b[1])
   for (let i = 1; i < entries.length; i++) {
     const [lowKey, lowBase] = entries[i - 1]
     const [highKey, highBase] = entries[i]
     if (highBase <= lowBase + OFFSET_SLOTS) {
-      throw new InputError(`[ports] ${lowKey} = ${lowBase} and ${highKey} = ${highBase} overlap: ${lowKey} uses ${lowBase}..${lowBase + OFFSET_SLOTS}`, {
+      const where = [...new Set([fileOf(lowKey), fileOf(highKey)])].join(' and ')
+      throw new InputError(`${where}: [ports] ${lowKey} = ${lowBase} and ${highKey} = ${highBase} overlap: ${lowKey} uses ${lowBase}..${lowBase + OFFSET_SLOTS}`, {
         why: `every checkout adds an offset of up to ${OFFSET_SLOTS} to each base, so bases must be at least ${OFFSET_SLOTS + 1} apart or one worktree's ${highKey} is another's ${lowKey}`,
-        fix: `set ${highKey} to ${lowBase + OFFSET_SLOTS + 1} or more in [ports] (${[files.checkout, files.main, files.local].filter(Boolean).join(' or ')})`,
+        fix: `set ${highKey} to ${lowBase + OFFSET_SLOTS + 1} or more in [ports] of ${fileOf(highKey)}`,
       })
     }
   }

@@ -1,0 +1,114 @@
+import {expect} from 'chai'
+import path from 'node:path'
+
+import {loadConfig} from '../../src/core/config.js'
+import {InputError} from '../../src/core/errors.js'
+import {cleanupTemp, tempDir, writeFile} from '../support/repo.js'
+
+function load(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, checkoutFiles?: Record<string, string>) {
+  const main = path.join(tempDir('config'), 'app')
+  for (const [name, content] of Object.entries(files)) writeFile(main, name, content)
+  let checkout: {path: string; name: string} | undefined
+  if (checkoutFiles) {
+    checkout = {path: path.join(path.dirname(main), 'app-worktrees', 'feat'), name: 'feat'}
+    for (const [name, content] of Object.entries(checkoutFiles)) writeFile(checkout.path, name, content)
+  }
+  const warnings: string[] = []
+  const config = loadConfig({mainPath: main, checkout, env: {YARD_STATE_DIR: '/state', ...env}, warn: (message) => warnings.push(message)})
+  return {config, main, warnings}
+}
+
+function failure(files: Record<string, string>, env: NodeJS.ProcessEnv = {}): InputError {
+  try {
+    load(files, env)
+  } catch (error) {
+    expect(error).to.be.instanceOf(InputError)
+    return error as InputError
+  }
+  throw new Error('expected an InputError')
+}
+
+describe('config (DESIGN.md §3.2)', () => {
+  afterEach(cleanupTemp)
+
+  it('gives defaults with their origins when there is no file', () => {
+    const {config, main} = load({})
+    expect(config.project.prefix).to.equal('app')
+    expect(config.worktrees.root).to.equal(`${main}-worktrees`)
+    expect(config.cache.root).to.equal('/state/caches')
+    expect(config.machine.name).to.equal('yard-app')
+    expect(config.origins['project.prefix']).to.equal('default')
+    expect(config.ports).to.deep.equal({})
+  })
+
+  it('reads yard.toml, deep-merges yard.local.toml over it, then the environment', () => {
+    const {config} = load(
+      {
+        'yard.toml': '[project]\nprefix = "shop"\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5400\n[worktrees]\nroot = "../trees"\nbase = "origin/develop"\n',
+        'yard.local.toml': '[ports]\nDB_PORT = 6400\n[worktrees]\nbase = "origin/main"\n[worktree-offsets]\nfeat = 4\n',
+      },
+      {YARD_WORKTREES_ROOT: '/elsewhere', YARD_NAMESPACE: 'team'},
+    )
+    expect(config.project.prefix).to.equal('shop')
+    expect(config.ports).to.deep.equal({APP_PORT: 3000, DB_PORT: 6400})
+    expect(config.origins['ports.APP_PORT']).to.equal('yard.toml')
+    expect(config.origins['ports.DB_PORT']).to.equal('yard.local.toml')
+    expect(config.worktrees.base).to.equal('origin/main')
+    expect(config.worktrees.root).to.equal('/elsewhere')
+    expect(config.origins['worktrees.root']).to.equal('env:YARD_WORKTREES_ROOT')
+    expect(config.cluster.namespace).to.equal('team')
+    expect(config.cluster['cache-root']).to.equal('/var/lib/yard/team/caches')
+    expect(config.pins).to.deep.equal({feat: 4n})
+  })
+
+  it('takes per-checkout tables from the checkout table by table, project-wide ones from main only (with a warning)', () => {
+    const {config, warnings} = load(
+      {'yard.toml': '[project]\nprefix = "shop"\n[ports]\nAPP_PORT = 3000\n[stack]\nfiles = ["compose.yaml"]\n'},
+      {},
+      {'yard.toml': '[project]\nprefix = "other"\n[ports]\nWEB_PORT = 8000\n'},
+    )
+    expect(config.project.prefix).to.equal('shop')
+    expect(config.ports).to.deep.equal({WEB_PORT: 8000})
+    expect(config.origins['ports.WEB_PORT']).to.equal('feat/yard.toml')
+    expect(config.stack.files).to.deep.equal(['compose.yaml'])
+    expect(config.origins['stack.files']).to.equal('yard.toml')
+    expect(warnings.join('\n')).to.match(/sets \[project\] differently/)
+  })
+
+  it('names file, line and column for a TOML syntax error', () => {
+    const error = failure({'yard.toml': '[ports]\nAPP_PORT = 3000\nDB_PORT = = 1\n'})
+    expect(error.code).to.equal(2)
+    expect(error.message).to.match(/yard\.toml:3:\d+: TOML syntax error/)
+  })
+
+  const invalid: Array<[string, string, RegExp]> = [
+    ['APP_PORT = "x"', '[ports]\nAPP_PORT = "x"\n', /ports\.APP_PORT: expected an integer from 1 to 65446, got the string "x"/],
+    ['APP_PORT = 70000', '[ports]\nAPP_PORT = 70000\n', /ports\.APP_PORT: expected an integer from 1 to 65446, got the integer 70000/],
+    ['APP_PORT = 3000.0', '[ports]\nAPP_PORT = 3000.0\n', /ports\.APP_PORT: .*got the float 3000/],
+    ['overlapping ranges', '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3001\n', /APP_PORT = 3000 and API_PORT = 3001 overlap/],
+    ['bases exactly 89 apart', '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3089\n', /overlap/],
+    ['lower-case port key', '[ports]\napp_port = 3000\n', /ports\.app_port/],
+    ['unknown key prefx', '[project]\nprefx = "a"\n', /unknown key \[project\] prefx — did you mean "prefix"\?/],
+    ['unknown table', '[prots]\nAPP_PORT = 1\n', /unknown table \[prots\] — did you mean "ports"\?/],
+    ['pins in yard.toml', '[worktree-offsets]\nfeat = 3\n', /unknown table \[worktree-offsets\]/],
+    ['bad runtime', '[cluster]\nruntime = "docker"\n', /cluster\.runtime/],
+    ['bad prefix', '[project]\nprefix = "Shop_App"\n', /invalid prefix "Shop_App" from yard\.toml \[project\] prefix/],
+  ]
+  for (const [label, toml, pattern] of invalid) {
+    it(`refuses ${label} with exit 2, naming the file and key`, () => {
+      const error = failure({'yard.toml': toml})
+      expect(error.code).to.equal(2)
+      expect(error.message).to.match(pattern)
+      expect(error.message + error.why).to.contain('yard.toml')
+    })
+  }
+
+  it('accepts bases 90 apart', () => {
+    expect(load({'yard.toml': '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3090\n'}).config.ports).to.deep.equal({APP_PORT: 3000, API_PORT: 3090})
+  })
+
+  it('refuses an invalid YARD_PREFIX or YARD_STACK_PROVIDER naming the variable', () => {
+    expect(failure({}, {YARD_PREFIX: 'Nope!'}).message).to.contain('env YARD_PREFIX')
+    expect(failure({}, {YARD_STACK_PROVIDER: 'kompose'}).message).to.contain('env:YARD_STACK_PROVIDER')
+  })
+})
