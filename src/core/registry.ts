@@ -16,7 +16,7 @@ import {checkFactory, describeValue} from './factory-schema.js'
 export const BACKENDS_HOOK = 'yard:backends'
 
 /** How long one plugin's hook may take to answer, in milliseconds, unless told otherwise. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
+export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
 
 export type BackendStatus = 'ok' | 'broken' | 'incompatible'
 
@@ -41,7 +41,7 @@ export interface BackendEntry {
 export type BackendOfKind<K extends BackendKind> = Extract<Backend, {kind: K}>
 
 export interface LoadRegistryOptions {
-  /** Per hook, in milliseconds; default `DEFAULT_HOOK_TIMEOUT_MS`. */
+  /** Per hook, in milliseconds (positive; 0 would disable oclif's timer); default `DEFAULT_HOOK_TIMEOUT_MS`. */
   timeoutMs?: number
 }
 
@@ -166,9 +166,11 @@ async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Pr
   const plugins = config.getPluginsList().filter((plugin) => (plugin.hooks[BACKENDS_HOOK] ?? []).length > 0)
   if (plugins.length === 0) return new Registry([])
 
+  // Not unref'd on purpose: oclif's own hook timer is, so without a referenced timer a hook that
+  // never settles lets the event loop drain and Node exits with 13 before any timeout fires.
   let deadline: NodeJS.Timeout | undefined
   const overrun = new Promise<'overrun'>((resolve) => {
-    deadline = setTimeout(() => resolve('overrun'), timeoutMs * 3).unref()
+    deadline = setTimeout(() => resolve('overrun'), timeoutMs * 3)
   })
   let outcome: Awaited<ReturnType<Interfaces.Config['runHook']>> | 'overrun'
   try {
