@@ -3,24 +3,18 @@
  * chosen working directory and environment. The oclif manifest is ignored so tests never
  * depend on a build (DESIGN.md §9).
  */
-import {Config, Plugin} from '@oclif/core'
+import {Config} from '@oclif/core'
 import {runCommand} from '@oclif/test'
-import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+import {loadTestConfig} from './oclif-config.js'
+
+export {projectRoot} from './oclif-config.js'
 
 let cached: Promise<Config> | undefined
 
-/** The CLI's oclif Config from src/ (no manifest, no user plugins). */
+/** The CLI's oclif Config from src/ (no manifest, no user plugins), loaded once. */
 export function testConfig(): Promise<Config> {
-  cached ??= (async () => {
-    const rootPlugin = new Plugin({root: projectRoot, isRoot: true, ignoreManifest: true})
-    await rootPlugin.load()
-    const config = await Config.load({root: projectRoot, plugins: new Map([[rootPlugin.name, rootPlugin]]), userPlugins: false})
-    await config.loadPluginsAndCommands({force: true})
-    return config
-  })()
+  cached ??= loadTestConfig()
   return cached
 }
 
