@@ -61,6 +61,12 @@ export function parseVersion(text: string): string | undefined {
   return /\bv?(\d+\.\d+(?:\.\d+)?)/.exec(text)?.[1]
 }
 
+/** The version on the line that names compose ("podman-composer version  1.0.3"), else the first. */
+function providerVersion(output: string): string | undefined {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean)
+  return parseVersion(lines.find((line) => /compose.*version/i.test(line)) ?? lines[0] ?? '')
+}
+
 function firstLine(text: string): string {
   return text.trim().split('\n').find((line) => line.trim() !== '')?.trim() ?? ''
 }
@@ -79,7 +85,7 @@ export async function probeComposeProvider(runner: ProcessRunner, id: ComposePro
   if (answer.exitCode !== 0) {
     return {id, ok: false, reason: `\`${id} version\` failed (exit ${answer.exitCode}): ${firstLine(answer.stderr) || firstLine(answer.stdout)}`}
   }
-  const version = parseVersion(firstLine(answer.stdout) || firstLine(answer.stderr))
+  const version = providerVersion(`${answer.stdout}\n${answer.stderr}`)
   if (engine === 'podman') return {id, ok: true, version}
 
   const server = await runner.run('docker', ['version', '--format', '{{.Server.Version}}'], budget)

@@ -87,7 +87,7 @@ export interface PodmanProbeOptions {
 
 function lastLine(text: string): string {
   const lines = text.trim().split('\n').map((line) => line.trim()).filter(Boolean)
-  return lines.at(-1) ?? ''
+  return (lines.at(-1) ?? '').replace(/^Error: /, '')
 }
 
 /**

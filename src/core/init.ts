@@ -1,0 +1,178 @@
+/**
+ * `yard init` (DESIGN.md §4.1): writes a commented `yard.toml` in the main checkout and adds
+ * `yard.local.toml` and `.yard/` to its `.gitignore`.
+ */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import type {YardContext} from './context.js'
+import {InputError, RefusedError} from './errors.js'
+import {prefixFromDirectory, validatePrefix} from './identity.js'
+
+export const YARD_TOML = 'yard.toml'
+/** What `yard init` adds to the main checkout's `.gitignore`: personal config, per-checkout state. */
+export const GITIGNORE_ENTRIES: readonly string[] = ['yard.local.toml', '.yard/']
+
+export interface InitOptions {
+  /** `[project] prefix`; validated (DESIGN.md §3.1). Absent: the default stays commented out. */
+  prefix?: string
+  /** Replace an existing yard.toml. */
+  force?: boolean
+}
+
+export interface InitResult {
+  /** The yard.toml written (absolute). */
+  path: string
+  mainPath: string
+  gitignore: {path: string; added: string[]}
+}
+
+/**
+ * The main checkout, from git's common dir (`git rev-parse --path-format=absolute
+ * --git-common-dir`), so that init works from inside any worktree (DESIGN.md §3.3).
+ * @throws InputError (exit 2) outside a git repository or in a bare one.
+ */
+export async function findMainCheckout(context: YardContext): Promise<string> {
+  const result = await context.runner.git(['rev-parse', '--path-format=absolute', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
+  if (result.exitCode !== 0) {
+    throw new InputError(`${context.cwd} is not inside a git repository`, {
+      why: 'yard.toml belongs in the main checkout of a git repository',
+      fix: 'cd into your repository (or run `git init` first), then `yard init`',
+    })
+  }
+  const commonDir = result.stdout.trim()
+  if (path.basename(commonDir) === '.git') return path.dirname(commonDir)
+  const configured = await context.runner.git(['--git-dir', commonDir, 'config', '--get', 'core.worktree'], {allowFailure: true})
+  if (configured.exitCode === 0) return path.resolve(commonDir, configured.stdout.trim())
+  throw new InputError(`${commonDir} is a bare repository (or a separate git dir without core.worktree)`, {
+    why: 'yard.toml belongs in a main checkout, and this repository has none',
+    fix: 'run `yard init` in a normal clone (`git clone URL app`)',
+  })
+}
+
+/** A TOML basic string for a comment's example value (control characters dropped). */
+const quote = (text: string) => JSON.stringify(text.replace(/[\u0000-\u001f\u007f]/g, ''))
+
+/**
+ * The commented `yard.toml`: every table of DESIGN.md §3.2 that belongs in a shared file, keys
+ * kebab-case, defaults commented out. `prefix` given → written as a value.
+ */
+export function yardTomlTemplate(options: {mainDirectoryName: string; prefix?: string}): string {
+  const defaultPrefix = prefixFromDirectory(options.mainDirectoryName)
+  const prefixLine = options.prefix === undefined ? `# prefix = ${quote(defaultPrefix)}` : `prefix = ${quote(options.prefix)}`
+  return `# yard.toml: yard's settings for this repository, shared through git.
+# Personal overrides go in yard.local.toml (gitignored, main checkout only); environment
+# variables override both. \`yard config\` shows every value and where it comes from.
+# Commented-out keys show the default or an example. Keys are kebab-case.
+
+[project]
+# Short name of the project: compose projects and sandboxes are <prefix>-<name>.
+# a-z, 0-9 and inner '-', at most 22 characters. Default: the main checkout's directory name
+# as a slug. Env: YARD_PREFIX.
+${prefixLine}
+
+[worktrees]
+# Where worktrees go, relative to the main checkout. Default: <main checkout>-worktrees.
+# Env: YARD_WORKTREES_ROOT.
+# root = ${quote(`../${options.mainDirectoryName}-worktrees`)}
+# What new branches start from. Default: origin/HEAD, then origin/main, main, origin/master,
+# master. Env: YARD_WORKTREE_BASE.
+# base = "origin/main"
+# Where \`yard worktree remove\` archives agent transcripts (.yard/transcripts/).
+# Default: <state dir>/transcripts/<prefix>/<name>/. Env: YARD_TRANSCRIPTS_ARCHIVE.
+# transcripts-archive = "/srv/yard/transcripts"
+
+[ports]
+# Environment variable = base port. Main gets the base, a worktree base + its offset (1..89),
+# so keep bases at least 90 apart. Compose files use them as \${APP_PORT}.
+# APP_PORT = 3000
+# DB_PORT = 5432
+
+[stack]
+# Compose files, relative to the checkout. Default: the first that exists of compose.yaml,
+# compose.yml, docker-compose.yaml, docker-compose.yml (none: the checkout has no stack).
+# files = ["compose.yaml"]
+# "auto" (the first that answers), "podman compose", "podman-compose", "docker compose" or
+# "docker-compose". Env: YARD_STACK_PROVIDER.
+# provider = "auto"
+
+[box]
+# Image of the dev container (\`yard box up\`, \`yard exec\`). Default: yard's own local image
+# (sh, git and core utilities), built on first use.
+# image = "localhost/my-dev-image:latest"
+
+[cache]
+# Bare git caches that sandboxes share read-only. Default: <state dir>/caches.
+# Env: YARD_CACHE_ROOT.
+# root = "/var/cache/yard"
+
+[cluster]
+# Where sandboxes run: "podman" (\`podman kube play\` on this machine) or "kubernetes".
+# runtime = "podman"
+# kubectl context and namespace for the kubernetes runtime. Default context: the current one.
+# Env: YARD_KUBE_CONTEXT, YARD_NAMESPACE.
+# context = "my-cluster"
+# namespace = "default"
+# Image of the sandbox pods. Default: yard's own local image.
+# image = "registry.example.com/team/dev:latest"
+`
+}
+
+const normalise = (line: string) => line.trim().replace(/^\//, '').replace(/\/$/, '')
+
+/**
+ * Appends each of `entries` that `.gitignore` does not already list (also as `/entry` or without
+ * the trailing `/`); keeps the existing content and line endings, adds a missing final newline
+ * first. Atomic (temp file + rename), keeping the file's mode.
+ * @returns the entries added, in order.
+ */
+export async function addToGitignore(file: string, entries: readonly string[]): Promise<string[]> {
+  const existing = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return ''
+    throw error
+  })
+  const present = new Set(existing.split(/\r?\n/).map(normalise))
+  const added = entries.filter((entry) => !present.has(normalise(entry)))
+  if (added.length === 0) return []
+  const eol = existing.includes('\r\n') ? '\r\n' : '\n'
+  const separator = existing === '' || existing.endsWith('\n') ? '' : eol
+  await atomicWrite(file, `${existing}${separator}${added.join(eol)}${eol}`)
+  return added
+}
+
+async function atomicWrite(file: string, text: string, options: {replace?: boolean} = {}): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`)
+  try {
+    await fs.writeFile(temp, text, {flag: 'wx'})
+    const mode = await fs.stat(file).then((stat) => stat.mode & 0o7777, () => undefined)
+    if (mode !== undefined) await fs.chmod(temp, mode)
+    // link() refuses an existing target: no clobbering even when two inits race.
+    await (options.replace === false ? fs.link(temp, file) : fs.rename(temp, file))
+  } finally {
+    await fs.rm(temp, {force: true})
+  }
+}
+
+/**
+ * Writes the main checkout's yard.toml and updates its .gitignore (DESIGN.md §4.1).
+ * @throws InputError (exit 2) for an invalid prefix (before anything else) or outside a git
+ *   repository; RefusedError (exit 3) when yard.toml exists and `force` is not set.
+ */
+export async function initProject(context: YardContext, options: InitOptions = {}): Promise<InitResult> {
+  if (options.prefix !== undefined) validatePrefix(options.prefix, '--prefix')
+  const mainPath = await findMainCheckout(context)
+  const file = path.join(mainPath, YARD_TOML)
+  const text = yardTomlTemplate({mainDirectoryName: path.basename(mainPath), prefix: options.prefix})
+  try {
+    await atomicWrite(file, text, {replace: options.force === true})
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    throw new RefusedError(`${file} already exists`, {
+      why: 'yard init does not overwrite a project\'s settings',
+      fix: 'edit it (`yard config` shows the effective values), or run `yard init --force` to replace it with the commented template',
+    })
+  }
+  const gitignore = path.join(mainPath, '.gitignore')
+  const added = await addToGitignore(gitignore, GITIGNORE_ENTRIES)
+  return {path: file, mainPath, gitignore: {path: gitignore, added}}
+}

@@ -1,0 +1,66 @@
+import {expect} from 'chai'
+import {readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {CONTAINERS_CONF_TEXT} from '../../src/core/containers-conf.js'
+import type {DoctorReport} from '../../src/core/doctor.js'
+import {cleanupTemp, tempDir} from '../support/repo.js'
+import {yard} from '../support/yard.js'
+
+describe('yard doctor (DESIGN.md §8)', () => {
+  afterEach(cleanupTemp)
+
+  it('exits 1 naming the podman failure and `yard doctor --fix`; --fix writes the conf and everything required passes', async () => {
+    const state = tempDir('yard-state')
+    // Its own state dir, and no CONTAINERS_CONF: never the developer's real files.
+    const env = {YARD_STATE_DIR: state, CONTAINERS_CONF: undefined}
+
+    const broken = await yard(['doctor', '--json'], {env})
+    expect(broken.exitCode, broken.stderr).to.equal(1)
+    const report = broken.json as DoctorReport
+    expect(report.ok).to.equal(false)
+    expect(Object.keys(report)).to.deep.equal(['checks', 'ok'])
+    const podman = report.checks.find((check) => check.name === 'podman')
+    expect(podman).to.deep.include({ok: false, level: 'fail', fix: 'yard doctor --fix'})
+    expect(podman?.detail).to.match(/cannot run a container .*rlimit/)
+
+    const text = await yard(['doctor'], {env})
+    expect(text.exitCode).to.equal(1)
+    expect(text.stdout).to.match(/^✗ podman +podman .* cannot run a container/m)
+    expect(text.stdout).to.match(/^ +fix: yard doctor --fix$/m)
+    expect(text.stdout).to.match(/^✓ git +git \d/m)
+    expect(text.stdout).to.include('1 required check failed')
+
+    const fixed = await yard(['doctor', '--fix'], {env})
+    expect(fixed.exitCode, fixed.stdout + fixed.stderr).to.equal(0)
+    expect(fixed.stdout).to.include(`fixed podman: wrote ${path.join(state, 'containers.conf')}`)
+    expect(fixed.stdout).to.match(/^✓ podman +podman \S+ runs containers/m)
+    expect(fixed.stdout).to.match(/^✓ compose +podman-compose/m)
+    expect(fixed.stdout).to.match(/^✓ state-dir/m)
+    expect(fixed.stdout).to.match(/^yard is ready/m)
+    expect(readFileSync(path.join(state, 'containers.conf'), 'utf8')).to.equal(CONTAINERS_CONF_TEXT)
+
+    const after = await yard(['doctor', '--json'], {env})
+    expect(after.exitCode).to.equal(0)
+    const ok = after.json as DoctorReport
+    expect(ok.ok).to.equal(true)
+    expect(ok.checks.every((check) => check.level !== 'fail')).to.equal(true)
+
+    const again = await yard(['doctor', '--fix', '--json'], {env})
+    expect(again.exitCode).to.equal(0)
+    expect((again.json as DoctorReport).repaired).to.deep.equal([])
+  })
+
+  it('uses the user\'s CONTAINERS_CONF when set and does not offer to overwrite yard\'s file', async () => {
+    const state = tempDir('yard-state')
+    const mine = path.join(tempDir('user-conf'), 'containers.conf')
+    writeFileSync(mine, '[engine]\nevents_logger = "file"\n')
+    const run = await yard(['doctor', '--fix', '--json'], {env: {YARD_STATE_DIR: state, CONTAINERS_CONF: mine}})
+    expect(run.exitCode).to.equal(1)
+    const report = run.json as DoctorReport
+    expect(report.repaired).to.deep.equal([])
+    const podman = report.checks.find((check) => check.name === 'podman')
+    expect(podman?.detail).to.include(`with CONTAINERS_CONF=${mine}`)
+    expect(podman?.fix).to.include('unset CONTAINERS_CONF and run `yard doctor --fix`')
+  })
+})
