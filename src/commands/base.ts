@@ -2,7 +2,7 @@
  * The one base command (STYLE.md, "One base command"): `--json`, `--verbose`, the shared
  * context, and one `catch` that renders every YardError the same way.
  */
-import {Command, Flags, Interfaces} from '@oclif/core'
+import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {createContext, YardContext} from '../core/context.js'
 import {YardError} from '../core/errors.js'
@@ -38,6 +38,8 @@ export abstract class BaseCommand extends Command {
   }
 
   protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
+    // A command that reported and then chose its exit code (doctor) is not an error to render.
+    if (error instanceof Errors.ExitError) throw error
     if (error instanceof YardError) {
       process.exitCode = error.code
       if (this.jsonEnabled()) {

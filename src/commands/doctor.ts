@@ -1,6 +1,6 @@
-import {Errors, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
-import {CheckResult, DoctorCheck, DoctorReport, runDoctor} from '../core/doctor.js'
+import {CheckResult, DoctorReport, runDoctor} from '../core/doctor.js'
 import {BaseCommand} from './base.js'
 
 const SYMBOL = {ok: '✓', warn: '!', fail: '✗'} as const
@@ -29,7 +29,7 @@ export default class Doctor extends BaseCommand {
   static summary = 'Check that git, podman, a compose provider and yard\'s state directory work here'
 
   static description = `Each check prints ✓ (works), ! (warning) or ✗ (a required check failed, with a fix); the exit code is 1 when one failed.
---fix repairs what yard can: it writes yard's containers.conf (DESIGN.md §8) to the state directory when podman cannot run a container without it; yard then passes it as CONTAINERS_CONF to every podman it runs.`
+--fix repairs what yard can: it writes yard's containers.conf (runc, cgroupfs, file events, lowered ulimits) to the state directory when podman cannot run a container without it; yard then passes it as CONTAINERS_CONF to every podman it runs.`
 
   static examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix', '<%= config.bin %> doctor --json']
 
@@ -37,22 +37,11 @@ export default class Doctor extends BaseCommand {
     fix: Flags.boolean({description: 'repair what can be repaired (writes yard\'s containers.conf), then check again', default: false}),
   }
 
-  /** Checks appended after the built-in ones, e.g. the project's config. */
-  protected extraChecks(): DoctorCheck[] {
-    return []
-  }
-
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root, extraChecks: this.extraChecks()})
+    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root})
     if (this.jsonEnabled()) this.logJson(report)
     else this.log(renderReport(report))
     if (!report.ok) this.exit(1)
-  }
-
-  /** The exit of a failed check is not an error to render: the report already said it all. */
-  protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
-    if (error instanceof Errors.ExitError) throw error
-    return super.catch(error)
   }
 }

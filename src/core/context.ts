@@ -33,7 +33,7 @@ export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessE
   return {
     env,
     cwd: options.cwd ?? process.cwd(),
-    runner: new ProcessRunner({verbose: options.verbose, env: childEnv(env), log: (line) => process.stderr.write(line + '\n')}),
+    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: (line) => process.stderr.write(line + '\n')}),
     warn,
   }
 }

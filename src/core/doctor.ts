@@ -13,6 +13,7 @@ import type {YardContext} from './context.js'
 import {YardError} from './errors.js'
 import {probePodman} from './podman-probe.js'
 import {stateDir} from './state.js'
+import {findMainCheckout, openWorkspace} from './workspace.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
 
@@ -224,8 +225,26 @@ export function pathCheck(options: DoctorOptions): DoctorCheck {
 }
 
 /** The built-in checks, in report order. */
+/**
+ * The project's config (DESIGN.md §3.2): yard.toml, yard.local.toml and env overrides load and
+ * validate. Outside a repository there is nothing to check, which is fine.
+ */
+export const configCheck: DoctorCheck = {
+  name: 'config',
+  async run(context) {
+    try {
+      await findMainCheckout(context)
+    } catch {
+      return {level: 'ok', detail: 'not inside a git repository: no project config to check'}
+    }
+    const workspace = await openWorkspace(context)
+    const ports = Object.keys(workspace.config.ports).length
+    return {level: 'ok', detail: `valid for ${workspace.mainPath} (prefix ${workspace.prefix}, ${ports} [ports] key${ports === 1 ? '' : 's'})`}
+  },
+}
+
 export function builtinChecks(options: DoctorOptions = {}): DoctorCheck[] {
-  return [gitCheck, podmanCheck(options), composeCheck(options), kubectlCheck, stateDirCheck, pathCheck(options)]
+  return [gitCheck, podmanCheck(options), composeCheck(options), kubectlCheck, configCheck, stateDirCheck, pathCheck(options)]
 }
 
 async function runCheck(check: DoctorCheck, context: YardContext): Promise<CheckOutcome> {

@@ -8,6 +8,7 @@ import path from 'node:path'
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
 import {prefixFromDirectory, validatePrefix} from './identity.js'
+import {findMainCheckout} from './workspace.js'
 
 export const YARD_TOML = 'yard.toml'
 /** What `yard init` adds to the main checkout's `.gitignore`: personal config, per-checkout state. */
@@ -27,28 +28,6 @@ export interface InitResult {
   gitignore: {path: string; added: string[]}
 }
 
-/**
- * The main checkout, from git's common dir (`git rev-parse --path-format=absolute
- * --git-common-dir`), so that init works from inside any worktree (DESIGN.md §3.3).
- * @throws InputError (exit 2) outside a git repository or in a bare one.
- */
-export async function findMainCheckout(context: YardContext): Promise<string> {
-  const result = await context.runner.git(['rev-parse', '--path-format=absolute', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
-  if (result.exitCode !== 0) {
-    throw new InputError(`${context.cwd} is not inside a git repository`, {
-      why: 'yard.toml belongs in the main checkout of a git repository',
-      fix: 'cd into your repository (or run `git init` first), then `yard init`',
-    })
-  }
-  const commonDir = result.stdout.trim()
-  if (path.basename(commonDir) === '.git') return path.dirname(commonDir)
-  const configured = await context.runner.git(['--git-dir', commonDir, 'config', '--get', 'core.worktree'], {allowFailure: true})
-  if (configured.exitCode === 0) return path.resolve(commonDir, configured.stdout.trim())
-  throw new InputError(`${commonDir} is a bare repository (or a separate git dir without core.worktree)`, {
-    why: 'yard.toml belongs in a main checkout, and this repository has none',
-    fix: 'run `yard init` in a normal clone (`git clone URL app`)',
-  })
-}
 
 /** A TOML basic string for a comment's example value (control characters dropped). */
 const quote = (text: string) => JSON.stringify(text.replace(/[\u0000-\u001f\u007f]/g, ''))
@@ -160,7 +139,7 @@ async function atomicWrite(file: string, text: string, options: {replace?: boole
  */
 export async function initProject(context: YardContext, options: InitOptions = {}): Promise<InitResult> {
   if (options.prefix !== undefined) validatePrefix(options.prefix, '--prefix')
-  const mainPath = await findMainCheckout(context)
+  const {mainPath} = await findMainCheckout(context)
   const file = path.join(mainPath, YARD_TOML)
   const text = yardTomlTemplate({mainDirectoryName: path.basename(mainPath), prefix: options.prefix})
   try {

@@ -36,7 +36,7 @@ export interface RunnerOptions {
   verbose?: boolean
   /** Where echoes go; defaults to stderr. */
   log?: (line: string) => void
-  /** Environment every child gets (e.g. CONTAINERS_CONF for podman). */
+  /** The environment every child gets (default: process.env), e.g. with CONTAINERS_CONF. */
   env?: Record<string, string | undefined>
   /** Called with every argv before it runs: tests record what yard asked for. */
   onSpawn?: (argv: string[], options: RunOptions) => void
@@ -69,8 +69,9 @@ export class ProcessRunner {
     const group = options.timeoutMs !== undefined && !inherit
     const child = execa(file, args, {
       cwd: options.cwd,
-      env: {...this.options.env, ...options.env},
-      extendEnv: true,
+      // The runner's environment is the whole environment (the context's, which tests replace).
+      env: {...(this.options.env ?? process.env), ...options.env},
+      extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
       stdout: inherit ? 'inherit' : 'pipe',

@@ -35,11 +35,12 @@ function real(p: string): string {
 }
 
 /**
- * Finds the main checkout from the current directory, through git's common dir, so that
- * commands work from inside any worktree (DESIGN.md §3.3), and loads its config.
- * @throws InputError (exit 2) outside a git repository, in a bare repository, or for invalid config.
+ * Finds the main checkout from the current directory through git's common dir, so that commands
+ * work from inside any worktree (DESIGN.md §3.3). Reads no config.
+ * @throws InputError (exit 2) outside a git repository or in a bare repository.
  */
-export async function openWorkspace(context: YardContext): Promise<Workspace> {
+export async function findMainCheckout(context: YardContext): Promise<{mainPath: string; commonDir: string}> {
+  // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
   const result = await context.runner.git(['rev-parse', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
   if (result.exitCode !== 0) {
     throw new InputError(`${context.cwd} is not inside a git repository`, {
@@ -48,19 +49,21 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
     })
   }
   const commonDir = real(path.resolve(context.cwd, result.stdout.trim()))
-  let mainPath: string
-  if (path.basename(commonDir) === '.git') {
-    mainPath = path.dirname(commonDir)
-  } else {
-    const configured = await context.runner.git(['--git-dir', commonDir, 'config', '--get', 'core.worktree'], {allowFailure: true})
-    if (configured.exitCode !== 0) {
-      throw new InputError(`${commonDir} is a bare repository or has a separate git dir without core.worktree`, {
-        why: 'yard needs a main checkout (holding yard.toml) next to the repository\'s .git directory',
-        fix: 'clone the repository normally (`git clone URL app`) and run yard inside it',
-      })
-    }
-    mainPath = real(path.resolve(commonDir, configured.stdout.trim()))
-  }
+  if (path.basename(commonDir) === '.git') return {mainPath: path.dirname(commonDir), commonDir}
+  const configured = await context.runner.git(['--git-dir', commonDir, 'config', '--get', 'core.worktree'], {allowFailure: true})
+  if (configured.exitCode === 0) return {mainPath: real(path.resolve(commonDir, configured.stdout.trim())), commonDir}
+  throw new InputError(`${commonDir} is a bare repository (or a separate git dir without core.worktree)`, {
+    why: 'yard needs a main checkout (holding yard.toml) next to the repository\'s .git directory',
+    fix: 'clone the repository normally (`git clone URL app`) and run yard inside it',
+  })
+}
+
+/**
+ * Finds the main checkout (see findMainCheckout) and loads its config.
+ * @throws InputError (exit 2) outside a git repository, in a bare repository, or for invalid config.
+ */
+export async function openWorkspace(context: YardContext): Promise<Workspace> {
+  const {mainPath, commonDir} = await findMainCheckout(context)
   const config = loadConfig({mainPath, env: context.env, warn: context.warn})
   checkPins(config)
   return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(mainPath), worktreesRoot: real(config.worktrees.root)}

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {CONTAINERS_CONF_TEXT} from '../../src/core/containers-conf.js'
 import type {DoctorReport} from '../../src/core/doctor.js'
-import {cleanupTemp, tempDir} from '../support/repo.js'
+import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
 describe('yard doctor (DESIGN.md §8)', () => {
@@ -62,5 +62,18 @@ describe('yard doctor (DESIGN.md §8)', () => {
     const podman = report.checks.find((check) => check.name === 'podman')
     expect(podman?.detail).to.include(`with CONTAINERS_CONF=${mine}`)
     expect(podman?.fix).to.include('unset CONTAINERS_CONF and run `yard doctor --fix`')
+  })
+
+  it('checks the project\'s config: a bad key is ✗ with the fix, a valid one ✓', async () => {
+    const repo = makeRepo({'yard.toml': '[stack]\nprovder = "podman-compose"\n'})
+    const env = {YARD_STATE_DIR: tempDir('yard-state'), CONTAINERS_CONF: undefined}
+    const bad = await yard(['doctor'], {cwd: repo, env})
+    expect(bad.exitCode).to.equal(1)
+    expect(bad.stdout).to.match(/^✗ config +.*unknown key \[stack\] provder — did you mean "provider"\?/m)
+    expect(bad.stdout).to.match(/fix: rename provder to provider/)
+    writeFileSync(path.join(repo, 'yard.toml'), '[ports]\nAPP_PORT = 3000\n')
+    const good = await yard(['doctor', '--json'], {cwd: repo, env})
+    const config = (good.json as DoctorReport).checks.find((check) => check.name === 'config')
+    expect(config).to.deep.include({ok: true, level: 'ok', detail: `valid for ${repo} (prefix app, 1 [ports] key)`})
   })
 })

@@ -79,7 +79,7 @@ describe('yard init (DESIGN.md §4.1)', () => {
     const run = await yard(['init'], {cwd: outside, env: {...clean, GIT_CEILING_DIRECTORIES: path.dirname(outside)}})
     expect(run.exitCode).to.equal(2)
     expect(run.stderr).to.include(`${outside} is not inside a git repository`)
-    expect(run.stderr).to.include('fix: cd into your repository (or run `git init` first)')
+    expect(run.stderr).to.include('fix: cd into your repository\'s main checkout or one of its worktrees (or run `git init` first)')
     expect(existsSync(path.join(outside, 'yard.toml'))).to.equal(false)
   })
 

@@ -81,20 +81,20 @@ describe('doctor (DESIGN.md §8)', () => {
   })
 
   describe('checks', () => {
-    it('names git, podman, compose, kubectl, state-dir and path, then extra checks; a thrown YardError fails with its fix', async () => {
+    it('names git, podman, compose, kubectl, config, state-dir and path, then extra checks; a thrown YardError fails with its fix', async () => {
       const env = isolatedEnv(tempDir('yard-state'))
       const extra: DoctorCheck[] = [
-        {name: 'config', run: async () => {
+        {name: 'extra', run: async () => {
           throw new InputError('yard.toml: unknown key [stack] provder', {why: 'known keys: provider', fix: 'rename provder to provider'})
         }},
         {name: 'plugin-tool', run: async () => ({level: 'warn', detail: 'optional tool missing'})},
       ]
       const report = await runDoctor(contextFor(env), {extraChecks: extra})
-      expect(report.checks.map((entry) => entry.name)).to.deep.equal(['git', 'podman', 'compose', 'kubectl', 'state-dir', 'path', 'config', 'plugin-tool'])
+      expect(report.checks.map((entry) => entry.name)).to.deep.equal(['git', 'podman', 'compose', 'kubectl', 'config', 'state-dir', 'path', 'extra', 'plugin-tool'])
       expect(check(report, 'git')).to.deep.include({ok: true, level: 'ok'})
       expect(check(report, 'compose')).to.deep.include({ok: true, level: 'ok'})
       expect(check(report, 'compose')).to.have.property('detail').that.matches(/^podman-compose 1\.0\.3/)
-      expect(check(report, 'config')).to.deep.equal({name: 'config', ok: false, level: 'fail', detail: 'yard.toml: unknown key [stack] provder: known keys: provider', fix: 'rename provder to provider'})
+      expect(check(report, 'extra')).to.deep.equal({name: 'extra', ok: false, level: 'fail', detail: 'yard.toml: unknown key [stack] provder: known keys: provider', fix: 'rename provder to provider'})
       expect(check(report, 'plugin-tool')).to.deep.equal({name: 'plugin-tool', ok: true, level: 'warn', detail: 'optional tool missing'})
       expect(report.ok).to.equal(false)
       for (const entry of report.checks) expect(Object.keys(entry)).to.satisfy((keys: string[]) => keys.every((key) => ['name', 'ok', 'level', 'detail', 'fix'].includes(key)))
