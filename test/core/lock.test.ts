@@ -1,0 +1,99 @@
+import {expect} from 'chai'
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import {RefusedError} from '../../src/core/errors.js'
+import {acquireLock, withLock} from '../../src/core/lock.js'
+import {cleanupTemp, tempDir} from '../support/repo.js'
+
+describe('lock files (DESIGN.md §3.4, "Locks")', () => {
+  afterEach(cleanupTemp)
+
+  it('writes pid, host and start time, and removes the file on release', async () => {
+    const file = path.join(tempDir('lock'), 'sub', 'offsets.lock')
+    const lock = await acquireLock(file, {budgetMs: 10_000, purpose: 'test'})
+    const owner = JSON.parse(readFileSync(file, 'utf8'))
+    expect(owner).to.include({pid: process.pid, host: os.hostname(), purpose: 'test'})
+    expect(Date.parse(owner.started)).to.be.closeTo(Date.now(), 5000)
+    await lock.release()
+    expect(existsSync(file)).to.equal(false)
+  })
+
+  it('serialises holders: the second waits until the first releases', async () => {
+    const file = path.join(tempDir('lock'), 'a.lock')
+    const order: string[] = []
+    const first = withLock(file, {budgetMs: 10_000}, async () => {
+      order.push('first in')
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      order.push('first out')
+    })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const second = withLock(file, {budgetMs: 10_000}, async () => {
+      order.push('second in')
+    })
+    await Promise.all([first, second])
+    expect(order).to.deep.equal(['first in', 'first out', 'second in'])
+  })
+
+  it('refuses (exit 3) naming the holder when a live lock outlasts the wait', async () => {
+    const file = path.join(tempDir('lock'), 'b.lock')
+    const held = await acquireLock(file, {budgetMs: 60_000, purpose: 'worktree add feat'})
+    let error: unknown
+    try {
+      await acquireLock(file, {budgetMs: 60_000, waitMs: 100})
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).to.be.instanceOf(RefusedError)
+    expect((error as RefusedError).message).to.contain(`pid ${process.pid}`).and.contain('worktree add feat')
+    await held.release()
+  })
+
+  it('takes over a lock whose process is gone, with a warning', async () => {
+    const file = path.join(tempDir('lock'), 'c.lock')
+    const child = spawn(process.execPath, ['-e', '0'])
+    await new Promise((resolve) => child.on('exit', resolve))
+    writeFileSync(file, JSON.stringify({pid: child.pid, host: os.hostname(), started: new Date().toISOString()}))
+    const warnings: string[] = []
+    const lock = await acquireLock(file, {budgetMs: 60_000, waitMs: 2000, warn: (message) => warnings.push(message)})
+    expect(JSON.parse(readFileSync(file, 'utf8')).pid).to.equal(process.pid)
+    expect(warnings.join('\n')).to.match(new RegExp(`took over the stale lock .*pid ${child.pid}.*process ${child.pid} is gone`))
+    await lock.release()
+  })
+
+  it('takes over a live lock older than its budget, and an unreadable one', async () => {
+    const dir = tempDir('lock')
+    const old = path.join(dir, 'old.lock')
+    writeFileSync(old, JSON.stringify({pid: process.ppid, host: os.hostname(), started: new Date(Date.now() - 3_600_000).toISOString()}))
+    const warnings: string[] = []
+    const lock = await acquireLock(old, {budgetMs: 60_000, waitMs: 2000, warn: (message) => warnings.push(message)})
+    expect(warnings.join('\n')).to.match(/older than its 60 s budget/)
+    await lock.release()
+    const garbage = path.join(dir, 'garbage.lock')
+    writeFileSync(garbage, 'not json')
+    const second = await acquireLock(garbage, {budgetMs: 60_000, waitMs: 2000, warn: (message) => warnings.push(message)})
+    expect(warnings.join('\n')).to.match(/it is unreadable/)
+    await second.release()
+  })
+
+  it('gives the lock to exactly one of many concurrent takers of a stale lock', async () => {
+    const file = path.join(tempDir('lock'), 'd.lock')
+    writeFileSync(file, JSON.stringify({pid: 999_999_999, host: os.hostname(), started: new Date().toISOString()}))
+    let inside = 0
+    let most = 0
+    await Promise.all(
+      Array.from({length: 8}, () =>
+        withLock(file, {budgetMs: 60_000, waitMs: 10_000}, async () => {
+          inside++
+          most = Math.max(most, inside)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+          inside--
+        }),
+      ),
+    )
+    expect(most).to.equal(1)
+    expect(existsSync(file)).to.equal(false)
+  })
+})
