@@ -77,25 +77,59 @@ export interface StackContainer {
   ports: Array<{host: number; container: number}>
 }
 
+/** What a box is made from (DESIGN.md §4.2): computed in core from the targeted checkout's config. */
+export interface BoxSpec {
+  /** `[box] image`, else yard's default image (DESIGN.md §8). */
+  image: string
+  /** The environment of DESIGN.md §3.5 plus `YARD_IN_BOX=1`. */
+  env: Record<string, string>
+  /** Host paths mounted at their own paths: the main checkout and the worktrees root. */
+  mounts: string[]
+}
+
 /** The dev container of one checkout: an optional capability of a stack backend (DESIGN.md §4.2). */
 export interface BoxCapability {
-  up(target: Target): Promise<void>
-  down(target: Target): Promise<void>
+  /** Creates and starts the box; a running box is left as it is. Resolves true when it started one. */
+  up(target: Target, spec: BoxSpec): Promise<boolean>
+  /** Removes the box; returns what went (empty: nothing ran). Works from the Target alone. */
+  down(target: Target): Promise<string[]>
   ps(target: Target): Promise<StackContainer[]>
-  /** Runs argv in the box; resolves with the command's exit code. */
+  /**
+   * Runs argv in the box, in the checkout's directory; resolves with the command's exit code
+   * (125/126/127 from the engine as `podman exec` gives them). `tty`: attach a terminal that
+   * starts at the caller's size and follows resizes.
+   * @throws OperationError (exit 1) when the box is not running, saying to run `yard box up`.
+   */
   exec(target: Target, argv: string[], options: {tty: boolean}): Promise<number>
+}
+
+/** What `up` and `logs` need beyond the Target: the targeted checkout's stack config (DESIGN.md §4.2). */
+export interface StackSpec {
+  /** The targeted checkout's compose files, absolute (never main's); never empty. */
+  files: string[]
+  /** `[stack] provider`: `auto` or a provider id (compose-provider.ts). */
+  provider: string
+  /** The environment of DESIGN.md §3.5 for the target. */
+  env: Record<string, string>
+  /** The same for the main checkout: `up` in a worktree warns about host ports equal in both. */
+  mainEnv: Record<string, string>
 }
 
 /** One checkout's compose project (DESIGN.md §4.2). */
 export interface StackBackend {
   readonly kind: 'stack'
   readonly id: string
-  up(target: Target): Promise<void>
-  down(target: Target): Promise<void>
-  /** Removes what `down` removes plus the project's volumes; returns what went (or would go). */
+  /**
+   * Starts the project: refuses (RefusedError, exit 3) a project name owned by another checkout
+   * and busy host ports; a project already running is left as it is.
+   */
+  up(target: Target, spec: StackSpec): Promise<void>
+  /** Removes the project's containers and networks, keeps volumes; returns what went. Target alone. */
+  down(target: Target): Promise<string[]>
+  /** Removes what `down` removes plus the project's volumes; returns what went (or would go). Target alone. */
   nuke(target: Target, options: {dryRun: boolean}): Promise<string[]>
   ps(target: Target): Promise<StackContainer[]>
-  logs(target: Target, options: {services: string[]; follow: boolean}): Promise<void>
+  logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void>
   readonly box?: BoxCapability
 }
 
