@@ -133,15 +133,159 @@ export interface StackBackend {
   readonly box?: BoxCapability
 }
 
-/** A bare git cache per repository identity (DESIGN.md §5.1). */
+/** One borrower of a cache: whoever clones from it takes a lease (DESIGN.md §5.1, "Eviction"). */
+export interface CacheBorrowerSpec {
+  /** What borrows: `sandbox`, `clone`, … (lower-case letters, digits, dashes). */
+  kind: string
+  /** Which one: a sandbox's name, … (a DNS-1123 label). */
+  name: string
+  /** The borrowing clone's directory on this host: the lease is provably gone once it is. */
+  path?: string
+  /** A process on this host holding the lease: the lease is provably gone once it is. */
+  pid?: number
+}
+
+/** A lease as stored in `<key>.leases/<kind>.<name>`. */
+export interface CacheBorrower extends CacheBorrowerSpec {
+  /** ISO-8601 time the lease was first taken. */
+  started: string
+  /** The host of `pid`. */
+  host?: string
+  /** ISO-8601 time of the borrower's latest ask for an on-demand fetch. */
+  asked?: string
+}
+
+/**
+ * Why a borrower is provably gone ("sandbox feat no longer exists"), or undefined when it may
+ * still borrow. A sandbox backend supplies one for its kind.
+ */
+export type BorrowerProbe = (borrower: CacheBorrower) => Promise<string | undefined>
+
+/** A row of `yard cache list` (DESIGN.md Appendix A). */
+export interface CacheStatus {
+  key: string
+  /** Null for a repository adopted without a url. */
+  identity: string | null
+  url: string | null
+  /** The bare repository's directory. */
+  path: string
+  /** `HEAD` exists. */
+  present: boolean
+  lastFetched: string | null
+  lastError: string | null
+  /** Present, and the latest clone or fetch attempt failed: callers proceed on cached objects. */
+  stale: boolean
+  packs: number
+  looseObjects: number
+  sizeBytes: number
+  borrowers: CacheBorrower[]
+}
+
+export interface CacheAddResult {
+  key: string
+  identity: string
+  url: string
+  path: string
+  /** `cloned` when it was missing, `adopted` when a repository was already there (pinned, not fetched). */
+  action: 'cloned' | 'adopted'
+}
+
+export interface CacheFetchResult {
+  key: string
+  identity: string | null
+  path: string
+  /** The fetch succeeded. */
+  fetched: boolean
+  /** It failed on a present cache: callers proceed on the cached objects. */
+  stale: boolean
+  /** The start of the latest successful fetch or clone (when it was last fresh). */
+  staleSince: string | null
+  error: string | null
+  /** Maintenance ran after the fetch (thresholds reached). */
+  maintained: boolean
+}
+
+export interface CacheMaintainResult {
+  key: string
+  path: string
+  /** Whether the three maintenance commands ran. */
+  ran: boolean
+  /** Why it ran or not ("forced", "52 packs ≥ 50", "3 packs and 12 loose objects: below the thresholds"). */
+  reason: string
+  before: {packs: number; looseObjects: number}
+  after: {packs: number; looseObjects: number}
+}
+
+export interface CacheEvictResult {
+  key: string
+  path: string
+  dryRun: boolean
+  /** The entries removed (or, with dryRun, that would be). */
+  removed: string[]
+  /** Leases cleared because their holders are provably gone, with why. */
+  clearedLeases: Array<{borrower: CacheBorrower; reason: string}>
+}
+
+/** What the cache agent did (totals over its run). */
+export interface CacheAgentPass {
+  /** Unknown repositories pinned and recorded (never fetched). */
+  adopted: string[]
+  /** Cache-named entries removed: not repositories, and nobody borrows them. */
+  removed: string[]
+  fetched: string[]
+  /** Keys whose fetch failed (they stay usable, stale). */
+  failed: string[]
+}
+
+/** One thing the cache agent did, as it happens. */
+export interface CacheAgentEvent {
+  action: 'adopted' | 'removed' | 'fetched' | 'failed' | 'skipped'
+  /** The cache key, or the entry's name for `removed`. */
+  key: string
+  detail?: string
+}
+
+export interface CacheAgentOptions {
+  /** Refresh interval in ms; each wait is drawn from ±20 % of it. */
+  intervalMs: number
+  /** One pass (sweep, then every due cache), then return. */
+  once: boolean
+  /** Stops the loop (after the fetches in flight). */
+  signal?: AbortSignal
+  probe?: BorrowerProbe
+  onEvent?: (event: CacheAgentEvent) => void
+  /** How often asks are looked for, in ms (default 2 s). */
+  pollMs?: number
+  /** How often the root is swept for unknown entries, in ms (default 10 min). */
+  sweepMs?: number
+}
+
+/**
+ * Bare git caches per repository identity, never pruned (DESIGN.md §5.1). Every method takes the
+ * cache root (absolute) and a url (any spelling of the repository; the identity decides).
+ * Invalid urls are InputErrors (exit 2) before anything is written.
+ */
 export interface CacheBackend {
   readonly kind: 'cache'
   readonly id: string
-  /** Clone when missing, adopt when found; returns the cache key. */
-  add(url: string): Promise<string>
-  fetch(url: string): Promise<void>
-  maintain(url: string, options: {force: boolean}): Promise<void>
-  evict(url: string, options: {dryRun: boolean}): Promise<string[]>
+  /** Clone when missing, adopt (pin, no fetch) when a repository is already there. */
+  add(root: string, url: string): Promise<CacheAddResult>
+  /** Every cache-named entry of the root, by key. */
+  list(root: string): Promise<CacheStatus[]>
+  /** Fetch in place; a failure on a present cache resolves `stale` instead of throwing. */
+  fetch(root: string, url: string, options?: {onDemand?: boolean}): Promise<CacheFetchResult>
+  /** Maintenance when a threshold is reached, or always with `force`. */
+  maintain(root: string, url: string, options: {force: boolean}): Promise<CacheMaintainResult>
+  /** Deletes the whole cache; refuses (exit 3) while a live borrower remains. */
+  evict(root: string, url: string, options: {dryRun: boolean; probe?: BorrowerProbe}): Promise<CacheEvictResult>
+  /** Takes (or renews) a lease for a borrower; the cache must be present. */
+  lease(root: string, url: string, borrower: CacheBorrowerSpec): Promise<CacheBorrower>
+  /** Drops a borrower's lease; resolves whether there was one. */
+  release(root: string, url: string, borrower: {kind: string; name: string}): Promise<boolean>
+  /** Asks the agent for an on-demand fetch on behalf of a borrower holding a lease. */
+  ask(root: string, url: string, borrower: {kind: string; name: string}): Promise<void>
+  /** The refresh loop a node runs (`yard cache agent`); resolves with what it did once stopped. */
+  agent(root: string, options: CacheAgentOptions): Promise<CacheAgentPass>
 }
 
 export interface SandboxSummary {
