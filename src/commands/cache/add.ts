@@ -1,0 +1,22 @@
+import {Args} from '@oclif/core'
+
+import type {CacheAddResult} from '../../core/backend.js'
+import {openCache} from '../../core/cache.js'
+import {loadRegistry} from '../../core/registry.js'
+import {BaseCommand} from '../base.js'
+
+/** `yard cache add URL` (DESIGN.md §5.1): clone when missing, adopt when found. */
+export default class CacheAdd extends BaseCommand {
+  static summary = 'Clone a repository into its cache, or adopt the repository already there'
+  static description = 'Clones with git clone --bare and pins the cache (no gc, no pruning, no background maintenance) before anything can fetch into it. A bare repository already at the cache\'s path is adopted: pinned, not fetched.'
+  static examples = ['<%= config.bin %> cache add https://github.com/acme/app.git', '<%= config.bin %> cache add /srv/git/app.git --json']
+  static args = {url: Args.string({description: 'repository url or absolute path', required: true})}
+
+  async run(): Promise<CacheAddResult> {
+    const {args} = await this.parse(CacheAdd)
+    const {cache, root} = await openCache(this.context, await loadRegistry(this.config))
+    const result = await cache.add(root, args.url)
+    this.print(`${result.action} ${result.identity} → ${result.path}`)
+    return result
+  }
+}

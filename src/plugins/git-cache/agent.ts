@@ -1,0 +1,162 @@
+/**
+ * The cache agent (`yard cache agent`, the loop a cluster's DaemonSet runs; DESIGN.md §5.1,
+ * git-cache-notes §2): refreshes every known cache on its interval ±20 % jitter, serves
+ * on-demand asks (a borrower's lease newer than the latest attempt) within the on-demand budget,
+ * at most 4 caches at once; sweeps the root for unknown repositories named like caches (adopted:
+ * pinned, not fetched) and cache-named entries that are not repositories and have no borrower
+ * (removed) — only in a root that carries the marker file.
+ */
+import {existsSync, promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../core/backend.js'
+import {RefusedError} from '../../core/errors.js'
+import type {GitCache} from './cache.js'
+import {discardHalfClone} from './cache.js'
+import {cachePaths, CachePaths, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
+import {readLeases, sortLeases} from './leases.js'
+
+/** Caches refreshed at once, at most (git-cache-notes §2.1). */
+export const AGENT_CONCURRENCY = 4
+
+/** A wait drawn from `intervalMs` ±20 % (`random` in [0, 1)). */
+export function jitteredInterval(intervalMs: number, random: () => number = Math.random): number {
+  return Math.round(intervalMs * (0.8 + 0.4 * random()))
+}
+
+interface Due {
+  key: string
+  url: string
+  onDemand: boolean
+}
+
+/**
+ * Runs the agent until `signal` aborts (or one pass with `once`).
+ * @returns every key adopted, removed, fetched or failed.
+ */
+export async function runAgent(cache: GitCache, root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
+  const totals: CacheAgentPass = {adopted: [], removed: [], fetched: [], failed: []}
+  const emit = (event: CacheAgentEvent) => {
+    if (event.action !== 'skipped') totals[event.action].push(event.key)
+    options.onEvent?.(event)
+  }
+  const pollMs = options.pollMs ?? 2000
+  const sweepMs = options.sweepMs ?? 10 * 60_000
+  const nextDue = new Map<string, number>()
+  const inFlight = new Map<string, Promise<void>>()
+  let nextSweep = 0
+  let warnedUnmarked = false
+
+  for (;;) {
+    if (Date.now() >= nextSweep) {
+      const marked = await ensureRoot(root)
+      if (marked) await sweep(cache, root, options, emit)
+      else if (!warnedUnmarked) {
+        cache.context.warn(`warning: ${root} holds other files and no ${ROOT_MARKER}: the agent adopts and removes nothing there`)
+        warnedUnmarked = true
+      }
+      nextSweep = Date.now() + sweepMs
+    }
+    const due = (await dueCaches(root, options.intervalMs, nextDue)).filter((item) => !inFlight.has(item.key))
+    for (const item of due) {
+      if (inFlight.size >= AGENT_CONCURRENCY) break
+      const work = refresh(cache, root, item, emit).finally(() => {
+        nextDue.set(item.key, Date.now() + jitteredInterval(options.intervalMs))
+        inFlight.delete(item.key)
+      })
+      inFlight.set(item.key, work)
+    }
+    if (options.once && inFlight.size === 0 && due.length === 0) break
+    if (options.signal?.aborted) {
+      await Promise.all(inFlight.values())
+      break
+    }
+    // Wake on the first of: a fetch finishing (a slot frees), the poll, a stop.
+    await Promise.race([...inFlight.values(), sleep(pollMs, options.signal)])
+  }
+  return totals
+}
+
+async function refresh(cache: GitCache, root: string, item: Due, emit: (event: CacheAgentEvent) => void): Promise<void> {
+  try {
+    const result = await cache.fetchKey(root, item.key, item.url, item.onDemand)
+    if (result.fetched) emit({action: 'fetched', key: item.key, detail: [item.onDemand ? 'on demand' : undefined, result.maintained ? 'maintained' : undefined].filter(Boolean).join(', ') || undefined})
+    else emit({action: 'failed', key: item.key, detail: `stale since ${result.staleSince}: ${result.error}`})
+  } catch (error) {
+    emit({action: 'failed', key: item.key, detail: (error as Error).message})
+  }
+}
+
+/**
+ * The known caches (a record with a url, present) due now: asked for since their latest
+ * attempt (on demand), or due by interval — the jittered instant after the agent's own latest
+ * attempt, or for a cache it has not touched yet, 0.8 × interval after the recorded attempt.
+ */
+async function dueCaches(root: string, intervalMs: number, nextDue: Map<string, number>): Promise<Due[]> {
+  const due: Due[] = []
+  const now = Date.now()
+  for (const key of await keysInRoot(root)) {
+    const paths = cachePaths(root, key)
+    const record = await readRecord(paths)
+    if (!record?.url || !isPresent(paths)) continue
+    const lastAttempt = record.lastAttempt === null ? 0 : Date.parse(record.lastAttempt)
+    const asked = (await readLeases(paths)).some((lease) => lease.asked !== undefined && Date.parse(lease.asked) > lastAttempt)
+    const dueAt = nextDue.get(key) ?? lastAttempt + 0.8 * intervalMs
+    if (asked || now >= dueAt) due.push({key, url: record.url, onDemand: asked})
+  }
+  // Asks first: somebody is waiting for them.
+  return due.sort((a, b) => Number(b.onDemand) - Number(a.onDemand))
+}
+
+/**
+ * Adopts unknown repositories and removes cache-named entries that are not repositories and
+ * have no live borrower. Keys whose lock is held are left for the next sweep. Records with a
+ * url stay (a failed clone's error remains visible until `yard cache evict`).
+ */
+async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void): Promise<void> {
+  for (const key of await keysInRoot(root)) {
+    const paths = cachePaths(root, key)
+    try {
+      await cache.withCacheLock(paths, 'sweep', 0, () => sweepKey(cache, paths, options, emit))
+    } catch (error) {
+      if (!(error instanceof RefusedError)) throw error
+      emit({action: 'skipped', key, detail: 'busy: another writer holds its lock'})
+      continue
+    }
+    // Taking the lock made `<key>.leases/`; a key with nothing else left loses it too.
+    if (!existsSync(paths.repo) && !existsSync(paths.record)) await fs.rmdir(paths.leases).catch(() => undefined)
+  }
+}
+
+async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void): Promise<void> {
+  // Holding the lock, a `.cloning` marker can only be a crashed clone's.
+  await discardHalfClone(paths)
+  const record = await readRecord(paths)
+  if (isPresent(paths)) {
+    if (record === undefined) {
+      await cache.adopt(paths, null, null)
+      emit({action: 'adopted', key: paths.key, detail: 'pinned, not fetched'})
+    }
+    return
+  }
+  const {live} = await sortLeases(paths, options.probe, false)
+  if (live.length > 0) return
+  const junk = [paths.repo, paths.marker, ...(record?.url ? [] : [paths.record])].filter((entry) => existsSync(entry))
+  for (const entry of junk) {
+    await fs.rm(entry, {recursive: true, force: true})
+    emit({action: 'removed', key: path.basename(entry), detail: 'not a repository, and nobody borrows it'})
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, {once: true})
+  })
+}

@@ -1,0 +1,252 @@
+/**
+ * The git-cache backend (DESIGN.md §5.1): one never-pruned bare repository per identity under a
+ * cache root, one writer per cache (the lock in `<key>.leases/.lock`), a record per cache.
+ * Stale vs cold: a failed fetch on a present cache leaves it usable and records the error; a
+ * failed clone empties the directory (keeping the directory itself), removes the marker and
+ * fails the caller at once.
+ */
+import {promises as fs} from 'node:fs'
+
+import type {
+  BackendContext,
+  BorrowerProbe,
+  CacheAddResult,
+  CacheAgentOptions,
+  CacheAgentPass,
+  CacheBackend,
+  CacheBorrower,
+  CacheBorrowerSpec,
+  CacheEvictResult,
+  CacheFetchResult,
+  CacheMaintainResult,
+  CacheStatus,
+} from '../../core/backend.js'
+import {InputError, OperationError, YardError} from '../../core/errors.js'
+import {withLock} from '../../core/lock.js'
+import {repoIdentity} from '../../core/repo-identity.js'
+import {runAgent} from './agent.js'
+import {evictCache} from './evict.js'
+import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorText, isPresent, keysInRoot, objectCounts, readRecord, requireRoot, sizeOnDisk, stamp, writeRecord} from './layout.js'
+import {readLeases, removeLease, writeLease} from './leases.js'
+import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
+
+export const GIT_CACHE_ID = 'git-cache'
+
+export class GitCache implements CacheBackend {
+  readonly kind = 'cache' as const
+  readonly id = GIT_CACHE_ID
+
+  constructor(
+    readonly context: BackendContext,
+    readonly budgets: CacheBudgets = DEFAULT_BUDGETS,
+  ) {}
+
+  /**
+   * Runs `work` holding the cache's lock (one writer per cache). A lock whose process is gone,
+   * or older than the longest operation, is taken over with a warning.
+   * @throws RefusedError (exit 3) when a live writer still holds it after `waitMs`.
+   */
+  withCacheLock<T>(paths: CachePaths, purpose: string, waitMs: number, work: () => Promise<T>): Promise<T> {
+    const budgetMs = Math.max(this.budgets.cloneMs, this.budgets.fetchMs + this.budgets.maintainMs) + 60_000
+    return withLock(paths.lock, {budgetMs, waitMs, purpose: `cache ${purpose} ${paths.key}`, warn: this.context.warn}, work)
+  }
+
+  async add(root: string, url: string): Promise<CacheAddResult> {
+    const repo = repoIdentity(url)
+    await requireRoot(root)
+    const paths = cachePaths(root, repo.key)
+    const result = {key: repo.key, identity: repo.identity, url: repo.url, path: paths.repo}
+    return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async () => {
+      await discardHalfClone(paths)
+      if (isPresent(paths)) {
+        await this.adopt(paths, repo.url, repo.identity)
+        return {...result, action: 'adopted' as const}
+      }
+      await this.clone(paths, repo.url, repo.identity)
+      return {...result, action: 'cloned' as const}
+    })
+  }
+
+  /** Pins a repository found in place and records it; never fetches (DESIGN.md §5.1, adoption). */
+  async adopt(paths: CachePaths, url: string | null, identity: string | null): Promise<void> {
+    const record = (await readRecord(paths)) ?? emptyRecord(paths.key, url, identity)
+    await pin(this.context.runner, paths.repo, record.url ?? url, this.budgets)
+    await writeRecord(paths, {...record, url: record.url ?? url, identity: record.identity ?? identity})
+  }
+
+  private async clone(paths: CachePaths, url: string, identity: string): Promise<void> {
+    const started = stamp()
+    const record = {...((await readRecord(paths)) ?? emptyRecord(paths.key, url, identity)), lastAttempt: started}
+    await emptyDirectory(paths.repo)
+    await fs.writeFile(paths.marker, `${started}\n`)
+    try {
+      await cloneBare(this.context.runner, url, paths.repo, this.budgets)
+      // Before anything can fetch into it.
+      await pin(this.context.runner, paths.repo, url, this.budgets)
+    } catch (error) {
+      await emptyDirectory(paths.repo)
+      await fs.rm(paths.marker, {force: true})
+      const why = error instanceof YardError ? (error.why ?? error.message) : String(error)
+      await writeRecord(paths, {...record, url: record.url ?? url, lastError: errorText(why)})
+      throw new OperationError(`could not clone ${url} into the cache ${paths.repo}`, {
+        why,
+        fix: 'check the url and your access to it (git ls-remote -- URL), then run yard cache add again',
+        cause: error,
+      })
+    }
+    await fs.rm(paths.marker, {force: true})
+    await writeRecord(paths, {...record, url: record.url ?? url, lastFetched: started, lastError: null})
+  }
+
+  async list(root: string): Promise<CacheStatus[]> {
+    const rows: CacheStatus[] = []
+    for (const key of await keysInRoot(root)) {
+      const paths = cachePaths(root, key)
+      const record = await readRecord(paths)
+      const present = isPresent(paths)
+      const counts = present ? await objectCounts(paths.repo) : {packs: 0, looseObjects: 0}
+      rows.push({
+        key,
+        identity: record?.identity ?? null,
+        url: record?.url ?? null,
+        path: paths.repo,
+        present,
+        lastFetched: record?.lastFetched ?? null,
+        lastError: record?.lastError ?? null,
+        stale: present && (record?.lastError ?? null) !== null,
+        ...counts,
+        sizeBytes: await sizeOnDisk(paths.repo),
+        borrowers: await readLeases(paths),
+      })
+    }
+    return rows
+  }
+
+  async fetch(root: string, url: string, options: {onDemand?: boolean} = {}): Promise<CacheFetchResult> {
+    const repo = repoIdentity(url)
+    return this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand))
+  }
+
+  /**
+   * Fetches one cache in place, then maintains it when a threshold is reached. A failure
+   * (pinning or fetching) is recorded and resolves `stale`: the cache stays usable.
+   * @throws InputError (exit 2) when the cache is not present.
+   */
+  async fetchKey(root: string, key: string, url: string | null, onDemand: boolean): Promise<CacheFetchResult> {
+    const paths = cachePaths(root, key)
+    const waitMs = onDemand ? this.budgets.onDemandMs : this.budgets.fetchMs
+    return this.withCacheLock(paths, 'fetch', waitMs, async () => {
+      requirePresent(paths, url)
+      const found = await readRecord(paths)
+      const record = {...(found ?? emptyRecord(key, url)), lastAttempt: stamp()}
+      const fetchUrl = record.url ?? url
+      const base = {key, identity: record.identity, path: paths.repo}
+      try {
+        await pin(this.context.runner, paths.repo, fetchUrl, this.budgets)
+        await fetchOrigin(this.context.runner, paths.repo, onDemand, this.budgets)
+      } catch (error) {
+        const why = errorText(error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String(error))
+        await writeRecord(paths, {...record, url: fetchUrl, lastError: why})
+        return {...base, fetched: false, stale: true, staleSince: record.lastFetched ?? record.added, error: why, maintained: false}
+      }
+      const fresh = {...record, url: fetchUrl, lastFetched: record.lastAttempt, lastError: null}
+      await writeRecord(paths, fresh)
+      const maintained = await this.maintainIfDue(paths, fresh)
+      return {...base, fetched: true, stale: false, staleSince: null, error: null, maintained}
+    })
+  }
+
+  /** Maintenance after a successful fetch; a failure is a warning (retried after the next fetch). */
+  private async maintainIfDue(paths: CachePaths, record: CacheRecord): Promise<boolean> {
+    const {due} = await maintenanceDue(paths.repo)
+    if (!due) return false
+    try {
+      await runMaintenance(this.context.runner, paths.repo, this.budgets)
+    } catch (error) {
+      this.context.warn(`warning: maintenance of the cache ${paths.key} failed; the cache is unchanged and usable: ${error instanceof YardError ? error.render() : String(error)}`)
+      return false
+    }
+    await writeRecord(paths, {...record, lastMaintained: stamp()})
+    return true
+  }
+
+  async maintain(root: string, url: string, options: {force: boolean}): Promise<CacheMaintainResult> {
+    const repo = repoIdentity(url)
+    return this.maintainKey(root, repo.key, repo.url, options.force)
+  }
+
+  /**
+   * Runs the maintenance commands when a threshold is reached, or always with `force`.
+   * @throws InputError (exit 2) when the cache is not present; OperationError when a command fails.
+   */
+  async maintainKey(root: string, key: string, url: string | null, force: boolean): Promise<CacheMaintainResult> {
+    const paths = cachePaths(root, key)
+    return this.withCacheLock(paths, 'maintain', this.budgets.maintainMs, async () => {
+      requirePresent(paths, url)
+      const record = (await readRecord(paths)) ?? emptyRecord(key, url)
+      await pin(this.context.runner, paths.repo, record.url ?? url, this.budgets)
+      const due = await maintenanceDue(paths.repo)
+      const result = {key, path: paths.repo, before: due.counts}
+      if (!force && !due.due) return {...result, ran: false, reason: due.reason, after: due.counts}
+      await runMaintenance(this.context.runner, paths.repo, this.budgets)
+      await writeRecord(paths, {...record, lastMaintained: stamp()})
+      return {...result, ran: true, reason: force ? 'forced' : due.reason, after: await objectCounts(paths.repo)}
+    })
+  }
+
+  async evict(root: string, url: string, options: {dryRun: boolean; probe?: BorrowerProbe}): Promise<CacheEvictResult> {
+    const repo = repoIdentity(url)
+    const paths = cachePaths(root, repo.key)
+    return evictCache(this, paths, repo.url, options)
+  }
+
+  async lease(root: string, url: string, borrower: CacheBorrowerSpec): Promise<CacheBorrower> {
+    const repo = repoIdentity(url)
+    const paths = cachePaths(root, repo.key)
+    // Under the lock, so an eviction never misses a lease taken while it decides.
+    return this.withCacheLock(paths, 'lease', this.budgets.cloneMs, async () => {
+      requirePresent(paths, repo.url)
+      return writeLease(paths, borrower)
+    })
+  }
+
+  async release(root: string, url: string, borrower: {kind: string; name: string}): Promise<boolean> {
+    return removeLease(cachePaths(root, repoIdentity(url).key), borrower)
+  }
+
+  async ask(root: string, url: string, borrower: {kind: string; name: string}): Promise<void> {
+    const paths = cachePaths(root, repoIdentity(url).key)
+    const lease = (await readLeases(paths)).find((held) => held.kind === borrower.kind && held.name === borrower.name)
+    if (!lease) {
+      throw new InputError(`${borrower.kind} ${borrower.name} holds no lease on the cache ${paths.key}`, {
+        why: 'only a borrower of a cache may ask for an on-demand fetch of it',
+        fix: 'take a lease first (whoever clones from a cache takes one)',
+      })
+    }
+    await writeLease(paths, lease, {asked: stamp()})
+  }
+
+  agent(root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
+    return runAgent(this, root, options)
+  }
+}
+
+/** A leftover `.cloning` marker means a clone crashed midway: empty the directory, drop the marker. */
+export async function discardHalfClone(paths: CachePaths): Promise<boolean> {
+  try {
+    await fs.access(paths.marker)
+  } catch {
+    return false
+  }
+  await emptyDirectory(paths.repo)
+  await fs.rm(paths.marker, {force: true})
+  return true
+}
+
+function requirePresent(paths: CachePaths, url: string | null): void {
+  if (isPresent(paths)) return
+  throw new InputError(`there is no cache ${paths.key}${url ? ` for ${url}` : ''} (no ${paths.repo}/HEAD)`, {
+    why: 'a cache exists once yard cache add has cloned or adopted it',
+    fix: `run yard cache add ${url ?? 'URL'}`,
+  })
+}

@@ -1,0 +1,118 @@
+/**
+ * What git does to a cache (DESIGN.md §5.1): clone, pin, fetch, maintain. No locking and no
+ * records here (cache.ts holds the lock around these). Every call goes through the
+ * ProcessRunner (`GIT_TERMINAL_PROMPT=0`), with `--` before every url and a time budget after
+ * which the whole process group is killed.
+ */
+import type {ProcessRunner} from '../../core/process.js'
+import {objectCounts} from './layout.js'
+
+/** Time budgets in ms (DESIGN.md §5.1; git-cache-notes §2.12). */
+export interface CacheBudgets {
+  cloneMs: number
+  fetchMs: number
+  /** A fetch somebody waits for (an agent serving an ask). */
+  onDemandMs: number
+  /** The three maintenance commands together. */
+  maintainMs: number
+}
+
+export const DEFAULT_BUDGETS: CacheBudgets = {cloneMs: 20 * 60_000, fetchMs: 5 * 60_000, onDemandMs: 60_000, maintainMs: 20 * 60_000}
+
+/**
+ * Config that keeps every object a `--shared` clone borrows (DESIGN.md §5.1): no auto-gc from
+ * fetch, no pruning even by an explicit `git gc`, no background maintenance; protocol v2 so a
+ * fetch asks only for the refs it wants.
+ */
+export const PINS: ReadonlyArray<readonly [string, string]> = [
+  ['gc.auto', '0'],
+  ['gc.pruneExpire', 'never'],
+  ['maintenance.auto', 'false'],
+  ['protocol.version', '2'],
+]
+
+/** A bare clone has no fetch refspec; these mirror branches and tags (forced: force-pushes move them). */
+export const REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'] as const
+
+/** Maintenance thresholds (DESIGN.md §5.1): small fetches land as loose objects, or one pack each. */
+export const MAINTAIN_LOOSE_OBJECTS = 500
+export const MAINTAIN_PACKS = 50
+
+/**
+ * The maintenance commands, in order (DESIGN.md §5.1): everything into one pack keeping
+ * unreachable objects (`-k`: force-pushed commits that clones borrow survive), a commit-graph,
+ * packed refs. Never `gc`, never `prune`, never a `--prune*` flag.
+ */
+export const MAINTENANCE_COMMANDS: ReadonlyArray<readonly string[]> = [
+  ['repack', '-a', '-d', '-k'],
+  ['commit-graph', 'write', '--reachable'],
+  ['pack-refs', '--all'],
+]
+
+/** `git clone --bare -- <url> <repo>` within the clone budget. @throws OperationError with git's words. */
+export async function cloneBare(runner: ProcessRunner, url: string, repo: string, budgets: CacheBudgets): Promise<void> {
+  await runner.git(['clone', '--bare', '--quiet', '--', url, repo], {timeoutMs: budgets.cloneMs, budget: 'clone'})
+}
+
+/**
+ * Applies the pins, the refspecs and (when given) `remote.origin.url`, writing only what differs:
+ * one `git config --list` when everything is in place.
+ * @throws OperationError when git cannot read or write the config.
+ */
+export async function pin(runner: ProcessRunner, repo: string, url: string | null, budgets: CacheBudgets): Promise<void> {
+  const budget = {cwd: repo, timeoutMs: budgets.fetchMs, budget: 'fetch'}
+  const listed = await runner.git(['config', '--local', '--null', '--list'], budget)
+  const values = new Map<string, string[]>()
+  for (const entry of listed.stdout.split('\0')) {
+    const newline = entry.indexOf('\n')
+    if (newline < 0) continue
+    const key = entry.slice(0, newline).toLowerCase()
+    values.set(key, [...(values.get(key) ?? []), entry.slice(newline + 1)])
+  }
+  const has = (key: string, value: string) => {
+    const current = values.get(key.toLowerCase())
+    return current?.length === 1 && current[0] === value
+  }
+  for (const [key, value] of PINS) {
+    if (!has(key, value)) await runner.git(['config', '--replace-all', key, value], budget)
+  }
+  const refspecs = values.get('remote.origin.fetch') ?? []
+  if (refspecs.length !== REFSPECS.length || refspecs.some((value, index) => value !== REFSPECS[index])) {
+    await runner.git(['config', '--replace-all', 'remote.origin.fetch', REFSPECS[0]], budget)
+    await runner.git(['config', '--add', 'remote.origin.fetch', REFSPECS[1]], budget)
+  }
+  if (url !== null && !has('remote.origin.url', url)) await runner.git(['config', '--replace-all', '--', 'remote.origin.url', url], budget)
+}
+
+/**
+ * `git fetch origin` in place: never `--prune` (refs deleted upstream stay, and with them what
+ * clones borrow), no automatic maintenance.
+ * @throws OperationError with git's words, or naming the budget when it ran out.
+ */
+export async function fetchOrigin(runner: ProcessRunner, repo: string, onDemand: boolean, budgets: CacheBudgets): Promise<void> {
+  await runner.git(['fetch', '--quiet', '--no-auto-maintenance', 'origin'], {
+    cwd: repo,
+    timeoutMs: onDemand ? budgets.onDemandMs : budgets.fetchMs,
+    budget: onDemand ? 'on-demand fetch' : 'fetch',
+  })
+}
+
+/** Whether maintenance is due, and why (for messages). */
+export async function maintenanceDue(repo: string): Promise<{due: boolean; reason: string; counts: {packs: number; looseObjects: number}}> {
+  const counts = await objectCounts(repo)
+  if (counts.packs >= MAINTAIN_PACKS) return {due: true, reason: `${counts.packs} packs ≥ ${MAINTAIN_PACKS}`, counts}
+  if (counts.looseObjects >= MAINTAIN_LOOSE_OBJECTS) return {due: true, reason: `${counts.looseObjects} loose objects ≥ ${MAINTAIN_LOOSE_OBJECTS}`, counts}
+  return {due: false, reason: `${counts.packs} packs and ${counts.looseObjects} loose objects: below the thresholds (${MAINTAIN_PACKS} packs, ${MAINTAIN_LOOSE_OBJECTS} loose)`, counts}
+}
+
+/**
+ * Runs MAINTENANCE_COMMANDS in order within one shared budget, stopping at the first failure
+ * (a repack killed midway deletes nothing: old packs go only once the new one is in place).
+ * @throws OperationError naming the command that failed, or the budget.
+ */
+export async function runMaintenance(runner: ProcessRunner, repo: string, budgets: CacheBudgets): Promise<void> {
+  const deadline = Date.now() + budgets.maintainMs
+  for (const args of MAINTENANCE_COMMANDS) {
+    await runner.git(args, {cwd: repo, timeoutMs: Math.max(1, deadline - Date.now()), budget: 'maintenance'})
+  }
+}
