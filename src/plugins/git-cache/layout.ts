@@ -106,16 +106,18 @@ export function isPresent(paths: CachePaths): boolean {
 }
 
 /**
- * Makes `root` a cache root: creates it with its marker when it is missing or empty.
+ * Makes `root` a cache root: creates it with its marker when it is missing or empty — or, with
+ * `claimCacheNamed`, when everything in it is named like a cache entry.
  * @returns whether the root carries the marker.
  * @throws OperationError (exit 1) when the root cannot be created (a file in the way, no permission).
  */
-export async function ensureRoot(root: string): Promise<boolean> {
+export async function ensureRoot(root: string, options: {claimCacheNamed?: boolean} = {}): Promise<boolean> {
   try {
     await fs.mkdir(root, {recursive: true})
     const marker = path.join(root, ROOT_MARKER)
     if (existsSync(marker)) return true
-    if ((await fs.readdir(root)).length > 0) return false
+    const names = await fs.readdir(root)
+    if (names.length > 0 && !(options.claimCacheNamed && names.every((name) => CACHE_ENTRY_PATTERN.test(name)))) return false
     await fs.writeFile(marker, 'yard cache root: yard removes only entries named like caches here (DESIGN.md §5.1)\n')
     return true
   } catch (error) {
@@ -127,12 +129,12 @@ export async function ensureRoot(root: string): Promise<boolean> {
 }
 
 /**
- * Refuses to write into a directory that holds other things but no marker: it is somebody's
- * directory, not a cache root.
+ * Makes `root` a cache root for writing (ensureRoot, claiming a root of cache-named entries
+ * only); refuses a directory that holds other things but no marker: it is somebody's directory.
  * @throws RefusedError (exit 3) naming the root and the marker.
  */
 export async function requireRoot(root: string): Promise<void> {
-  if (await ensureRoot(root)) return
+  if (await ensureRoot(root, {claimCacheNamed: true})) return
   throw new RefusedError(`${root} is not a yard cache root: it holds other files and no ${ROOT_MARKER}`, {
     why: 'yard keeps caches only in a directory it made (or one marked as its own), so it never deletes files that are not its own',
     fix: `point [cache] root (or YARD_CACHE_ROOT) to an empty or new directory, or create ${path.join(root, ROOT_MARKER)} if the directory is meant for caches`,

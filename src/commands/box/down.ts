@@ -1,0 +1,18 @@
+import {boxDown} from '../../core/box.js'
+import {loadRegistry} from '../../core/registry.js'
+import {describeTarget} from '../../core/stack.js'
+import {BaseCommand, worktreeFlag} from '../base.js'
+
+/** `yard box down` (DESIGN.md §4.2). */
+export default class BoxDown extends BaseCommand {
+  static summary = "Remove the targeted checkout's dev box"
+  static examples = ['<%= config.bin %> box down --worktree feat']
+  static flags = {worktree: worktreeFlag}
+
+  async run(): Promise<{project: string; removed: string[]}> {
+    const {flags} = await this.parse(BoxDown)
+    const outcome = await boxDown(this.context, await loadRegistry(this.config), flags.worktree)
+    this.print(outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: no box runs, nothing to do` : outcome.gone.map((item) => `removed ${item}`).join('\n'))
+    return {project: outcome.target.project, removed: outcome.gone}
+  }
+}

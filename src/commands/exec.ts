@@ -1,0 +1,29 @@
+import {Args} from '@oclif/core'
+
+import {execInBox} from '../core/box.js'
+import {InputError} from '../core/errors.js'
+import {loadRegistry} from '../core/registry.js'
+import {BaseCommand} from './base.js'
+
+/** `yard exec [NAME] -- CMD…` (DESIGN.md §4.2): exit codes pass through. */
+export default class Exec extends BaseCommand {
+  static summary = "Run a command in a checkout's dev box"
+  static description = 'Runs CMD in the box of worktree NAME (default: the targeted checkout), in the checkout\'s directory. The `--` is required. The command\'s exit code is yard\'s; 125/126/127 mean the engine failed / the command cannot run / was not found, as with podman exec; a stopped box is exit 1. On a terminal the command gets one at the terminal\'s size, following resizes.'
+  static examples = ["<%= config.bin %> exec feat -- git status", "<%= config.bin %> exec -- sh -c 'echo $WORKTREE'"]
+  static strict = false
+  static enableJsonFlag = false
+  static args = {name: Args.string({description: 'worktree name, or main (default: YARD_WORKTREE, the current directory, main)'})}
+
+  async run(): Promise<void> {
+    const split = this.argv.indexOf('--')
+    if (split === -1) {
+      throw new InputError('yard exec needs `--` before the command', {
+        why: 'everything after `--` is the command, passed on as it is; before it only the worktree name',
+        fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status',
+      })
+    }
+    const {args} = await this.parse(Exec, this.argv.slice(0, split))
+    const code = await execInBox(this.context, await loadRegistry(this.config), {name: args.name, argv: this.argv.slice(split + 1), tty: Boolean(process.stdin.isTTY)})
+    if (code !== 0) this.exit(code)
+  }
+}

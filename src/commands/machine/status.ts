@@ -1,0 +1,26 @@
+import type {MachineStatus} from '../../core/backend.js'
+import {machineStatus} from '../../core/machine.js'
+import {loadRegistry} from '../../core/registry.js'
+import {BaseCommand} from '../base.js'
+
+/** `yard machine status` (DESIGN.md §4.3, Appendix A). */
+export default class MachineStatusCommand extends BaseCommand {
+  static summary = 'Show the container machine yard uses'
+  static description = 'On Linux the machine is `native`: no VM, the host\'s podman. Never creates or starts a machine.'
+  static examples = ['<%= config.bin %> machine status', '<%= config.bin %> machine status --json']
+
+  async run(): Promise<MachineStatus> {
+    await this.parse(MachineStatusCommand)
+    const status = await machineStatus(this.context, await loadRegistry(this.config))
+    const note = status.backend === 'native' ? " (no VM: the host's podman)" : ''
+    this.print([
+      `backend  ${status.backend}${note}`,
+      `name     ${status.name}`,
+      `state    ${status.state}`,
+      `socket   ${status.socket ?? "the engine's default"}`,
+      `mounts   ${status.mounts.length > 0 ? status.mounts.join(', ') : '-'}`,
+      `cpus     ${status.cpus ?? '-'}  memory ${status.memoryMiB ?? '-'} MiB  disk ${status.diskGiB ?? '-'} GiB`,
+    ].join('\n'))
+    return status
+  }
+}

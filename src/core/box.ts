@@ -1,0 +1,84 @@
+/**
+ * Box use cases (DESIGN.md §4.2): `yard box up|down|ps`, `yard exec [NAME] -- CMD…` and
+ * `yard shell [NAME]` in the targeted checkout's box, through the stack backend's optional box
+ * capability.
+ */
+import {existsSync} from 'node:fs'
+
+import type {BoxCapability, StackContainer, Target} from './backend.js'
+import type {YardContext} from './context.js'
+import {stackEnv} from './env.js'
+import {InputError, OperationError} from './errors.js'
+import {buildDefaultImage} from './image.js'
+import type {Registry} from './registry.js'
+import {openStack, StackSession} from './stack.js'
+
+/** @throws OperationError (exit 1) when the configured stack backend has no box. */
+function boxOf(session: StackSession): BoxCapability {
+  if (session.stack.box) return session.stack.box
+  throw new OperationError(`the stack backend "${session.stack.id}" has no box`, {
+    why: 'the box is an optional capability of a stack backend',
+    fix: 'set [stack] backend = "compose-stack" in yard.toml for a box',
+  })
+}
+
+export interface BoxUpOutcome {
+  target: Target
+  image: string
+  /** False when the box was already running. */
+  started: boolean
+  /** True when yard's default image had to be built first. */
+  builtImage: boolean
+}
+
+/**
+ * `yard box up`: `[box] image`, else yard's default image (built first when missing, DESIGN.md
+ * §8); mounts the main checkout and the worktrees root at their own paths.
+ */
+export async function boxUp(context: YardContext, registry: Registry, flag?: string): Promise<BoxUpOutcome> {
+  const session = await openStack(context, registry, flag)
+  const box = boxOf(session)
+  let image = session.config.box.image
+  let builtImage = false
+  if (image === undefined) {
+    const build = await buildDefaultImage(context)
+    image = build.image
+    builtImage = build.built
+  }
+  const env = stackEnv(session.target, context, session.socketEnv)
+  const started = await box.up(session.target, {image, env, mounts: [session.workspace.mainPath, session.workspace.worktreesRoot]})
+  return {target: session.target, image, started, builtImage}
+}
+
+/** `yard box down`: what went (empty when no box ran); works when the checkout's directory is gone. */
+export async function boxDown(context: YardContext, registry: Registry, flag?: string): Promise<{target: Target; gone: string[]}> {
+  const session = await openStack(context, registry, flag)
+  return {target: session.target, gone: await boxOf(session).down(session.target)}
+}
+
+/** `yard box ps`. */
+export async function boxPs(context: YardContext, registry: Registry, flag?: string): Promise<StackContainer[]> {
+  const session = await openStack(context, registry, flag)
+  return boxOf(session).ps(session.target)
+}
+
+/**
+ * Runs argv in a checkout's box (DESIGN.md §4.2 `yard exec`); resolves with its exit code.
+ * `name` is a worktree name or `main`; a worktree must exist (its directory under the root).
+ * @throws InputError (exit 2) for an empty command or an unknown worktree; OperationError (exit 1) for a stopped box.
+ */
+export async function execInBox(context: YardContext, registry: Registry, options: {name?: string; argv: string[]; tty: boolean}): Promise<number> {
+  if (options.argv.length === 0) {
+    throw new InputError('no command given after --', {fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status'})
+  }
+  const session = await openStack(context, registry, options.name)
+  if (!session.target.isMain && !existsSync(session.target.checkoutPath)) {
+    throw new InputError(`there is no worktree ${session.target.name}: ${session.target.checkoutPath} does not exist`, {
+      fix: `create it with \`yard worktree add ${session.target.name}\`, or name an existing worktree (yard ports --all lists them)`,
+    })
+  }
+  return boxOf(session).exec(session.target, options.argv, {tty: options.tty})
+}
+
+/** The login shell `yard shell` starts: bash when the image has it, else sh. A fixed script, never user text. */
+export const SHELL_ARGV = ['sh', '-c', 'if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi']

@@ -1,0 +1,102 @@
+/**
+ * Stack use cases (DESIGN.md §4.2): resolve the targeted checkout, create the configured machine
+ * and stack backends through the registry, and hand them the Target and the checkout's stack
+ * config. Commands call these; backends never see config or flags.
+ */
+import type {MachineBackend, StackBackend, StackContainer, StackSpec, Target} from './backend.js'
+import {composeFiles} from './compose-files.js'
+import {loadConfig, ProjectConfig} from './config.js'
+import type {YardContext} from './context.js'
+import {stackEnv} from './env.js'
+import type {Registry} from './registry.js'
+import {stateDir} from './state.js'
+import {buildTarget, resolveTarget, Workspace} from './workspace.js'
+
+export interface StackSession {
+  workspace: Workspace
+  target: Target
+  /** The targeted checkout's effective config (`[stack]`, `[box]`, `[ports]` of DESIGN.md §3.2). */
+  config: ProjectConfig
+  machine: MachineBackend
+  stack: StackBackend
+  /** The machine's engine socket variables (DESIGN.md §3.5). */
+  socketEnv: Record<string, string>
+}
+
+/**
+ * Resolves the target (DESIGN.md §3.3) and creates the machine and stack backends that config
+ * selects. Never creates or starts a machine (DESIGN.md §4.2: read and teardown verbs must not).
+ * @throws InputError (exit 2) for a bad target, config or backend id.
+ */
+export async function openStack(context: YardContext, registry: Registry, flag?: string): Promise<StackSession> {
+  const {workspace, target} = await resolveTarget(context, flag)
+  const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
+  const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
+  const machine = await registry.create('machine', workspace.config.machine.backend, backendContext)
+  const socketEnv = await machine.socketEnv()
+  const stack = await registry.create('stack', config.stack.backend, {...backendContext, runner: context.runner.withEnv(socketEnv)})
+  return {workspace, target, config, machine, stack, socketEnv}
+}
+
+/**
+ * The stack spec of the session's checkout: its compose files (absolute, against the targeted
+ * checkout), provider, env and main's env; undefined when the checkout is box-only.
+ * @throws InputError (exit 2) when a file named in `[stack] files` is missing.
+ */
+export function stackSpec(session: StackSession, context: YardContext): StackSpec | undefined {
+  const {config, target, workspace} = session
+  const files = composeFiles(target.checkoutPath, config.stack.files, config.origins['stack.files'])
+  if (files.length === 0) return undefined
+  const main = target.isMain ? target : buildTarget(workspace, {...context, warn: () => {}}, 'main', true, {useEnvOffset: false})
+  return {files, provider: config.stack.provider, env: stackEnv(target, context, session.socketEnv), mainEnv: stackEnv(main, context, session.socketEnv)}
+}
+
+/** What a stack verb did: `boxOnly` when the checkout has no compose file (nothing was touched). */
+export interface StackOutcome {
+  target: Target
+  boxOnly: boolean
+  /** What went, for teardown verbs ("container app-feat_web_1", …). */
+  gone: string[]
+}
+
+/**
+ * `yard up` (DESIGN.md §4.2). A box-only checkout is reported, not an error.
+ * @throws RefusedError (exit 3) for a busy port or a project name of another owner; OperationError (exit 1).
+ */
+export async function stackUp(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
+  const session = await openStack(context, registry, flag)
+  const spec = stackSpec(session, context)
+  if (spec) await session.stack.up(session.target, spec)
+  return {target: session.target, boxOnly: spec === undefined, gone: []}
+}
+
+/** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */
+export async function stackDown(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
+  const session = await openStack(context, registry, flag)
+  return {target: session.target, boxOnly: false, gone: await session.stack.down(session.target)}
+}
+
+/** `yard nuke [--dry-run]` (DESIGN.md §4.2): down, then the project's volumes; never prompts. */
+export async function stackNuke(context: YardContext, registry: Registry, options: {flag?: string; dryRun: boolean}): Promise<StackOutcome> {
+  const session = await openStack(context, registry, options.flag)
+  return {target: session.target, boxOnly: false, gone: await session.stack.nuke(session.target, {dryRun: options.dryRun})}
+}
+
+/** `yard ps` (DESIGN.md Appendix A). */
+export async function stackPs(context: YardContext, registry: Registry, flag?: string): Promise<StackContainer[]> {
+  const session = await openStack(context, registry, flag)
+  return session.stack.ps(session.target)
+}
+
+/** `yard logs [SERVICE…] [-f]`: the provider's logs on this terminal. */
+export async function stackLogs(context: YardContext, registry: Registry, options: {flag?: string; services: string[]; follow: boolean}): Promise<StackOutcome> {
+  const session = await openStack(context, registry, options.flag)
+  const spec = stackSpec(session, context)
+  if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow})
+  return {target: session.target, boxOnly: spec === undefined, gone: []}
+}
+
+/** "main" or "worktree feat", for messages. */
+export function describeTarget(target: Target): string {
+  return target.isMain ? `main (${target.project})` : `worktree ${target.name} (${target.project})`
+}

@@ -1,0 +1,19 @@
+/**
+ * The built-in `compose-stack` backend (DESIGN.md §4.2), registered through the `yard:backends`
+ * hook exactly like a third-party plugin's.
+ */
+import type {BackendFactory, BackendsHookResult, StackBackend} from '../../core/backend.js'
+import {CONTRACT_VERSION} from '../../core/backend.js'
+import {ComposeStack} from './stack.js'
+
+export const composeStackFactory: BackendFactory<StackBackend> = {
+  kind: 'stack',
+  id: 'compose-stack',
+  contract: CONTRACT_VERSION,
+  description: 'each checkout a compose project (podman-compose, podman compose, docker compose, docker-compose), with a dev box',
+  create: (context) => new ComposeStack(context),
+}
+
+export default async function backends(): Promise<BackendsHookResult> {
+  return [composeStackFactory]
+}

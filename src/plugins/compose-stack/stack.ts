@@ -1,0 +1,164 @@
+/**
+ * The compose-stack backend (DESIGN.md §4.2): each checkout's stack is one compose project. The
+ * provider runs `up` and `logs` only, with `-p <project>`, the env of §3.5, the checkout's
+ * compose files and an override adding yard's labels; ps, down and nuke go to the engine,
+ * filtered by `com.docker.compose.project=<project>` and checked against `yard.dev/owner`.
+ */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+import {stringify} from 'yaml'
+
+import type {BackendContext, StackBackend, StackContainer, StackSpec, Target} from '../../core/backend.js'
+import {type ComposeProvider, type ComposeProviderId, requireComposeProvider} from '../../core/compose-provider.js'
+import {OperationError, RefusedError} from '../../core/errors.js'
+import {busyPorts} from '../../core/port-probe.js'
+import {ComposeBox} from './box.js'
+import {loadComposeModel} from './compose-model.js'
+import {Engine, type EngineContainer} from './engine.js'
+import {describeFixedPort, findFixedPorts} from './fixed-ports.js'
+import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL, planLabels, resourceLabels} from './labels.js'
+import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
+
+export class ComposeStack implements StackBackend {
+  readonly kind = 'stack'
+  readonly id = 'compose-stack'
+  readonly box: ComposeBox
+  private readonly engine: Engine
+  private provider?: Promise<ComposeProvider>
+
+  constructor(private readonly context: BackendContext) {
+    this.engine = new Engine('podman', context.runner)
+    this.box = new ComposeBox(this.engine, context)
+  }
+
+  private projectFilter(target: Target): string[] {
+    return [`${COMPOSE_PROJECT_LABEL}=${target.project}`]
+  }
+
+  /** The project's containers, volumes and networks, split into this owner's and others'. */
+  private async ownership(target: Target): Promise<Ownership> {
+    const [containers, volumes, networks] = await Promise.all([
+      this.engine.containers(this.projectFilter(target)),
+      this.engine.volumes(this.projectFilter(target)),
+      this.engine.networks(this.projectFilter(target)),
+    ])
+    return new Ownership(target, containers, volumes, networks)
+  }
+
+  private detectProvider(preference: string): Promise<ComposeProvider> {
+    this.provider ??= requireComposeProvider(this.context.runner, {preference: preference as 'auto' | ComposeProviderId})
+    return this.provider
+  }
+
+  /** Runs the provider with the target's env (WORKTREE unset for main, DESIGN.md §3.5). */
+  private runProvider(provider: ComposeProvider, target: Target, spec: StackSpec, files: string[], args: string[], inherit = false) {
+    const fileArgs = files.flatMap((file) => ['-f', file])
+    const env: Record<string, string | undefined> = {...spec.env}
+    if (target.isMain) env.WORKTREE = undefined
+    return this.context.runner.run(provider.command[0], [...provider.command.slice(1), '-p', target.project, ...fileArgs, ...args], {
+      env,
+      cwd: path.dirname(files[0]),
+      allowFailure: true,
+      stdio: inherit ? 'inherit' : 'pipe',
+    })
+  }
+
+  /**
+   * DESIGN.md §4.2 `up`. Refuses (exit 3) a project of another owner and busy host ports (ports
+   * this project's own running containers publish are skipped); warns about fixed host ports in
+   * a worktree; leaves a running project as it is.
+   * @throws RefusedError (exit 3); OperationError (exit 1) when the provider fails or a service does not run.
+   */
+  async up(target: Target, spec: StackSpec): Promise<void> {
+    const model = loadComposeModel(spec.files)
+    const ownership = await this.ownership(target)
+    if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
+    const own = ownership.containers
+    const busy = await busyPorts(target.ports, new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
+    if (busy.length > 0) throw busyPortError(target, busy, await this.engine.publishing())
+    if (!target.isMain) {
+      const base = {...this.context.env}
+      delete base.WORKTREE
+      for (const fixed of findFixedPorts(model.services, {...base, ...spec.env}, {...base, ...spec.mainEnv})) this.context.warn(describeFixedPort(fixed, target.name))
+    }
+    const running = (containers: EngineContainer[]) => new Set(containers.filter((container) => container.state === 'running').map((container) => container.labels[COMPOSE_SERVICE_LABEL]))
+    if (model.services.every((service) => running(own).has(service.name))) return
+    await this.engine.startContainers(own.filter((container) => container.state !== 'running').map((container) => container.id))
+
+    const provider = await this.detectProvider(spec.provider)
+    const plan = planLabels(model, target, {bareInOverride: provider.engine === 'docker'})
+    for (const volume of plan.create.volumes) if (!(await this.engine.volumeExists(volume))) await this.engine.createVolume(volume, resourceLabels(target))
+    for (const network of plan.create.networks) if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
+    const override = path.join(this.context.stateDir, 'stacks', target.project, 'labels.compose.yaml')
+    await fs.mkdir(path.dirname(override), {recursive: true})
+    await fs.writeFile(override, `# Written by yard for every \`yard up\` of ${target.project}: yard's labels (DESIGN.md §4.2).\n${stringify(plan.override)}`)
+    const result = await this.runProvider(provider, target, spec, [...spec.files, override], ['up', '-d'])
+
+    const after = await this.engine.containers(this.projectFilter(target))
+    const missing = model.services.filter((service) => !running(after).has(service.name)).map((service) => service.name)
+    if (result.exitCode !== 0 || missing.length > 0) {
+      const said = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
+      throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${result.exitCode}`, {
+        why: said || `${provider.id} exited ${result.exitCode}`,
+        fix: `see \`yard logs --worktree ${target.name}${missing.length > 0 ? ` ${missing.join(' ')}` : ''}\`; run with --verbose for the provider's command`,
+      })
+    }
+  }
+
+  /** Removes the project's containers and networks of this owner; volumes stay (DESIGN.md §4.2). */
+  async down(target: Target): Promise<string[]> {
+    const ownership = await this.ownership(target)
+    this.noteForeign(ownership)
+    return this.removeDown(ownership, false)
+  }
+
+  private async removeDown(ownership: Ownership, dryRun: boolean): Promise<string[]> {
+    const gone: string[] = []
+    const containers = ownership.containers
+    if (!dryRun) await this.engine.removeContainers(containers.map((container) => container.id))
+    gone.push(...containers.map((container) => `container ${container.name}`))
+    for (const network of ownership.networks) {
+      if (dryRun || (await this.engine.removeNetwork(network.name))) gone.push(`network ${network.name}`)
+      else this.context.warn(`kept network ${network.name}: a container still uses it (the box? \`yard box down\`)`)
+    }
+    return gone
+  }
+
+  private noteForeign(ownership: Ownership): void {
+    const foreign = ownership.foreign()
+    if (foreign.length > 0) this.context.warn(`note: left alone ${foreign.join(', ')}: labelled with project ${ownership.target.project} but not owned by this checkout`)
+  }
+
+  /**
+   * DESIGN.md §4.2 `nuke`: the box, then `down`, then the project's volumes of this owner — for a
+   * worktree only those named `<project>_…` (exact prefix). Nothing else; `dryRun` removes nothing.
+   */
+  async nuke(target: Target, options: {dryRun: boolean}): Promise<string[]> {
+    const box = await this.box.owned(target)
+    if (box && !options.dryRun) await this.box.down(target)
+    const ownership = await this.ownership(target)
+    this.noteForeign(ownership)
+    const gone = box ? [`container ${box.name}`] : []
+    gone.push(...(await this.removeDown(ownership, options.dryRun)))
+    const volumes = ownership.volumes.filter((volume) => target.isMain || volume.name.startsWith(`${target.project}_`)).map((volume) => volume.name)
+    if (!options.dryRun) await this.engine.removeVolumes(volumes)
+    return [...gone, ...volumes.map((volume) => `volume ${volume}`)]
+  }
+
+  /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */
+  async ps(target: Target): Promise<StackContainer[]> {
+    const ownership = await this.ownership(target)
+    return ownership.containers
+      .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
+      .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+  }
+
+  /** The provider's `logs`, on the terminal. */
+  async logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void> {
+    const provider = await this.detectProvider(spec.provider)
+    const result = await this.runProvider(provider, target, spec, spec.files, ['logs', ...(options.follow ? ['-f'] : []), ...options.services], true)
+    if (result.exitCode !== 0 && result.exitCode !== 130) throw new OperationError(`${provider.id} logs failed with exit code ${result.exitCode}`, {fix: 'check that the stack is up: yard ps'})
+  }
+}
+
+export {COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL}
