@@ -22,13 +22,17 @@ export const DEFAULT_BUDGETS: CacheBudgets = {cloneMs: 20 * 60_000, fetchMs: 5 *
 /**
  * Config that keeps every object a `--shared` clone borrows (DESIGN.md §5.1): no auto-gc from
  * fetch, no pruning even by an explicit `git gc`, no background maintenance; protocol v2 so a
- * fetch asks only for the refs it wants.
+ * fetch asks only for the refs it wants. And no bitmaps (bare repositories write them by
+ * default): git 2.39's `repack -a -d -k` that writes a bitmap leaves unreachable loose objects
+ * loose, so a cache whose force-pushed objects were loose would stay above the loose-object
+ * threshold and be maintained after every fetch; without a bitmap they go into the one pack.
  */
 export const PINS: ReadonlyArray<readonly [string, string]> = [
   ['gc.auto', '0'],
   ['gc.pruneExpire', 'never'],
   ['maintenance.auto', 'false'],
   ['protocol.version', '2'],
+  ['repack.writeBitmaps', 'false'],
 ]
 
 /** A bare clone has no fetch refspec; these mirror branches and tags (forced: force-pushes move them). */
@@ -49,9 +53,14 @@ export const MAINTENANCE_COMMANDS: ReadonlyArray<readonly string[]> = [
   ['pack-refs', '--all'],
 ]
 
-/** `git clone --bare -- <url> <repo>` within the clone budget. @throws OperationError with git's words. */
+/**
+ * `git clone --bare -- <url> <repo>` within the clone budget. `--no-local` makes a local path
+ * clone like any other (a pack, no hard links into the upstream's object files): `repack -k`
+ * packs unreachable loose objects only when a pack already exists (git 2.39 builtin/repack.c).
+ * @throws OperationError with git's words.
+ */
 export async function cloneBare(runner: ProcessRunner, url: string, repo: string, budgets: CacheBudgets): Promise<void> {
-  await runner.git(['clone', '--bare', '--quiet', '--', url, repo], {timeoutMs: budgets.cloneMs, budget: 'clone'})
+  await runner.git(['clone', '--bare', '--no-local', '--quiet', '--', url, repo], {timeoutMs: budgets.cloneMs, budget: 'clone'})
 }
 
 /**
