@@ -5,7 +5,8 @@
  * host's static busybox (no registry).
  */
 import {execFileSync, spawnSync} from 'node:child_process'
-import {chmodSync, copyFileSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 
 import {CONTAINERS_CONF_TEXT} from '../../src/core/containers-conf.js'
@@ -36,8 +37,11 @@ export function podmanEnv(state = podmanStateDir()): Record<string, string | und
 
 function conf(): string {
   if (!confDir) {
-    confDir = tempDir('yard-podman-conf')
-    writeFileSync(path.join(confDir, 'containers.conf'), CONTAINERS_CONF_TEXT)
+    // Not a tempDir(): cleanupTemp() after one describe must not take it from the next.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'yard-podman-conf-'))
+    writeFileSync(path.join(dir, 'containers.conf'), CONTAINERS_CONF_TEXT)
+    process.once('exit', () => rmSync(dir, {recursive: true, force: true}))
+    confDir = dir
   }
   return path.join(confDir, 'containers.conf')
 }

@@ -70,7 +70,8 @@ function mergeResources(into: Map<string, ComposeResource>, section: unknown): v
     if (body === null || body === undefined) known.bare = true
     else if (isMapping(body)) {
       if (body.external !== undefined && body.external !== false) known.external = true
-      known.labelsForm ??= labelsForm(body.labels)
+      const form = labelsForm(body.labels)
+      if (form) known.labelsForm ??= form
     }
     into.set(name, known)
   }
@@ -91,7 +92,8 @@ export function loadComposeModel(files: readonly string[]): ComposeModel {
         const service = services.get(name) ?? {name, ports: [], usesDefaultNetwork: true}
         if (isMapping(body)) {
           if (Array.isArray(body.ports)) service.ports.push(...body.ports)
-          service.labelsForm ??= labelsForm(body.labels)
+          const form = labelsForm(body.labels)
+          if (form) service.labelsForm ??= form
           if (body.networks !== undefined) {
             const names = Array.isArray(body.networks) ? body.networks.map(String) : isMapping(body.networks) ? Object.keys(body.networks) : []
             service.usesDefaultNetwork = names.includes('default')
