@@ -3,8 +3,10 @@
  * plumbing (a few milliseconds each), and GitCache instances whose runner records every argv.
  */
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, readFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
+import {crc32, deflateSync} from 'node:zlib'
 
 import type {BackendContext} from '../../../src/core/backend.js'
 import {ProcessRunner} from '../../../src/core/process.js'
@@ -37,6 +39,12 @@ export function hasObject(repo: string, oid: string): boolean {
   } catch {
     return false
   }
+}
+
+/** The ids among `oids` that `repo` cannot read (one `git cat-file --batch-check`). */
+export function missingObjects(repo: string, oids: string[]): string[] {
+  const lines = git(repo, ['cat-file', '--batch-check=%(objectname)'], oids.join('\n') + '\n').split('\n')
+  return lines.filter((line) => line.endsWith(' missing')).map((line) => line.split(' ')[0])
 }
 
 /**
@@ -131,3 +139,52 @@ export const PIN_LINES = [
   'remote.origin.fetch=+refs/heads/*:refs/heads/*',
   'remote.origin.fetch=+refs/tags/*:refs/tags/*',
 ]
+
+/** Writes a loose blob straight into `repo`'s object directory (as git would); returns its id. */
+export function writeLooseBlob(repo: string, content: string): string {
+  const body = Buffer.concat([Buffer.from(`blob ${Buffer.byteLength(content)}\0`), Buffer.from(content)])
+  const oid = createHash('sha1').update(body).digest('hex')
+  const dir = path.join(repo, 'objects', oid.slice(0, 2))
+  mkdirSync(dir, {recursive: true})
+  writeFileSync(path.join(dir, oid.slice(2)), deflateSync(body))
+  return oid
+}
+
+/**
+ * Writes a pack holding one blob, and its version-2 index, straight into `repo`'s
+ * `objects/pack/` (the formats of gitformat-pack(5)); returns the blob's id.
+ */
+export function writeBlobPack(repo: string, content: string): string {
+  const data = Buffer.from(content)
+  const oid = createHash('sha1').update(Buffer.concat([Buffer.from(`blob ${data.length}\0`), data])).digest()
+  // Object header: type 3 (blob) and the size, 4 bits then 7 bits per byte.
+  const header: number[] = []
+  let size = data.length
+  let byte = (3 << 4) | (size & 0x0f)
+  size >>= 4
+  while (size > 0) {
+    header.push(byte | 0x80)
+    byte = size & 0x7f
+    size >>= 7
+  }
+  header.push(byte)
+  const entry = Buffer.concat([Buffer.from(header), deflateSync(data)])
+  const packHead = Buffer.alloc(12)
+  packHead.write('PACK', 0)
+  packHead.writeUInt32BE(2, 4)
+  packHead.writeUInt32BE(1, 8)
+  const packBody = Buffer.concat([packHead, entry])
+  const packSum = createHash('sha1').update(packBody).digest()
+  const fanout = Buffer.alloc(256 * 4)
+  for (let index = oid[0]; index < 256; index++) fanout.writeUInt32BE(1, index * 4)
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(crc32(entry) >>> 0)
+  const offset = Buffer.alloc(4)
+  offset.writeUInt32BE(12)
+  const idxBody = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, oid, crc, offset, packSum])
+  const name = path.join(repo, 'objects', 'pack', `pack-${packSum.toString('hex')}`)
+  mkdirSync(path.dirname(name), {recursive: true})
+  writeFileSync(`${name}.pack`, Buffer.concat([packBody, packSum]))
+  writeFileSync(`${name}.idx`, Buffer.concat([idxBody, createHash('sha1').update(idxBody).digest()]))
+  return oid.toString('hex')
+}
