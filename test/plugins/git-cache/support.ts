@@ -109,11 +109,11 @@ export interface Harness {
 }
 
 /** A GitCache over a fresh root, recording argv and warnings; budgets may be shortened. */
-export function harness(options: {budgets?: Partial<CacheBudgets>; env?: Record<string, string>; root?: string; onSpawn?: (argv: string[]) => void} = {}): Harness {
+export function harness(options: {budgets?: Partial<CacheBudgets>; env?: Record<string, string>; root?: string; onSpawn?: (argv: string[]) => void; Runner?: typeof ProcessRunner} = {}): Harness {
   const argvs: string[][] = []
   const warnings: string[] = []
   const root = options.root ?? path.join(tempDir('yard-caches'), 'caches')
-  const runner = new ProcessRunner({
+  const runner = new (options.Runner ?? ProcessRunner)({
     env: {...gitEnv, ...options.env},
     onSpawn: (argv) => {
       argvs.push(argv)
