@@ -86,8 +86,8 @@ export class GitCache implements CacheBackend {
     } catch (error) {
       await emptyDirectory(paths.repo)
       await fs.rm(paths.marker, {force: true})
-      const why = error instanceof YardError ? (error.why ?? error.message) : String(error)
-      await writeRecord(paths, {...record, url: record.url ?? url, lastError: errorText(why)})
+      const why = errorText(error)
+      await writeRecord(paths, {...record, url: record.url ?? url, lastError: why})
       throw new OperationError(`could not clone ${url} into the cache ${paths.repo}`, {
         why,
         fix: 'check the url and your access to it (git ls-remote -- URL), then run yard cache add again',
@@ -145,7 +145,7 @@ export class GitCache implements CacheBackend {
         await pin(this.context.runner, paths.repo, fetchUrl, this.budgets)
         await fetchOrigin(this.context.runner, paths.repo, onDemand, this.budgets)
       } catch (error) {
-        const why = errorText(error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String(error))
+        const why = errorText(error)
         await writeRecord(paths, {...record, url: fetchUrl, lastError: why})
         return {...base, fetched: false, stale: true, staleSince: record.lastFetched ?? record.added, error: why, maintained: false}
       }

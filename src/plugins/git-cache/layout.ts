@@ -7,7 +7,7 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {OperationError, RefusedError} from '../../core/errors.js'
+import {OperationError, RefusedError, YardError} from '../../core/errors.js'
 import {CACHE_ENTRY_PATTERN, CACHE_KEY_PATTERN} from '../../core/repo-identity.js'
 
 /** The marker file that makes a directory a cache root yard may clean up. */
@@ -63,8 +63,12 @@ export function stamp(date = new Date()): string {
   return date.toISOString()
 }
 
-/** The last 2000 characters of git's words: enough to act on, small enough for a record. */
-export function errorText(text: string): string {
+/**
+ * What failed and git's words ("git fetch … failed with exit code 128: fatal: …", or which budget
+ * ran out), the last 2000 characters: enough to act on, small enough for a record.
+ */
+export function errorText(error: unknown): string {
+  const text = error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String(error)
   const trimmed = text.trim()
   return trimmed.length > 2000 ? trimmed.slice(-2000) : trimmed
 }
