@@ -22,8 +22,10 @@ export default class Exec extends BaseCommand {
         fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status',
       })
     }
-    const {args} = await this.parse(Exec, this.argv.slice(0, split))
-    const code = await execInBox(this.context, await loadRegistry(this.config), {name: args.name, argv: this.argv.slice(split + 1), tty: Boolean(process.stdin.isTTY)})
+    const command = this.argv.slice(split + 1)
+    const {args, argv} = await this.parse(Exec, this.argv.slice(0, split))
+    if (argv.length > 1) throw new InputError(`yard exec takes one worktree name before \`--\`, got ${argv.length}: ${argv.join(' ')}`, {fix: 'yard exec [NAME] -- CMD [ARG…]'})
+    const code = await execInBox(this.context, await loadRegistry(this.config), {name: args.name, argv: command, tty: Boolean(process.stdin.isTTY)})
     if (code !== 0) this.exit(code)
   }
 }

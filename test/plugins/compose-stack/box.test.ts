@@ -1,0 +1,123 @@
+/**
+ * The box and `yard exec` (DESIGN.md §4.2, cases/README.md case 11) on real podman with yard's
+ * default image, through the CLI in child processes (exec hands the terminal to podman) and in a
+ * real tmux pane for the terminal size.
+ */
+import {expect} from 'chai'
+import {execFileSync, spawnSync} from 'node:child_process'
+import path from 'node:path'
+
+import type {StackContainer} from '../../../src/core/backend.js'
+import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
+import {ensureDefaultImage, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
+import {projectRoot, yard} from '../../support/yard.js'
+
+const prefix = 'yardtest-s5'
+const devJs = path.join(projectRoot, 'bin', 'dev.js')
+
+describe('the box and yard exec (DESIGN.md §4.2)', function () {
+  this.timeout(300_000)
+  let repo: string
+  let feat: string
+  let state: string
+  let env: Record<string, string | undefined>
+
+  /** `yard …` as a child process: exec's output goes straight to the terminal (here: a pipe). */
+  function cli(args: string[]): {status: number; stdout: string; stderr: string} {
+    const childEnv: NodeJS.ProcessEnv = {...process.env}
+    for (const [key, value] of Object.entries(env)) {
+      if (value === undefined) delete childEnv[key]
+      else childEnv[key] = value
+    }
+    const result = spawnSync(process.execPath, [devJs, ...args], {cwd: repo, env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+    return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr}
+  }
+
+  before(async () => {
+    await prepareStackTests()
+    await ensureDefaultImage()
+    repo = makeRepo({'yard.toml': `[project]\nprefix = "${prefix}"\n\n[ports]\nWEB_PORT = 38600\n`})
+    feat = path.join(`${repo}-worktrees`, 'feat')
+    git(repo, 'worktree', 'add', '-q', '-b', 'wt/feat', feat)
+    writeFile(feat, 'notes.txt', 'untracked\n')
+    state = podmanStateDir()
+    env = podmanEnv(state)
+  })
+
+  after(() => {
+    sweep(prefix)
+    cleanupTemp()
+  })
+
+  it('yard image build reuses the image built for its recipe', async () => {
+    const build = await yard(['image', 'build', '--json'], {cwd: repo, env})
+    expect(build.exitCode, build.stderr).to.equal(0)
+    expect(build.json).to.deep.include({built: false, seconds: 0})
+    expect((build.json as {image: string}).image).to.match(/^localhost\/yard-default:[0-9a-f]{12}$/)
+  })
+
+  it('a stopped box is exit 1 with the hint; a missing `--` is exit 2', () => {
+    const stopped = cli(['exec', 'feat', '--', 'true'])
+    expect(stopped.status).to.equal(1)
+    expect(stopped.stderr).to.include('run `yard box up --worktree feat` first')
+    const noDashes = cli(['exec', 'feat', 'true'])
+    expect(noDashes.status).to.equal(2)
+    expect(noDashes.stderr).to.include('needs `--`')
+  })
+
+  it('box up starts the box on the stack network; exec runs in the worktree with its env and passes exit codes through', async () => {
+    const up = await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})
+    expect(up.exitCode, up.stderr).to.equal(0)
+    const ps = await yard(['box', 'ps', '--worktree', 'feat', '--json'], {cwd: repo, env})
+    expect((ps.json as StackContainer[]).map((row) => [row.service, row.container, row.state])).to.deep.equal([['box', `${prefix}-feat-box`, 'running']])
+
+    const shown = cli(['exec', 'feat', '--', 'sh', '-c', 'echo $WORKTREE; pwd; git status --short | wc -l'])
+    expect(shown.status, shown.stderr).to.equal(0)
+    expect(shown.stdout.trim().split('\n').map((line) => line.trim())).to.deep.equal(['feat', feat, '1'])
+    expect(cli(['exec', 'feat', '--', 'sh', '-c', 'exit 7']).status).to.equal(7)
+    expect(cli(['exec', 'feat', '--', 'no-such-command']).status).to.equal(127)
+    const again = await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})
+    expect(again.stdout).to.include('was already running')
+  })
+
+  it('in a 100×30 tmux pane exec starts at 30 100 and a running shell follows a resize to 80×20 (case 11)', async () => {
+    const socket = `yardtest-s-${process.pid}`
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+    const yardCommand = (args: string[]) => `cd ${quote(repo)} && YARD_STATE_DIR=${quote(state)} ${quote(process.execPath)} ${quote(devJs)} ${args.map(quote).join(' ')}`
+    const screen = () => tmux('capture-pane', '-p', '-t', 't')
+    const waitFor = async (pattern: RegExp) => {
+      for (let tries = 0; tries < 100; tries++) {
+        if (pattern.test(screen())) return
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      throw new Error(`tmux pane never showed ${pattern}:\n${screen()}`)
+    }
+    tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh')
+    try {
+      tmux('send-keys', '-t', 't', `clear; ${yardCommand(['exec', 'feat', '--', 'stty', 'size'])}; echo exec-done`, 'Enter')
+      await waitFor(/exec-done\s*$/m)
+      expect(screen()).to.match(/^30 100$/m)
+
+      tmux('send-keys', '-t', 't', `clear; ${yardCommand(['exec', 'feat', '--', 'sh'])}`, 'Enter')
+      tmux('send-keys', '-t', 't', 'echo in-box-$YARD_IN_BOX', 'Enter')
+      await waitFor(/(^|# )in-box-1$/m)
+      tmux('resize-window', '-t', 't', '-x', '80', '-y', '20')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      tmux('send-keys', '-t', 't', 'clear; stty size', 'Enter')
+      await waitFor(/(^|# )20 80$/m)
+    } finally {
+      spawnSync('tmux', ['-L', socket, 'kill-server'])
+    }
+  })
+
+  it('box down removes the box; with nothing running it says so and exits 0', async () => {
+    const down = await yard(['box', 'down', '--worktree', 'feat'], {cwd: repo, env})
+    expect(down.exitCode, down.stderr).to.equal(0)
+    expect(down.stdout).to.include(`removed container ${prefix}-feat-box`)
+    expect(down.stdout).to.include(`removed network ${prefix}-feat_default`)
+    const again = await yard(['box', 'down', '--worktree', 'feat'], {cwd: repo, env})
+    expect(again.exitCode).to.equal(0)
+    expect(again.stdout).to.include('nothing to do')
+  })
+})
