@@ -10,7 +10,7 @@ import {fileURLToPath} from 'node:url'
 import {COMPOSE_PROVIDERS, ComposeProviderId, describeProbes, detectComposeProvider, parseVersion} from './compose-provider.js'
 import {describeWrite, inspectContainersConf, writeContainersConf} from './containers-conf.js'
 import type {YardContext} from './context.js'
-import {YardError} from './errors.js'
+import {InputError, YardError} from './errors.js'
 import {probePodman} from './podman-probe.js'
 import {stateDir} from './state.js'
 import {findMainCheckout, openWorkspace} from './workspace.js'
@@ -234,8 +234,9 @@ export const configCheck: DoctorCheck = {
   async run(context) {
     try {
       await findMainCheckout(context)
-    } catch {
-      return {level: 'ok', detail: 'not inside a git repository: no project config to check'}
+    } catch (error) {
+      if (error instanceof InputError) return {level: 'ok', detail: `no project here (${error.message}): nothing to check`}
+      throw error
     }
     const workspace = await openWorkspace(context)
     const ports = Object.keys(workspace.config.ports).length

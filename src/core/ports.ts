@@ -3,7 +3,7 @@
  * every checkout and sandbox, with clashes.
  */
 import type {YardContext} from './context.js'
-import {buildTarget, IdentityRow, listIdentities, openWorkspace, targetName} from './workspace.js'
+import {buildTarget, IdentityRow, listIdentities, noteMissingCheckout, openWorkspace, targetName} from './workspace.js'
 
 /** Appendix A shape of one `yard ports` entry. */
 export interface PortsReport {
@@ -39,6 +39,7 @@ export async function targetPorts(context: YardContext, flag?: string): Promise<
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
+  noteMissingCheckout(target, context)
   const quiet = {...context, warn: () => {}}
   const others = isMain ? [] : (await listIdentities(workspace, quiet)).filter((row) => !row.target.isMain && row.target.name !== name)
   const kind = isMain ? 'main' : 'worktree'

@@ -2,13 +2,13 @@
  * The workspace: the main checkout found from git's common dir, its config, and the `Target`
  * of whichever checkout a command acts on (DESIGN.md §2, §3.3, §3.4).
  */
-import {realpathSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource, Target} from './backend.js'
-import {loadConfig, LOCAL_CONFIG_FILE, ProjectConfig} from './config.js'
+import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig} from './config.js'
 import type {YardContext} from './context.js'
-import {InputError} from './errors.js'
+import {InputError, OperationError} from './errors.js'
 import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from './identity.js'
 
 export interface Workspace {
@@ -22,6 +22,8 @@ export interface Workspace {
   owner: string
   /** Real path of the worktrees root (it may not exist yet). */
   worktreesRoot: string
+  /** Real path of the checkout holding the current directory (undefined when not known). */
+  currentCheckout?: string
 }
 
 function real(p: string): string {
@@ -34,39 +36,90 @@ function real(p: string): string {
   }
 }
 
+export interface MainCheckout {
+  /** Real path of the main checkout. */
+  mainPath: string
+  /** Real path of git's common dir. */
+  commonDir: string
+  /** Real path of the checkout (main or linked worktree) holding the current directory. */
+  checkoutPath: string
+}
+
 /**
  * Finds the main checkout from the current directory through git's common dir, so that commands
- * work from inside any worktree (DESIGN.md §3.3). Reads no config.
- * @throws InputError (exit 2) outside a git repository or in a bare repository.
+ * work from inside any worktree (DESIGN.md §3.3), and the checkout the directory is in. Reads no
+ * config. One `git rev-parse` (plus `git worktree list` from a linked worktree of a repository
+ * whose git dir is not `<main>/.git`).
+ * @throws InputError (exit 2) outside a git repository, inside a `.git` directory or a bare
+ *   repository; OperationError (exit 1) when git itself fails (not installed, unsafe ownership).
  */
-export async function findMainCheckout(context: YardContext): Promise<{mainPath: string; commonDir: string}> {
+export async function findMainCheckout(context: YardContext): Promise<MainCheckout> {
   // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
-  const result = await context.runner.git(['rev-parse', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
-  if (result.exitCode !== 0) {
-    throw new InputError(`${context.cwd} is not inside a git repository`, {
+  const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {cwd: context.cwd, allowFailure: true})
+  if (result.exitCode !== 0) throw revParseFailure(context.cwd, result.exitCode, result.stderr)
+  const [commonDir, gitDir, checkoutPath] = result.stdout.trim().split('\n').map((line) => real(path.resolve(context.cwd, line)))
+  if (path.basename(commonDir) === '.git') return {mainPath: path.dirname(commonDir), commonDir, checkoutPath}
+  if (gitDir === commonDir) return {mainPath: checkoutPath, commonDir, checkoutPath}
+  const [first] = await gitWorktreeEntries(context, checkoutPath)
+  if (first === undefined || first.bare) {
+    throw new InputError(`${commonDir} is a bare repository`, {
+      why: 'yard needs a main checkout (holding yard.toml); the worktrees of a bare repository have none',
+      fix: 'clone the repository normally (`git clone URL app`) and run yard inside it',
+    })
+  }
+  if (real(first.path) === commonDir) {
+    // `git init --separate-git-dir` without core.worktree: git itself cannot tell a linked
+    // worktree where the main checkout is (it reports the git dir).
+    throw new InputError(`git cannot tell where the main checkout of ${commonDir} is`, {
+      why: 'the repository keeps its git dir apart from the main checkout (--separate-git-dir), and linked worktrees do not record the main checkout\'s path',
+      fix: 'run yard from the main checkout, naming the target with --worktree NAME',
+    })
+  }
+  return {mainPath: real(first.path), commonDir, checkoutPath}
+}
+
+function revParseFailure(cwd: string, exitCode: number, stderr: string): Error {
+  if (exitCode === 127) {
+    return new OperationError('git is not installed or not on PATH', {why: 'yard finds your repository with git', fix: 'install git (scripts/setup-system, or your package manager), then run `yard doctor`'})
+  }
+  if (/not a git repository/i.test(stderr)) {
+    return new InputError(`${cwd} is not inside a git repository`, {
       why: 'yard works on the worktrees of one git repository, found from the current directory',
       fix: 'cd into your repository\'s main checkout or one of its worktrees (or run `git init` first)',
     })
   }
-  const commonDir = real(path.resolve(context.cwd, result.stdout.trim()))
-  if (path.basename(commonDir) === '.git') return {mainPath: path.dirname(commonDir), commonDir}
-  const configured = await context.runner.git(['--git-dir', commonDir, 'config', '--get', 'core.worktree'], {allowFailure: true})
-  if (configured.exitCode === 0) return {mainPath: real(path.resolve(commonDir, configured.stdout.trim())), commonDir}
-  throw new InputError(`${commonDir} is a bare repository (or a separate git dir without core.worktree)`, {
-    why: 'yard needs a main checkout (holding yard.toml) next to the repository\'s .git directory',
-    fix: 'clone the repository normally (`git clone URL app`) and run yard inside it',
-  })
+  if (/must be run in a work tree/i.test(stderr)) {
+    return new InputError(`${cwd} is inside a .git directory or a bare repository`, {
+      why: 'yard needs a checkout: the main one (holding yard.toml) or one of its worktrees',
+      fix: 'cd into the checkout (or clone the repository normally: `git clone URL app`)',
+    })
+  }
+  return new OperationError(`git could not read the repository at ${cwd}`, {why: stderr.trim() || `git rev-parse exited with ${exitCode}`, fix: 'fix what git reports, then try again'})
 }
 
 /**
  * Finds the main checkout (see findMainCheckout) and loads its config.
- * @throws InputError (exit 2) outside a git repository, in a bare repository, or for invalid config.
+ * @throws InputError (exit 2) outside a git repository, in a bare repository, for invalid config,
+ *   or for a worktrees root that holds the main checkout.
  */
 export async function openWorkspace(context: YardContext): Promise<Workspace> {
-  const {mainPath, commonDir} = await findMainCheckout(context)
+  const {mainPath, commonDir, checkoutPath} = await findMainCheckout(context)
   const config = loadConfig({mainPath, env: context.env, warn: context.warn})
   checkPins(config)
-  return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(mainPath), worktreesRoot: real(config.worktrees.root)}
+  const worktreesRoot = real(config.worktrees.root)
+  if (isInside(mainPath, worktreesRoot)) {
+    throw new InputError(`the worktrees root ${worktreesRoot} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) contains the main checkout ${mainPath}`, {
+      why: 'a worktree is named by its directory below the root, so the main checkout would pass for a worktree',
+      fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
+    })
+  }
+  return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(mainPath), worktreesRoot, currentCheckout: checkoutPath}
+}
+
+/** True when `child` is `parent` or lies below it (both real paths). */
+function isInside(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child)
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
 }
 
 /** Every pin must be a valid name with an offset in 1..89 (DESIGN.md §3.4). */
@@ -95,12 +148,16 @@ export function targetName(workspace: Workspace, context: YardContext, flag?: st
     if (chosen === 'main') return {name: 'main', isMain: true, source}
     return {name: validateName(chosen, source === 'flag' ? 'worktree name (--worktree)' : 'worktree name (YARD_WORKTREE)'), isMain: false, source}
   }
-  const relative = path.relative(workspace.worktreesRoot, real(context.cwd))
-  if (relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)) {
-    const name = relative.split(path.sep)[0]
-    return {name: validateName(name, `worktree name (from the directory ${path.join(workspace.worktreesRoot, name)})`), isMain: false, source: 'cwd'}
+  const checkout = workspace.currentCheckout
+  if (checkout === undefined || checkout === workspace.mainPath) return {name: 'main', isMain: true, source: 'main'}
+  const relative = path.relative(workspace.worktreesRoot, checkout)
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) {
+    throw new InputError(`${checkout} is a worktree outside yard's worktrees root ${workspace.worktreesRoot}`, {
+      why: 'yard names a worktree by its directory directly below the root; this one has no yard identity',
+      fix: `move it there (\`git worktree move ${checkout} ${path.join(workspace.worktreesRoot, path.basename(checkout))}\`), or name a target with --worktree NAME`,
+    })
   }
-  return {name: 'main', isMain: true, source: 'main'}
+  return {name: validateName(relative, `worktree name (from the directory ${checkout})`), isMain: false, source: 'cwd'}
 }
 
 export interface OffsetOptions {
@@ -155,7 +212,14 @@ export function buildTarget(workspace: Workspace, context: YardContext, name: st
 export async function resolveTarget(context: YardContext, flag?: string): Promise<{workspace: Workspace; target: Target}> {
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
-  return {workspace, target: buildTarget(workspace, context, name, isMain, {useEnvOffset: true})}
+  const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
+  noteMissingCheckout(target, context)
+  return {workspace, target}
+}
+
+/** Says so when a named worktree has no directory: its identity is shown all the same. */
+export function noteMissingCheckout(target: Target, context: YardContext): void {
+  if (!target.isMain && !existsSync(target.checkoutPath)) context.warn(`note: there is no worktree ${target.name} at ${target.checkoutPath}; this is the identity it would have`)
 }
 
 export interface GitWorktree {
@@ -170,7 +234,11 @@ export interface GitWorktree {
 
 /** Every worktree git knows (`git worktree list --porcelain`), main first. */
 export async function gitWorktrees(workspace: Workspace, context: YardContext): Promise<GitWorktree[]> {
-  const result = await context.runner.git(['worktree', 'list', '--porcelain'], {cwd: workspace.mainPath})
+  return gitWorktreeEntries(context, workspace.mainPath)
+}
+
+async function gitWorktreeEntries(context: YardContext, cwd: string): Promise<GitWorktree[]> {
+  const result = await context.runner.git(['worktree', 'list', '--porcelain'], {cwd})
   const entries: GitWorktree[] = []
   for (const block of result.stdout.split('\n\n')) {
     const lines = block.split('\n').filter(Boolean)
@@ -191,10 +259,13 @@ export async function gitWorktrees(workspace: Workspace, context: YardContext): 
   return entries
 }
 
-/** Worktrees under the root, as names (the first path component below it) with git's entry. */
-export async function worktreesUnderRoot(workspace: Workspace, context: YardContext): Promise<Array<{name: string; worktree: GitWorktree}>> {
+/**
+ * Worktrees under the root, as names (the first path component below it) with git's entry.
+ * `known`: the result of `gitWorktrees` when the caller already has it.
+ */
+export async function worktreesUnderRoot(workspace: Workspace, context: YardContext, known?: GitWorktree[]): Promise<Array<{name: string; worktree: GitWorktree}>> {
   const found: Array<{name: string; worktree: GitWorktree}> = []
-  for (const worktree of await gitWorktrees(workspace, context)) {
+  for (const worktree of known ?? (await gitWorktrees(workspace, context))) {
     const relative = path.relative(workspace.worktreesRoot, real(worktree.path))
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) continue
     found.push({name: relative, worktree})
@@ -210,18 +281,25 @@ export interface IdentityRow {
 
 /**
  * Main, every worktree under the root and every sandbox given, with clashes (DESIGN.md §3.4).
- * `WT_OFFSET` is ignored here (with a note), as it is by every listing.
+ * `WT_OFFSET` is ignored here (with a note), as it is by every listing. `underRoot`: the result
+ * of `worktreesUnderRoot` when the caller already has it.
  */
-export async function listIdentities(workspace: Workspace, context: YardContext, sandboxes: Array<{name: string; offset: number}> = []): Promise<IdentityRow[]> {
+export async function listIdentities(workspace: Workspace, context: YardContext, sandboxes: Array<{name: string; offset: number}> = [], underRoot?: Array<{name: string; worktree: GitWorktree}>): Promise<IdentityRow[]> {
   if (context.env.WT_OFFSET) context.warn('note: WT_OFFSET is ignored when listing every checkout; it applies only to commands that act on one target')
   const rows: IdentityRow[] = [{target: buildTarget(workspace, context, 'main', true, {useEnvOffset: false}), kind: 'main', clashesWith: []}]
   const invalid: string[] = []
-  for (const {name} of await worktreesUnderRoot(workspace, context)) {
+  for (const {name} of underRoot ?? (await worktreesUnderRoot(workspace, context))) {
     if (validNameOrUndefined(name) === undefined) {
       invalid.push(name)
       continue
     }
-    rows.push({target: buildTarget(workspace, context, name, false, {useEnvOffset: false}), kind: 'worktree', clashesWith: []})
+    try {
+      rows.push({target: buildTarget(workspace, context, name, false, {useEnvOffset: false}), kind: 'worktree', clashesWith: []})
+    } catch (error) {
+      // One worktree's broken yard.toml must not hide every other checkout.
+      if (!(error instanceof InputError)) throw error
+      context.warn(`warning: skipped worktree ${name}: ${error.message}`)
+    }
   }
   if (invalid.length > 0) context.warn(`warning: skipped worktrees whose directory names are not valid yard names: ${invalid.join(', ')}`)
   const worktreeNames = new Set(rows.map((row) => row.target.name))
