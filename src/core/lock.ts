@@ -79,10 +79,7 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
   const deadline = Date.now() + (options.waitMs ?? options.budgetMs)
   let delay = 10
   for (;;) {
-    try {
-      const handle = await fs.open(lockPath, 'wx')
-      await handle.writeFile(body)
-      await handle.close()
+    if (await createWithContent(lockPath, body)) {
       return {
         path: lockPath,
         async release() {
@@ -90,8 +87,6 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
           if (current?.text === body) await fs.rm(lockPath, {force: true})
         },
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
     }
     const current = await readOwner(lockPath)
     if (current === undefined) continue
@@ -112,6 +107,25 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
     }
     await sleep(delay)
     delay = Math.min(delay * 2, 200)
+  }
+}
+
+/**
+ * Creates `lockPath` holding `body` in one step: the content is written to a private file that is
+ * then hard-linked into place (link fails when the lock exists), so no other process ever sees
+ * an empty lock. Returns false when the lock already exists.
+ */
+async function createWithContent(lockPath: string, body: string): Promise<boolean> {
+  const draft = `${lockPath}.draft-${process.pid}-${Math.random().toString(16).slice(2)}`
+  await fs.writeFile(draft, body, {flag: 'wx'})
+  try {
+    await fs.link(draft, lockPath)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  } finally {
+    await fs.rm(draft, {force: true})
   }
 }
 

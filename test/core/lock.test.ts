@@ -96,4 +96,21 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
     expect(most).to.equal(1)
     expect(existsSync(file)).to.equal(false)
   })
+
+  it('never has two holders across processes (8 processes × 25 rounds)', async () => {
+    const dir = tempDir('lock')
+    const worker = new URL('../support/lock-worker.ts', import.meta.url).pathname
+    const results = await Promise.all(
+      Array.from({length: 8}, () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', worker, path.join(dir, 'x.lock'), path.join(dir, 'inside'), '25'])
+          let out = ''
+          child.stdout.on('data', (chunk) => (out += chunk))
+          child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`worker exited ${code}`))))
+        }),
+      ),
+    )
+    expect(results.map(Number)).to.deep.equal([0, 0, 0, 0, 0, 0, 0, 0])
+  })
 })
+
