@@ -8,7 +8,7 @@ import {existsSync} from 'node:fs'
 import type {BoxCapability, StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
-import {InputError, OperationError} from './errors.js'
+import {ExitCode, InputError, OperationError, YardError} from './errors.js'
 import {buildDefaultImage} from './image.js'
 import type {Registry} from './registry.js'
 import {openStack, StackSession} from './stack.js'
@@ -65,13 +65,18 @@ export async function boxPs(context: YardContext, registry: Registry, flag?: str
 /**
  * Runs argv in a checkout's box (DESIGN.md §4.2 `yard exec`); resolves with its exit code.
  * `name` is a worktree name or `main`; a worktree must exist (its directory under the root).
- * @throws InputError (exit 2) for an empty command or an unknown worktree; OperationError (exit 1) for a stopped box.
+ * @throws InputError (exit 2) for an empty command or an unknown worktree; OperationError (exit 1)
+ *   for a stopped box; YardError 125 when yard or the engine fails before the command runs.
  */
 export async function execInBox(context: YardContext, registry: Registry, options: {name?: string; argv: string[]; tty: boolean}): Promise<number> {
   if (options.argv.length === 0) {
     throw new InputError('no command given after --', {fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status'})
   }
-  const session = await openStack(context, registry, options.name)
+  const session = await openStack(context, registry, options.name).catch((error: unknown) => {
+    // yard's own failure before the command ran is 125, as `podman exec` reports its own (DESIGN.md §4.2).
+    if (error instanceof OperationError) throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
+    throw error
+  })
   if (!session.target.isMain && !existsSync(session.target.checkoutPath)) {
     throw new InputError(`there is no worktree ${session.target.name}: ${session.target.checkoutPath} does not exist`, {
       fix: `create it with \`yard worktree add ${session.target.name}\`, or name an existing worktree (yard ports --all lists them)`,
