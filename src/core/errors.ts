@@ -28,11 +28,27 @@ export interface YardErrorOptions {
   cause?: unknown
 }
 
+/**
+ * Marks every YardError, whichever copy of this module made it: a backend plugin imports the
+ * errors through `@yard-dev/cli/backend`, often from its own copy of the package, and its
+ * errors must still render with their exit code (DESIGN.md §7).
+ */
+const YARD_ERROR = Symbol.for('@yard-dev/cli.YardError')
+
 /** A failure the user can act on. `code` is the process exit code. */
 export class YardError extends Error {
   readonly code: ExitCodeValue
   readonly why?: string
   readonly fix?: string
+
+  /**
+   * `value instanceof YardError` holds for a YardError of any copy of this module (checked by a
+   * registered symbol); the subclasses keep the plain prototype check.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== YardError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[YARD_ERROR] === true
+  }
 
   constructor(code: ExitCodeValue, what: string, options: YardErrorOptions = {}) {
     super(what, options.cause === undefined ? undefined : {cause: options.cause})
@@ -40,6 +56,7 @@ export class YardError extends Error {
     this.code = code
     this.why = options.why
     this.fix = options.fix
+    Object.defineProperty(this, YARD_ERROR, {value: true})
   }
 
   /** The full message: what, why, how to fix. */

@@ -13,7 +13,11 @@ export const BACKEND_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/
 /** `1`, `"1"`, `"1.2"`, `"1.x"`, `"1.2.3"`: only the leading major counts. */
 const CONTRACT_STRING_PATTERN = /^(\d+)(?:\.(?:\d+|x))*$/
 
-const factorySchema = z.object({
+/**
+ * The shape of one element of a `yard:backends` hook's result (DESIGN.md §2), exported through
+ * the SDK. It checks the fields only; `checkFactory` also compares the contract major.
+ */
+export const backendFactorySchema = z.object({
   kind: z.enum(BACKEND_KINDS, {error: `must be one of ${BACKEND_KINDS.join(', ')}`}),
   id: z.string({error: 'must be a string'}).regex(BACKEND_ID_PATTERN, {error: 'must be lowercase letters, digits and dashes, starting with a letter or digit'}),
   contract: z.custom<number | string>((value) => contractMajor(value) !== undefined, {error: 'must be a contract version such as 1, "1" or "1.x"'}),
@@ -51,7 +55,7 @@ export function checkFactory(value: unknown, position: number, plugin: string): 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {status: 'broken', reason: `backend factory #${position} is ${describeValue(value)}, not an object`}
   }
-  const parsed = factorySchema.safeParse(value)
+  const parsed = backendFactorySchema.safeParse(value)
   if (!parsed.success) {
     const fields = value as Record<string, unknown>
     const problems = parsed.error.issues.map((issue) => {
