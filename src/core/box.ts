@@ -66,7 +66,8 @@ export async function boxPs(context: YardContext, registry: Registry, flag?: str
  * Runs argv in a checkout's box (DESIGN.md §4.2 `yard exec`); resolves with its exit code.
  * `name` is a worktree name or `main`; a worktree must exist (its directory under the root).
  * @throws InputError (exit 2) for an empty command or an unknown worktree; OperationError (exit 1)
- *   for a stopped box; YardError 125 when yard or the engine fails before the command runs.
+ *   for a stopped box; YardError 125 when yard or the engine fails before the command runs, or
+ *   the stack backend has no box.
  */
 export async function execInBox(context: YardContext, registry: Registry, options: {name?: string; argv: string[]; tty: boolean}): Promise<number> {
   if (options.argv.length === 0) {
@@ -82,7 +83,14 @@ export async function execInBox(context: YardContext, registry: Registry, option
       fix: `create it with \`yard worktree add ${session.target.name}\`, or name an existing worktree (yard ports --all lists them)`,
     })
   }
-  return boxOf(session).exec(session.target, options.argv, {tty: options.tty})
+  if (!session.stack.box) {
+    // No box to run in is also yard's own failure before the command runs: 125.
+    throw new YardError(ExitCode.execFailed, `the stack backend "${session.stack.id}" has no box`, {
+      why: 'a box is an optional capability of a stack backend, and this one has none: there is nothing to run the command in',
+      fix: `run the command on the host in ${session.target.checkoutPath}, or set [stack] backend = "compose-stack" in yard.toml for a box`,
+    })
+  }
+  return session.stack.box.exec(session.target, options.argv, {tty: options.tty})
 }
 
 /** The login shell `yard shell` starts: bash when the image has it, else sh. A fixed script, never user text. */
