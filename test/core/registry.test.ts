@@ -60,7 +60,7 @@ describe('loadRegistry', () => {
       hookFailure('yard-fixture-malformed', '0.2.0', 'backend factory #4 is null, not an object'),
       hookFailure('yard-fixture-malformed', '0.2.0', 'its yard:backends hook returned an object, not an array of backend factories'),
     ])
-    expect(registry.ids('cache')).to.deep.equal([])
+    expect(registry.ids('cache')).to.not.include('fixture-cache')
   })
 
   it('reports a factory declaring contract major 2 as incompatible and does not offer it', async () => {
@@ -109,7 +109,8 @@ describe('loadRegistry', () => {
     const script = [
       `const {loadTestConfig} = await import(${moduleUrl('test/support/oclif-config.ts')})`,
       `const {loadRegistry} = await import(${moduleUrl('src/core/registry.ts')})`,
-      `const registry = await loadRegistry(await loadTestConfig(['hanging']), {timeoutMs: 100})`,
+      // 1 s, not 100 ms: a fresh process also transpiles the built-in hooks within the overall deadline (3 × timeout).
+      `const registry = await loadRegistry(await loadTestConfig(['hanging']), {timeoutMs: 1000})`,
       `process.stdout.write(JSON.stringify(registry.entries().filter((entry) => entry.plugin.startsWith('yard-fixture-'))))`,
     ].join('\n')
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--no-warnings', '--input-type=module', '--eval', script], {
@@ -119,7 +120,7 @@ describe('loadRegistry', () => {
       timeout: 30_000,
     })
     expect(child.status, child.stderr).to.equal(0)
-    expect(JSON.parse(child.stdout)).to.deep.equal([hookFailure('yard-fixture-hanging', '0.0.1', 'its yard:backends hook did not answer within 100 ms')])
+    expect(JSON.parse(child.stdout)).to.deep.equal([hookFailure('yard-fixture-hanging', '0.0.1', 'its yard:backends hook did not answer within 1000 ms')])
   })
 
   it('reports every plugin when a hook module never finishes loading, instead of hanging', async () => {
