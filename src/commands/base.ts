@@ -5,7 +5,7 @@
 import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {createContext, YardContext} from '../core/context.js'
-import {YardError} from '../core/errors.js'
+import {RefusedError, YardError} from '../core/errors.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -32,6 +32,22 @@ export abstract class BaseCommand extends Command {
     return this.argv.includes('--verbose') || Boolean(process.env.DEBUG)
   }
 
+  /**
+   * Asks before a destructive step (DESIGN.md Appendix B). `yes` skips the question; without a
+   * terminal on stdin the question cannot be asked, which refuses like a "no".
+   * @throws RefusedError (exit 3) when declined or not askable; YardError (exit 130) on Ctrl-C.
+   */
+  protected async confirmOrRefuse(question: string, options: {yes: boolean; flag: string}): Promise<void> {
+    if (options.yes) return
+    if (!process.stdin.isTTY) {
+      throw new RefusedError(`${question} Not confirmed: there is no terminal to ask on`, {fix: `pass ${options.flag} to go ahead without the question`})
+    }
+    const {confirm} = await import('../tui/confirm.js')
+    if (!(await confirm(question, {input: process.stdin, output: process.stderr}))) {
+      throw new RefusedError('declined: nothing was changed', {fix: `answer y to go ahead, or pass ${options.flag}`})
+    }
+  }
+
   /** Writes plain text to stdout unless `--json` is set. */
   protected print(text: string): void {
     if (!this.jsonEnabled()) this.log(text)
@@ -49,6 +65,22 @@ export abstract class BaseCommand extends Command {
         if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
       }
       return this.exit(error.code)
+    }
+    if (error instanceof Errors.CLIError) {
+      // oclif's own errors (unknown flag, bad flag value, missing argument): invalid input.
+      const parse = 'parse' in error
+      const code = parse ? 2 : (error.oclif?.exit ?? 1)
+      const message = error.message
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
+        .join('; ')
+      const fix = parse ? `run \`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` for its flags and arguments` : undefined
+      process.exitCode = code
+      if (this.jsonEnabled()) this.logJson({error: {code, message, fix}})
+      else this.logToStderr(error.message + (fix && !error.message.includes('--help') ? `\n  fix: ${fix}` : ''))
+      if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
+      return this.exit(code)
     }
     return super.catch(error)
   }

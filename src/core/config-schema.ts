@@ -34,6 +34,39 @@ export function tomlInteger(min: number, max: number) {
   })
 }
 
+/**
+ * Names a `[ports]` key may not take: the variables yard itself exports to stacks and boxes
+ * (DESIGN.md §3.5), anything starting with `YARD_`, and shell variables whose loss breaks a shell.
+ */
+export const RESERVED_PORT_KEYS: readonly string[] = [
+  'MAIN_REPO', 'WORKTREE', 'WT_OFFSET', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT', 'CONTAINERS_CONF', 'CONTAINER_HOST', 'DOCKER_HOST',
+  'PATH', 'HOME', 'USER', 'SHELL', 'PWD', 'OLDPWD', 'IFS', 'TERM', 'LANG', 'HOSTNAME', 'TMPDIR', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_OPTIONS',
+]
+
+/** `[ports]`: a table of environment variable name → base port (DESIGN.md §3.4, "Ports"). */
+function portsTable() {
+  const base = tomlInteger(1, MAX_PORT_BASE)
+  return z.unknown().transform((value, context) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      context.addIssue({code: 'custom', message: `expected a table of NAME = base port, got ${describeValue(value)}`})
+      return z.NEVER
+    }
+    const ports: Record<string, number> = {}
+    for (const [key, raw] of Object.entries(value)) {
+      if (!PORT_KEY_PATTERN.test(key)) {
+        context.addIssue({code: 'custom', path: [key], message: 'a port key is an environment variable name: upper-case letters, digits and _, not starting with a digit'})
+      } else if (RESERVED_PORT_KEYS.includes(key) || key.startsWith('YARD_')) {
+        context.addIssue({code: 'custom', path: [key], message: `${key} is a variable yard or your shell already uses; exporting a port under that name would overwrite it`})
+      } else {
+        const parsed = base.safeParse(raw)
+        if (parsed.success) ports[key] = parsed.data
+        else context.addIssue({code: 'custom', path: [key], message: parsed.error.issues[0].message})
+      }
+    }
+    return ports
+  })
+}
+
 const text = () => z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).min(1, 'must not be empty')
 
 export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
@@ -50,7 +83,7 @@ export const projectTables = {
 
 /** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */
 export const checkoutTables = {
-  ports: z.record(z.string().regex(PORT_KEY_PATTERN, 'port keys are environment variable names (A-Z, 0-9, _)'), tomlInteger(1, MAX_PORT_BASE)),
+  ports: portsTable(),
   stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
   box: z.strictObject({image: text()}),
 }

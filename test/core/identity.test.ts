@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
 
@@ -18,8 +18,9 @@ import {
   validatePrefix,
 } from '../../src/core/identity.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
+import {copiedVectorsDir, readVectors, sharedVectorsDir} from '../support/vectors.js'
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/offsets.json', import.meta.url), 'utf8')) as {cases: Array<{name: string; cksum: number; offset: number}>}
+const vectors = readVectors<{cases: Array<{name: string; cksum: number; offset: number}>}>('offsets.json')
 
 describe('identity: offsets (DESIGN.md §3.4)', () => {
   after(cleanupTemp)
@@ -55,6 +56,13 @@ describe('identity: offsets (DESIGN.md §3.4)', () => {
       process.env.PATH = savedPath
     }
     expect(system.size).to.equal(samples.length)
+  })
+
+  it('keeps test/vectors/ equal to the shared vectors when they are beside the checkout', function () {
+    for (const name of ['offsets.json', 'identity.json']) {
+      if (!existsSync(sharedVectorsDir + name)) continue
+      expect(readFileSync(copiedVectorsDir + name, 'utf8'), name).to.equal(readFileSync(sharedVectorsDir + name, 'utf8'))
+    }
   })
 
   it('finds the feat/alpha clash of the vectors and the lowest free offset', () => {

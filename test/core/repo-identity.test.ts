@@ -1,15 +1,15 @@
 import {expect} from 'chai'
-import {readFileSync} from 'node:fs'
 
 import {InputError} from '../../src/core/errors.js'
 import {CACHE_ENTRY_PATTERN, cacheKey, identitySlug, repoIdentity} from '../../src/core/repo-identity.js'
+import {readVectors} from '../support/vectors.js'
 
 interface Vectors {
   cases: Array<{url: string; scheme: string; identity: string; key: string}>
   refused: string[]
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/identity.json', import.meta.url), 'utf8')) as Vectors
+const vectors = readVectors<Vectors>('identity.json')
 
 describe('repository identity and cache key (DESIGN.md §5.1)', () => {
   for (const vector of vectors.cases) {
