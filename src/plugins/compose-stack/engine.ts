@@ -47,6 +47,18 @@ function containerPorts(settings: unknown): Array<{host: number; container: numb
   return ports
 }
 
+/** A row of `podman ps --format json` (podman 4): ports as `{host_port, container_port, range}`. */
+function fromPodmanList(entry: Json): EngineContainer {
+  const ports: Array<{host: number; container: number}> = []
+  const running = entry.State === 'running'
+  for (const port of (Array.isArray(entry.Ports) ? entry.Ports : []) as Json[]) {
+    const range = Number(port.range ?? 1) || 1
+    for (let index = 0; running && index < range; index++) ports.push({host: Number(port.host_port) + index, container: Number(port.container_port) + index})
+  }
+  const names = Array.isArray(entry.Names) ? entry.Names.map(String) : []
+  return {id: String(entry.Id ?? ''), name: names[0] ?? '', state: String(entry.State ?? 'unknown'), labels: asRecord(entry.Labels), ports}
+}
+
 /** One engine CLI (`podman` or `docker`) through the process runner. */
 export class Engine {
   constructor(readonly command: EngineCommand, private readonly runner: ProcessRunner) {}
@@ -54,14 +66,15 @@ export class Engine {
   /** Every container (running or not) carrying all the labels given (`key=value`). */
   async containers(labels: readonly string[]): Promise<EngineContainer[]> {
     const filters = labels.flatMap((label) => ['--filter', `label=${label}`])
+    // podman lists everything read here in one call; docker's list is text, so docker gets ids, then inspect.
+    if (this.command === 'podman') return parseJsonArray((await this.runner.run('podman', ['ps', '--all', '--format', 'json', ...filters])).stdout).map(fromPodmanList)
     const ids = (await this.runner.run(this.command, ['ps', '--all', '--quiet', '--no-trunc', ...filters])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
     return this.inspectContainers(ids)
   }
 
   /** Every running container that publishes a host port (to tell who holds a busy port). */
   async publishing(): Promise<EngineContainer[]> {
-    const ids = (await this.runner.run(this.command, ['ps', '--quiet', '--no-trunc'])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
-    return (await this.inspectContainers(ids)).filter((container) => container.ports.length > 0)
+    return (await this.containers([])).filter((container) => container.state === 'running' && container.ports.length > 0)
   }
 
   /** The container of that exact name, or undefined. */
@@ -89,20 +102,21 @@ export class Engine {
 
   /** Volumes carrying all the labels given. */
   async volumes(labels: readonly string[]): Promise<EngineResource[]> {
-    const filters = labels.flatMap((label) => ['--filter', `label=${label}`])
-    const names = (await this.runner.run(this.command, ['volume', 'ls', '--quiet', ...filters])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
-    if (names.length === 0) return []
-    const result = await this.runner.run(this.command, ['volume', 'inspect', ...names])
-    return parseJsonArray(result.stdout).map((entry) => ({name: String(entry.Name ?? entry.name), labels: asRecord(entry.Labels ?? entry.labels)}))
+    return this.resources('volume', labels)
   }
 
   /** Networks carrying all the labels given. */
   async networks(labels: readonly string[]): Promise<EngineResource[]> {
+    return this.resources('network', labels)
+  }
+
+  private async resources(kind: 'volume' | 'network', labels: readonly string[]): Promise<EngineResource[]> {
     const filters = labels.flatMap((label) => ['--filter', `label=${label}`])
-    const names = (await this.runner.run(this.command, ['network', 'ls', '--quiet', ...filters])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+    const read = (entry: Json) => ({name: String(entry.Name ?? entry.name), labels: asRecord(entry.Labels ?? entry.labels)})
+    if (this.command === 'podman') return parseJsonArray((await this.runner.run('podman', [kind, 'ls', '--format', 'json', ...filters])).stdout).map(read)
+    const names = (await this.runner.run(this.command, [kind, 'ls', '--quiet', ...filters])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
     if (names.length === 0) return []
-    const result = await this.runner.run(this.command, ['network', 'inspect', ...names])
-    return parseJsonArray(result.stdout).map((entry) => ({name: String(entry.Name ?? entry.name), labels: asRecord(entry.Labels ?? entry.labels)}))
+    return parseJsonArray((await this.runner.run(this.command, [kind, 'inspect', ...names])).stdout).map(read)
   }
 
   async volumeExists(name: string): Promise<boolean> {
@@ -124,6 +138,10 @@ export class Engine {
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes containers by id. */
   async removeContainers(ids: readonly string[], graceSeconds = 10): Promise<void> {
     if (ids.length === 0) return
+    if (this.command === 'podman') {
+      await this.runner.run('podman', ['rm', '--force', '--time', String(graceSeconds), ...ids])
+      return
+    }
     await this.runner.run(this.command, ['stop', '--time', String(graceSeconds), ...ids], {allowFailure: true})
     await this.runner.run(this.command, ['rm', '--force', ...ids])
   }

@@ -9,15 +9,16 @@ import path from 'node:path'
 import {stringify} from 'yaml'
 
 import type {BackendContext, StackBackend, StackContainer, StackSpec, Target} from '../../core/backend.js'
-import {type ComposeProvider, type ComposeProviderId, requireComposeProvider} from '../../core/compose-provider.js'
-import {OperationError, RefusedError} from '../../core/errors.js'
+import type {ComposeProvider} from '../../core/compose-provider.js'
+import {OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
 import {ComposeBox} from './box.js'
 import {loadComposeModel} from './compose-model.js'
 import {Engine, type EngineContainer} from './engine.js'
 import {describeFixedPort, findFixedPorts} from './fixed-ports.js'
-import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL, planLabels, resourceLabels} from './labels.js'
+import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, planLabels, resourceLabels} from './labels.js'
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
+import {composeProvider, forgetComposeProvider} from './provider.js'
 
 export class ComposeStack implements StackBackend {
   readonly kind = 'stack'
@@ -46,7 +47,7 @@ export class ComposeStack implements StackBackend {
   }
 
   private detectProvider(preference: string): Promise<ComposeProvider> {
-    this.provider ??= requireComposeProvider(this.context.runner, {preference: preference as 'auto' | ComposeProviderId})
+    this.provider ??= composeProvider(this.context.runner, this.context.stateDir, preference)
     return this.provider
   }
 
@@ -71,6 +72,9 @@ export class ComposeStack implements StackBackend {
    */
   async up(target: Target, spec: StackSpec): Promise<void> {
     const model = loadComposeModel(spec.files)
+    // Detection runs while the engine is asked; a failure counts only when the provider is needed.
+    const detection = this.detectProvider(spec.provider)
+    detection.catch(() => undefined)
     const ownership = await this.ownership(target)
     if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
     const own = ownership.containers
@@ -85,7 +89,7 @@ export class ComposeStack implements StackBackend {
     if (model.services.every((service) => running(own).has(service.name))) return
     await this.engine.startContainers(own.filter((container) => container.state !== 'running').map((container) => container.id))
 
-    const provider = await this.detectProvider(spec.provider)
+    const provider = await detection
     const plan = planLabels(model, target, {bareInOverride: provider.engine === 'docker'})
     for (const volume of plan.create.volumes) if (!(await this.engine.volumeExists(volume))) await this.engine.createVolume(volume, resourceLabels(target))
     for (const network of plan.create.networks) if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
@@ -93,6 +97,7 @@ export class ComposeStack implements StackBackend {
     await fs.mkdir(path.dirname(override), {recursive: true})
     await fs.writeFile(override, `# Written by yard for every \`yard up\` of ${target.project}: yard's labels (DESIGN.md §4.2).\n${stringify(plan.override)}`)
     const result = await this.runProvider(provider, target, spec, [...spec.files, override], ['up', '-d'])
+    if (result.exitCode === 127) await forgetComposeProvider(this.context.stateDir)
 
     const after = await this.engine.containers(this.projectFilter(target))
     const missing = model.services.filter((service) => !running(after).has(service.name)).map((service) => service.name)
@@ -160,5 +165,3 @@ export class ComposeStack implements StackBackend {
     if (result.exitCode !== 0 && result.exitCode !== 130) throw new OperationError(`${provider.id} logs failed with exit code ${result.exitCode}`, {fix: 'check that the stack is up: yard ps'})
   }
 }
-
-export {COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL}
