@@ -6,7 +6,8 @@
  * major is recorded (`broken` / `incompatible`, with the reason) and skipped; loading the
  * registry never throws because of a plugin.
  */
-import type {Interfaces} from '@oclif/core'
+import {Errors, Interfaces, ModuleLoader} from '@oclif/core'
+import {tsPath} from '@oclif/core/config'
 
 import {Backend, BackendContext, BackendFactory, BackendKind} from './backend.js'
 import {InputError, OperationError, YardError} from './errors.js'
@@ -147,9 +148,9 @@ const registries = new WeakMap<Interfaces.Config, Promise<Registry>>()
  * call and returns the same registry afterwards (one hook run per process and Config; later
  * options are ignored).
  *
- * Each hook gets `timeoutMs` to answer; the whole run gets three times that, so a plugin whose
- * module never finishes loading cannot hang the CLI (every plugin is then reported). Never
- * rejects because of a plugin: failures become `broken` / `incompatible` entries.
+ * Each plugin's hook gets `timeoutMs` to load and answer, on its own clock: a plugin whose module
+ * never finishes loading is reported alone and cannot hang the CLI. Never rejects because of a
+ * plugin: failures become `broken` / `incompatible` entries.
  */
 export function loadRegistry(config: Interfaces.Config, options: LoadRegistryOptions = {}): Promise<Registry> {
   let registry = registries.get(config)
@@ -164,41 +165,75 @@ type HookPlugin = Interfaces.Plugin
 
 async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Promise<Registry> {
   const plugins = config.getPluginsList().filter((plugin) => (plugin.hooks[BACKENDS_HOOK] ?? []).length > 0)
-  if (plugins.length === 0) return new Registry([])
-
-  // Not unref'd on purpose: oclif's own hook timer is, so without a referenced timer a hook that
-  // never settles lets the event loop drain and Node exits with 13 before any timeout fires.
-  let deadline: NodeJS.Timeout | undefined
-  const overrun = new Promise<'overrun'>((resolve) => {
-    deadline = setTimeout(() => resolve('overrun'), timeoutMs * 3)
-  })
-  let outcome: Awaited<ReturnType<Interfaces.Config['runHook']>> | 'overrun'
-  try {
-    // captureErrors: a hook calling `this.error()` must not abort the run for everyone.
-    outcome = await Promise.race([config.runHook(BACKENDS_HOOK, {}, timeoutMs, true), overrun])
-  } catch (error) {
-    return new Registry(plugins.map((plugin) => ({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook failed: ${errorMessage(error)}`)})))
-  } finally {
-    clearTimeout(deadline)
-  }
-  if (outcome === 'overrun') {
-    const reason = `its ${BACKENDS_HOOK} hook did not finish loading within ${timeoutMs * 3} ms`
-    return new Registry(plugins.map((plugin) => ({entry: brokenEntry(plugin, reason)})))
-  }
-
+  // Each plugin's hooks run on their own clock, so one that hangs (even while its module loads)
+  // is reported alone and every other plugin, the built-ins included, still registers.
+  const outcomes = await Promise.all(plugins.map((plugin) => runPluginHooks(config, plugin, timeoutMs)))
   const rows: RegistryRow[] = []
   const seen = new Map<string, string>()
-  // runHook reports in completion order; plugin load order keeps the listing stable.
-  for (const plugin of plugins) {
-    const successes = outcome.successes.filter((success) => success.plugin.name === plugin.name)
-    const failures = outcome.failures.filter((failure) => failure.plugin.name === plugin.name)
-    if (successes.length === 0 && failures.length === 0) {
-      rows.push({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook exports no function`)})
-    }
-    for (const success of successes) rows.push(...checkResult(plugin, success.result, seen))
-    for (const failure of failures) rows.push({entry: brokenEntry(plugin, failureReason(failure.error, timeoutMs))})
+  for (const [index, plugin] of plugins.entries()) {
+    const {results, failures} = outcomes[index]
+    if (results.length === 0 && failures.length === 0) rows.push({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook exports no function`)})
+    for (const result of results) rows.push(...checkResult(plugin, result, seen))
+    for (const failure of failures) rows.push({entry: brokenEntry(plugin, failure)})
   }
   return new Registry(rows)
+}
+
+/** The oclif hook context handed to `this` of a hook (as `Config.runHook` builds it). */
+function hookContext(config: Interfaces.Config) {
+  return {
+    config,
+    debug: () => {},
+    error(message: string | Error, options: {exit?: number} = {}) {
+      Errors.error(message, options as {exit: number})
+    },
+    exit(code = 0) {
+      Errors.exit(code)
+    },
+    log(message?: string, ...args: string[]) {
+      process.stdout.write([message ?? '', ...args].join(' ') + '\n')
+    },
+    warn(message: string | Error) {
+      Errors.warn(message)
+    },
+  }
+}
+
+const search = (module: Record<string, unknown>) =>
+  typeof module === 'function' ? module : typeof module.default === 'function' ? module.default : Object.values(module).find((value) => typeof value === 'function')
+
+/**
+ * Loads and calls each `yard:backends` hook of one plugin, each within `timeoutMs` (loading
+ * included). Never rejects: failures come back as reasons.
+ */
+async function runPluginHooks(config: Interfaces.Config, plugin: HookPlugin, timeoutMs: number): Promise<{results: unknown[]; failures: string[]}> {
+  const results: unknown[] = []
+  const failures: string[] = []
+  for (const hook of plugin.hooks[BACKENDS_HOOK] ?? []) {
+    const {identifier, target} = typeof hook === 'string' ? {identifier: 'default', target: hook} : hook
+    const run = (async () => {
+      const {module} = await ModuleLoader.loadWithData(plugin, await tsPath(plugin.root, target, plugin))
+      const hookFn = (module as Record<string, unknown>)[identifier] ?? (identifier === 'default' ? search(module as Record<string, unknown>) : undefined)
+      if (typeof hookFn !== 'function') return {found: false as const}
+      return {found: true as const, result: await hookFn.call(hookContext(config), {config, context: hookContext(config)})}
+    })()
+    // Not unref'd on purpose: a hook that never settles must still end in a reported time-out
+    // rather than an empty event loop (Node would exit 13 before anything is said).
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), timeoutMs)
+    })
+    try {
+      const outcome = await Promise.race([run, late])
+      if (outcome === 'late') failures.push(`its ${BACKENDS_HOOK} hook did not answer within ${timeoutMs} ms`)
+      else if (outcome.found) results.push(outcome.result)
+    } catch (error) {
+      failures.push(`its ${BACKENDS_HOOK} hook threw: ${errorMessage(error)}`)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  return {results, failures}
 }
 
 /** Sorts one hook's result into rows; `seen` maps kind/id to the plugin that provided it first. */
@@ -229,14 +264,6 @@ function checkResult(plugin: HookPlugin, result: unknown, seen: Map<string, stri
 
 function brokenEntry(plugin: HookPlugin, reason: string): BackendEntry {
   return {id: null, kind: null, plugin: plugin.name, version: plugin.version, contract: null, status: 'broken', error: reason}
-}
-
-/** oclif 4.14's runHook rejects a slow hook with exactly this message (config.js, withTimeout). */
-const OCLIF_TIMEOUT = /^Timed out after \d+ ms\.$/
-
-function failureReason(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && OCLIF_TIMEOUT.test(error.message)) return `its ${BACKENDS_HOOK} hook did not answer within ${timeoutMs} ms`
-  return `its ${BACKENDS_HOOK} hook threw: ${errorMessage(error)}`
 }
 
 function errorMessage(error: unknown): string {
