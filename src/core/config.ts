@@ -20,7 +20,7 @@ import {
   yardTomlSchema,
 } from './config-schema.js'
 import {InputError} from './errors.js'
-import {OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from './identity.js'
+import {NAME_PATTERN, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from './identity.js'
 import {stateDir} from './state.js'
 
 export const CONFIG_FILE = 'yard.toml'
@@ -171,6 +171,13 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     })
   }
 
+  const namespace = values.cluster?.namespace
+  if (namespace !== undefined && !(typeof namespace === 'string' && namespace.length <= 63 && NAME_PATTERN.test(namespace))) {
+    throw new InputError(`invalid Kubernetes namespace "${String(namespace)}" from ${originLabel(origins['cluster.namespace'], 'cluster', 'namespace')}`, {
+      why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters',
+      fix: `use "${prefixFromDirectory(String(namespace))}"`,
+    })
+  }
   const config = withDefaults(values, origins, mainPath, env)
   checkPortRanges(config, origins, files)
   return {...config, pins, origins, files}

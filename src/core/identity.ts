@@ -34,12 +34,12 @@ export function nameProblem(name: string): string | undefined {
   return undefined
 }
 
-/** A valid name close to `input`, for error messages. */
+/**
+ * A valid name close to `input`, for error messages: the name `worktree add --branch` would
+ * derive from it (DESIGN.md §3.1), so a suggestion never collides with another input's.
+ */
 export function suggestName(input: string): string {
-  const slug = cut(slugify(input), NAME_MAX)
-  if (slug === '') return `wt-${sha256Hex(input).slice(0, 4)}`
-  if (RESERVED_NAMES.includes(slug)) return `${slug}-wt`
-  return slug
+  return nameFromBranch(input)
 }
 
 /**

@@ -103,7 +103,7 @@ export class ProcessRunner {
       timedOut,
     }
     if (timedOut) {
-      outcome.exitCode = outcome.exitCode || 124
+      outcome.exitCode = 124 // as timeout(1)
       if (!options.allowFailure) {
         throw new OperationError(`${formatArgv(argv)} was stopped: it exceeded its ${options.budget ?? 'time'} budget of ${formatDuration(options.timeoutMs!)}`, {
           why: 'the command did not finish in time, so its whole process group was killed',

@@ -114,5 +114,8 @@ describe('config (DESIGN.md §3.2)', () => {
   it('refuses an invalid YARD_PREFIX or YARD_STACK_PROVIDER naming the variable', () => {
     expect(failure({}, {YARD_PREFIX: 'Nope!'}).message).to.contain('env YARD_PREFIX')
     expect(failure({}, {YARD_STACK_PROVIDER: 'kompose'}).message).to.contain('env:YARD_STACK_PROVIDER')
+    expect(failure({}, {YARD_NAMESPACE: 'Bad NS!'}).message).to.contain('invalid Kubernetes namespace "Bad NS!" from env YARD_NAMESPACE')
+    expect(failure({'yard.toml': '[cluster]\nnamespace = "a_b"\n'}).message).to.contain('yard.toml [cluster] namespace')
+    expect(failure({}, {YARD_STATE_DIR: 'relative/state'}).message).to.contain('YARD_STATE_DIR must be an absolute path')
   })
 })

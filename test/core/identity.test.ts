@@ -137,6 +137,18 @@ describe('identity: names and prefixes (DESIGN.md §3.1)', () => {
     })
   }
 
+  it('suggests what --branch would derive, so a/b and a-b are never suggested the same name', () => {
+    const suggestion = (name: string) => {
+      try {
+        validateName(name)
+      } catch (error) {
+        return /use "([^"]+)"/.exec((error as InputError).fix ?? '')?.[1]
+      }
+    }
+    expect(suggestion('a/b')).to.equal(nameFromBranch('a/b')).and.not.equal('a-b')
+    expect(suggestion('Feature.Auth')).to.match(/^feature-auth-[0-9a-f]{4}$/)
+  })
+
   it('accepts a 40-character name', () => {
     expect(validateName('a'.repeat(40))).to.equal('a'.repeat(40))
   })

@@ -62,6 +62,8 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
       expect((error as OperationError).message).to.match(/exceeded its fetch budget of 300 ms/)
     }
     expect(Date.now() - started).to.be.below(5000)
+    const allowed = await new ProcessRunner().run('sleep', ['30'], {timeoutMs: 100, allowFailure: true})
+    expect(allowed).to.include({exitCode: 124, timedOut: true})
     await new Promise((resolve) => setTimeout(resolve, 2000))
     expect(existsSync(marker), 'grandchild was killed with the group').to.equal(false)
   })
