@@ -44,6 +44,7 @@ export async function runAgent(cache: GitCache, root: string, options: CacheAgen
   const sweepMs = options.sweepMs ?? 10 * 60_000
   const nextDue = new Map<string, number>()
   const inFlight = new Map<string, Promise<void>>()
+  const attempted = new Set<string>()
   let nextSweep = 0
   let warnedUnmarked = false
 
@@ -57,9 +58,11 @@ export async function runAgent(cache: GitCache, root: string, options: CacheAgen
       }
       nextSweep = Date.now() + sweepMs
     }
-    const due = (await dueCaches(root, options.intervalMs, nextDue)).filter((item) => !inFlight.has(item.key))
+    // One pass refreshes each cache at most once.
+    const due = (await dueCaches(root, options.intervalMs, nextDue)).filter((item) => !inFlight.has(item.key) && !(options.once && attempted.has(item.key)))
     for (const item of due) {
       if (inFlight.size >= AGENT_CONCURRENCY) break
+      attempted.add(item.key)
       const work = refresh(cache, root, item, emit).finally(() => {
         nextDue.set(item.key, Date.now() + jitteredInterval(options.intervalMs))
         inFlight.delete(item.key)
@@ -129,8 +132,6 @@ async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, 
 }
 
 async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void): Promise<void> {
-  // Holding the lock, a `.cloning` marker can only be a crashed clone's.
-  await discardHalfClone(paths)
   const record = await readRecord(paths)
   if (isPresent(paths)) {
     if (record === undefined) {
@@ -139,8 +140,12 @@ async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentO
     }
     return
   }
+  // Not a repository (no HEAD), or — holding the lock — a crashed clone's leftovers.
   const {live} = await sortLeases(paths, options.probe, false)
-  if (live.length > 0) return
+  if (live.length > 0) {
+    await discardHalfClone(paths)
+    return
+  }
   const junk = [paths.repo, paths.marker, ...(record?.url ? [] : [paths.record])].filter((entry) => existsSync(entry))
   for (const entry of junk) {
     await fs.rm(entry, {recursive: true, force: true})

@@ -5,7 +5,7 @@
  * failed clone empties the directory (keeping the directory itself), removes the marker and
  * fails the caller at once.
  */
-import {promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 
 import type {
   BackendContext,
@@ -231,14 +231,13 @@ export class GitCache implements CacheBackend {
   }
 }
 
-/** A leftover `.cloning` marker means a clone crashed midway: empty the directory, drop the marker. */
+/**
+ * A leftover `.cloning` marker (seen while holding the lock) means a clone crashed midway: empty
+ * the directory (keeping it), drop the marker.
+ */
 export async function discardHalfClone(paths: CachePaths): Promise<boolean> {
-  try {
-    await fs.access(paths.marker)
-  } catch {
-    return false
-  }
-  await emptyDirectory(paths.repo)
+  if (!existsSync(paths.marker)) return false
+  if (existsSync(paths.repo)) await emptyDirectory(paths.repo)
   await fs.rm(paths.marker, {force: true})
   return true
 }
