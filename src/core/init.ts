@@ -5,6 +5,7 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import {atomicWrite} from './atomic-write.js'
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
 import {prefixFromDirectory, validatePrefix} from './identity.js'
@@ -117,19 +118,6 @@ export async function addToGitignore(file: string, entries: readonly string[]): 
   const separator = existing === '' || existing.endsWith('\n') ? '' : eol
   await atomicWrite(file, `${existing}${separator}${added.join(eol)}${eol}`)
   return added
-}
-
-async function atomicWrite(file: string, text: string, options: {replace?: boolean} = {}): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`)
-  try {
-    await fs.writeFile(temp, text, {flag: 'wx'})
-    const mode = await fs.stat(file).then((stat) => stat.mode & 0o7777, () => undefined)
-    if (mode !== undefined) await fs.chmod(temp, mode)
-    // link() refuses an existing target: no clobbering even when two inits race.
-    await (options.replace === false ? fs.link(temp, file) : fs.rename(temp, file))
-  } finally {
-    await fs.rm(temp, {force: true})
-  }
 }
 
 /**

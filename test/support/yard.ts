@@ -10,12 +10,16 @@ import {loadTestConfig} from './oclif-config.js'
 
 export {projectRoot} from './oclif-config.js'
 
-let cached: Promise<Config> | undefined
+const cached = new Map<string, Promise<Config>>()
 
-/** The CLI's oclif Config from src/ (no manifest, no user plugins), loaded once. */
-export function testConfig(): Promise<Config> {
-  cached ??= loadTestConfig()
-  return cached
+/**
+ * The CLI's oclif Config from src/ (no manifest, no user plugins), with the named fixture
+ * plugins of test/fixtures/plugins/ linked; loaded once per set of plugins.
+ */
+export function testConfig(fixturePlugins: string[] = []): Promise<Config> {
+  const key = fixturePlugins.join(',')
+  if (!cached.has(key)) cached.set(key, loadTestConfig(fixturePlugins))
+  return cached.get(key)!
 }
 
 export interface YardRun {
@@ -28,10 +32,10 @@ export interface YardRun {
 
 /**
  * Runs `yard <args>` with `cwd` and `env` (merged over process.env; undefined deletes a
- * variable), restoring both afterwards.
+ * variable), restoring both afterwards; `plugins` links fixture plugins (see `testConfig`).
  */
-export async function yard(args: string[], options: {cwd?: string; env?: Record<string, string | undefined>} = {}): Promise<YardRun> {
-  const config = await testConfig()
+export async function yard(args: string[], options: {cwd?: string; env?: Record<string, string | undefined>; plugins?: string[]} = {}): Promise<YardRun> {
+  const config = await testConfig(options.plugins)
   const savedCwd = process.cwd()
   const savedEnv = {...process.env}
   const savedExitCode = process.exitCode

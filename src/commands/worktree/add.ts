@@ -1,0 +1,58 @@
+import {Args, Flags} from '@oclif/core'
+
+import {InputError} from '../../core/errors.js'
+import {loadRegistry} from '../../core/registry.js'
+import {AddResult, addWorktree} from '../../core/worktree-add.js'
+import {registryBackends} from '../../core/worktree-backends.js'
+import {BaseCommand} from '../base.js'
+
+export default class WorktreeAdd extends BaseCommand {
+  static summary = 'Create a worktree on its own branch, forked from the default branch, with its own port offset'
+
+  static description = `The worktree goes to <worktrees root>/NAME on BRANCH (default wt/NAME). An existing local branch is checked out as it is; a branch that exists only as origin/BRANCH is created tracking it; otherwise a new branch is created without upstream (so a bare \`git push\` never lands on the base) from: --from REF, else YARD_WORKTREE_BASE / [worktrees] base, else origin/HEAD, else the first of origin/main, main, origin/master, master, else the current HEAD. The base's remote is fetched first (--no-fetch skips it); the base is printed and recorded as branch.<branch>.yardBase.
+A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.`
+
+  static examples = [
+    '<%= config.bin %> worktree add feat',
+    '<%= config.bin %> worktree add fix bugfix/login --from origin/release-2',
+    '<%= config.bin %> worktree add --branch feature/Login.v2',
+  ]
+
+  static args = {
+    name: Args.string({description: 'worktree name: a-z, 0-9 and inner -, at most 40 characters (default: derived from --branch)'}),
+    branch: Args.string({description: 'branch to check out or create (default: wt/NAME)'}),
+  }
+
+  static flags = {
+    branch: Flags.string({char: 'b', description: 'the branch; without NAME, the name is derived from it (feature/Login.v2 → feature-login-v2-<hash>)', helpValue: 'BRANCH'}),
+    from: Flags.string({description: 'base of a new branch: a branch, tag or commit (must resolve)', helpValue: 'REF'}),
+    fetch: Flags.boolean({description: 'fetch the base\'s remote first', default: true, allowNo: true}),
+  }
+
+  async run(): Promise<AddResult> {
+    const {args, flags} = await this.parse(WorktreeAdd)
+    if (args.branch !== undefined && flags.branch !== undefined) throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
+    const result = await addWorktree(this.context, {
+      name: args.name,
+      branch: args.branch ?? flags.branch,
+      from: flags.from,
+      fetch: flags.fetch,
+      backends: registryBackends(() => loadRegistry(this.config), this.context),
+    })
+    this.print(describe(result))
+    return result
+  }
+}
+
+function describe(result: AddResult): string {
+  const branch =
+    result.branchSource === 'existing'
+      ? `checked out the existing branch ${result.branch}`
+      : result.branchSource === 'remote'
+        ? `created branch ${result.branch} tracking ${result.upstream}`
+        : `created branch ${result.branch} without upstream`
+  const lines = [`worktree ${result.name} at ${result.path}`, `  ${branch}`]
+  if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
+  lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
+  return lines.join('\n')
+}

@@ -1,0 +1,60 @@
+import {Args, Flags} from '@oclif/core'
+
+import {loadRegistry} from '../../core/registry.js'
+import {registryBackends} from '../../core/worktree-backends.js'
+import {executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
+import {BaseCommand} from '../base.js'
+
+export default class WorktreeRemove extends BaseCommand {
+  static summary = 'Remove a worktree without losing work: refuse on unsaved work, archive transcripts, snapshot, tear down its stack'
+
+  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files or commits on no remote branch (with no remote: on neither its recorded base nor another branch), unless --force. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work is saved to refs/yard/removed/NAME-<UTC stamp>, the box and stack are torn down by the stack backend, git unregisters that one worktree, and its offset pin is deleted. The branch is kept.
+Asks for confirmation on a terminal; without one, pass --yes. A remove that stopped half-way, or a worktree whose directory was deleted by hand, finishes on the next call.`
+
+  static examples = ['<%= config.bin %> worktree remove feat', '<%= config.bin %> worktree remove feat --dry-run', '<%= config.bin %> worktree remove feat --force --yes']
+
+  static args = {
+    name: Args.string({description: 'the worktree to remove', required: true}),
+  }
+
+  static flags = {
+    force: Flags.boolean({description: 'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock or transcripts that cannot be archived; implies --yes', default: false}),
+    yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation', default: false}),
+    'dry-run': Flags.boolean({description: 'show the plan; change nothing', default: false}),
+  }
+
+  async run(): Promise<{plan: RemovalSummary; result?: RemovalResult}> {
+    const {args, flags} = await this.parse(WorktreeRemove)
+    const backends = registryBackends(() => loadRegistry(this.config), this.context)
+    const plan = await planRemoval(this.context, {name: args.name, force: flags.force, dryRun: flags['dry-run'], backends})
+    this.print(renderPlan(plan.summary, flags['dry-run']))
+    if (plan.refusal) throw plan.refusal
+    if (flags['dry-run']) return {plan: plan.summary}
+    await this.confirmOrRefuse(`Remove worktree ${args.name}?`, {yes: flags.yes || flags.force, flag: '--yes'})
+    const result = await executeRemoval(this.context, plan, {force: flags.force})
+    this.print(renderResult(result))
+    return {plan: plan.summary, result}
+  }
+}
+
+function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
+  const lines = [`${dryRun ? 'would remove' : 'removing'} worktree ${plan.name} (${plan.path})${plan.branch ? `, branch ${plan.branch}` : ''}`]
+  if (!plan.present) lines.push('  its directory is gone: nothing to check, archive or snapshot')
+  if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})`)
+  if (plan.transcripts) lines.push(`  archive ${plan.transcripts.files} transcript files to ${plan.transcripts.archive}`)
+  if (plan.snapshot) lines.push(`  save uncommitted work to refs/yard/removed/${plan.name}-<UTC stamp>`)
+  if ('skipped' in plan.stack) lines.push(`  stack: skipped (${plan.stack.skipped})`)
+  else lines.push(`  stack: box down and nuke through ${plan.stack.backend}${plan.stack.wouldRemove ? (plan.stack.wouldRemove.length === 0 ? ': nothing to remove' : plan.stack.wouldRemove.map((item) => `\n    ${item}`).join('')) : ''}`)
+  if (plan.registered) lines.push(`  git worktree remove ${plan.path}`)
+  if (plan.pin !== null) lines.push(`  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml`)
+  return lines.join('\n')
+}
+
+function renderResult(result: RemovalResult): string {
+  const lines = [`removed worktree ${result.name}`]
+  if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
+  if (result.snapshot) lines.push(`  uncommitted work saved to ${result.snapshot.ref}`, `  restore it with: ${result.snapshot.restore}`)
+  if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
+  if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: git branch -D ${result.branch}`)
+  return lines.join('\n')
+}

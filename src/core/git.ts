@@ -1,0 +1,108 @@
+/**
+ * The git facade (DESIGN.md §2; STYLE.md "Processes and git"): the few git questions and
+ * answers the worktree use cases share, each one git CLI call through the process adapter
+ * (argv arrays, `GIT_TERMINAL_PROMPT=0`, `LC_ALL=C`). Refs and paths that come from users are
+ * checked not to start with `-` before they get here.
+ */
+import type {ProcessRunner} from './process.js'
+
+/** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
+export async function resolveCommit(runner: ProcessRunner, cwd: string, ref: string): Promise<string | undefined> {
+  const result = await runner.git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {cwd, allowFailure: true})
+  return result.exitCode === 0 ? result.stdout.trim() : undefined
+}
+
+/** `refs/remotes/origin/x` for `origin/x`; undefined for a commit id or an expression (`HEAD~2`). */
+export async function fullRefName(runner: ProcessRunner, cwd: string, ref: string): Promise<string | undefined> {
+  const result = await runner.git(['rev-parse', '--symbolic-full-name', ref], {cwd, allowFailure: true})
+  const name = result.stdout.trim()
+  return result.exitCode === 0 && name.startsWith('refs/') ? name : undefined
+}
+
+export interface RefEntry {
+  /** The object id the ref points to. */
+  oid: string
+  /** For a symbolic ref (`refs/remotes/origin/HEAD`), the ref it points to. */
+  symref?: string
+}
+
+/**
+ * Reads exactly the named full refs in one `git for-each-ref`; absent refs are missing from
+ * the map.
+ */
+export async function readRefs(runner: ProcessRunner, cwd: string, refs: readonly string[]): Promise<Map<string, RefEntry>> {
+  const result = await runner.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', ...refs], {cwd})
+  const wanted = new Set(refs)
+  const found = new Map<string, RefEntry>()
+  for (const line of result.stdout.split('\n')) {
+    const [refname, oid, symref] = line.split('\0')
+    if (!wanted.has(refname)) continue
+    found.set(refname, symref ? {oid, symref} : {oid})
+  }
+  return found
+}
+
+/** The configured remotes (`git remote`). */
+export async function listRemotes(runner: ProcessRunner, cwd: string): Promise<string[]> {
+  const result = await runner.git(['remote'], {cwd})
+  return result.stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+}
+
+/** The remote a ref name like `origin/main` or `refs/remotes/origin/main` belongs to, if any. */
+export function remoteOf(ref: string, remotes: readonly string[]): string | undefined {
+  const short = ref.replace(/^refs\/remotes\//, '')
+  // Remote names may contain `/`: the longest one that prefixes the ref wins.
+  return [...remotes].sort((a, b) => b.length - a.length).find((remote) => short.startsWith(`${remote}/`))
+}
+
+/** Whether git accepts `branch` as a branch name (`git check-ref-format --branch`). */
+export async function isValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<boolean> {
+  const result = await runner.git(['check-ref-format', '--branch', branch], {cwd, allowFailure: true})
+  return result.exitCode === 0
+}
+
+export interface DirtyCounts {
+  /** Tracked files with staged or unstaged changes (deletions and renames included). */
+  modified: number
+  /** Untracked files that are not ignored. */
+  untracked: number
+}
+
+/** Counts of `git status --porcelain -z --untracked-files=all` in a checkout. */
+export async function dirtyCounts(runner: ProcessRunner, checkout: string): Promise<DirtyCounts> {
+  const result = await runner.git(['status', '--porcelain', '-z', '--untracked-files=all'], {cwd: checkout})
+  const counts: DirtyCounts = {modified: 0, untracked: 0}
+  const entries = result.stdout.split('\0')
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index]
+    if (entry.length < 3) continue
+    if (entry.startsWith('??')) counts.untracked++
+    else counts.modified++
+    // A rename or copy carries its source path as the next entry.
+    if (entry[0] === 'R' || entry[0] === 'C') index++
+  }
+  return counts
+}
+
+/**
+ * `branch.<name>.<key>` for every branch that has it, in one `git config --get-regexp`
+ * (keys are matched case-insensitively, as git does).
+ */
+export async function branchConfig(runner: ProcessRunner, cwd: string, key: string): Promise<Map<string, string>> {
+  const result = await runner.git(['config', '--null', '--get-regexp', `^branch\\..*\\.${key}$`], {cwd, allowFailure: true})
+  const values = new Map<string, string>()
+  for (const record of result.stdout.split('\0')) {
+    const newline = record.indexOf('\n')
+    if (newline === -1) continue
+    const variable = record.slice(0, newline)
+    values.set(variable.slice('branch.'.length, variable.length - key.length - 1), record.slice(newline + 1))
+  }
+  return values
+}
+
+/** Commits in `left` and not in `right`, and the other way round (`rev-list --left-right --count`). */
+export async function aheadBehind(runner: ProcessRunner, cwd: string, left: string, right: string): Promise<{ahead: number; behind: number} | undefined> {
+  const result = await runner.git(['rev-list', '--left-right', '--count', `${left}...${right}`, '--'], {cwd, allowFailure: true})
+  const match = /^(\d+)\s+(\d+)/.exec(result.stdout)
+  return result.exitCode === 0 && match ? {ahead: Number(match[1]), behind: Number(match[2])} : undefined
+}

@@ -1,0 +1,140 @@
+/**
+ * Offset pins (DESIGN.md §3.4): the `[worktree-offsets]` table of the main checkout's
+ * `yard.local.toml`, edited as text so that comments, blank lines and every other table survive.
+ * Each edit is re-parsed and compared with what was meant before it replaces the file
+ * (atomically). Callers hold the project's offsets lock (`offsetsLockPath`) around an edit.
+ */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+import {parse, TomlError} from 'smol-toml'
+
+import {atomicWrite} from './atomic-write.js'
+import {OperationError} from './errors.js'
+
+export const PINS_TABLE = 'worktree-offsets'
+
+/** The lock every offset decision and pin edit holds: `<git common dir>/yard/offsets.lock`. */
+export function offsetsLockPath(commonDir: string): string {
+  return path.join(commonDir, 'yard', 'offsets.lock')
+}
+
+/** How long a holder of the offsets lock may take (a `git worktree add` of a big repository included). */
+export const OFFSETS_LOCK_BUDGET_MS = 10 * 60_000
+
+type Table = Record<string, unknown>
+
+const HEADER = /^\s*\[\s*(?:worktree-offsets|"worktree-offsets"|'worktree-offsets')\s*\]\s*(?:#.*)?$/
+const ANY_HEADER = /^\s*\[/
+
+function keyLine(name: string): RegExp {
+  return new RegExp(`^\\s*(?:${name}|"${name}"|'${name}')\\s*=`)
+}
+
+/**
+ * The text with `name`'s pin set to `offset` (`offset` undefined: the pin's line removed).
+ * An existing line keeps its indentation and trailing comment; a new line goes after the
+ * table's last pin (in a table without pins, after its last comment line); a missing table is
+ * appended at the end.
+ * Pure: no fs. `name` must be a valid name (DESIGN.md §3.1), so it is a bare TOML key.
+ */
+export function editPinText(text: string, name: string, offset: number | undefined): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n'
+  const lines = text === '' ? [] : text.split(/\r?\n/)
+  // A final newline leaves one empty element behind; keep it out of the table's range.
+  const trailingNewline = lines.length > 0 && lines.at(-1) === ''
+  if (trailingNewline) lines.pop()
+  const header = lines.findIndex((line) => HEADER.test(line))
+  if (header === -1) {
+    if (offset === undefined) return text
+    const body = lines.length === 0 ? [] : [...lines, '']
+    return [...body, `[${PINS_TABLE}]`, `${name} = ${offset}`].join(eol) + eol
+  }
+  let end = lines.length
+  for (let index = header + 1; index < lines.length; index++) {
+    if (ANY_HEADER.test(lines[index])) {
+      end = index
+      break
+    }
+  }
+  const pattern = keyLine(name)
+  const at = lines.findIndex((line, index) => index > header && index < end && pattern.test(line))
+  if (at !== -1) {
+    if (offset === undefined) lines.splice(at, 1)
+    else lines[at] = lines[at].replace(/^(\s*)[^=]*=\s*[^#]*?(\s*(?:#.*)?)$/, `$1${name} = ${offset}$2`)
+  } else if (offset !== undefined) {
+    // After the last pin; in a table without pins, after its last comment ("# pins go below").
+    let lastPin = -1
+    let lastText = header
+    for (let index = header + 1; index < end; index++) {
+      if (/^\s*[^\s#]/.test(lines[index])) lastPin = index
+      if (lines[index].trim() !== '') lastText = index
+    }
+    lines.splice((lastPin === -1 ? lastText : lastPin) + 1, 0, `${name} = ${offset}`)
+  }
+  return lines.join(eol) + (trailingNewline || lines.length > 0 ? eol : '')
+}
+
+function parseToml(text: string): Table {
+  return parse(text, {integersAsBigInt: true}) as Table
+}
+
+const canonical = (value: unknown) => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
+
+/**
+ * Sets (`offset` a number) or deletes (`offset` undefined) the pin of `name` in `file`.
+ * Re-parses the edited text and writes it only when `[worktree-offsets]` holds exactly the
+ * intended change and every other value is unchanged. No change, no write.
+ * @returns the pin's previous value (undefined when there was none) and the file's previous text
+ *   (undefined when there was no file), for `restorePinFile`.
+ * @throws OperationError (exit 1) when the file cannot be read, parsed or written, or when the
+ *   edit would change anything else (an unusual layout such as a dotted `worktree-offsets.x`
+ *   key), naming the file and what to do.
+ */
+export async function writePin(file: string, name: string, offset: number | undefined): Promise<{previous: unknown; text: string | undefined}> {
+  const original = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined
+    throw new OperationError(`cannot read ${file}: ${error.message}`, {fix: 'check the file and its directory'})
+  })
+  const text = original ?? ''
+  let before: Table
+  try {
+    before = parseToml(text)
+  } catch (error) {
+    const where = error instanceof TomlError ? `:${error.line}:${error.column}` : ''
+    throw new OperationError(`cannot update the offset pin of ${name}: ${file}${where} is not valid TOML`, {
+      why: (error as Error).message.split('\n')[0],
+      fix: `correct ${file}, then run the command again`,
+    })
+  }
+  const pins = {...((before[PINS_TABLE] as Table | undefined) ?? {})}
+  const previous = pins[name]
+  if (offset === undefined ? previous === undefined : typeof previous === 'bigint' && previous === BigInt(offset)) return {previous, text: original}
+  const edited = editPinText(text, name, offset)
+  if (offset === undefined) delete pins[name]
+  else pins[name] = BigInt(offset)
+  const expected = {...before, [PINS_TABLE]: pins}
+  let after: Table | undefined
+  try {
+    after = parseToml(edited)
+  } catch {
+    after = undefined
+  }
+  const keep = (table: Table) => Object.fromEntries(Object.entries(table).filter(([key, value]) => !(key === PINS_TABLE && Object.keys(value as Table).length === 0)))
+  if (after === undefined || canonical(keep(after)) !== canonical(keep(expected))) {
+    throw new OperationError(`could not ${offset === undefined ? 'delete' : 'write'} the offset pin of ${name} in ${file} without changing anything else`, {
+      why: `yard edits the [${PINS_TABLE}] table as text and checks the result; this file's layout (a dotted or inline ${PINS_TABLE} key?) defeats that`,
+      fix: `write the pins as \`name = offset\` lines under a [${PINS_TABLE}] header in ${file}, then run the command again${offset === undefined ? '' : ` (or add \`${name} = ${offset}\` yourself)`}`,
+    })
+  }
+  try {
+    await atomicWrite(file, edited)
+  } catch (error) {
+    throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {fix: 'check the file and its directory', cause: error})
+  }
+  return {previous, text: original}
+}
+
+/** Puts back the text `writePin` replaced (undefined: the file did not exist, so it goes). */
+export async function restorePinFile(file: string, text: string | undefined): Promise<void> {
+  await (text === undefined ? fs.rm(file, {force: true}) : atomicWrite(file, text))
+}

@@ -1,0 +1,256 @@
+/**
+ * `yard worktree add` (DESIGN.md §4.1, §3.4): a worktree at `<root>/<name>` on the right branch,
+ * forked from the right base, with an offset that clashes with no other worktree or sandbox.
+ *
+ * Order: names checked → the base's remote fetched (a failure warns) → branch and base decided →
+ * under the project's offsets lock: the known offsets read, a clashing newcomer pinned, `git
+ * worktree add`, the base recorded → lock released. A failing `git worktree add` rolls back the
+ * branch and the pin it brought, so nothing is left behind.
+ */
+import path from 'node:path'
+
+import type {OffsetSource} from './backend.js'
+import {loadConfig} from './config.js'
+import type {YardContext} from './context.js'
+import {InputError, OperationError} from './errors.js'
+import {isValidBranchName, listRemotes, readRefs} from './git.js'
+import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
+import {withLock} from './lock.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, restorePinFile, writePin} from './pins.js'
+import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
+import type {WorktreeBackends} from './worktree-backends.js'
+import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
+
+/** How long `git fetch` of the base's remote may take before yard goes on without it. */
+export const FETCH_BUDGET_MS = 120_000
+
+export interface AddOptions {
+  /** NAME; derived from `branch` (DESIGN.md §3.1) when absent. */
+  name?: string
+  /** BRANCH; default `wt/<name>`. */
+  branch?: string
+  /** `--from REF`: the base of a new branch (must resolve). */
+  from?: string
+  /** Fetch the base's remote first (`--no-fetch` turns it off). */
+  fetch: boolean
+  backends: WorktreeBackends
+}
+
+/** How the branch came to be: created from the base, checked out as it was, or created tracking `origin/<branch>`. */
+export type BranchSource = 'new' | 'existing' | 'remote'
+
+export interface AddResult {
+  name: string
+  path: string
+  branch: string
+  branchSource: BranchSource
+  /** The branch's upstream (`origin/x` for `remote`); null for new branches, which get none. */
+  upstream: string | null
+  /** The base of a new branch, as recorded in `branch.<branch>.yardBase`; null otherwise. */
+  base: {ref: string; commit: string; source: BaseSource} | null
+  /** The remote fetched first, or null (none, `--no-fetch`, or the fetch failed). */
+  fetched: string | null
+  offset: number
+  offsetSource: OffsetSource
+  /** Set when yard pinned the offset: the names (worktrees, sandboxes) the hash offset clashed with. */
+  pinned: {hashOffset: number; clashedWith: string[]} | null
+}
+
+/** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
+export interface OffsetChoice {
+  offset: number
+  /** The offset to pin (write to `[worktree-offsets]`), when the current one must change. */
+  pin?: number
+  clashedWith: string[]
+  /** Every slot is taken: the clash stays (the caller warns). */
+  full: boolean
+}
+
+/**
+ * Chooses a new name's offset among the known ones: a sandbox of the same name is the same
+ * identity and lends its offset; a clash with any other name moves the newcomer to the lowest
+ * free offset in 1..89.
+ */
+export function chooseOffset(name: string, current: number, others: ReadonlyArray<{name: string; offset: number; kind: string}>): OffsetChoice {
+  const twin = others.find((other) => other.kind === 'sandbox' && other.name === name)
+  if (twin) return twin.offset === current ? {offset: current, clashedWith: [], full: false} : {offset: twin.offset, pin: twin.offset, clashedWith: [], full: false}
+  const clashedWith = others.filter((other) => other.name !== name && other.offset === current).map((other) => other.name).sort()
+  if (clashedWith.length === 0) return {offset: current, clashedWith, full: false}
+  const free = lowestFreeOffset(others.filter((other) => other.name !== name).map((other) => other.offset))
+  return free === undefined ? {offset: current, clashedWith, full: true} : {offset: free, pin: free, clashedWith, full: false}
+}
+
+/** The name and branch of a request: NAME [BRANCH], or `--branch BRANCH` alone (DESIGN.md §3.1, §4.1). */
+function nameAndBranch(options: AddOptions): {name: string; branch: string} {
+  if (options.name === undefined && options.branch === undefined) {
+    throw new InputError('worktree add needs a NAME or --branch BRANCH', {fix: 'run `yard worktree add NAME` or `yard worktree add --branch BRANCH`'})
+  }
+  const name = validateName(options.name ?? nameFromBranch(options.branch!), 'worktree name')
+  const branch = options.branch ?? `wt/${name}`
+  checkNotOption(branch, 'branch', 'choose a branch name that does not start with "-"')
+  if (options.from !== undefined) checkNotOption(options.from, '--from', 'name the base without a leading "-"')
+  return {name, branch}
+}
+
+/**
+ * Creates the worktree NAME (DESIGN.md §4.1).
+ * @throws InputError (exit 2) for an invalid name or branch, an unresolvable `--from`, a name
+ *   already used by a worktree, or a branch checked out elsewhere — before anything is created.
+ * @throws OperationError (exit 1) when `git worktree add` fails; what it had created is rolled back.
+ */
+export async function addWorktree(context: YardContext, options: AddOptions): Promise<AddResult> {
+  const {name, branch} = nameAndBranch(options)
+  const workspace = await openWorkspace(context)
+  const {mainPath} = workspace
+  const target = worktreePath(workspace, name)
+  const configured = configuredBase(workspace.config)
+
+  const fetched = options.fetch ? await fetchBaseRemote(context, mainPath, options.from, configured?.ref) : null
+  const localRef = `refs/heads/${branch}`
+  const remoteRef = `refs/remotes/origin/${branch}`
+  const [refs, validBranch] = await Promise.all([
+    readRefs(context.runner, mainPath, [localRef, remoteRef, ORIGIN_HEAD, ...DEFAULT_BASES]),
+    isValidBranchName(context.runner, mainPath, branch),
+  ])
+  const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
+  if (branchSource !== 'new' && options.from !== undefined) {
+    context.warn(`note: --from ${options.from} was ignored: ${branchSource === 'existing' ? `branch ${branch} exists and is checked out as it is` : `origin/${branch} exists, so ${branch} is created tracking it`}`)
+  }
+  if (branchSource === 'new' && !validBranch) {
+    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
+  }
+  const base = branchSource === 'new' ? await resolveBase(context, {mainPath, from: options.from, config: workspace.config, refs}) : undefined
+  if (base?.source === 'default-branch' && !base.recorded.startsWith('refs/remotes/')) {
+    context.warn(`note: no origin/HEAD or origin/main: forking from the local ${base.ref}`)
+  }
+
+  const lock = offsetsLockPath(workspace.commonDir)
+  const placed = await withLock(lock, {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree add ${name}`, warn: context.warn}, async () => {
+    // Pins and worktrees are read under the lock: another add may have written one meanwhile.
+    const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
+    const worktrees = await gitWorktrees(fresh, context)
+    checkConflicts(worktrees, {name, branch, target, branchSource})
+    const sandboxes = await options.backends.sandboxes(fresh)
+    const others = await knownOffsets(fresh, context, worktrees, sandboxes)
+    const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
+    const choice = chooseOffset(name, current.offset, others)
+    if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
+    const pinFile = fresh.config.files.local
+    const pinWrite = choice.pin === undefined ? undefined : await writePin(pinFile, name, choice.pin)
+    try {
+      await gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base})
+    } catch (error) {
+      await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
+      throw error
+    }
+    if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
+    return {current, choice}
+  })
+
+  const {current, choice} = placed
+  if (choice.pin !== undefined) {
+    const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
+    context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${choice.pin} in ${workspace.config.files.local}`)
+  }
+  return {
+    name,
+    path: target,
+    branch,
+    branchSource,
+    upstream: branchSource === 'remote' ? `origin/${branch}` : null,
+    base: base ? {ref: base.ref, commit: base.commit, source: base.source} : null,
+    fetched,
+    offset: choice.offset,
+    offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
+    pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
+  }
+}
+
+/**
+ * The offsets already taken (DESIGN.md §3.4): every worktree under the root (pin or hash; an
+ * offset does not depend on a worktree's own yard.toml, so a broken one cannot hide it) and
+ * every sandbox. `WT_OFFSET` plays no part.
+ */
+async function knownOffsets(workspace: Workspace, context: YardContext, worktrees: GitWorktree[], sandboxes: Array<{name: string; offset: number}>): Promise<Array<{name: string; offset: number; kind: string}>> {
+  const known = (await worktreesUnderRoot(workspace, context, worktrees))
+    .filter(({name}) => nameProblem(name) === undefined)
+    .map(({name}) => ({name, offset: resolveOffset(workspace, context, name, false, {useEnvOffset: false}).offset, kind: 'worktree'}))
+  return [...known, ...sandboxes.map((sandbox) => ({...sandbox, kind: 'sandbox'}))]
+}
+
+/**
+ * Fetches the base's remote (DESIGN.md §4.1). A failure warns and goes on.
+ * @returns the remote fetched, or null.
+ */
+async function fetchBaseRemote(context: YardContext, mainPath: string, from: string | undefined, configured: string | undefined): Promise<string | null> {
+  const remote = baseRemote(from, configured, await listRemotes(context.runner, mainPath))
+  if (remote === undefined) return null
+  const result = await context.runner.git(['fetch', '--quiet', remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch'})
+  if (result.exitCode === 0) return remote
+  const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : result.stderr.trim().split('\n').at(-1) || `exit code ${result.exitCode}`
+  context.warn(`warning: git fetch ${remote} failed (${why}); going on with the refs fetched before`)
+  return null
+}
+
+function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch: string; target: string; branchSource: BranchSource}): void {
+  const same = worktrees.find((worktree) => path.resolve(worktree.path) === request.target)
+  if (same) {
+    throw new InputError(`worktree ${request.name} already exists at ${request.target}`, {
+      why: 'each name has one worktree',
+      fix: `use it (cd ${request.target}), choose another name, or remove it first with \`yard worktree remove ${request.name}\``,
+    })
+  }
+  const holder = request.branchSource === 'existing' ? worktrees.find((worktree) => worktree.branch === request.branch) : undefined
+  if (holder) {
+    throw new InputError(`branch ${request.branch} is already checked out at ${holder.path}`, {
+      why: 'git checks a branch out in one worktree at a time',
+      fix: `use that checkout, or pass another branch: \`yard worktree add ${request.name} OTHER-BRANCH\``,
+    })
+  }
+}
+
+async function gitWorktreeAdd(context: YardContext, mainPath: string, request: {target: string; branch: string; branchSource: BranchSource; base?: Base}): Promise<void> {
+  const {target, branch, branchSource, base} = request
+  // `worktree add` takes no `--`: branch and base were checked not to start with `-`; target is absolute.
+  const args =
+    branchSource === 'existing'
+      ? ['worktree', 'add', '--quiet', target, branch]
+      : branchSource === 'remote'
+        ? ['worktree', 'add', '--quiet', '--track', '-b', branch, target, `origin/${branch}`]
+        : ['worktree', 'add', '--quiet', '--no-track', '-b', branch, target, base!.commit]
+  await context.runner.git(args, {cwd: mainPath})
+}
+
+/**
+ * Undoes what a failed `git worktree add` left: the branch it created (only while it still points
+ * where it was created), git's registration of the path, and the pin this call wrote.
+ */
+async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; pinnedOver?: {previous: unknown; text: string | undefined}}): Promise<void> {
+  const {mainPath} = workspace
+  const undone: string[] = []
+  if (state.branchSource !== 'existing') {
+    const ref = `refs/heads/${state.branch}`
+    const created = (await readRefs(context.runner, mainPath, [ref, `refs/remotes/origin/${state.branch}`]))
+    const expected = state.branchSource === 'new' ? state.base!.commit : created.get(`refs/remotes/origin/${state.branch}`)?.oid
+    if (created.has(ref) && expected !== undefined) {
+      const deleted = await context.runner.git(['update-ref', '-d', ref, expected], {cwd: mainPath, allowFailure: true})
+      if (deleted.exitCode === 0) undone.push(`deleted branch ${state.branch}`)
+      if (state.branchSource === 'remote') await context.runner.git(['config', '--remove-section', `branch.${state.branch}`], {cwd: mainPath, allowFailure: true})
+    }
+  }
+  const registered = (await gitWorktrees(workspace, context)).some((worktree) => path.resolve(worktree.path) === state.target)
+  if (registered) {
+    await context.runner.git(['worktree', 'remove', '--force', state.target], {cwd: mainPath, allowFailure: true})
+    undone.push(`unregistered ${state.target}`)
+  }
+  if (state.pinnedOver) {
+    // Still under the lock: nobody else has edited the file since, so its old text goes back as it was.
+    const {previous, text} = state.pinnedOver
+    await restorePinFile(state.pinFile, text).then(
+      () => undone.push(previous === undefined ? `deleted the pin of ${state.name}` : `restored the pin of ${state.name}`),
+      (error: Error) => context.warn(`warning: could not undo the pin of ${state.name} in ${state.pinFile}: ${error.message}`),
+    )
+  }
+  if (undone.length > 0) context.warn(`rolled back: ${undone.join('; ')}`)
+}
+

@@ -1,0 +1,113 @@
+/**
+ * `yard worktree list` (DESIGN.md §4.1, Appendix A): main first, then every worktree git knows
+ * under the root, with identity, dirty counts and ahead/behind, the per-worktree status gathered
+ * in parallel.
+ */
+import {existsSync} from 'node:fs'
+
+import type {OffsetSource} from './backend.js'
+import type {YardContext} from './context.js'
+import {aheadBehind, branchConfig, dirtyCounts, DirtyCounts} from './git.js'
+import {shortRef} from './worktree-base.js'
+import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from './workspace.js'
+
+/** The git config key recording a branch's base (DESIGN.md §4.1): `branch.<branch>.yardBase`. */
+export const BASE_KEY = 'yardBase'
+
+/** How many checkouts are asked about their status at once. */
+const STATUS_CONCURRENCY = 8
+
+/** One row of `yard worktree list --json` (DESIGN.md Appendix A). */
+export interface WorktreeRow {
+  name: string
+  /** Short branch name; null when detached. */
+  branch: string | null
+  path: string
+  /** Commit checked out; null when git does not know one (an unborn branch). */
+  head: string | null
+  /** The recorded base (`branch.<branch>.yardBase`, shortened), or null. */
+  base: string | null
+  offset: number
+  offsetSource: OffsetSource
+  project: string
+  /** Null when the directory is missing. */
+  dirty: DirtyCounts | null
+  /** Commits ahead of / behind the upstream, else the recorded base; null when there is neither. */
+  ahead: number | null
+  behind: number | null
+  /** The directory is gone (deleted by hand, or on a volume that is not mounted). */
+  missing: boolean
+  locked: boolean
+}
+
+/** Runs `work` over `items` with at most `limit` running at once, keeping the order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index])
+    }
+  }
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
+  return results
+}
+
+/**
+ * Lists main and the worktrees under the root (DESIGN.md §4.1). `WT_OFFSET` is ignored, with a
+ * note, as by every listing.
+ * @throws InputError (exit 2) outside a repository or for invalid config or pins.
+ */
+export async function listWorktrees(context: YardContext): Promise<WorktreeRow[]> {
+  const workspace = await openWorkspace(context)
+  const {mainPath} = workspace
+  const [all, bases, upstreams] = await Promise.all([
+    gitWorktrees(workspace, context),
+    branchConfig(context.runner, mainPath, BASE_KEY.toLowerCase()),
+    branchUpstreams(context, mainPath),
+  ])
+  const underRoot = await worktreesUnderRoot(workspace, context, all)
+  const identities = await listIdentities(workspace, context, [], underRoot)
+  const byName = new Map(underRoot.map((entry) => [entry.name, entry.worktree]))
+  const main = all.find((worktree) => worktree.path === mainPath) ?? all[0]
+  const checkouts = identities.map((row) => ({row, worktree: row.target.isMain ? main : byName.get(row.target.name)!}))
+  return mapLimit(checkouts, STATUS_CONCURRENCY, async ({row, worktree}) => {
+    const {target} = row
+    const missing = !existsSync(worktree.path)
+    const base = worktree.branch === undefined ? undefined : bases.get(worktree.branch)
+    const against = (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base
+    const [dirty, counts] = await Promise.all([
+      missing ? null : dirtyCounts(context.runner, worktree.path),
+      worktree.head !== undefined && against !== undefined ? aheadBehind(context.runner, mainPath, worktree.head, against) : undefined,
+    ])
+    return {
+      name: target.name,
+      branch: worktree.branch ?? null,
+      path: worktree.path,
+      head: worktree.head ?? null,
+      base: base === undefined ? null : shortRef(base),
+      offset: target.offset,
+      offsetSource: target.offsetSource,
+      project: target.project,
+      dirty,
+      ahead: counts?.ahead ?? null,
+      behind: counts?.behind ?? null,
+      missing,
+      locked: worktree.locked,
+    }
+  })
+}
+
+/** Short branch name → its upstream's full ref, for branches that have one. */
+async function branchUpstreams(context: YardContext, mainPath: string): Promise<Map<string, string>> {
+  const result = await context.runner.git(['for-each-ref', '--format=%(refname:lstrip=2)%00%(upstream)', 'refs/heads/'], {cwd: mainPath})
+  const upstreams = new Map<string, string>()
+  for (const line of result.stdout.split('\n')) {
+    const [branch, upstream] = line.split('\0')
+    if (branch && upstream) upstreams.set(branch, upstream)
+  }
+  return upstreams
+}
+
+

@@ -1,0 +1,245 @@
+/**
+ * `yard worktree remove` (DESIGN.md §4.1): plan first, so every refusal happens before anything is
+ * torn down; then, in order: transcripts archived → uncommitted work snapshotted to
+ * `refs/yard/removed/<name>-<UTC stamp>` → box down and stack nuke through the stack backend →
+ * `git worktree remove` of that one path (never a bare `git worktree prune`) → the pin deleted.
+ * The branch is kept. Every step checks whether it is still needed, so a remove that was
+ * interrupted, or a worktree whose directory was deleted by hand, finishes on the next call.
+ */
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+
+import type {Target} from './backend.js'
+import type {YardContext} from './context.js'
+import {ExitCode, InputError, RefusedError, YardError} from './errors.js'
+import {branchConfig, dirtyCounts, listRemotes} from './git.js'
+import {validateName} from './identity.js'
+import {withLock} from './lock.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, writePin} from './pins.js'
+import {restoreHint, snapshotWorktree} from './snapshot.js'
+import {archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
+import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
+import {BASE_KEY} from './worktree-list.js'
+import {buildTarget, GitWorktree, openWorkspace, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
+
+/** Work that removing the checkout would lose (DESIGN.md §4.1). */
+export interface UnsavedWork {
+  modified: number
+  untracked: number
+  /** Commits reachable from no remote-tracking branch (no remote: from neither the recorded base nor another branch). */
+  unpushed: number
+  /** What `unpushed` was counted against, for messages: "on no remote branch", "on no other branch", … */
+  against: string
+}
+
+/** What `remove` will do (and, with `--dry-run`, all it does). Also the `--json` shape of the plan. */
+export interface RemovalSummary {
+  name: string
+  path: string
+  branch: string | null
+  /** git has the worktree registered. */
+  registered: boolean
+  /** The directory exists. */
+  present: boolean
+  locked: boolean
+  /** Null when the directory is gone (nothing left to check). */
+  unsaved: UnsavedWork | null
+  /** Transcripts to archive, or null when the checkout has none. */
+  transcripts: {source: string; archive: string; files: number} | null
+  /** Uncommitted work will be saved to a `refs/yard/removed/…` ref. */
+  snapshot: boolean
+  /** The stack teardown: the backend (with `--dry-run`, what would go), or why it is skipped. */
+  stack: {backend: string; wouldRemove?: string[]} | {skipped: string}
+  /** The name's pin in yard.local.toml, deleted at the end. */
+  pin: number | null
+}
+
+export interface RemovalPlan {
+  summary: RemovalSummary
+  /** Set when the removal must not go ahead (unsaved work or a lock, without `--force`). */
+  refusal?: RefusedError
+  workspace: Workspace
+  target: Target
+  teardown?: StackTeardown
+}
+
+export interface RemovalResult {
+  name: string
+  path: string
+  branch: string | null
+  archived: {archive: string; copied: number; kept: number} | null
+  /** The ref holding the uncommitted work, and the commands that restore it. */
+  snapshot: {ref: string; restore: string} | null
+  /** What the stack teardown removed, or why it was skipped. */
+  stack: {backend: string; removed: string[]} | {skipped: string}
+  unregistered: boolean
+  pinRemoved: boolean
+}
+
+export interface RemoveOptions {
+  name: string
+  force: boolean
+  dryRun: boolean
+  backends: WorktreeBackends
+}
+
+/**
+ * Plans the removal of worktree NAME (DESIGN.md §4.1); changes nothing. Unsaved work and a
+ * locked worktree become `refusal` unless `force`.
+ * @throws InputError (exit 2) for an invalid name, a name with nothing to remove, or a directory
+ *   under the root that git does not know as a worktree.
+ */
+export async function planRemoval(context: YardContext, options: RemoveOptions): Promise<RemovalPlan> {
+  const name = validateName(options.name, 'worktree name')
+  const workspace = await openWorkspace(context)
+  const checkout = worktreePath(workspace, name)
+  const worktree = (await worktreesUnderRoot(workspace, context)).find((entry) => entry.name === name)?.worktree
+  const present = existsSync(checkout)
+  const pin = workspace.config.pins[name]
+  if (!worktree) {
+    if (present) {
+      throw new InputError(`${checkout} is not a worktree git knows`, {
+        why: 'yard removes only worktrees registered with git, so it never deletes a directory it did not make',
+        fix: `check it with \`git -C ${checkout} status\`; remove it yourself if it is not needed`,
+      })
+    }
+    if (pin === undefined) {
+      throw new InputError(`there is no worktree named ${name}`, {
+        why: `git has no worktree at ${checkout} and yard.local.toml has no pin for ${name}: nothing is left to remove`,
+        fix: 'see `yard worktree list`; a stack left behind goes with `yard nuke --worktree ' + name + '`',
+      })
+    }
+  }
+  const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
+  const [unsaved, transcriptFiles, teardown] = await Promise.all([
+    worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
+    present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
+    options.backends.stackTeardown(workspace, target),
+  ])
+  const archive = transcriptsArchive({configured: workspace.config.worktrees['transcripts-archive'], mainPath: workspace.mainPath, env: context.env, prefix: workspace.prefix, name})
+  const summary: RemovalSummary = {
+    name,
+    path: checkout,
+    branch: worktree?.branch ?? null,
+    registered: worktree !== undefined,
+    present,
+    locked: worktree?.locked ?? false,
+    unsaved,
+    transcripts: transcriptFiles.length > 0 ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length} : null,
+    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked > 0,
+    stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
+    pin: typeof pin === 'bigint' ? Number(pin) : null,
+  }
+  if (options.dryRun && !('skipped' in teardown)) summary.stack = {backend: teardown.backend, wouldRemove: await teardown.teardown(target, {dryRun: true})}
+  return {summary, refusal: options.force ? undefined : refusalOf(summary), workspace, target, teardown: 'skipped' in teardown ? undefined : teardown}
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`
+}
+
+/** The refusal for unsaved work or a lock (DESIGN.md §4.1), or undefined. */
+function refusalOf(summary: RemovalSummary): RefusedError | undefined {
+  const {unsaved, name} = summary
+  if (unsaved && unsaved.modified + unsaved.untracked + unsaved.unpushed > 0) {
+    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}`
+    return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
+      why: 'removing the worktree would lose it',
+      fix: `commit and push it, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp> and the branch${summary.branch ? ` ${summary.branch}` : ''} is kept`,
+    })
+  }
+  if (summary.locked) {
+    return new RefusedError(`worktree ${name} is locked`, {
+      why: 'someone locked it with `git worktree lock` (for example while its volume is unmounted)',
+      fix: `\`git worktree unlock ${summary.path}\`, or pass --force`,
+    })
+  }
+  return undefined
+}
+
+/** Modified and untracked files, and commits that exist nowhere else (DESIGN.md §4.1). */
+async function unsavedWork(context: YardContext, workspace: Workspace, checkout: string, worktree: GitWorktree): Promise<UnsavedWork> {
+  const [dirty, remotes, bases] = await Promise.all([
+    dirtyCounts(context.runner, checkout),
+    listRemotes(context.runner, workspace.mainPath),
+    worktree.branch === undefined ? new Map<string, string>() : branchConfig(context.runner, workspace.mainPath, BASE_KEY.toLowerCase()),
+  ])
+  let exclude: string[]
+  let against: string
+  if (remotes.length > 0) {
+    exclude = ['--remotes']
+    against = 'on no remote branch'
+  } else {
+    const base = worktree.branch === undefined ? undefined : bases.get(worktree.branch)
+    // `--exclude` applies to the next `--branches`: every branch except the worktree's own.
+    exclude = [...(base ? [base] : []), ...(worktree.branch ? [`--exclude=${worktree.branch}`] : []), '--branches']
+    against = base ? 'on neither its base nor another branch' : 'on no other branch'
+  }
+  const counted = await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {cwd: checkout, allowFailure: true})
+  // An unresolvable recorded base (deleted since) is left out rather than blocking the count.
+  const fallback = counted.exitCode === 0 ? counted : await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'], {cwd: checkout})
+  return {...dirty, unpushed: Number(fallback.stdout.trim()), against}
+}
+
+/**
+ * Carries out a plan (DESIGN.md §4.1 order). A step that fails stops the removal; what was done
+ * stays done and the next call finishes the rest.
+ * @throws the plan's refusal; RefusedError (exit 3) when the transcripts cannot be archived
+ *   (without `force`: nothing has been changed then); OperationError (exit 1) when a backend or
+ *   git fails.
+ */
+export async function executeRemoval(context: YardContext, plan: RemovalPlan, options: {force: boolean}): Promise<RemovalResult> {
+  if (plan.refusal) throw plan.refusal
+  const {summary, workspace, target, teardown} = plan
+  const {name, path: checkout} = summary
+  let archived: RemovalResult['archived'] = null
+  if (summary.transcripts) {
+    try {
+      archived = {archive: summary.transcripts.archive, ...(await archiveTranscripts(summary.transcripts.source, summary.transcripts.archive))}
+    } catch (error) {
+      const what = `cannot archive the transcripts of ${name} to ${summary.transcripts.archive}: ${(error as Error).message}`
+      if (!options.force) {
+        throw new RefusedError(what, {
+          why: 'removing the worktree would lose its agent transcripts; nothing has been removed',
+          fix: 'set YARD_TRANSCRIPTS_ARCHIVE or [worktrees] transcripts-archive to a writable directory, or pass --force to remove without archiving',
+        })
+      }
+      context.warn(`warning: ${what}; going on because of --force`)
+    }
+  }
+  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name) : undefined
+  const stack: RemovalResult['stack'] = teardown ? {backend: teardown.backend, removed: await tearDown(teardown, target, summary)} : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
+  if (summary.registered) {
+    const force = summary.locked ? ['--force', '--force'] : ['--force']
+    await context.runner.git(['worktree', 'remove', ...force, checkout], {cwd: workspace.mainPath})
+  }
+  let pinRemoved = false
+  if (summary.pin !== null) {
+    await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}, () => writePin(workspace.config.files.local, name, undefined))
+    pinRemoved = true
+  }
+  return {
+    name,
+    path: checkout,
+    branch: summary.branch,
+    archived,
+    snapshot: snapshot ? {ref: snapshot, restore: restoreHint(snapshot, name, summary.branch, checkout)} : null,
+    stack,
+    unregistered: summary.registered,
+    pinRemoved,
+  }
+}
+
+/** Box down and stack nuke; a failure keeps the worktree and says how to finish. */
+async function tearDown(teardown: StackTeardown, target: Target, summary: RemovalSummary): Promise<string[]> {
+  try {
+    return await teardown.teardown(target, {dryRun: false})
+  } catch (error) {
+    const yardError = error instanceof YardError ? error : undefined
+    throw new YardError(yardError?.code ?? ExitCode.failed, `the stack teardown of worktree ${summary.name} (${teardown.backend}) failed: ${(error as Error).message}`, {
+      why: yardError?.why ?? 'the stack backend could not remove the box or the stack',
+      fix: `${yardError?.fix ? `${yardError.fix}; then ` : ''}run \`yard worktree remove ${summary.name}\` again: the worktree${summary.snapshot ? ' and its snapshot are' : ' is'} kept, and the remove finishes where it stopped`,
+      cause: error,
+    })
+  }
+}
