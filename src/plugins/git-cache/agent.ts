@@ -113,7 +113,7 @@ async function dueCaches(root: string, intervalMs: number, nextDue: Map<string, 
 
 /**
  * Adopts unknown repositories and removes cache-named entries that are not repositories and
- * have no live borrower. Keys whose lock is held are left for the next sweep. Records with a
+ * have no live borrower. Keys whose lock is held (or that fail) are left for the next sweep. Records with a
  * url stay (a failed clone's error remains visible until `yard cache evict`).
  */
 async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void): Promise<void> {
@@ -122,8 +122,8 @@ async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, 
     try {
       await cache.withCacheLock(paths, 'sweep', 0, () => sweepKey(cache, paths, options, emit))
     } catch (error) {
-      if (!(error instanceof RefusedError)) throw error
-      emit({action: 'skipped', key, detail: 'busy: another writer holds its lock'})
+      // One key's trouble (busy, unreadable, no permission) never stops the agent.
+      emit({action: 'skipped', key, detail: error instanceof RefusedError ? 'busy: another writer holds its lock' : (error as Error).message})
       continue
     }
     // Taking the lock made `<key>.leases/`; a key with nothing else left loses it too.
