@@ -9,6 +9,15 @@ import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, git, harness, localConfig, makeUpstream, PIN_LINES} from './support.js'
 
+/** Resolves once `condition` holds; rejects after `ms`. */
+async function until(condition: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 describe('git-cache: the agent (acceptance 8)', function () {
   this.timeout(60_000)
   afterEach(() => cleanupTemp())
@@ -93,7 +102,7 @@ describe('git-cache: the agent (acceptance 8)', function () {
     const upstreams = Array.from({length: 6}, (_, index) => makeUpstream(`repo${index}`))
     for (const upstream of upstreams) {
       await h.cache.add(h.root, upstream)
-      git(h.paths(upstream).repo, ['config', 'remote.origin.uploadpack', 'sleep 0.3; git-upload-pack'])
+      git(h.paths(upstream).repo, ['config', 'remote.origin.uploadpack', 'sleep 0.6; git-upload-pack'])
     }
 
     // Every cache is due 0.8 × 100 ms after its clone: one pass fetches all six, four at a time.
@@ -110,7 +119,7 @@ describe('git-cache: the agent (acceptance 8)', function () {
     expect(fetches).to.deep.equal([])
     await h.cache.lease(h.root, upstreams[0], {kind: 'sandbox', name: 'feat'})
     await h.cache.ask(h.root, upstreams[0], {kind: 'sandbox', name: 'feat'})
-    for (let tries = 0; tries < 200 && !events.some((event) => event.action === 'fetched'); tries++) await new Promise((resolve) => setTimeout(resolve, 20))
+    await until(() => events.some((event) => event.action === 'fetched'))
     stop.abort()
     const totals = await loop
     expect(totals.fetched).to.deep.equal([h.paths(upstreams[0]).key])
@@ -118,14 +127,14 @@ describe('git-cache: the agent (acceptance 8)', function () {
     expect(events.find((event) => event.action === 'fetched')?.detail).to.include('on demand')
 
     // A short interval: the same cache is refreshed again and again.
-    fetches.length = 0
+    const first = h.paths(upstreams[0]).key
     const again = new AbortController()
-    const refreshing = h.cache.agent(h.root, {intervalMs: 200, once: false, pollMs: 20, signal: again.signal})
-    await new Promise((resolve) => setTimeout(resolve, 2000))
+    const seen: string[] = []
+    const refreshing = h.cache.agent(h.root, {intervalMs: 200, once: false, pollMs: 20, signal: again.signal, onEvent: (event) => event.action === 'fetched' && seen.push(event.key)})
+    await until(() => seen.filter((key) => key === first).length >= 3)
     again.abort()
     const refreshed = await refreshing
-    const first = h.paths(upstreams[0]).key
-    expect(refreshed.fetched.filter((key) => key === first).length).to.be.at.least(2)
+    expect(refreshed.fetched.filter((key) => key === first).length).to.be.at.least(3)
     expect(refreshed.failed).to.deep.equal([])
   })
 
