@@ -104,7 +104,8 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
     await new Promise<void>((resolve, reject) => {
       const started = Date.now()
       const poll = setInterval(() => {
-        if (existsSync(lock)) (clearInterval(poll), resolve())
+        // The holder creates the file, then writes it: wait for the content, not just the file.
+        if (existsSync(lock) && readFileSync(lock, 'utf8').endsWith('\n')) (clearInterval(poll), resolve())
         else if (Date.now() - started > 10_000) (clearInterval(poll), reject(new Error('the lock holder never took the lock')))
       }, 20)
     })
