@@ -23,6 +23,11 @@ export interface BenchRow {
   extra?: boolean
   /** A short remark printed after the figures. */
   note?: string
+  /**
+   * Label of the row this one's ratio is taken against, when not the bench's baseline (a bench
+   * that compares two pairs, e.g. the same commands on two repositories).
+   */
+  relativeTo?: string
   /** When set, the row is not run and is reported failed with this reason. */
   unavailable?: string
   /** Untimed work around each run, warm-ups included (e.g. remove what a timed `worktree add` made). */
@@ -45,8 +50,9 @@ export interface RowResult {
   medianMs: number | null
   minMs: number | null
   p90Ms: number | null
-  /** medianMs / the baseline's medianMs. */
+  /** medianMs / the baseline's medianMs (or that of the row named by `relativeTo`). */
   ratio: number | null
+  relativeTo?: string
   extra?: true
   note?: string
   /** Why the row has no figures: exit code and the first lines of the command's output. */
@@ -104,8 +110,8 @@ interface RowState {
  * @throws Error when `baseline` names no row (a mistake in the bench script).
  */
 export async function measureBench(spec: BenchSpec, config: RunConfig = readRunConfig()): Promise<BenchResult> {
-  if (!spec.rows.some((row) => row.label === spec.baseline)) {
-    throw new Error(`bench ${spec.name}: baseline '${spec.baseline}' is not one of its rows`)
+  for (const label of [spec.baseline, ...spec.rows.flatMap((row) => row.relativeTo ?? [])]) {
+    if (!spec.rows.some((row) => row.label === label)) throw new Error(`bench ${spec.name}: baseline '${label}' is not one of its rows`)
   }
 
   const states: RowState[] = spec.rows.map((row) => ({row, samples: [], error: row.unavailable}))
@@ -125,8 +131,8 @@ export async function measureBench(spec: BenchSpec, config: RunConfig = readRunC
     }
   }
 
-  const baselineMedian = median(states.find((state) => state.row.label === spec.baseline)!)
-  return {name: spec.name, baseline: spec.baseline, rows: states.map((state) => toRowResult(state, baselineMedian))}
+  const medianOf = (label: string) => median(states.find((state) => state.row.label === label)!)
+  return {name: spec.name, baseline: spec.baseline, rows: states.map((state) => toRowResult(state, medianOf(state.row.relativeTo ?? spec.baseline)))}
 }
 
 function rotate<T>(items: T[], by: number): T[] {
@@ -159,6 +165,7 @@ function toRowResult(state: RowState, baselineMedian: number | null): RowResult 
   }
   if (row.extra) result.extra = true
   if (row.note) result.note = row.note
+  if (row.relativeTo) result.relativeTo = row.relativeTo
   if (error !== undefined) result.error = error
   return result
 }
@@ -261,7 +268,7 @@ export function formatTable(result: BenchResult): string {
   const header = ['', 'runs', 'median', 'min', 'p90', '× base', '']
   const lines = result.rows.map((row) => {
     if (row.error !== undefined) return [row.label, String(row.runs), 'FAILED', '', '', '', row.error]
-    const remark = [row.label === result.baseline ? 'baseline' : '', row.extra ? 'extra' : '', row.note ?? '']
+    const remark = [row.label === result.baseline ? 'baseline' : '', row.relativeTo ? `× ${row.relativeTo}` : '', row.extra ? 'extra' : '', row.note ?? '']
     return [row.label, String(row.runs), ms(row.medianMs), ms(row.minMs), ms(row.p90Ms), ratio(row.ratio), remark.filter(Boolean).join('; ')]
   })
   const widths = header.map((cell, column) => Math.max(cell.length, ...lines.map((line) => (column === 6 ? 0 : line[column].length))))

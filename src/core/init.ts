@@ -58,8 +58,9 @@ ${prefixLine}
 # What new branches start from. Default: origin/HEAD, then origin/main, main, origin/master,
 # master. Env: YARD_WORKTREE_BASE.
 # base = "origin/main"
-# Where \`yard worktree remove\` archives agent transcripts (.yard/transcripts/).
-# Default: <state dir>/transcripts/<prefix>/<name>/. Env: YARD_TRANSCRIPTS_ARCHIVE.
+# Where \`yard worktree remove\` archives agent transcripts (.yard/transcripts/): each
+# worktree's go to <this>/<prefix>/<name>/. Default: <state dir>/transcripts.
+# Env: YARD_TRANSCRIPTS_ARCHIVE.
 # transcripts-archive = "/srv/yard/transcripts"
 
 [ports]

@@ -80,6 +80,12 @@ function parseToml(text: string): Table {
 
 const canonical = (value: unknown) => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
 
+/** What `writePin` replaced: the pin's previous value and the file's previous text (undefined: no file). */
+export interface PinWrite {
+  previous: unknown
+  text: string | undefined
+}
+
 /**
  * Sets (`offset` a number) or deletes (`offset` undefined) the pin of `name` in `file`.
  * Re-parses the edited text and writes it only when `[worktree-offsets]` holds exactly the
@@ -90,7 +96,7 @@ const canonical = (value: unknown) => JSON.stringify(value, (_key, item) => (typ
  *   edit would change anything else (an unusual layout such as a dotted `worktree-offsets.x`
  *   key), naming the file and what to do.
  */
-export async function writePin(file: string, name: string, offset: number | undefined): Promise<{previous: unknown; text: string | undefined}> {
+export async function writePin(file: string, name: string, offset: number | undefined): Promise<PinWrite> {
   const original = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined
     throw new OperationError(`cannot read ${file}: ${error.message}`, {fix: 'check the file and its directory'})

@@ -2,10 +2,11 @@
  * `yard worktree add` (DESIGN.md §4.1, §3.4): a worktree at `<root>/<name>` on the right branch,
  * forked from the right base, with an offset that clashes with no other worktree or sandbox.
  *
- * Order: names checked → the base's remote fetched (a failure warns) → branch and base decided →
- * under the project's offsets lock: the known offsets read, a clashing newcomer pinned, `git
- * worktree add`, the base recorded → lock released. A failing `git worktree add` rolls back the
- * branch and the pin it brought, so nothing is left behind.
+ * Order: names checked → the base's remote fetched (a failure warns) → under the project's
+ * offsets lock: refs and worktrees read at once, branch and base decided, then `git worktree add`
+ * while the known offsets (worktrees, pins, sandboxes) are read and a clashing newcomer is
+ * pinned, the base recorded → lock released. When either side fails, the worktree, the branch and
+ * the pin it brought are rolled back, so nothing is left behind.
  */
 import path from 'node:path'
 
@@ -13,10 +14,10 @@ import type {OffsetSource} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
-import {isValidBranchName, listRemotes, readRefs} from './git.js'
+import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, restorePinFile, writePin} from './pins.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -106,48 +107,44 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const configured = configuredBase(workspace.config)
 
   const fetched = options.fetch ? await fetchBaseRemote(context, mainPath, options.from, configured?.ref) : null
-  const localRef = `refs/heads/${branch}`
-  const remoteRef = `refs/remotes/origin/${branch}`
-  const [refs, validBranch] = await Promise.all([
-    readRefs(context.runner, mainPath, [localRef, remoteRef, ORIGIN_HEAD, ...DEFAULT_BASES]),
-    isValidBranchName(context.runner, mainPath, branch),
-  ])
-  const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
-  if (branchSource !== 'new' && options.from !== undefined) {
-    context.warn(`note: --from ${options.from} was ignored: ${branchSource === 'existing' ? `branch ${branch} exists and is checked out as it is` : `origin/${branch} exists, so ${branch} is created tracking it`}`)
-  }
-  if (branchSource === 'new' && !validBranch) {
-    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
-  }
-  const base = branchSource === 'new' ? await resolveBase(context, {mainPath, from: options.from, config: workspace.config, refs}) : undefined
-  if (base?.source === 'default-branch' && !base.recorded.startsWith('refs/remotes/')) {
-    context.warn(`note: no origin/HEAD or origin/main: forking from the local ${base.ref}`)
-  }
-
   const lock = offsetsLockPath(workspace.commonDir)
   const placed = await withLock(lock, {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree add ${name}`, warn: context.warn}, async () => {
-    // Pins and worktrees are read under the lock: another add may have written one meanwhile.
+    // Everything is read under the lock (another add may have written a pin meanwhile): the refs
+    // the branch and base depend on, the worktrees, then the sandboxes and pins.
     const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
-    const worktrees = await gitWorktrees(fresh, context)
+    const localRef = `refs/heads/${branch}`
+    const remoteRef = `refs/remotes/origin/${branch}`
+    const [refs, validBranch, worktrees] = await Promise.all([
+      readRefs(context.runner, mainPath, [localRef, remoteRef, ORIGIN_HEAD, ...DEFAULT_BASES]),
+      isValidBranchName(context.runner, mainPath, branch),
+      gitWorktrees(fresh, context),
+    ])
+    const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
+    const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
     checkConflicts(worktrees, {name, branch, target, branchSource})
-    const sandboxes = await options.backends.sandboxes(fresh)
-    const others = await knownOffsets(fresh, context, worktrees, sandboxes)
-    const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
-    const choice = chooseOffset(name, current.offset, others)
-    if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
+    // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
+    // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
-    const pinWrite = choice.pin === undefined ? undefined : await writePin(pinFile, name, choice.pin)
-    try {
-      await gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base})
-    } catch (error) {
+    let pinWrite: PinWrite | undefined
+    const deciding = (async () => {
+      const others = await knownOffsets(fresh, context, worktrees, await options.backends.sandboxes(fresh))
+      const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
+      const choice = chooseOffset(name, current.offset, others)
+      if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin)
+      return {current, choice}
+    })()
+    const [added, decided] = await Promise.allSettled([gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base}), deciding])
+    if (added.status === 'rejected' || decided.status === 'rejected') {
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
-      throw error
+      throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
     }
+    const {current, choice} = decided.value
+    if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
-    return {current, choice}
+    return {current, choice, branchSource, base}
   })
 
-  const {current, choice} = placed
+  const {current, choice, branchSource, base} = placed
   if (choice.pin !== undefined) {
     const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
     context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${choice.pin} in ${workspace.config.files.local}`)
@@ -164,6 +161,25 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
     pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
   }
+}
+
+/**
+ * The base of a new branch (DESIGN.md §4.1), undefined for an existing or remote-tracking one
+ * (with a note when `--from` is thereby ignored).
+ * @throws InputError (exit 2) for an invalid new branch name or an unresolvable `--from`.
+ */
+async function decideBase(context: YardContext, workspace: Workspace, request: {branch: string; branchSource: BranchSource; validBranch: boolean; from?: string; refs: Map<string, RefEntry>}): Promise<Base | undefined> {
+  const {branch, branchSource, from} = request
+  if (branchSource !== 'new') {
+    if (from !== undefined) context.warn(`note: --from ${from} was ignored: ${branchSource === 'existing' ? `branch ${branch} exists and is checked out as it is` : `origin/${branch} exists, so ${branch} is created tracking it`}`)
+    return undefined
+  }
+  if (!request.validBranch) {
+    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
+  }
+  const base = await resolveBase(context, {mainPath: workspace.mainPath, from, config: workspace.config, refs: request.refs})
+  if (base.source === 'default-branch' && !base.recorded.startsWith('refs/remotes/')) context.warn(`note: no origin/HEAD or origin/main: forking from the local ${base.ref}`)
+  return base
 }
 
 /**
@@ -225,23 +241,24 @@ async function gitWorktreeAdd(context: YardContext, mainPath: string, request: {
  * Undoes what a failed `git worktree add` left: the branch it created (only while it still points
  * where it was created), git's registration of the path, and the pin this call wrote.
  */
-async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; pinnedOver?: {previous: unknown; text: string | undefined}}): Promise<void> {
+async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; pinnedOver?: PinWrite}): Promise<void> {
   const {mainPath} = workspace
   const undone: string[] = []
+  // The worktree first: a branch checked out in a worktree is not deleted from under it.
+  const registered = (await gitWorktrees(workspace, context)).some((worktree) => path.resolve(worktree.path) === state.target)
+  if (registered) {
+    await context.runner.git(['worktree', 'remove', '--force', state.target], {cwd: mainPath, allowFailure: true})
+    undone.push(`removed ${state.target}`)
+  }
   if (state.branchSource !== 'existing') {
     const ref = `refs/heads/${state.branch}`
-    const created = (await readRefs(context.runner, mainPath, [ref, `refs/remotes/origin/${state.branch}`]))
+    const created = await readRefs(context.runner, mainPath, [ref, `refs/remotes/origin/${state.branch}`])
     const expected = state.branchSource === 'new' ? state.base!.commit : created.get(`refs/remotes/origin/${state.branch}`)?.oid
     if (created.has(ref) && expected !== undefined) {
       const deleted = await context.runner.git(['update-ref', '-d', ref, expected], {cwd: mainPath, allowFailure: true})
       if (deleted.exitCode === 0) undone.push(`deleted branch ${state.branch}`)
       if (state.branchSource === 'remote') await context.runner.git(['config', '--remove-section', `branch.${state.branch}`], {cwd: mainPath, allowFailure: true})
     }
-  }
-  const registered = (await gitWorktrees(workspace, context)).some((worktree) => path.resolve(worktree.path) === state.target)
-  if (registered) {
-    await context.runner.git(['worktree', 'remove', '--force', state.target], {cwd: mainPath, allowFailure: true})
-    undone.push(`unregistered ${state.target}`)
   }
   if (state.pinnedOver) {
     // Still under the lock: nobody else has edited the file since, so its old text goes back as it was.

@@ -185,4 +185,20 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(readFileSync(path.join(rootOf(repo), 'alpha'), 'utf8')).to.equal('a file where the worktree would go\n')
     expect(() => git(repo, 'config', '--get', 'branch.wt/alpha.yardBase')).to.throw()
   })
+
+  it('removes the new worktree and branch again when the pin cannot be written while git checks out', async () => {
+    const repo = makeRepo()
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const dotted = '# pins as dotted keys defeat the text edit\nworktree-offsets.other = 5\n'
+    writeFile(repo, 'yard.local.toml', dotted)
+    const run = await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})
+    expect(run.exitCode).to.equal(1)
+    expect(run.stderr).to.include('could not write the offset pin of alpha')
+    expect(run.stderr).to.match(/rolled back: removed .*alpha; deleted branch wt\/alpha/)
+    expect(existsSync(path.join(rootOf(repo), 'alpha'))).to.equal(false)
+    expect(hasBranch(repo, 'wt/alpha')).to.equal(false)
+    expect(registered(repo)).to.deep.equal([repo, path.join(rootOf(repo), 'feat')])
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal(dotted)
+  })
 })

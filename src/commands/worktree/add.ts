@@ -32,12 +32,14 @@ A name whose offset clashes with another worktree or sandbox is pinned to the lo
   async run(): Promise<AddResult> {
     const {args, flags} = await this.parse(WorktreeAdd)
     if (args.branch !== undefined && flags.branch !== undefined) throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
+    // The registry's plugins load while git answers; only sandbox backends are asked (under the lock).
+    const registry = loadRegistry(this.config)
     const result = await addWorktree(this.context, {
       name: args.name,
       branch: args.branch ?? flags.branch,
       from: flags.from,
       fetch: flags.fetch,
-      backends: registryBackends(() => loadRegistry(this.config), this.context),
+      backends: registryBackends(() => registry, this.context),
     })
     this.print(describe(result))
     return result

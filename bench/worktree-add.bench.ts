@@ -1,0 +1,49 @@
+/**
+ * `yard worktree add --no-fetch` (the built CLI, bin/run.js) against plain `git worktree add` of
+ * the same new branch from the same base, in the same run: on a generated repository (20,000
+ * files in 400 directories, 2,000 commits; cached between runs, see generated-repo.ts) and, when
+ * `BENCH_REPO` is set, on a local clone of that repository. Target: ≤ 1.15× on the generated one.
+ * Each run's worktree and branch are removed afterwards, untimed.
+ */
+import {execFile} from 'node:child_process'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+
+import {ensureBuilt, runJs, yardEnv} from './fixtures.js'
+import {cloneInto, generatedRepo} from './generated-repo.js'
+import {BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
+
+const log = (line: string) => process.stderr.write(`worktree-add: ${line}\n`)
+const git = promisify(execFile)
+const YARD_TOML = '[project]\nprefix = "bench"\n\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5432\n'
+
+const buildFailure = await ensureBuilt(log)
+const env = yardEnv(await makeScratchDir('state'))
+
+/** The two rows for one main checkout; `suffix` tells the repositories apart in labels. */
+async function rowsFor(main: string, suffix: string): Promise<BenchRow[]> {
+  const target = join(`${main}-worktrees`, 'bench')
+  // The base yard picks with --no-fetch in a clone: origin/HEAD. git gets the same commit.
+  const base = (await git('git', ['rev-parse', 'refs/remotes/origin/HEAD^{commit}'], {cwd: main})).stdout.trim()
+  const cleanUp = async () => {
+    await git('git', ['worktree', 'remove', '--force', target], {cwd: main}).catch(() => undefined)
+    await git('git', ['branch', '-q', '-D', 'wt/bench'], {cwd: main}).catch(() => undefined)
+  }
+  await cleanUp()
+  const gitLabel = `git worktree add${suffix}`
+  // The BENCH_REPO pair is compared with itself, not with the generated repository's git row.
+  const relativeTo = suffix === '' ? undefined : gitLabel
+  return [
+    {label: gitLabel, argv: ['git', 'worktree', 'add', '-q', '--no-track', '-b', 'wt/bench', target, base], cwd: main, env, afterEach: cleanUp, relativeTo},
+    {label: `yard worktree add --no-fetch${suffix}`, argv: [process.execPath, runJs, 'worktree', 'add', 'bench', '--no-fetch'], cwd: main, env, afterEach: cleanUp, unavailable: buildFailure, relativeTo},
+  ]
+}
+
+const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2_000}, YARD_TOML, log)
+const rows = await rowsFor(await cloneInto(generated, await makeScratchDir('generated'), 'app'), '')
+if (process.env.BENCH_REPO) {
+  log(`cloning BENCH_REPO ${process.env.BENCH_REPO}`)
+  rows.push(...(await rowsFor(await cloneInto(process.env.BENCH_REPO, await makeScratchDir('bench-repo'), 'repo'), ' (BENCH_REPO)')))
+}
+
+await reportBench(await measureBench({name: 'worktree-add', baseline: 'git worktree add', rows}))
