@@ -104,7 +104,7 @@ export async function ensureDefaultImage(): Promise<string> {
 export function webService(text: string, published: string): string {
   return [
     `    image: ${BUSYBOX_IMAGE}`,
-    `    command: ["sh", "-c", "trap 'exit 0' TERM; mkdir -p /www; echo \\"${text}\\" > /www/index.html; httpd -f -p 8080 -h /www & wait"]`,
+    `    command: ["sh", "-c", "trap 'exit 0' TERM; mkdir -p /www; echo \\"${text}\\" > /www/index.html; echo \\"serving ${text}\\"; httpd -f -p 8080 -h /www & wait"]`,
     '    ports:',
     `      - "${published}"`,
   ].join('\n')

@@ -87,7 +87,11 @@ export class ComposeStack implements StackBackend {
     }
     const running = (containers: EngineContainer[]) => new Set(containers.filter((container) => container.state === 'running').map((container) => container.labels[COMPOSE_SERVICE_LABEL]))
     if (model.services.every((service) => running(own).has(service.name))) return
-    await this.engine.startContainers(own.filter((container) => container.state !== 'running').map((container) => container.id))
+    const stopped = own.filter((container) => container.state !== 'running')
+    if (stopped.length > 0) {
+      await this.engine.startContainers(stopped.map((container) => container.id))
+      if (model.services.every((service) => running(own).has(service.name) || stopped.some((container) => container.labels[COMPOSE_SERVICE_LABEL] === service.name))) return
+    }
 
     const provider = await detection
     const plan = planLabels(model, target, {bareInOverride: provider.engine === 'docker'})

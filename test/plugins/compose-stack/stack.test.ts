@@ -5,6 +5,7 @@
  * collide between worktrees (cases/README.md case 6).
  */
 import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
 import {rmSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
@@ -13,7 +14,7 @@ import type {StackContainer} from '../../../src/core/backend.js'
 import {hashOffset} from '../../../src/core/identity.js'
 import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
 import {dataService, fetchText, podman, podmanEnv, podmanTry, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
-import {yard} from '../../support/yard.js'
+import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-s1'
 const WEB_BASE = 38200
@@ -91,12 +92,33 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
     expect(ids()).to.deep.equal(before)
   })
 
+  it('starts a stopped service again on up, keeping its container', async () => {
+    const id = podman('container', 'inspect', '--format', '{{.Id}}', `${PREFIX}-feat_web_1`)
+    podman('stop', '--time', '0', `${PREFIX}-feat_web_1`)
+    const up = await run(['up', '--worktree', 'feat'])
+    expect(up.exitCode, up.stderr).to.equal(0)
+    expect(podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}}', `${PREFIX}-feat_web_1`)).to.equal(`${id} running`)
+    expect(await fetchText(WEB_BASE + hashOffset('feat'))).to.equal('hello feat')
+  })
+
   it('refuses a worktree whose offset another running worktree holds, naming it (case 6)', async () => {
     expect(hashOffset('alpha')).to.equal(hashOffset('feat'))
     const clash = await run(['up', '--worktree', 'alpha'])
     expect(clash.exitCode).to.equal(3)
     expect(clash.stderr).to.match(new RegExp(`port ${WEB_BASE + hashOffset('feat')} \\(WEB_PORT\\) is in use by yard checkout ${PREFIX}-feat`))
     expect(projectObjects(`${PREFIX}-alpha`).containers).to.deep.equal([])
+  })
+
+  it('logs shows a service\'s output through the provider', () => {
+    const childEnv: NodeJS.ProcessEnv = {...process.env}
+    for (const [key, value] of Object.entries(env)) {
+      if (value === undefined) delete childEnv[key]
+      else childEnv[key] = value
+    }
+    const logs = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'logs', 'web', '--worktree', 'feat'], {cwd: repo, env: childEnv, encoding: 'utf8'})
+    expect(logs.status, logs.stderr).to.equal(0)
+    expect(logs.stdout).to.include('serving hello feat')
+    expect(logs.stdout).not.to.include('serving hello main')
   })
 
   it('nukes a worktree whose directory was deleted by hand: containers, network and volumes', async () => {
