@@ -71,7 +71,7 @@ export interface RemovalResult {
   /** The ref holding the uncommitted work, and the commands that restore it. */
   snapshot: {ref: string; restore: string} | null
   /** What the stack teardown removed, or why it was skipped. */
-  stack: {backend: string; removed: string[]} | {skipped: string}
+  stack: {backend: string; removed: string[]; failed?: string} | {skipped: string}
   unregistered: boolean
   pinRemoved: boolean
 }
@@ -208,7 +208,7 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     }
   }
   const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name) : undefined
-  const stack: RemovalResult['stack'] = teardown ? {backend: teardown.backend, removed: await tearDown(teardown, target, summary)} : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
+  const stack: RemovalResult['stack'] = teardown ? await tearDown(context, teardown, target, summary, options.force) : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
   if (summary.registered) {
     const force = summary.locked ? ['--force', '--force'] : ['--force']
     await context.runner.git(['worktree', 'remove', ...force, checkout], {cwd: workspace.mainPath})
@@ -230,15 +230,23 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
   }
 }
 
-/** Box down and stack nuke; a failure keeps the worktree and says how to finish. */
-async function tearDown(teardown: StackTeardown, target: Target, summary: RemovalSummary): Promise<string[]> {
+/**
+ * Box down and stack nuke. A failure stops the removal with the worktree kept and says how to
+ * finish; with `force` it is a warning and the stack is left for `yard nuke`.
+ */
+async function tearDown(context: YardContext, teardown: StackTeardown, target: Target, summary: RemovalSummary, force: boolean): Promise<{backend: string; removed: string[]; failed?: string}> {
   try {
-    return await teardown.teardown(target, {dryRun: false})
+    return {backend: teardown.backend, removed: await teardown.teardown(target, {dryRun: false})}
   } catch (error) {
+    const what = `the stack teardown of worktree ${summary.name} (${teardown.backend}) failed: ${(error as Error).message}`
+    if (force) {
+      context.warn(`warning: ${what}; going on because of --force: the stack stays until \`yard nuke --worktree ${summary.name}\``)
+      return {backend: teardown.backend, removed: [], failed: (error as Error).message}
+    }
     const yardError = error instanceof YardError ? error : undefined
-    throw new YardError(yardError?.code ?? ExitCode.failed, `the stack teardown of worktree ${summary.name} (${teardown.backend}) failed: ${(error as Error).message}`, {
+    throw new YardError(yardError?.code ?? ExitCode.failed, what, {
       why: yardError?.why ?? 'the stack backend could not remove the box or the stack',
-      fix: `${yardError?.fix ? `${yardError.fix}; then ` : ''}run \`yard worktree remove ${summary.name}\` again: the worktree${summary.snapshot ? ' and its snapshot are' : ' is'} kept, and the remove finishes where it stopped`,
+      fix: `${yardError?.fix ? `${yardError.fix}; then ` : ''}run \`yard worktree remove ${summary.name}\` again: the worktree${summary.snapshot ? ' and its snapshot are' : ' is'} kept, and the remove finishes where it stopped (--force removes it and leaves the stack)`,
       cause: error,
     })
   }

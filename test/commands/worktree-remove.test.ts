@@ -181,7 +181,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(again.stderr).to.include('there is no worktree named a')
   })
 
-  it('finishes an interrupted remove: after a failed teardown the next call completes it', async () => {
+  it('finishes an interrupted remove: after a failed teardown the next call completes it; --force goes past a failed teardown', async () => {
     const repo = makeRepo({'yard.toml': STACK_TOML})
     const env = cleanEnv(tempDir('state'))
     const log = path.join(tempDir('log'), 'stack.jsonl')
@@ -192,9 +192,12 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(failing.stderr).to.include('the stack teardown of worktree alpha (recording-stack) failed: the engine is not answering')
     expect(failing.stderr).to.include('run `yard worktree remove alpha` again')
     expect(registered(repo)).to.include(path.join(rootOf(repo), 'alpha'))
+    const forced = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, plugins: ['recording-stack'], env: {...env, YARD_FIXTURE_STACK_LOG: log, YARD_FIXTURE_STACK_FAIL: 'nuke'}})
+    expect(forced.exitCode, forced.stderr).to.equal(0)
+    expect(forced.stderr).to.include('going on because of --force: the stack stays until `yard nuke --worktree feat`')
     const done = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, ...withStack(log, env)})
     expect(done.exitCode, done.stderr).to.equal(0)
-    expect(registered(repo)).to.deep.equal([repo, path.join(rootOf(repo), 'feat')])
+    expect(registered(repo)).to.deep.equal([repo])
     expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).not.to.match(/alpha/)
     // A pin left behind by a remove that stopped after git (a crash): the next call deletes it.
     writeFile(repo, 'yard.local.toml', '[worktree-offsets]\nalpha = 1\n')

@@ -18,7 +18,7 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
   }
 
   static flags = {
-    force: Flags.boolean({description: 'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock or transcripts that cannot be archived; implies --yes', default: false}),
+    force: Flags.boolean({description: 'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock, transcripts that cannot be archived or a failed stack teardown; implies --yes', default: false}),
     yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation', default: false}),
     'dry-run': Flags.boolean({description: 'show the plan; change nothing', default: false}),
   }
