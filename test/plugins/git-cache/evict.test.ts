@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {spawn} from 'node:child_process'
-import {existsSync, readdirSync} from 'node:fs'
+import {existsSync, readdirSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheEvictResult, CacheStatus} from '../../../src/core/backend.js'
@@ -78,7 +78,6 @@ describe('git-cache: leases and eviction (acceptance 7)', function () {
     expect(readdirSync(h.paths(upstream).leases).sort()).to.deep.equal(['clone.scratch', 'sandbox.live'])
 
     await h.cache.release(h.root, upstream, {kind: 'sandbox', name: 'live'})
-    const {rmSync} = await import('node:fs')
     rmSync(clone, {recursive: true, force: true})
     const result = await h.cache.evict(h.root, upstream, {dryRun: false, probe})
     expect(result.clearedLeases.map((cleared) => [cleared.borrower.name, cleared.reason])).to.deep.equal([['scratch', `its clone ${clone} no longer exists`]])

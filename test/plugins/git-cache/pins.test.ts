@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {existsSync, mkdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp} from '../../support/repo.js'
@@ -85,7 +85,7 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
     expect(localConfig(repo)).to.not.include('gc.pruneexpire=now')
     expect(h.argvs.filter((argv) => ['fetch', 'clone'].includes(argv[1]))).to.deep.equal([])
     expect(git(repo, ['rev-parse', 'main'])).to.equal(before)
-    const record = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(h.paths(upstream).record, 'utf8'))) as {url: string; identity: string}
+    const record = JSON.parse(readFileSync(h.paths(upstream).record, 'utf8')) as {url: string; identity: string}
     expect(record).to.deep.include({url: upstream, identity: upstream.replace(/\.git$/, '')})
     // The root got its marker, so the agent may sweep it later.
     expect(existsSync(path.join(h.root, '.yard-cache-root'))).to.equal(true)
