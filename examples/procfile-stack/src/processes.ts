@@ -6,7 +6,7 @@
  * `<service>.log` (stdout and stderr, appended).
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 /** What is remembered of one started service. */
@@ -109,12 +109,37 @@ function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
+ * Whether a process of the group still runs. A zombie (exited, waiting to be reaped by init,
+ * which can take seconds) does not count; where there is no `/proc`, any member does.
+ */
+function groupRuns(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return true
+  }
+  return entries.some((entry) => {
+    if (!/^\d+$/.test(entry)) return false
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // After the command name: state (field 3), ppid, pgrp (field 5).
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return Number(group) === pgid && state !== 'Z'
+    } catch {
+      return false
+    }
+  })
+}
+
+/**
  * Whether the service's process group still runs. A group outlives its leader only while one of
  * its processes does, and a pid is not handed out again while it names a group; when the leader
  * is there, its start time must match the record (otherwise the pid was reused).
  */
 export function isRunning(record: ServiceRecord): boolean {
-  if (!signalGroup(record.pid, 0)) return false
+  if (!groupRuns(record.pid)) return false
   if (record.startTicks === null) return true
   const now = startTicks(record.pid)
   return now === null || now === record.startTicks
@@ -131,10 +156,10 @@ export async function stopProcess(record: ServiceRecord, graceMs = 10_000): Prom
   signalGroup(record.pid, 'SIGTERM')
   const deadline = Date.now() + graceMs
   while (Date.now() < deadline) {
-    if (!signalGroup(record.pid, 0)) return false
+    if (!groupRuns(record.pid)) return false
     await sleep(50)
   }
   signalGroup(record.pid, 'SIGKILL')
-  for (let tries = 0; tries < 40 && signalGroup(record.pid, 0); tries++) await sleep(50)
+  for (let tries = 0; tries < 40 && groupRuns(record.pid); tries++) await sleep(50)
   return true
 }
