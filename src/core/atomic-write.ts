@@ -7,11 +7,13 @@ import path from 'node:path'
 
 /**
  * Writes `text` to `file` through a temporary sibling and a rename, keeping an existing file's
- * mode. With `replace: false` the final step is link(), which refuses (EEXIST) an existing
+ * mode; a symbolic link is followed (its target is replaced). With `replace: false` the final step is link(), which refuses (EEXIST) an existing
  * target, so two writers racing never clobber each other.
  * @throws the fs error (ENOENT, ENOTDIR, EACCES, EEXIST …); the temporary file never stays behind.
  */
-export async function atomicWrite(file: string, text: string, options: {replace?: boolean} = {}): Promise<void> {
+export async function atomicWrite(link: string, text: string, options: {replace?: boolean} = {}): Promise<void> {
+  // Through a symbolic link, the file it points at is replaced and the link stays a link.
+  const file = await linkTarget(link)
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`)
   try {
     await fs.writeFile(temp, text, {flag: 'wx'})
@@ -21,4 +23,10 @@ export async function atomicWrite(file: string, text: string, options: {replace?
   } finally {
     await fs.rm(temp, {force: true})
   }
+}
+
+/** The path a symbolic link points at (resolved against its directory), else `file` itself. */
+async function linkTarget(file: string): Promise<string> {
+  const target = await fs.readlink(file).catch(() => undefined)
+  return target === undefined ? file : linkTarget(path.resolve(path.dirname(file), target))
 }

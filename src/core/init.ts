@@ -2,12 +2,12 @@
  * `yard init` (DESIGN.md §4.1): writes a commented `yard.toml` in the main checkout and adds
  * `yard.local.toml` and `.yard/` to its `.gitignore`.
  */
-import {promises as fs} from 'node:fs'
+import {constants, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import {atomicWrite} from './atomic-write.js'
 import type {YardContext} from './context.js'
-import {InputError, RefusedError} from './errors.js'
+import {InputError, OperationError, RefusedError} from './errors.js'
 import {prefixFromDirectory, validatePrefix} from './identity.js'
 import {findMainCheckout} from './workspace.js'
 
@@ -130,17 +130,47 @@ export async function initProject(context: YardContext, options: InitOptions = {
   if (options.prefix !== undefined) validatePrefix(options.prefix, '--prefix')
   const {mainPath} = await findMainCheckout(context)
   const file = path.join(mainPath, YARD_TOML)
+  const gitignore = path.join(mainPath, '.gitignore')
+  // Every refusal before the first write, so a failure leaves nothing half-done.
+  await expectRegularFileOrNothing(file)
+  await expectRegularFileOrNothing(gitignore)
+  await expectWritable(mainPath)
   const text = yardTomlTemplate({mainDirectoryName: path.basename(mainPath), prefix: options.prefix})
   try {
     await atomicWrite(file, text, {replace: options.force === true})
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(file, error)
     throw new RefusedError(`${file} already exists`, {
       why: 'yard init does not overwrite a project\'s settings',
       fix: 'edit it (`yard config` shows the effective values), or run `yard init --force` to replace it with the commented template',
     })
   }
-  const gitignore = path.join(mainPath, '.gitignore')
-  const added = await addToGitignore(gitignore, GITIGNORE_ENTRIES)
+  const added = await addToGitignore(gitignore, GITIGNORE_ENTRIES).catch((error: unknown) => {
+    throw writeFailure(gitignore, error)
+  })
   return {path: file, mainPath, gitignore: {path: gitignore, added}}
+}
+
+async function expectRegularFileOrNothing(file: string): Promise<void> {
+  const stat = await fs.stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined
+    throw writeFailure(file, error)
+  })
+  if (stat !== undefined && !stat.isFile()) {
+    throw new InputError(`${file} is not a regular file`, {why: 'yard init writes yard.toml and appends to .gitignore, which must be files', fix: `move ${file} out of the way, then run yard init again`})
+  }
+}
+
+async function expectWritable(directory: string): Promise<void> {
+  await fs.access(directory, constants.W_OK).catch((error: unknown) => {
+    throw writeFailure(directory, error)
+  })
+}
+
+function writeFailure(file: string, error: unknown): OperationError {
+  const code = (error as NodeJS.ErrnoException).code
+  return new OperationError(`cannot write ${file}${code ? ` (${code})` : ''}`, {
+    why: error instanceof Error ? error.message : String(error),
+    fix: 'check that the directory is writable and the path is a regular file, then run yard init again',
+  })
 }

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
@@ -94,6 +94,31 @@ describe('yard init (DESIGN.md §4.1)', () => {
     expect(existsSync(path.join(feat, 'yard.toml'))).to.equal(false)
     expect(readFileSync(path.join(repo, '.gitignore'), 'utf8')).to.equal('/yard.local.toml\n.yard/\n')
     expect(statSync(path.join(repo, '.gitignore')).mode & 0o777).to.equal(0o644)
+  })
+
+  it('writes nothing when .gitignore or yard.toml is a directory, and says so (no raw errno)', async () => {
+    const repo = makeRepo()
+    mkdirSync(path.join(repo, '.gitignore'))
+    const run = await yard(['init'], {cwd: repo, env: clean})
+    expect(run.exitCode).to.equal(2)
+    expect(run.stderr).to.contain(`${path.join(repo, '.gitignore')} is not a regular file`)
+    expect(existsSync(path.join(repo, 'yard.toml'))).to.equal(false)
+    const other = makeRepo()
+    mkdirSync(path.join(other, 'yard.toml'))
+    const forced = await yard(['init', '--force', '--json'], {cwd: other, env: clean})
+    expect(forced.exitCode).to.equal(2)
+    expect(forced.json).to.have.nested.property('error.message', `${path.join(other, 'yard.toml')} is not a regular file`)
+    expect(existsSync(path.join(other, '.gitignore'))).to.equal(false)
+  })
+
+  it('keeps a symlinked .gitignore a link and updates the file it points at', async () => {
+    const repo = makeRepo()
+    writeFileSync(path.join(repo, 'shared.gitignore'), 'node_modules/\n')
+    symlinkSync('shared.gitignore', path.join(repo, '.gitignore'))
+    const run = await yard(['init'], {cwd: repo, env: clean})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(lstatSync(path.join(repo, '.gitignore')).isSymbolicLink()).to.equal(true)
+    expect(readFileSync(path.join(repo, 'shared.gitignore'), 'utf8')).to.equal('node_modules/\nyard.local.toml\n.yard/\n')
   })
 })
 
