@@ -4,7 +4,7 @@
  * driven through the normal commands of the built CLI, with real processes and real HTTP.
  */
 import {expect} from 'chai'
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
@@ -145,6 +145,42 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
       expect(result.stderr).to.include('[stack] backend')
     }
     expect(recordedPids(homes.state)).to.deep.equal({})
+  })
+
+  it('follows a service\'s log with logs -f until interrupted, and nuke removes processes, logs and state', async () => {
+    const homes = freshHomes()
+    const base = await freePortBase()
+    const {repo} = procfileRepo(base)
+    yardIn(root, homes, ['plugins', 'link', '--no-install', example])
+    yardIn(root, homes, ['up'], {cwd: repo})
+    const env = {...process.env, ...homes.env} as NodeJS.ProcessEnv
+    delete env.NODE_ENV
+    for (const [key, value] of Object.entries(homes.env)) if (value === undefined) delete env[key]
+    const follower = spawn(process.execPath, [path.join(root, 'bin', 'run.js'), 'logs', '-f', 'worker'], {cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe']})
+    let seen = ''
+    try {
+      // The worker prints a tick a second: three lines prove lines written after the start arrive.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no third tick; got: ${seen}`)), 30_000)
+        follower.stdout.on('data', (chunk: Buffer) => {
+          seen += chunk.toString()
+          if (seen.split('\n').filter((line) => line === 'worker | tick').length >= 3) {
+            clearTimeout(timer)
+            resolve()
+          }
+        })
+      })
+    } finally {
+      follower.kill('SIGINT')
+    }
+    expect(seen).to.not.include('web |')
+    const dir = path.join(homes.state, 'procfile-stack', 'app')
+    const pids = recordedPids(homes.state).app
+    expect(yardIn(root, homes, ['nuke', '--dry-run', '--json'], {cwd: repo}).stdout).to.include(`logs and state ${dir}`)
+    expect(existsSync(dir)).to.equal(true)
+    yardIn(root, homes, ['nuke'], {cwd: repo})
+    expect(existsSync(dir)).to.equal(false)
+    for (const pid of pids) expect(groupAlive(pid), `process group ${pid}`).to.equal(false)
   })
 
   it('refuses a malformed Procfile (exit 2) and a busy port (exit 3) before starting anything', async () => {
