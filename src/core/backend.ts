@@ -57,17 +57,38 @@ export interface MachineStatus {
   diskGiB: number | null
 }
 
-/** A container machine: the host's podman, a podman VM, or a plugin's (DESIGN.md §4.3). */
+/** What the project's machine is made of (DESIGN.md §4.3): computed in core from `[machine]` and the workspace. */
+export interface MachineSpec {
+  /** `[machine] name`, default `yard-<prefix>`. */
+  name: string
+  /** Host paths mounted at their own paths: the main checkout and the worktrees root. */
+  mounts: string[]
+  cpus: number
+  memoryMiB: number
+  diskGiB: number
+}
+
+/**
+ * A container machine: the host's podman, a podman VM, or a plugin's (DESIGN.md §4.3). Backends
+ * without a VM ignore the spec.
+ */
 export interface MachineBackend {
   readonly kind: 'machine'
   readonly id: string
-  status(): Promise<MachineStatus>
-  init(options: {mounts: string[]}): Promise<void>
-  start(): Promise<void>
-  stop(): Promise<void>
-  rm(): Promise<void>
-  /** Environment for engine clients (`CONTAINER_HOST`, `DOCKER_HOST`), without starting anything. */
-  socketEnv(): Promise<Record<string, string>>
+  /** Never creates or starts anything. */
+  status(spec: MachineSpec): Promise<MachineStatus>
+  init(spec: MachineSpec): Promise<void>
+  /** @throws RefusedError (exit 3) when the machine cannot run beside another one. */
+  start(spec: MachineSpec): Promise<void>
+  stop(spec: MachineSpec): Promise<void>
+  rm(spec: MachineSpec): Promise<void>
+  /**
+   * Environment for engine clients (`CONTAINER_HOST`, `DOCKER_HOST`; empty for the host's default
+   * engine), without starting anything; null when the machine is not running, so there is no
+   * engine to reach (read and teardown verbs have nothing to do).
+   * @throws OperationError (exit 1) when the machine says it runs but its socket does not answer.
+   */
+  socketEnv(spec: MachineSpec): Promise<Record<string, string> | null>
 }
 
 export interface StackContainer {

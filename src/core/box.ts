@@ -11,7 +11,7 @@ import {stackEnv} from './env.js'
 import {ExitCode, InputError, OperationError, YardError} from './errors.js'
 import {buildDefaultImage} from './image.js'
 import type {Registry} from './registry.js'
-import {openStack, StackSession} from './stack.js'
+import {machineNotRunning, openStack, StackSession} from './stack.js'
 
 /** @throws OperationError (exit 1) when the configured stack backend has no box. */
 function boxOf(session: StackSession): BoxCapability {
@@ -36,7 +36,7 @@ export interface BoxUpOutcome {
  * §8); mounts the main checkout and the worktrees root at their own paths.
  */
 export async function boxUp(context: YardContext, registry: Registry, flag?: string): Promise<BoxUpOutcome> {
-  const session = await openStack(context, registry, flag)
+  const session = await openStack(context, registry, flag, {ensure: true})
   const box = boxOf(session)
   let image = session.config.box.image
   let builtImage = false
@@ -53,12 +53,17 @@ export async function boxUp(context: YardContext, registry: Registry, flag?: str
 /** `yard box down`: what went (empty when no box ran); works when the checkout's directory is gone. */
 export async function boxDown(context: YardContext, registry: Registry, flag?: string): Promise<{target: Target; gone: string[]}> {
   const session = await openStack(context, registry, flag)
+  if (!session.running) return {target: session.target, gone: machineNotRunning(session, context).gone}
   return {target: session.target, gone: await boxOf(session).down(session.target)}
 }
 
 /** `yard box ps`. */
 export async function boxPs(context: YardContext, registry: Registry, flag?: string): Promise<StackContainer[]> {
   const session = await openStack(context, registry, flag)
+  if (!session.running) {
+    machineNotRunning(session, context)
+    return []
+  }
   return boxOf(session).ps(session.target)
 }
 
@@ -89,6 +94,10 @@ export async function execInBox(context: YardContext, registry: Registry, option
       why: 'a box is an optional capability of a stack backend, and this one has none: there is nothing to run the command in',
       fix: `run the command on the host in ${session.target.checkoutPath}, or set [stack] backend = "compose-stack" in yard.toml for a box`,
     })
+  }
+  if (!session.running) {
+    // The same answer as a stopped box (DESIGN.md §4.2), and nothing is started.
+    throw new OperationError(`the box of ${session.target.project} is not running: machine ${session.machineSpec.name} is not running`, {fix: `yard box up${session.target.isMain ? '' : ` --worktree ${session.target.name}`} (it starts the machine too)`})
   }
   return session.stack.box.exec(session.target, options.argv, {tty: options.tty})
 }

@@ -1,22 +1,140 @@
 /**
- * Machine use cases (DESIGN.md §4.3): the machine backend that `[machine] backend` selects.
+ * Machine use cases (DESIGN.md §4.3): the machine backend that `[machine] backend` selects, and
+ * the spec it gets — `[machine] name` (default `yard-<prefix>`), the sizes, and exactly two
+ * mounts: the main checkout and the worktrees root.
  */
-import type {MachineStatus} from './backend.js'
+import type {MachineBackend, MachineSpec, MachineStatus} from './backend.js'
 import type {YardContext} from './context.js'
+import {OperationError} from './errors.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
-import {openWorkspace} from './workspace.js'
+import {openWorkspace, Workspace} from './workspace.js'
+
+/** The machine of a workspace (DESIGN.md §4.3): name, sizes, and the two mounts in this order. */
+export function machineSpec(workspace: Workspace): MachineSpec {
+  const machine = workspace.config.machine
+  return {name: machine.name, mounts: [workspace.mainPath, workspace.worktreesRoot], cpus: machine.cpus, memoryMiB: machine['memory-mib'], diskGiB: machine['disk-gib']}
+}
+
+/** Creates the machine backend `[machine] backend` selects, with the workspace's spec. */
+export async function createMachine(context: YardContext, registry: Registry, workspace: Workspace): Promise<{machine: MachineBackend; spec: MachineSpec}> {
+  const machine = await registry.create('machine', workspace.config.machine.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  return {machine, spec: machineSpec(workspace)}
+}
+
+const platformDefault = (context: YardContext) => context.env.YARD_MACHINE_BACKEND || (process.platform === 'darwin' ? 'podman-machine' : 'native')
 
 /**
- * `yard machine status`: outside a repository the platform's default backend is used. Never
- * creates or starts a machine.
- * @throws InputError (exit 2) for invalid config or an unknown backend id.
+ * `yard machine status`: outside a repository only the `native` backend answers (a VM belongs to
+ * a project). Warns when a VM's mounts are not the two expected ones. Never creates or starts a
+ * machine.
+ * @throws InputError (exit 2) for invalid config, an unknown backend id, or a VM backend outside a repository.
  */
 export async function machineStatus(context: YardContext, registry: Registry): Promise<MachineStatus> {
-  const backend = await openWorkspace(context).then(
-    (workspace) => workspace.config.machine.backend,
-    () => context.env.YARD_MACHINE_BACKEND || (process.platform === 'darwin' ? 'podman-machine' : 'native'),
+  const workspace = await openWorkspace(context).catch((error: unknown) => {
+    if (platformDefault(context) !== 'native') throw error
+    return undefined
+  })
+  if (!workspace) {
+    const machine = await registry.create('machine', 'native', {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+    return machine.status({name: 'native', mounts: [], cpus: 0, memoryMiB: 0, diskGiB: 0})
+  }
+  const {machine, spec} = await createMachine(context, registry, workspace)
+  const status = await machine.status(spec)
+  warnOnMounts(status, spec, context)
+  if (status.state === 'unresponsive') {
+    context.warn(status.socket === null
+      ? 'warning: the engine does not answer; `yard doctor` says why (and `yard doctor --fix` writes the containers.conf this host may need)'
+      : `warning: machine ${spec.name} says it is running, but its API socket ${status.socket} does not answer\n  fix: yard machine stop && yard machine start`)
+  }
+  return status
+}
+
+/** A VM (it has its own socket) whose mounts are not the spec's: worktrees would be empty inside. */
+function warnOnMounts(status: MachineStatus, spec: MachineSpec, context: YardContext): void {
+  if (status.state === 'absent' || status.socket === null) return
+  const differ = status.mounts.length !== spec.mounts.length || spec.mounts.some((mount) => !status.mounts.includes(mount))
+  if (!differ) return
+  context.warn(
+    `warning: machine ${spec.name} mounts ${status.mounts.length > 0 ? status.mounts.join(', ') : 'nothing yard can read'}, but this project needs exactly ${spec.mounts.join(' and ')} (did the main checkout or the worktrees root move?)\n` +
+      '  paths outside its mounts are empty inside the VM; recreate it: yard machine rm --yes && yard machine init && yard machine start',
   )
-  const machine = await registry.create('machine', backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
-  return machine.status()
+}
+
+/** What a machine verb did: `done` false when there was nothing to do (said in `reason`). */
+export interface MachineOutcome {
+  name: string
+  backend: string
+  done: boolean
+  reason?: string
+}
+
+async function open(context: YardContext, registry: Registry) {
+  const workspace = await openWorkspace(context)
+  const {machine, spec} = await createMachine(context, registry, workspace)
+  return {machine, spec, status: await machine.status(spec)}
+}
+
+/** The native machine is the host's podman: nothing to create, start, stop or remove. */
+function nothingForNative(machine: MachineBackend, verb: string): MachineOutcome | undefined {
+  if (machine.id !== 'native') return undefined
+  return {name: 'native', backend: machine.id, done: false, reason: `the native machine is the host's podman (no VM): nothing to ${verb}`}
+}
+
+/** `yard machine init`: creates the machine when absent; an existing one is kept (mounts checked). */
+export async function machineInit(context: YardContext, registry: Registry): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, registry)
+  const native = nothingForNative(machine, 'create')
+  if (native) return native
+  if (status.state !== 'absent') {
+    warnOnMounts(status, spec, context)
+    return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} already exists (${status.state})`}
+  }
+  await machine.init(spec)
+  return {name: spec.name, backend: machine.id, done: true}
+}
+
+/**
+ * `yard machine start`: a running machine is left as it is.
+ * @throws OperationError (exit 1) for an absent or unresponsive machine; RefusedError (exit 3)
+ *   from the backend while another machine runs.
+ */
+export async function machineStart(context: YardContext, registry: Registry): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, registry)
+  const native = nothingForNative(machine, 'start')
+  if (native) return native
+  if (status.state === 'running') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is already running`}
+  if (status.state === 'absent') {
+    throw new OperationError(`there is no machine ${spec.name} to start`, {fix: 'yard machine init && yard machine start (yard up does both)'})
+  }
+  if (status.state === 'unresponsive') {
+    throw new OperationError(`machine ${spec.name} says it is running, but its socket ${status.socket ?? ''} does not answer`, {fix: 'yard machine stop && yard machine start'})
+  }
+  await machine.start(spec)
+  return {name: spec.name, backend: machine.id, done: true}
+}
+
+/** `yard machine stop`: an absent or stopped machine is nothing to do. */
+export async function machineStop(context: YardContext, registry: Registry): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, registry)
+  const native = nothingForNative(machine, 'stop')
+  if (native) return native
+  if (status.state === 'absent' || status.state === 'stopped') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is ${status.state}`}
+  await machine.stop(spec)
+  return {name: spec.name, backend: machine.id, done: true}
+}
+
+/**
+ * `yard machine rm`: asks `confirm` (which throws to refuse) before removing; with `dryRun`
+ * only reports. An absent machine is nothing to do.
+ */
+export async function machineRm(context: YardContext, registry: Registry, options: {dryRun: boolean; confirm: (question: string) => Promise<void>}): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, registry)
+  const native = nothingForNative(machine, 'remove')
+  if (native) return native
+  if (status.state === 'absent') return {name: spec.name, backend: machine.id, done: false, reason: `there is no machine ${spec.name}`}
+  if (options.dryRun) return {name: spec.name, backend: machine.id, done: false, reason: `would remove machine ${spec.name} (${status.state}) with its disk: every container, image and volume inside it`}
+  await options.confirm(`Remove machine ${spec.name} with its disk (every container, image and volume inside it)?`)
+  await machine.rm(spec)
+  return {name: spec.name, backend: machine.id, done: true}
 }

@@ -3,11 +3,14 @@
  * and stack backends through the registry, and hand them the Target and the checkout's stack
  * config. Commands call these; backends never see config or flags.
  */
-import type {MachineBackend, StackBackend, StackContainer, StackSpec, Target} from './backend.js'
+import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackSpec, Target} from './backend.js'
 import {composeFiles} from './compose-files.js'
 import {loadConfig, ProjectConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
+import {createMachine} from './machine.js'
+import {bindsOutside, describeOutsideBind} from './machine-binds.js'
+import {ensureMachine} from './machine-ensure.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
 import {buildTarget, resolveTarget, Workspace} from './workspace.js'
@@ -18,24 +21,29 @@ export interface StackSession {
   /** The targeted checkout's effective config (`[stack]`, `[box]`, `[ports]` of DESIGN.md §3.2). */
   config: ProjectConfig
   machine: MachineBackend
+  machineSpec: MachineSpec
   stack: StackBackend
-  /** The machine's engine socket variables (DESIGN.md §3.5). */
+  /** The machine's engine socket variables (DESIGN.md §3.5); empty when it is not running. */
   socketEnv: Record<string, string>
+  /** False when the machine is not running: there is no engine, so read and teardown verbs have nothing to do. */
+  running: boolean
 }
 
 /**
  * Resolves the target (DESIGN.md §3.3) and creates the machine and stack backends that config
- * selects. Never creates or starts a machine (DESIGN.md §4.2: read and teardown verbs must not).
- * @throws InputError (exit 2) for a bad target, config or backend id.
+ * selects. Creates and starts the machine only with `ensure` (`up`, `box up`); read and teardown
+ * verbs never do (DESIGN.md §4.2).
+ * @throws InputError (exit 2) for a bad target, config or backend id; with `ensure`, what
+ *   ensureMachine throws.
  */
-export async function openStack(context: YardContext, registry: Registry, flag?: string): Promise<StackSession> {
+export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean} = {}): Promise<StackSession> {
   const {workspace, target} = await resolveTarget(context, flag)
   const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
   const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
-  const machine = await registry.create('machine', workspace.config.machine.backend, backendContext)
-  const socketEnv = await machine.socketEnv()
-  const stack = await registry.create('stack', config.stack.backend, {...backendContext, runner: context.runner.withEnv(socketEnv)})
-  return {workspace, target, config, machine, stack, socketEnv}
+  const {machine, spec: machineSpec} = await createMachine(context, registry, workspace)
+  const socketEnv = options.ensure ? await ensureMachine(context, machine, machineSpec) : await machine.socketEnv(machineSpec)
+  const stack = await registry.create('stack', config.stack.backend, {...backendContext, runner: context.runner.withEnv(socketEnv ?? {})})
+  return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null}
 }
 
 /**
@@ -64,8 +72,11 @@ export interface StackOutcome {
  * @throws RefusedError (exit 3) for a busy port or a project name of another owner; OperationError (exit 1).
  */
 export async function stackUp(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag)
+  const session = await openStack(context, registry, flag, {ensure: true})
   const spec = stackSpec(session, context)
+  // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
+  const {mounts, name} = session.machineSpec
+  if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
   if (spec) await session.stack.up(session.target, spec)
   return {target: session.target, boxOnly: spec === undefined, gone: []}
 }
@@ -73,27 +84,40 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */
 export async function stackDown(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
   const session = await openStack(context, registry, flag)
+  if (!session.running) return machineNotRunning(session, context)
   return {target: session.target, boxOnly: false, gone: await session.stack.down(session.target)}
 }
 
 /** `yard nuke [--dry-run]` (DESIGN.md §4.2): down, then the project's volumes; never prompts. */
 export async function stackNuke(context: YardContext, registry: Registry, options: {flag?: string; dryRun: boolean}): Promise<StackOutcome> {
   const session = await openStack(context, registry, options.flag)
+  if (!session.running) return machineNotRunning(session, context)
   return {target: session.target, boxOnly: false, gone: await session.stack.nuke(session.target, {dryRun: options.dryRun})}
 }
 
 /** `yard ps` (DESIGN.md Appendix A). */
 export async function stackPs(context: YardContext, registry: Registry, flag?: string): Promise<StackContainer[]> {
   const session = await openStack(context, registry, flag)
+  if (!session.running) {
+    machineNotRunning(session, context)
+    return []
+  }
   return session.stack.ps(session.target)
 }
 
 /** `yard logs [SERVICE…] [-f]`: the provider's logs on this terminal. */
 export async function stackLogs(context: YardContext, registry: Registry, options: {flag?: string; services: string[]; follow: boolean}): Promise<StackOutcome> {
   const session = await openStack(context, registry, options.flag)
+  if (!session.running) return machineNotRunning(session, context)
   const spec = stackSpec(session, context)
   if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow})
   return {target: session.target, boxOnly: spec === undefined, gone: []}
+}
+
+/** A teardown or read verb while the machine is not running: nothing runs, said as a note. */
+export function machineNotRunning(session: StackSession, context: YardContext): StackOutcome {
+  context.warn(`note: machine ${session.machineSpec.name} (${session.machine.id}) is not running, so nothing of ${session.target.project} runs; nothing was started`)
+  return {target: session.target, boxOnly: false, gone: []}
 }
 
 /** "main" or "worktree feat", for messages. */

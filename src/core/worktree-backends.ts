@@ -7,6 +7,7 @@
 import type {Target} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
+import {machineSpec} from './machine.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
 import type {Workspace} from './workspace.js'
@@ -84,7 +85,9 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
       }
       // The machine backend provides the engine socket; teardown never creates or starts a machine.
       const machineId = workspace.config.machine.backend
-      const socketEnv = registry.factory('machine', machineId) ? await (await registry.create('machine', machineId, backendContext())).socketEnv() : {}
+      const spec = machineSpec(workspace)
+      const socketEnv = registry.factory('machine', machineId) ? await (await registry.create('machine', machineId, backendContext())).socketEnv(spec) : {}
+      if (socketEnv === null) return {skipped: `machine ${spec.name} is not running, so nothing of ${target.project} runs`}
       const stack = await registry.create('stack', id, {...backendContext(), runner: context.runner.withEnv(socketEnv)})
       return {
         backend: id,

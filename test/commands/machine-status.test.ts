@@ -25,9 +25,9 @@ describe('yard machine status (native, DESIGN.md §4.3)', () => {
     expect((status.json as {state: string}).state).to.equal('unresponsive')
   })
 
-  it('yard backends lists the built-in native and compose-stack backends as ok', async () => {
+  it('yard backends lists the built-in native, podman-machine and compose-stack backends as ok', async () => {
     const listed = (await yard(['backends', '--json'])).json as BackendEntry[]
     const builtIn = listed.filter((entry) => entry.plugin === '@yard-dev/cli' && (entry.kind === 'machine' || entry.kind === 'stack'))
-    expect(builtIn.map((entry) => [entry.id, entry.kind, entry.status])).to.deep.equal([['native', 'machine', 'ok'], ['compose-stack', 'stack', 'ok']])
+    expect(builtIn.map((entry) => [entry.id, entry.kind, entry.status])).to.deep.equal([['native', 'machine', 'ok'], ['podman-machine', 'machine', 'ok'], ['compose-stack', 'stack', 'ok']])
   })
 })

@@ -45,6 +45,7 @@ export async function runAgent(cache: GitCache, root: string, options: CacheAgen
   const nextDue = new Map<string, number>()
   const inFlight = new Map<string, Promise<void>>()
   const attempted = new Set<string>()
+  const finished = new Map<string, number>()
   let nextSweep = 0
   let warnedUnmarked = false
 
@@ -58,13 +59,18 @@ export async function runAgent(cache: GitCache, root: string, options: CacheAgen
       }
       nextSweep = Date.now() + sweepMs
     }
-    // One pass refreshes each cache at most once.
-    const due = (await dueCaches(root, options.intervalMs, nextDue)).filter((item) => !inFlight.has(item.key) && !(options.once && attempted.has(item.key)))
+    // One pass refreshes each cache at most once. A fetch that ended during the scan was seen
+    // with its old record: it is not due again until the next scan.
+    const scanned = Date.now()
+    const due = (await dueCaches(root, options.intervalMs, nextDue)).filter(
+      (item) => !inFlight.has(item.key) && !(options.once && attempted.has(item.key)) && !((finished.get(item.key) ?? -1) >= scanned),
+    )
     for (const item of due) {
       if (inFlight.size >= AGENT_CONCURRENCY) break
       attempted.add(item.key)
       const work = refresh(cache, root, item, emit).finally(() => {
         nextDue.set(item.key, Date.now() + jitteredInterval(options.intervalMs))
+        finished.set(item.key, Date.now())
         inFlight.delete(item.key)
       })
       inFlight.set(item.key, work)

@@ -1,0 +1,19 @@
+/**
+ * The built-in `podman-machine` backend (DESIGN.md §4.3, the macOS default), registered through
+ * the `yard:backends` hook exactly like a third-party plugin's.
+ */
+import type {BackendFactory, BackendsHookResult, MachineBackend} from '../../core/backend.js'
+import {CONTRACT_VERSION} from '../../core/backend.js'
+import {PodmanMachine} from './machine.js'
+
+export const podmanMachineFactory: BackendFactory<MachineBackend> = {
+  kind: 'machine',
+  id: 'podman-machine',
+  contract: CONTRACT_VERSION,
+  description: 'one podman machine (VM) per project, the main checkout and the worktrees root mounted at their own paths',
+  create: (context) => new PodmanMachine(context),
+}
+
+export default async function backends(): Promise<BackendsHookResult> {
+  return [podmanMachineFactory]
+}
