@@ -95,7 +95,8 @@ export class GitCache implements CacheBackend {
       })
     }
     await fs.rm(paths.marker, {force: true})
-    await writeRecord(paths, {...record, url: record.url ?? url, lastFetched: started, lastError: null})
+    // The url that cloned is the one fetches use (an earlier failed attempt's spelling may not work).
+    await writeRecord(paths, {...record, url, lastFetched: started, lastError: null})
   }
 
   async list(root: string): Promise<CacheStatus[]> {

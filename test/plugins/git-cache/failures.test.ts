@@ -53,15 +53,17 @@ describe('git-cache: stale vs cold (acceptance 6) and time budgets', function ()
     const listed = (await yard(['cache', 'list', '--json'], {cwd, env})).json as CacheStatus[]
     expect(listed.map((row) => [row.present, row.stale, row.lastError !== null])).to.deep.equal([[false, false, true]])
 
-    // The repository appears where the url points: the same add now works.
+    // The repository appears where the url points: an add (here spelled as a file url) now works,
+    // and that spelling is the one later fetches use.
     mkdirSync(path.dirname(url), {recursive: true})
     git(path.dirname(url), ['init', '-q', '--bare', '-b', 'main', url])
     commitTo(url, 'main', 'README', 'now it exists\n', null)
-    const added = await yard(['cache', 'add', url], {cwd, env})
+    const added = await yard(['cache', 'add', `file://${url}`], {cwd, env})
     expect(added.exitCode, added.stderr).to.equal(0)
     expect(git(repo, ['rev-parse', 'main'])).to.equal(git(url, ['rev-parse', 'main']))
     const row = ((await yard(['cache', 'list', '--json'], {cwd, env})).json as CacheStatus[])[0]
-    expect(row).to.deep.include({present: true, stale: false, lastError: null})
+    expect(row).to.deep.include({present: true, stale: false, lastError: null, url: `file://${url}`})
+    expect((await yard(['cache', 'fetch', url], {cwd, env})).exitCode).to.equal(0)
   })
 
   it('warm failure: fetch exits 1 with "stale since <time>", list shows stale: true, a --shared clone still works', async () => {
