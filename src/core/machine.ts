@@ -22,6 +22,18 @@ export async function createMachine(context: YardContext, registry: Registry, wo
   return {machine, spec: machineSpec(workspace)}
 }
 
+/**
+ * The machine's engine socket variables for `yard env` (DESIGN.md §3.5); empty, with a note, when
+ * the machine is not running. Starts nothing.
+ * @throws OperationError (exit 1) when the machine says it runs but its socket does not answer.
+ */
+export async function machineSocketEnv(context: YardContext, registry: Registry, workspace: Workspace): Promise<Record<string, string>> {
+  const {machine, spec} = await createMachine(context, registry, workspace)
+  const env = await machine.socketEnv(spec)
+  if (env === null) context.warn(`note: machine ${spec.name} is not running, so there is no CONTAINER_HOST / DOCKER_HOST yet: yard machine start (or yard up)`)
+  return env ?? {}
+}
+
 const platformDefault = (context: YardContext) => context.env.YARD_MACHINE_BACKEND || (process.platform === 'darwin' ? 'podman-machine' : 'native')
 
 /**

@@ -73,12 +73,18 @@ describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', funct
     expect(status.state).to.equal('stopped')
   })
 
-  it('start waits for the socket to answer; stop stops; status follows', async () => {
+  it('start waits for the socket to answer; stop stops; status and yard env follow', async () => {
     expect((await run('machine', 'init')).exitCode).to.equal(0)
+    const stopped = await run('env', '--format', 'json')
+    expect(stopped.exitCode, stopped.stderr).to.equal(0)
+    expect(stopped.json).to.not.have.property('CONTAINER_HOST')
+    expect(stopped.stderr).to.include('machine yard-yardtest-m0 is not running')
     const start = await run('machine', 'start')
     expect(start.exitCode, start.stderr).to.equal(0)
     expect(start.stdout).to.include('started machine yard-yardtest-m0')
     expect(((await run('machine', 'status', '--json')).json as MachineStatus).state).to.equal('running')
+    const socket = `unix://${fake.socketPath('yard-yardtest-m0')}`
+    expect((await run('env', '--format', 'json')).json).to.deep.include({CONTAINER_HOST: socket, DOCKER_HOST: socket})
     const second = await run('machine', 'start')
     expect(second.stdout).to.include('already running')
     expect(fake.machineCalls('start')).to.deep.equal([['start', 'yard-yardtest-m0']])
