@@ -126,6 +126,24 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
     }
   })
 
+  it('box up creates and starts an absent machine once and runs the box through its socket; box down takes it away', async () => {
+    const repo = makeRepo({'yard.toml': `${toml(4, WEB_PORT + 300)}\n[box]\nimage = "${IMAGE}"\n`})
+    const fake = machineFake()
+    const env = {...podmanEnv(), ...fake.env}
+    const up = await yard(['box', 'up'], {cwd: repo, env})
+    expect(up.exitCode, up.stderr).to.equal(0)
+    expect(fake.machineCalls().map((argv) => argv[0]).filter((verb) => verb === 'init' || verb === 'start')).to.deep.equal(['init', 'start'])
+    const socket = `unix://${fake.socketPath(`yard-${PREFIX}4`)}`
+    const run = fake.calls().find((call) => call.argv[0] === 'run')
+    expect(run?.argv).to.include(`${PREFIX}4-box`)
+    expect(run?.CONTAINER_HOST).to.equal(socket)
+    expect(podman('ps', '--filter', `name=^${PREFIX}4-box$`, '--format', '{{.Status}}')).to.match(/^Up /)
+    const down = await yard(['box', 'down'], {cwd: repo, env})
+    expect(down.exitCode, down.stderr).to.equal(0)
+    expect(podman('ps', '--all', '--filter', `name=^${PREFIX}4-box$`, '--format', '{{.Names}}')).to.equal('')
+    expect(fake.machineCalls('start')).to.have.length(1)
+  })
+
   it('worktree add creates and starts an absent machine once; a second add finds it running', async () => {
     const repo = makeRepo({'yard.toml': toml(3, WEB_PORT + 200)})
     const fake = machineFake()
