@@ -133,6 +133,16 @@ describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', funct
     expect(nothing.stdout).to.include('there is no machine yard-yardtest-m0: nothing to do')
   })
 
+  it('with the native backend the verbs have nothing to do and never run podman machine', async () => {
+    const native = makeRepo({'yard.toml': '[machine]\nbackend = "native"\n'}, 'native')
+    for (const verb of ['init', 'start', 'stop']) {
+      const result = await yard(['machine', verb], {cwd: native, env})
+      expect(result.exitCode, result.stderr).to.equal(0)
+      expect(result.stdout).to.include("the native machine is the host's podman (no VM): nothing to")
+    }
+    expect(fake.machineCalls()).to.deep.equal([])
+  })
+
   it('a machine name that would pass for an option is refused (exit 2) before podman is asked', async () => {
     const bad = makeRepo({'yard.toml': TOML.replace('backend = "podman-machine"', 'backend = "podman-machine"\nname = "--now"')}, 'bad')
     const init = await yard(['machine', 'init'], {cwd: bad, env})
