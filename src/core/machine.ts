@@ -81,23 +81,22 @@ export interface MachineOutcome {
   reason?: string
 }
 
+/** The machine and spec, and its status unless it is the native one (which needs none). */
 async function open(context: YardContext, registry: Registry) {
   const workspace = await openWorkspace(context)
   const {machine, spec} = await createMachine(context, registry, workspace)
-  return {machine, spec, status: await machine.status(spec)}
+  return {machine, spec, status: machine.id === 'native' ? undefined : await machine.status(spec)}
 }
 
 /** The native machine is the host's podman: nothing to create, start, stop or remove. */
-function nothingForNative(machine: MachineBackend, verb: string): MachineOutcome | undefined {
-  if (machine.id !== 'native') return undefined
+function nothingForNative(machine: MachineBackend, verb: string): MachineOutcome {
   return {name: 'native', backend: machine.id, done: false, reason: `the native machine is the host's podman (no VM): nothing to ${verb}`}
 }
 
 /** `yard machine init`: creates the machine when absent; an existing one is kept (mounts checked). */
 export async function machineInit(context: YardContext, registry: Registry): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, registry)
-  const native = nothingForNative(machine, 'create')
-  if (native) return native
+  if (!status) return nothingForNative(machine, 'create')
   if (status.state !== 'absent') {
     warnOnMounts(status, spec, context)
     return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} already exists (${status.state})`}
@@ -113,8 +112,7 @@ export async function machineInit(context: YardContext, registry: Registry): Pro
  */
 export async function machineStart(context: YardContext, registry: Registry): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, registry)
-  const native = nothingForNative(machine, 'start')
-  if (native) return native
+  if (!status) return nothingForNative(machine, 'start')
   if (status.state === 'running') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is already running`}
   if (status.state === 'absent') {
     throw new OperationError(`there is no machine ${spec.name} to start`, {fix: 'yard machine init && yard machine start (yard up does both)'})
@@ -129,8 +127,7 @@ export async function machineStart(context: YardContext, registry: Registry): Pr
 /** `yard machine stop`: an absent or stopped machine is nothing to do. */
 export async function machineStop(context: YardContext, registry: Registry): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, registry)
-  const native = nothingForNative(machine, 'stop')
-  if (native) return native
+  if (!status) return nothingForNative(machine, 'stop')
   if (status.state === 'absent' || status.state === 'stopped') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is ${status.state}`}
   await machine.stop(spec)
   return {name: spec.name, backend: machine.id, done: true}
@@ -142,8 +139,7 @@ export async function machineStop(context: YardContext, registry: Registry): Pro
  */
 export async function machineRm(context: YardContext, registry: Registry, options: {dryRun: boolean; confirm: (question: string) => Promise<void>}): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, registry)
-  const native = nothingForNative(machine, 'remove')
-  if (native) return native
+  if (!status) return nothingForNative(machine, 'remove')
   if (status.state === 'absent') return {name: spec.name, backend: machine.id, done: false, reason: `there is no machine ${spec.name}`}
   if (options.dryRun) return {name: spec.name, backend: machine.id, done: false, reason: `would remove machine ${spec.name} (${status.state}) with its disk: every container, image and volume inside it`}
   await options.confirm(`Remove machine ${spec.name} with its disk (every container, image and volume inside it)?`)
