@@ -4,6 +4,8 @@
  * replace podman's default home mount. Podman runs one machine at a time on macOS, so `start`
  * refuses while another one runs. Everything above talks to the machine's API socket.
  */
+import {promises as fs} from 'node:fs'
+
 import type {BackendContext, MachineBackend, MachineSpec, MachineStatus} from '../../core/backend.js'
 import {InputError, OperationError, RefusedError} from '../../core/errors.js'
 import type {RunOptions} from '../../core/process.js'
@@ -68,6 +70,7 @@ export class PodmanMachine implements MachineBackend {
   /**
    * `podman machine init` with the configured sizes and one `--volume PATH:PATH` per mount
    * (and no other: giving `--volume` drops podman's default home mount).
+   * Creates a mount directory that does not exist yet (the worktrees root before the first worktree).
    * @throws InputError (exit 2) for a mount that is not absolute or holds a `:`.
    */
   async init(spec: MachineSpec): Promise<void> {
@@ -80,6 +83,8 @@ export class PodmanMachine implements MachineBackend {
         })
       }
     }
+    // The worktrees root may not exist yet; a VM cannot share a directory that does not.
+    for (const mount of spec.mounts) await fs.mkdir(mount, {recursive: true})
     const volumes = spec.mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`])
     await this.podman(['init', '--cpus', String(spec.cpus), '--memory', String(spec.memoryMiB), '--disk-size', String(spec.diskGiB), ...volumes, spec.name], {
       timeoutMs: INIT_BUDGET_MS,

@@ -178,6 +178,8 @@ switch (verb) {
     const mounts = volumes.map((volume, index) => {
       const [source, target, options] = volume.split(':')
       if (!source?.startsWith('/') || !target?.startsWith('/')) fail(`invalid volume "${volume}": SOURCE and TARGET must be absolute paths`)
+      // A VM can share only a directory that exists.
+      if (!existsSync(source)) fail(`stat ${source}: no such file or directory`)
       return {ReadOnly: options === 'ro', Source: source, Tag: `vol${index}`, Target: target, Type: 'virtiofs', OriginalInput: volume}
     })
     // podman mounts the home directory when no --volume is given.
