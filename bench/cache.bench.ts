@@ -8,7 +8,8 @@
  * each with the size of the new `.git`; target (a) ≤ 1.2× (b). Then concurrent churn — 8
  * workspaces × 40 rounds of commit + tag + fetch + tag delete + `pack-refs --all` (git-churn.ts),
  * once — counting lock failures for 8 worktrees of one `.git` and for 8 private `--shared`
- * clones; target: none for the private clones.
+ * clones; target: none for the private clones. Two extra rows run the churn again with git's lock
+ * retries off, to show the contention the retries turn into waiting.
  */
 import {execFile} from 'node:child_process'
 import {readdir, readFile, rm, stat} from 'node:fs/promises'
@@ -106,10 +107,14 @@ async function churnWorkspaces(cached: string): Promise<{worktrees: string[]; cl
 
 const churn = await churnWorkspaces(sets[0].cache)
 const tallies = join(await makeScratchDir('tally'), 'tally')
-const churnRow = (label: string, dirs: string[], file: string): BenchRow => ({
+// git retries a busy lock for a while (core.filesRefLockTimeout 100 ms, core.packedRefsTimeout
+// 1 s), which hides contention as waiting; the extra rows turn the retries off to show it.
+const noRetries = {...process.env, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'core.filesRefLockTimeout', GIT_CONFIG_VALUE_0: '0', GIT_CONFIG_KEY_1: 'core.packedRefsTimeout', GIT_CONFIG_VALUE_1: '0'}
+const churnRow = (label: string, dirs: string[], file: string, retries = true): BenchRow => ({
   label,
   argv: [process.execPath, '--import', 'tsx', join(repoRoot, 'bench', 'git-churn.ts'), file, String(ROUNDS), ...dirs],
   cwd: repoRoot,
+  ...(retries ? {} : {env: noRetries, extra: true}),
 })
 const config = readRunConfig()
 // One run: the churn is the measurement, and its history piles up in the workspaces.
@@ -117,13 +122,20 @@ const churned = await measureBench(
   {
     name: 'cache',
     baseline: `churn: ${WORKSPACES} worktrees of one .git`,
-    rows: [churnRow(`churn: ${WORKSPACES} worktrees of one .git`, churn.worktrees, `${tallies}-worktrees`), churnRow(`churn: ${WORKSPACES} --shared clones`, churn.clones, `${tallies}-clones`)],
+    rows: [
+      churnRow(`churn: ${WORKSPACES} worktrees of one .git`, churn.worktrees, `${tallies}-worktrees`),
+      churnRow(`churn: ${WORKSPACES} --shared clones`, churn.clones, `${tallies}-clones`),
+      churnRow(`churn: ${WORKSPACES} worktrees, no lock retries`, churn.worktrees, `${tallies}-worktrees-now`, false),
+      churnRow(`churn: ${WORKSPACES} --shared clones, no lock retries`, churn.clones, `${tallies}-clones-now`, false),
+    ],
   },
   {runs: 1, warmup: 0, timeoutMs: Math.max(config.timeoutMs, 900_000)},
 )
-for (const [row, file] of [[churned.rows[0], `${tallies}-worktrees`], [churned.rows[1], `${tallies}-clones`]] as const) {
+const tallyFiles = ['worktrees', 'clones', 'worktrees-now', 'clones-now'].map((suffix) => `${tallies}-${suffix}`)
+for (const [index, row] of churned.rows.entries()) {
+  const file = tallyFiles[index]
   const tally = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as {commands?: number; lockFailures?: number; otherFailures?: number; examples?: string[]}
-  const target = row === churned.rows[1] ? `; target 0: ${tally.lockFailures === 0 ? 'met' : 'MISSED'}` : ''
+  const target = index === 1 ? `; target 0: ${tally.lockFailures === 0 ? 'met' : 'MISSED'}` : ''
   row.note = `lock failures: ${tally.lockFailures} of ${tally.commands} git commands${tally.otherFailures ? `, other failures: ${tally.otherFailures}` : ''}${target}${tally.examples?.length ? ` — e.g. ${tally.examples[0]}` : ''}`
   row.relativeTo = churned.baseline ?? undefined
 }
