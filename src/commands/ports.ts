@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {allPorts, PortsReport, targetPorts} from '../core/ports.js'
+import {allPorts, PortsReport, sandboxPorts, targetPorts} from '../core/ports.js'
+import {loadRegistry} from '../core/registry.js'
+import {registryBackends} from '../core/worktree-backends.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
 export default class Ports extends BaseCommand {
@@ -10,11 +12,15 @@ export default class Ports extends BaseCommand {
   static flags = {
     worktree: worktreeFlag,
     all: Flags.boolean({description: 'main, every worktree and every sandbox (WT_OFFSET is ignored)', exclusive: ['worktree']}),
+    sandbox: Flags.string({description: 'target this sandbox (its offset label)', helpValue: 'NAME', exclusive: ['worktree', 'all']}),
   }
 
   async run(): Promise<PortsReport | PortsReport[]> {
     const {flags} = await this.parse(Ports)
-    const reports = flags.all ? await allPorts(this.context) : [await targetPorts(this.context, flags.worktree)]
+    const sandboxes = registryBackends(() => loadRegistry(this.config), this.context).sandboxes
+    const reports = flags.all
+      ? await allPorts(this.context, sandboxes)
+      : [flags.sandbox === undefined ? await targetPorts(this.context, flags.worktree, sandboxes) : await sandboxPorts(this.context, await loadRegistry(this.config), flags.sandbox, sandboxes)]
     for (const report of reports) this.print(renderReport(report))
     return flags.all ? reports : reports[0]
   }

@@ -1,7 +1,8 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
-import {execInBox, SHELL_ARGV} from '../core/box.js'
+import {SHELL_ARGV} from '../core/box.js'
 import {loadRegistry} from '../core/registry.js'
+import {execAnywhere} from '../core/sandbox-exec.js'
 import {BaseCommand} from './base.js'
 
 /** `yard shell [NAME]` (DESIGN.md §4.2): a login shell in the box. */
@@ -10,11 +11,12 @@ export default class Shell extends BaseCommand {
   static description = 'bash -l when the box image has bash, else sh -l, in the checkout\'s directory; exits with the shell\'s exit code.'
   static examples = ['<%= config.bin %> shell feat']
   static enableJsonFlag = false
-  static args = {name: Args.string({description: 'worktree name, or main (default: YARD_WORKTREE, the current directory, main)'})}
+  static args = {name: Args.string({description: 'worktree name or main (default: YARD_WORKTREE, the current directory, main); SANDBOX[/BRANCH] for a sandbox'})}
+  static flags = {slot: Flags.string({description: 'the sandbox slot (default: the first)'})}
 
   async run(): Promise<void> {
-    const {args} = await this.parse(Shell)
-    const code = await execInBox(this.context, await loadRegistry(this.config), {name: args.name, argv: SHELL_ARGV, tty: Boolean(process.stdin.isTTY)})
+    const {args, flags} = await this.parse(Shell)
+    const code = await execAnywhere(this.context, await loadRegistry(this.config), {name: args.name, slot: flags.slot, argv: SHELL_ARGV, tty: Boolean(process.stdin.isTTY)})
     if (code !== 0) this.exit(code)
   }
 }

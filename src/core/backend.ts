@@ -317,12 +317,81 @@ export interface SandboxSummary {
   offset: number
 }
 
+/** One repository of a sandbox: `--repo [SLOT=]URL[#REF]` resolved by core (DESIGN.md §5.2). */
+export interface SandboxRepo {
+  /** The directory `/work/<slot>/` it occupies. */
+  slot: string
+  /** The url as the user wrote it: origin's push url inside the pod. */
+  url: string
+  /** The base after `#`, or null for origin/HEAD. */
+  ref: string | null
+  identity: string
+  /** The cache key: mounted read-only at `/repos/<key>`. */
+  key: string
+}
+
+/** What core hands `create` beyond the Target (DESIGN.md §5.2). */
+export interface SandboxSpec {
+  /** `podman` or `kubernetes` (`[cluster] runtime`, `--runtime`). */
+  runtime: string
+  image: string
+  /** The directory holding the caches where the pod runs (host for podman, node for kubernetes). */
+  cacheRoot: string
+  repos: SandboxRepo[]
+  /** The branch attached at create: `yard exec --sandbox NAME` runs in its directory. */
+  branch: string
+  /** `[ports]` bases, the container ports; the host ports are the Target's. */
+  portBases: Record<string, number>
+}
+
+/** A sandbox as its runtime reports it: labels and the spec it was made from are the truth. */
+export interface SandboxRecord extends SandboxSummary {
+  owner: string
+  spec: SandboxSpec
+}
+
+/** One worktree inside a sandbox (`/work/<slot>/<dir>`, `default` included). */
+export interface SandboxWorktree {
+  slot: string
+  /** The branch checked out, or null when detached. */
+  branch: string | null
+  path: string
+  /** `git status --porcelain` lines: modified and untracked files. */
+  dirty: string[]
+  /** Local branches of this worktree with commits not on origin, as `branch (n commits)`. */
+  unpushed: string[]
+}
+
+/** What `attach` made (DESIGN.md §5.2): per slot, its default checkout and the branch worktree. */
+export interface SandboxAttachResult {
+  branch: string
+  slots: Array<{slot: string; default: string; path: string; created: boolean}>
+}
+
 /** Sandboxes on a runtime (DESIGN.md §5.2). */
 export interface SandboxBackend {
   readonly kind: 'sandbox'
   readonly id: string
-  /** Every sandbox of the prefix; must answer within `timeoutMs` or reject. */
-  list(prefix: string, options: {timeoutMs: number}): Promise<SandboxSummary[]>
+  /** The runtimes it can use (`podman`, `kubernetes`). */
+  readonly runtimes: readonly string[]
+  /** Every sandbox of the prefix on a runtime (default: its first); must answer within `timeoutMs` or reject. */
+  list(prefix: string, options: {timeoutMs: number; runtime?: string}): Promise<SandboxSummary[]>
+  /** The Pod object a sandbox gets (DESIGN.md §5.2); pure. */
+  manifest(target: Target, spec: SandboxSpec): Record<string, unknown>
+  /** The sandbox named by the Target's project, or undefined. */
+  get(target: Target, runtime: string): Promise<SandboxRecord | undefined>
+  /** Starts the pod; the caches must be present and leased. @throws OperationError when the runtime fails (nothing left running). */
+  create(target: Target, spec: SandboxSpec): Promise<void>
+  /** Idempotent attach inside the pod; `gitIdentity` is the host user's. @throws InputError for a branch directory clash. */
+  attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
+  /** Every worktree of every slot with its unsaved work. */
+  worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
+  /** Saves a bundle of every slot's branches and a patch per dirty worktree into `dir`; returns the files. */
+  save(sandbox: SandboxRecord, dir: string): Promise<string[]>
+  /** Deletes the pod. */
+  remove(sandbox: SandboxRecord): Promise<void>
+  /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
+  exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
 }
 
 export type Backend = MachineBackend | StackBackend | CacheBackend | SandboxBackend

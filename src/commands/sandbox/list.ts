@@ -1,0 +1,27 @@
+import {Flags} from '@oclif/core'
+
+import {loadRegistry} from '../../core/registry.js'
+import {listSandboxes, SandboxListRow} from '../../core/sandbox.js'
+import {BaseCommand} from '../base.js'
+
+/** `yard sandbox list [--json]` (DESIGN.md §5.2, Appendix A). */
+export default class SandboxList extends BaseCommand {
+  static summary = "List the project's sandboxes"
+  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees with whether they hold unsaved changes.'
+  static examples = ['<%= config.bin %> sandbox list --json']
+  static flags = {runtime: Flags.string({description: 'podman or kubernetes (default [cluster] runtime)', options: ['podman', 'kubernetes']})}
+
+  async run(): Promise<SandboxListRow[]> {
+    const {flags} = await this.parse(SandboxList)
+    const rows = await listSandboxes(this.context, await loadRegistry(this.config), flags.runtime)
+    if (rows.length === 0) this.print('no sandboxes')
+    for (const row of rows) {
+      this.print(`${row.name} (${row.project}) ${row.runtime} ${row.phase} offset ${row.offset} ${Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ')}`)
+      for (const repo of row.repos) {
+        this.print(`  ${repo.slot}: ${repo.identity} [${repo.key}]${repo.stale ? ' stale' : ''}`)
+        for (const worktree of repo.worktrees) this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' dirty' : ''}`)
+      }
+    }
+    return rows
+  }
+}

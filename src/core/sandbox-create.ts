@@ -1,0 +1,184 @@
+/**
+ * `yard sandbox create` and `attach` (DESIGN.md §5.2, §3.4).
+ *
+ * Create, in order: input checked (name, repos, branch, runtime) → no pod of that name → the image
+ * (yard's default image built when missing) → every repository's cache ensured (cold clone
+ * failure: fail fast, nothing made; warm fetch failure: go on, stale, with a warning) and leased
+ * → under the project's offsets lock: worktrees, pins and sandboxes read, a clashing newcomer
+ * pinned, the host ports probed (busy: exit 3), the pod played → attach inside it. A failure
+ * after the leases undoes what this call made (pod, pin, leases).
+ */
+import type {CacheBackend, OffsetSource, SandboxAttachResult, SandboxRecord, SandboxRepo, Target} from './backend.js'
+import {loadConfig} from './config.js'
+import type {YardContext} from './context.js'
+import {InputError, RefusedError} from './errors.js'
+import {isValidBranchName} from './git.js'
+import {buildDefaultImage} from './image.js'
+import {nameProblem, validateName} from './identity.js'
+import {withLock} from './lock.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
+import {busyPorts} from './port-probe.js'
+import type {Registry} from './registry.js'
+import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
+import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
+import {chooseOffset} from './worktree-add.js'
+import {gitWorktrees, resolveOffset, worktreesUnderRoot} from './workspace.js'
+
+export interface CreateOptions {
+  name: string
+  /** `--repo [SLOT=]URL[#REF]`, in order. */
+  repos: string[]
+  /** Default `wt/<name>`. */
+  branch?: string
+  runtime?: string
+  /** Default `[cluster] image`, else yard's default image. */
+  image?: string
+}
+
+export interface CreateResult extends SandboxAttachResult {
+  name: string
+  project: string
+  runtime: string
+  image: string
+  offset: number
+  offsetSource: OffsetSource
+  ports: Record<string, number>
+  /** Set when yard pinned the offset: the hash offset and the names it clashed with. */
+  pinned: {hashOffset: number; clashedWith: string[]} | null
+  /** Per slot whose cache could not be fetched: why, and since when it is stale. */
+  stale: Record<string, string>
+}
+
+/** The borrower a sandbox is in its caches' leases: `sandbox <project name>`. */
+const borrower = (target: Target) => ({kind: 'sandbox', name: target.project})
+
+/**
+ * Creates and attaches the sandbox NAME (see the module comment).
+ * @throws InputError (exit 2) for invalid input, an existing sandbox or an unavailable runtime,
+ *   before anything is made; RefusedError (exit 3) for a busy host port; OperationError (exit 1)
+ *   when a cold clone, the runtime or git in the pod fails.
+ */
+export async function createSandbox(context: YardContext, registry: Registry, options: CreateOptions): Promise<CreateResult> {
+  const name = validateName(options.name, 'sandbox name')
+  const repos = parseRepoFlags(options.repos)
+  const branch = checkSandboxBranch(options.branch ?? `wt/${name}`)
+  const session = await openSandboxes(context, registry, options.runtime)
+  const {workspace, backend, runtime} = session
+  if (!(await isValidBranchName(context.runner, workspace.mainPath, branch))) {
+    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
+  }
+  const probe = sandboxTarget(workspace, context, name)
+  if (await backend.get(probe, runtime)) {
+    throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`})
+  }
+  const image = options.image ?? workspace.config.cluster.image ?? (await buildDefaultImage(context)).image
+
+  const {cache, root} = await openSandboxCache(context, registry, workspace)
+  const stale = await ensureCaches(context, cache, root, repos)
+  const leased: SandboxRepo[] = []
+  let pinWrite: PinWrite | undefined
+  let made: SandboxRecord | undefined
+  try {
+    for (const repo of repos) {
+      await cache.lease(root, repo.url, borrower(probe))
+      leased.push(repo)
+    }
+    const placed = await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox create ${name}`, warn: context.warn}, async () => {
+      const decided = await decideOffset(context, session, name)
+      if (decided.pin !== undefined) pinWrite = await writePin(workspace.config.files.local, name, decided.pin)
+      const target = sandboxTarget(workspace, context, name, {offset: decided.offset, offsetSource: decided.pin !== undefined ? 'pin' : decided.source})
+      const busy = await busyPorts(target.ports, new Set())
+      if (busy.length > 0) {
+        throw new RefusedError(`host port${busy.length === 1 ? '' : 's'} ${busy.map(({key, port}) => `${port} (${key})`).join(', ')} of sandbox ${name} ${busy.length === 1 ? 'is' : 'are'} busy`, {
+          why: `the podman runtime publishes each [ports] key as base + offset ${target.offset}, and something already listens there (a stack of the same identity, or another program)`,
+          fix: `stop what holds the port (yard down --worktree ${name}, if its stack is up), or pin ${name} to another offset in ${workspace.config.files.local} [worktree-offsets]`,
+        })
+      }
+      const spec = {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}
+      await backend.create(target, spec)
+      made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
+      return {target, decided}
+    })
+    const attached = await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)})
+    const {target, decided} = placed
+    if (decided.pin !== undefined) context.warn(`note: ${name}'s offset ${decided.hashOffset} clashes with ${decided.clashedWith.join(', ')}: pinned ${name} to offset ${decided.pin} in ${workspace.config.files.local}`)
+    return {
+      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale,
+      pinned: decided.pin !== undefined ? {hashOffset: decided.hashOffset, clashedWith: decided.clashedWith} : null,
+    }
+  } catch (error) {
+    if (made) await backend.remove(made).catch(() => undefined)
+    if (pinWrite) await restorePinFile(workspace.config.files.local, pinWrite.text).catch(() => undefined)
+    for (const repo of leased) await cache.release(root, repo.url, borrower(probe)).catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * Ensures every repository's cache: cloned when missing (a failure throws: cold), else fetched
+ * (a failure warns naming the cache and its last fetch: stale, and the sandbox goes on).
+ * @returns per slot, why its cache is stale.
+ */
+async function ensureCaches(context: YardContext, cache: CacheBackend, root: string, repos: SandboxRepo[]): Promise<Record<string, string>> {
+  const stale: Record<string, string> = {}
+  for (const repo of repos) {
+    const added = await cache.add(root, repo.url)
+    if (added.action === 'cloned') continue
+    const fetched = await cache.fetch(root, repo.url, {onDemand: true})
+    if (fetched.stale) {
+      stale[repo.slot] = `the cache ${fetched.key} is stale since ${fetched.staleSince ?? 'its clone'}: ${fetched.error?.trim().split('\n').at(-1) ?? 'its fetch failed'}`
+      context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
+    }
+  }
+  return stale
+}
+
+interface OffsetDecision {
+  offset: number
+  source: OffsetSource
+  hashOffset: number
+  pin?: number
+  clashedWith: string[]
+}
+
+/**
+ * The newcomer's offset (DESIGN.md §3.4): a worktree of the same name is the same identity and
+ * lends its offset; otherwise a clash with any worktree or sandbox pins the lowest free one.
+ * Runs under the offsets lock (pins re-read).
+ */
+async function decideOffset(context: YardContext, session: SandboxSession, name: string): Promise<OffsetDecision> {
+  const fresh = {...session.workspace, config: loadConfig({mainPath: session.workspace.mainPath, env: context.env})}
+  const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
+  const worktrees = (await worktreesUnderRoot(fresh, context, await gitWorktrees(fresh, context))).filter((entry) => nameProblem(entry.name) === undefined)
+  if (worktrees.some((entry) => entry.name === name)) return {offset: current.offset, source: current.offsetSource, hashOffset: current.offset, clashedWith: []}
+  const others = [
+    ...worktrees.map((entry) => ({name: entry.name, offset: resolveOffset(fresh, context, entry.name, false, {useEnvOffset: false}).offset, kind: 'worktree'})),
+    ...(await knownSandboxes(context, {...session, workspace: fresh})).filter((sandbox) => sandbox.name !== name).map((sandbox) => ({...sandbox, kind: 'sandbox'})),
+  ]
+  const choice = chooseOffset(name, current.offset, others)
+  if (choice.full) context.warn(`warning: every offset is taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
+  return {offset: choice.offset, source: current.offsetSource, hashOffset: current.offset, pin: choice.pin, clashedWith: choice.clashedWith}
+}
+
+/** The host user's git `user.name` / `user.email`, as git reads them in the main checkout. */
+async function hostGitIdentity(context: YardContext, mainPath: string): Promise<{name?: string; email?: string}> {
+  const read = async (key: string) => {
+    const result = await context.runner.git(['config', key], {cwd: mainPath, allowFailure: true})
+    return result.exitCode === 0 ? result.stdout.trim() || undefined : undefined
+  }
+  return {name: await read('user.name'), email: await read('user.email')}
+}
+
+/**
+ * `yard sandbox attach NAME [--branch BRANCH]` (DESIGN.md §5.2): idempotent; default branch `wt/<name>`.
+ * @throws InputError (exit 2) for an invalid branch, an unknown sandbox or a directory clash.
+ */
+export async function attachSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string}> {
+  const branch = checkSandboxBranch(options.branch ?? `wt/${validateName(options.name, 'sandbox name')}`)
+  const session = await openSandboxes(context, registry, options.runtime)
+  if (!(await isValidBranchName(context.runner, session.workspace.mainPath, branch))) {
+    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
+  }
+  const {sandbox} = await requireSandbox(context, session, options.name)
+  return {name: sandbox.name, ...(await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))}
+}

@@ -1,0 +1,96 @@
+/**
+ * Attach (DESIGN.md §5.2), run inside the pod with git called without a shell: the host user's
+ * git identity, then per slot a `--shared` clone of the read-only cache at `default/` and the
+ * branch worktree beside it. Idempotent: what exists is kept as it is, uncommitted work included.
+ */
+import type {SandboxAttachResult, SandboxSpec} from '../../core/backend.js'
+import {InputError, OperationError} from '../../core/errors.js'
+import {branchDirectory} from '../../core/sandbox-repos.js'
+import {repoMountPath} from './manifest.js'
+import type {SandboxRuntime} from './runtime.js'
+
+/** `/work/<slot>/default`: the slot's checkout of the default branch. */
+export const defaultCheckout = (slot: string) => `/work/${slot}/default`
+
+/** git inside the pod; throws the command's stderr as an OperationError (exit 1). */
+export async function podGit(runtime: SandboxRuntime, pod: string, args: string[], options: {env?: Record<string, string>} = {}): Promise<string> {
+  const result = await runtime.run(pod, ['git', ...args], options)
+  if (result.exitCode !== 0) {
+    throw new OperationError(`git ${args.join(' ')} failed in the sandbox pod ${pod} (exit ${result.exitCode})`, {why: result.stderr.trim() || undefined, fix: 'fix what git reports, then run the command again'})
+  }
+  return result.stdout
+}
+
+export interface PodWorktree {
+  path: string
+  branch: string | null
+}
+
+/** `git worktree list --porcelain` of a slot's default checkout (default first). */
+export async function slotWorktrees(runtime: SandboxRuntime, pod: string, slot: string): Promise<PodWorktree[]> {
+  const text = await podGit(runtime, pod, ['-C', defaultCheckout(slot), 'worktree', 'list', '--porcelain'])
+  return text.split('\n\n').filter((block) => block.trim() !== '').map((block) => {
+    const lines = block.split('\n')
+    const branch = lines.find((line) => line.startsWith('branch '))?.slice('branch refs/heads/'.length) ?? null
+    return {path: lines[0].slice('worktree '.length), branch}
+  })
+}
+
+async function exists(runtime: SandboxRuntime, pod: string, podPath: string): Promise<boolean> {
+  return (await runtime.run(pod, ['test', '-e', podPath])).exitCode === 0
+}
+
+/**
+ * Attaches `branch` in every slot. Clashes are checked in every present slot before anything is
+ * made, so a refusal changes nothing.
+ * @throws InputError (exit 2) when a branch directory holds a different branch, naming both.
+ * @throws OperationError (exit 1) when git fails in the pod.
+ */
+export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
+  const {branch} = request
+  const directory = branchDirectory(branch)
+  const present = await Promise.all(spec.repos.map((repo) => exists(runtime, pod, `${defaultCheckout(repo.slot)}/.git`)))
+  const known = await Promise.all(spec.repos.map((repo, index) => (present[index] ? slotWorktrees(runtime, pod, repo.slot) : Promise.resolve([]))))
+  for (const [index, repo] of spec.repos.entries()) {
+    const holder = known[index].find((worktree) => worktree.path === `/work/${repo.slot}/${directory}`)
+    if (holder && holder.branch !== branch) {
+      throw new InputError(`the directory ${holder.path} already holds the branch ${holder.branch ?? '(detached)'}, not ${branch}`, {
+        why: `a branch worktree's directory is the branch with "/" → "-", so ${holder.branch ?? 'that checkout'} and ${branch} would share it`,
+        fix: `use the branch ${holder.branch ?? 'checked out there'} (yard exec ${pod}/${directory} …), or choose a branch whose directory is free`,
+      })
+    }
+  }
+
+  await podGit(runtime, pod, ['config', '--global', 'safe.directory', '*'])
+  if (request.gitIdentity.name) await podGit(runtime, pod, ['config', '--global', 'user.name', request.gitIdentity.name])
+  if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
+
+  const slots: SandboxAttachResult['slots'] = []
+  for (const [index, repo] of spec.repos.entries()) {
+    const home = defaultCheckout(repo.slot)
+    const target = `/work/${repo.slot}/${directory}`
+    if (!present[index]) await podGit(runtime, pod, ['clone', '--quiet', '--shared', '--', repoMountPath(repo.key), home])
+    let created = false
+    if (!known[index].some((worktree) => worktree.path === target)) {
+      // `worktree add` takes no `--`: the branch was checked (no leading "-"), the path is absolute.
+      const local = await runtime.run(pod, ['git', '-C', home, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])
+      if (local.exitCode === 0) {
+        await podGit(runtime, pod, ['-C', home, 'worktree', 'add', '--quiet', target, branch])
+      } else {
+        await podGit(runtime, pod, ['-C', home, 'worktree', 'add', '--quiet', '--no-track', '-b', branch, target, await baseOf(runtime, pod, home, repo.ref)])
+      }
+      created = true
+    }
+    await podGit(runtime, pod, ['-C', home, 'remote', 'set-url', '--push', 'origin', repo.url])
+    slots.push({slot: repo.slot, default: home, path: target, created})
+  }
+  return {branch, slots}
+}
+
+/** `origin/HEAD`; for `#REF`, `refs/remotes/origin/<ref>` when it exists, else the ref verbatim. */
+async function baseOf(runtime: SandboxRuntime, pod: string, home: string, ref: string | null): Promise<string> {
+  if (ref === null) return 'origin/HEAD'
+  const remote = `refs/remotes/origin/${ref}`
+  const found = await runtime.run(pod, ['git', '-C', home, 'rev-parse', '--verify', '--quiet', remote])
+  return found.exitCode === 0 ? remote : ref
+}

@@ -1,0 +1,20 @@
+/**
+ * The built-in sandbox backend `k8s-sandbox` (DESIGN.md §5.2), registered through the
+ * `yard:backends` hook exactly like a third-party plugin's backends.
+ */
+import type {BackendFactory, SandboxBackend} from '../../core/backend.js'
+import {CONTRACT_VERSION} from '../../core/backend.js'
+import {K8S_SANDBOX_ID, K8sSandbox} from './sandbox.js'
+
+export const k8sSandboxFactory: BackendFactory<SandboxBackend> = {
+  kind: 'sandbox',
+  id: K8S_SANDBOX_ID,
+  contract: CONTRACT_VERSION,
+  description: 'sandbox pods on read-only git caches, played with podman kube play (the kubernetes runtime follows)',
+  create: (context) => new K8sSandbox(context),
+}
+
+/** The `yard:backends` hook. */
+export default async function backends(): Promise<BackendFactory[]> {
+  return [k8sSandboxFactory as BackendFactory]
+}

@@ -1,0 +1,133 @@
+/**
+ * The `podman` runtime (DESIGN.md §5.2): the sandbox Pod played with `podman kube play`, so one
+ * machine runs exactly the manifest a cluster would get. Pod labels come back through
+ * `podman pod ps`; annotations sit on the workspace container.
+ */
+import {promises as fs} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+import {stringify} from 'yaml'
+
+import type {BackendContext} from '../../core/backend.js'
+import {OperationError} from '../../core/errors.js'
+import type {RunResult} from '../../core/process.js'
+import {PREFIX_LABEL, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
+import type {RuntimePod, SandboxRuntime} from './runtime.js'
+
+/** podman names a played pod's container `<pod>-<container>`. */
+const containerOf = (pod: string) => `${pod}-${WORKSPACE_CONTAINER}`
+
+const PLAY_BUDGET_MS = 120_000
+
+type Json = Record<string, unknown>
+
+function phaseOf(status: string): string {
+  const state = status.toLowerCase()
+  if (state === 'running') return 'Running'
+  if (state === 'created' || state === 'initialized' || state === 'configured') return 'Pending'
+  if (state === 'exited' || state === 'stopped') return 'Succeeded'
+  if (state === 'dead' || state === 'error' || state === 'degraded') return 'Failed'
+  return 'Unknown'
+}
+
+export class PodmanRuntime implements SandboxRuntime {
+  readonly id = 'podman'
+
+  constructor(private readonly context: BackendContext) {}
+
+  async list(prefix: string, timeoutMs: number): Promise<RuntimePod[]> {
+    const result = await this.context.runner.run('podman', ['pod', 'ps', '--filter', `label=${PREFIX_LABEL}=${prefix}`, '--format', 'json'], {timeoutMs, budget: 'podman pod ps'})
+    const pods = (JSON.parse(result.stdout.trim() || '[]') ?? []) as Json[]
+    return pods.map((pod) => ({name: String(pod.Name), phase: phaseOf(String(pod.Status ?? '')), labels: (pod.Labels ?? {}) as Record<string, string>, annotations: {}}))
+  }
+
+  async get(name: string): Promise<RuntimePod | undefined> {
+    const result = await this.context.runner.run('podman', ['container', 'inspect', '--format', 'json', containerOf(name)], {allowFailure: true})
+    if (result.exitCode !== 0) return undefined
+    const [container] = JSON.parse(result.stdout) as Json[]
+    const config = (container?.Config ?? {}) as Json
+    const state = (container?.State ?? {}) as Json
+    if (container === undefined || container.Pod === undefined) return undefined
+    const annotations = {...(config.Annotations as Record<string, string> | undefined), ...(await this.keptAnnotations(name))}
+    return {name, phase: phaseOf(String(state.Status ?? '')), labels: (config.Labels ?? {}) as Record<string, string>, annotations}
+  }
+
+  async play(manifest: Record<string, unknown>): Promise<void> {
+    const metadata = manifest.metadata as {name: string; annotations?: Record<string, string>}
+    const {name} = metadata
+    // podman 4.3 refuses annotation values over 63 characters (a label's limit, wrongly applied):
+    // those are kept beside the pod in the state directory and merged back by get().
+    const long = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([, value]) => value.length > 63))
+    const short = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([key]) => !(key in long)))
+    const played = podOwnEmptyDirs({...manifest, metadata: {...metadata, annotations: short}}, name)
+    await fs.mkdir(path.dirname(this.annotationsFile(name)), {recursive: true})
+    await fs.writeFile(this.annotationsFile(name), JSON.stringify(long) + '\n')
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pod-'))
+    const file = path.join(dir, `${name}.yaml`)
+    try {
+      await fs.writeFile(file, stringify(played, {lineWidth: 0}))
+      const result = await this.context.runner.run('podman', ['kube', 'play', '--quiet', file], {allowFailure: true, timeoutMs: PLAY_BUDGET_MS, budget: 'podman kube play'})
+      if (result.exitCode !== 0) {
+        // A pod that failed to start is not left behind (DESIGN.md §5.2: nothing left running).
+        await this.remove(name)
+        throw new OperationError(`podman kube play of the sandbox pod ${name} failed (exit ${result.exitCode})`, {
+          why: (result.stderr || result.stdout).trim() || undefined,
+          fix: 'check the image (yard image build) and podman (yard doctor), then run yard sandbox create again',
+        })
+      }
+    } finally {
+      await fs.rm(dir, {recursive: true, force: true})
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {timeoutMs: PLAY_BUDGET_MS, budget: 'podman pod rm'})
+    // Exactly the pod's own emptyDir volume: `<pod>-` is also the start of longer pods' names.
+    const work = `${name}-${WORK_VOLUME}`
+    if ((await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
+    await fs.rm(this.annotationsFile(name), {force: true})
+  }
+
+  /** `<state dir>/sandboxes/<pod>.annotations.json`: the annotations podman could not hold. */
+  private annotationsFile(name: string): string {
+    return path.join(this.context.stateDir, 'sandboxes', `${name}.annotations.json`)
+  }
+
+  private async keptAnnotations(name: string): Promise<Record<string, string>> {
+    return JSON.parse(await fs.readFile(this.annotationsFile(name), 'utf8').catch(() => '{}')) as Record<string, string>
+  }
+
+  run(name: string, argv: string[], options: {workdir?: string; env?: Record<string, string>} = {}): Promise<RunResult> {
+    const env = Object.entries(options.env ?? {}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
+    return this.context.runner.run('podman', ['exec', ...(options.workdir ? ['--workdir', options.workdir] : []), ...env, containerOf(name), ...argv], {allowFailure: true})
+  }
+
+  async exec(name: string, argv: string[], options: {workdir: string; tty: boolean}): Promise<number> {
+    const args = ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', options.workdir, containerOf(name), ...argv]
+    return (await this.context.runner.run('podman', args, {stdio: 'inherit', allowFailure: true})).exitCode
+  }
+
+  async copyOut(name: string, podPath: string, hostPath: string): Promise<void> {
+    await this.context.runner.run('podman', ['cp', `${containerOf(name)}:${podPath}`, hostPath])
+  }
+}
+
+/**
+ * podman 4.3 plays an emptyDir as a named volume called after the pod's volume (`work`), which
+ * every pod would share; renamed `<pod>-<volume>` it is the pod's own, as on a cluster, and
+ * `remove` deletes it with the pod.
+ */
+function podOwnEmptyDirs(manifest: Record<string, unknown>, pod: string): Record<string, unknown> {
+  const spec = manifest.spec as {volumes: Array<{name: string; emptyDir?: unknown}>; containers: Array<{volumeMounts?: Array<{name: string}>}>}
+  const renamed = new Set(spec.volumes.filter((volume) => volume.emptyDir !== undefined).map((volume) => volume.name))
+  const rename = (volumeName: string) => (renamed.has(volumeName) ? `${pod}-${volumeName}` : volumeName)
+  return {
+    ...manifest,
+    spec: {
+      ...spec,
+      volumes: spec.volumes.map((volume) => ({...volume, name: rename(volume.name)})),
+      containers: spec.containers.map((container) => ({...container, volumeMounts: container.volumeMounts?.map((mount) => ({...mount, name: rename(mount.name)}))})),
+    },
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Sandboxes on real `podman kube play` (DESIGN.md §5.2): create, attach, exec, rm. One shared
+ * sandbox `feat` for the tests that build on each other's state in order, plus small ones where
+ * a test needs its own.
+ */
+import {expect} from 'chai'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, readdirSync} from 'node:fs'
+import path from 'node:path'
+
+import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {cleanupTemp, git, tempDir} from '../../support/repo.js'
+import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {yard} from '../../support/yard.js'
+import {cli, cliLine, inPod, inPodTry, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+
+const prefix = `${SANDBOX_TEST_PREFIX}a`
+const pod = `${prefix}-feat`
+
+describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
+  this.timeout(240_000)
+  let fixture: SandboxFixture
+  let upstreamA: string
+  let upstreamB: string
+  let keyA: string
+  let keyB: string
+  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+
+  before(async () => {
+    sweep(SANDBOX_TEST_PREFIX)
+    await ensureDefaultImage()
+    upstreamA = makeUpstream('a', {develop: true})
+    upstreamB = makeUpstream('b')
+    keyA = repoIdentity(upstreamA).key
+    keyB = repoIdentity(upstreamB).key
+    fixture = makeApp(prefix)
+    const created = await run(['sandbox', 'create', 'feat', '--repo', upstreamA, '--repo', `lib=${upstreamB}`, '--branch', 'feat/login', '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+  })
+
+  after(() => {
+    sweep(SANDBOX_TEST_PREFIX)
+    cleanupTemp()
+  })
+
+  it('each slot holds a --shared clone of the read-only cache at default/ and the branch worktree beside it, cut from origin/HEAD with no upstream (acceptance 1)', () => {
+    for (const [slot, key, upstream] of [['a', keyA, upstreamA], ['lib', keyB, upstreamB]]) {
+      expect(inPod(pod, 'cat', `/work/${slot}/default/.git/objects/info/alternates`)).to.equal(`/repos/${key}/objects`)
+      expect(inPod(pod, 'git', '-C', `/work/${slot}/default`, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('main')
+      expect(inPod(pod, 'git', '-C', `/work/${slot}/default`, 'status', '--porcelain')).to.equal('')
+      const main = git(upstream, 'rev-parse', 'refs/heads/main')
+      expect(inPod(pod, 'git', '-C', `/work/${slot}/default`, 'rev-parse', 'HEAD')).to.equal(main)
+      expect(inPod(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('feat/login')
+      expect(inPod(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', 'HEAD')).to.equal(main)
+      expect(inPodTry(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', '--abbrev-ref', 'feat/login@{upstream}').status).to.not.equal(0)
+    }
+  })
+
+  it('the cache is read-only in the pod; a commit lands in the pod-local .git with the host identity; the push url is the url as given (acceptance 2)', () => {
+    const touched = inPodTry(pod, 'touch', `/repos/${keyA}/x`)
+    expect(touched.status).to.not.equal(0)
+    expect(touched.stderr).to.include('Read-only file system')
+    inPod(pod, 'git', '-C', '/work/a/feat-login', 'commit', '--allow-empty', '-q', '-m', 'in the sandbox')
+    const commit = inPod(pod, 'git', '-C', '/work/a/feat-login', 'rev-parse', 'HEAD')
+    expect(inPod(pod, 'git', '-C', '/work/a/feat-login', 'log', '-1', '--format=%an <%ae>|%cn <%ce>')).to.equal('Sandbox Tester <sandbox@example.com>|Sandbox Tester <sandbox@example.com>')
+    expect(inPodTry(pod, 'git', '-C', '/work/a/default', 'cat-file', '-e', commit).status).to.equal(0)
+    const cache = path.join(fixture.state, 'caches', keyA)
+    expect(spawnSync('git', ['-C', cache, 'cat-file', '-e', commit]).status).to.not.equal(0)
+    expect(inPod(pod, 'git', '-C', '/work/a/default', 'remote', 'get-url', '--push', 'origin')).to.equal(upstreamA)
+    expect(inPod(pod, 'git', '-C', '/work/a/default', 'remote', 'get-url', 'origin')).to.equal(`/repos/${keyA}`)
+  })
+
+  it('a second attach reports the same paths, creates nothing and keeps uncommitted work (acceptance 3)', async () => {
+    inPod(pod, 'sh', '-c', 'echo draft > /work/a/feat-login/notes.txt')
+    const again = await run(['sandbox', 'attach', 'feat', '--branch', 'feat/login', '--json'])
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(again.json).to.deep.equal({
+      name: 'feat',
+      branch: 'feat/login',
+      slots: [
+        {slot: 'a', default: '/work/a/default', path: '/work/a/feat-login', created: false},
+        {slot: 'lib', default: '/work/lib/default', path: '/work/lib/feat-login', created: false},
+      ],
+    })
+    expect(inPod(pod, 'cat', '/work/a/feat-login/notes.txt')).to.equal('draft')
+  })
+
+  it('branch "default" is exit 2 before any pod exists; a/x then a-x is refused naming both (acceptance 4)', async () => {
+    const refused = await run(['sandbox', 'create', 'dflt', '--repo', upstreamA, '--branch', 'default'])
+    expect(refused.exitCode).to.equal(2)
+    expect(refused.stderr).to.include('the branch "default" is refused')
+    expect(podExists(`${prefix}-dflt`)).to.equal(false)
+
+    const first = await run(['sandbox', 'attach', 'feat', '--branch', 'a/x'])
+    expect(first.exitCode, first.stderr).to.equal(0)
+    const clash = await run(['sandbox', 'attach', 'feat', '--branch', 'a-x'])
+    expect(clash.exitCode).to.equal(2)
+    expect(clash.stderr).to.include('/work/a/a-x already holds the branch a/x, not a-x')
+    expect(inPodTry(pod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/a-x').status).to.not.equal(0)
+  })
+
+  it('--repo URL#develop cuts the worktree from origin/develop and makes no local develop (acceptance 4)', async () => {
+    const created = await run(['sandbox', 'create', 'dev', '--repo', `${upstreamA}#develop`])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    const devPod = `${prefix}-dev`
+    expect(inPod(devPod, 'git', '-C', '/work/a/wt-dev', 'rev-parse', 'HEAD')).to.equal(git(upstreamA, 'rev-parse', 'refs/heads/develop'))
+    expect(inPod(devPod, 'git', '-C', '/work/a/wt-dev', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('wt/dev')
+    expect(inPodTry(devPod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/develop').status).to.not.equal(0)
+    const removed = await run(['sandbox', 'rm', 'dev'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(podExists(devPod)).to.equal(false)
+  })
+
+  it('yard exec NAME/BRANCH runs in the branch worktree by branch or directory; exit codes pass through (acceptance 5)', async () => {
+    const byBranch = cli(fixture, ['exec', 'feat/feat/login', '--', 'sh', '-c', 'git rev-parse --abbrev-ref HEAD; exit 7'])
+    expect(byBranch.status, byBranch.stderr).to.equal(7)
+    expect(byBranch.stdout.trim()).to.equal('feat/login')
+    const byDirectory = cli(fixture, ['exec', 'feat/feat-login', '--', 'git', 'rev-parse', '--abbrev-ref', 'HEAD'])
+    expect(byDirectory.status, byDirectory.stderr).to.equal(0)
+    expect(byDirectory.stdout.trim()).to.equal('feat/login')
+    const bySlot = cli(fixture, ['exec', '--sandbox', 'feat', '--slot', 'lib', '--', 'pwd'])
+    expect(bySlot.stdout.trim(), bySlot.stderr).to.equal('/work/lib/feat-login')
+    // A plain NAME with no worktree of that name is the sandbox.
+    const plain = cli(fixture, ['exec', 'feat', '--', 'sh', '-c', 'pwd; exit 127'])
+    expect(plain.status).to.equal(127)
+    expect(plain.stdout.trim(), plain.stderr).to.equal('/work/a/feat-login')
+    const missing = await run(['exec', 'feat/nope', '--', 'true'])
+    expect(missing.exitCode).to.equal(2)
+    expect(missing.stderr).to.include('has no /work/a/nope')
+  })
+
+  it('in a 100×30 tmux pane yard exec into a sandbox starts at 30 100 (acceptance 5)', async () => {
+    const socket = `yardtest-x-${process.pid}`
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    try {
+      tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh')
+      tmux('send-keys', '-t', 't', `clear; ${cliLine(fixture, ['exec', 'feat/feat-login', '--', 'stty', 'size'])}; echo exec-done`, 'Enter')
+      const deadline = Date.now() + 60_000
+      let screen = ''
+      while (Date.now() < deadline) {
+        screen = tmux('capture-pane', '-p', '-t', 't')
+        if (screen.includes('exec-done')) break
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(screen).to.match(/^30 100\s*$/m)
+    } finally {
+      spawnSync('tmux', ['-L', socket, 'kill-server'])
+    }
+  })
+
+  it('rm refuses unsaved work listing it, cache evict refuses while the sandbox lives; rm --force saves a restorable bundle and patch, then evict succeeds (acceptance 8)', async () => {
+    const refused = await run(['sandbox', 'rm', 'feat'])
+    expect(refused.exitCode).to.equal(3)
+    expect(refused.stderr).to.include('/work/a/feat-login: ?? notes.txt')
+    expect(refused.stderr).to.include('/work/a/feat-login: feat/login (1 commit) not on origin')
+    expect(podExists(pod)).to.equal(true)
+
+    const evict = await run(['cache', 'evict', upstreamA])
+    expect(evict.exitCode).to.equal(3)
+    expect(evict.stderr).to.include(`borrowed by sandbox ${pod}`)
+
+    const dry = await run(['sandbox', 'rm', 'feat', '--force', '--dry-run', '--json'])
+    expect(dry.exitCode, dry.stderr).to.equal(0)
+    expect((dry.json as {removed: boolean}).removed).to.equal(false)
+    expect(podExists(pod)).to.equal(true)
+
+    const forced = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
+    expect(forced.exitCode, forced.stderr).to.equal(0)
+    const result = forced.json as {savedIn: string; saved: string[]; removed: boolean}
+    expect(result.removed).to.equal(true)
+    expect(result.savedIn.startsWith(path.join(fixture.state, 'sandboxes', 'feat'))).to.equal(true)
+    expect(readdirSync(result.savedIn).sort()).to.deep.equal(['a-feat-login.patch', 'a.bundle', 'lib.bundle'])
+    expect(podExists(pod)).to.equal(false)
+
+    // Restore: the bundle carries the sandbox's commit, the patch the uncommitted file.
+    const restored = path.join(tempDir('yardtest-restore'), 'a')
+    git(path.dirname(restored), 'clone', '-q', '--no-checkout', path.join(result.savedIn, 'a.bundle'), restored)
+    git(restored, 'checkout', '-q', 'feat/login')
+    expect(git(restored, 'log', '-1', '--format=%s')).to.equal('in the sandbox')
+    git(restored, 'apply', path.join(result.savedIn, 'a-feat-login.patch'))
+    expect(git(restored, 'status', '--porcelain')).to.equal('?? notes.txt')
+    expect(existsSync(path.join(restored, 'notes.txt'))).to.equal(true)
+
+    const evicted = await run(['cache', 'evict', upstreamA])
+    expect(evicted.exitCode, evicted.stderr).to.equal(0)
+  })
+})
