@@ -153,7 +153,8 @@ async function decideOffset(context: YardContext, session: SandboxSession, name:
   if (worktrees.some((entry) => entry.name === name)) return {offset: current.offset, source: current.offsetSource, hashOffset: current.offset, clashedWith: []}
   const others = [
     ...worktrees.map((entry) => ({name: entry.name, offset: resolveOffset(fresh, context, entry.name, false, {useEnvOffset: false}).offset, kind: 'worktree'})),
-    ...(await knownSandboxes(context, {...session, workspace: fresh})).filter((sandbox) => sandbox.name !== name).map((sandbox) => ({...sandbox, kind: 'sandbox'})),
+    // A sandbox named like a worktree is that worktree's identity: counted once.
+    ...(await knownSandboxes(context, {...session, workspace: fresh})).filter((sandbox) => sandbox.name !== name && !worktrees.some((entry) => entry.name === sandbox.name)).map((sandbox) => ({...sandbox, kind: 'sandbox'})),
   ]
   const choice = chooseOffset(name, current.offset, others)
   if (choice.full) context.warn(`warning: every offset is taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
