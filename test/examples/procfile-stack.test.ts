@@ -183,6 +183,22 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
     for (const pid of pids) expect(groupAlive(pid), `process group ${pid}`).to.equal(false)
   })
 
+  it('refuses a project name whose processes another clone started (exit 3), saying to set a distinct prefix', async () => {
+    const homes = freshHomes()
+    const base = await freePortBase()
+    // Two clones in directories of the same name: the same prefix and project, other owners.
+    const first = procfileRepo(base).repo
+    const second = procfileRepo(base).repo
+    yardIn(root, homes, ['plugins', 'link', '--no-install', example])
+    yardIn(root, homes, ['up'], {cwd: first})
+    const pids = recordedPids(homes.state).app
+    const clash = yardIn(root, homes, ['up'], {cwd: second, expected: 3})
+    expect(clash.stderr).to.include(`the project name app is in use by another checkout (${first})`)
+    expect(clash.stderr).to.include('set a distinct [project] prefix')
+    expect(recordedPids(homes.state).app).to.deep.equal(pids)
+    expect(await httpText(base)).to.equal(`web of main on ${base}`)
+  })
+
   it('refuses a malformed Procfile (exit 2) and a busy port (exit 3) before starting anything', async () => {
     const homes = freshHomes()
     const base = await freePortBase()
