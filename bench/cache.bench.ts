@@ -85,7 +85,7 @@ for (const [index, set] of sets.entries()) {
   const cOverA = ratio(c, a)
   a.note = `.git ${mib(set.sizes[0])}; target ≤ 1.2× (b): ${aOverB === null ? 'not measured' : aOverB <= 1.2 ? 'met' : 'MISSED'}`
   b.note = `.git ${mib(set.sizes[1])} (the worktree's admin directory)`
-  c.note = `.git ${mib(set.sizes[2])}; (c)/(a) = ${cOverA === null ? '—' : `${cOverA.toFixed(2)}×`} in time, ${(set.sizes[2] / set.sizes[0]).toFixed(0)}× in size`
+  c.note = `.git ${mib(set.sizes[2])}; (c)/(a) = ${cOverA === null ? '—' : `${cOverA.toFixed(2)}×`} in time, ${(set.sizes[2] / set.sizes[0]).toFixed(1)}× in size`
 }
 
 /** Eight worktrees of one clone, and eight private `--shared` clones of the cache, each on its own branch. */
