@@ -3,8 +3,8 @@
  * chosen working directory and environment. The oclif manifest is ignored so tests never
  * depend on a build (DESIGN.md §9).
  */
-import {Config} from '@oclif/core'
-import {runCommand} from '@oclif/test'
+import {Config, run} from '@oclif/core'
+import {captureOutput} from '@oclif/test'
 
 import {loadTestConfig} from './oclif-config.js'
 
@@ -45,7 +45,8 @@ export async function yard(args: string[], options: {cwd?: string; env?: Record<
       if (value === undefined) delete process.env[key]
       else process.env[key] = value
     }
-    const result = await runCommand(args, config)
+    // Not @oclif/test's runCommand: it joins and re-splits argv on spaces, losing "" and 'a b'.
+    const result = await captureOutput(async () => run(args, config))
     const error = result.error as (Error & {oclif?: {exit?: number}}) | undefined
     const exitCode = error ? (error.oclif?.exit ?? 1) : 0
     let json: unknown
