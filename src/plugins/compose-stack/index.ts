@@ -4,14 +4,14 @@
  */
 import type {BackendFactory, BackendsHookResult, StackBackend} from '../../core/backend.js'
 import {CONTRACT_VERSION} from '../../core/backend.js'
-import {ComposeStack} from './stack.js'
 
 export const composeStackFactory: BackendFactory<StackBackend> = {
   kind: 'stack',
   id: 'compose-stack',
   contract: CONTRACT_VERSION,
   description: 'each checkout a compose project (podman-compose, podman compose, docker compose, docker-compose), with a dev box',
-  create: (context) => new ComposeStack(context),
+  // Loaded on first use: listing backends must not import every backend's code.
+  create: async (context) => new (await import('./stack.js')).ComposeStack(context),
 }
 
 export default async function backends(): Promise<BackendsHookResult> {

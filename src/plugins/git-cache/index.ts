@@ -4,14 +4,14 @@
  */
 import type {BackendFactory, CacheBackend} from '../../core/backend.js'
 import {CONTRACT_VERSION} from '../../core/backend.js'
-import {GIT_CACHE_ID, GitCache} from './cache.js'
 
 export const gitCacheFactory: BackendFactory<CacheBackend> = {
   kind: 'cache',
-  id: GIT_CACHE_ID,
+  id: 'git-cache',
   contract: CONTRACT_VERSION,
   description: 'one never-pruned bare git cache per repository, shared read-only by sandboxes',
-  create: (context) => new GitCache(context),
+  // Loaded on first use: listing backends must not import every backend's code.
+  create: async (context) => new (await import('./cache.js')).GitCache(context),
 }
 
 /** The `yard:backends` hook. */

@@ -4,14 +4,14 @@
  */
 import type {BackendFactory, BackendsHookResult, MachineBackend} from '../../core/backend.js'
 import {CONTRACT_VERSION} from '../../core/backend.js'
-import {NativeMachine} from './machine.js'
 
 export const nativeMachineFactory: BackendFactory<MachineBackend> = {
   kind: 'machine',
   id: 'native',
   contract: CONTRACT_VERSION,
   description: "no VM: the host's podman",
-  create: (context) => new NativeMachine(context),
+  // Loaded on first use: listing backends must not import every backend's code.
+  create: async (context) => new (await import('./machine.js')).NativeMachine(context),
 }
 
 export default async function backends(): Promise<BackendsHookResult> {

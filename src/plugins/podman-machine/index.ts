@@ -4,14 +4,14 @@
  */
 import type {BackendFactory, BackendsHookResult, MachineBackend} from '../../core/backend.js'
 import {CONTRACT_VERSION} from '../../core/backend.js'
-import {PodmanMachine} from './machine.js'
 
 export const podmanMachineFactory: BackendFactory<MachineBackend> = {
   kind: 'machine',
   id: 'podman-machine',
   contract: CONTRACT_VERSION,
   description: 'one podman machine (VM) per project, the main checkout and the worktrees root mounted at their own paths',
-  create: (context) => new PodmanMachine(context),
+  // Loaded on first use: listing backends must not import every backend's code.
+  create: async (context) => new (await import('./machine.js')).PodmanMachine(context),
 }
 
 export default async function backends(): Promise<BackendsHookResult> {
