@@ -1,0 +1,167 @@
+/**
+ * The dashboard screen (DESIGN.md §6): a table of local rows (main and worktrees) or cluster rows
+ * (sandboxes), a selection, a status line and the keys. It gets its data and actions as
+ * callbacks (`DashboardServices`) and never reaches core or a backend itself.
+ */
+import {Box, Text, useApp, useInput, useStdin, useStdout} from 'ink'
+import {useCallback, useEffect, useRef, useState} from 'react'
+
+import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard.js'
+import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
+
+/** What the screen can ask for. Every call may reject; the message goes to the status line. */
+export interface DashboardServices {
+  load(mode: DashboardMode): Promise<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>
+  up(name: string): Promise<string>
+  down(name: string): Promise<string>
+  /** The remove plan as one line; rejects with the refusal (unsaved work, counts) when it must not go ahead. */
+  planRemove(name: string): Promise<string>
+  remove(name: string): Promise<string>
+}
+
+/** Why the screen ended: quit (with its exit code), or a shell asked for in a row. */
+export type DashboardExit = {kind: 'quit'; code: number; mode: DashboardMode; selected: number} | {kind: 'shell'; name: string; mode: DashboardMode; selected: number}
+
+export interface DashboardAppProps {
+  services: DashboardServices
+  initialMode: DashboardMode
+  initialSelected?: number
+  /** Refresh period in milliseconds (DESIGN.md §6: 2 s); 0 turns the timer off. */
+  intervalMs?: number
+  onExit(exit: DashboardExit): void
+}
+
+export const HELP_LINES = [
+  '↑/↓ j/k  select          Tab  local ⇄ cluster',
+  'u  stack up              d    stack down',
+  'x  remove (asks first)   e    shell in the box or sandbox',
+  'r  refresh now           ?    this help',
+  'q  quit                  Ctrl-C  quit',
+]
+
+/** The terminal's size, following resizes through one subscription on stdout (DESIGN.md §9). */
+function useTerminalSize(): {columns: number; rows: number} {
+  const {stdout} = useStdout()
+  const [size, setSize] = useState({columns: stdout.columns || 80, rows: stdout.rows || 24})
+  useEffect(() => {
+    const onResize = () => setSize({columns: stdout.columns || 80, rows: stdout.rows || 24})
+    stdout.on('resize', onResize)
+    return () => {
+      stdout.off('resize', onResize)
+    }
+  }, [stdout])
+  return size
+}
+
+const errorText = (error: unknown) => {
+  const failure = error as {message?: string; fix?: string}
+  return `${failure.message ?? String(error)}${failure.fix ? ` — fix: ${failure.fix}` : ''}`
+}
+
+/** The dashboard: sized to the terminal's rows - 1 so Ink never scrolls (DESIGN.md §9). */
+export function DashboardApp(props: DashboardAppProps) {
+  const {services} = props
+  const {exit} = useApp()
+  const {isRawModeSupported} = useStdin()
+  const {columns, rows: height} = useTerminalSize()
+  const [mode, setMode] = useState<DashboardMode>(props.initialMode)
+  const [rows, setRows] = useState<Record<DashboardMode, LocalRow[] | ClusterRow[] | undefined>>({local: undefined, cluster: undefined})
+  const [selected, setSelected] = useState(props.initialSelected ?? 0)
+  const [status, setStatus] = useState('loading…')
+  const [help, setHelp] = useState(false)
+  const [confirming, setConfirming] = useState<string | undefined>()
+  const modeRef = useRef(mode)
+  modeRef.current = mode
+
+  const refresh = useCallback((which: DashboardMode) => {
+    services.load(which).then(
+      (loaded) => {
+        setRows((current) => ({...current, [which]: loaded.rows}))
+        if (modeRef.current === which) setStatus((current) => (current === 'loading…' ? loaded.notes.join('; ') : current))
+      },
+      (error: unknown) => setStatus(errorText(error)),
+    )
+  }, [services])
+
+  useEffect(() => {
+    refresh(mode)
+    if (!props.intervalMs) return
+    const timer = setInterval(() => refresh(modeRef.current), props.intervalMs)
+    return () => clearInterval(timer)
+  }, [mode, refresh, props.intervalMs])
+
+  const current = rows[mode] ?? []
+  const row = current[Math.min(selected, current.length - 1)] as {name: string} | undefined
+  const leave = (value: DashboardExit) => {
+    props.onExit(value)
+    exit()
+  }
+
+  const act = (verb: string, work: (name: string) => Promise<string>) => {
+    if (!row) return
+    const name = row.name
+    setStatus(`${verb} ${name}…`)
+    work(name).then(
+      (message) => {
+        setStatus(message)
+        refresh(modeRef.current)
+      },
+      (error: unknown) => setStatus(errorText(error)),
+    )
+  }
+
+  useInput((input, key) => {
+    if (key.ctrl && input === 'c') return leave({kind: 'quit', code: 130, mode, selected})
+    if (confirming !== undefined) {
+      const name = confirming
+      setConfirming(undefined)
+      if (input === 'y') act('removing', () => services.remove(name))
+      else setStatus(`remove ${name}: declined, nothing was changed`)
+      return
+    }
+    if (input === 'q') return leave({kind: 'quit', code: 0, mode, selected})
+    if (key.tab) {
+      setMode(mode === 'local' ? 'cluster' : 'local')
+      setSelected(0)
+      return
+    }
+    if (key.downArrow || input === 'j') setSelected((index) => Math.min(index + 1, Math.max(current.length - 1, 0)))
+    else if (key.upArrow || input === 'k') setSelected((index) => Math.max(index - 1, 0))
+    else if (input === '?') setHelp((shown) => !shown)
+    else if (input === 'r') {
+      setStatus('refreshing…')
+      services.load(mode).then((loaded) => {
+        setRows((all) => ({...all, [mode]: loaded.rows}))
+        setStatus(loaded.notes.join('; ') || 'refreshed')
+      }, (error: unknown) => setStatus(errorText(error)))
+    } else if (input === 'u' && mode === 'local') act('bringing up', services.up)
+    else if (input === 'd' && mode === 'local') act('bringing down', services.down)
+    else if (input === 'x' && mode === 'local' && row) {
+      if (row.name === 'main') return setStatus('the main checkout is never removed')
+      const name = row.name
+      setStatus(`planning the removal of ${name}…`)
+      services.planRemove(name).then((plan) => {
+        setConfirming(name)
+        setStatus(`${plan} — remove ${name}? y/N`)
+      }, (error: unknown) => setStatus(`remove ${name} refused: ${errorText(error)}`))
+    } else if (input === 'e' && row) leave({kind: 'shell', name: row.name, mode, selected})
+  }, {isActive: isRawModeSupported})
+
+  const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 1) : tableLines(clusterColumns(), current as ClusterRow[], columns - 1)
+  const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`
+  return (
+    <Box flexDirection="column" width={columns} height={Math.max(height - 1, 3)}>
+      <Text bold wrap="truncate">{title}</Text>
+      <Text wrap="truncate">{lines[0]}</Text>
+      {rows[mode] === undefined ? <Text>…</Text> : current.length === 0 ? <Text>{mode === 'local' ? 'no checkouts' : 'no sandboxes'}</Text> : null}
+      {lines.slice(1).map((line, index) => (
+        <Text key={(current[index] as {name: string}).name} inverse={index === Math.min(selected, current.length - 1)} wrap="truncate">
+          {line}
+        </Text>
+      ))}
+      {help ? HELP_LINES.map((line) => <Text key={line} wrap="truncate">{line}</Text>) : null}
+      <Box flexGrow={1} />
+      <Text wrap="truncate">{status}</Text>
+    </Box>
+  )
+}
