@@ -69,7 +69,8 @@ export function DashboardApp(props: DashboardAppProps) {
   const [selected, setSelected] = useState(props.initialSelected ?? 0)
   const [status, setStatus] = useState('loading…')
   const [help, setHelp] = useState(false)
-  const [confirming, setConfirming] = useState<string | undefined>()
+  // Which worktree's removal waits for y/N; a ref, as keys may reach a handler of an older render.
+  const confirming = useRef<string | undefined>(undefined)
   const modeRef = useRef(mode)
   modeRef.current = mode
 
@@ -91,13 +92,22 @@ export function DashboardApp(props: DashboardAppProps) {
   }, [mode, refresh, props.intervalMs])
 
   const current = rows[mode] ?? []
-  const row = current[Math.min(selected, current.length - 1)] as {name: string} | undefined
+  // Keys can arrive between a render and Ink re-registering the input handler: the handler reads
+  // the latest rows through this ref, never the ones of the render that created it.
+  const latest = useRef({current, selected})
+  latest.current = {current, selected}
   const leave = (value: DashboardExit) => {
     props.onExit(value)
     exit()
   }
 
+  const selectedRow = () => {
+    const view = latest.current
+    return view.current[Math.min(view.selected, view.current.length - 1)] as {name: string} | undefined
+  }
+
   const act = (verb: string, work: (name: string) => Promise<string>) => {
+    const row = selectedRow()
     if (!row) return
     const name = row.name
     setStatus(`${verb} ${name}…`)
@@ -111,10 +121,12 @@ export function DashboardApp(props: DashboardAppProps) {
   }
 
   useInput((input, key) => {
+    const row = selectedRow()
+    const count = latest.current.current.length
     if (key.ctrl && input === 'c') return leave({kind: 'quit', code: 130, mode, selected})
-    if (confirming !== undefined) {
-      const name = confirming
-      setConfirming(undefined)
+    if (confirming.current !== undefined) {
+      const name = confirming.current
+      confirming.current = undefined
       if (input === 'y') act('removing', () => services.remove(name))
       else setStatus(`remove ${name}: declined, nothing was changed`)
       return
@@ -125,7 +137,7 @@ export function DashboardApp(props: DashboardAppProps) {
       setSelected(0)
       return
     }
-    if (key.downArrow || input === 'j') setSelected((index) => Math.min(index + 1, Math.max(current.length - 1, 0)))
+    if (key.downArrow || input === 'j') setSelected((index) => Math.min(index + 1, Math.max(count - 1, 0)))
     else if (key.upArrow || input === 'k') setSelected((index) => Math.max(index - 1, 0))
     else if (input === '?') setHelp((shown) => !shown)
     else if (input === 'r') {
@@ -141,24 +153,28 @@ export function DashboardApp(props: DashboardAppProps) {
       const name = row.name
       setStatus(`planning the removal of ${name}…`)
       services.planRemove(name).then((plan) => {
-        setConfirming(name)
+        confirming.current = name
         setStatus(`${plan} — remove ${name}? y/N`)
       }, (error: unknown) => setStatus(`remove ${name} refused: ${errorText(error)}`))
     } else if (input === 'e' && row) leave({kind: 'shell', name: row.name, mode, selected})
   }, {isActive: isRawModeSupported})
 
-  const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 1) : tableLines(clusterColumns(), current as ClusterRow[], columns - 1)
+  const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 3) : tableLines(clusterColumns(), current as ClusterRow[], columns - 3)
   const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`
   return (
     <Box flexDirection="column" width={columns} height={Math.max(height - 1, 3)}>
       <Text bold wrap="truncate">{title}</Text>
-      <Text wrap="truncate">{lines[0]}</Text>
+      <Text wrap="truncate">{`  ${lines[0]}`}</Text>
       {rows[mode] === undefined ? <Text>…</Text> : current.length === 0 ? <Text>{mode === 'local' ? 'no checkouts' : 'no sandboxes'}</Text> : null}
-      {lines.slice(1).map((line, index) => (
-        <Text key={(current[index] as {name: string}).name} inverse={index === Math.min(selected, current.length - 1)} wrap="truncate">
-          {line}
-        </Text>
-      ))}
+      {lines.slice(1).map((line, index) => {
+        const chosen = index === Math.min(selected, current.length - 1)
+        // A mark as well as inverse video: it survives NO_COLOR and plain captures.
+        return (
+          <Text key={(current[index] as {name: string}).name} inverse={chosen} wrap="truncate">
+            {`${chosen ? '›' : ' '} ${line}`}
+          </Text>
+        )
+      })}
       {help ? HELP_LINES.map((line) => <Text key={line} wrap="truncate">{line}</Text>) : null}
       <Box flexGrow={1} />
       <Text wrap="truncate">{status}</Text>
