@@ -4,14 +4,14 @@
  */
 import type {BackendFactory, SandboxBackend} from '../../core/backend.js'
 import {CONTRACT_VERSION} from '../../core/backend.js'
-import {K8S_SANDBOX_ID, K8sSandbox} from './sandbox.js'
 
 export const k8sSandboxFactory: BackendFactory<SandboxBackend> = {
   kind: 'sandbox',
-  id: K8S_SANDBOX_ID,
+  id: 'k8s-sandbox',
   contract: CONTRACT_VERSION,
   description: 'sandbox pods on read-only git caches, played with podman kube play (the kubernetes runtime follows)',
-  create: (context) => new K8sSandbox(context),
+  // Loaded on first use: listing backends must not import every backend's code.
+  create: async (context) => new (await import('./sandbox.js')).K8sSandbox(context),
 }
 
 /** The `yard:backends` hook. */
