@@ -18,7 +18,8 @@ const git = promisify(execFile)
 const YARD_TOML = '[project]\nprefix = "bench"\n\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5432\n'
 
 const buildFailure = await ensureBuilt(log)
-const env = yardEnv(await makeScratchDir('state'))
+// Plugins a developer linked (oclif reads them from XDG_DATA_HOME/yard) would load in every run.
+const env = {...yardEnv(await makeScratchDir('state')), XDG_DATA_HOME: await makeScratchDir('data')}
 
 /** The two rows for one main checkout; `suffix` tells the repositories apart in labels. */
 async function rowsFor(main: string, suffix: string): Promise<BenchRow[]> {
