@@ -9,7 +9,7 @@ import type {YardContext} from './context.js'
 import {OperationError, YardError} from './errors.js'
 import {createMachine} from './machine.js'
 import type {Registry} from './registry.js'
-import {openWorkspace} from './workspace.js'
+import type {Workspace} from './workspace.js'
 
 /**
  * The machine's engine socket variables, after creating (`init`) an absent machine and starting a
@@ -41,9 +41,9 @@ export async function ensureMachine(context: YardContext, machine: MachineBacken
  * `yard worktree add`'s part (DESIGN.md §4.3): the new worktree is ready either way, so a machine
  * that cannot be created or started is a warning with its fix, never a failure.
  */
-export async function ensureMachineQuietly(context: YardContext, registry: Registry): Promise<void> {
+export async function ensureMachineQuietly(context: YardContext, registry: Registry, workspace: Workspace): Promise<void> {
   try {
-    const {machine, spec} = await createMachine(context, registry, await openWorkspace(context))
+    const {machine, spec} = await createMachine(context, registry, workspace)
     await ensureMachine(context, machine, spec)
   } catch (error) {
     if (!(error instanceof YardError)) throw error

@@ -5,8 +5,9 @@
  * Order: names checked → the base's remote fetched (a failure warns) → under the project's
  * offsets lock: refs and worktrees read at once, branch and base decided, then `git worktree add`
  * while the known offsets (worktrees, pins, sandboxes) are read and a clashing newcomer is
- * pinned, the base recorded → lock released. When either side fails, the worktree, the branch and
- * the pin it brought are rolled back, so nothing is left behind.
+ * pinned, the base recorded → lock released → the project's machine made ready (a warning at
+ * worst). When either side fails, the worktree, the branch and the pin it brought are rolled
+ * back, so nothing is left behind.
  */
 import path from 'node:path'
 
@@ -145,6 +146,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   })
 
   const {current, choice, branchSource, base} = placed
+  await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
     const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
     context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${choice.pin} in ${workspace.config.files.local}`)

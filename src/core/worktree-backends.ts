@@ -1,13 +1,15 @@
 /**
  * What the worktree use cases need from backends, as a small interface so that core never
  * depends on oclif and tests can hand in their own: the project's sandboxes (for offset
- * collisions, DESIGN.md §3.4) and the stack teardown of a removed worktree (box down, stack nuke,
- * DESIGN.md §4.1). `registryBackends` answers both from the backend registry that config selects.
+ * collisions, DESIGN.md §3.4), the stack teardown of a removed worktree (box down, stack nuke,
+ * DESIGN.md §4.1) and a running machine for a new one (§4.3). `registryBackends` answers them
+ * from the backend registry that config selects.
  */
 import type {Target} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {machineSpec} from './machine.js'
+import {ensureMachineQuietly} from './machine-ensure.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
 import type {Workspace} from './workspace.js'
@@ -37,12 +39,18 @@ export interface WorktreeBackends {
    * per-checkout table), or why there is none (then teardown is skipped with a note).
    */
   stackTeardown(workspace: Workspace, target: Target): Promise<StackTeardown | {skipped: string}>
+  /**
+   * Makes sure the project's machine exists and runs, after a worktree was added (DESIGN.md
+   * §4.3); a machine that cannot come up is a warning, never a failure. Never rejects.
+   */
+  machineReady(workspace: Workspace): Promise<void>
 }
 
 /** No sandboxes and no stack: what core tests and commands without a registry use. */
 export const NO_BACKENDS: WorktreeBackends = {
   sandboxes: async () => [],
   stackTeardown: async () => ({skipped: 'no stack backend is registered'}),
+  machineReady: async () => {},
 }
 
 /**
@@ -74,6 +82,10 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
       } finally {
         clearTimeout(timer)
       }
+    },
+
+    async machineReady(workspace) {
+      await ensureMachineQuietly(context, await load(), workspace)
     },
 
     async stackTeardown(workspace, target) {

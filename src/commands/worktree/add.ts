@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../core/errors.js'
-import {ensureMachineQuietly} from '../../core/machine-ensure.js'
 import {loadRegistry} from '../../core/registry.js'
 import {AddResult, addWorktree} from '../../core/worktree-add.js'
 import {registryBackends} from '../../core/worktree-backends.js'
@@ -43,7 +42,6 @@ A name whose offset clashes with another worktree or sandbox is pinned to the lo
       backends: registryBackends(() => registry, this.context),
     })
     this.print(describe(result))
-    await ensureMachineQuietly(this.context, await registry)
     return result
   }
 }
