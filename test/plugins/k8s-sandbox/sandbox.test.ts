@@ -139,7 +139,8 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
       let screen = ''
       while (Date.now() < deadline) {
         screen = tmux('capture-pane', '-p', '-t', 't')
-        if (screen.includes('exec-done')) break
+        // The typed command line holds the marker too: wait for it alone on a line (the output).
+        if (/^exec-done\s*$/m.test(screen)) break
         await new Promise((resolve) => setTimeout(resolve, 200))
       }
       expect(screen).to.match(/^30 100\s*$/m)
