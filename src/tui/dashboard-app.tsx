@@ -4,7 +4,8 @@
  * callbacks (`DashboardServices`) and never reaches core or a backend itself.
  */
 import {Box, Text, useApp, useInput, useStdin, useStdout} from 'ink'
-import {useCallback, useEffect, useRef, useState} from 'react'
+// React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
+import React, {useCallback, useEffect, useRef, useState} from 'react'
 
 import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard.js'
 import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
@@ -120,10 +121,16 @@ export function DashboardApp(props: DashboardAppProps) {
     )
   }
 
+  // Keys typed faster than the screen reads them arrive as one string ("jjk"): one at a time.
   useInput((input, key) => {
+    const plain = input.length > 1 && !key.ctrl && !key.meta && !input.startsWith('\u001B')
+    for (const char of plain ? [...input] : [input]) onKey(char, key)
+  }, {isActive: isRawModeSupported})
+
+  function onKey(input: string, key: Parameters<Parameters<typeof useInput>[0]>[1]) {
     const row = selectedRow()
     const count = latest.current.current.length
-    if (key.ctrl && input === 'c') return leave({kind: 'quit', code: 130, mode, selected})
+    if (key.ctrl && input === 'c') return leave({kind: 'quit', code: 130, mode, selected: latest.current.selected})
     if (confirming.current !== undefined) {
       const name = confirming.current
       confirming.current = undefined
@@ -131,14 +138,19 @@ export function DashboardApp(props: DashboardAppProps) {
       else setStatus(`remove ${name}: declined, nothing was changed`)
       return
     }
-    if (input === 'q') return leave({kind: 'quit', code: 0, mode, selected})
+    if (input === 'q') return leave({kind: 'quit', code: 0, mode, selected: latest.current.selected})
     if (key.tab) {
       setMode(mode === 'local' ? 'cluster' : 'local')
+      latest.current.selected = 0
       setSelected(0)
       return
     }
-    if (key.downArrow || input === 'j') setSelected((index) => Math.min(index + 1, Math.max(count - 1, 0)))
-    else if (key.upArrow || input === 'k') setSelected((index) => Math.max(index - 1, 0))
+    const move = (index: number) => {
+      latest.current.selected = index
+      setSelected(index)
+    }
+    if (key.downArrow || input === 'j') move(Math.min(latest.current.selected + 1, Math.max(count - 1, 0)))
+    else if (key.upArrow || input === 'k') move(Math.max(latest.current.selected - 1, 0))
     else if (input === '?') setHelp((shown) => !shown)
     else if (input === 'r') {
       setStatus('refreshing…')
@@ -156,8 +168,8 @@ export function DashboardApp(props: DashboardAppProps) {
         confirming.current = name
         setStatus(`${plan} — remove ${name}? y/N`)
       }, (error: unknown) => setStatus(`remove ${name} refused: ${errorText(error)}`))
-    } else if (input === 'e' && row) leave({kind: 'shell', name: row.name, mode, selected})
-  }, {isActive: isRawModeSupported})
+    } else if (input === 'e' && row) leave({kind: 'shell', name: row.name, mode, selected: latest.current.selected})
+  }
 
   const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 3) : tableLines(clusterColumns(), current as ClusterRow[], columns - 3)
   const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`

@@ -5,6 +5,8 @@
  * terminal to `yard exec`'s code path for a shell, then comes back where it was.
  */
 import {render} from 'ink'
+// React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
+import React from 'react'
 
 import {SHELL_ARGV} from '../core/box.js'
 import type {YardContext} from '../core/context.js'
@@ -67,6 +69,8 @@ async function showScreen(services: DashboardServices, mode: DashboardMode, sele
     await instance.waitUntilExit()
   } finally {
     instance.cleanup()
+    // Stop reading the terminal: a shell started next must get every key, none left to this process.
+    process.stdin.pause()
     process.stdout.write(LEAVE_ALT)
   }
   return ended
