@@ -75,13 +75,22 @@ export function DashboardApp(props: DashboardAppProps) {
   const modeRef = useRef(mode)
   modeRef.current = mode
 
-  const refresh = useCallback((which: DashboardMode) => {
+  // One gather per mode at a time: a slow backend must not pile up probes on every tick.
+  const loading = useRef<Record<DashboardMode, boolean>>({local: false, cluster: false})
+  const refresh = useCallback((which: DashboardMode, announce = false) => {
+    if (loading.current[which]) return
+    loading.current[which] = true
+    if (announce) setStatus('refreshing…')
     services.load(which).then(
       (loaded) => {
+        loading.current[which] = false
         setRows((current) => ({...current, [which]: loaded.rows}))
-        if (modeRef.current === which) setStatus((current) => (current === 'loading…' ? loaded.notes.join('; ') : current))
+        if (modeRef.current === which) setStatus((current) => (current === 'loading…' || current === 'refreshing…' ? loaded.notes.join('; ') || (announce ? 'refreshed' : '') : current))
       },
-      (error: unknown) => setStatus(errorText(error)),
+      (error: unknown) => {
+        loading.current[which] = false
+        setStatus(errorText(error))
+      },
     )
   }, [services])
 
@@ -152,13 +161,8 @@ export function DashboardApp(props: DashboardAppProps) {
     if (key.downArrow || input === 'j') move(Math.min(latest.current.selected + 1, Math.max(count - 1, 0)))
     else if (key.upArrow || input === 'k') move(Math.max(latest.current.selected - 1, 0))
     else if (input === '?') setHelp((shown) => !shown)
-    else if (input === 'r') {
-      setStatus('refreshing…')
-      services.load(mode).then((loaded) => {
-        setRows((all) => ({...all, [mode]: loaded.rows}))
-        setStatus(loaded.notes.join('; ') || 'refreshed')
-      }, (error: unknown) => setStatus(errorText(error)))
-    } else if (input === 'u' && mode === 'local') act('bringing up', services.up)
+    else if (input === 'r') refresh(mode, true)
+    else if (input === 'u' && mode === 'local') act('bringing up', services.up)
     else if (input === 'd' && mode === 'local') act('bringing down', services.down)
     else if (input === 'x' && mode === 'local' && row) {
       if (row.name === 'main') return setStatus('the main checkout is never removed')

@@ -193,6 +193,27 @@ describe('dashboard screen (DESIGN.md §6)', () => {
     app.unmount()
   })
 
+  it('a slow gather is not started again on every tick; r refreshes on demand', async () => {
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const {services, calls} = memoryServices()
+    const load = services.load
+    services.load = async (mode) => {
+      await gate
+      return load(mode)
+    }
+    const app = render(createElement(DashboardApp, {services, initialMode: 'local', intervalMs: 20, onExit: () => {}}))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(calls.filter((call) => call === 'load local')).to.have.length(0)
+    release()
+    await frameWhere(app, (text) => text.includes('feat'))
+    const before = calls.length
+    expect(before).to.be.at.most(2)
+    app.stdin.write('r')
+    await frameWhere(app, () => calls.length > before)
+    app.unmount()
+  })
+
   it('tableLines narrows the widest column first and never exceeds the width', () => {
     const rows = [localRow('main', 0, true), localRow('a-very-long-worktree-name-indeed', 33, false)]
     const wide = tableLines(LOCAL_COLUMNS, rows)
