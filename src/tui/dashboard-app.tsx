@@ -36,7 +36,8 @@ export const HELP_LINES = [
   '↑/↓ j/k  select          Tab  local ⇄ cluster',
   'u  stack up              d    stack down',
   'x  remove (asks first)   e    shell in the box or sandbox',
-  'r  refresh now           ?    this help',
+  'r  refresh now           /    filter by name or branch',
+  '?  this help',
   'q  quit                  Ctrl-C  quit',
 ]
 
@@ -101,7 +102,11 @@ export function DashboardApp(props: DashboardAppProps) {
     return () => clearInterval(timer)
   }, [mode, refresh, props.intervalMs])
 
-  const current = rows[mode] ?? []
+  const [filter, setFilter] = useState('')
+  // Typing a filter after `/`: a ref, for the same reason as `confirming`.
+  const filtering = useRef(false)
+  const all = rows[mode] ?? []
+  const current = filter === '' ? all : (all as Array<{name: string; branch?: string | null}>).filter((row) => row.name.includes(filter) || (row.branch ?? '').includes(filter)) as typeof all
   // Keys can arrive between a render and Ink re-registering the input handler: the handler reads
   // the latest rows through this ref, never the ones of the render that created it.
   const latest = useRef({current, selected})
@@ -147,6 +152,24 @@ export function DashboardApp(props: DashboardAppProps) {
       else setStatus(`remove ${name}: declined, nothing was changed`)
       return
     }
+    if (filtering.current) {
+      if (key.return || key.escape) {
+        filtering.current = false
+        if (key.escape) setFilter('')
+        setStatus('')
+      } else if (key.backspace || key.delete) {
+        setFilter((text) => text.slice(0, -1))
+      } else if (input && !key.ctrl && !key.meta) {
+        latest.current.selected = 0
+        setSelected(0)
+        setFilter((text) => text + input)
+      }
+      return
+    }
+    if (input === '/') {
+      filtering.current = true
+      return setStatus('filter: type, Enter keeps it, Esc clears it')
+    }
     if (input === 'q') return leave({kind: 'quit', code: 0, mode, selected: latest.current.selected})
     if (key.tab) {
       setMode(mode === 'local' ? 'cluster' : 'local')
@@ -181,7 +204,7 @@ export function DashboardApp(props: DashboardAppProps) {
     <Box flexDirection="column" width={columns} height={Math.max(height - 1, 3)}>
       <Text bold wrap="truncate">{title}</Text>
       <Text wrap="truncate">{`  ${lines[0]}`}</Text>
-      {rows[mode] === undefined ? <Text>…</Text> : current.length === 0 ? <Text>{mode === 'local' ? 'no checkouts' : 'no sandboxes'}</Text> : null}
+      {rows[mode] === undefined ? <Text>…</Text> : current.length === 0 ? <Text>{filter ? `nothing matches /${filter}` : mode === 'local' ? 'no checkouts' : 'no sandboxes'}</Text> : null}
       {lines.slice(1).map((line, index) => {
         const chosen = index === Math.min(selected, current.length - 1)
         // A mark as well as inverse video: it survives NO_COLOR and plain captures.
@@ -193,7 +216,7 @@ export function DashboardApp(props: DashboardAppProps) {
       })}
       {help ? HELP_LINES.map((line) => <Text key={line} wrap="truncate">{line}</Text>) : null}
       <Box flexGrow={1} />
-      <Text wrap="truncate">{status}</Text>
+      <Text wrap="truncate">{filter || filtering.current ? `/${filter}  ${status}` : status}</Text>
     </Box>
   )
 }

@@ -214,6 +214,27 @@ describe('dashboard screen (DESIGN.md §6)', () => {
     app.unmount()
   })
 
+  it('/ filters the rows by name or branch as you type; Esc clears the filter', async () => {
+    const app = mount(memoryServices().services)
+    await frameWhere(app, (text) => text.includes('fix'))
+    app.stdin.write('/')
+    await frameWhere(app, (text) => text.includes('filter: type'))
+    app.stdin.write('fe')
+    const filtered = await frameWhere(app, (text) => text.includes('/fe') && !/^\s+fix\s/m.test(text))
+    expect(filtered).to.match(/^› feat\s/m)
+    expect(filtered).not.to.match(/^\s+main\s/m)
+    app.stdin.write('\r')
+    await frameWhere(app, (text) => !text.includes('filter: type'))
+    app.stdin.write('j')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(selectedName(app)).to.equal('feat')
+    app.stdin.write('/')
+    await frameWhere(app, (text) => text.includes('filter: type'))
+    app.stdin.write('\u001B')
+    await frameWhere(app, (text) => /^\s+fix\s/m.test(text) && /main\s+main/.test(text))
+    app.unmount()
+  })
+
   it('tableLines narrows the widest column first and never exceeds the width', () => {
     const rows = [localRow('main', 0, true), localRow('a-very-long-worktree-name-indeed', 33, false)]
     const wide = tableLines(LOCAL_COLUMNS, rows)
