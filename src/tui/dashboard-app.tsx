@@ -8,7 +8,7 @@ import {Box, Text, useApp, useInput, useStdin, useStdout} from 'ink'
 import React, {useCallback, useEffect, useRef, useState} from 'react'
 
 import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard.js'
-import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
+import {clusterColumns, detailLines, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
 export interface DashboardServices {
@@ -37,6 +37,7 @@ export const HELP_LINES = [
   'u  stack up              d    stack down',
   'x  remove (asks first)   e    shell in the box or sandbox',
   'r  refresh now           /    filter by name or branch',
+  'Enter  details of the row',
   '?  this help',
   'q  quit                  Ctrl-C  quit',
 ]
@@ -71,6 +72,7 @@ export function DashboardApp(props: DashboardAppProps) {
   const [selected, setSelected] = useState(props.initialSelected ?? 0)
   const [status, setStatus] = useState('loading…')
   const [help, setHelp] = useState(false)
+  const [details, setDetails] = useState(false)
   // Which worktree's removal waits for y/N; a ref, as keys may reach a handler of an older render.
   const confirming = useRef<string | undefined>(undefined)
   const modeRef = useRef(mode)
@@ -184,6 +186,7 @@ export function DashboardApp(props: DashboardAppProps) {
     if (key.downArrow || input === 'j') move(Math.min(latest.current.selected + 1, Math.max(count - 1, 0)))
     else if (key.upArrow || input === 'k') move(Math.max(latest.current.selected - 1, 0))
     else if (input === '?') setHelp((shown) => !shown)
+    else if (key.return) setDetails((shown) => !shown)
     else if (input === 'r') refresh(mode, true)
     else if (input === 'u' && mode === 'local') act('bringing up', services.up)
     else if (input === 'd' && mode === 'local') act('bringing down', services.down)
@@ -214,6 +217,10 @@ export function DashboardApp(props: DashboardAppProps) {
           </Text>
         )
       })}
+      {details && current.length > 0 ? <Text> </Text> : null}
+      {details && current.length > 0
+        ? detailLines(mode, current[Math.min(selected, current.length - 1)]).map((line) => <Text key={line} wrap="truncate">{line}</Text>)
+        : null}
       {help ? HELP_LINES.map((line) => <Text key={line} wrap="truncate">{line}</Text>) : null}
       <Box flexGrow={1} />
       <Text wrap="truncate">{filter || filtering.current ? `/${filter}  ${status}` : status}</Text>

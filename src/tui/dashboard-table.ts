@@ -84,3 +84,28 @@ export function snapshotText(mode: 'local' | 'cluster', rows: LocalRow[] | Clust
   if (mode === 'cluster' && rows.length === 0) return 'no sandboxes'
   return mode === 'local' ? formatTable(LOCAL_COLUMNS, rows as LocalRow[]) : formatTable(clusterColumns(), rows as ClusterRow[])
 }
+
+/** The detail pane of a row (Enter): what the table abbreviates, one fact per line. */
+export function detailLines(mode: 'local' | 'cluster', row: LocalRow | ClusterRow): string[] {
+  const ports = Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ') || '-'
+  const clashes = row.clashesWith.length > 0 ? row.clashesWith.join(', ') : 'none'
+  if (mode === 'local') {
+    const local = row as LocalRow
+    return [
+      `${local.name} — project ${local.project}, offset ${local.offset} (${local.offsetSource}), clashes: ${clashes}`,
+      `path ${local.path}${local.missing ? ' (missing)' : ''}${local.locked ? ' (locked)' : ''}`,
+      `branch ${local.branch ?? '(detached)'} at ${local.head?.slice(0, 12) ?? '-'}, base ${local.base ?? '-'}, ahead ${local.ahead ?? '-'}, behind ${local.behind ?? '-'}`,
+      `git status: ${local.dirty ? `${local.dirty.modified} modified, ${local.dirty.untracked} untracked` : '-'}`,
+      `ports ${ports}; stack ${runStateCell(local.stack)}; box ${runStateCell(local.box)}`,
+    ]
+  }
+  const sandbox = row as ClusterRow
+  return [
+    `${sandbox.name} — pod ${sandbox.project} on ${sandbox.runtime}, ${sandbox.phase}, offset ${sandbox.offset} (${sandbox.offsetSource}), clashes: ${clashes}`,
+    `ports ${ports}`,
+    ...sandbox.repos.flatMap((repo) => [
+      `/work/${repo.slot}: ${repo.identity} (cache ${repo.key}${repo.stale ? ', stale' : ''})`,
+      ...repo.worktrees.map((worktree) => `  ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' — unsaved changes' : ''}`),
+    ]),
+  ]
+}

@@ -235,6 +235,20 @@ describe('dashboard screen (DESIGN.md §6)', () => {
     app.unmount()
   })
 
+  it('Enter opens the detail pane of the selected row and closes it', async () => {
+    const app = mount(memoryServices().services)
+    await frameWhere(app, (text) => text.includes('fix'))
+    app.stdin.write('j')
+    await frameWhere(app, () => selectedName(app) === 'feat')
+    app.stdin.write('\r')
+    const shown = await frameWhere(app, (text) => text.includes('feat — project app-feat, offset 59 (hash), clashes: none'))
+    expect(shown).to.include('path /src/app-worktrees/feat')
+    expect(shown).to.include('git status: 0 modified, 0 untracked')
+    app.stdin.write('\r')
+    await frameWhere(app, (text) => !text.includes('project app-feat'))
+    app.unmount()
+  })
+
   it('tableLines narrows the widest column first and never exceeds the width', () => {
     const rows = [localRow('main', 0, true), localRow('a-very-long-worktree-name-indeed', 33, false)]
     const wide = tableLines(LOCAL_COLUMNS, rows)
