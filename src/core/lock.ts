@@ -33,7 +33,8 @@ export interface HeldLock {
   release(): Promise<void>
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this host with `pid` exists (EPERM: it exists but is another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -9,6 +9,7 @@ import path from 'node:path'
 
 import type {BorrowerProbe, CacheBorrower, CacheBorrowerSpec} from '../../core/backend.js'
 import {InputError} from '../../core/errors.js'
+import {isAlive} from '../../core/lock.js'
 import type {CachePaths} from './layout.js'
 
 const KIND = /^[a-z][a-z0-9-]{0,30}$/
@@ -83,15 +84,6 @@ export async function readLeases(paths: CachePaths): Promise<CacheBorrower[]> {
     leases.push(lease ?? {kind, name: rest.join('.'), started: ''})
   }
   return leases
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**
