@@ -21,11 +21,12 @@ function localRow(name: string, offset: number, running: boolean): LocalRow {
   }
 }
 
-const sandboxRow: ClusterRow = {
+/** A sandbox whose cache last fetched 7 minutes before the call. */
+const sandboxRow = (): ClusterRow => ({
   name: 'sbx', project: 'app-sbx', runtime: 'podman', phase: 'Running', offset: 12, offsetSource: 'label', ports: {WEB_PORT: 3012},
   repos: [{slot: 'shop', identity: '/up/shop', key: 'shop-12345678', stale: true, worktrees: [{branch: 'feat/cart', path: '/work/shop/feat-cart', dirty: false}]}],
   clashesWith: [], lastFetched: {'shop-12345678': new Date(Date.now() - 7 * 60_000).toISOString()},
-}
+})
 
 /** Services over rows kept in memory; `calls` records what the screen asked for. */
 function memoryServices(overrides: Partial<DashboardServices> = {}) {
@@ -34,7 +35,7 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
   const services: DashboardServices = {
     load: async (mode: DashboardMode) => {
       calls.push(`load ${mode}`)
-      return {rows: mode === 'local' ? local.map((row) => ({...row})) : [sandboxRow], notes: []}
+      return {rows: mode === 'local' ? local.map((row) => ({...row})) : [sandboxRow()], notes: []}
     },
     up: async (name) => {
       calls.push(`up ${name}`)

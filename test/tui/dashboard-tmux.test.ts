@@ -38,8 +38,14 @@ const selected = (text: string) => text.split('\n').find((line) => line.startsWi
 
 describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
   this.timeout(300_000)
-  // Each step goes on from the screen the one before left: after a failure the rest only waits.
-  this.bail(true)
+  // Each step goes on from the screen the one before left: after a failure the rest fail at once.
+  let broken: string | undefined
+  beforeEach(function () {
+    if (broken) throw new Error(`not run: the step before failed (${broken})`)
+  })
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') broken ??= this.currentTest.title
+  })
   let repo: string
   let state: string
   let marks: string
