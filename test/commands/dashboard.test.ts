@@ -9,7 +9,7 @@ import path from 'node:path'
 
 import type {ClusterRow, LocalRow} from '../../src/core/dashboard.js'
 import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
-import {ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
+import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
 import {addWorktree, cleanupTemp, makeRepo, writeFile} from '../support/repo.js'
 import {projectRoot, yard} from '../support/yard.js'
 
@@ -25,6 +25,7 @@ describe('yard dashboard without a terminal (DESIGN.md §6)', function () {
   before(async () => {
     sweep(DASHBOARD_TEST_PREFIX)
     await ensureDefaultImage()
+    await ensureBusyboxImage() // the web services' image, also when no stack test ran before
     const compose = ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38750}:8080'), ''].join('\n')
     repo = makeRepo({'yard.toml': `[project]\nprefix = "${DASHBOARD_TEST_PREFIX}"\n\n[ports]\nWEB_PORT = 38750\n`, 'compose.yaml': compose})
     addWorktree(repo, 'feat')

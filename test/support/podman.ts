@@ -79,6 +79,11 @@ export async function prepareStackTests(): Promise<void> {
     sweep()
     swept = true
   }
+  await ensureBusyboxImage()
+}
+
+/** The busybox service image of the tests (`podman import` of a tiny rootfs), built when missing. */
+export async function ensureBusyboxImage(): Promise<void> {
   if (podmanTry('image', 'exists', BUSYBOX_IMAGE).status === 0) return
   const busybox = await findStaticBusybox(process.env)
   if (!busybox) throw new Error('the stack tests need a static busybox (scripts/setup-system installs busybox-static)')

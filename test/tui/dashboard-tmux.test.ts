@@ -9,7 +9,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
-import {ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
+import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
 import {addWorktree, cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {projectRoot, yard} from '../support/yard.js'
 
@@ -53,6 +53,7 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
   before(async () => {
     sweep(PREFIX)
     await ensureDefaultImage()
+    await ensureBusyboxImage() // the web services' image, also when no stack test ran before
     const compose = ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38780}:8080'), ''].join('\n')
     repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = 38780\n`, 'compose.yaml': compose})
     for (const name of ['feat', 'fix', 'docs']) addWorktree(repo, name)
