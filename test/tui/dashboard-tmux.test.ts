@@ -77,7 +77,9 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
 
   const start = async () => {
     tmux('send-keys', '-t', 't', `clear; ${quote(process.execPath)} ${quote(devJs)} dashboard; echo "exit=$?"`, 'Enter')
-    await waitFor((text) => rowOf(text, 'feat').includes('running 1/1') && rowOf(text, 'fix').includes('running 1/1'))
+    // The first screen waits for the TypeScript sources to load under tsx and for the first
+    // gather; late in a long suite on 2 cores that has taken over 30 s.
+    await waitFor((text) => rowOf(text, 'feat').includes('running 1/1') && rowOf(text, 'fix').includes('running 1/1'), 90_000)
   }
 
   /** Asserts the terminal is as before: normal screen, cursor shown, `stty -a` unchanged. */
