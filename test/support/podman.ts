@@ -83,8 +83,8 @@ export async function prepareStackTests(): Promise<void> {
 }
 
 /** The busybox service image of the tests (`podman import` of a tiny rootfs), built when missing. */
-export async function ensureBusyboxImage(): Promise<void> {
-  if (podmanTry('image', 'exists', BUSYBOX_IMAGE).status === 0) return
+export async function ensureBusyboxImage(image = BUSYBOX_IMAGE): Promise<void> {
+  if (podmanTry('image', 'exists', image).status === 0) return
   const busybox = await findStaticBusybox(process.env)
   if (!busybox) throw new Error('the stack tests need a static busybox (scripts/setup-system installs busybox-static)')
   const rootfs = path.join(tempDir('yardtest-rootfs'), 'rootfs')
@@ -95,7 +95,7 @@ export async function ensureBusyboxImage(): Promise<void> {
   mkdirSync(path.join(rootfs, 'tmp'))
   const tarball = path.join(path.dirname(rootfs), 'rootfs.tar')
   execFileSync('tar', ['-C', rootfs, '-cf', tarball, '.'])
-  podman('import', tarball, BUSYBOX_IMAGE)
+  podman('import', tarball, image)
 }
 
 /** yard's default image (DESIGN.md §8), built once per machine and reused: its tag. */

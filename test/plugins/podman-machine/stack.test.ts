@@ -6,15 +6,12 @@
  * binds outside the machine's two mounts.
  */
 import {expect} from 'chai'
-import {chmodSync, copyFileSync, mkdirSync, symlinkSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import {execFileSync} from 'node:child_process'
 
-import {findStaticBusybox} from '../../../src/core/podman-probe.js'
 import {FakePodmanMachine} from '../../support/fake-podman-machine.js'
-import {cleanupTemp, makeRepo, tempDir} from '../../support/repo.js'
-import {fetchText, podman, podmanEnv, podmanTry, projectObjects, sweep, webService} from '../../support/podman.js'
+import {cleanupTemp, makeRepo} from '../../support/repo.js'
+import {ensureBusyboxImage, fetchText, podman, podmanEnv, podmanTry, projectObjects, sweep, webService} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-m'
@@ -23,19 +20,7 @@ const WEB_PORT = 38800
 const MACHINE = `yard-${PREFIX}1`
 
 /** The tests' own busybox service image (no registry here). */
-async function ensureImage(): Promise<void> {
-  if (podmanTry('image', 'exists', IMAGE).status === 0) return
-  const busybox = await findStaticBusybox(process.env)
-  if (!busybox) throw new Error('these tests need a static busybox (scripts/setup-system installs busybox-static)')
-  const rootfs = path.join(tempDir('yardtest-m-rootfs'), 'rootfs')
-  mkdirSync(path.join(rootfs, 'bin'), {recursive: true})
-  copyFileSync(busybox, path.join(rootfs, 'bin', 'busybox'))
-  chmodSync(path.join(rootfs, 'bin', 'busybox'), 0o755)
-  for (const applet of ['sh', 'httpd', 'sleep', 'mkdir', 'echo']) symlinkSync('busybox', path.join(rootfs, 'bin', applet))
-  const tarball = path.join(path.dirname(rootfs), 'rootfs.tar')
-  execFileSync('tar', ['-C', rootfs, '-cf', tarball, '.'])
-  podman('import', tarball, IMAGE)
-}
+const ensureImage = () => ensureBusyboxImage(IMAGE)
 
 const web = (text: string, published: string, extra: string[] = []) =>
   ['services:', '  web:', webService(text, published).replace(/image: .*/, `image: ${IMAGE}`), ...extra, ''].join('\n')
