@@ -1,0 +1,160 @@
+/**
+ * `yard dashboard` in a real terminal (DESIGN.md §6, cases/README.md case 10): the CLI in a
+ * 120×40 tmux pane, read with capture-pane, over main + 3 worktrees (two stacks up on real
+ * podman) and one podman-runtime sandbox.
+ */
+import {expect} from 'chai'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
+import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
+import {addWorktree, cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
+import {projectRoot, yard} from '../support/yard.js'
+
+/** This file's podman objects, and only they, start with this. */
+const PREFIX = 'yardtest-d2'
+const devJs = path.join(projectRoot, 'bin', 'dev.js')
+const socket = `yardtest-d-${process.pid}`
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+const screen = () => tmux('capture-pane', '-p', '-t', 't')
+const paneFlag = (name: string) => tmux('display-message', '-p', '-t', 't', `#{${name}}`).trim()
+
+async function waitFor(test: RegExp | ((text: string) => boolean), budgetMs = 30_000): Promise<string> {
+  const check = typeof test === 'function' ? test : (text: string) => test.test(text)
+  for (let waited = 0; waited < budgetMs; waited += 150) {
+    const text = screen()
+    if (check(text)) return text
+    await new Promise((resolve) => setTimeout(resolve, 150))
+  }
+  throw new Error(`the pane never showed ${test}:\n${screen()}`)
+}
+
+/** The row of worktree `name` on the screen (the line whose first word after the mark is the name). */
+const rowOf = (text: string, name: string) => text.split('\n').find((line) => line.replace(/^›/, ' ').trim().split(/\s+/)[0] === name) ?? ''
+const selected = (text: string) => text.split('\n').find((line) => line.startsWith('›'))?.split(/\s+/)[1]
+
+describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
+  this.timeout(300_000)
+  // Each step goes on from the screen the one before left: after a failure the rest fail at once.
+  let broken: string | undefined
+  beforeEach(function () {
+    if (broken) throw new Error(`not run: the step before failed (${broken})`)
+  })
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') broken ??= this.currentTest.title
+  })
+  let repo: string
+  let state: string
+  let marks: string
+
+  before(async () => {
+    sweep(PREFIX)
+    await ensureDefaultImage()
+    await ensureBusyboxImage() // the web services' image, also when no stack test ran before
+    const compose = ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38780}:8080'), ''].join('\n')
+    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = 38780\n`, 'compose.yaml': compose})
+    for (const name of ['feat', 'fix', 'docs']) addWorktree(repo, name)
+    writeFile(path.join(`${repo}-worktrees`, 'docs'), 'draft.md', 'not committed\n')
+    state = podmanStateDir()
+    marks = tempDir('yardtest-d-marks')
+    const env = podmanEnv(state)
+    for (const args of [['up', '--worktree', 'feat'], ['up', '--worktree', 'fix'], ['box', 'up', '--worktree', 'feat'], ['sandbox', 'create', 'sbx', '--repo', makeUpstream('shop'), '--branch', 'feat/cart']]) {
+      const done = await yard(args, {cwd: repo, env})
+      expect(done.exitCode, `${args.join(' ')}: ${done.stderr}`).to.equal(0)
+    }
+    tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '40', 'env -u CONTAINERS_CONF -u YARD_WORKTREE -u WT_OFFSET -u YARD_PREFIX PS1="$ " sh')
+    tmux('send-keys', '-t', 't', `cd ${quote(repo)} && export YARD_STATE_DIR=${quote(state)} && stty -a > ${quote(path.join(marks, 'before'))}; clear`, 'Enter')
+  })
+
+  after(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server'])
+    sweep(PREFIX)
+    cleanupTemp()
+  })
+
+  const start = async () => {
+    tmux('send-keys', '-t', 't', `clear; ${quote(process.execPath)} ${quote(devJs)} dashboard; echo "exit=$?"`, 'Enter')
+    // The first screen waits for the TypeScript sources to load under tsx and for the first
+    // gather; late in a long suite on 2 cores that has taken over 30 s.
+    await waitFor((text) => rowOf(text, 'feat').includes('running 1/1') && rowOf(text, 'fix').includes('running 1/1'), 90_000)
+  }
+
+  /** Asserts the terminal is as before: normal screen, cursor shown, `stty -a` unchanged. */
+  const expectRestored = async (code: number) => {
+    await waitFor(new RegExp(`exit=${code}`))
+    expect(paneFlag('alternate_on')).to.equal('0')
+    expect(paneFlag('cursor_flag')).to.equal('1')
+    const after = path.join(marks, `after-${code}`)
+    tmux('send-keys', '-t', 't', `stty -a > ${quote(after)}; echo stty-saved-${code}`, 'Enter')
+    await waitFor(new RegExp(`^stty-saved-${code}`, 'm'))
+    expect(readFileSync(after, 'utf8')).to.equal(readFileSync(path.join(marks, 'before'), 'utf8'))
+  }
+
+  it('shows every checkout with offset and host ports; Tab shows the sandbox with slot, branch and cache freshness, and returns', async () => {
+    await start()
+    expect(paneFlag('alternate_on')).to.equal('1')
+    const text = screen()
+    for (const name of ['main', 'feat', 'fix', 'docs']) expect(rowOf(text, name)).to.match(/\d+ (main|hash)\s+WEB_PORT=\d+/)
+    expect(rowOf(text, 'main')).to.include('WEB_PORT=38780')
+    expect(rowOf(text, 'docs')).to.match(/absent\s+absent\s+0M 1U/)
+    tmux('send-keys', '-t', 't', 'Tab')
+    const cluster = await waitFor((shown) => rowOf(shown, 'sbx') !== '')
+    expect(rowOf(cluster, 'sbx')).to.match(/sbx\s+podman\s+Running\s+\d+ label\s+shop: \S*feat\/cart\s+shop fresh \d+[smh]/)
+    tmux('send-keys', '-t', 't', 'Tab')
+    await waitFor((shown) => rowOf(shown, 'feat').includes('running 1/1'))
+  })
+
+  it('u brings a stopped worktree up and its row turns running; d brings it down', async () => {
+    tmux('send-keys', '-t', 't', 'j', 'j', 'k')
+    await waitFor((text) => selected(text) === 'docs')
+    tmux('send-keys', '-t', 't', 'u')
+    await waitFor((text) => rowOf(text, 'docs').includes('running 1/1'), 60_000)
+    tmux('send-keys', '-t', 't', 'd')
+    await waitFor((text) => rowOf(text, 'docs').includes('absent') && text.includes('docs is down'), 60_000)
+  })
+
+  it('x on a worktree with an uncommitted file shows the refusal with counts; nothing is removed', async () => {
+    tmux('send-keys', '-t', 't', 'x')
+    const text = await waitFor(/remove docs refused/)
+    expect(text).to.match(/1 untracked/)
+    tmux('send-keys', '-t', 't', 'r')
+    await waitFor((shown) => rowOf(shown, 'docs').includes('0M 1U'))
+    expect(readFileSync(path.join(`${repo}-worktrees`, 'docs', 'draft.md'), 'utf8')).to.equal('not committed\n')
+  })
+
+  it('resizing to 80×20 and back leaves no garbage, keeps the selection and cuts columns with an ellipsis', async () => {
+    tmux('resize-window', '-t', 't', '-x', '80', '-y', '20')
+    const narrow = await waitFor((text) => text.includes('…') && selected(text)?.startsWith('do') === true)
+    const lines = narrow.split('\n')
+    for (const line of lines) expect(line.length).to.be.at.most(80)
+    expect(lines.filter((line) => line.startsWith('yard dashboard'))).to.have.length(1)
+    tmux('resize-window', '-t', 't', '-x', '120', '-y', '40')
+    const wide = await waitFor((text) => rowOf(text, 'main').includes('WEB_PORT=38780') && !rowOf(text, 'main').includes('…'))
+    expect(selected(wide)).to.equal('docs')
+    expect(wide.split('\n').filter((line) => line.startsWith('yard dashboard'))).to.have.length(1)
+  })
+
+  it('e opens a shell in the worktree\'s box and comes back: ↓ and q still work, the terminal is as before', async () => {
+    tmux('send-keys', '-t', 't', 'j')
+    await waitFor((text) => selected(text) === 'feat')
+    tmux('send-keys', '-t', 't', 'e')
+    await waitFor(() => paneFlag('alternate_on') === '0', 30_000)
+    tmux('send-keys', '-t', 't', 'echo "in=$WORKTREE"', 'Enter')
+    await waitFor(/^in=feat\s*$/m)
+    tmux('send-keys', '-t', 't', 'exit', 'Enter')
+    await waitFor((text) => selected(text) === 'feat' && paneFlag('alternate_on') === '1')
+    tmux('send-keys', '-t', 't', 'Down')
+    await waitFor((text) => selected(text) === 'fix')
+    tmux('send-keys', '-t', 't', 'q')
+    await expectRestored(0)
+  })
+
+  it('Ctrl-C quits with 130 and leaves the terminal as before', async () => {
+    await start()
+    tmux('send-keys', '-t', 't', 'C-c')
+    await expectRestored(130)
+  })
+})
