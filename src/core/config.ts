@@ -197,7 +197,7 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
   }
   const prefixValue = def('project.prefix', prefixFromDirectory(path.basename(mainPath)))
   const prefix = origins['project.prefix'] === 'default' ? prefixValue : validatePrefix(prefixValue, originLabel(origins['project.prefix'], 'project', 'prefix'))
-  const namespace = def('cluster.namespace', 'default')
+  const namespace = def('cluster.namespace', 'yard')
   const optional = (table: string, key: string) => values[table]?.[key] as string | undefined
   return {
     project: {prefix},

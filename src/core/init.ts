@@ -93,7 +93,7 @@ ${prefixLine}
 # kubectl context and namespace for the kubernetes runtime. Default context: the current one.
 # Env: YARD_KUBE_CONTEXT, YARD_NAMESPACE.
 # context = "my-cluster"
-# namespace = "default"
+# namespace = "yard"
 # Image of the sandbox pods. Default: yard's own local image.
 # image = "registry.example.com/team/dev:latest"
 `

@@ -25,7 +25,7 @@ describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
       expect(config.worktrees.root).to.equal(`${main}-worktrees`)
       expect(config.ports).to.deep.equal({APP_PORT: 3000, DB_PORT: 5432})
       expect(config.stack).to.deep.include({provider: 'auto', files: ['compose.yaml']})
-      expect(config.cluster).to.deep.include({runtime: 'podman', namespace: 'default'})
+      expect(config.cluster).to.deep.include({runtime: 'podman', namespace: 'yard'})
       for (const key of ['project.prefix', 'worktrees.root', 'worktrees.base', 'worktrees.transcripts-archive', 'ports.APP_PORT', 'stack.files', 'stack.provider', 'box.image', 'cache.root', 'cluster.runtime', 'cluster.context', 'cluster.namespace', 'cluster.image']) {
         expect(config.origins[key], key).to.equal('yard.toml')
       }
