@@ -256,11 +256,15 @@ export interface CacheAgentPass {
   fetched: string[]
   /** Keys whose fetch failed (they stay usable, stale). */
   failed: string[]
+  /** Cluster mode: caches cloned on first demand. */
+  cloned?: string[]
+  /** Cluster mode: caches deleted (their Repo is gone and no pod on the node mounts them). */
+  evicted?: string[]
 }
 
 /** One thing the cache agent did, as it happens. */
 export interface CacheAgentEvent {
-  action: 'adopted' | 'removed' | 'fetched' | 'failed' | 'skipped'
+  action: 'adopted' | 'removed' | 'fetched' | 'failed' | 'skipped' | 'cloned' | 'evicted'
   /** The cache key, or the entry's name for `removed`. */
   key: string
   detail?: string
@@ -279,6 +283,48 @@ export interface CacheAgentOptions {
   pollMs?: number
   /** How often the root is swept for unknown entries, in ms (default 10 min). */
   sweepMs?: number
+  /**
+   * Cluster mode (DESIGN.md §5.1): what the cluster wants cached on this node. With it, the agent
+   * clones on first demand, refreshes each repository on its own interval, serves asks, evicts
+   * caches nobody wants, and reports this node's state of each repository.
+   */
+  demand?: CacheDemand
+}
+
+/** This node's state of one repository: a Repo's `status.nodes.<node>` entry (DESIGN.md §5.2). */
+export interface CacheNodeStatus {
+  present: boolean
+  /** Start of the latest successful clone or fetch (ISO-8601), or null. */
+  lastFetched: string | null
+  /** git's words when the latest attempt failed, or null. */
+  lastError: string | null
+}
+
+/** A repository the cluster wants cached (one Repo object, named by its cache key). */
+export interface DemandedRepo {
+  key: string
+  url: string
+  /** Its own refresh interval in ms; undefined: the agent's `--interval`. */
+  refreshMs?: number
+  /** The latest ask for an on-demand fetch (ISO-8601), or undefined. */
+  askedAt?: string
+  /** What this node last reported for it, or undefined when it has no entry. */
+  reported?: CacheNodeStatus
+}
+
+/**
+ * Where a cluster-mode agent learns what its node needs and says what it holds; a sandbox
+ * backend provides it (`SandboxBackend.cacheDemand`). Every call may throw OperationError.
+ */
+export interface CacheDemand {
+  /** The node this agent serves. */
+  readonly node: string
+  /** Cache keys mounted by pods on this node that have not ended (phase not Succeeded or Failed). */
+  mountedKeys(): Promise<Set<string>>
+  /** Every repository the cluster wants cached. */
+  repos(): Promise<DemandedRepo[]>
+  /** Writes this node's entry of one repository's status, and nothing else. */
+  report(key: string, status: CacheNodeStatus): Promise<void>
 }
 
 /**
@@ -392,6 +438,12 @@ export interface SandboxBackend {
   remove(sandbox: SandboxRecord): Promise<void>
   /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
   exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
+  /**
+   * What a node's cache agent serves in cluster mode (`yard cache agent --kubernetes`): the
+   * cluster's repositories and the caches mounted by pods on `node` under `cacheRoot`.
+   * Optional: a backend without a cluster runtime leaves it out.
+   */
+  cacheDemand?(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
 }
 
 export type Backend = MachineBackend | StackBackend | CacheBackend | SandboxBackend

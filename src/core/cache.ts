@@ -5,11 +5,12 @@
  */
 import path from 'node:path'
 
-import type {CacheBackend, CacheFetchResult, CacheMaintainResult} from './backend.js'
+import type {CacheAgentEvent, CacheAgentPass, CacheBackend, CacheFetchResult, CacheMaintainResult} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import type {Registry} from './registry.js'
+import {NAME_PATTERN} from './identity.js'
 import {stateDir} from './state.js'
 import {findMainCheckout} from './workspace.js'
 
@@ -83,4 +84,102 @@ export function parseInterval(text: string, flag: string): number {
     throw new InputError(`invalid ${flag} ${JSON.stringify(text)}`, {why: 'a duration is a number with ms, s, m or h, at least one second', fix: `e.g. ${flag} 5m`})
   }
   return Math.round(ms)
+}
+
+/** What `yard cache agent` runs: the local loop, or cluster mode with `kubernetes`. */
+export interface CacheAgentRequest {
+  kubernetes: boolean
+  intervalMs: number
+  once: boolean
+  signal?: AbortSignal
+  onEvent?: (event: CacheAgentEvent) => void
+}
+
+/** Where a cluster-mode agent works (`yard cache agent --kubernetes`). */
+export interface ClusterAgentSettings {
+  /** `NODE_NAME`: the node this agent serves (the DaemonSet sets it from `spec.nodeName`). */
+  node: string
+  /** `[cluster] cache-root` as pods' hostPath volumes name it; the agent sees it at the same path. */
+  cacheRoot: string
+  namespace: string
+  context?: string
+  cacheBackend: string
+  sandboxBackend: string
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/
+
+/**
+ * The settings of `yard cache agent --kubernetes` (DESIGN.md §5.1, §5.2): the node from
+ * `NODE_NAME`; `[cluster] namespace`, `context` and `cache-root` from the main checkout's config
+ * when the current directory is in one, else (a node) `YARD_NAMESPACE` (default `yard`),
+ * `YARD_KUBE_CONTEXT`, and `YARD_CACHE_ROOT` or `/var/lib/yard/<namespace>/caches`.
+ * @throws InputError (exit 2) when `NODE_NAME` is missing or not a node name, the namespace is
+ *   not a DNS-1123 label, the cache root is not absolute, or the config is invalid.
+ */
+export async function clusterAgentSettings(context: YardContext): Promise<ClusterAgentSettings> {
+  const node = context.env.NODE_NAME?.trim() ?? ''
+  if (node === '') {
+    throw new InputError('yard cache agent --kubernetes needs NODE_NAME: the name of the node it runs on', {
+      why: 'the agent clones what pods on its own node mount, and writes only its own node\'s entry of each Repo\'s status',
+      fix: 'set NODE_NAME (in a DaemonSet: env NODE_NAME from fieldRef spec.nodeName, as yard cluster install renders it), e.g. NODE_NAME=$(hostname) yard cache agent --kubernetes',
+    })
+  }
+  if (node.length > 253 || !DNS_SUBDOMAIN.test(node)) {
+    throw new InputError(`invalid NODE_NAME ${JSON.stringify(node)}`, {why: 'a node name is a DNS-1123 subdomain: a-z, 0-9, "-" and ".", at most 253 characters', fix: 'set NODE_NAME to the node\'s name as kubectl get nodes shows it'})
+  }
+  let mainPath: string | undefined
+  try {
+    mainPath = (await findMainCheckout(context)).mainPath
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error
+  }
+  let settings: Omit<ClusterAgentSettings, 'node'>
+  if (mainPath === undefined) {
+    const namespace = context.env.YARD_NAMESPACE?.trim() || 'yard'
+    if (namespace.length > 63 || !NAME_PATTERN.test(namespace)) {
+      throw new InputError(`invalid Kubernetes namespace ${JSON.stringify(namespace)} from env YARD_NAMESPACE`, {why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters', fix: 'set YARD_NAMESPACE to the namespace yard cluster install used'})
+    }
+    const kubeContext = context.env.YARD_KUBE_CONTEXT?.trim() || undefined
+    const cacheRoot = context.env.YARD_CACHE_ROOT?.trim() || `/var/lib/yard/${namespace}/caches`
+    settings = {namespace, cacheRoot, cacheBackend: DEFAULT_CACHE_BACKEND, sandboxBackend: 'k8s-sandbox', ...(kubeContext ? {context: kubeContext} : {})}
+  } else {
+    const config = loadConfig({mainPath, env: context.env, warn: context.warn})
+    const {namespace, context: kubeContext} = config.cluster
+    settings = {namespace, cacheRoot: config.cluster['cache-root'], cacheBackend: config.cache.backend, sandboxBackend: config.cluster.backend, ...(kubeContext ? {context: kubeContext} : {})}
+  }
+  if (!path.isAbsolute(settings.cacheRoot)) {
+    throw new InputError(`the cluster cache root ${JSON.stringify(settings.cacheRoot)} is not an absolute path`, {
+      why: 'pods mount <cache-root>/<key> as hostPath volumes, and the agent finds the caches a pod needs by that path',
+      fix: mainPath === undefined ? 'set YARD_CACHE_ROOT to an absolute path' : 'set [cluster] cache-root in yard.toml to an absolute path',
+    })
+  }
+  return {node, ...settings}
+}
+
+/**
+ * `yard cache agent [--kubernetes]` (DESIGN.md §5.1): the local agent over the cache root, or —
+ * with `kubernetes` — the cluster-mode agent over `[cluster] cache-root`, driven by what the
+ * sandbox backend (`[cluster] backend`) reports of the cluster for this node.
+ * @throws InputError (exit 2) for a missing NODE_NAME, invalid settings, or a sandbox backend
+ *   without a cluster mode; OperationError (exit 1) when the cluster cannot be reached (`once`).
+ */
+export async function runCacheAgent(context: YardContext, registry: Registry, request: CacheAgentRequest): Promise<CacheAgentPass> {
+  const options = {intervalMs: request.intervalMs, once: request.once, signal: request.signal, onEvent: request.onEvent}
+  if (!request.kubernetes) {
+    const {cache, root} = await openCache(context, registry)
+    return cache.agent(root, options)
+  }
+  const settings = await clusterAgentSettings(context)
+  const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
+  const sandboxes = await registry.create('sandbox', settings.sandboxBackend, backendContext)
+  if (!sandboxes.cacheDemand) {
+    throw new InputError(`the sandbox backend "${sandboxes.id}" cannot drive a cache agent on a cluster`, {
+      why: 'cluster mode needs the backend to report the repositories wanted and the caches that pods on the node mount',
+      fix: 'select a backend with a kubernetes runtime in [cluster] backend (the built-in k8s-sandbox), or run yard cache agent without --kubernetes',
+    })
+  }
+  const cache = await registry.create('cache', settings.cacheBackend, backendContext)
+  const demand = await sandboxes.cacheDemand({node: settings.node, cacheRoot: settings.cacheRoot, namespace: settings.namespace, ...(settings.context ? {context: settings.context} : {})})
+  return cache.agent(settings.cacheRoot, {...options, demand})
 }

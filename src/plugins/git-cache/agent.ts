@@ -37,7 +37,7 @@ interface Due {
 export async function runAgent(cache: GitCache, root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
   const totals: CacheAgentPass = {adopted: [], removed: [], fetched: [], failed: []}
   const emit = (event: CacheAgentEvent) => {
-    if (event.action !== 'skipped') totals[event.action].push(event.key)
+    if (event.action !== 'skipped') totals[event.action]?.push(event.key)
     options.onEvent?.(event)
   }
   const pollMs = options.pollMs ?? 2000
@@ -120,13 +120,15 @@ async function dueCaches(root: string, intervalMs: number, nextDue: Map<string, 
 /**
  * Adopts unknown repositories and removes cache-named entries that are not repositories and
  * have no live borrower. Keys whose lock is held (or that fail) are left for the next sweep. Records with a
- * url stay (a failed clone's error remains visible until `yard cache evict`).
+ * url stay (a failed clone's error remains visible until `yard cache evict`). Keys in `held`
+ * are borrowed whatever their leases say (cluster mode: a pod on the node mounts them, and its
+ * hostPath volume made the empty directory the clone will fill).
  */
-async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void): Promise<void> {
+export async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, held: ReadonlySet<string> = new Set()): Promise<void> {
   for (const key of await keysInRoot(root)) {
     const paths = cachePaths(root, key)
     try {
-      await cache.withCacheLock(paths, 'sweep', 0, () => sweepKey(cache, paths, options, emit))
+      await cache.withCacheLock(paths, 'sweep', 0, () => sweepKey(cache, paths, options, emit, held.has(key)))
     } catch (error) {
       // One key's trouble (busy, unreadable, no permission) never stops the agent.
       emit({action: 'skipped', key, detail: error instanceof RefusedError ? 'busy: another writer holds its lock' : (error as Error).message})
@@ -137,7 +139,7 @@ async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, 
   }
 }
 
-async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void): Promise<void> {
+async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, held: boolean): Promise<void> {
   const record = await readRecord(paths)
   if (isPresent(paths)) {
     if (record === undefined) {
@@ -148,7 +150,7 @@ async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentO
   }
   // Not a repository (no HEAD), or — holding the lock — a crashed clone's leftovers.
   const {live} = await sortLeases(paths, options.probe, false)
-  if (live.length > 0) {
+  if (live.length > 0 || held) {
     await discardHalfClone(paths)
     return
   }
@@ -159,7 +161,8 @@ async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentO
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve()
     const timer = setTimeout(done, ms)

@@ -26,6 +26,7 @@ import {withLock} from '../../core/lock.js'
 import {repoIdentity} from '../../core/repo-identity.js'
 import {runAgent} from './agent.js'
 import {evictCache} from './evict.js'
+import {runClusterAgent} from './kube-agent.js'
 import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorText, isPresent, keysInRoot, objectCounts, readRecord, requireRoot, sizeOnDisk, stamp, writeRecord} from './layout.js'
 import {readLeases, removeLease, writeLease} from './leases.js'
 import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
@@ -227,8 +228,9 @@ export class GitCache implements CacheBackend {
     await writeLease(paths, lease, {asked: stamp()})
   }
 
+  /** The local agent, or the cluster-mode one when `options.demand` says what the cluster wants. */
   agent(root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
-    return runAgent(this, root, options)
+    return options.demand ? runClusterAgent(this, root, options.demand, options) : runAgent(this, root, options)
   }
 }
 

@@ -1,0 +1,196 @@
+/**
+ * The cache agent in cluster mode (`yard cache agent --kubernetes`, DESIGN.md §5.1 and §5.2):
+ * the local agent's git side (clone, pins, fetch, maintenance, adoption, the sweep) driven by what
+ * the cluster wants — Repo objects, and pods on this node mounting caches — through a
+ * CacheDemand, instead of by records and leases alone:
+ * - a Repo's cache is cloned on first demand: when a pod on this node that has not ended mounts
+ *   it. A Repo that no pod here needs stays un-cloned;
+ * - a present cache with a Repo is refreshed on the Repo's interval (±20 %), and at once when
+ *   asked: the Repo's ask (`yard.dev/fetch-requested-at`) is later than this node's latest
+ *   attempt. Maintenance follows a fetch as in the local agent;
+ * - a cache is evicted only when its Repo is gone and no pod on this node that has not ended
+ *   mounts it (the pods are listed again right before);
+ * - this node's entry of each Repo's status (present, lastFetched, lastError) is written when it
+ *   changed, and nothing else of the status.
+ * Pods are listed before Repos: a sandbox's Repo is made before its pod, so a pod that the first
+ * list misses has its Repo in the second, and its cache is not evicted.
+ */
+import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
+import {YardError} from '../../core/errors.js'
+import {CACHE_KEY_PATTERN, repoIdentity} from '../../core/repo-identity.js'
+import {AGENT_CONCURRENCY, jitteredInterval, sleep, sweep} from './agent.js'
+import type {GitCache} from './cache.js'
+import {evictCache} from './evict.js'
+import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
+
+interface Work {
+  repo: DemandedRepo
+  kind: 'clone' | 'fetch'
+  onDemand: boolean
+}
+
+interface View {
+  mounted: Set<string>
+  repos: DemandedRepo[]
+}
+
+/**
+ * Runs the cluster-mode agent until `options.signal` aborts, or one pass with `options.once`
+ * (then a failing API call rejects; in the loop it is a warning and the next poll tries again).
+ * @returns every key cloned, fetched, adopted, removed, evicted or failed.
+ * @throws OperationError from the demand source (with `once`).
+ */
+export async function runClusterAgent(cache: GitCache, root: string, demand: CacheDemand, options: CacheAgentOptions): Promise<CacheAgentPass> {
+  const totals: Required<CacheAgentPass> = {cloned: [], fetched: [], adopted: [], removed: [], evicted: [], failed: []}
+  const emit = (event: CacheAgentEvent) => {
+    if (event.action !== 'skipped') totals[event.action].push(event.key)
+    options.onEvent?.(event)
+  }
+  const pollMs = options.pollMs ?? 2000
+  const sweepMs = options.sweepMs ?? 10 * 60_000
+  const nextDue = new Map<string, number>()
+  const inFlight = new Map<string, Promise<void>>()
+  const attempted = new Set<string>()
+  // Asks served, by key: a client whose clock runs ahead does not get the same ask served twice.
+  const served = new Map<string, string>()
+  let nextSweep = 0
+  let warnedUnmarked = false
+
+  const report = async (repo: DemandedRepo, status: CacheNodeStatus) => {
+    if (sameStatus(repo.reported, status)) return
+    // A node that holds nothing of a repository and has nothing to say adds no entry.
+    if (repo.reported === undefined && !status.present && status.lastError === null) return
+    await demand.report(repo.key, status)
+    repo.reported = status
+  }
+
+  const perform = async (item: Work): Promise<void> => {
+    const {key, url} = item.repo
+    try {
+      if (item.kind === 'clone') {
+        const result = await cache.add(root, url)
+        emit({action: result.action, key, detail: result.action === 'cloned' ? 'first demand: a pod on this node mounts it' : 'pinned, not fetched'})
+      } else {
+        const result = await cache.fetchKey(root, key, url, item.onDemand)
+        if (result.fetched) emit({action: 'fetched', key, detail: [item.onDemand ? 'on demand' : undefined, result.maintained ? 'maintained' : undefined].filter(Boolean).join(', ') || undefined})
+        else emit({action: 'failed', key, detail: `stale since ${result.staleSince}: ${result.error}`})
+      }
+    } catch (error) {
+      emit({action: 'failed', key, detail: describe(error)})
+    }
+    if (item.repo.askedAt !== undefined) served.set(key, item.repo.askedAt)
+    try {
+      const paths = cachePaths(root, key)
+      await report(item.repo, nodeStatus(isPresent(paths), await readRecord(paths)))
+    } catch (error) {
+      cache.context.warn(`warning: could not report the cache ${key} on node ${demand.node}: ${describe(error)}`)
+    }
+  }
+
+  /** The work due now; every repository not due gets its status reconciled instead. */
+  const plan = async (view: View): Promise<Work[]> => {
+    const due: Work[] = []
+    for (const repo of view.repos) {
+      if (!CACHE_KEY_PATTERN.test(repo.key) || inFlight.has(repo.key) || (options.once && attempted.has(repo.key))) continue
+      const paths = cachePaths(root, repo.key)
+      const record = await readRecord(paths)
+      const present = isPresent(paths)
+      const mounted = view.mounted.has(repo.key)
+      const status = nodeStatus(present, record)
+      const wrong = urlProblem(repo)
+      if (wrong !== undefined) {
+        // Reported where it matters: a node holding the cache or asked for it by a pod.
+        if (present || mounted) await report(repo, {...status, lastError: wrong})
+        continue
+      }
+      const lastAttempt = record?.lastAttempt ? Date.parse(record.lastAttempt) : 0
+      const asked = repo.askedAt !== undefined && Date.parse(repo.askedAt) > lastAttempt && served.get(repo.key) !== repo.askedAt
+      const dueAt = nextDue.get(repo.key) ?? lastAttempt + 0.8 * (repo.refreshMs ?? options.intervalMs)
+      if ((present || mounted) && (asked || Date.now() >= dueAt)) due.push({repo, kind: present ? 'fetch' : 'clone', onDemand: asked})
+      else await report(repo, status)
+    }
+    // Asks first: somebody is waiting for them; then clones (a pod waits for those too).
+    return due.sort((a, b) => Number(b.onDemand) - Number(a.onDemand) || Number(b.kind === 'clone') - Number(a.kind === 'clone'))
+  }
+
+  /** Evicts every cache whose Repo is gone and that no pod on this node mounts (checked again first). */
+  const evictUnwanted = async (view: View): Promise<void> => {
+    const wanted = new Set(view.repos.map((repo) => repo.key))
+    const candidates = (await keysInRoot(root)).filter((key) => !wanted.has(key) && !view.mounted.has(key) && !inFlight.has(key))
+    if (candidates.length === 0) return
+    const mountedNow = await demand.mountedKeys()
+    for (const key of candidates.filter((candidate) => !mountedNow.has(candidate))) {
+      const paths = cachePaths(root, key)
+      try {
+        await evictCache(cache, paths, (await readRecord(paths))?.url ?? key, {dryRun: false, probe: options.probe})
+        emit({action: 'evicted', key, detail: 'its Repo is gone and no pod on this node mounts it'})
+      } catch (error) {
+        emit({action: 'skipped', key, detail: describe(error)})
+      }
+    }
+  }
+
+  for (;;) {
+    let due: Work[] = []
+    try {
+      const mounted = await demand.mountedKeys()
+      const view: View = {mounted, repos: await demand.repos()}
+      const marked = await ensureRoot(root)
+      if (Date.now() >= nextSweep) {
+        if (marked) await sweep(cache, root, options, emit, new Set([...mounted, ...inFlight.keys()]))
+        else if (!warnedUnmarked) {
+          cache.context.warn(`warning: ${root} holds other files and no ${ROOT_MARKER}: the agent adopts, removes and evicts nothing there`)
+          warnedUnmarked = true
+        }
+        nextSweep = Date.now() + sweepMs
+      }
+      due = await plan(view)
+      if (marked) await evictUnwanted(view)
+    } catch (error) {
+      if (options.once) throw error
+      cache.context.warn(`warning: the cache agent of node ${demand.node} could not read what the cluster wants; trying again in ${pollMs} ms: ${describe(error)}`)
+    }
+    for (const item of due) {
+      if (inFlight.size >= AGENT_CONCURRENCY) break
+      const {key} = item.repo
+      attempted.add(key)
+      const work = perform(item).finally(() => {
+        nextDue.set(key, Date.now() + jitteredInterval(item.repo.refreshMs ?? options.intervalMs))
+        inFlight.delete(key)
+      })
+      inFlight.set(key, work)
+    }
+    if (options.once && inFlight.size === 0 && due.length === 0) break
+    if (options.signal?.aborted) {
+      await Promise.all(inFlight.values())
+      break
+    }
+    // Wake on the first of: a clone or fetch finishing (a slot frees), the poll, a stop.
+    await Promise.race([...inFlight.values(), sleep(pollMs, options.signal)])
+  }
+  return totals
+}
+
+/** This node's status entry for a cache from its repository and record. */
+export function nodeStatus(present: boolean, record: CacheRecord | undefined): CacheNodeStatus {
+  return {present, lastFetched: record?.lastFetched ?? null, lastError: record?.lastError ?? null}
+}
+
+function sameStatus(a: CacheNodeStatus | undefined, b: CacheNodeStatus): boolean {
+  return a !== undefined && a.present === b.present && a.lastFetched === b.lastFetched && a.lastError === b.lastError
+}
+
+/** Why a Repo's url cannot fill the cache its name says, or undefined when it can. */
+function urlProblem(repo: DemandedRepo): string | undefined {
+  try {
+    const {key} = repoIdentity(repo.url)
+    if (key === repo.key) return undefined
+    return `the Repo ${repo.key} names the cache of another repository: the cache key of ${repo.url} is ${key}`
+  } catch (error) {
+    return `the Repo ${repo.key} has an invalid url: ${describe(error)}`
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String((error as Error)?.message ?? error)
+}
