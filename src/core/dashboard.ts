@@ -7,6 +7,7 @@
  */
 import type {StackBackend, StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
+import {dashboardTracer, traced, Tracer} from './dashboard-trace.js'
 import type {Registry} from './registry.js'
 import {listSandboxes, openSandboxCache, openSandboxes, SandboxListRow} from './sandbox.js'
 import {openStack} from './stack.js'
@@ -58,12 +59,12 @@ export function runState(containers: StackContainer[]): RunState {
 }
 
 /** A probe bounded by `budgetMs`: `pending` when slower, `unknown` when it fails. */
-async function probe(work: () => Promise<StackContainer[]>, budgetMs: number): Promise<RunState> {
+async function probe(work: () => Promise<StackContainer[]>, budgetMs: number, trace: Tracer, label: string): Promise<RunState> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<RunState>((resolve) => {
     timer = setTimeout(() => resolve({state: 'pending', running: 0, total: 0}), budgetMs)
   })
-  const answer = work().then(runState, () => ({state: 'unknown' as const, running: 0, total: 0}))
+  const answer = traced(trace, label, work).then(runState, () => ({state: 'unknown' as const, running: 0, total: 0}))
   try {
     return await Promise.race([answer, late])
   } finally {
@@ -80,18 +81,19 @@ async function probe(work: () => Promise<StackContainer[]>, budgetMs: number): P
  */
 export async function gatherLocal(context: YardContext, registry: Registry, options: {budgetMs?: number} = {}): Promise<{rows: LocalRow[]; notes: string[]}> {
   const budgetMs = options.budgetMs ?? PROBE_BUDGET_MS
+  const trace = dashboardTracer(context.env)
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
   const [rows, workspace, session, sandboxes] = await Promise.all([
-    listWorktrees(quiet),
-    openWorkspace(quiet),
-    openStack(quiet, registry, 'main').catch((error: Error) => {
+    traced(trace, 'local: worktree list', () => listWorktrees(quiet)),
+    traced(trace, 'local: workspace', () => openWorkspace(quiet)),
+    traced(trace, 'local: stack backend', () => openStack(quiet, registry, 'main')).catch((error: Error) => {
       notes.push(`stack states unknown: ${error.message}`)
       return undefined
     }),
-    sandboxOffsets(quiet, registry, notes),
+    traced(trace, 'local: sandbox offsets', () => sandboxOffsets(quiet, registry, notes)),
   ])
-  const identities = await listIdentities(workspace, quiet, sandboxes)
+  const identities = await traced(trace, 'local: identities', () => listIdentities(workspace, quiet, sandboxes))
   const byName = new Map(identities.map((row) => [row.target.name, row]))
   const stack: StackBackend | undefined = session?.running ? session.stack : undefined
   const absent: RunState = {state: session ? 'absent' : 'unknown', running: 0, total: 0}
@@ -99,8 +101,8 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
     const identity = byName.get(row.name)
     const target: Target = identity?.target ?? buildTarget(workspace, quiet, row.name, row.name === 'main', {useEnvOffset: false})
     const [stackState, boxState] = await Promise.all([
-      stack ? probe(() => stack.ps(target), budgetMs) : absent,
-      session && !session.stack.box ? null : stack?.box ? probe(() => stack.box!.ps(target), budgetMs) : absent,
+      stack ? probe(() => stack.ps(target), budgetMs, trace, `probe stack ${target.name}`) : absent,
+      session && !session.stack.box ? null : stack?.box ? probe(() => stack.box!.ps(target), budgetMs, trace, `probe box ${target.name}`) : absent,
     ])
     return {...row, ports: target.ports, clashesWith: identity?.clashesWith ?? [], stack: stackState, box: boxState}
   }))
@@ -123,11 +125,12 @@ async function sandboxOffsets(context: YardContext, registry: Registry, notes: s
  * and each cache's last fetch. No sandbox backend, or a runtime that fails: no rows and a note.
  */
 export async function gatherCluster(context: YardContext, registry: Registry): Promise<{rows: ClusterRow[]; notes: string[]}> {
+  const trace = dashboardTracer(context.env)
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
   let sandboxes: SandboxListRow[]
   try {
-    sandboxes = await listSandboxes(quiet, registry)
+    sandboxes = await traced(trace, 'cluster: sandbox list', () => listSandboxes(quiet, registry))
   } catch (error) {
     notes.push(`sandboxes unavailable: ${(error as Error).message}`)
     return {rows: [], notes}

@@ -10,7 +10,8 @@ import React from 'react'
 
 import {SHELL_ARGV} from '../core/box.js'
 import type {YardContext} from '../core/context.js'
-import {DashboardMode, gatherCluster, gatherLocal} from '../core/dashboard.js'
+import {ClusterRow, DashboardMode, gatherCluster, gatherLocal, LocalRow} from '../core/dashboard.js'
+import {dashboardTracer, traced, Tracer} from '../core/dashboard-trace.js'
 import type {Registry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
 import {stackDown, stackUp} from '../core/stack.js'
@@ -25,6 +26,7 @@ const LEAVE_ALT = '\u001B[?1049l\u001B[?25h'
 /** The actions of the screen through core, with warnings kept out of the screen. */
 export function dashboardServices(context: YardContext, registry: Registry): DashboardServices {
   const quiet: YardContext = {...context, warn: () => {}}
+  const trace = dashboardTracer(context.env)
   const backends = registryBackends(async () => registry, quiet)
   const describePlan = (summary: RemovalSummary) => [
     `remove ${summary.name} (${summary.branch ?? 'detached'}): directory ${summary.present ? 'removed' : 'already gone'}`,
@@ -34,7 +36,7 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
     'branch kept',
   ].filter(Boolean).join(', ')
   return {
-    load: (mode) => (mode === 'local' ? gatherLocal(quiet, registry) : gatherCluster(quiet, registry)),
+    load: (mode) => traced<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>(trace, `gather ${mode}`, () => (mode === 'local' ? gatherLocal(quiet, registry) : gatherCluster(quiet, registry))),
     up: async (name) => {
       const outcome = await stackUp(quiet, registry, name)
       return outcome.boxOnly ? `${name} is box-only: nothing to start` : `${name} is up`
@@ -58,13 +60,16 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
 }
 
 /** One mount of the screen on the alternate screen; resolves with how it ended. */
-async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number): Promise<DashboardExit> {
+async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, trace: Tracer): Promise<DashboardExit> {
   process.stdout.write(ENTER_ALT)
+  trace(`screen: alternate screen on, ${mode}`)
   let ended: DashboardExit = {kind: 'quit', code: 0, mode, selected}
   const instance = render(
     <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={2000} onExit={(exit) => (ended = exit)} />,
     {exitOnCtrlC: false, patchConsole: false},
   )
+  trace('screen: mounted')
+  setImmediate(() => trace('screen: event loop free after the mount'))
   try {
     await instance.waitUntilExit()
   } finally {
@@ -97,11 +102,12 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
   for (const signal of signals) process.on(signal, onSignal)
   process.on('uncaughtException', onCrash)
   const services = dashboardServices(options.context, options.registry)
+  const trace = dashboardTracer(options.context.env)
   let mode = options.mode
   let selected = 0
   try {
     for (;;) {
-      const ended = await showScreen(services, mode, selected)
+      const ended = await showScreen(services, mode, selected, trace)
       mode = ended.mode
       selected = ended.selected
       if (ended.kind === 'quit') return ended.code
