@@ -43,6 +43,23 @@ export interface BackendContext {
   /** yard's state directory (absolute). */
   stateDir: string
   warn: (message: string) => void
+  /** `[cluster]` settings, given to sandbox backends (a cluster runtime needs them). */
+  cluster?: ClusterSettings
+}
+
+/** What a cluster runtime needs from `[cluster]` (DESIGN.md §5.2; docs/configuration.md). */
+export interface ClusterSettings {
+  /** Kube context; undefined: the kubeconfig's current context. */
+  context?: string
+  namespace: string
+  /** `[cluster] cache-root`: the caches' directory on every node. */
+  cacheRoot: string
+  /** `refreshInterval` of the Repos a create declares (`10m`); undefined: the agent's interval. */
+  refreshInterval?: string
+  /** Budget for a new pod to become Ready, ms (`[cluster] ready-timeout-seconds`). */
+  readyTimeoutMs: number
+  /** Budget for the pod's node to report its caches present, ms (`[cluster] cache-timeout-seconds`). */
+  cacheTimeoutMs: number
 }
 
 export interface MachineStatus {
@@ -390,6 +407,14 @@ export interface SandboxSpec {
   portBases: Record<string, number>
 }
 
+/** One forwarded port (DESIGN.md §3.4): local `base + offset` → container port `base`. */
+export interface SandboxPortForward {
+  /** The `[ports]` key. */
+  key: string
+  local: number
+  container: number
+}
+
 /** A sandbox as its runtime reports it: labels and the spec it was made from are the truth. */
 export interface SandboxRecord extends SandboxSummary {
   owner: string
@@ -438,6 +463,12 @@ export interface SandboxBackend {
   remove(sandbox: SandboxRecord): Promise<void>
   /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
   exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
+  /**
+   * `yard sandbox forward` (DESIGN.md §5.2): null when the runtime publishes the ports itself
+   * (podman); else the forwarding command's argv, run on this terminal until it ends (Ctrl-C)
+   * unless `dryRun`, with its exit code (null when not run). Optional for plugins.
+   */
+  forward?(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null>
   /**
    * What a node's cache agent serves in cluster mode (`yard cache agent --kubernetes`): the
    * cluster's repositories and the caches mounted by pods on `node` under `cacheRoot`.
