@@ -153,6 +153,13 @@ export interface StackSpec {
   mainEnv: Record<string, string>
 }
 
+/** What `psAll` gives for one project: its containers as `ps` and `box.ps` give them. */
+export interface ProjectContainers {
+  stack: StackContainer[]
+  /** The box's container (empty: no box, or a backend without boxes). */
+  box: StackContainer[]
+}
+
 /** One checkout's compose project (DESIGN.md §4.2). */
 export interface StackBackend {
   readonly kind: 'stack'
@@ -169,6 +176,21 @@ export interface StackBackend {
   ps(target: Target): Promise<StackContainer[]>
   logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void>
   readonly box?: BoxCapability
+  /**
+   * Optional: `ps` and `box.ps` of every project of one main checkout at once — main's and every
+   * worktree's, all of `main.owner` — keyed by project name (`<prefix>` or `<prefix>-<name>`); a
+   * project with no containers may be left out. For the dashboard (DESIGN.md §6), which asks
+   * about 50 checkouts every 2 s: one engine call instead of two per checkout. Without it, core
+   * calls `ps` and `box.ps` per target, so backends written before it keep working.
+   */
+  psAll?(main: Target): Promise<Record<string, ProjectContainers>>
+  /**
+   * Optional: the last `lines` lines of the project's logs, every service, oldest first, each
+   * line starting with its service name; captured, never written to the terminal. For the
+   * dashboard's detail pane (DESIGN.md §6), which says "no recent logs from this backend"
+   * without it. Resolves [] when nothing runs.
+   */
+  recentLogs?(target: Target, options: {lines: number}): Promise<string[]>
 }
 
 /** One borrower of a cache: whoever clones from it takes a lease (DESIGN.md §5.1, "Eviction"). */
