@@ -80,7 +80,7 @@ export function describePodState(pod: V1Pod | undefined, events: PodEvent[]): st
     `phase ${pod?.status?.phase ?? 'unknown'}${pod?.spec?.nodeName ? ` on node ${pod.spec.nodeName}` : ', not scheduled'}`,
     `conditions: ${conditions.length === 0 ? 'none reported' : conditions.map((condition) => `${condition.type}=${condition.status}${condition.reason ? ` (${condition.reason}${condition.message ? `: ${condition.message}` : ''})` : ''}`).join('; ')}`,
     ...(pod ? waitingReasons(pod).map((reason) => `container ${reason}`) : []),
-    events.length === 0 ? 'events: none' : `events:\n${events.map((event) => `    ${event.time ?? ''} ${event.type ?? 'Normal'} ${event.reason ?? ''}${event.count && event.count > 1 ? ` (x${event.count})` : ''}: ${event.message ?? ''}`.trimStart()).join('\n')}`,
+    events.length === 0 ? 'events: none' : `events:\n${events.map((event) => `    ${[event.time, event.type ?? 'Normal', event.reason].filter(Boolean).join(' ')}${event.count && event.count > 1 ? ` (x${event.count})` : ''}: ${event.message ?? ''}`).join('\n')}`,
   ]
   return lines.join('\n  ')
 }
