@@ -497,6 +497,46 @@ export interface SandboxBackend {
    * Optional: a backend without a cluster runtime leaves it out.
    */
   cacheDemand?(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
+  /**
+   * The cluster's one-time setup and its health (`yard cluster install|status`, DESIGN.md §5.2),
+   * for the cluster of BackendContext.cluster. Optional: a backend without a cluster runtime
+   * leaves it out.
+   */
+  clusterSetup?(): Promise<SandboxClusterSetup>
+}
+
+/** What `yard cluster install` did to one object. */
+export interface ClusterInstallStep {
+  kind: string
+  name: string
+  namespace?: string
+  action: 'created' | 'updated' | 'unchanged'
+}
+
+/** `yard cluster status` (DESIGN.md Appendix A). Times are ISO-8601. */
+export interface ClusterStatus {
+  context: string
+  namespace: string
+  /** The cache agent's DaemonSet, or null when it is not installed. */
+  agent: {image: string; desired: number; ready: number} | null
+  /** The agent's pods, one per node it runs on. */
+  agents: Array<{node: string | null; pod: string; phase: string; ready: boolean; restarts: number}>
+  /** Every Repo with each node's state of its cache (nodes sorted by name). */
+  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null}>}>
+}
+
+/** A sandbox backend's cluster setup (SandboxBackend.clusterSetup). */
+export interface SandboxClusterSetup {
+  /** The objects `install` applies, in order, as plain Kubernetes objects; needs no cluster. */
+  objects(options: {image: string; version: string}): Record<string, unknown>[]
+  /**
+   * Creates each object, or updates it when it differs; a second run changes nothing.
+   * @throws InputError (exit 2) without a usable kubeconfig; OperationError (exit 1) when the
+   *   cluster refuses or cannot be reached (the objects done so far stay).
+   */
+  install(options: {image: string; version: string; onStep?: (step: ClusterInstallStep) => void}): Promise<ClusterInstallStep[]>
+  /** @throws InputError, OperationError as `install`. */
+  status(): Promise<ClusterStatus>
 }
 
 export type Backend = MachineBackend | StackBackend | CacheBackend | SandboxBackend
