@@ -4,7 +4,7 @@
  * differs: `podman` (podman-runtime.ts) or `kubernetes` (kubernetes-runtime.ts, which loads
  * client-node only when it first talks to a cluster).
  */
-import type {BackendContext, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
+import type {BackendContext, CacheDemand, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
 import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
@@ -109,6 +109,11 @@ export class K8sSandbox implements SandboxBackend {
       })
     }
     return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty})
+  }
+
+  /** What a node's cache agent serves in cluster mode: Repos and the pods on `node` (cache-demand.ts). */
+  async cacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand> {
+    return (await import('./cache-demand.js')).openCacheDemand(options, this.context.env)
   }
 }
 
