@@ -15,9 +15,10 @@ import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
 import {WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
+import {readVectors} from '../../support/vectors.js'
 import {yard} from '../../support/yard.js'
 import {cliAsync, cliLineWith, FakeCluster, K2_TEST_PREFIX, NAMESPACE} from './kubernetes-support.js'
-import {makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
+import {inPod, makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
 
 const prefix = `${K2_TEST_PREFIX}a`
 const pod = `${prefix}-feat`
@@ -102,7 +103,9 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const rows = async (runtime: string) => ((await run(['sandbox', 'list', '--runtime', runtime, '--json'])).json as Array<{name: string; project: string; runtime: string; offset: number; ports: Record<string, number>}>).map(({name, project, offset, ports}) => ({name, project, offset, ports}))
     const onCluster = await rows('kubernetes')
     expect(onCluster).to.deep.equal(await rows('podman'))
-    const offset = Number(clusterLabels['yard.dev/offset'])
+    // The hash offset of the shared vectors: neither runtime moved it.
+    const offset = readVectors<{cases: Array<{name: string; offset: number}>}>('offsets.json').cases.find((entry) => entry.name === 'feat')!.offset
+    expect(clusterLabels['yard.dev/offset']).to.equal(String(offset))
     expect(onCluster).to.deep.equal([{name: 'feat', project: pod, offset, ports: {WEB_PORT: 39100 + offset, API_PORT: 39300 + offset}}])
   })
 
@@ -204,9 +207,21 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(repo(keyMissing)).to.equal(undefined)
   })
 
-  it('rm deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
-    const removed = await run(['sandbox', 'rm', 'feat', '--json'])
+  it('rm checks unsaved work through kubectl exec, --force copies the bundle out with kubectl cp, then deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
+    inPod(pod, 'sh', '-c', 'echo draft > /work/app/feat-login/notes.txt')
+    const refused = await run(['sandbox', 'rm', 'feat'])
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.include('/work/app/feat-login: ?? notes.txt')
+    expect(fakePod()).to.not.equal(undefined)
+
+    cluster.kubectl.clear()
+    const removed = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
+    const saved = (removed.json as {saved: string[]}).saved
+    expect(saved.map((file) => path.basename(file)).sort()).to.deep.equal(['app-feat-login.patch', 'app.bundle', 'lib.bundle'])
+    expect(execFileSync('git', ['bundle', 'list-heads', saved.find((file) => file.endsWith('app.bundle'))!], {encoding: 'utf8'})).to.include('refs/heads/feat/login')
+    expect(readFileSync(saved.find((file) => file.endsWith('.patch'))!, 'utf8')).to.include('+draft')
+    expect(cluster.kubectl.verb('cp').map((call) => call.argv.slice(5, 8))).to.deep.include(['-c', 'workspace', `${pod}:/tmp/yard-save/app.bundle`])
     expect(fakePod()).to.equal(undefined)
     expect(cluster.api.calls.some((call) => call.verb === 'delete' && call.resource === 'pods' && call.name === pod)).to.equal(true)
     expect(podExists(pod)).to.equal(true)
