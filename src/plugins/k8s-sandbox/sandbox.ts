@@ -115,6 +115,22 @@ export class K8sSandbox implements SandboxBackend {
   async cacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand> {
     return (await import('./cache-demand.js')).openCacheDemand(options, this.context.env)
   }
+
+  /**
+   * `yard cluster install|status` (DESIGN.md §5.2) against the cluster of BackendContext.cluster;
+   * cluster-setup.ts and client-node load on first use.
+   * @throws InputError (exit 2) when the backend was given no [cluster] settings.
+   */
+  async clusterSetup(): Promise<import('../../core/backend.js').SandboxClusterSetup> {
+    const cluster = this.context.cluster
+    if (!cluster) {
+      throw new InputError('the k8s-sandbox backend was given no [cluster] settings', {
+        why: 'whoever created the backend left BackendContext.cluster out (yard sets it for the cluster commands)',
+        fix: 'run yard cluster install or yard cluster status',
+      })
+    }
+    return new (await import('./cluster-setup.js')).K8sClusterSetup(cluster, this.context.env)
+  }
 }
 
 /**
