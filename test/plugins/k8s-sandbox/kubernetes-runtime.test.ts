@@ -207,6 +207,26 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(repo(keyMissing)).to.equal(undefined)
   })
 
+  it('worktree add asks the cluster for sandboxes on [cluster] runtime kubernetes and pins a clashing newcomer (alpha and feat both hash to 59)', async () => {
+    const listsBefore = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').length
+    const added = await run(['worktree', 'add', 'alpha', '--json'])
+    expect(added.exitCode, added.stderr).to.equal(0)
+    expect(added.json).to.deep.include({offset: 1, offsetSource: 'pin', pinned: {hashOffset: 59, clashedWith: ['feat']}})
+    const lists = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').slice(listsBefore)
+    expect(lists.map((call) => call.labelSelector)).to.deep.equal([`app.kubernetes.io/managed-by=yard,yard.dev/prefix=${prefix}`])
+  })
+
+  it('an unreachable cluster fails sandbox commands naming the context and its server, and is left out of worktree offset checks with a note', async () => {
+    const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'gone', contexts: {gone: 'http://127.0.0.1:9'}})
+    const env = {...fixture.env, ...cluster.env, KUBECONFIG: kubeconfig}
+    const listed = await yard(['sandbox', 'list'], {cwd: fixture.app, env})
+    expect(listed.exitCode, listed.stderr).to.equal(1)
+    expect(listed.stderr).to.include('cannot reach the Kubernetes API server http://127.0.0.1:9 (kube context "gone")')
+    const added = await yard(['worktree', 'add', 'beta'], {cwd: fixture.app, env})
+    expect(added.exitCode, added.stderr).to.equal(0)
+    expect(added.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check/)
+  })
+
   it('rm checks unsaved work through kubectl exec, --force copies the bundle out with kubectl cp, then deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
     inPod(pod, 'sh', '-c', 'echo draft > /work/app/feat-login/notes.txt')
     const refused = await run(['sandbox', 'rm', 'feat'])
