@@ -171,6 +171,32 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(cluster.kubectl.calls()).to.deep.equal([])
   })
 
+  it('yard sandbox forward runs until Ctrl-C, which ends it with exit 130 (DESIGN.md Appendix B)', async () => {
+    const socket = `${K2_TEST_PREFIX}-fwd-${process.pid}`
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    const waitFor = async (pattern: RegExp) => {
+      const deadline = Date.now() + 60_000
+      let screen = ''
+      while (Date.now() < deadline) {
+        screen = tmux('capture-pane', '-p', '-t', 't')
+        if (pattern.test(screen)) return screen
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      return screen
+    }
+    try {
+      tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '30', 'sh')
+      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, {...cluster.env, FAKE_KUBECTL_FORWARD_HOLD: '1'}, ['sandbox', 'forward', 'feat'])}`, 'Enter')
+      expect(await waitFor(/^Forwarding from 127\.0\.0\.1:\d+ -> 39300\s*$/m)).to.match(/^Ctrl-C stops forwarding\s*$/m)
+      tmux('send-keys', '-t', 't', 'C-c')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      tmux('send-keys', '-t', 't', 'echo "exit=$?"', 'Enter')
+      expect(await waitFor(/^exit=\d+\s*$/m)).to.match(/^exit=130\s*$/m)
+    } finally {
+      spawnSync('tmux', ['-L', socket, 'kill-server'])
+    }
+  })
+
   it('a pod that never becomes Ready fails create after the budget with its conditions and events, and leaves nothing behind (acceptance 3)', async () => {
     const upstreamExtra = makeUpstream('extra')
     const keyExtra = repoIdentity(upstreamExtra).key
