@@ -3,8 +3,11 @@
  * schemas, install against the FAKE API server (exactly the listed objects, twice without
  * error), status from seeded state, and bad input that changes nothing.
  */
+import {execFile} from 'node:child_process'
 import {readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import path from 'node:path'
+import {promisify} from 'node:util'
 
 import {expect} from 'chai'
 import {parseAllDocuments} from 'yaml'
@@ -73,6 +76,18 @@ describe('yard cluster install --dry-run', () => {
     expect(daemonSet.spec.template.spec.volumes[0].hostPath.path).to.equal('/srv/yard/caches')
     expect(daemonSet.spec.template.spec.containers[0].env).to.deep.include({name: 'YARD_CACHE_ROOT', value: '/srv/yard/caches'})
     expect(objects[4].subjects).to.deep.equal([{kind: 'ServiceAccount', name: 'yard-cache-agent', namespace: 'team'}])
+  })
+
+  it('loads no client-node (imported lazily, DESIGN.md §9), though start-up imports every command module', async () => {
+    const record = path.join(tempDir('yard-imports'), 'imports.txt')
+    const {stdout} = await promisify(execFile)(process.execPath, ['--import', createRequire(import.meta.url).resolve('tsx'), '--import', path.join(projectRoot, 'test', 'support', 'record-imports.mjs'), path.join(projectRoot, 'bin', 'dev.js'), 'cluster', 'install', '--dry-run'], {
+      cwd: tempDir(),
+      env: {...process.env, ...(noKubeconfig() as Record<string, string>), RECORD_IMPORTS_FILE: record},
+    })
+    expect(stdout).to.contain('kind: DaemonSet')
+    const loaded = readFileSync(record, 'utf8').split('\n')
+    expect(loaded.some((url) => url.includes('/src/commands/sandbox/create.ts')), 'the other commands were loaded too').to.equal(true)
+    expect(loaded.filter((url) => url.includes('@kubernetes/client-node'))).to.deep.equal([])
   })
 
   it('refuses an invalid --image or YARD_NAMESPACE with exit 2', async () => {
