@@ -4,7 +4,7 @@
  * error), status from seeded state, and bad input that changes nothing.
  */
 import {execFile} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {promisify} from 'node:util'
@@ -12,6 +12,7 @@ import {promisify} from 'node:util'
 import {expect} from 'chai'
 import {parseAllDocuments} from 'yaml'
 
+import {repoIdentity} from '../../src/core/repo-identity.js'
 import {agentRoleRules} from '../../src/plugins/k8s-sandbox/cluster-objects.js'
 import {repoCrd} from '../../src/plugins/k8s-sandbox/repo-resource.js'
 import {startFakeKubeApi, type FakeKubeApi, type KubeObject} from '../support/fake-kube-api/index.js'
@@ -199,6 +200,32 @@ describe('yard cluster install and status against the fake API server', () => {
     expect(text.stdout).to.contain('cache agent: 1/2 ready')
     expect(text.stdout).to.match(/app-0123abcd\s+https:\/\/example.com\/app.git\s+node-a\s+no\s+-\s+fatal: could not read from remote/)
     expect(text.stdout).to.match(/lib-89abcdef\s+https:\/\/example.com\/lib.git\s+\(none yet\)/)
+  })
+
+  it('the DaemonSet\'s environment is what the agent reads: run as its pod would, it serves its node in its namespace under the cache root', async () => {
+    const cacheRoot = path.join(tempDir('yard-node'), 'caches')
+    const checkout = makeRepo({'yard.toml': `[cluster]\nnamespace = "team"\ncache-root = "${cacheRoot}"\n`})
+    expect((await yard(['cluster', 'install'], {cwd: checkout, env: env()})).exitCode).to.equal(0)
+    const daemonSet = api.get('daemonsets', 'team', 'yard-cache-agent')!
+    const container = daemonSet.spec.template.spec.containers[0]
+    // What kubelet would give the pod on node-1: the downward API's values, the literal ones as they are.
+    const downward: Record<string, string> = {'spec.nodeName': 'node-1', 'metadata.namespace': 'team'}
+    const podEnv = Object.fromEntries((container.env as {name: string; value?: string; valueFrom?: {fieldRef: {fieldPath: string}}}[]).map((entry) => [entry.name, entry.value ?? downward[entry.valueFrom!.fieldRef.fieldPath]]))
+    expect(podEnv).to.include({NODE_NAME: 'node-1', YARD_NAMESPACE: 'team', YARD_CACHE_ROOT: cacheRoot})
+    expect(container.command.slice(0, 4)).to.deep.equal(['yard', 'cache', 'agent', '--kubernetes'])
+
+    const upstream = makeRepo({}, 'lib')
+    const {key} = repoIdentity(upstream)
+    await api.put({apiVersion: 'yard.dev/v1alpha1', kind: 'Repo', metadata: {name: key, namespace: 'team'}, spec: {url: upstream}})
+    await api.put({apiVersion: 'v1', kind: 'Pod', metadata: {name: 'app-feat', namespace: 'team'}, spec: {nodeName: 'node-1', containers: [{name: 'workspace', image: 'x'}], volumes: [{name: 'repo', hostPath: {path: path.join(cacheRoot, key), type: 'DirectoryOrCreate'}}]}})
+    // Outside any checkout, as in the pod; the pod's /tmp (HOME, state) is a scratch directory here,
+    // and the kubeconfig stands in for the pod's service account.
+    const scratch = tempDir('yard-pod-tmp')
+    const run = await yard([...container.command.slice(1), '--once', '--json'], {cwd: tempDir('yard-pod-cwd'), env: {...podEnv, HOME: scratch, YARD_STATE_DIR: path.join(scratch, 'yard'), KUBECONFIG: api.kubeconfigPath, YARD_KUBE_CONTEXT: undefined}})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect((run.json as {cloned: string[]}).cloned).to.deep.equal([key])
+    expect(existsSync(path.join(cacheRoot, key, 'HEAD'))).to.equal(true)
+    expect(api.get('repos', 'team', key)!.status.nodes['node-1']).to.include({present: true})
   })
 
   it('status before install: no agent, no repos', async () => {
