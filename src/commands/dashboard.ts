@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {DashboardSnapshot, gatherSnapshot} from '../core/dashboard.js'
 import {dashboardTracer} from '../core/dashboard-trace.js'
 import {loadRegistry} from '../core/registry.js'
+import {loadDashboardScreen} from '../tui/dashboard-load.js'
 import {snapshotText} from '../tui/dashboard-table.js'
 import {BaseCommand} from './base.js'
 
@@ -23,7 +24,7 @@ export default class Dashboard extends BaseCommand {
     const registry = await loadRegistry(this.config)
     trace('command: registry loaded')
     if (process.stdout.isTTY && !this.jsonEnabled()) {
-      const {runDashboard} = await import('../tui/dashboard-run.js')
+      const {runDashboard} = await loadDashboardScreen()
       process.exitCode = await runDashboard({context: this.context, registry, mode})
       return
     }

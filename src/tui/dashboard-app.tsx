@@ -155,10 +155,12 @@ export function DashboardApp(props: DashboardAppProps) {
     )
   }
 
-  // Keys typed faster than the screen reads them arrive as one string ("jjk"): one at a time.
+  // Keys typed faster than the screen reads them arrive as one string ("jjk", "\x7f\x7f"): one at
+  // a time, each with the key it is (Ink parses only a whole chunk).
   useInput((input, key) => {
     const plain = input.length > 1 && !key.ctrl && !key.meta && !input.startsWith('\u001B')
-    for (const char of plain ? [...input] : [input]) onKey(char, key)
+    if (!plain) return onKey(input, key)
+    for (const char of input) onKey(char, {...key, backspace: char === '\b', delete: char === '\u007F', return: char === '\r', tab: char === '\t'})
   }, {isActive: isRawModeSupported})
 
   const nameCheck = (name: string) => services.checkName(name) ?? ((rows[modeRef.current] ?? []).some((row) => row.name === name) ? `${name} already exists` : undefined)

@@ -215,7 +215,8 @@ describe('dashboard: n creates a worktree through a prompt checked as you type (
     app.stdin.write('\r')
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(calls).to.deep.equal([])
-    for (let index = 0; index < 3; index++) app.stdin.write('\u007F')
+    // Three backspaces typed faster than the screen reads them: one chunk.
+    app.stdin.write('\u007F\u007F\u007F')
     app.stdin.write('main')
     await frameWhere(app, (frame) => statusLine(frame).includes('✗ "main" is reserved'))
     for (let index = 0; index < 4; index++) app.stdin.write('\u007F')

@@ -112,7 +112,8 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     }
     diagnosis = {paneEnv: path.join(marks, 'pane-env'), trace: path.join(marks, 'trace'), envChanged: envChanges(envAtLoad, process.env)}
     tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '40', 'env -u CONTAINERS_CONF -u YARD_WORKTREE -u WT_OFFSET -u YARD_PREFIX PS1="$ " sh')
-    const setup = `cd ${quote(repo)} && export YARD_STATE_DIR=${quote(state)} YARD_DASHBOARD_TRACE=${quote(diagnosis.trace)} && env > ${quote(diagnosis.paneEnv)}`
+    // CI=true as CI runners set it (and tmux's server passes on): Ink then drew no frame at all.
+    const setup = `cd ${quote(repo)} && export CI=true YARD_STATE_DIR=${quote(state)} YARD_DASHBOARD_TRACE=${quote(diagnosis.trace)} && env > ${quote(diagnosis.paneEnv)}`
     tmux('send-keys', '-t', 't', `${setup} && stty -a > ${quote(path.join(marks, 'before'))}; clear`, 'Enter')
   })
 
@@ -152,6 +153,20 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     expect(rowOf(cluster, 'sbx')).to.match(/sbx\s+podman\s+Running\s+\d+ label\s+shop: \S*feat\/cart\s+shop fresh \d+[smh]/)
     tmux('send-keys', '-t', 't', 'Tab')
     await waitFor((shown) => rowOf(shown, 'feat').includes('running 1/1'))
+  })
+
+  it('Enter shows the detail pane: the web container with its host port, a recent log line, git status; Enter closes it', async () => {
+    tmux('send-keys', '-t', 't', 'j', 'j')
+    await waitFor((text) => selected(text) === 'feat')
+    tmux('send-keys', '-t', 't', 'Enter')
+    const pane = await waitFor((text) => text.includes('recent logs:') && /^ {2}## wt\/feat/m.test(text))
+    expect(pane).to.match(/^ {2}web {2}running {2}\d+→8080 {2}\(yardtest-d2-feat/m)
+    expect(pane).to.match(/^ {2}box {2}running/m)
+    expect(pane).to.match(/^ {2}web \| serving hello feat/m)
+    tmux('send-keys', '-t', 't', 'Enter')
+    await waitFor((text) => !text.includes('recent logs:'))
+    tmux('send-keys', '-t', 't', 'k', 'k')
+    await waitFor((text) => selected(text) === 'main')
   })
 
   it('u brings a stopped worktree up and its row turns running; d brings it down', async () => {
@@ -199,8 +214,21 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     await expectRestored(0)
   })
 
-  it('Ctrl-C quits with 130 and leaves the terminal as before', async () => {
+  it('n asks for a name, refuses a bad one as it is typed, and makes the worktree; its row appears', async () => {
     await start()
+    tmux('send-keys', '-t', 't', 'n')
+    await waitFor(/new worktree: ▏ ✗ type a name/)
+    tmux('send-keys', '-t', 't', '-l', 'Extra')
+    await waitFor(/new worktree: Extra▏ ✗ names use only a-z/)
+    tmux('send-keys', '-t', 't', 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace')
+    tmux('send-keys', '-t', 't', '-l', 'extra')
+    await waitFor(/new worktree: extra▏ ✓ Enter creates worktree extra on branch wt\/extra/)
+    tmux('send-keys', '-t', 't', 'Enter')
+    await waitFor((text) => /^\s+extra\s+wt\/extra\s+\d+ hash/m.test(text) && /created worktree extra on wt\/extra/.test(text), 60_000)
+    expect(readFileSync(path.join(`${repo}-worktrees`, 'extra', 'yard.toml'), 'utf8')).to.include('yardtest-d2')
+  })
+
+  it('Ctrl-C quits with 130 and leaves the terminal as before', async () => {
     tmux('send-keys', '-t', 't', 'C-c')
     await expectRestored(130)
   })
