@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {DashboardSnapshot, gatherSnapshot} from '../core/dashboard.js'
+import {dashboardTracer} from '../core/dashboard-trace.js'
 import {loadRegistry} from '../core/registry.js'
 import {snapshotText} from '../tui/dashboard-table.js'
 import {BaseCommand} from './base.js'
@@ -17,7 +18,10 @@ export default class Dashboard extends BaseCommand {
   async run(): Promise<Omit<DashboardSnapshot, 'notes'> | void> {
     const {flags} = await this.parse(Dashboard)
     const mode = flags.mode as 'local' | 'cluster'
+    const trace = dashboardTracer(this.context.env)
+    trace(`command: run (stdout ${process.stdout.isTTY ? `a terminal ${process.stdout.columns}x${process.stdout.rows}` : 'not a terminal'})`)
     const registry = await loadRegistry(this.config)
+    trace('command: registry loaded')
     if (process.stdout.isTTY && !this.jsonEnabled()) {
       const {runDashboard} = await import('../tui/dashboard-run.js')
       process.exitCode = await runDashboard({context: this.context, registry, mode})

@@ -43,6 +43,23 @@ export interface BackendContext {
   /** yard's state directory (absolute). */
   stateDir: string
   warn: (message: string) => void
+  /** `[cluster]` settings, given to sandbox backends (a cluster runtime needs them). */
+  cluster?: ClusterSettings
+}
+
+/** What a cluster runtime needs from `[cluster]` (DESIGN.md §5.2; docs/configuration.md). */
+export interface ClusterSettings {
+  /** Kube context; undefined: the kubeconfig's current context. */
+  context?: string
+  namespace: string
+  /** `[cluster] cache-root`: the caches' directory on every node. */
+  cacheRoot: string
+  /** `refreshInterval` of the Repos a create declares (`10m`); undefined: the agent's interval. */
+  refreshInterval?: string
+  /** Budget for a new pod to become Ready, ms (`[cluster] ready-timeout-seconds`). */
+  readyTimeoutMs: number
+  /** Budget for the pod's node to report its caches present, ms (`[cluster] cache-timeout-seconds`). */
+  cacheTimeoutMs: number
 }
 
 export interface MachineStatus {
@@ -136,6 +153,13 @@ export interface StackSpec {
   mainEnv: Record<string, string>
 }
 
+/** What `psAll` gives for one project: its containers as `ps` and `box.ps` give them. */
+export interface ProjectContainers {
+  stack: StackContainer[]
+  /** The box's container (empty: no box, or a backend without boxes). */
+  box: StackContainer[]
+}
+
 /** One checkout's compose project (DESIGN.md §4.2). */
 export interface StackBackend {
   readonly kind: 'stack'
@@ -152,6 +176,21 @@ export interface StackBackend {
   ps(target: Target): Promise<StackContainer[]>
   logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void>
   readonly box?: BoxCapability
+  /**
+   * Optional: `ps` and `box.ps` of every project of one main checkout at once — main's and every
+   * worktree's, all of `main.owner` — keyed by project name (`<prefix>` or `<prefix>-<name>`); a
+   * project with no containers may be left out. For the dashboard (DESIGN.md §6), which asks
+   * about 50 checkouts every 2 s: one engine call instead of two per checkout. Without it, core
+   * calls `ps` and `box.ps` per target, so backends written before it keep working.
+   */
+  psAll?(main: Target): Promise<Record<string, ProjectContainers>>
+  /**
+   * Optional: the last `lines` lines of the project's logs, every service, oldest first, each
+   * line starting with its service name; captured, never written to the terminal. For the
+   * dashboard's detail pane (DESIGN.md §6), which says "no recent logs from this backend"
+   * without it. Resolves [] when nothing runs.
+   */
+  recentLogs?(target: Target, options: {lines: number}): Promise<string[]>
 }
 
 /** One borrower of a cache: whoever clones from it takes a lease (DESIGN.md §5.1, "Eviction"). */
@@ -390,6 +429,14 @@ export interface SandboxSpec {
   portBases: Record<string, number>
 }
 
+/** One forwarded port (DESIGN.md §3.4): local `base + offset` → container port `base`. */
+export interface SandboxPortForward {
+  /** The `[ports]` key. */
+  key: string
+  local: number
+  container: number
+}
+
 /** A sandbox as its runtime reports it: labels and the spec it was made from are the truth. */
 export interface SandboxRecord extends SandboxSummary {
   owner: string
@@ -439,11 +486,57 @@ export interface SandboxBackend {
   /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
   exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
   /**
+   * `yard sandbox forward` (DESIGN.md §5.2): null when the runtime publishes the ports itself
+   * (podman); else the forwarding command's argv, run on this terminal until it ends (Ctrl-C)
+   * unless `dryRun`, with its exit code (null when not run). Optional for plugins.
+   */
+  forward?(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null>
+  /**
    * What a node's cache agent serves in cluster mode (`yard cache agent --kubernetes`): the
    * cluster's repositories and the caches mounted by pods on `node` under `cacheRoot`.
    * Optional: a backend without a cluster runtime leaves it out.
    */
   cacheDemand?(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
+  /**
+   * The cluster's one-time setup and its health (`yard cluster install|status`, DESIGN.md §5.2),
+   * for the cluster of BackendContext.cluster. Optional: a backend without a cluster runtime
+   * leaves it out.
+   */
+  clusterSetup?(): Promise<SandboxClusterSetup>
+}
+
+/** What `yard cluster install` did to one object. */
+export interface ClusterInstallStep {
+  kind: string
+  name: string
+  namespace?: string
+  action: 'created' | 'updated' | 'unchanged'
+}
+
+/** `yard cluster status` (DESIGN.md Appendix A). Times are ISO-8601. */
+export interface ClusterStatus {
+  context: string
+  namespace: string
+  /** The cache agent's DaemonSet, or null when it is not installed. */
+  agent: {image: string; desired: number; ready: number} | null
+  /** The agent's pods, one per node it runs on. */
+  agents: Array<{node: string | null; pod: string; phase: string; ready: boolean; restarts: number}>
+  /** Every Repo with each node's state of its cache (nodes sorted by name). */
+  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null}>}>
+}
+
+/** A sandbox backend's cluster setup (SandboxBackend.clusterSetup). */
+export interface SandboxClusterSetup {
+  /** The objects `install` applies, in order, as plain Kubernetes objects; needs no cluster. */
+  objects(options: {image: string; version: string}): Record<string, unknown>[]
+  /**
+   * Creates each object, or updates it when it differs; a second run changes nothing.
+   * @throws InputError (exit 2) without a usable kubeconfig; OperationError (exit 1) when the
+   *   cluster refuses or cannot be reached (the objects done so far stay).
+   */
+  install(options: {image: string; version: string; onStep?: (step: ClusterInstallStep) => void}): Promise<ClusterInstallStep[]>
+  /** @throws InputError, OperationError as `install`. */
+  status(): Promise<ClusterStatus>
 }
 
 export type Backend = MachineBackend | StackBackend | CacheBackend | SandboxBackend

@@ -78,7 +78,11 @@ export const projectTables = {
   worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text()}),
   machine: z.strictObject({backend: text(), name: text(), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
   cache: z.strictObject({backend: text(), root: text()}),
-  cluster: z.strictObject({backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: text(), 'cache-root': text()}),
+  cluster: z.strictObject({
+    backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: text(), 'cache-root': text(),
+    'refresh-interval': text().regex(/^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m'),
+    'ready-timeout-seconds': tomlInteger(1, 3600), 'cache-timeout-seconds': tomlInteger(1, 86_400),
+  }),
 }
 
 /** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */

@@ -36,7 +36,7 @@ export interface ProjectConfig {
   stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]}
   box: {image?: string}
   cache: {backend: string; root: string}
-  cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string}
+  cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string; 'refresh-interval'?: string; 'ready-timeout-seconds': number; 'cache-timeout-seconds': number}
   /** `[ports]`: env var name → base port. */
   ports: Record<string, number>
   /** Raw `[worktree-offsets]` pins of the main checkout's yard.local.toml (checked when used). */
@@ -230,6 +230,9 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
       namespace,
       image: optional('cluster', 'image'),
       'cache-root': def('cluster.cache-root', `/var/lib/yard/${namespace}/caches`),
+      'refresh-interval': optional('cluster', 'refresh-interval'),
+      'ready-timeout-seconds': def('cluster.ready-timeout-seconds', 120),
+      'cache-timeout-seconds': def('cluster.cache-timeout-seconds', 600),
     }),
     ports: (values.ports ?? {}) as Record<string, number>,
   }

@@ -5,12 +5,13 @@
  * Each stack and box probe has a time budget: a slow backend gives `pending` cells, never a
  * frozen screen.
  */
-import type {StackBackend, StackContainer, Target} from './backend.js'
+import type {StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
+import {dashboardTracer, traced, Tracer} from './dashboard-trace.js'
 import type {Registry} from './registry.js'
 import {listSandboxes, openSandboxCache, openSandboxes, SandboxListRow} from './sandbox.js'
-import {openStack} from './stack.js'
-import {listWorktrees, WorktreeRow} from './worktree-list.js'
+import {openStack, StackSession} from './stack.js'
+import {ListedCheckout, listWorktrees, WorktreeRow} from './worktree-list.js'
 import {buildTarget, listIdentities, openWorkspace} from './workspace.js'
 
 export type DashboardMode = 'local' | 'cluster'
@@ -28,6 +29,8 @@ export interface RunState {
 
 /** One local row: a `worktree list` row plus ports, clashes, stack and box (null: the backend has no box). */
 export interface LocalRow extends WorktreeRow {
+  /** Only on rows shown before git answered (`GatherOptions.onProgress`): the git cells are "…". */
+  gitPending?: true
   ports: Record<string, number>
   clashesWith: string[]
   stack: RunState
@@ -57,52 +60,133 @@ export function runState(containers: StackContainer[]): RunState {
   return {state, running, total: containers.length}
 }
 
-/** A probe bounded by `budgetMs`: `pending` when slower, `unknown` when it fails. */
-async function probe(work: () => Promise<StackContainer[]>, budgetMs: number): Promise<RunState> {
+/** Resolves `work`, or `late` when it takes longer than `budgetMs` (the work goes on unwatched). */
+async function within<T>(work: Promise<T>, budgetMs: number, late: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const late = new Promise<RunState>((resolve) => {
-    timer = setTimeout(() => resolve({state: 'pending', running: 0, total: 0}), budgetMs)
+  const slow = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), budgetMs)
   })
-  const answer = work().then(runState, () => ({state: 'unknown' as const, running: 0, total: 0}))
   try {
-    return await Promise.race([answer, late])
+    return await Promise.race([work, slow])
   } finally {
     clearTimeout(timer)
   }
 }
 
+const PENDING: RunState = {state: 'pending', running: 0, total: 0}
+const UNKNOWN: RunState = {state: 'unknown', running: 0, total: 0}
+const ABSENT: RunState = {state: 'absent', running: 0, total: 0}
+
+/** A probe bounded by `budgetMs`: `pending` when slower, `unknown` when it fails. */
+function probe(work: () => Promise<StackContainer[]>, budgetMs: number, trace: Tracer, label: string): Promise<RunState> {
+  return within(traced(trace, label, work).then(runState, () => UNKNOWN), budgetMs, PENDING)
+}
+
+/** The stack and box states of one checkout (box null: the backend has no box). */
+interface CheckoutStates {
+  stack: RunState
+  box: RunState | null
+}
+
+/** How to find each checkout's states; `byProject` is set when one batch answered for all. */
+interface StackStates {
+  of: (target: Target) => Promise<CheckoutStates>
+  byProject?: (project: string) => CheckoutStates
+}
+
 /**
- * Local mode (DESIGN.md §6): main and every worktree (`listWorktrees`), with `[ports]`, clashes
- * against worktrees and sandboxes, and the stack and box states from the configured stack
- * backend's `ps` (probed in parallel, each within `budgetMs`). A machine that is not running
- * makes every stack and box `absent` without asking the engine.
+ * How the stack and box states of each checkout are found: from one `psAll` of the backend when
+ * it has one (one engine call for every checkout, DESIGN.md §6), else `ps` and `box.ps` per
+ * checkout, each within `budgetMs`. No backend: unknown; no running machine: absent, without
+ * asking the engine.
+ */
+async function stackStates(session: StackSession | undefined, budgetMs: number, trace: Tracer): Promise<StackStates> {
+  const fixed = (states: CheckoutStates): StackStates => ({of: async () => states, byProject: () => states})
+  if (!session) return fixed({stack: UNKNOWN, box: UNKNOWN})
+  const {stack} = session
+  const hasBox = stack.box !== undefined
+  if (!session.running) return fixed({stack: ABSENT, box: hasBox ? ABSENT : null})
+  if (stack.psAll) {
+    const all = await within(traced(trace, 'probe all stacks and boxes', () => stack.psAll!(session.target)).catch(() => null), budgetMs, undefined)
+    if (all === undefined) return fixed({stack: PENDING, box: hasBox ? PENDING : null})
+    if (all === null) return fixed({stack: UNKNOWN, box: hasBox ? UNKNOWN : null})
+    const byProject = (project: string) => ({stack: runState(all[project]?.stack ?? []), box: hasBox ? runState(all[project]?.box ?? []) : null})
+    return {of: async (target) => byProject(target.project), byProject}
+  }
+  return {
+    of: async (target) => {
+      const [stackState, boxState] = await Promise.all([
+        probe(() => stack.ps(target), budgetMs, trace, `probe stack ${target.name}`),
+        stack.box ? probe(() => stack.box!.ps(target), budgetMs, trace, `probe box ${target.name}`) : null,
+      ])
+      return {stack: stackState, box: boxState}
+    },
+  }
+}
+
+/** Options of a local gather. */
+export interface GatherOptions {
+  /** Budget of the engine's answer (the batch, or each per-checkout probe), in ms; default 1.5 s. */
+  budgetMs?: number
+  /**
+   * Gets the rows as they fill in, before the gather ends: first the checkouts with "…"
+   * (pending) git and stack cells, then again when the engine answered. Never called after
+   * the gather resolved.
+   */
+  onProgress?: (rows: LocalRow[]) => void
+}
+
+/**
+ * Local mode (DESIGN.md §6): main and every worktree (`listWorktrees`, its `git status` calls
+ * bounded in number), with `[ports]`, clashes against worktrees and sandboxes, and the stack and
+ * box states from the configured stack backend (`stackStates`). The worktree list, the engine
+ * and the sandbox list are asked at the same time. A machine that is not running makes every
+ * stack and box `absent` without asking the engine.
  * @throws InputError (exit 2) outside a repository or for invalid config.
  */
-export async function gatherLocal(context: YardContext, registry: Registry, options: {budgetMs?: number} = {}): Promise<{rows: LocalRow[]; notes: string[]}> {
+export async function gatherLocal(context: YardContext, registry: Registry, options: GatherOptions = {}): Promise<{rows: LocalRow[]; notes: string[]}> {
   const budgetMs = options.budgetMs ?? PROBE_BUDGET_MS
+  const trace = dashboardTracer(context.env)
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
-  const [rows, workspace, session, sandboxes] = await Promise.all([
-    listWorktrees(quiet),
-    openWorkspace(quiet),
-    openStack(quiet, registry, 'main').catch((error: Error) => {
+  let listed: ListedCheckout[] | undefined
+  let found: StackStates | undefined
+  let done = false
+  // The rows as known so far: git cells pending; stack and box once one batch answered.
+  const progress = () => {
+    if (!options.onProgress || !listed || done) return
+    options.onProgress(listed.map((checkout): LocalRow => ({
+      ...checkout, dirty: null, ahead: null, behind: null, gitPending: true, clashesWith: [],
+      ...(found?.byProject?.(checkout.project) ?? {stack: PENDING, box: PENDING}),
+    })))
+  }
+  const states = traced(trace, 'local: stack backend', () => openStack(quiet, registry, 'main'))
+    .catch((error: Error) => {
       notes.push(`stack states unknown: ${error.message}`)
       return undefined
-    }),
-    sandboxOffsets(quiet, registry, notes),
+    })
+    .then((session) => stackStates(session, budgetMs, trace))
+    .then((answer) => {
+      found = answer
+      progress()
+      return answer
+    })
+  const [rows, workspace, sandboxes, lookup] = await Promise.all([
+    traced(trace, 'local: worktree list', () => listWorktrees(quiet, {onListed: (checkouts) => {
+      listed = checkouts
+      progress()
+    }})),
+    traced(trace, 'local: workspace', () => openWorkspace(quiet)),
+    traced(trace, 'local: sandbox offsets', () => sandboxOffsets(quiet, registry, notes)),
+    states,
   ])
-  const identities = await listIdentities(workspace, quiet, sandboxes)
+  done = true
+  const identities = await traced(trace, 'local: identities', () => listIdentities(workspace, quiet, sandboxes))
   const byName = new Map(identities.map((row) => [row.target.name, row]))
-  const stack: StackBackend | undefined = session?.running ? session.stack : undefined
-  const absent: RunState = {state: session ? 'absent' : 'unknown', running: 0, total: 0}
   const local = await Promise.all(rows.map(async (row): Promise<LocalRow> => {
     const identity = byName.get(row.name)
     const target: Target = identity?.target ?? buildTarget(workspace, quiet, row.name, row.name === 'main', {useEnvOffset: false})
-    const [stackState, boxState] = await Promise.all([
-      stack ? probe(() => stack.ps(target), budgetMs) : absent,
-      session && !session.stack.box ? null : stack?.box ? probe(() => stack.box!.ps(target), budgetMs) : absent,
-    ])
-    return {...row, ports: target.ports, clashesWith: identity?.clashesWith ?? [], stack: stackState, box: boxState}
+    return {...row, ports: target.ports, clashesWith: identity?.clashesWith ?? [], ...(await lookup.of(target))}
   }))
   return {rows: local, notes}
 }
@@ -123,11 +207,12 @@ async function sandboxOffsets(context: YardContext, registry: Registry, notes: s
  * and each cache's last fetch. No sandbox backend, or a runtime that fails: no rows and a note.
  */
 export async function gatherCluster(context: YardContext, registry: Registry): Promise<{rows: ClusterRow[]; notes: string[]}> {
+  const trace = dashboardTracer(context.env)
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
   let sandboxes: SandboxListRow[]
   try {
-    sandboxes = await listSandboxes(quiet, registry)
+    sandboxes = await traced(trace, 'cluster: sandbox list', () => listSandboxes(quiet, registry))
   } catch (error) {
     notes.push(`sandboxes unavailable: ${(error as Error).message}`)
     return {rows: [], notes}

@@ -6,7 +6,10 @@
  * failure: fail fast, nothing made; warm fetch failure: go on, stale, with a warning) and leased
  * → under the project's offsets lock: worktrees, pins and sandboxes read, a clashing newcomer
  * pinned, the host ports probed (busy: exit 3), the pod played → attach inside it. A failure
- * after the leases undoes what this call made (pod, pin, leases).
+ * after the leases undoes what this call made (pod, pin, leases). On the kubernetes runtime the
+ * local cache, leases and host-port probe are skipped: the runtime declares a Repo per cache key
+ * and waits for the pod's node to hold them (kubernetes-runtime.ts), and ports are forwarded
+ * with `yard sandbox forward`.
  */
 import type {CacheBackend, OffsetSource, SandboxAttachResult, SandboxRecord, SandboxRepo, Target} from './backend.js'
 import {loadConfig} from './config.js'
@@ -73,13 +76,16 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   }
   const image = options.image ?? workspace.config.cluster.image ?? (await buildDefaultImage(context)).image
 
+  // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
+  // declares) and nothing is published on this host: no local cache, lease or host-port probe.
+  const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, registry, workspace)
-  const stale = await ensureCaches(context, cache, root, repos)
+  const stale = local ? await ensureCaches(context, cache, root, repos) : {}
   const leased: SandboxRepo[] = []
   let pinWrite: PinWrite | undefined
   let made: SandboxRecord | undefined
   try {
-    for (const repo of repos) {
+    for (const repo of local ? repos : []) {
       await cache.lease(root, repo.url, borrower(probe))
       leased.push(repo)
     }
@@ -87,14 +93,14 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       const decided = await decideOffset(context, session, name)
       if (decided.pin !== undefined) pinWrite = await writePin(workspace.config.files.local, name, decided.pin)
       const target = sandboxTarget(workspace, context, name, {offset: decided.offset, offsetSource: decided.pin !== undefined ? 'pin' : decided.source})
-      const busy = await busyPorts(target.ports, new Set())
+      const busy = local ? await busyPorts(target.ports, new Set()) : []
       if (busy.length > 0) {
         throw new RefusedError(`host port${busy.length === 1 ? '' : 's'} ${busy.map(({key, port}) => `${port} (${key})`).join(', ')} of sandbox ${name} ${busy.length === 1 ? 'is' : 'are'} busy`, {
           why: `the podman runtime publishes each [ports] key as base + offset ${target.offset}, and something already listens there (a stack of the same identity, or another program)`,
           fix: `stop what holds the port (yard down --worktree ${name}, if its stack is up), or pin ${name} to another offset in ${workspace.config.files.local} [worktree-offsets]`,
         })
       }
-      const spec = {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}
+      const spec = {runtime, image, cacheRoot: local ? root : workspace.config.cluster['cache-root'], repos, branch, portBases: workspace.config.ports}
       await backend.create(target, spec)
       made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
       return {target, decided}

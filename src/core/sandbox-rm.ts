@@ -59,7 +59,8 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const saved = savedIn ? await session.backend.save(sandbox, savedIn) : []
   await session.backend.remove(sandbox)
   const {cache, root} = await openSandboxCache(context, registry, session.workspace)
-  for (const repo of sandbox.spec.repos) await cache.release(root, repo.url, {kind: 'sandbox', name: sandbox.project})
+  // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
+  for (const repo of sandbox.runtime === 'kubernetes' ? [] : sandbox.spec.repos) await cache.release(root, repo.url, {kind: 'sandbox', name: sandbox.project})
   if (!existsSync(worktreePath(session.workspace, sandbox.name))) {
     await withLock(offsetsLockPath(session.workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox rm ${sandbox.name}`, warn: context.warn}, () =>
       writePin(session.workspace.config.files.local, sandbox.name, undefined))

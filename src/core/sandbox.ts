@@ -5,7 +5,7 @@
  */
 import {stringify} from 'yaml'
 
-import type {CacheBackend, OffsetSource, SandboxBackend, SandboxRecord, SandboxWorktree, Target} from './backend.js'
+import type {CacheBackend, ClusterSettings, OffsetSource, SandboxBackend, SandboxRecord, SandboxWorktree, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {InputError} from './errors.js'
 import {portsFor, validateName} from './identity.js'
@@ -27,7 +27,7 @@ export interface SandboxSession {
  */
 export async function openSandboxes(context: YardContext, registry: Registry, runtimeFlag?: string): Promise<SandboxSession> {
   const workspace = await openWorkspace(context)
-  const backend = await registry.create('sandbox', workspace.config.cluster.backend, backendContext(context))
+  const backend = await registry.create('sandbox', workspace.config.cluster.backend, {...backendContext(context), cluster: clusterSettings(workspace)})
   const runtime = runtimeFlag ?? workspace.config.cluster.runtime
   if (!backend.runtimes.includes(runtime)) {
     throw new InputError(`unknown sandbox runtime "${runtime}"`, {why: `the ${backend.id} backend runs ${backend.runtimes.join(', ')}`, fix: `use --runtime ${backend.runtimes[0]}`})
@@ -38,6 +38,19 @@ export async function openSandboxes(context: YardContext, registry: Registry, ru
 /** The `[cache] backend` through the registry, and `[cache] root`. */
 export async function openSandboxCache(context: YardContext, registry: Registry, workspace: Workspace): Promise<{cache: CacheBackend; root: string}> {
   return {cache: await registry.create('cache', workspace.config.cache.backend, backendContext(context)), root: workspace.config.cache.root}
+}
+
+/** The `[cluster]` settings a cluster runtime needs (DESIGN.md §5.2; defaults in config.ts). */
+export function clusterSettings(workspace: Workspace): ClusterSettings {
+  const cluster = workspace.config.cluster
+  return {
+    context: cluster.context,
+    namespace: cluster.namespace,
+    cacheRoot: cluster['cache-root'],
+    refreshInterval: cluster['refresh-interval'],
+    readyTimeoutMs: cluster['ready-timeout-seconds'] * 1000,
+    cacheTimeoutMs: cluster['cache-timeout-seconds'] * 1000,
+  }
 }
 
 export function backendContext(context: YardContext) {

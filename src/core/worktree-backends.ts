@@ -11,6 +11,7 @@ import type {YardContext} from './context.js'
 import {machineSpec} from './machine.js'
 import {ensureMachineQuietly} from './machine-ensure.js'
 import type {Registry} from './registry.js'
+import {clusterSettings} from './sandbox.js'
 import {stateDir} from './state.js'
 import type {Workspace} from './workspace.js'
 
@@ -57,9 +58,9 @@ export const NO_BACKENDS: WorktreeBackends = {
  * Answers from the backend registry, loaded on first use only (`load` is
  * `() => loadRegistry(this.config)` in a command).
  *
- * Sandboxes: the `[cluster] backend` when a plugin registers it. No built-in sandbox backend
- * exists yet; once the k8s-sandbox backend lands, its `list()` is asked here with the 2 s budget
- * and `worktree add` pins around its offsets without further changes.
+ * Sandboxes: the `[cluster] backend` when a plugin registers it (the built-in k8s-sandbox by
+ * default), its `list()` on `[cluster] runtime` asked with the 2 s budget, so `worktree add` pins
+ * around sandbox offsets; an unreachable cluster is left out with a note.
  */
 export function registryBackends(load: () => Promise<Registry>, context: YardContext): WorktreeBackends {
   const backendContext = () => ({runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
@@ -73,8 +74,9 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
         timer = setTimeout(() => reject(new Error(`it did not answer within ${SANDBOX_LIST_TIMEOUT_MS / 1000} s`)), SANDBOX_LIST_TIMEOUT_MS)
       })
       try {
-        const backend = await Promise.race([registry.create('sandbox', id, backendContext()), budget])
-        const sandboxes = await Promise.race([backend.list(workspace.prefix, {timeoutMs: SANDBOX_LIST_TIMEOUT_MS}), budget])
+        const backend = await Promise.race([registry.create('sandbox', id, {...backendContext(), cluster: clusterSettings(workspace)}), budget])
+        const runtime = backend.runtimes.includes(workspace.config.cluster.runtime) ? workspace.config.cluster.runtime : undefined
+        const sandboxes = await Promise.race([backend.list(workspace.prefix, {timeoutMs: SANDBOX_LIST_TIMEOUT_MS, runtime}), budget])
         return sandboxes.map((sandbox) => ({name: sandbox.name, offset: sandbox.offset}))
       } catch (error) {
         context.warn(`note: sandboxes of the ${id} backend (runtime ${workspace.config.cluster.runtime}) are left out of the offset check: ${(error as Error).message}`)

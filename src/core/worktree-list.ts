@@ -54,12 +54,16 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
   return results
 }
 
+/** A checkout as known before its status: a row without dirty and ahead/behind, plus its host ports. */
+export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {ports: Record<string, number>}
+
 /**
  * Lists main and the worktrees under the root (DESIGN.md §4.1). `WT_OFFSET` is ignored, with a
- * note, as by every listing.
+ * note, as by every listing. `onListed` gets the checkouts as soon as they are known, before
+ * each one's `git status` (the dashboard shows them at once).
  * @throws InputError (exit 2) outside a repository or for invalid config or pins.
  */
-export async function listWorktrees(context: YardContext): Promise<WorktreeRow[]> {
+export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void} = {}): Promise<WorktreeRow[]> {
   const workspace = await openWorkspace(context)
   const {mainPath} = workspace
   const [all, bases, upstreams] = await Promise.all([
@@ -72,6 +76,20 @@ export async function listWorktrees(context: YardContext): Promise<WorktreeRow[]
   const byName = new Map(underRoot.map((entry) => [entry.name, entry.worktree]))
   const main = all.find((worktree) => worktree.path === mainPath) ?? all[0]
   const checkouts = identities.map((row) => ({row, worktree: row.target.isMain ? main : byName.get(row.target.name)!}))
+  const base = (worktree: (typeof checkouts)[number]['worktree']) => (worktree.branch === undefined ? undefined : bases.get(worktree.branch))
+  options.onListed?.(checkouts.map(({row: {target}, worktree}) => ({
+    name: target.name,
+    branch: worktree.branch ?? null,
+    path: worktree.path,
+    head: worktree.head ?? null,
+    base: base(worktree) === undefined ? null : shortRef(base(worktree)!),
+    offset: target.offset,
+    offsetSource: target.offsetSource,
+    project: target.project,
+    missing: !existsSync(worktree.path),
+    locked: worktree.locked,
+    ports: target.ports,
+  })))
   return mapLimit(checkouts, STATUS_CONCURRENCY, async ({row, worktree}) => {
     const {target} = row
     const missing = !existsSync(worktree.path)

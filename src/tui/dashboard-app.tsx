@@ -8,16 +8,26 @@ import {Box, Text, useApp, useInput, useStdin, useStdout} from 'ink'
 import React, {useCallback, useEffect, useRef, useState} from 'react'
 
 import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard.js'
-import {clusterColumns, detailLines, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
+import type {CheckoutDetails} from '../core/dashboard-details.js'
+import {detailPaneLines} from './dashboard-detail.js'
+import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
 export interface DashboardServices {
-  load(mode: DashboardMode): Promise<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>
+  /** The rows of a mode; `onProgress` may get them earlier with "…" cells while probes run. */
+  load(mode: DashboardMode, onProgress?: (rows: LocalRow[] | ClusterRow[]) => void): Promise<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>
+  /** Resolves with what happened, warnings (a fixed host port…) included. */
   up(name: string): Promise<string>
   down(name: string): Promise<string>
   /** The remove plan as one line; rejects with the refusal (unsaved work, counts) when it must not go ahead. */
   planRemove(name: string): Promise<string>
   remove(name: string): Promise<string>
+  /** Why `name` cannot name a new worktree or sandbox (core's name rule, DESIGN.md §3.1), or undefined. */
+  checkName(name: string): string | undefined
+  /** Creates worktree (local) or sandbox (cluster) `name`; resolves with what was made. */
+  create(mode: DashboardMode, name: string): Promise<string>
+  /** The detail pane's facts of a local row: containers and ports, recent logs, git status. */
+  details(name: string): Promise<CheckoutDetails>
 }
 
 /** Why the screen ended: quit (with its exit code), or a shell asked for in a row. */
@@ -37,7 +47,7 @@ export const HELP_LINES = [
   'u  stack up              d    stack down',
   'x  remove (asks first)   e    shell in the box or sandbox',
   'r  refresh now           /    filter by name or branch',
-  'Enter  details of the row',
+  'n  new worktree (cluster: sandboxes)   Enter  details of the row',
   '?  this help',
   'q  quit                  Ctrl-C  quit',
 ]
@@ -72,7 +82,13 @@ export function DashboardApp(props: DashboardAppProps) {
   const [selected, setSelected] = useState(props.initialSelected ?? 0)
   const [status, setStatus] = useState('loading…')
   const [help, setHelp] = useState(false)
-  const [details, setDetails] = useState(false)
+  // The detail pane: closed (undefined), or open on a row with its facts once they came.
+  const [details, setDetails] = useState<{name: string; facts?: CheckoutDetails; error?: string} | undefined>(undefined)
+  // Which row's pane is open, for key handlers of older renders (as `confirming`).
+  const detailsOf = useRef<string | undefined>(undefined)
+  // The `n` prompt's text while it is open; a ref for the handler, a state for the screen.
+  const naming = useRef<string | undefined>(undefined)
+  const [prompt, setPrompt] = useState<string | undefined>(undefined)
   // Which worktree's removal waits for y/N; a ref, as keys may reach a handler of an older render.
   const confirming = useRef<string | undefined>(undefined)
   const modeRef = useRef(mode)
@@ -84,7 +100,9 @@ export function DashboardApp(props: DashboardAppProps) {
     if (loading.current[which]) return
     loading.current[which] = true
     if (announce) setStatus('refreshing…')
-    services.load(which).then(
+    // Rows with "…" cells only while there are none yet: later refreshes keep the last full rows.
+    const early = (partial: LocalRow[] | ClusterRow[]) => setRows((current) => (current[which] === undefined ? {...current, [which]: partial} : current))
+    services.load(which, early).then(
       (loaded) => {
         loading.current[which] = false
         setRows((current) => ({...current, [which]: loaded.rows}))
@@ -123,10 +141,9 @@ export function DashboardApp(props: DashboardAppProps) {
     return view.current[Math.min(view.selected, view.current.length - 1)] as {name: string} | undefined
   }
 
-  const act = (verb: string, work: (name: string) => Promise<string>) => {
-    const row = selectedRow()
-    if (!row) return
-    const name = row.name
+  const act = (verb: string, work: (name: string) => Promise<string>, named?: string) => {
+    const name = named ?? selectedRow()?.name
+    if (name === undefined) return
     setStatus(`${verb} ${name}…`)
     work(name).then(
       (message) => {
@@ -143,10 +160,48 @@ export function DashboardApp(props: DashboardAppProps) {
     for (const char of plain ? [...input] : [input]) onKey(char, key)
   }, {isActive: isRawModeSupported})
 
+  const nameCheck = (name: string) => services.checkName(name) ?? ((rows[modeRef.current] ?? []).some((row) => row.name === name) ? `${name} already exists` : undefined)
+  const showPrompt = (text: string) => {
+    naming.current = text
+    setPrompt(text)
+    const problem = text === '' ? 'type a name' : nameCheck(text)
+    const what = modeRef.current === 'local' ? 'worktree' : 'sandbox'
+    setStatus(problem ? `✗ ${problem}` : `✓ Enter creates ${what} ${text}${modeRef.current === 'local' ? ` on branch wt/${text}` : ''}; Esc cancels`)
+  }
+
+  const openDetails = (name: string) => {
+    setDetails({name})
+    if (modeRef.current !== 'local') return
+    services.details(name).then(
+      (facts) => setDetails((shown) => (shown?.name === name ? {name, facts} : shown)),
+      (error: unknown) => setDetails((shown) => (shown?.name === name ? {name, error: errorText(error)} : shown)),
+    )
+  }
+
   function onKey(input: string, key: Parameters<Parameters<typeof useInput>[0]>[1]) {
     const row = selectedRow()
     const count = latest.current.current.length
     if (key.ctrl && input === 'c') return leave({kind: 'quit', code: 130, mode, selected: latest.current.selected})
+    if (naming.current !== undefined) {
+      const text = naming.current
+      if (key.escape) {
+        naming.current = undefined
+        setPrompt(undefined)
+        setStatus('new: cancelled')
+      } else if (key.return) {
+        const problem = text === '' ? 'type a name' : nameCheck(text)
+        if (problem) return setStatus(`✗ ${problem}`)
+        naming.current = undefined
+        setPrompt(undefined)
+        const which = modeRef.current
+        act(`creating ${which === 'local' ? 'worktree' : 'sandbox'}`, () => services.create(which, text), text)
+      } else if (key.backspace || key.delete) {
+        showPrompt(text.slice(0, -1))
+      } else if (input && !key.ctrl && !key.meta && !key.tab && !input.startsWith('\u001B')) {
+        showPrompt(text + input)
+      }
+      return
+    }
     if (confirming.current !== undefined) {
       const name = confirming.current
       confirming.current = undefined
@@ -186,7 +241,15 @@ export function DashboardApp(props: DashboardAppProps) {
     if (key.downArrow || input === 'j') move(Math.min(latest.current.selected + 1, Math.max(count - 1, 0)))
     else if (key.upArrow || input === 'k') move(Math.max(latest.current.selected - 1, 0))
     else if (input === '?') setHelp((shown) => !shown)
-    else if (key.return) setDetails((shown) => !shown)
+    else if (key.return) {
+      if (detailsOf.current !== undefined || !row) {
+        detailsOf.current = undefined
+        setDetails(undefined)
+      } else {
+        detailsOf.current = row.name
+        openDetails(row.name)
+      }
+    } else if (input === 'n') showPrompt('')
     else if (input === 'r') refresh(mode, true)
     else if (input === 'u' && mode === 'local') act('bringing up', services.up)
     else if (input === 'd' && mode === 'local') act('bringing down', services.down)
@@ -202,6 +265,8 @@ export function DashboardApp(props: DashboardAppProps) {
   }
 
   const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 3) : tableLines(clusterColumns(), current as ClusterRow[], columns - 3)
+  // The pane follows the row it was opened on (by name), or closes when that row is gone.
+  const detailRow = details ? (current as Array<LocalRow | ClusterRow>).find((candidate) => candidate.name === details.name) : undefined
   const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`
   return (
     <Box flexDirection="column" width={columns} height={Math.max(height - 1, 3)}>
@@ -217,13 +282,11 @@ export function DashboardApp(props: DashboardAppProps) {
           </Text>
         )
       })}
-      {details && current.length > 0 ? <Text> </Text> : null}
-      {details && current.length > 0
-        ? detailLines(mode, current[Math.min(selected, current.length - 1)]).map((line) => <Text key={line} wrap="truncate">{line}</Text>)
-        : null}
+      {detailRow ? <Text> </Text> : null}
+      {detailRow ? detailPaneLines(mode, detailRow, details?.facts, details?.error).map((line, index) => <Text key={`${index}:${line}`} wrap="truncate">{line}</Text>) : null}
       {help ? HELP_LINES.map((line) => <Text key={line} wrap="truncate">{line}</Text>) : null}
       <Box flexGrow={1} />
-      <Text wrap="truncate">{filter || filtering.current ? `/${filter}  ${status}` : status}</Text>
+      <Text wrap="truncate">{prompt !== undefined ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${prompt}▏ ${status}` : filter || filtering.current ? `/${filter}  ${status}` : status}</Text>
     </Box>
   )
 }

@@ -10,7 +10,11 @@ import React from 'react'
 
 import {SHELL_ARGV} from '../core/box.js'
 import type {YardContext} from '../core/context.js'
-import {DashboardMode, gatherCluster, gatherLocal} from '../core/dashboard.js'
+import {ClusterRow, DashboardMode, gatherCluster, gatherLocal, LocalRow} from '../core/dashboard.js'
+import {createFromDashboard} from '../core/dashboard-create.js'
+import {gatherDetails} from '../core/dashboard-details.js'
+import {dashboardTracer, traced, Tracer} from '../core/dashboard-trace.js'
+import {nameProblem} from '../core/identity.js'
 import type {Registry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
 import {stackDown, stackUp} from '../core/stack.js'
@@ -22,10 +26,22 @@ const ENTER_ALT = '\u001B[?1049h'
 /** Leave the alternate screen and show the cursor: what a terminal needs to be as before. */
 const LEAVE_ALT = '\u001B[?1049l\u001B[?25h'
 
-/** The actions of the screen through core, with warnings kept out of the screen. */
+/** `message`, then the warnings an action gave (a fixed host port, a stale cache…). */
+const withWarnings = (message: string, warnings: string[]) => (warnings.length === 0 ? message : `${message} — ${warnings.map((warning) => warning.replace(/^(warning|note): /, '')).join('; ')}`)
+
+/**
+ * The actions of the screen through core. Warnings never reach the screen directly (it would
+ * tear): an action's warnings come back in its status-line message.
+ */
 export function dashboardServices(context: YardContext, registry: Registry): DashboardServices {
   const quiet: YardContext = {...context, warn: () => {}}
-  const backends = registryBackends(async () => registry, quiet)
+  const trace = dashboardTracer(context.env)
+  /** Runs `work` with a context whose warnings are kept, and adds them to its message. */
+  const acting = async (work: (actionContext: YardContext) => Promise<string>) => {
+    const warnings: string[] = []
+    const message = await work({...context, warn: (warning) => warnings.push(warning)})
+    return withWarnings(message, warnings)
+  }
   const describePlan = (summary: RemovalSummary) => [
     `remove ${summary.name} (${summary.branch ?? 'detached'}): directory ${summary.present ? 'removed' : 'already gone'}`,
     summary.snapshot ? 'uncommitted work saved to a ref' : '',
@@ -34,82 +50,123 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
     'branch kept',
   ].filter(Boolean).join(', ')
   return {
-    load: (mode) => (mode === 'local' ? gatherLocal(quiet, registry) : gatherCluster(quiet, registry)),
-    up: async (name) => {
-      const outcome = await stackUp(quiet, registry, name)
+    load: (mode, onProgress) => traced<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>(trace, `gather ${mode}`, () => (mode === 'local' ? gatherLocal(quiet, registry, {onProgress}) : gatherCluster(quiet, registry))),
+    up: (name) => acting(async (actionContext) => {
+      const outcome = await stackUp(actionContext, registry, name)
       return outcome.boxOnly ? `${name} is box-only: nothing to start` : `${name} is up`
-    },
-    down: async (name) => {
-      const outcome = await stackDown(quiet, registry, name)
+    }),
+    down: (name) => acting(async (actionContext) => {
+      const outcome = await stackDown(actionContext, registry, name)
       return outcome.gone.length === 0 ? `${name}: nothing runs` : `${name} is down (${outcome.gone.length} removed)`
-    },
+    }),
     planRemove: async (name) => {
-      const plan = await planRemoval(quiet, {name, force: false, dryRun: true, backends})
+      const plan = await planRemoval(quiet, {name, force: false, dryRun: true, backends: registryBackends(async () => registry, quiet)})
       if (plan.refusal) throw plan.refusal
       return describePlan(plan.summary)
     },
-    remove: async (name) => {
-      const plan = await planRemoval(quiet, {name, force: false, dryRun: false, backends})
+    remove: (name) => acting(async (actionContext) => {
+      const plan = await planRemoval(actionContext, {name, force: false, dryRun: false, backends: registryBackends(async () => registry, actionContext)})
       if (plan.refusal) throw plan.refusal
-      await executeRemoval(quiet, plan, {force: false})
+      await executeRemoval(actionContext, plan, {force: false})
       return `removed ${name}; its branch is kept`
-    },
+    }),
+    checkName: nameProblem,
+    create: (mode, name) => acting(async (actionContext) => {
+      const created = await createFromDashboard(actionContext, registry, mode, name)
+      if (created.kind === 'worktree') return `created worktree ${name} on ${created.result.branch} at ${created.result.path}, offset ${created.result.offset}`
+      return `created sandbox ${name} (${created.result.runtime}) of ${created.repo}, offset ${created.result.offset}`
+    }),
+    details: (name) => traced(trace, `details ${name}`, () => gatherDetails(quiet, registry, name)),
   }
 }
 
-/** One mount of the screen on the alternate screen; resolves with how it ended. */
-async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number): Promise<DashboardExit> {
-  process.stdout.write(ENTER_ALT)
+/** The streams the screen runs on: the process's own, or a test's. */
+export interface Terminal {
+  stdin: NodeJS.ReadStream
+  stdout: NodeJS.WriteStream
+  stderr: NodeJS.WriteStream
+}
+
+const processTerminal = (): Terminal => ({stdin: process.stdin, stdout: process.stdout, stderr: process.stderr})
+
+/**
+ * Puts the terminal back as the dashboard found it (DESIGN.md §9): the alternate screen left,
+ * the cursor shown, raw mode off. Safe to call more than once and on a stdin that is no TTY.
+ */
+export function restoreTerminal(terminal: Terminal): void {
+  terminal.stdout.write(LEAVE_ALT)
+  if (terminal.stdin.isTTY && terminal.stdin.isRaw) terminal.stdin.setRawMode(false)
+}
+
+/**
+ * One mount of the screen on the alternate screen; resolves with how it ended. An exception in
+ * a render ends the mount: the terminal is restored, then the error is thrown on.
+ */
+export async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, options: {trace?: Tracer; terminal?: Terminal; intervalMs?: number} = {}): Promise<DashboardExit> {
+  const terminal = options.terminal ?? processTerminal()
+  const trace = options.trace ?? (() => {})
+  terminal.stdout.write(ENTER_ALT)
+  trace(`screen: alternate screen on, ${mode}`)
   let ended: DashboardExit = {kind: 'quit', code: 0, mode, selected}
-  const instance = render(
-    <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={2000} onExit={(exit) => (ended = exit)} />,
-    {exitOnCtrlC: false, patchConsole: false},
-  )
   try {
-    await instance.waitUntilExit()
+    const instance = render(
+      <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} onExit={(exit) => (ended = exit)} />,
+      {exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
+    )
+    trace('screen: mounted')
+    setImmediate(() => trace('screen: event loop free after the mount'))
+    try {
+      await instance.waitUntilExit()
+    } finally {
+      instance.cleanup()
+    }
   } finally {
-    instance.cleanup()
     // Stop reading the terminal: a shell started next must get every key, none left to this process.
-    process.stdin.pause()
-    process.stdout.write(LEAVE_ALT)
+    terminal.stdin.pause()
+    restoreTerminal(terminal)
   }
   return ended
 }
 
 /**
  * The dashboard on this terminal until `q` (0) or Ctrl-C (130). A signal (SIGTERM, SIGHUP,
- * SIGINT) or an uncaught error leaves the alternate screen before the process ends.
+ * SIGINT) or an uncaught error — in a render, a key handler or an action — restores the terminal
+ * (`restoreTerminal`) before the process ends; an error ends with exit 1 and its message.
  */
 export async function runDashboard(options: {context: YardContext; registry: Registry; mode: DashboardMode}): Promise<number> {
-  const restore = () => process.stdout.write(LEAVE_ALT)
+  const terminal = processTerminal()
   const onSignal = (signal: NodeJS.Signals) => {
-    restore()
-    if (process.stdin.isTTY) process.stdin.setRawMode(false)
+    restoreTerminal(terminal)
     process.exit(signal === 'SIGINT' ? 130 : 128 + (signal === 'SIGTERM' ? 15 : 1))
   }
-  const onCrash = (error: Error) => {
-    restore()
-    if (process.stdin.isTTY) process.stdin.setRawMode(false)
-    process.stderr.write(`yard dashboard failed: ${error.message}\n`)
+  const onCrash = (error: unknown) => {
+    restoreTerminal(terminal)
+    terminal.stderr.write(`yard dashboard failed: ${(error as Error)?.message ?? String(error)}\n`)
     process.exit(1)
   }
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT']
   for (const signal of signals) process.on(signal, onSignal)
   process.on('uncaughtException', onCrash)
+  process.on('unhandledRejection', onCrash)
   const services = dashboardServices(options.context, options.registry)
+  const trace = dashboardTracer(options.context.env)
   let mode = options.mode
   let selected = 0
   try {
     for (;;) {
-      const ended = await showScreen(services, mode, selected)
+      const ended = await showScreen(services, mode, selected, {trace, terminal})
       mode = ended.mode
       selected = ended.selected
       if (ended.kind === 'quit') return ended.code
       await openShell(options, ended.name, mode)
     }
+  } catch (error) {
+    terminal.stderr.write(`yard dashboard failed: ${(error as Error).message}\n`)
+    return 1
   } finally {
     for (const signal of signals) process.off(signal, onSignal)
     process.off('uncaughtException', onCrash)
+    process.off('unhandledRejection', onCrash)
   }
 }
 

@@ -34,7 +34,7 @@ export const LOCAL_COLUMNS: ReadonlyArray<Column<LocalRow>> = [
   {header: 'PORTS', cell: (row) => Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ') || null},
   {header: 'STACK', cell: (row) => runStateCell(row.stack)},
   {header: 'BOX', cell: (row) => runStateCell(row.box)},
-  {header: 'GIT', cell: (row) => (row.missing ? 'missing' : [row.dirty ? `${row.dirty.modified}M ${row.dirty.untracked}U` : '', row.ahead === null ? '' : `+${row.ahead} -${row.behind}`].filter(Boolean).join(' ') || null)},
+  {header: 'GIT', cell: (row) => (row.gitPending ? '…' : row.missing ? 'missing' : [row.dirty ? `${row.dirty.modified}M ${row.dirty.untracked}U` : '', row.ahead === null ? '' : `+${row.ahead} -${row.behind}`].filter(Boolean).join(' ') || null)},
 ]
 
 /** Cluster mode columns: sandboxes, their slots with branch worktrees, and cache freshness. */

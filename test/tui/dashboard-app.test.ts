@@ -8,6 +8,7 @@ import {render} from 'ink-testing-library'
 import {createElement} from 'react'
 
 import type {ClusterRow, DashboardMode, LocalRow} from '../../src/core/dashboard.js'
+import {nameProblem} from '../../src/core/identity.js'
 import {DashboardApp, DashboardExit, DashboardServices} from '../../src/tui/dashboard-app.js'
 import {LOCAL_COLUMNS, tableLines} from '../../src/tui/dashboard-table.js'
 
@@ -51,6 +52,13 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
       calls.push(`remove ${name}`)
       return `removed ${name}`
     },
+    checkName: nameProblem,
+    create: async (mode, name) => {
+      calls.push(`create ${mode} ${name}`)
+      local.push(localRow(name, 33, false))
+      return `created worktree ${name}`
+    },
+    details: async (name) => ({name, containers: [], logs: [], git: ['## wt/' + name], gitMore: 0, notes: []}),
     ...overrides,
   }
   return {services, calls}

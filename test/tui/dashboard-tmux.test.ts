@@ -17,10 +17,55 @@ import {projectRoot, yard} from '../support/yard.js'
 const PREFIX = 'yardtest-d2'
 const devJs = path.join(projectRoot, 'bin', 'dev.js')
 const socket = `yardtest-d-${process.pid}`
+// The environment as mocha loaded this file, before any test ran: a test that leaves
+// process.env changed shows up in the diagnosis below (tmux's server inherits process.env).
+const envAtLoad = {...process.env}
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
 const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
 const screen = () => tmux('capture-pane', '-p', '-t', 't')
 const paneFlag = (name: string) => tmux('display-message', '-p', '-t', 't', `#{${name}}`).trim()
+
+/** Keys whose values differ between two environments, as `KEY: before → after` lines. */
+function envChanges(before: NodeJS.ProcessEnv, after: NodeJS.ProcessEnv): string[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
+  return keys.filter((key) => before[key] !== after[key]).map((key) => `${key}: ${before[key] ?? '(unset)'} → ${after[key] ?? '(unset)'}`)
+}
+
+/** The processes under the pane's shell (pid, state, age in s, kernel wait channel, argv). */
+function paneProcesses(): string {
+  const panePid = paneFlag('pane_pid')
+  const table = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,stat=,etimes=,wchan:24=,args='], {encoding: 'utf8'}).stdout.split('\n')
+  const rows = table.map((line) => line.trim().split(/\s+/)).filter((cells) => cells.length > 5)
+  const tree = new Set([panePid])
+  for (let grew = true; grew;) {
+    grew = false
+    for (const cells of rows) if (tree.has(cells[1]) && !tree.has(cells[0])) grew = tree.add(cells[0]) !== undefined
+  }
+  return rows.filter((cells) => tree.has(cells[0])).map((cells) => cells.join(' ').slice(0, 300)).join('\n')
+}
+
+/** Set in `before`: where the pane's environment and the dashboard's trace are written. */
+let diagnosis: {paneEnv: string; trace: string; envChanged: string[]} | undefined
+
+/** What the failure message of a wait adds: the screen, the trace, the processes and environments. */
+function diagnose(): string {
+  if (!diagnosis) return ''
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, 'utf8')
+    } catch {
+      return '(none)\n'
+    }
+  }
+  const paneEnv = Object.fromEntries(read(diagnosis.paneEnv).split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+  return [
+    `alternate screen: ${paneFlag('alternate_on')}`,
+    `the dashboard's trace (YARD_DASHBOARD_TRACE):\n${read(diagnosis.trace)}`,
+    `processes under the pane:\n${paneProcesses()}`,
+    `process.env changed since this file loaded:\n${diagnosis.envChanged.join('\n') || '(nothing)'}`,
+    `the pane's environment against this process's:\n${envChanges(process.env, paneEnv).join('\n') || '(the same)'}`,
+  ].join('\n')
+}
 
 async function waitFor(test: RegExp | ((text: string) => boolean), budgetMs = 30_000): Promise<string> {
   const check = typeof test === 'function' ? test : (text: string) => test.test(text)
@@ -29,7 +74,7 @@ async function waitFor(test: RegExp | ((text: string) => boolean), budgetMs = 30
     if (check(text)) return text
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
-  throw new Error(`the pane never showed ${test}:\n${screen()}`)
+  throw new Error(`the pane never showed ${test}:\n${screen()}\n${diagnose()}`)
 }
 
 /** The row of worktree `name` on the screen (the line whose first word after the mark is the name). */
@@ -65,8 +110,10 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
       const done = await yard(args, {cwd: repo, env})
       expect(done.exitCode, `${args.join(' ')}: ${done.stderr}`).to.equal(0)
     }
+    diagnosis = {paneEnv: path.join(marks, 'pane-env'), trace: path.join(marks, 'trace'), envChanged: envChanges(envAtLoad, process.env)}
     tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '40', 'env -u CONTAINERS_CONF -u YARD_WORKTREE -u WT_OFFSET -u YARD_PREFIX PS1="$ " sh')
-    tmux('send-keys', '-t', 't', `cd ${quote(repo)} && export YARD_STATE_DIR=${quote(state)} && stty -a > ${quote(path.join(marks, 'before'))}; clear`, 'Enter')
+    const setup = `cd ${quote(repo)} && export YARD_STATE_DIR=${quote(state)} YARD_DASHBOARD_TRACE=${quote(diagnosis.trace)} && env > ${quote(diagnosis.paneEnv)}`
+    tmux('send-keys', '-t', 't', `${setup} && stty -a > ${quote(path.join(marks, 'before'))}; clear`, 'Enter')
   })
 
   after(() => {

@@ -8,7 +8,7 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 import {stringify} from 'yaml'
 
-import type {BackendContext, StackBackend, StackContainer, StackSpec, Target} from '../../core/backend.js'
+import type {BackendContext, ProjectContainers, StackBackend, StackContainer, StackSpec, Target} from '../../core/backend.js'
 import type {ComposeProvider} from '../../core/compose-provider.js'
 import {OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
@@ -16,9 +16,10 @@ import {ComposeBox} from './box.js'
 import {loadComposeModel} from './compose-model.js'
 import {Engine, type EngineContainer} from './engine.js'
 import {describeFixedPort, findFixedPorts} from './fixed-ports.js'
-import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, planLabels, resourceLabels} from './labels.js'
+import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL, planLabels, resourceLabels, ROLE_LABEL} from './labels.js'
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
+import {recentLogLines} from './recent-logs.js'
 
 export class ComposeStack implements StackBackend {
   readonly kind = 'stack'
@@ -165,6 +166,31 @@ export class ComposeStack implements StackBackend {
     return ownership.containers
       .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
       .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+  }
+
+  /**
+   * `ps` and `box.ps` of every project of `main.owner` from one engine call (the owner label is
+   * on every stack container, through yard's override, and on every box), grouped by project.
+   */
+  async psAll(main: Target): Promise<Record<string, ProjectContainers>> {
+    const projects: Record<string, ProjectContainers> = {}
+    const entry = (project: string) => (projects[project] ??= {stack: [], box: []})
+    for (const container of await this.engine.containers([`${OWNER_LABEL}=${main.owner}`])) {
+      const row = {service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}
+      const project = container.labels[PROJECT_LABEL]
+      if (container.labels[ROLE_LABEL] === 'box') {
+        if (project && container.name === `${project}-box`) entry(project).box.push({...row, service: 'box'})
+      } else if (container.labels[COMPOSE_PROJECT_LABEL]) {
+        entry(container.labels[COMPOSE_PROJECT_LABEL]).stack.push(row)
+      }
+    }
+    for (const project of Object.values(projects)) project.stack.sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+    return projects
+  }
+
+  /** The last `lines` log lines of the project's containers (the engine's `logs --tail`), oldest first. */
+  async recentLogs(target: Target, options: {lines: number}): Promise<string[]> {
+    return recentLogLines(this.context.runner, this.engine.command, await this.ps(target), options.lines)
   }
 
   /** The provider's `logs`, on the terminal. */

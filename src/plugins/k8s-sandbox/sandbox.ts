@@ -1,7 +1,8 @@
 /**
  * The k8s-sandbox backend (DESIGN.md §5.2): sandboxes as Pods on a runtime. The Pod manifest,
  * attach, unsaved-work checks and exec are the same for every runtime; only `SandboxRuntime`
- * differs (`podman` here; `kubernetes` is added as another runtime).
+ * differs: `podman` (podman-runtime.ts) or `kubernetes` (kubernetes-runtime.ts, which loads
+ * client-node only when it first talks to a cluster).
  */
 import type {BackendContext, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
@@ -10,6 +11,9 @@ import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} fro
 import {PodmanRuntime} from './podman-runtime.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 import {podWorktrees, saveUnsaved} from './unsaved.js'
+// client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
+import type {SandboxPortForward} from '../../core/backend.js'
+import {KubernetesRuntime} from './kubernetes-runtime.js'
 
 export const K8S_SANDBOX_ID = 'k8s-sandbox'
 
@@ -26,20 +30,24 @@ export class K8sSandbox implements SandboxBackend {
   constructor(private readonly context: BackendContext) {}
 
   /**
-   * The runtime of that id.
-   * @throws InputError (exit 2) for an unknown runtime, and for `kubernetes`, which this version
-   *   does not run yet.
+   * The runtime of that id, made once per backend: `podman`, or `kubernetes` with the `[cluster]`
+   * settings core hands over (BackendContext.cluster).
+   * @throws InputError (exit 2) for an unknown runtime, or `kubernetes` without those settings.
    */
   runtime(id: string): SandboxRuntime {
     const known = this.made.get(id)
     if (known) return known
-    if (id !== 'podman') {
-      throw new InputError(`the sandbox runtime "${id}" is not available in this version of yard`, {
-        why: SANDBOX_RUNTIMES.includes(id as 'podman') ? 'only the podman runtime (podman kube play on this machine) is built so far' : `the runtimes are ${SANDBOX_RUNTIMES.join(', ')}`,
-        fix: 'use --runtime podman, or set [cluster] runtime = "podman" in yard.toml',
+    let runtime: SandboxRuntime
+    if (id === 'podman') {
+      runtime = new PodmanRuntime(this.context)
+    } else if (id === 'kubernetes' && this.context.cluster) {
+      runtime = new KubernetesRuntime(this.context, this.context.cluster)
+    } else {
+      throw new InputError(id === 'kubernetes' ? 'the kubernetes runtime was given no [cluster] settings' : `unknown sandbox runtime "${id}"`, {
+        why: id === 'kubernetes' ? 'whoever created the k8s-sandbox backend left BackendContext.cluster out (yard sets it for every sandbox command)' : `the runtimes are ${SANDBOX_RUNTIMES.join(', ')}`,
+        fix: id === 'kubernetes' ? 'run the sandbox commands through yard' : 'use --runtime podman or --runtime kubernetes',
       })
     }
-    const runtime = new PodmanRuntime(this.context)
     this.made.set(id, runtime)
     return runtime
   }
@@ -47,6 +55,10 @@ export class K8sSandbox implements SandboxBackend {
   async list(prefix: string, options: {timeoutMs: number; runtime?: string}): Promise<SandboxSummary[]> {
     const runtime = this.runtime(options.runtime ?? 'podman')
     return (await runtime.list(prefix, options.timeoutMs)).map((pod) => summaryOf(pod, runtime.id))
+  }
+
+  forward(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null> {
+    return forwardPorts(this.runtime(sandbox.runtime), sandbox.project, forwards, options)
   }
 
   manifest(target: Target, spec: SandboxSpec): Record<string, unknown> {
@@ -98,6 +110,16 @@ export class K8sSandbox implements SandboxBackend {
     }
     return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty})
   }
+}
+
+/**
+ * `yard sandbox forward` (DESIGN.md §5.2): the podman runtime publishes the ports (null); the
+ * kubernetes runtime runs `kubectl port-forward` unless `dryRun`.
+ */
+async function forwardPorts(runtime: SandboxRuntime, pod: string, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null> {
+  if (!(runtime instanceof KubernetesRuntime)) return null
+  const argv = await runtime.forwardArgv(pod, forwards)
+  return {argv, exitCode: options.dryRun ? null : await runtime.forward(pod, forwards)}
 }
 
 function summaryOf(pod: RuntimePod, runtime: string): SandboxSummary {

@@ -1,0 +1,107 @@
+/**
+ * The sandbox side of the `Repo` resources (DESIGN.md §5.2): a create declares each cache key it
+ * mounts as a Repo (name = key), reads which nodes already hold it (for the soft affinity), and
+ * waits until the node its pod landed on reports every cache present. Repos are shared cache
+ * declarations: another sandbox's Repo is never changed, and only a failed create removes the
+ * Repos it made itself, when no other pod mounts them.
+ */
+import type {SandboxRepo} from '../../core/backend.js'
+import {OperationError} from '../../core/errors.js'
+import {formatDuration} from '../../core/process.js'
+import {isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
+import {mountedKeys} from './kubernetes-pod.js'
+import {MANAGED_BY_LABEL} from './manifest.js'
+import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, repoObject, type Repo} from './repo-resource.js'
+
+const api = (kube: Kube) => ({group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL})
+
+/** The Repo named `key`, or undefined. */
+export async function readRepo(kube: Kube, key: string): Promise<Repo | undefined> {
+  return kubeGet(kube, `read the Repo ${key} in namespace ${kube.namespace}`, async () => (await kube.custom.getNamespacedCustomObject({...api(kube), name: key})) as Repo)
+}
+
+/** Node names whose entry in the Repo's status says the cache is present. */
+export function nodesPresent(repo: Repo | undefined): string[] {
+  return Object.entries(repo?.status?.nodes ?? {}).filter(([, entry]) => entry.present).map(([node]) => node).sort()
+}
+
+/**
+ * Makes sure a Repo exists for every cache key of `repos` (spec `url` as first given,
+ * `refreshInterval` when set); an existing Repo is left as it is (another sandbox may have
+ * declared it).
+ * @returns the keys this call created, and per key the nodes holding the cache.
+ * @throws OperationError (exit 1) when the API refuses (no Repo CRD: run `yard cluster install`).
+ */
+export async function upsertRepos(kube: Kube, repos: SandboxRepo[], refreshInterval?: string): Promise<{created: string[]; presentNodes: Record<string, string[]>}> {
+  const created: string[] = []
+  const presentNodes: Record<string, string[]> = {}
+  for (const repo of repos) {
+    if (repo.key in presentNodes) continue
+    let found = await readRepo(kube, repo.key)
+    if (!found) {
+      const body = repoObject(repo.key, kube.namespace, {url: repo.url, ...(refreshInterval ? {refreshInterval} : {})})
+      try {
+        found = (await kube.custom.createNamespacedCustomObject({...api(kube), body})) as Repo
+        created.push(repo.key)
+      } catch (error) {
+        // Another create declared it in between: theirs stands.
+        if (!isConflict(error)) throw kubeError(error, `create the Repo ${repo.key} in namespace ${kube.namespace}`, kube)
+        found = await readRepo(kube, repo.key)
+      }
+    }
+    presentNodes[repo.key] = nodesPresent(found)
+  }
+  return {created, presentNodes}
+}
+
+/**
+ * Waits until `node` reports every cache of `repos` present in its Repo's status (the cache
+ * agent clones on first demand).
+ * @throws OperationError (exit 1) with the agent's `lastError` as soon as the node reports one for
+ *   a cache it does not hold, or when `budgetMs` runs out, naming the caches still missing.
+ */
+export async function waitForCaches(kube: Kube, options: {pod: string; node: string; repos: SandboxRepo[]; budgetMs: number; pollMs: number}): Promise<void> {
+  const {node, pod} = options
+  const keys = [...new Set(options.repos.map((repo) => repo.key))]
+  const urlOf = (key: string) => options.repos.find((repo) => repo.key === key)!.url
+  const deadline = Date.now() + options.budgetMs
+  for (;;) {
+    const missing: string[] = []
+    for (const key of keys) {
+      const entry = (await readRepo(kube, key))?.status?.nodes?.[node]
+      if (entry?.present) continue
+      if (entry?.lastError) {
+        throw new OperationError(`the cache agent on node ${node} could not clone ${urlOf(key)} (Repo ${key}) for the sandbox pod ${pod}`, {
+          why: entry.lastError.trim(),
+          fix: `check that the url is right and reachable from the nodes with the agent's credentials (yard cluster status shows every node's state); the pod was deleted, then run yard sandbox create again`,
+        })
+      }
+      missing.push(key)
+    }
+    if (missing.length === 0) return
+    if (Date.now() >= deadline) {
+      throw new OperationError(`node ${node || '(none)'} did not report the cache${missing.length === 1 ? '' : 's'} ${missing.join(', ')} present within ${formatDuration(options.budgetMs)} for the sandbox pod ${pod}`, {
+        why: "the cache agent DaemonSet clones a Repo when a pod on its node mounts it and reports it in the Repo's status; no such report came",
+        fix: 'check that the agent runs on that node (yard cluster status; yard cluster install sets it up); for large repositories raise [cluster] cache-timeout-seconds',
+      })
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))))
+  }
+}
+
+/**
+ * Deletes the Repos named in `keys` that no pod other than `except` mounts (a failed create's
+ * own declarations). Repos already gone are fine.
+ */
+export async function dropUnusedRepos(kube: Kube, keys: string[], options: {except: string; cacheRoot: string}): Promise<void> {
+  if (keys.length === 0) return
+  const pods = await kubeCall(kube, `list the sandbox pods in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector: `${MANAGED_BY_LABEL}=yard`}))
+  const used = new Set(pods.items.filter((pod) => pod.metadata?.name !== options.except).flatMap((pod) => mountedKeys(pod, options.cacheRoot)))
+  for (const key of keys.filter((candidate) => !used.has(candidate))) {
+    try {
+      await kube.custom.deleteNamespacedCustomObject({...api(kube), name: key})
+    } catch (error) {
+      if (!isNotFound(error)) throw kubeError(error, `delete the Repo ${key} in namespace ${kube.namespace}`, kube)
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The `kubernetes` runtime (DESIGN.md §5.2, "Runtimes"): the sandbox Pod through
+ * `@kubernetes/client-node` (loaded on first use through kube.ts) in `[cluster] namespace` of
+ * `[cluster] context`, with a `Repo` per cache key for the cache agents; terminals, in-pod
+ * commands, copies and port-forwards through `kubectl` (argv in kubectl.ts).
+ *
+ * `play`: upsert the Repos → create the Pod with a soft affinity toward nodes holding the caches
+ * → wait for Ready (budget `[cluster] ready-timeout-seconds`) → wait until the pod's node reports
+ * every cache present (budget `[cluster] cache-timeout-seconds`; the agent's `lastError` fails
+ * at once). Any failure deletes the Pod and the Repos this call created that no other pod
+ * mounts, so a failed create leaves nothing behind.
+ */
+import {constants as fsConstants, promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import type {V1Pod} from '@kubernetes/client-node'
+
+import type {BackendContext, ClusterSettings} from '../../core/backend.js'
+import {OperationError} from '../../core/errors.js'
+import {formatDuration, type RunResult} from '../../core/process.js'
+import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
+import {isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
+import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
+import {MANAGED_BY_LABEL, PREFIX_LABEL} from './manifest.js'
+import {dropUnusedRepos, upsertRepos, waitForCaches} from './kubernetes-repos.js'
+import type {RuntimePod, SandboxRuntime} from './runtime.js'
+
+/** How often a waiting create asks again, in ms (a tenth of a short budget). */
+const pollEvery = (budgetMs: number) => Math.max(100, Math.min(1000, Math.floor(budgetMs / 10)))
+
+export class KubernetesRuntime implements SandboxRuntime {
+  readonly id = 'kubernetes'
+  private connection?: Promise<Kube>
+  private kubectlChecked = false
+
+  constructor(private readonly context: BackendContext, private readonly settings: ClusterSettings) {}
+
+  /** The API clients, connected once (client-node is loaded here, on first use). */
+  private kube(): Promise<Kube> {
+    this.connection ??= openKube({context: this.settings.context, namespace: this.settings.namespace}, this.context.env)
+    return this.connection
+  }
+
+  /** Context and namespace for kubectl: the context the API clients resolved, so both agree. */
+  private async kubectlTarget(): Promise<KubectlTarget> {
+    const kube = await this.kube()
+    if (!this.kubectlChecked) {
+      await requireOnPath('kubectl', this.context.env.PATH ?? '')
+      this.kubectlChecked = true
+    }
+    return {context: kube.context, namespace: kube.namespace}
+  }
+
+  async list(prefix: string, timeoutMs: number): Promise<RuntimePod[]> {
+    return withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, async () => {
+      const kube = await this.kube()
+      const labelSelector = `${MANAGED_BY_LABEL}=yard,${PREFIX_LABEL}=${prefix}`
+      const pods = await kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}))
+      return pods.items.map(runtimePodOf)
+    })
+  }
+
+  async get(name: string): Promise<RuntimePod | undefined> {
+    const pod = await this.readPod(name)
+    return pod && runtimePodOf(pod)
+  }
+
+  private async readPod(name: string): Promise<V1Pod | undefined> {
+    const kube = await this.kube()
+    return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, () => kube.core.readNamespacedPod({name, namespace: kube.namespace}))
+  }
+
+  async play(manifest: Record<string, unknown>): Promise<void> {
+    const kube = await this.kube()
+    const name = (manifest.metadata as {name: string}).name
+    const spec = specOf(manifest)
+    const made = {pod: false, repos: [] as string[]}
+    try {
+      const repos = await upsertRepos(kube, spec.repos, this.settings.refreshInterval)
+      made.repos = repos.created
+      const body = withCacheAffinity(manifest, repos.presentNodes) as V1Pod
+      await kubeCall(kube, `create the pod ${name} in namespace ${kube.namespace}`, () => kube.core.createNamespacedPod({namespace: kube.namespace, body}))
+      made.pod = true
+      const pod = await this.waitReady(kube, name)
+      await waitForCaches(kube, {pod: name, node: pod.spec?.nodeName ?? '', repos: spec.repos, budgetMs: this.settings.cacheTimeoutMs, pollMs: pollEvery(this.settings.cacheTimeoutMs)})
+    } catch (error) {
+      if (made.pod) await this.remove(name).catch(() => undefined)
+      await dropUnusedRepos(kube, made.repos, {except: name, cacheRoot: spec.cacheRoot}).catch(() => undefined)
+      throw error
+    }
+  }
+
+  /**
+   * Polls the Pod until its Ready condition is True.
+   * @throws OperationError (exit 1) when the budget runs out or the pod ends, with its
+   *   conditions, container states and recent events.
+   */
+  private async waitReady(kube: Kube, name: string): Promise<V1Pod> {
+    const budgetMs = this.settings.readyTimeoutMs
+    const deadline = Date.now() + budgetMs
+    let pod: V1Pod | undefined
+    for (;;) {
+      pod = await this.readPod(name)
+      if (pod && isReady(pod)) return pod
+      const ended = pod?.status?.phase === 'Failed' || pod?.status?.phase === 'Succeeded'
+      if (ended || Date.now() >= deadline) {
+        const events = await kube.core.listNamespacedEvent({namespace: kube.namespace, fieldSelector: `involvedObject.name=${name}`}).then((list) => recentEvents(list.items)).catch(() => [])
+        throw new OperationError(ended ? `the sandbox pod ${name} ended (${pod!.status!.phase}) before it became Ready` : `the sandbox pod ${name} did not become Ready within ${formatDuration(budgetMs)}`, {
+          why: describePodState(pod, events),
+          fix: `check that the nodes can pull or have the image and that the namespace ${kube.namespace} has room (kubectl describe pod shows the same); for slow nodes raise [cluster] ready-timeout-seconds. The pod was deleted, then run yard sandbox create again`,
+        })
+      }
+      await sleep(Math.min(pollEvery(budgetMs), Math.max(0, deadline - Date.now())))
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    const kube = await this.kube()
+    try {
+      // No grace period: `sleep infinity` as PID 1 ignores SIGTERM, and /work goes with the pod anyway.
+      await kube.core.deleteNamespacedPod({name, namespace: kube.namespace, gracePeriodSeconds: 0})
+    } catch (error) {
+      if (!isNotFound(error)) throw kubeError(error, `delete the pod ${name} in namespace ${kube.namespace}`, kube)
+    }
+  }
+
+  async run(name: string, argv: string[], options: {workdir?: string; env?: Record<string, string>} = {}): Promise<RunResult> {
+    return this.context.runner.run('kubectl', execArgv(await this.kubectlTarget(), name, argv, options), {allowFailure: true})
+  }
+
+  async exec(name: string, argv: string[], options: {workdir: string; tty: boolean}): Promise<number> {
+    const args = execArgv(await this.kubectlTarget(), name, argv, {workdir: options.workdir, stdin: true, tty: options.tty})
+    return (await this.context.runner.run('kubectl', args, {stdio: 'inherit', allowFailure: true})).exitCode
+  }
+
+  async copyOut(name: string, podPath: string, hostPath: string): Promise<void> {
+    await this.context.runner.run('kubectl', copyOutArgv(await this.kubectlTarget(), name, podPath, hostPath))
+  }
+
+  /** `kubectl port-forward` of every pair (DESIGN.md §5.2): the argv, without running it. */
+  async forwardArgv(name: string, forwards: PortForward[]): Promise<string[]> {
+    return ['kubectl', ...portForwardArgv(await this.kubectlTarget(), name, forwards)]
+  }
+
+  /** Runs the port-forward on this terminal until it ends (Ctrl-C); resolves with kubectl's exit code. */
+  async forward(name: string, forwards: PortForward[]): Promise<number> {
+    const [file, ...args] = await this.forwardArgv(name, forwards)
+    return (await this.context.runner.run(file, args, {stdio: 'inherit', allowFailure: true})).exitCode
+  }
+}
+
+/**
+ * Runs `work` within `budgetMs`.
+ * @throws OperationError (exit 1) naming what did not answer in time (DESIGN.md §3.4: an
+ *   unreachable cluster is left out of listings after 2 s).
+ */
+async function withinBudget<T>(budgetMs: number, doing: string, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const budget = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new OperationError(`the cluster did not answer within ${formatDuration(budgetMs)} while ${doing}`, {fix: 'check [cluster] context (kubectl cluster-info) and the network'})), budgetMs)
+  })
+  try {
+    return await Promise.race([work(), budget])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** @throws OperationError (exit 1) when `file` is on no PATH entry as an executable. */
+async function requireOnPath(file: string, searchPath: string): Promise<void> {
+  for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
+    if (await fs.access(path.join(dir, file), fsConstants.X_OK).then(() => true, () => false)) return
+  }
+  throw new OperationError(`${file} is not installed or not on PATH`, {
+    why: 'the kubernetes runtime runs in-pod commands, terminals and port-forwards through kubectl (TTY size, resize, auth plugins)',
+    fix: 'install kubectl (https://kubernetes.io/docs/tasks/tools/) and check kubectl --context CONTEXT get pods works',
+  })
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

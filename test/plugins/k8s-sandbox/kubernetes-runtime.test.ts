@@ -1,0 +1,216 @@
+/**
+ * The `kubernetes` sandbox runtime (DESIGN.md §5.2) against the in-process fake API server, with
+ * the fake kubectl first on PATH. A pod made through the fake API has no container, so the same
+ * sandbox is first played for real with the podman runtime: the fake kubectl maps `kubectl exec
+ * POD -c workspace` onto that pod's workspace container, and attach, `yard exec` and rm's checks
+ * run real git in it (test/support/fake-kubectl/fake-kubectl.mjs).
+ */
+import {expect} from 'chai'
+import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
+import {cleanupTemp} from '../../support/repo.js'
+import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
+import {yard} from '../../support/yard.js'
+import {cliAsync, cliLineWith, FakeCluster, K2_TEST_PREFIX, NAMESPACE} from './kubernetes-support.js'
+import {makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
+
+const prefix = `${K2_TEST_PREFIX}a`
+const pod = `${prefix}-feat`
+const CACHE_ROOT = `/var/lib/yard/${NAMESPACE}/caches`
+const KUBECTL = ['--context', 'fake', '--namespace', NAMESPACE]
+
+describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md §5.2)', function () {
+  this.timeout(240_000)
+  let fixture: SandboxFixture
+  let cluster: FakeCluster
+  let upstreamApp: string
+  let upstreamLib: string
+  let keyApp: string
+  let keyLib: string
+  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
+  const fakePod = (name = pod) => cluster.api.get('pods', NAMESPACE, name)
+  const repo = (key: string) => cluster.api.get('repos.yard.dev', NAMESPACE, key)
+
+  before(async () => {
+    sweep(K2_TEST_PREFIX)
+    await ensureDefaultImage()
+    upstreamApp = makeUpstream('app')
+    upstreamLib = makeUpstream('lib')
+    keyApp = repoIdentity(upstreamApp).key
+    keyLib = repoIdentity(upstreamLib).key
+    fixture = makeApp(prefix, 'WEB_PORT = 39100\nAPI_PORT = 39300')
+    writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[cluster]\nruntime = "kubernetes"\nready-timeout-seconds = 2\ncache-timeout-seconds = 5\n')
+    cluster = await FakeCluster.start()
+    // The same sandbox on real podman kube play: where the fake kubectl runs in-pod commands.
+    const played = await run(['sandbox', 'create', 'feat', '--runtime', 'podman', '--repo', upstreamApp, '--repo', `lib=${upstreamLib}`, '--branch', 'feat/login'])
+    expect(played.exitCode, played.stderr).to.equal(0)
+    // node-a's cache agent already holds app's cache; nobody has asked for lib yet.
+    await cluster.api.put({...repoObject(keyApp, NAMESPACE, {url: upstreamApp}), status: {nodes: {'node-a': {present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null}}}})
+  })
+
+  after(async () => {
+    await cluster?.close()
+    sweep(K2_TEST_PREFIX)
+    cleanupTemp()
+  })
+
+  it('create declares a Repo per cache key and makes the Pod with read-only hostPath caches under [cluster] cache-root, the podman labels and only a soft affinity toward the node holding a cache (acceptance 2)', async () => {
+    const created = await run(['sandbox', 'create', 'feat', '--repo', upstreamApp, '--repo', `lib=${upstreamLib}`, '--branch', 'feat/login', '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect(created.json).to.deep.include({name: 'feat', project: pod, runtime: 'kubernetes', branch: 'feat/login'})
+    expect((created.json as {slots: Array<{path: string}>}).slots.map((slot) => slot.path)).to.deep.equal(['/work/app/feat-login', '/work/lib/feat-login'])
+
+    expect(repo(keyLib)?.spec).to.deep.equal({url: upstreamLib})
+    expect(repo(keyApp)?.spec).to.deep.equal({url: upstreamApp})
+    const repoCreates = cluster.api.calls.filter((call) => call.verb === 'create' && call.resource === 'repos')
+    expect(repoCreates).to.have.length(1)
+
+    const made = fakePod()!
+    const workspace = made.spec.containers[0]
+    for (const key of [keyApp, keyLib]) {
+      const volume = made.spec.volumes.find((entry: {hostPath?: {path: string}}) => entry.hostPath?.path === `${CACHE_ROOT}/${key}`)
+      expect(volume?.hostPath).to.deep.equal({path: `${CACHE_ROOT}/${key}`, type: 'DirectoryOrCreate'})
+      expect(workspace.volumeMounts).to.deep.include({name: volume.name, mountPath: `/repos/${key}`, readOnly: true})
+    }
+    expect(made.spec.affinity).to.deep.equal({
+      nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchFields: [{key: 'metadata.name', operator: 'In', values: ['node-a']}]}}]},
+    })
+    expect(JSON.stringify(made.spec)).to.not.include('requiredDuringScheduling')
+    expect(workspace.ports.every((port: {hostPort?: number}) => port.hostPort === undefined)).to.equal(true)
+    expect(made.metadata.labels).to.include({'app.kubernetes.io/managed-by': 'yard', 'yard.dev/project': pod, 'yard.dev/name': 'feat', 'yard.dev/prefix': prefix})
+
+    // Attach ran through kubectl exec, container workspace, in the namespace and context.
+    const execs = cluster.kubectl.verb('exec')
+    expect(execs.length).to.be.greaterThan(3)
+    for (const call of execs) expect(call.argv.slice(0, 5)).to.deep.equal([...KUBECTL, 'exec'])
+    expect(execs.some((call) => call.argv.includes('clone') || call.argv.includes('worktree'))).to.equal(true)
+    expect(execs.every((call) => call.argv[call.argv.indexOf('-c') + 1] === 'workspace' && call.argv.includes(pod))).to.equal(true)
+  })
+
+  it('the same name gives the same project, owner, offset and ports in the Pod labels of both runtimes (acceptance 6)', async () => {
+    const podmanLabels = JSON.parse(podman('pod', 'inspect', '--format', '{{json .Labels}}', pod)) as Record<string, string>
+    const clusterLabels = fakePod()!.metadata.labels as Record<string, string>
+    const yardLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).filter(([key]) => key.startsWith('yard.dev/') || key === 'app.kubernetes.io/managed-by'))
+    expect(yardLabels(clusterLabels)).to.deep.equal(yardLabels(podmanLabels))
+    expect(Object.keys(yardLabels(clusterLabels)).sort()).to.deep.equal(['app.kubernetes.io/managed-by', 'yard.dev/name', 'yard.dev/offset', 'yard.dev/owner', 'yard.dev/prefix', 'yard.dev/project'])
+
+    const rows = async (runtime: string) => ((await run(['sandbox', 'list', '--runtime', runtime, '--json'])).json as Array<{name: string; project: string; runtime: string; offset: number; ports: Record<string, number>}>).map(({name, project, offset, ports}) => ({name, project, offset, ports}))
+    const onCluster = await rows('kubernetes')
+    expect(onCluster).to.deep.equal(await rows('podman'))
+    const offset = Number(clusterLabels['yard.dev/offset'])
+    expect(onCluster).to.deep.equal([{name: 'feat', project: pod, offset, ports: {WEB_PORT: 39100 + offset, API_PORT: 39300 + offset}}])
+  })
+
+  it('yard exec NAME/BRANCH runs kubectl exec with the sh -c workdir wrapper, -i without a terminal, and passes the exit code through (acceptance 5)', async () => {
+    cluster.kubectl.clear()
+    const status = await cliAsync(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'git', 'status'])
+    expect(status.status, status.stderr).to.equal(0)
+    expect(status.stdout).to.include('On branch feat/login')
+    const exec = cluster.kubectl.verb('exec').at(-1)!
+    expect(exec.argv).to.deep.equal([...KUBECTL, 'exec', '-i', pod, '-c', 'workspace', '--', 'sh', '-c', WORKDIR_SCRIPT, 'sh', '/work/app/feat-login', 'git', 'status'])
+    expect(exec.stdinTTY).to.equal(false)
+
+    const seven = await cliAsync(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'exit 7'])
+    expect(seven.status, seven.stderr).to.equal(7)
+    expect(cluster.kubectl.verb('exec').at(-1)!.argv.slice(-5)).to.deep.equal(['sh', '/work/app/feat-login', 'sh', '-c', 'exit 7'])
+
+    // A user's word that looks like script text stays one argument.
+    const words = await cliAsync(fixture, cluster.env, ['exec', '--sandbox', 'feat', '--slot', 'lib', '--', 'printf', '%s|', '$(id)', 'a b'])
+    expect(words.status, words.stderr).to.equal(0)
+    expect(words.stdout).to.equal('$(id)|a b|')
+  })
+
+  it('on a terminal yard exec passes -it and the command gets a TTY (acceptance 5)', async () => {
+    cluster.kubectl.clear()
+    const socket = `${K2_TEST_PREFIX}-${process.pid}`
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    try {
+      tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'sh')
+      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && echo has-a-tty'])}; echo exec-done`, 'Enter')
+      const deadline = Date.now() + 60_000
+      let screen = ''
+      while (Date.now() < deadline) {
+        screen = tmux('capture-pane', '-p', '-t', 't')
+        if (/^exec-done\s*$/m.test(screen)) break
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(screen).to.match(/^has-a-tty\s*$/m)
+    } finally {
+      spawnSync('tmux', ['-L', socket, 'kill-server'])
+    }
+    const exec = cluster.kubectl.verb('exec').at(-1)!
+    expect(exec.argv.slice(0, 8)).to.deep.equal([...KUBECTL, 'exec', '-it', pod, '-c'])
+    expect(exec.stdinTTY).to.equal(true)
+  })
+
+  it('yard sandbox forward builds one kubectl port-forward of every [ports] key, local base + offset → container base; on podman it lists the published ports (acceptance 5)', async () => {
+    const offset = Number(fakePod()!.metadata.labels['yard.dev/offset'])
+    const expected = ['kubectl', ...KUBECTL, 'port-forward', `pod/${pod}`, `${39300 + offset}:39300`, `${39100 + offset}:39100`]
+    const planned = await run(['sandbox', 'forward', 'feat', '--dry-run', '--json'])
+    expect(planned.exitCode, planned.stderr).to.equal(0)
+    expect(planned.json).to.deep.include({published: false, argv: expected, exitCode: null})
+
+    cluster.kubectl.clear()
+    const forwarded = await cliAsync(fixture, cluster.env, ['sandbox', 'forward', 'feat'])
+    expect(forwarded.status, forwarded.stderr).to.equal(0)
+    expect(cluster.kubectl.verb('port-forward').map((call) => call.argv)).to.deep.equal([expected.slice(1)])
+    expect(forwarded.stdout).to.include(`Forwarding from 127.0.0.1:${39100 + offset} -> 39100`)
+
+    cluster.kubectl.clear()
+    const published = await run(['sandbox', 'forward', 'feat', '--runtime', 'podman', '--json'])
+    expect(published.exitCode, published.stderr).to.equal(0)
+    expect(published.json).to.deep.include({published: true, argv: null})
+    expect(cluster.kubectl.calls()).to.deep.equal([])
+  })
+
+  it('a pod that never becomes Ready fails create after the budget with its conditions and events, and leaves nothing behind (acceptance 3)', async () => {
+    const upstreamExtra = makeUpstream('extra')
+    const keyExtra = repoIdentity(upstreamExtra).key
+    const message = '0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.'
+    cluster.scripts.set(`${prefix}-stuck`, {kind: 'stuck', message, events: [{reason: 'FailedScheduling', message}]})
+    const started = Date.now()
+    const failed = await run(['sandbox', 'create', 'stuck', '--repo', upstreamExtra, '--repo', upstreamApp])
+    const took = Date.now() - started
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(took).to.be.at.least(2000)
+    expect(failed.stderr).to.include(`the sandbox pod ${prefix}-stuck did not become Ready within 2 s`)
+    expect(failed.stderr).to.include(`PodScheduled=False (Unschedulable: ${message})`)
+    expect(failed.stderr).to.match(/Warning FailedScheduling: 0\/3 nodes are available/)
+
+    expect(fakePod(`${prefix}-stuck`)).to.equal(undefined)
+    expect(repo(keyExtra)).to.equal(undefined)
+    // app's Repo was there before and the feat pod mounts it: it stays.
+    expect(repo(keyApp)).to.not.equal(undefined)
+    expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.not.match(/^stuck\s*=/m)
+    expect(existsSync(path.join(fixture.state, 'caches', keyExtra))).to.equal(false)
+    expect(cluster.api.calls.some((call) => call.verb === 'list' && call.resource === 'events' && call.fieldSelector === `involvedObject.name=${prefix}-stuck`)).to.equal(true)
+  })
+
+  it("a node whose agent reports a lastError for a cache fails create with the agent's error and deletes the pod", async () => {
+    const missing = path.join(path.dirname(upstreamApp), 'gone.git')
+    const keyMissing = repoIdentity(missing).key
+    const agentError = `fatal: '${missing}' does not appear to be a git repository`
+    cluster.scripts.set(`${prefix}-broken`, {kind: 'ready', node: 'node-c', agent: {lastError: agentError}, agentDelayMs: 200})
+    const failed = await run(['sandbox', 'create', 'broken', '--repo', missing])
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(failed.stderr).to.include(`the cache agent on node node-c could not clone ${missing} (Repo ${keyMissing})`)
+    expect(failed.stderr).to.include(agentError)
+    expect(fakePod(`${prefix}-broken`)).to.equal(undefined)
+    expect(repo(keyMissing)).to.equal(undefined)
+  })
+
+  it('rm deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
+    const removed = await run(['sandbox', 'rm', 'feat', '--json'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(fakePod()).to.equal(undefined)
+    expect(cluster.api.calls.some((call) => call.verb === 'delete' && call.resource === 'pods' && call.name === pod)).to.equal(true)
+    expect(podExists(pod)).to.equal(true)
+    expect(repo(keyApp)).to.not.equal(undefined)
+    expect(repo(keyLib)).to.not.equal(undefined)
+  })
+})

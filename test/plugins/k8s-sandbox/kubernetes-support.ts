@@ -1,0 +1,111 @@
+/**
+ * Fixtures of the kubernetes-runtime tests (DESIGN.md §5.2, §8): the fake API server with the
+ * Repo CRD and namespace `yard`, a scripted "cluster" reacting to pod creates (scheduler and
+ * kubelet: Ready on a node, or stuck Pending with events; the node's cache agent: a Repo status
+ * entry), the fake kubectl first on PATH, and `yard` as an async child process (a sync one
+ * would block this process, which serves the fake API).
+ */
+import {spawn} from 'node:child_process'
+import path from 'node:path'
+
+import {repoCrd} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {startFakeKubeApi, type FakeKubeApi, type KubeObject} from '../../support/fake-kube-api/index.js'
+import {FakeKubectl} from '../../support/fake-kubectl.js'
+import {projectRoot} from '../../support/yard.js'
+import type {SandboxFixture} from './support.js'
+
+/** Every podman object these tests make starts with this (never sweep wider). */
+export const K2_TEST_PREFIX = 'yardtest-k2'
+
+export const NAMESPACE = 'yard'
+
+/** What the scripted cluster does with a new pod. */
+export type PodScript =
+  | {kind: 'ready'; node: string; agent: 'present' | {lastError: string} | 'silent'; agentDelayMs?: number}
+  | {kind: 'stuck'; message: string; events: Array<{reason: string; message: string}>}
+
+/** The fake API server plus the scripted scheduler, kubelet and cache agent. */
+export class FakeCluster {
+  /** Per pod name; pods not listed get `fallback`. */
+  readonly scripts = new Map<string, PodScript>()
+  fallback: PodScript = {kind: 'ready', node: 'node-b', agent: 'present', agentDelayMs: 300}
+  readonly kubectl = new FakeKubectl()
+  private timers: NodeJS.Timeout[] = []
+
+  private constructor(readonly api: FakeKubeApi) {}
+
+  static async start(): Promise<FakeCluster> {
+    let cluster: FakeCluster | undefined
+    const api = await startFakeKubeApi({
+      namespaces: [NAMESPACE],
+      crds: [repoCrd()],
+      onCreate: async (created) => {
+        if (created.resource === 'pods') await cluster!.react(created.object)
+      },
+    })
+    cluster = new FakeCluster(api)
+    return cluster
+  }
+
+  /** Env for yard: the fake kubeconfig (context `fake`) and the fake kubectl first on PATH. */
+  get env(): Record<string, string | undefined> {
+    return {...this.kubectl.env, KUBECONFIG: this.api.kubeconfigPath, YARD_KUBE_CONTEXT: undefined, YARD_NAMESPACE: undefined}
+  }
+
+  /** A node's cache agent writing its entry of a Repo's status (as K3's agent does). */
+  report(key: string, node: string, entry: {present: boolean; lastError?: string | null}): Promise<KubeObject> {
+    return this.api.patchStatus('repos.yard.dev', NAMESPACE, key, {nodes: {[node]: {present: entry.present, lastFetched: entry.present ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null, lastError: entry.lastError ?? null}}})
+  }
+
+  private async react(pod: KubeObject): Promise<void> {
+    const name = pod.metadata.name as string
+    const script = this.scripts.get(name) ?? this.fallback
+    if (script.kind === 'stuck') {
+      await this.api.setPodUnschedulable(NAMESPACE, name, script.message)
+      for (const event of script.events) await this.api.addEvent(pod, {...event, type: 'Warning'})
+      return
+    }
+    await this.api.setPodReady(NAMESPACE, name, {node: script.node})
+    if (script.agent === 'silent') return
+    const keys = ((pod.spec.volumes ?? []) as KubeObject[]).filter((volume) => volume.hostPath).map((volume) => path.basename(volume.hostPath.path as string))
+    const agent = script.agent
+    // The agent answers a little later, as it would after its watch fires and the clone runs.
+    this.timers.push(setTimeout(() => {
+      for (const key of keys) {
+        void this.report(key, script.node, agent === 'present' ? {present: true} : {present: false, lastError: agent.lastError}).catch(() => undefined)
+      }
+    }, script.agentDelayMs ?? 0))
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer)
+    await this.api.close()
+  }
+}
+
+/** `yard …` as an async child process in the fixture's main checkout (exec hands it kubectl's terminal). */
+export function cliAsync(fixture: SandboxFixture, env: Record<string, string | undefined>, args: string[]): Promise<{status: number; stdout: string; stderr: string}> {
+  const childEnv: NodeJS.ProcessEnv = {...process.env}
+  for (const [key, value] of Object.entries({...fixture.env, ...env})) {
+    if (value === undefined) delete childEnv[key]
+    else childEnv[key] = value
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {cwd: fixture.app, env: childEnv, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({status: code ?? 1, stdout, stderr}))
+  })
+}
+
+/** The shell line running `yard …` in the fixture with `env` (for a tmux pane). */
+export function cliLineWith(fixture: SandboxFixture, env: Record<string, string | undefined>, args: string[]): string {
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+  const all = {...fixture.env, ...env}
+  const unset = Object.keys(all).filter((key) => all[key] === undefined).flatMap((key) => ['-u', key])
+  const set = Object.entries(all).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${quote(value!)}`)
+  return `cd ${quote(fixture.app)} && env ${unset.join(' ')} ${set.join(' ')} ${quote(process.execPath)} ${quote(path.join(projectRoot, 'bin', 'dev.js'))} ${args.map(quote).join(' ')}`
+}
