@@ -41,7 +41,7 @@ export async function openSandboxCache(context: YardContext, registry: Registry,
 }
 
 /** The `[cluster]` settings a cluster runtime needs (DESIGN.md §5.2; defaults in config.ts). */
-export function clusterSettings(workspace: Workspace): ClusterSettings {
+export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSettings {
   const cluster = workspace.config.cluster
   return {
     context: cluster.context,

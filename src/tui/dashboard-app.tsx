@@ -145,7 +145,8 @@ export function DashboardApp(props: DashboardAppProps) {
     const name = named ?? selectedRow()?.name
     if (name === undefined) return
     setStatus(`${verb} ${name}…`)
-    work(name).then(
+    // An action that throws at once is reported like one that rejects: never out of the key handler.
+    Promise.resolve().then(() => work(name)).then(
       (message) => {
         setStatus(message)
         refresh(modeRef.current)
@@ -172,7 +173,7 @@ export function DashboardApp(props: DashboardAppProps) {
   const openDetails = (name: string) => {
     setDetails({name})
     if (modeRef.current !== 'local') return
-    services.details(name).then(
+    Promise.resolve().then(() => services.details(name)).then(
       (facts) => setDetails((shown) => (shown?.name === name ? {name, facts} : shown)),
       (error: unknown) => setDetails((shown) => (shown?.name === name ? {name, error: errorText(error)} : shown)),
     )
@@ -257,7 +258,7 @@ export function DashboardApp(props: DashboardAppProps) {
       if (row.name === 'main') return setStatus('the main checkout is never removed')
       const name = row.name
       setStatus(`planning the removal of ${name}…`)
-      services.planRemove(name).then((plan) => {
+      Promise.resolve().then(() => services.planRemove(name)).then((plan) => {
         confirming.current = name
         setStatus(`${plan} — remove ${name}? y/N`)
       }, (error: unknown) => setStatus(`remove ${name} refused: ${errorText(error)}`))

@@ -6,7 +6,7 @@
  * - a Repo's cache is cloned on first demand: when a pod on this node that has not ended mounts
  *   it. A Repo that no pod here needs stays un-cloned;
  * - a present cache with a Repo is refreshed on the Repo's interval (±20 %), and at once when
- *   asked: the Repo's ask (`yard.dev/fetch-requested-at`) is later than this node's latest
+ *   asked: the Repo's `spec.askedAt` is later than this node's latest
  *   attempt. Maintenance follows a fetch as in the local agent;
  * - a cache is evicted only when its Repo is gone and no pod on this node that has not ended
  *   mounts it (the pods are listed again right before);
@@ -46,7 +46,8 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     if (event.action !== 'skipped') totals[event.action].push(event.key)
     options.onEvent?.(event)
   }
-  const pollMs = options.pollMs ?? 2000
+  // Each poll is two list calls per node: slower than the local agent's file reads.
+  const pollMs = options.pollMs ?? 5000
   const sweepMs = options.sweepMs ?? 10 * 60_000
   const nextDue = new Map<string, number>()
   const inFlight = new Map<string, Promise<void>>()

@@ -4,7 +4,7 @@
  * differs: `podman` (podman-runtime.ts) or `kubernetes` (kubernetes-runtime.ts, which loads
  * client-node only when it first talks to a cluster).
  */
-import type {BackendContext, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
+import type {BackendContext, CacheDemand, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
 import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
@@ -109,6 +109,27 @@ export class K8sSandbox implements SandboxBackend {
       })
     }
     return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty})
+  }
+
+  /** What a node's cache agent serves in cluster mode: Repos and the pods on `node` (cache-demand.ts). */
+  async cacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand> {
+    return (await import('./cache-demand.js')).openCacheDemand(options, this.context.env)
+  }
+
+  /**
+   * `yard cluster install|status` (DESIGN.md §5.2) against the cluster of BackendContext.cluster;
+   * cluster-setup.ts and client-node load on first use.
+   * @throws InputError (exit 2) when the backend was given no [cluster] settings.
+   */
+  async clusterSetup(): Promise<import('../../core/backend.js').SandboxClusterSetup> {
+    const cluster = this.context.cluster
+    if (!cluster) {
+      throw new InputError('the k8s-sandbox backend was given no [cluster] settings', {
+        why: 'whoever created the backend left BackendContext.cluster out (yard sets it for the cluster commands)',
+        fix: 'run yard cluster install or yard cluster status',
+      })
+    }
+    return new (await import('./cluster-setup.js')).K8sClusterSetup(cluster, this.context.env)
   }
 }
 

@@ -15,9 +15,10 @@ import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
 import {WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
+import {readVectors} from '../../support/vectors.js'
 import {yard} from '../../support/yard.js'
 import {cliAsync, cliLineWith, FakeCluster, K2_TEST_PREFIX, NAMESPACE} from './kubernetes-support.js'
-import {makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
+import {inPod, makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
 
 const prefix = `${K2_TEST_PREFIX}a`
 const pod = `${prefix}-feat`
@@ -102,7 +103,9 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const rows = async (runtime: string) => ((await run(['sandbox', 'list', '--runtime', runtime, '--json'])).json as Array<{name: string; project: string; runtime: string; offset: number; ports: Record<string, number>}>).map(({name, project, offset, ports}) => ({name, project, offset, ports}))
     const onCluster = await rows('kubernetes')
     expect(onCluster).to.deep.equal(await rows('podman'))
-    const offset = Number(clusterLabels['yard.dev/offset'])
+    // The hash offset of the shared vectors: neither runtime moved it.
+    const offset = readVectors<{cases: Array<{name: string; offset: number}>}>('offsets.json').cases.find((entry) => entry.name === 'feat')!.offset
+    expect(clusterLabels['yard.dev/offset']).to.equal(String(offset))
     expect(onCluster).to.deep.equal([{name: 'feat', project: pod, offset, ports: {WEB_PORT: 39100 + offset, API_PORT: 39300 + offset}}])
   })
 
@@ -168,6 +171,32 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(cluster.kubectl.calls()).to.deep.equal([])
   })
 
+  it('yard sandbox forward runs until Ctrl-C, which ends it with exit 130 (DESIGN.md Appendix B)', async () => {
+    const socket = `${K2_TEST_PREFIX}-fwd-${process.pid}`
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    const waitFor = async (pattern: RegExp) => {
+      const deadline = Date.now() + 60_000
+      let screen = ''
+      while (Date.now() < deadline) {
+        screen = tmux('capture-pane', '-p', '-t', 't')
+        if (pattern.test(screen)) return screen
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      return screen
+    }
+    try {
+      tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '30', 'sh')
+      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, {...cluster.env, FAKE_KUBECTL_FORWARD_HOLD: '1'}, ['sandbox', 'forward', 'feat'])}`, 'Enter')
+      expect(await waitFor(/^Forwarding from 127\.0\.0\.1:\d+ -> 39300\s*$/m)).to.match(/^Ctrl-C stops forwarding\s*$/m)
+      tmux('send-keys', '-t', 't', 'C-c')
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      tmux('send-keys', '-t', 't', 'echo "exit=$?"', 'Enter')
+      expect(await waitFor(/^exit=\d+\s*$/m)).to.match(/^exit=130\s*$/m)
+    } finally {
+      spawnSync('tmux', ['-L', socket, 'kill-server'])
+    }
+  })
+
   it('a pod that never becomes Ready fails create after the budget with its conditions and events, and leaves nothing behind (acceptance 3)', async () => {
     const upstreamExtra = makeUpstream('extra')
     const keyExtra = repoIdentity(upstreamExtra).key
@@ -204,9 +233,41 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(repo(keyMissing)).to.equal(undefined)
   })
 
-  it('rm deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
-    const removed = await run(['sandbox', 'rm', 'feat', '--json'])
+  it('worktree add asks the cluster for sandboxes on [cluster] runtime kubernetes and pins a clashing newcomer (alpha and feat both hash to 59)', async () => {
+    const listsBefore = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').length
+    const added = await run(['worktree', 'add', 'alpha', '--json'])
+    expect(added.exitCode, added.stderr).to.equal(0)
+    expect(added.json).to.deep.include({offset: 1, offsetSource: 'pin', pinned: {hashOffset: 59, clashedWith: ['feat']}})
+    const lists = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').slice(listsBefore)
+    expect(lists.map((call) => call.labelSelector)).to.deep.equal([`app.kubernetes.io/managed-by=yard,yard.dev/prefix=${prefix}`])
+  })
+
+  it('an unreachable cluster fails sandbox commands naming the context and its server, and is left out of worktree offset checks with a note', async () => {
+    const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'gone', contexts: {gone: 'http://127.0.0.1:9'}})
+    const env = {...fixture.env, ...cluster.env, KUBECONFIG: kubeconfig}
+    const listed = await yard(['sandbox', 'list'], {cwd: fixture.app, env})
+    expect(listed.exitCode, listed.stderr).to.equal(1)
+    expect(listed.stderr).to.include('cannot reach the Kubernetes API server http://127.0.0.1:9 (kube context "gone")')
+    const added = await yard(['worktree', 'add', 'beta'], {cwd: fixture.app, env})
+    expect(added.exitCode, added.stderr).to.equal(0)
+    expect(added.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check/)
+  })
+
+  it('rm checks unsaved work through kubectl exec, --force copies the bundle out with kubectl cp, then deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
+    inPod(pod, 'sh', '-c', 'echo draft > /work/app/feat-login/notes.txt')
+    const refused = await run(['sandbox', 'rm', 'feat'])
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.include('/work/app/feat-login: ?? notes.txt')
+    expect(fakePod()).to.not.equal(undefined)
+
+    cluster.kubectl.clear()
+    const removed = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
+    const saved = (removed.json as {saved: string[]}).saved
+    expect(saved.map((file) => path.basename(file)).sort()).to.deep.equal(['app-feat-login.patch', 'app.bundle', 'lib.bundle'])
+    expect(execFileSync('git', ['bundle', 'list-heads', saved.find((file) => file.endsWith('app.bundle'))!], {encoding: 'utf8'})).to.include('refs/heads/feat/login')
+    expect(readFileSync(saved.find((file) => file.endsWith('.patch'))!, 'utf8')).to.include('+draft')
+    expect(cluster.kubectl.verb('cp').map((call) => call.argv.slice(5, 8))).to.deep.include(['-c', 'workspace', `${pod}:/tmp/yard-save/app.bundle`])
     expect(fakePod()).to.equal(undefined)
     expect(cluster.api.calls.some((call) => call.verb === 'delete' && call.resource === 'pods' && call.name === pod)).to.equal(true)
     expect(podExists(pod)).to.equal(true)

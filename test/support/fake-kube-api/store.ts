@@ -33,6 +33,9 @@ export interface WatchEvent {
 const typeKey = (type: Pick<ResourceType, 'group' | 'plural'>) => `${type.group}/${type.plural}`
 const objectKey = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`
 const clone = <T>(value: T): T => structuredClone(value)
+/** JSON with object keys sorted: equal for equal content whatever the key order. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, item) => (item && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))) : item)) ?? 'undefined'
 
 export const notFoundKind = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource')
 
@@ -224,8 +227,9 @@ export class Store {
     if (object.apiVersion === undefined) object.apiVersion = current.apiVersion
     if (object.kind === undefined) object.kind = current.kind
     await this.validate(type, object)
-    if (JSON.stringify(object) === JSON.stringify(current)) return object
-    if (subresource === undefined && JSON.stringify(object.spec) !== JSON.stringify(current.spec) && object.metadata.generation !== undefined) object.metadata.generation++
+    // Like the real server, a write that changes nothing (keys in any order) keeps the resourceVersion.
+    if (canonical(object) === canonical(current)) return object
+    if (subresource === undefined && canonical(object.spec) !== canonical(current.spec) && object.metadata.generation !== undefined) object.metadata.generation++
     object.metadata.resourceVersion = String(++this.revision)
     this.bucket(type).set(objectKey(object.metadata.namespace, object.metadata.name), object)
     if (type.kind === 'CustomResourceDefinition') this.registerCrd(object)

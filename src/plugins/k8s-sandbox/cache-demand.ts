@@ -1,0 +1,123 @@
+/**
+ * What a node's cache agent serves in cluster mode (`yard cache agent --kubernetes`, DESIGN.md
+ * §5.1 and §5.2), read from the API server: the Repo objects of the namespace, and the caches
+ * mounted by pods on the agent's node. A pod needs the cache `<key>` when one of its volumes is a
+ * hostPath on `<[cluster] cache-root>/<key>` — what every sandbox pod carries (manifest.ts), and
+ * what any other pod mounting a cache carries too. Pods that ended (phase Succeeded or Failed)
+ * hold nothing. The agent writes only its own node's entry of a Repo's status, with a JSON merge
+ * patch on the status subresource.
+ *
+ * The API calls made, and so what the agent's Role must grant: list pods, list repos.yard.dev,
+ * patch repos.yard.dev/status — see AGENT_API_CALLS.
+ */
+import path from 'node:path'
+
+import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
+import {CACHE_KEY_PATTERN} from '../../core/repo-identity.js'
+import {Kube, kubeCall, openKube} from './kube.js'
+import {nodeStatusPatch, parseRefreshInterval, Repo, REPO_GROUP, REPO_PLURAL, REPO_VERSION, RepoNodeStatus} from './repo-resource.js'
+
+/** Every API call of the cache agent as RBAC sees it (API group, resource, verb): its Role grants these and no more. */
+export const AGENT_API_CALLS: ReadonlyArray<{apiGroup: string; resource: string; verb: string}> = [
+  {apiGroup: '', resource: 'pods', verb: 'list'},
+  {apiGroup: REPO_GROUP, resource: REPO_PLURAL, verb: 'list'},
+  {apiGroup: REPO_GROUP, resource: `${REPO_PLURAL}/status`, verb: 'patch'},
+]
+
+/** Phases of a pod that has ended: it mounts nothing any more (Kubernetes docs, "Pod phase"). */
+const ENDED_PHASES = new Set(['Succeeded', 'Failed'])
+
+/** The parts of a Pod this module reads. */
+export interface PodVolumes {
+  spec?: {volumes?: Array<{hostPath?: {path?: string}}>}
+  status?: {phase?: string}
+}
+
+/**
+ * The cache keys that pods which have not ended mount: hostPath volumes on `<cacheRoot>/<key>`
+ * (trailing slashes and `.` segments ignored), `key` named like a cache (DESIGN.md §5.1).
+ * `cacheRoot` is absolute.
+ */
+export function mountedCacheKeys(pods: readonly PodVolumes[], cacheRoot: string): Set<string> {
+  const root = path.posix.normalize(cacheRoot).replace(/\/+$/, '')
+  const keys = new Set<string>()
+  for (const pod of pods) {
+    if (ENDED_PHASES.has(pod.status?.phase ?? '')) continue
+    for (const volume of pod.spec?.volumes ?? []) {
+      const hostPath = volume.hostPath?.path
+      if (!hostPath) continue
+      const normalised = path.posix.normalize(hostPath).replace(/\/+$/, '')
+      const key = path.posix.basename(normalised)
+      if (path.posix.dirname(normalised) === root && CACHE_KEY_PATTERN.test(key)) keys.add(key)
+    }
+  }
+  return keys
+}
+
+/** A Repo as the agent sees it; an unreadable refreshInterval means the agent's own interval. */
+export function demandedRepo(repo: Repo, node: string): DemandedRepo {
+  let refreshMs: number | undefined
+  try {
+    refreshMs = repo.spec?.refreshInterval ? parseRefreshInterval(repo.spec.refreshInterval) : undefined
+  } catch {
+    refreshMs = undefined
+  }
+  const entry = repo.status?.nodes?.[node]
+  return {
+    key: repo.metadata.name,
+    url: repo.spec?.url ?? '',
+    ...(refreshMs === undefined ? {} : {refreshMs}),
+    ...(repo.spec?.askedAt ? {askedAt: repo.spec.askedAt} : {}),
+    // A merge patch's null removes a field: absent and null are the same answer.
+    ...(entry === undefined ? {} : {reported: {present: entry.present === true, lastFetched: entry.lastFetched ?? null, lastError: entry.lastError ?? null}}),
+  }
+}
+
+/** The cache demand of one node, over an open connection. */
+export class KubeCacheDemand implements CacheDemand {
+  constructor(
+    private readonly kube: Kube,
+    readonly node: string,
+    private readonly cacheRoot: string,
+  ) {}
+
+  /** @throws OperationError when the pods cannot be listed. */
+  async mountedKeys(): Promise<Set<string>> {
+    const {kube, node} = this
+    const list = await kubeCall(kube, `list the pods on node ${node} in namespace ${kube.namespace}`, () =>
+      kube.core.listNamespacedPod({namespace: kube.namespace, fieldSelector: `spec.nodeName=${node}`}),
+    )
+    return mountedCacheKeys(list.items as PodVolumes[], this.cacheRoot)
+  }
+
+  /** @throws OperationError when the Repos cannot be listed (the CRD missing included: `yard cluster install`). */
+  async repos(): Promise<DemandedRepo[]> {
+    const {kube} = this
+    const list = (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, () =>
+      kube.custom.listNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL}),
+    )) as {items?: Repo[]}
+    return (list.items ?? []).map((repo) => demandedRepo(repo, this.node))
+  }
+
+  /** A merge patch of `status.nodes.<node>` only (RFC 7386). @throws OperationError when the server refuses it. */
+  async report(key: string, status: CacheNodeStatus): Promise<void> {
+    const {kube} = this
+    const entry: RepoNodeStatus = {present: status.present, lastFetched: status.lastFetched, lastError: status.lastError}
+    await kubeCall(kube, `report node ${this.node}'s state of Repo ${key} in namespace ${kube.namespace}`, () =>
+      kube.custom.patchNamespacedCustomObjectStatus(
+        {group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL, name: key, body: nodeStatusPatch(this.node, entry)},
+        kube.mergePatch,
+      ),
+    )
+  }
+}
+
+/**
+ * Opens the cluster (`[cluster] context` and `namespace`; in a pod, its service account) for a
+ * node's agent. Nothing is sent yet.
+ * @throws InputError (exit 2) when no kubeconfig or context is found (see `openKube`).
+ */
+export async function openCacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}, env: NodeJS.ProcessEnv): Promise<CacheDemand> {
+  const kube = await openKube({namespace: options.namespace, ...(options.context ? {context: options.context} : {})}, env)
+  return new KubeCacheDemand(kube, options.node, options.cacheRoot)
+}
