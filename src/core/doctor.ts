@@ -3,7 +3,7 @@
  * with a fix, and with `--fix` repairs what it can (today: writes yard's containers.conf).
  * Extensible: callers append their own `DoctorCheck`s (the project's config, a plugin's tools).
  */
-import {constants, promises as fs, realpathSync} from 'node:fs'
+import {constants, existsSync, promises as fs, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -69,8 +69,15 @@ export interface DoctorOptions {
   busybox?: string
 }
 
-/** This package's root: two levels above this file (src/core or dist/core). */
-const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+/**
+ * This package's root: the nearest directory above this module holding a package.json (this
+ * module sits in src/core when run from source, in dist/ or dist/chunks/ once bundled).
+ */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return dir
+}
 
 /** "sudo apt-get install git" on Debian-likes, "brew install git" on macOS. */
 export function installHint(packages: string): string {
@@ -203,7 +210,7 @@ export function pathCheck(options: DoctorOptions): DoctorCheck {
   return {
     name: 'path',
     async run({env}) {
-      const root = real(options.selfRoot ?? PACKAGE_ROOT) + path.sep
+      const root = real(options.selfRoot ?? packageRoot()) + path.sep
       const isOurs = (file: string) => real(file).startsWith(root)
       const yards = await yardsOnPath(env)
       const ours = yards.find(isOurs)

@@ -28,7 +28,7 @@ async function build(): Promise<string> {
   const root = path.join(realpathSync(mkdtempSync(path.join(os.tmpdir(), 'yard-built-'))), 'yard')
   process.once('exit', () => rmSync(path.dirname(root), {recursive: true, force: true}))
   mkdirSync(root)
-  for (const entry of ['package.json', 'tsconfig.json', 'src', 'bin']) cpSync(path.join(projectRoot, entry), path.join(root, entry), {recursive: true})
+  for (const entry of ['package.json', 'tsconfig.json', 'src', 'bin', 'scripts']) cpSync(path.join(projectRoot, entry), path.join(root, entry), {recursive: true})
   const example = path.join('examples', 'procfile-stack')
   for (const entry of ['package.json', '.npmrc', 'tsconfig.json', 'src']) cpSync(path.join(projectRoot, example, entry), path.join(root, example, entry), {recursive: true})
   symlinkSync(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'))

@@ -4,6 +4,7 @@
  * checkout's directory is gone. Queries filter by label (an exact match), never by name (a
  * substring match). `podman` and `docker` share the `inspect` shapes read here.
  */
+import {OperationError} from '../../core/errors.js'
 import type {ProcessRunner} from '../../core/process.js'
 
 export type EngineCommand = 'podman' | 'docker'
@@ -133,6 +134,23 @@ export class Engine {
 
   async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
     await this.runner.run(this.command, ['network', 'create', ...labelArgs(labels), name])
+  }
+
+  /**
+   * Creates the volume or network `name` with `labels` unless it exists; one engine call when it
+   * does not (the create), two when a create fails (then the inspect tells "exists" from a real
+   * failure). An existing one is left as it is, labels included.
+   * @throws OperationError (exit 1) when the create fails and the resource does not exist.
+   */
+  async ensureResource(kind: 'volume' | 'network', name: string, labels: Record<string, string>): Promise<void> {
+    const created = await this.runner.run(this.command, [kind, 'create', ...labelArgs(labels), name], {allowFailure: true})
+    if (created.exitCode === 0) return
+    const exists = kind === 'volume' ? await this.volumeExists(name) : await this.networkExists(name)
+    if (exists) return
+    throw new OperationError(`${this.command} ${kind} create ${name} failed with exit code ${created.exitCode}`, {
+      why: created.stderr.trim().split('\n').slice(-3).join('\n') || `${this.command} said nothing`,
+      fix: `check the engine with \`${this.command} info\` and \`yard doctor\``,
+    })
   }
 
   /** Stops (SIGTERM, then SIGKILL after `graceSeconds`) and removes containers by id. */

@@ -37,11 +37,14 @@ export class ComposeStack implements StackBackend {
     return [`${COMPOSE_PROJECT_LABEL}=${target.project}`]
   }
 
-  /** The project's containers, volumes and networks, split into this owner's and others'. */
-  private async ownership(target: Target): Promise<Ownership> {
+  /**
+   * The project's containers, volumes and networks, split into this owner's and others'.
+   * `volumes: false` skips listing volumes (for verbs that never touch them: down, ps).
+   */
+  private async ownership(target: Target, options: {volumes: boolean} = {volumes: true}): Promise<Ownership> {
     const [containers, volumes, networks] = await Promise.all([
       this.engine.containers(this.projectFilter(target)),
-      this.engine.volumes(this.projectFilter(target)),
+      options.volumes ? this.engine.volumes(this.projectFilter(target)) : [],
       this.engine.networks(this.projectFilter(target)),
     ])
     return new Ownership(target, containers, volumes, networks)
@@ -96,8 +99,10 @@ export class ComposeStack implements StackBackend {
 
     const provider = await detection
     const plan = planLabels(model, target, {bareInOverride: provider.engine === 'docker'})
-    for (const volume of plan.create.volumes) if (!(await this.engine.volumeExists(volume))) await this.engine.createVolume(volume, resourceLabels(target))
-    for (const network of plan.create.networks) if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
+    // Those this project already has (listed above, with this owner's labels) need no engine call.
+    const has = new Set([...ownership.volumes.map((volume) => `volume ${volume.name}`), ...ownership.networks.map((network) => `network ${network.name}`)])
+    const wanted = [...plan.create.volumes.map((name) => ['volume', name] as const), ...plan.create.networks.map((name) => ['network', name] as const)]
+    await Promise.all(wanted.filter(([kind, name]) => !has.has(`${kind} ${name}`)).map(([kind, name]) => this.engine.ensureResource(kind, name, resourceLabels(target))))
     const override = path.join(this.context.stateDir, 'stacks', target.project, 'labels.compose.yaml')
     await fs.mkdir(path.dirname(override), {recursive: true})
     await fs.writeFile(override, `# Written by yard for every \`yard up\` of ${target.project}: yard's labels (DESIGN.md §4.2).\n${stringify(plan.override)}`)
@@ -117,7 +122,7 @@ export class ComposeStack implements StackBackend {
 
   /** Removes the project's containers and networks of this owner; volumes stay (DESIGN.md §4.2). */
   async down(target: Target): Promise<string[]> {
-    const ownership = await this.ownership(target)
+    const ownership = await this.ownership(target, {volumes: false})
     this.noteForeign(ownership)
     return this.removeDown(ownership, false)
   }
@@ -157,7 +162,7 @@ export class ComposeStack implements StackBackend {
 
   /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */
   async ps(target: Target): Promise<StackContainer[]> {
-    const ownership = await this.ownership(target)
+    const ownership = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], [])
     return ownership.containers
       .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
       .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))

@@ -1,0 +1,57 @@
+/**
+ * The built CLI is bundled (scripts/bundle.mjs): commands load a few files of their own instead
+ * of execa's, zod's and yaml's hundreds, and the plugin SDK shares yard's copy of the errors.
+ */
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {projectRoot} from '../support/oclif-config.js'
+
+const dist = path.join(projectRoot, 'dist')
+
+/** Every .js file under dist/, relative. */
+function builtFiles(): string[] {
+  return readdirSync(dist, {recursive: true, encoding: 'utf8'}).filter((file) => file.endsWith('.js'))
+}
+
+describe('the bundled build (scripts/bundle.mjs)', function () {
+  this.timeout(180_000)
+  before(() => {
+    if (!existsSync(path.join(dist, 'commands', 'ports.js'))) execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
+  })
+
+  it('inlines execa, zod, yaml, smol-toml and env-paths and keeps oclif and the large packages external', () => {
+    const imports = new Set<string>()
+    for (const file of builtFiles()) {
+      for (const match of readFileSync(path.join(dist, file), 'utf8').matchAll(/(?:^|[;\s])(?:import|export)\s[^"']*?from\s*["']([^"'.][^"']*)["']|import\(\s*["']([^"'.][^"']*)["']\s*\)/gm)) imports.add(match[1] ?? match[2])
+    }
+    const packages = [...imports].filter((name) => !name.startsWith('node:'))
+    for (const inlined of ['execa', 'zod', 'yaml', 'smol-toml', 'env-paths']) expect(packages, inlined).not.to.include(inlined)
+    expect(packages).to.include('@oclif/core')
+    // tsc's per-module files are gone: only entry points and chunks remain.
+    expect(builtFiles().filter((file) => file.startsWith(`core${path.sep}`))).to.deep.equal([])
+    expect(builtFiles().some((file) => file.startsWith(`chunks${path.sep}`))).to.equal(true)
+  })
+
+  it('gives the package root and the plugin SDK one copy of the error classes', async () => {
+    const root = (await import(pathToFileURL(path.join(dist, 'index.js')).href)) as Record<string, unknown>
+    const sdk = (await import(pathToFileURL(path.join(dist, 'backend.js')).href)) as Record<string, unknown>
+    expect(root.InputError).to.be.a('function')
+    expect(sdk.InputError).to.equal(root.InputError)
+    expect(sdk.RefusedError).to.equal(root.RefusedError)
+  })
+
+  it('runs a command from the bundle: `yard ports --json` in a fresh repository', () => {
+    const repo = execFileSync('mktemp', ['-d'], {encoding: 'utf8'}).trim()
+    try {
+      execFileSync('git', ['init', '-q', '-b', 'main', repo])
+      const out = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), 'ports', '--json'], {cwd: repo, encoding: 'utf8', env: {...process.env, NODE_ENV: 'production', YARD_STATE_DIR: path.join(repo, '.state')}})
+      expect(JSON.parse(out)).to.be.an('object')
+    } finally {
+      execFileSync('rm', ['-rf', repo])
+    }
+  })
+})
