@@ -128,13 +128,13 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(words.stdout).to.equal('$(id)|a b|')
   })
 
-  it('on a terminal yard exec passes -it and the command gets a TTY (acceptance 5)', async () => {
+  it('on a terminal yard exec passes -it and the command gets a terminal of the pane\'s size (acceptance 5)', async () => {
     cluster.kubectl.clear()
     const socket = `${K2_TEST_PREFIX}-${process.pid}`
     const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
     try {
       tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'sh')
-      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && echo has-a-tty'])}; echo exec-done`, 'Enter')
+      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && stty size'])}; echo exec-done`, 'Enter')
       const deadline = Date.now() + 60_000
       let screen = ''
       while (Date.now() < deadline) {
@@ -142,7 +142,8 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
         if (/^exec-done\s*$/m.test(screen)) break
         await new Promise((resolve) => setTimeout(resolve, 200))
       }
-      expect(screen).to.match(/^has-a-tty\s*$/m)
+      // A terminal at the pane's size: stdio is handed to kubectl as it is.
+      expect(screen).to.match(/^30 100\s*$/m)
     } finally {
       spawnSync('tmux', ['-L', socket, 'kill-server'])
     }
