@@ -22,7 +22,7 @@ export interface RepoSpec {
   url: string
   /** How often a node refreshes its cache: a duration such as `10m`, `1h30m`, `45s`. Absent: the agent's `--interval`. */
   refreshInterval?: string
-  /** The latest ask for an on-demand fetch (RFC 3339); a node fetches when it is newer than its `lastFetched`. */
+  /** The latest ask for an on-demand fetch (RFC 3339); a node fetches when it is newer than its latest attempt (successful or not: a failing remote is not retried in a loop). */
   askedAt?: string
 }
 
@@ -131,7 +131,7 @@ export function repoCrd(): Record<string, unknown> {
                   properties: {
                     url: {type: 'string', minLength: 1, description: 'the url as first given; the agent clones from it'},
                     refreshInterval: {type: 'string', minLength: 1, pattern: '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$', description: "how often a node fetches, e.g. 10m; default: the agent's --interval"},
-                    askedAt: {type: 'string', format: 'date-time', description: 'the latest ask for a fetch; a node fetches when it is newer than its lastFetched'},
+                    askedAt: {type: 'string', format: 'date-time', description: 'the latest ask for a fetch; a node holding the cache fetches when it is newer than its latest attempt'},
                   },
                 },
                 status: {
