@@ -129,6 +129,50 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect((await agent()).pass.fetched).to.deep.equal([])
   })
 
+  it('fetches a present cache on its Repo\'s refreshInterval, and others on --interval', async () => {
+    const quick = makeUpstream('quick')
+    const slow = makeUpstream('slow')
+    const quickKey = await declare(quick, {refreshInterval: '1s'})
+    const slowKey = await declare(slow)
+    await sandboxPod('feat', [quick, slow], NODE)
+    expect((await agent()).pass.cloned.sort()).to.deep.equal([quickKey, slowKey].sort())
+    const quickTip = commitTo(quick, 'main', 'later', 'quick\n')
+    const slowTip = commitTo(slow, 'main', 'later', 'slow\n')
+    // Past 1 s +20 % since the clone.
+    await new Promise((resolve) => setTimeout(resolve, 1300))
+
+    const run = await agent()
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(run.pass.fetched).to.deep.equal([quickKey])
+    expect(git(path.join(root, quickKey), ['rev-parse', 'main'])).to.equal(quickTip)
+    expect(git(path.join(root, slowKey), ['rev-parse', 'main'])).to.not.equal(slowTip)
+  })
+
+  it('with --once, an API failure exits 1 naming the call and changes nothing; the loop warns and goes on', async () => {
+    const upstream = makeUpstream('app')
+    const key = await declare(upstream)
+    await sandboxPod('feat', [upstream], NODE)
+    api.inject({verb: 'list', resource: 'repos'}, {code: 403, reason: 'Forbidden', message: 'repos.yard.dev is forbidden'})
+    const once = await agent()
+    expect(once.exitCode).to.equal(1)
+    expect(JSON.stringify(once.json)).to.include('list the Repos').and.include('forbidden')
+    expect(present(key)).to.equal(false)
+
+    api.inject({verb: 'list', resource: 'pods'}, {code: 503, reason: 'ServiceUnavailable', message: 'try later'}, 2)
+    const h = harness({root})
+    const demand = await openCacheDemand({node: NODE, cacheRoot: root, namespace: NAMESPACE}, {...process.env, KUBECONFIG: api.kubeconfigPath})
+    const stop = new AbortController()
+    const running = h.cache.agent(root, {intervalMs: 10 * 60_000, once: false, signal: stop.signal, pollMs: 100, demand})
+    try {
+      await until(() => statusOf(key)?.[NODE]?.present === true)
+    } finally {
+      stop.abort()
+    }
+    expect((await running).cloned).to.deep.equal([key])
+    expect(h.warnings).to.have.length(2)
+    expect(h.warnings[0]).to.include('could not read what the cluster wants').and.include('503')
+  })
+
   it('leaves un-cloned a Repo that no pod on its node needs: pods on other nodes and pods that ended do not count', async () => {
     const elsewhere = makeUpstream('elsewhere')
     const ended = makeUpstream('ended')
