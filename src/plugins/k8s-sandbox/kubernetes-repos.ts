@@ -29,11 +29,12 @@ export function nodesPresent(repo: Repo | undefined): string[] {
  * Makes sure a Repo exists for every cache key of `repos` (spec `url` as first given,
  * `refreshInterval` when set); an existing Repo is left as it is (another sandbox may have
  * declared it).
- * @returns the keys this call created, and per key the nodes holding the cache.
+ * Each key it creates is pushed onto `created` at once, so a caller can undo them after a
+ * failure half-way.
+ * @returns per key, the nodes holding the cache.
  * @throws OperationError (exit 1) when the API refuses (no Repo CRD: run `yard cluster install`).
  */
-export async function upsertRepos(kube: Kube, repos: SandboxRepo[], refreshInterval?: string): Promise<{created: string[]; presentNodes: Record<string, string[]>}> {
-  const created: string[] = []
+export async function upsertRepos(kube: Kube, repos: SandboxRepo[], created: string[], refreshInterval?: string): Promise<Record<string, string[]>> {
   const presentNodes: Record<string, string[]> = {}
   for (const repo of repos) {
     if (repo.key in presentNodes) continue
@@ -51,7 +52,7 @@ export async function upsertRepos(kube: Kube, repos: SandboxRepo[], refreshInter
     }
     presentNodes[repo.key] = nodesPresent(found)
   }
-  return {created, presentNodes}
+  return presentNodes
 }
 
 /**
@@ -73,7 +74,7 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
       if (entry?.lastError) {
         throw new OperationError(`the cache agent on node ${node} could not clone ${urlOf(key)} (Repo ${key}) for the sandbox pod ${pod}`, {
           why: entry.lastError.trim(),
-          fix: `check that the url is right and reachable from the nodes with the agent's credentials (yard cluster status shows every node's state); the pod was deleted, then run yard sandbox create again`,
+          fix: "the pod was deleted; check that the url is right and reachable from the nodes with the agent's credentials (yard cluster status shows every node's state), then run yard sandbox create again",
         })
       }
       missing.push(key)
@@ -82,7 +83,7 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
     if (Date.now() >= deadline) {
       throw new OperationError(`node ${node || '(none)'} did not report the cache${missing.length === 1 ? '' : 's'} ${missing.join(', ')} present within ${formatDuration(options.budgetMs)} for the sandbox pod ${pod}`, {
         why: "the cache agent DaemonSet clones a Repo when a pod on its node mounts it and reports it in the Repo's status; no such report came",
-        fix: 'check that the agent runs on that node (yard cluster status; yard cluster install sets it up); for large repositories raise [cluster] cache-timeout-seconds',
+        fix: 'the pod was deleted; check that the agent runs on that node (yard cluster status; yard cluster install sets it up), raise [cluster] cache-timeout-seconds for large repositories, then run yard sandbox create again',
       })
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))))

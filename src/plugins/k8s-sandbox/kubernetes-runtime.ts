@@ -76,9 +76,8 @@ export class KubernetesRuntime implements SandboxRuntime {
     const spec = specOf(manifest)
     const made = {pod: false, repos: [] as string[]}
     try {
-      const repos = await upsertRepos(kube, spec.repos, this.settings.refreshInterval)
-      made.repos = repos.created
-      const body = withCacheAffinity(manifest, repos.presentNodes) as V1Pod
+      const presentNodes = await upsertRepos(kube, spec.repos, made.repos, this.settings.refreshInterval)
+      const body = withCacheAffinity(manifest, presentNodes) as V1Pod
       await kubeCall(kube, `create the pod ${name} in namespace ${kube.namespace}`, () => kube.core.createNamespacedPod({namespace: kube.namespace, body}))
       made.pod = true
       const pod = await this.waitReady(kube, name)
@@ -107,7 +106,7 @@ export class KubernetesRuntime implements SandboxRuntime {
         const events = await kube.core.listNamespacedEvent({namespace: kube.namespace, fieldSelector: `involvedObject.name=${name}`}).then((list) => recentEvents(list.items)).catch(() => [])
         throw new OperationError(ended ? `the sandbox pod ${name} ended (${pod!.status!.phase}) before it became Ready` : `the sandbox pod ${name} did not become Ready within ${formatDuration(budgetMs)}`, {
           why: describePodState(pod, events),
-          fix: `check that the nodes can pull or have the image and that the namespace ${kube.namespace} has room (kubectl describe pod shows the same); for slow nodes raise [cluster] ready-timeout-seconds. The pod was deleted, then run yard sandbox create again`,
+          fix: `the pod was deleted; check that the nodes can pull or have the image and that namespace ${kube.namespace} has room (kubectl describe pod shows the same), raise [cluster] ready-timeout-seconds for slow nodes, then run yard sandbox create again`,
         })
       }
       await sleep(Math.min(pollEvery(budgetMs), Math.max(0, deadline - Date.now())))

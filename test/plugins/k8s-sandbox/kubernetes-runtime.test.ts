@@ -234,6 +234,39 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(repo(keyMissing)).to.equal(undefined)
   })
 
+  it('a node whose agent never reports the cache fails create after [cluster] cache-timeout-seconds, and the pod goes', async () => {
+    const quiet = makeUpstream('quiet')
+    cluster.scripts.set(`${prefix}-quiet`, {kind: 'ready', node: 'node-d', agent: 'silent'})
+    const started = Date.now()
+    const failed = await run(['sandbox', 'create', 'quiet', '--repo', quiet])
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(Date.now() - started).to.be.at.least(5000)
+    expect(failed.stderr).to.include(`node node-d did not report the cache ${repoIdentity(quiet).key} present within 5 s for the sandbox pod ${prefix}-quiet`)
+    expect(fakePod(`${prefix}-quiet`)).to.equal(undefined)
+    expect(repo(repoIdentity(quiet).key)).to.equal(undefined)
+  })
+
+  it('a Repo create refused half-way (403) fails create before any pod, and removes the Repos it had made', async () => {
+    const first = makeUpstream('first')
+    const second = makeUpstream('second')
+    // The first Repo create goes through; then the next one is forbidden.
+    const forbidden = {code: 403, reason: 'Forbidden', message: 'repos.yard.dev is forbidden: User "dev" cannot create resource "repos" in API group "yard.dev"'}
+    const before = cluster.api.calls.length
+    cluster.onCreated = (created) => {
+      if (created.resource !== 'repos') return
+      cluster.api.inject({verb: 'create', resource: 'repos'}, forbidden)
+      cluster.onCreated = undefined
+    }
+    const failed = await run(['sandbox', 'create', 'half', '--repo', first, '--repo', second])
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(failed.stderr).to.include('forbidden: repos.yard.dev is forbidden')
+    const creates = cluster.api.calls.slice(before).filter((call) => call.verb === 'create' && call.resource === 'repos')
+    expect(creates).to.have.length(2)
+    expect(repo(repoIdentity(first).key)).to.equal(undefined)
+    expect(repo(repoIdentity(second).key)).to.equal(undefined)
+    expect(cluster.api.calls.slice(before).some((call) => call.verb === 'create' && call.resource === 'pods')).to.equal(false)
+  })
+
   it('worktree add asks the cluster for sandboxes on [cluster] runtime kubernetes and pins a clashing newcomer (alpha and feat both hash to 59)', async () => {
     const listsBefore = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').length
     const added = await run(['worktree', 'add', 'alpha', '--json'])

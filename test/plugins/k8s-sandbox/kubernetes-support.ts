@@ -9,7 +9,7 @@ import {spawn} from 'node:child_process'
 import path from 'node:path'
 
 import {repoCrd} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
-import {startFakeKubeApi, type FakeKubeApi, type KubeObject} from '../../support/fake-kube-api/index.js'
+import {startFakeKubeApi, type CreatedObject, type FakeKubeApi, type KubeObject} from '../../support/fake-kube-api/index.js'
 import {FakeKubectl} from '../../support/fake-kubectl.js'
 import {projectRoot} from '../../support/yard.js'
 import type {SandboxFixture} from './support.js'
@@ -30,6 +30,8 @@ export class FakeCluster {
   readonly scripts = new Map<string, PodScript>()
   fallback: PodScript = {kind: 'ready', node: 'node-b', agent: 'present', agentDelayMs: 300}
   readonly kubectl = new FakeKubectl()
+  /** Called after every create through the API (a test injects a failure for what follows). */
+  onCreated?: (created: CreatedObject) => void
   private timers: NodeJS.Timeout[] = []
 
   private constructor(readonly api: FakeKubeApi) {}
@@ -40,6 +42,7 @@ export class FakeCluster {
       namespaces: [NAMESPACE],
       crds: [repoCrd()],
       onCreate: async (created) => {
+        cluster!.onCreated?.(created)
         if (created.resource === 'pods') await cluster!.react(created.object)
       },
     })
