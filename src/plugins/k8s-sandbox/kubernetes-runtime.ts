@@ -116,8 +116,10 @@ export class KubernetesRuntime implements SandboxRuntime {
   async remove(name: string): Promise<void> {
     const kube = await this.kube()
     try {
-      // No grace period: `sleep infinity` as PID 1 ignores SIGTERM, and /work goes with the pod anyway.
-      await kube.core.deleteNamespacedPod({name, namespace: kube.namespace, gracePeriodSeconds: 0})
+      // One second: `sleep infinity` as PID 1 ignores SIGTERM, and /work goes with the pod anyway.
+      // Not 0, which the API server treats as a forced delete (the object gone before the kubelet
+      // has stopped the containers; Kubernetes docs, "Pod termination").
+      await kube.core.deleteNamespacedPod({name, namespace: kube.namespace, gracePeriodSeconds: 1})
     } catch (error) {
       if (!isNotFound(error)) throw kubeError(error, `delete the pod ${name} in namespace ${kube.namespace}`, kube)
     }
