@@ -136,7 +136,8 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     try {
       const mounted = await demand.mountedKeys()
       const view: View = {mounted, repos: await demand.repos()}
-      const marked = await ensureRoot(root)
+      // Pods' hostPath volumes may have made cache-named directories before the agent's first pass.
+      const marked = await ensureRoot(root, {claimCacheNamed: true})
       if (Date.now() >= nextSweep) {
         if (marked) await sweep(cache, root, options, emit, new Set([...mounted, ...inFlight.keys()]))
         else if (!warnedUnmarked) {

@@ -17,7 +17,7 @@ import {repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resourc
 import {allowedBy, type FakeKubeApi, type FakeKubeCall, type KubeObject, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard, type YardRun} from '../../support/yard.js'
-import {commitTo, git, harness, makeUpstream} from './support.js'
+import {commitTo, git, harness, localConfig, makeUpstream, PIN_LINES} from './support.js'
 
 /** Resolves once `condition` holds; rejects after `ms`. */
 async function until(condition: () => boolean, ms = 30_000): Promise<void> {
@@ -171,6 +171,21 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect((await running).cloned).to.deep.equal([key])
     expect(h.warnings).to.have.length(2)
     expect(h.warnings[0]).to.include('could not read what the cluster wants').and.include('503')
+  })
+
+  it('adopts a repository found in the root (pinned), refreshes it from its Repo\'s url and reports it present', async () => {
+    const upstream = makeUpstream('app')
+    const key = await declare(upstream)
+    mkdirSync(root, {recursive: true})
+    git(root, ['clone', '-q', '--bare', '--', upstream, key])
+    const later = commitTo(upstream, 'main', 'later', 'after the copy\n')
+
+    const run = await agent()
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(run.pass).to.deep.include({adopted: [key], fetched: [key], cloned: [], evicted: []})
+    expect(localConfig(path.join(root, key))).to.include.members(PIN_LINES)
+    expect(git(path.join(root, key), ['rev-parse', 'main'])).to.equal(later)
+    expect(statusOf(key)?.[NODE]).to.include({present: true})
   })
 
   it('leaves un-cloned a Repo that no pod on its node needs: pods on other nodes and pods that ended do not count', async () => {
