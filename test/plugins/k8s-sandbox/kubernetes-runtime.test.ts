@@ -160,6 +160,11 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(planned.json).to.deep.include({published: false, argv: expected, exitCode: null})
 
     cluster.kubectl.clear()
+    const mixed = await run(['sandbox', 'forward', 'feat', '--json'])
+    expect(mixed.exitCode).to.equal(2)
+    expect((mixed.json as {error: {message: string}}).error.message).to.equal('--json needs --dry-run when kubectl port-forward runs')
+    expect(cluster.kubectl.verb('port-forward')).to.deep.equal([])
+
     const forwarded = await cliAsync(fixture, cluster.env, ['sandbox', 'forward', 'feat'])
     expect(forwarded.status, forwarded.stderr).to.equal(0)
     expect(cluster.kubectl.verb('port-forward').map((call) => call.argv)).to.deep.equal([expected.slice(1)])
