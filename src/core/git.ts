@@ -4,6 +4,8 @@
  * (argv arrays, `GIT_TERMINAL_PROMPT=0`, `LC_ALL=C`). Refs and paths that come from users are
  * checked not to start with `-` before they get here.
  */
+import path from 'node:path'
+
 import type {ProcessRunner} from './process.js'
 
 /** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
@@ -82,6 +84,60 @@ export async function dirtyCounts(runner: ProcessRunner, checkout: string): Prom
     if (entry[0] === 'R' || entry[0] === 'C') index++
   }
   return counts
+}
+
+/** The config key listing checkouts for `git for-each-repo`: given with `-c`, never written. */
+const STATUS_CHECKOUTS_KEY = 'yard.statuscheckout'
+
+/** Counts of one checkout's `git status --porcelain=v2 -z` entries (headers skipped). */
+function countV2(entries: readonly string[]): DirtyCounts {
+  const counts: DirtyCounts = {modified: 0, untracked: 0}
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index]
+    if (entry.startsWith('? ')) counts.untracked++
+    else if (entry.startsWith('1 ') || entry.startsWith('u ')) counts.modified++
+    else if (entry.startsWith('2 ')) {
+      counts.modified++
+      index++ // a rename or copy carries its source path as the next entry
+    }
+  }
+  return counts
+}
+
+/**
+ * `dirtyCounts` of many checkouts with few processes (the dashboard asks about 50 every 2 s):
+ * `git for-each-repo` (git-for-each-repo(1), git ≥ 2.30) runs `git status --porcelain=v2
+ * --branch -z --untracked-files=all` in each checkout of a batch, `batches` batches side by side;
+ * each checkout's output starts with its `# branch.oid` header, in the order given.
+ * `GIT_OPTIONAL_LOCKS=0`: status never rewrites the index (git(1), --no-optional-locks), so it
+ * never contends with the user's own git. A checkout whose status fails stops its batch (git
+ * 2.39 has no `--keep-going`), and an older git has no for-each-repo: the checkouts without an
+ * answer are asked one by one with `dirtyCounts`, so a failure is reported as that checkout's.
+ * @returns the counts in the order of `checkouts`
+ * @throws OperationError (exit 1) when `git status` fails in a checkout (as `dirtyCounts`).
+ */
+export async function dirtyCountsMany(runner: ProcessRunner, checkouts: readonly string[], batches = 4): Promise<DirtyCounts[]> {
+  const size = Math.max(1, Math.ceil(checkouts.length / batches))
+  const chunks = Array.from({length: Math.ceil(checkouts.length / size)}, (_, index) => checkouts.slice(index * size, (index + 1) * size))
+  const answered = await Promise.all(chunks.map(async (chunk) => {
+    const listed = chunk.flatMap((checkout) => ['-c', `${STATUS_CHECKOUTS_KEY}=${checkout}`])
+    // Run from outside any repository: started inside one, git exports its GIT_DIR to the
+    // children, and each `git -C <checkout> status` then reads that repository's index.
+    const result = await runner.git([...listed, 'for-each-repo', `--config=${STATUS_CHECKOUTS_KEY}`, '--', 'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
+      cwd: path.parse(chunk[0]).root,
+      env: {GIT_OPTIONAL_LOCKS: '0', GIT_DIR: undefined, GIT_WORK_TREE: undefined},
+      allowFailure: true,
+    })
+    const sections: string[][] = []
+    for (const entry of result.stdout.split('\0')) {
+      if (entry.startsWith('# branch.oid ')) sections.push([])
+      else if (entry !== '' && sections.length > 0) sections.at(-1)!.push(entry)
+    }
+    // A failed batch's last section may be cut short: only sections followed by another, or all of a batch that succeeded, count.
+    const complete = result.exitCode === 0 ? sections.slice(0, chunk.length) : sections.slice(0, Math.max(0, sections.length - 1))
+    return Promise.all(chunk.map((checkout, index) => (index < complete.length ? countV2(complete[index]) : dirtyCounts(runner, checkout))))
+  }))
+  return answered.flat()
 }
 
 /**

@@ -7,14 +7,14 @@ import {existsSync} from 'node:fs'
 
 import type {OffsetSource} from './backend.js'
 import type {YardContext} from './context.js'
-import {aheadBehind, branchConfig, dirtyCounts, DirtyCounts} from './git.js'
+import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from './git.js'
 import {shortRef} from './worktree-base.js'
 import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from './workspace.js'
 
 /** The git config key recording a branch's base (DESIGN.md §4.1): `branch.<branch>.yardBase`. */
 export const BASE_KEY = 'yardBase'
 
-/** How many checkouts are asked about their status at once. */
+/** How many checkouts are asked about ahead/behind at once. */
 const STATUS_CONCURRENCY = 8
 
 /** One row of `yard worktree list --json` (DESIGN.md Appendix A). */
@@ -77,7 +77,7 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   const main = all.find((worktree) => worktree.path === mainPath) ?? all[0]
   const checkouts = identities.map((row) => ({row, worktree: row.target.isMain ? main : byName.get(row.target.name)!}))
   const base = (worktree: (typeof checkouts)[number]['worktree']) => (worktree.branch === undefined ? undefined : bases.get(worktree.branch))
-  options.onListed?.(checkouts.map(({row: {target}, worktree}) => ({
+  const listed = checkouts.map(({row: {target}, worktree}): ListedCheckout => ({
     name: target.name,
     branch: worktree.branch ?? null,
     path: worktree.path,
@@ -89,32 +89,33 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
     missing: !existsSync(worktree.path),
     locked: worktree.locked,
     ports: target.ports,
-  })))
-  return mapLimit(checkouts, STATUS_CONCURRENCY, async ({row, worktree}) => {
-    const {target} = row
-    const missing = !existsSync(worktree.path)
-    const base = worktree.branch === undefined ? undefined : bases.get(worktree.branch)
-    const against = (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base
-    const [dirty, counts] = await Promise.all([
-      missing ? null : dirtyCounts(context.runner, worktree.path),
-      worktree.head !== undefined && against !== undefined ? aheadBehind(context.runner, mainPath, worktree.head, against) : undefined,
-    ])
-    return {
-      name: target.name,
-      branch: worktree.branch ?? null,
-      path: worktree.path,
-      head: worktree.head ?? null,
-      base: base === undefined ? null : shortRef(base),
-      offset: target.offset,
-      offsetSource: target.offsetSource,
-      project: target.project,
-      dirty,
-      ahead: counts?.ahead ?? null,
-      behind: counts?.behind ?? null,
-      missing,
-      locked: worktree.locked,
-    }
-  })
+  }))
+  options.onListed?.(listed)
+  // Dirty counts of every present checkout in a few batched processes; ahead/behind per checkout.
+  const present = listed.filter((checkout) => !checkout.missing)
+  const [dirty, counts] = await Promise.all([
+    dirtyCountsMany(context.runner, present.map((checkout) => checkout.path)).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
+    mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
+      const against = (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
+      return worktree.head !== undefined && against !== undefined ? aheadBehind(context.runner, mainPath, worktree.head, against) : undefined
+    }),
+  ])
+  // The keys in the order of DESIGN.md Appendix A.
+  return listed.map((checkout, index) => ({
+    name: checkout.name,
+    branch: checkout.branch,
+    path: checkout.path,
+    head: checkout.head,
+    base: checkout.base,
+    offset: checkout.offset,
+    offsetSource: checkout.offsetSource,
+    project: checkout.project,
+    dirty: dirty.get(checkout.name) ?? null,
+    ahead: counts[index]?.ahead ?? null,
+    behind: counts[index]?.behind ?? null,
+    missing: checkout.missing,
+    locked: checkout.locked,
+  }))
 }
 
 /** Short branch name → its upstream's full ref, for branches that have one. */

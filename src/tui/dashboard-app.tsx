@@ -47,7 +47,7 @@ export const HELP_LINES = [
   'u  stack up              d    stack down',
   'x  remove (asks first)   e    shell in the box or sandbox',
   'r  refresh now           /    filter by name or branch',
-  'n  new worktree (cluster: sandboxes)   Enter  details of the row',
+  'n  new worktree/sandbox  Enter  details of the row',
   '?  this help',
   'q  quit                  Ctrl-C  quit',
 ]

@@ -21,14 +21,14 @@ export function detailPaneLines(mode: DashboardMode, row: LocalRow | ClusterRow,
   const lines = detailLines(mode, row)
   if (mode !== 'local') return lines
   if (error) return [...lines, `details: ${error}`]
-  if (!facts) return [...lines, 'services: …', 'recent logs: …', 'git status: …']
+  if (!facts) return [...lines, 'services: …', 'recent logs: …', 'git status --short: …']
   return [
     ...lines,
     facts.containers.length === 0 ? 'services: nothing runs' : 'services:',
     ...facts.containers.map(containerLine),
     facts.logs === null ? 'recent logs: none from this stack backend' : facts.logs.length === 0 ? 'recent logs: none' : 'recent logs:',
     ...(facts.logs ?? []).map((line) => `  ${line}`),
-    'git status:',
+    'git status --short:',
     ...facts.git.map((line) => `  ${line}`),
     ...(facts.gitMore > 0 ? [`  … ${facts.gitMore} more`] : []),
     ...facts.notes.map((note) => `note: ${note}`),

@@ -295,7 +295,7 @@ describe('dashboard: the detail pane (DESIGN.md §6)', () => {
     expect(shown).to.match(/^ {2}web {2}running {2}3059→8080 {2}\(app-feat-web-1\)$/m)
     expect(shown).to.match(/^ {2}box {2}running {2}\(app-feat-box\)$/m)
     expect(shown).to.match(/^recent logs:\n {2}web \| serving hello feat\n {2}web \| GET \/ 200$/m)
-    expect(shown).to.match(/^git status:\n {2}## wt\/feat\n {2}\?\? notes\.txt\n {2}… 3 more$/m)
+    expect(shown).to.match(/^git status --short:\n {2}## wt\/feat\n {2}\?\? notes\.txt\n {2}… 3 more$/m)
     expect(asked).to.deep.equal(['feat'])
     app.stdin.write('\r')
     await frameWhere(app, (frame) => !frame.includes('recent logs'))
