@@ -106,7 +106,9 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       }
       const lastAttempt = record?.lastAttempt ? Date.parse(record.lastAttempt) : 0
       const asked = repo.askedAt !== undefined && Date.parse(repo.askedAt) > lastAttempt && served.get(repo.key) !== repo.askedAt
-      const dueAt = nextDue.get(repo.key) ?? lastAttempt + 0.8 * (repo.refreshMs ?? options.intervalMs)
+      // A missing cache is cloned at once, unless its latest clone failed: then on the interval (or an ask).
+      const retry = present || (record?.lastError ?? null) !== null
+      const dueAt = retry ? (nextDue.get(repo.key) ?? lastAttempt + 0.8 * (repo.refreshMs ?? options.intervalMs)) : 0
       if ((present || mounted) && (asked || Date.now() >= dueAt)) due.push({repo, kind: present ? 'fetch' : 'clone', onDemand: asked})
       else await report(repo, status)
     }
@@ -124,6 +126,8 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       const paths = cachePaths(root, key)
       try {
         await evictCache(cache, paths, (await readRecord(paths))?.url ?? key, {dryRun: false, probe: options.probe})
+        nextDue.delete(key)
+        served.delete(key)
         emit({action: 'evicted', key, detail: 'its Repo is gone and no pod on this node mounts it'})
       } catch (error) {
         emit({action: 'skipped', key, detail: describe(error)})
@@ -149,7 +153,10 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       due = await plan(view)
       if (marked) await evictUnwanted(view)
     } catch (error) {
-      if (options.once) throw error
+      if (options.once) {
+        await Promise.allSettled(inFlight.values())
+        throw error
+      }
       cache.context.warn(`warning: the cache agent of node ${demand.node} could not read what the cluster wants; trying again in ${pollMs} ms: ${describe(error)}`)
     }
     for (const item of due) {

@@ -14,7 +14,7 @@ import path from 'node:path'
 
 import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
 import {CACHE_KEY_PATTERN} from '../../core/repo-identity.js'
-import {Kube, kubeCall, openKube} from './kube.js'
+import {Kube, kubeCall, kubeGet, openKube} from './kube.js'
 import {nodeStatusPatch, parseRefreshInterval, Repo, REPO_GROUP, REPO_PLURAL, REPO_VERSION, RepoNodeStatus} from './repo-resource.js'
 
 /** Every API call of the cache agent as RBAC sees it (API group, resource, verb): its Role grants these and no more. */
@@ -99,11 +99,15 @@ export class KubeCacheDemand implements CacheDemand {
     return (list.items ?? []).map((repo) => demandedRepo(repo, this.node))
   }
 
-  /** A merge patch of `status.nodes.<node>` only (RFC 7386). @throws OperationError when the server refuses it. */
+  /**
+   * A merge patch of `status.nodes.<node>` only (RFC 7386). A Repo deleted meanwhile has no status
+   * to write: that resolves.
+   * @throws OperationError when the server refuses it.
+   */
   async report(key: string, status: CacheNodeStatus): Promise<void> {
     const {kube} = this
     const entry: RepoNodeStatus = {present: status.present, lastFetched: status.lastFetched, lastError: status.lastError}
-    await kubeCall(kube, `report node ${this.node}'s state of Repo ${key} in namespace ${kube.namespace}`, () =>
+    await kubeGet(kube, `report node ${this.node}'s state of Repo ${key} in namespace ${kube.namespace}`, () =>
       kube.custom.patchNamespacedCustomObjectStatus(
         {group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL, name: key, body: nodeStatusPatch(this.node, entry)},
         kube.mergePatch,

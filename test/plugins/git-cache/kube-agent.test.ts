@@ -304,7 +304,7 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect([...made].sort()).to.deep.equal(AGENT_API_CALLS.map((call) => `${call.apiGroup}|${call.resource}|${call.verb}`).sort())
   })
 
-  it('running as a loop, clones for a pod that appears and serves an ask, then stops when told', async () => {
+  it('running as a loop, clones for a pod that appears, serves an ask, evicts, clones again at once when wanted again, and stops when told', async () => {
     const upstream = makeUpstream('app')
     const h = harness({root})
     const demand = await openCacheDemand({node: NODE, cacheRoot: root, namespace: NAMESPACE}, {...process.env, KUBECONFIG: api.kubeconfigPath})
@@ -318,12 +318,20 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
       const later = commitTo(upstream, 'main', 'later', 'a new upstream commit\n')
       await declare(upstream, {askedAt: new Date().toISOString()})
       await until(() => present(key) && git(path.join(root, key), ['rev-parse', 'main']) === later)
+      // Unwanted, evicted; wanted again by a new pod: cloned at once, not an interval later.
+      api.remove(REPOS, NAMESPACE, key)
+      await setPhase('feat', 'Succeeded')
+      await until(() => !existsSync(path.join(root, key)))
+      await declare(upstream)
+      await sandboxPod('again', [upstream], NODE)
+      await until(() => present(key), 10_000)
     } finally {
       stop.abort()
     }
     const pass = await running
-    expect(pass.cloned).to.have.length(1)
-    expect(pass.fetched).to.deep.equal(pass.cloned)
+    expect(pass.cloned).to.have.length(2)
+    expect(pass.fetched).to.have.length(1)
+    expect(pass.evicted).to.have.length(1)
     expect(h.warnings).to.deep.equal([])
   })
 
