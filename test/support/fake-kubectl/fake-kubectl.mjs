@@ -15,7 +15,8 @@
  *   (with FAKE_KUBECTL_FORWARD_HOLD=1 it waits for SIGINT or SIGTERM, as kubectl does).
  *
  * What it validates, failing like kubectl (exit 1, "error: …"): `--context` and `--namespace`
- * are given, the context exists in $KUBECONFIG (when set), the verb is one of the three, exec
+ * are given, the context exists in $KUBECONFIG (when set) and, for exec and cp, the pod exists
+ * on that context's API server (a GET, as kubectl does), the verb is one of the three, exec
  * names container `workspace` and puts the command after `--`, a forward is `pod/NAME` with
  * `LOCAL:CONTAINER` pairs. `-t` without a terminal on stdin is dropped with kubectl's warning.
  *
@@ -47,33 +48,44 @@ while (index < args.length && args[index].startsWith('--')) {
   index += inline === undefined ? 2 : 1
 }
 if (!globals.context || !globals.namespace) fail('fake kubectl: yard always names --context and --namespace before the verb')
-await checkContext(globals.context)
+const server = await checkContext(globals.context)
 
 const verb = args[index]
 const rest = args.slice(index + 1)
-if (verb === 'exec') execVerb(rest)
-else if (verb === 'cp') cpVerb(rest)
+if (verb === 'exec') await execVerb(rest)
+else if (verb === 'cp') await cpVerb(rest)
 else if (verb === 'port-forward') await forwardVerb(rest)
 else fail(`fake kubectl: unsupported verb "${verb ?? ''}" (exec, cp and port-forward are emulated)`)
 
-/** The context must exist in the kubeconfig, as kubectl checks. */
+/** The context must exist in the kubeconfig, as kubectl checks; resolves with its server url. */
 async function checkContext(context) {
   const file = process.env.KUBECONFIG
-  if (!file) return
+  if (!file) return undefined
   const {parse} = await import('yaml')
   const config = parse(readFileSync(file.split(':')[0], 'utf8'))
-  if (!(config?.contexts ?? []).some((entry) => entry.name === context)) fail(`context "${context}" does not exist`)
+  const entry = (config?.contexts ?? []).find((candidate) => candidate.name === context)
+  if (!entry) fail(`context "${context}" does not exist`)
+  return (config.clusters ?? []).find((cluster) => cluster.name === entry.context.cluster)?.cluster?.server
+}
+
+/** Like kubectl, exec and cp first read the pod from the API server: it must exist there. */
+async function requireClusterPod(pod) {
+  if (!server) return
+  const response = await fetch(`${server}/api/v1/namespaces/${encodeURIComponent(globals.namespace)}/pods/${encodeURIComponent(pod)}`).catch((error) => fail(`Unable to connect to the server: ${error.message}`))
+  if (response.status === 404) fail(`Error from server (NotFound): pods "${pod}" not found`)
+  if (!response.ok) fail(`Error from server: ${response.status} ${await response.text()}`)
 }
 
 function podman(argv, options = {}) {
   return spawnSync('podman', argv, {stdio: 'inherit', ...options})
 }
 
-function requirePod(pod) {
-  if (podman(['container', 'exists', `${pod}-workspace`], {stdio: 'ignore'}).status !== 0) fail(`Error from server (NotFound): pods "${pod}" not found`)
+/** The podman-runtime pod the command really runs in (see the header). */
+function requirePlayedPod(pod) {
+  if (podman(['container', 'exists', `${pod}-workspace`], {stdio: 'ignore'}).status !== 0) fail(`fake kubectl: no podman-runtime pod ${pod} to run in: create the same sandbox with --runtime podman first`)
 }
 
-function execVerb(words) {
+async function execVerb(words) {
   const dash = words.indexOf('--')
   if (dash === -1) fail('fake kubectl: exec without "--" before the command (kubectl deprecated that form)')
   const command = words.slice(dash + 1)
@@ -98,12 +110,13 @@ function execVerb(words) {
     process.stderr.write('Unable to use a TTY - input is not a terminal or the right kind of file\n')
     tty = false
   }
-  requirePod(pod)
+  await requireClusterPod(pod)
+  requirePlayedPod(pod)
   const result = podman(['exec', ...(stdin ? ['-i'] : []), ...(tty ? ['-t'] : []), `${pod}-workspace`, ...command])
   process.exit(result.status ?? 1)
 }
 
-function cpVerb(words) {
+async function cpVerb(words) {
   let container
   const paths = []
   for (let i = 0; i < words.length; i++) {
@@ -114,7 +127,8 @@ function cpVerb(words) {
   if (container !== 'workspace') fail(`fake kubectl: yard copies from container "workspace", got ${container ?? 'none'}`)
   if (paths.length !== 2 || !/^[a-z0-9-]+:\//.test(paths[0])) fail('fake kubectl: cp POD:/PATH DEST expected')
   const [pod, podPath] = [paths[0].slice(0, paths[0].indexOf(':')), paths[0].slice(paths[0].indexOf(':') + 1)]
-  requirePod(pod)
+  await requireClusterPod(pod)
+  requirePlayedPod(pod)
   process.exit(podman(['cp', `${pod}-workspace:${podPath}`, paths[1]]).status ?? 1)
 }
 
