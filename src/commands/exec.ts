@@ -8,7 +8,7 @@ import {BaseCommand} from './base.js'
 /** `yard exec [NAME] -- CMD…` (DESIGN.md §4.2): exit codes pass through. */
 export default class Exec extends BaseCommand {
   static summary = "Run a command in a checkout's dev box"
-  static description = 'Runs CMD in the box of worktree NAME (default: the targeted checkout), in the checkout\'s directory. The `--` is required. The command\'s exit code is yard\'s; 125/126/127 mean the engine failed / the command cannot run / was not found, as with podman exec; a stopped box is exit 1. On a terminal the command gets one at the terminal\'s size, following resizes.'
+  static description = 'Runs CMD in the box of worktree NAME (default: the targeted checkout), in the checkout\'s directory. The `--` is required. The command\'s exit code is yard\'s; 125/126/127 mean the engine failed / the command cannot run / was not found, as with podman exec; a stopped box is exit 1. On a terminal the command gets one at the terminal\'s size, following resizes. In a sandbox on the kubernetes runtime the command runs through kubectl exec (-it on a terminal; the directory through sh -c \'cd "$1" && shift && exec "$@"\', your words staying arguments), and kubectl\'s exit code is yard\'s.'
   static examples = ["<%= config.bin %> exec feat -- git status", "<%= config.bin %> exec -- sh -c 'echo $WORKTREE'", '<%= config.bin %> exec feat/feat/login -- git status']
   static strict = false
   static enableJsonFlag = false
