@@ -8,11 +8,12 @@
 import type {StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {dashboardTracer, traced, Tracer} from './dashboard-trace.js'
+import {findClashes} from './identity.js'
 import type {Registry} from './registry.js'
 import {listSandboxes, openSandboxCache, openSandboxes, SandboxListRow} from './sandbox.js'
 import {openStack, StackSession} from './stack.js'
 import {ListedCheckout, listWorktrees, WorktreeRow} from './worktree-list.js'
-import {buildTarget, listIdentities, openWorkspace} from './workspace.js'
+import {listIdentities, openWorkspace} from './workspace.js'
 
 export type DashboardMode = 'local' | 'cluster'
 
@@ -137,8 +138,8 @@ export interface GatherOptions {
 }
 
 /**
- * Local mode (DESIGN.md §6): main and every worktree (`listWorktrees`, its `git status` calls
- * bounded in number), with `[ports]`, clashes against worktrees and sandboxes, and the stack and
+ * Local mode (DESIGN.md §6): main and every worktree (`listWorktrees`: git status in a few batched
+ * processes), with `[ports]`, clashes against worktrees and sandboxes, and the stack and
  * box states from the configured stack backend (`stackStates`). The worktree list, the engine
  * and the sandbox list are asked at the same time. A machine that is not running makes every
  * stack and box `absent` without asking the engine.
@@ -155,8 +156,8 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
   // The rows as known so far: git cells pending; stack and box once one batch answered.
   const progress = () => {
     if (!options.onProgress || !listed || done) return
-    options.onProgress(listed.map((checkout): LocalRow => ({
-      ...checkout, dirty: null, ahead: null, behind: null, gitPending: true, clashesWith: [],
+    options.onProgress(listed.map(({target, ...checkout}): LocalRow => ({
+      ...checkout, dirty: null, ahead: null, behind: null, gitPending: true, ports: target.ports, clashesWith: [],
       ...(found?.byProject?.(checkout.project) ?? {stack: PENDING, box: PENDING}),
     })))
   }
@@ -171,22 +172,23 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
       progress()
       return answer
     })
-  const [rows, workspace, sandboxes, lookup] = await Promise.all([
+  const [rows, sandboxes, lookup] = await Promise.all([
     traced(trace, 'local: worktree list', () => listWorktrees(quiet, {onListed: (checkouts) => {
       listed = checkouts
       progress()
     }})),
-    traced(trace, 'local: workspace', () => openWorkspace(quiet)),
     traced(trace, 'local: sandbox offsets', () => sandboxOffsets(quiet, registry, notes)),
     states,
   ])
   done = true
-  const identities = await traced(trace, 'local: identities', () => listIdentities(workspace, quiet, sandboxes))
-  const byName = new Map(identities.map((row) => [row.target.name, row]))
+  // Clashes as listIdentities finds them (DESIGN.md §3.4): main has none; a sandbox of a
+  // worktree's name is that worktree's identity, never a clash.
+  const names = new Set(rows.map((row) => row.name))
+  const clashes = findClashes([...rows.filter((row) => row.name !== 'main'), ...sandboxes.filter((sandbox) => !names.has(sandbox.name))])
+  const targets = new Map((listed ?? []).map((checkout) => [checkout.name, checkout.target]))
   const local = await Promise.all(rows.map(async (row): Promise<LocalRow> => {
-    const identity = byName.get(row.name)
-    const target: Target = identity?.target ?? buildTarget(workspace, quiet, row.name, row.name === 'main', {useEnvOffset: false})
-    return {...row, ports: target.ports, clashesWith: identity?.clashesWith ?? [], ...(await lookup.of(target))}
+    const target = targets.get(row.name)!
+    return {...row, ports: target.ports, clashesWith: target.isMain ? [] : (clashes.get(row.name) ?? []), ...(await lookup.of(target))}
   }))
   return {rows: local, notes}
 }

@@ -5,7 +5,7 @@
  */
 import {existsSync} from 'node:fs'
 
-import type {OffsetSource} from './backend.js'
+import type {OffsetSource, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from './git.js'
 import {shortRef} from './worktree-base.js'
@@ -54,8 +54,8 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
   return results
 }
 
-/** A checkout as known before its status: a row without dirty and ahead/behind, plus its host ports. */
-export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {ports: Record<string, number>}
+/** A checkout as known before its status: a row without dirty and ahead/behind, plus its identity. */
+export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {target: Target}
 
 /**
  * Lists main and the worktrees under the root (DESIGN.md §4.1). `WT_OFFSET` is ignored, with a
@@ -88,7 +88,7 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
     project: target.project,
     missing: !existsSync(worktree.path),
     locked: worktree.locked,
-    ports: target.ports,
+    target,
   }))
   options.onListed?.(listed)
   // Dirty counts of every present checkout in a few batched processes; ahead/behind per checkout.
