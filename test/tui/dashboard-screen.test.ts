@@ -161,7 +161,7 @@ describe('dashboard: a slow stack backend from a plugin (DESIGN.md §6)', functi
   let services: DashboardServices
 
   before(async () => {
-    repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-d3"\n\n[stack]\nbackend = "slow-stack"\n\n[ports]\nWEB_PORT = 38700\n'})
+    repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-d3"\n\n[stack]\nbackend = "slow-stack"\n\n[ports]\nWEB_PORT = 38700\n', 'compose.yaml': 'services:\n  web:\n    image: none\n'})
     addWorktree(repo, 'feat')
     const registry = await loadRegistry(await testConfig(['slow-stack']))
     const env = {...process.env, YARD_STATE_DIR: tempDir('yard-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined, YARD_PREFIX: undefined}
@@ -182,6 +182,17 @@ describe('dashboard: a slow stack backend from a plugin (DESIGN.md §6)', functi
     const later = await frameWhere(app, (frame) => rowLine(frame, 'feat').includes('running 1/1'), 10_000)
     expect(rowLine(later, 'feat')).to.match(/running 1\/1\s+absent\s+0M 0U/)
     expect(rowLine(later, 'main')).to.match(/absent\s+absent\s+0M 0U/)
+    app.unmount()
+  })
+
+  it('u shows the stack backend\'s warnings (a fixed host port) in the status line with its outcome', async () => {
+    process.env.YARD_FIXTURE_STACK_DELAY_MS = '0'
+    const app = mount(services)
+    await frameWhere(app, (frame) => rowLine(frame, 'feat').includes('running 1/1'), 10_000)
+    app.stdin.write('j')
+    await frameWhere(app, (frame) => rowLine(frame, 'feat').startsWith('›'))
+    app.stdin.write('u')
+    await frameWhere(app, (frame) => statusLine(frame) === 'feat is up — service web of feat publishes the fixed host port 5432; it clashes with main\'s', 10_000)
     app.unmount()
   })
 
