@@ -6,13 +6,12 @@
 import path from 'node:path'
 
 import type {CacheAgentEvent, CacheAgentPass, CacheBackend, CacheFetchResult, CacheMaintainResult} from './backend.js'
-import {loadConfig} from './config.js'
+import {namespaceFromEnv} from './cluster.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import type {Registry} from './registry.js'
-import {NAME_PATTERN} from './identity.js'
 import {stateDir} from './state.js'
-import {findMainCheckout} from './workspace.js'
+import {mainConfigIfAny} from './workspace.js'
 
 export const DEFAULT_CACHE_BACKEND = 'git-cache'
 
@@ -22,16 +21,8 @@ export const DEFAULT_CACHE_BACKEND = 'git-cache'
  * @throws InputError (exit 2) for invalid config.
  */
 export async function cacheSettings(context: YardContext): Promise<{backend: string; root: string}> {
-  let mainPath: string | undefined
-  try {
-    mainPath = (await findMainCheckout(context)).mainPath
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error
-  }
-  if (mainPath !== undefined) {
-    const config = loadConfig({mainPath, env: context.env, warn: context.warn})
-    return {backend: config.cache.backend, root: config.cache.root}
-  }
+  const config = await mainConfigIfAny(context)
+  if (config) return {backend: config.cache.backend, root: config.cache.root}
   const fromEnv = context.env.YARD_CACHE_ROOT?.trim()
   return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv ? fromEnv : path.join(stateDir(context.env), 'caches'))}
 }
@@ -128,30 +119,21 @@ export async function clusterAgentSettings(context: YardContext): Promise<Cluste
   if (node.length > 253 || !DNS_SUBDOMAIN.test(node)) {
     throw new InputError(`invalid NODE_NAME ${JSON.stringify(node)}`, {why: 'a node name is a DNS-1123 subdomain: a-z, 0-9, "-" and ".", at most 253 characters', fix: 'set NODE_NAME to the node\'s name as kubectl get nodes shows it'})
   }
-  let mainPath: string | undefined
-  try {
-    mainPath = (await findMainCheckout(context)).mainPath
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error
-  }
+  const config = await mainConfigIfAny(context)
   let settings: Omit<ClusterAgentSettings, 'node'>
-  if (mainPath === undefined) {
-    const namespace = context.env.YARD_NAMESPACE?.trim() || 'yard'
-    if (namespace.length > 63 || !NAME_PATTERN.test(namespace)) {
-      throw new InputError(`invalid Kubernetes namespace ${JSON.stringify(namespace)} from env YARD_NAMESPACE`, {why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters', fix: 'set YARD_NAMESPACE to the namespace yard cluster install used'})
-    }
+  if (config === undefined) {
+    const namespace = namespaceFromEnv(context)
     const kubeContext = context.env.YARD_KUBE_CONTEXT?.trim() || undefined
     const cacheRoot = context.env.YARD_CACHE_ROOT?.trim() || `/var/lib/yard/${namespace}/caches`
     settings = {namespace, cacheRoot, cacheBackend: DEFAULT_CACHE_BACKEND, sandboxBackend: 'k8s-sandbox', ...(kubeContext ? {context: kubeContext} : {})}
   } else {
-    const config = loadConfig({mainPath, env: context.env, warn: context.warn})
     const {namespace, context: kubeContext} = config.cluster
     settings = {namespace, cacheRoot: config.cluster['cache-root'], cacheBackend: config.cache.backend, sandboxBackend: config.cluster.backend, ...(kubeContext ? {context: kubeContext} : {})}
   }
   if (!path.isAbsolute(settings.cacheRoot)) {
     throw new InputError(`the cluster cache root ${JSON.stringify(settings.cacheRoot)} is not an absolute path`, {
       why: 'pods mount <cache-root>/<key> as hostPath volumes, and the agent finds the caches a pod needs by that path',
-      fix: mainPath === undefined ? 'set YARD_CACHE_ROOT to an absolute path' : 'set [cluster] cache-root in yard.toml to an absolute path',
+      fix: config === undefined ? 'set YARD_CACHE_ROOT to an absolute path' : 'set [cluster] cache-root in yard.toml to an absolute path',
     })
   }
   return {node, ...settings}

@@ -7,13 +7,12 @@
 import {stringify} from 'yaml'
 
 import type {ClusterInstallStep, ClusterSettings, ClusterStatus, SandboxClusterSetup} from './backend.js'
-import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError} from './errors.js'
 import {NAME_PATTERN} from './identity.js'
 import type {Registry} from './registry.js'
 import {backendContext, clusterSettings} from './sandbox.js'
-import {findMainCheckout} from './workspace.js'
+import {mainConfigIfAny} from './workspace.js'
 
 /** The agent image when `--image` is not given: what docs/cluster.md builds from deploy/Containerfile. */
 export const defaultAgentImage = (version: string): string => `localhost/yard-agent:${version}`
@@ -36,28 +35,29 @@ export function validateImage(image: string): string {
 }
 
 /**
+ * The Kubernetes namespace outside a checkout: `YARD_NAMESPACE`, default `yard` (DESIGN.md §5.2).
+ * @throws InputError (exit 2) when it is not a DNS-1123 label.
+ */
+export function namespaceFromEnv(context: YardContext): string {
+  const namespace = context.env.YARD_NAMESPACE?.trim() || 'yard'
+  if (namespace.length > 63 || !NAME_PATTERN.test(namespace)) {
+    throw new InputError(`invalid Kubernetes namespace ${JSON.stringify(namespace)} from env YARD_NAMESPACE`, {
+      why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters',
+      fix: 'set YARD_NAMESPACE to the namespace yard cluster install used, or run the command in a checkout whose [cluster] namespace is set',
+    })
+  }
+  return namespace
+}
+
+/**
  * The `[cluster]` settings and sandbox backend id: the checkout's config, or the environment
  * outside a checkout.
  * @throws InputError (exit 2) for invalid config or an invalid YARD_NAMESPACE.
  */
 export async function clusterTarget(context: YardContext): Promise<{settings: ClusterSettings; backend: string}> {
-  let mainPath: string | undefined
-  try {
-    mainPath = (await findMainCheckout(context)).mainPath
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error
-  }
-  if (mainPath !== undefined) {
-    const config = loadConfig({mainPath, env: context.env, warn: context.warn})
-    return {settings: clusterSettings({config}), backend: config.cluster.backend}
-  }
-  const namespace = context.env.YARD_NAMESPACE?.trim() || 'yard'
-  if (namespace.length > 63 || !NAME_PATTERN.test(namespace)) {
-    throw new InputError(`invalid Kubernetes namespace ${JSON.stringify(namespace)} from env YARD_NAMESPACE`, {
-      why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters',
-      fix: 'set YARD_NAMESPACE to a valid name, or run the command in a checkout whose [cluster] namespace is set',
-    })
-  }
+  const config = await mainConfigIfAny(context)
+  if (config) return {settings: clusterSettings({config}), backend: config.cluster.backend}
+  const namespace = namespaceFromEnv(context)
   const kubeContext = context.env.YARD_KUBE_CONTEXT?.trim() || undefined
   return {
     settings: {namespace, cacheRoot: `/var/lib/yard/${namespace}/caches`, readyTimeoutMs: 120_000, cacheTimeoutMs: 600_000, ...(kubeContext ? {context: kubeContext} : {})},

@@ -98,6 +98,23 @@ function revParseFailure(cwd: string, exitCode: number, stderr: string): Error {
 }
 
 /**
+ * The main checkout's config when the current directory is inside a git checkout, else
+ * undefined — for commands that also run outside any checkout (the cache agent, `yard cluster`),
+ * which then fall back to the environment.
+ * @throws InputError (exit 2) for invalid config; what findMainCheckout throws other than its
+ *   "not a git checkout" InputError.
+ */
+export async function mainConfigIfAny(context: YardContext): Promise<ProjectConfig | undefined> {
+  let mainPath: string | undefined
+  try {
+    mainPath = (await findMainCheckout(context)).mainPath
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error
+  }
+  return mainPath === undefined ? undefined : loadConfig({mainPath, env: context.env, warn: context.warn})
+}
+
+/**
  * Finds the main checkout (see findMainCheckout) and loads its config.
  * @throws InputError (exit 2) outside a git repository, in a bare repository, for invalid config,
  *   or for a worktrees root that holds the main checkout.
