@@ -235,6 +235,9 @@ export function DashboardApp(props: DashboardAppProps) {
       setMode(mode === 'local' ? 'cluster' : 'local')
       latest.current.selected = 0
       setSelected(0)
+      // A pane belongs to a row of the mode left behind.
+      detailsOf.current = undefined
+      setDetails(undefined)
       return
     }
     const move = (index: number) => {

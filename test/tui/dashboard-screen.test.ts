@@ -80,7 +80,7 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
   const calls: string[] = []
   const rows = [localRow('main', 0), localRow('feat', 59)]
   const services: DashboardServices = {
-    load: async () => ({rows: rows.map((row) => ({...row})), notes: []}),
+    load: async (mode) => ({rows: mode === 'local' ? rows.map((row) => ({...row})) : ([] as ClusterRow[]), notes: []}),
     up: async (name) => `${name} is up`,
     down: async (name) => `${name} is down`,
     planRemove: async (name) => `remove ${name}`,
@@ -310,6 +310,15 @@ describe('dashboard: the detail pane (DESIGN.md §6)', () => {
     expect(asked).to.deep.equal(['feat'])
     app.stdin.write('\r')
     await frameWhere(app, (frame) => !frame.includes('recent logs'))
+    // Tab closes a pane (it belongs to the other mode's row): back in local mode, Enter opens one.
+    app.stdin.write('\r')
+    await frameWhere(app, (frame) => frame.includes('recent logs:'))
+    app.stdin.write('\t')
+    await frameWhere(app, (frame) => frame.includes('no sandboxes') && !frame.includes('recent logs'))
+    app.stdin.write('\t')
+    await frameWhere(app, (frame) => frame.includes('local worktrees') && rowLine(frame, 'main').startsWith('›'))
+    app.stdin.write('\r')
+    await frameWhere(app, (frame) => frame.includes('main — project app, offset 0 (main)'))
     app.unmount()
   })
 
