@@ -52,12 +52,12 @@ export class KubernetesRuntime implements SandboxRuntime {
   }
 
   async list(prefix: string, timeoutMs: number): Promise<RuntimePod[]> {
-    return withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, async () => {
-      const kube = await this.kube()
-      const labelSelector = `${MANAGED_BY_LABEL}=yard,${PREFIX_LABEL}=${prefix}`
-      const pods = await kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}))
-      return pods.items.map(runtimePodOf)
-    })
+    // The budget is the cluster's to answer: loading client-node (about 1 s) and the kubeconfig comes first.
+    const kube = await this.kube()
+    const labelSelector = `${MANAGED_BY_LABEL}=yard,${PREFIX_LABEL}=${prefix}`
+    const pods = await withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, () =>
+      kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector})))
+    return pods.items.map(runtimePodOf)
   }
 
   async get(name: string): Promise<RuntimePod | undefined> {

@@ -8,6 +8,7 @@
 import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 
 import {repoIdentity} from '../../../src/core/repo-identity.js'
@@ -290,6 +291,23 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const added = await yard(['worktree', 'add', 'beta'], {cwd: fixture.app, env})
     expect(added.exitCode, added.stderr).to.equal(0)
     expect(added.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check/)
+  })
+
+  it('a cluster that accepts connections but never answers is left out of worktree offset checks after 2 s (DESIGN.md §3.4)', async () => {
+    const sockets = new Set<net.Socket>()
+    const silent = net.createServer((socket) => sockets.add(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'hang', contexts: {hang: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`}})
+      const started = Date.now()
+      const added = await yard(['worktree', 'add', 'gamma'], {cwd: fixture.app, env: {...fixture.env, ...cluster.env, KUBECONFIG: kubeconfig}})
+      expect(added.exitCode, added.stderr).to.equal(0)
+      expect(added.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check: .*within 2 s/)
+      expect(Date.now() - started).to.be.below(15_000)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
   })
 
   it('rm checks unsaved work through kubectl exec, --force copies the bundle out with kubectl cp, then deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
