@@ -129,6 +129,21 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(words.stdout).to.equal('$(id)|a b|')
   })
 
+  it('attach on the kubernetes runtime makes another branch worktree in every slot through kubectl exec', async () => {
+    const attached = await run(['sandbox', 'attach', 'feat', '--branch', 'fix/typo', '--json'])
+    expect(attached.exitCode, attached.stderr).to.equal(0)
+    expect(attached.json).to.deep.equal({
+      name: 'feat',
+      branch: 'fix/typo',
+      slots: [
+        {slot: 'app', default: '/work/app/default', path: '/work/app/fix-typo', created: true},
+        {slot: 'lib', default: '/work/lib/default', path: '/work/lib/fix-typo', created: true},
+      ],
+    })
+    expect(inPod(pod, 'git', '-C', '/work/lib/fix-typo', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('fix/typo')
+    expect(cluster.kubectl.verb('exec').some((call) => call.argv.includes('worktree') && call.argv.includes('/work/lib/fix-typo'))).to.equal(true)
+  })
+
   it('on a terminal yard exec passes -it and the command gets a terminal of the pane\'s size (acceptance 5)', async () => {
     cluster.kubectl.clear()
     const socket = `${K2_TEST_PREFIX}-${process.pid}`
