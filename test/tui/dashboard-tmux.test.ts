@@ -100,7 +100,8 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     await ensureDefaultImage()
     await ensureBusyboxImage() // the web services' image, also when no stack test ran before
     const compose = ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38780}:8080'), ''].join('\n')
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = 38780\n`, 'compose.yaml': compose})
+    // Two [ports] keys: rows wider than 80 columns, so the 80×20 pane must cut cells.
+    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = 38780\nAPI_PORT = 38880\n`, 'compose.yaml': compose})
     for (const name of ['feat', 'fix', 'docs']) addWorktree(repo, name)
     writeFile(path.join(`${repo}-worktrees`, 'docs'), 'draft.md', 'not committed\n')
     state = podmanStateDir()
@@ -189,7 +190,8 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
 
   it('resizing to 80×20 and back leaves no garbage, keeps the selection and cuts columns with an ellipsis', async () => {
     tmux('resize-window', '-t', 't', '-x', '80', '-y', '20')
-    const narrow = await waitFor((text) => text.includes('…') && selected(text)?.startsWith('do') === true)
+    // The table's own cells cut with an ellipsis (not a "…" the status line may show).
+    const narrow = await waitFor((text) => rowOf(text, 'main').includes('…') && selected(text)?.startsWith('do') === true)
     const lines = narrow.split('\n')
     for (const line of lines) expect(line.length).to.be.at.most(80)
     expect(lines.filter((line) => line.startsWith('yard dashboard'))).to.have.length(1)
