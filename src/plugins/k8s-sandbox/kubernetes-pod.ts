@@ -107,11 +107,3 @@ export function runtimePodOf(pod: V1Pod): RuntimePod {
     annotations: (pod.metadata?.annotations ?? {}) as Record<string, string>,
   }
 }
-
-/** The cache keys a Pod mounts: its hostPath volumes directly under `cacheRoot`. */
-export function mountedKeys(pod: V1Pod, cacheRoot: string): string[] {
-  return (pod.spec?.volumes ?? []).flatMap((volume) => {
-    const hostPath = volume.hostPath?.path
-    return hostPath !== undefined && hostPath.startsWith(`${cacheRoot}/`) && !hostPath.slice(cacheRoot.length + 1).includes('/') ? [hostPath.slice(cacheRoot.length + 1)] : []
-  })
-}

@@ -9,7 +9,7 @@ import type {SandboxRepo} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration} from '../../core/process.js'
 import {isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
-import {mountedKeys} from './kubernetes-pod.js'
+import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
 import {MANAGED_BY_LABEL} from './manifest.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, repoObject, type Repo} from './repo-resource.js'
 
@@ -97,7 +97,7 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
 export async function dropUnusedRepos(kube: Kube, keys: string[], options: {except: string; cacheRoot: string}): Promise<void> {
   if (keys.length === 0) return
   const pods = await kubeCall(kube, `list the sandbox pods in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector: `${MANAGED_BY_LABEL}=yard`}))
-  const used = new Set(pods.items.filter((pod) => pod.metadata?.name !== options.except).flatMap((pod) => mountedKeys(pod, options.cacheRoot)))
+  const used = mountedCacheKeys(pods.items.filter((pod) => pod.metadata?.name !== options.except) as PodVolumes[], options.cacheRoot)
   for (const key of keys.filter((candidate) => !used.has(candidate))) {
     try {
       await kube.custom.deleteNamespacedCustomObject({...api(kube), name: key})

@@ -6,7 +6,8 @@ import {expect} from 'chai'
 
 import {InputError} from '../../../src/core/errors.js'
 import {copyOutArgv, execArgv, portForwardArgv, WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
-import {describePodState, mountedKeys, recentEvents, withCacheAffinity} from '../../../src/plugins/k8s-sandbox/kubernetes-pod.js'
+import {mountedCacheKeys} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
+import {describePodState, recentEvents, withCacheAffinity} from '../../../src/plugins/k8s-sandbox/kubernetes-pod.js'
 
 const target = {context: 'kind-dev', namespace: 'yard'}
 const manifest = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'app-feat'}, spec: {containers: []}}
@@ -69,6 +70,6 @@ describe('kubernetes runtime: pod additions and kubectl argv (DESIGN.md §5.2)',
 
   it('finds the cache keys a pod mounts directly under the cache root', () => {
     const pod = {spec: {containers: [], volumes: [{name: 'a', hostPath: {path: '/var/lib/yard/yard/caches/app-0badc0de'}}, {name: 'b', hostPath: {path: '/var/lib/yard/yard/caches/x/y'}}, {name: 'c', hostPath: {path: '/elsewhere/lib-1234abcd'}}, {name: 'work', emptyDir: {}}]}}
-    expect(mountedKeys(pod, '/var/lib/yard/yard/caches')).to.deep.equal(['app-0badc0de'])
+    expect([...mountedCacheKeys([pod], '/var/lib/yard/yard/caches')]).to.deep.equal(['app-0badc0de'])
   })
 })
