@@ -32,11 +32,11 @@ export interface BoxUpOutcome {
 }
 
 /**
- * `yard box up`: `[box] image`, else yard's default image (built first when missing, DESIGN.md
+ * `yard box up`: refuses a worktree whose directory does not exist (InputError, exit 2); `[box] image`, else yard's default image (built first when missing, DESIGN.md
  * §8); mounts the main checkout and the worktrees root at their own paths.
  */
 export async function boxUp(context: YardContext, registry: Registry, flag?: string): Promise<BoxUpOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: true})
+  const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true})
   const box = boxOf(session)
   let image = session.config.box.image
   let builtImage = false

@@ -32,12 +32,13 @@ export interface StackSession {
 /**
  * Resolves the target (DESIGN.md §3.3) and creates the machine and stack backends that config
  * selects. Creates and starts the machine only with `ensure` (`up`, `box up`); read and teardown
- * verbs never do (DESIGN.md §4.2).
- * @throws InputError (exit 2) for a bad target, config or backend id; with `ensure`, what
- *   ensureMachine throws.
+ * verbs never do (DESIGN.md §4.2). `requireCheckout` (`up`, `box up`, `logs`) refuses a worktree
+ * whose directory does not exist before anything is created; other verbs work on it (a note).
+ * @throws InputError (exit 2) for a bad target, config or backend id, or (with
+ *   `requireCheckout`) a missing worktree; with `ensure`, what ensureMachine throws.
  */
-export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean} = {}): Promise<StackSession> {
-  const {workspace, target} = await resolveTarget(context, flag)
+export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean} = {}): Promise<StackSession> {
+  const {workspace, target} = await resolveTarget(context, flag, {requireCheckout: options.requireCheckout})
   const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
   const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
   const {machine, spec: machineSpec} = await createMachine(context, registry, workspace)
@@ -72,7 +73,7 @@ export interface StackOutcome {
  * @throws RefusedError (exit 3) for a busy port or a project name of another owner; OperationError (exit 1).
  */
 export async function stackUp(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: true})
+  const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true})
   const spec = stackSpec(session, context)
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
@@ -107,7 +108,7 @@ export async function stackPs(context: YardContext, registry: Registry, flag?: s
 
 /** `yard logs [SERVICE…] [-f]`: the provider's logs on this terminal. */
 export async function stackLogs(context: YardContext, registry: Registry, options: {flag?: string; services: string[]; follow: boolean}): Promise<StackOutcome> {
-  const session = await openStack(context, registry, options.flag)
+  const session = await openStack(context, registry, options.flag, {requireCheckout: true})
   if (!session.running) return machineNotRunning(session, context)
   const spec = stackSpec(session, context)
   if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow})

@@ -225,13 +225,33 @@ export function buildTarget(workspace: Workspace, context: YardContext, name: st
   }
 }
 
-/** Resolves the targeted checkout (§3.3) and builds its Target, honouring `WT_OFFSET`. */
-export async function resolveTarget(context: YardContext, flag?: string): Promise<{workspace: Workspace; target: Target}> {
+/**
+ * Resolves the targeted checkout (§3.3) and builds its Target, honouring `WT_OFFSET`. A named
+ * worktree without a directory gets a note (its identity is still useful: teardown and read
+ * verbs work on it), or with `requireCheckout` (verbs that create: `up`, `box up`, `logs`) is
+ * refused.
+ * @throws InputError (exit 2) for a bad target; with `requireCheckout`, for a worktree whose
+ *   directory does not exist.
+ */
+export async function resolveTarget(context: YardContext, flag?: string, options: {requireCheckout?: boolean} = {}): Promise<{workspace: Workspace; target: Target}> {
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
-  noteMissingCheckout(target, context)
+  if (options.requireCheckout) requireCheckout(target)
+  else noteMissingCheckout(target, context)
   return {workspace, target}
+}
+
+/**
+ * Refuses a named worktree that has no directory, for verbs that would create something for it.
+ * @throws InputError (exit 2) naming the worktree, its path and `yard worktree list`.
+ */
+export function requireCheckout(target: Target): void {
+  if (target.isMain || existsSync(target.checkoutPath)) return
+  throw new InputError(`there is no worktree ${target.name}: ${target.checkoutPath} does not exist`, {
+    why: 'this command starts or reads the stack from the checkout\'s own files, so it needs the checkout',
+    fix: `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
+  })
 }
 
 /** Says so when a named worktree has no directory: its identity is shown all the same. */

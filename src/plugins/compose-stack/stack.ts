@@ -99,13 +99,12 @@ export class ComposeStack implements StackBackend {
 
     const provider = await detection
     const plan = planLabels(model, target, {bareInOverride: provider.engine === 'docker'})
+    // The override first: a state directory that cannot be written must leave nothing behind.
+    const override = await this.writeOverride(target, plan.override)
     // Those this project already has (listed above, with this owner's labels) need no engine call.
     const has = new Set([...ownership.volumes.map((volume) => `volume ${volume.name}`), ...ownership.networks.map((network) => `network ${network.name}`)])
     const wanted = [...plan.create.volumes.map((name) => ['volume', name] as const), ...plan.create.networks.map((name) => ['network', name] as const)]
     await Promise.all(wanted.filter(([kind, name]) => !has.has(`${kind} ${name}`)).map(([kind, name]) => this.engine.ensureResource(kind, name, resourceLabels(target))))
-    const override = path.join(this.context.stateDir, 'stacks', target.project, 'labels.compose.yaml')
-    await fs.mkdir(path.dirname(override), {recursive: true})
-    await fs.writeFile(override, `# Written by yard for every \`yard up\` of ${target.project}: yard's labels (DESIGN.md §4.2).\n${stringify(plan.override)}`)
     const result = await this.runProvider(provider, target, spec, [...spec.files, override], ['up', '-d'])
     if (result.exitCode === 127) await forgetComposeProvider(this.context.stateDir)
 
@@ -118,6 +117,25 @@ export class ComposeStack implements StackBackend {
         fix: `see \`yard logs --worktree ${target.name}${missing.length > 0 ? ` ${missing.join(' ')}` : ''}\`; run with --verbose for the provider's command`,
       })
     }
+  }
+
+  /**
+   * Writes the label override of `yard up` to `<state dir>/stacks/<project>/labels.compose.yaml`.
+   * @throws OperationError (exit 1) naming the path when the state directory cannot be written.
+   */
+  private async writeOverride(target: Target, override: Record<string, unknown>): Promise<string> {
+    const file = path.join(this.context.stateDir, 'stacks', target.project, 'labels.compose.yaml')
+    try {
+      await fs.mkdir(path.dirname(file), {recursive: true})
+      await fs.writeFile(file, `# Written by yard for every \`yard up\` of ${target.project}: yard's labels (DESIGN.md §4.2).\n${stringify(override)}`)
+    } catch (error) {
+      throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {
+        why: 'yard up hands the compose provider an override with yard\'s labels, kept in yard\'s state directory, which must be writable; nothing was created',
+        fix: 'set YARD_STATE_DIR to a writable directory (or fix the permissions of the one named), then run yard up again',
+        cause: error,
+      })
+    }
+    return file
   }
 
   /** Removes the project's containers and networks of this owner; volumes stay (DESIGN.md §4.2). */
