@@ -13,7 +13,8 @@ export const MAX_PORT_BASE = 65535 - OFFSET_SLOTS
 /** `[ports]` keys are environment variable names. */
 export const PORT_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/
 
-function describeValue(value: unknown): string {
+/** A TOML value in words, for messages: `the integer 5`, `the string "x"`, `an array`. */
+export function describeValue(value: unknown): string {
   if (typeof value === 'bigint') return `the integer ${value}`
   if (typeof value === 'number') return `the float ${value}`
   if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
@@ -143,13 +144,17 @@ export function editDistance(a: string, b: string): number {
   return row[b.length]
 }
 
-/** The closest of `candidates` to `word`, when close enough to be a typo. */
+/**
+ * The closest of `candidates` to `word`, when close enough to be a typo: at most 2 edits and
+ * fewer than half the word's length (so `x` suggests nothing); never `word` itself.
+ */
 export function didYouMean(word: string, candidates: string[]): string | undefined {
   let best: string | undefined
   let bestDistance = Infinity
   for (const candidate of candidates) {
+    if (candidate === word) continue
     const distance = editDistance(word.toLowerCase(), candidate)
     if (distance < bestDistance) [best, bestDistance] = [candidate, distance]
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined
+  return best !== undefined && bestDistance <= 2 && bestDistance * 2 < word.length ? best : undefined
 }

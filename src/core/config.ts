@@ -4,7 +4,7 @@
  * when it has the table, else from main's; the main checkout's `yard.local.toml` deep-merged over
  * both; then the environment overrides of Appendix B. Every value keeps its origin.
  */
-import {readFileSync} from 'node:fs'
+import {lstatSync, readFileSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {z} from 'zod'
@@ -12,6 +12,7 @@ import {z} from 'zod'
 import {
   checkoutTables,
   CLUSTER_RUNTIMES,
+  describeValue,
   didYouMean,
   ENV_OVERRIDES,
   knownKeys,
@@ -58,15 +59,57 @@ export interface LoadConfigOptions {
 
 type Table = Record<string, unknown>
 
+/**
+ * Checks that a config file is something yard can read: absent, or a regular file (through a
+ * symlink that resolves). A dangling link, a directory or a FIFO is refused before it is read (a
+ * FIFO would block the read forever).
+ * @returns false when the file does not exist.
+ * @throws InputError (exit 2) for a dangling symlink or anything that is not a regular file.
+ */
+function checkReadable(file: string): boolean {
+  let link
+  try {
+    link = lstatSync(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false
+    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {why: 'yard could not look at the file', fix: 'check the permissions of the file and its directory'})
+  }
+  let stats = link
+  if (link.isSymbolicLink()) {
+    let target = '?'
+    try {
+      target = readlinkSync(file)
+    } catch {
+      // The target is only for the message.
+    }
+    try {
+      stats = statSync(file)
+    } catch {
+      throw new InputError(`${file} is a symlink to ${target}, which does not exist`, {
+        why: 'a dangling link is not taken for an absent file: the settings it was meant to hold would silently be missing',
+        fix: `restore ${target}, or remove the link (rm ${file})`,
+      })
+    }
+  }
+  if (stats.isFile()) return true
+  const kind = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a named pipe (FIFO)' : stats.isSocket() ? 'a socket' : 'a device or other special file'
+  throw new InputError(`${file} is ${kind}, not a file`, {
+    why: `yard reads its settings from a regular TOML file named ${path.basename(file)}`,
+    fix: `move it out of the way and write the settings to a file ${file}`,
+  })
+}
+
 /** Reads and parses one TOML file; undefined when it does not exist. */
 function readToml(file: string): Table | undefined {
+  if (!checkReadable(file)) return undefined
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
-    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {fix: 'check the file\'s permissions'})
+    if (code === 'ENOENT') return undefined
+    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {why: 'the file exists but could not be read', fix: 'check the file\'s permissions'})
   }
   try {
     return parse(text, {integersAsBigInt: true, unsafeKeyBehaviour: 'throw'}) as Table
@@ -94,25 +137,65 @@ function validate<S extends z.ZodTypeAny>(schema: S, table: Table, file: string)
   if (issue.code === 'unrecognized_keys') {
     const parent = issue.path.length === 0 ? undefined : String(issue.path[0])
     const key = issue.keys[0]
+    const known = parent === undefined && schema instanceof z.ZodObject ? Object.keys(schema.shape) : knownKeys(parent)
+    if (parent === undefined && key === 'worktree-offsets') {
+      throw new InputError(`${file}: [worktree-offsets] does not belong in ${CONFIG_FILE}`, {
+        why: `offset pins are personal: they are read from the main checkout's ${LOCAL_CONFIG_FILE} only, never from the committed ${CONFIG_FILE}`,
+        fix: `move the [worktree-offsets] table to ${LOCAL_CONFIG_FILE} in the main checkout`,
+      })
+    }
     const where = parent === undefined ? `[${key}]` : `[${parent}] ${key}`
-    const known = knownKeys(parent)
     const suggestion = didYouMean(key, known)
-    const isLocalOnly = parent === undefined && key === 'worktree-offsets'
     throw new InputError(`${file}: unknown ${parent === undefined ? 'table' : 'key'} ${where}${suggestion ? ` — did you mean "${suggestion}"?` : ''}`, {
-      why: isLocalOnly ? '[worktree-offsets] pins are personal: they are read from the main checkout\'s yard.local.toml only' : `known ${parent === undefined ? 'tables' : `keys of [${parent}]`}: ${known.join(', ')}`,
-      fix: isLocalOnly ? `move the table to ${LOCAL_CONFIG_FILE} in the main checkout` : suggestion ? `rename ${key} to ${suggestion}` : `remove ${key}`,
+      why: `known ${parent === undefined ? 'tables' : `keys of [${parent}]`}: ${known.join(', ')}`,
+      fix: suggestion ? `rename ${key} to ${suggestion}` : `remove ${key}, or use one of the known ${parent === undefined ? 'tables' : 'keys'}`,
     })
   }
   const at = keyPath(issue.path)
-  throw new InputError(`${file}: invalid value at ${at}: ${issue.message}`, {
+  throw new InputError(`${file}: invalid value at ${at}: ${plainIssue(issue, valueAt(table, issue.path))}`, {
     why: describeRule(issue.path),
     fix: `edit ${at} in ${file} (see docs/configuration.md)`,
   })
 }
 
-function describeRule(issuePath: PropertyKey[]): string | undefined {
-  if (issuePath[0] === 'ports') return `[ports] maps environment variable names to base ports from 1 to ${65535 - OFFSET_SLOTS}; each checkout gets base + offset`
-  return undefined
+function valueAt(table: Table, issuePath: PropertyKey[]): unknown {
+  let value: unknown = table
+  for (const key of issuePath) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined
+  return value
+}
+
+/** A zod issue in plain words (the schema's own messages are already plain). */
+function plainIssue(issue: z.core.$ZodIssue, value: unknown): string {
+  const got = `got ${describeValue(value)}`
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (issue.expected === 'array') return `expected an array of strings, e.g. ${String(issue.path.at(-1))} = ["compose.yaml"], ${got}`
+      if (issue.expected === 'object') return `expected a table, ${got}`
+      if (issue.expected === 'string') return `expected a string, ${got}`
+      return `expected ${issue.expected}, ${got}`
+    }
+    case 'invalid_value': {
+      return `expected one of ${issue.values.map((choice) => JSON.stringify(choice)).join(', ')}, ${got}`
+    }
+    case 'too_small': {
+      return issue.origin === 'array' ? 'expected at least one entry, got an empty array' : issue.message
+    }
+    default: {
+      return issue.message
+    }
+  }
+}
+
+/** Why a key has its rule, in one sentence. */
+function describeRule(issuePath: PropertyKey[]): string {
+  const [table, key] = issuePath.map(String)
+  if (table === 'ports') return `[ports] maps environment variable names to base ports from 1 to ${65535 - OFFSET_SLOTS}; each checkout gets base + offset`
+  if (table === 'project' && key === 'prefix') return 'the prefix is a name (a-z, 0-9 and inner hyphens) that starts every container, network and volume name of the project'
+  if (table === 'stack' && key === 'files') return 'the compose files of a stack are a list of paths relative to the checkout, passed to compose in order'
+  if (table === 'stack' && key === 'provider') return `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`
+  if (table === 'cluster' && key === 'runtime') return `sandboxes run on one of the runtimes ${CLUSTER_RUNTIMES.join(', ')}`
+  if (key === undefined) return `[${table}] is a table of settings, written [${table}] on a line of its own followed by its keys`
+  return `each key of [${table}] has one type; docs/configuration.md lists them`
 }
 
 const PER_CHECKOUT = Object.keys(checkoutTables)
@@ -166,8 +249,8 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
   }
   if (values.stack?.provider !== undefined && !(STACK_PROVIDERS as readonly string[]).includes(values.stack.provider as string)) {
     throw new InputError(`invalid stack provider "${values.stack.provider}" from ${origins['stack.provider']}`, {
-      why: `the provider is one of ${STACK_PROVIDERS.join(', ')}`,
-      fix: 'set YARD_STACK_PROVIDER or [stack] provider to one of them',
+      why: `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`,
+      fix: origins['stack.provider']?.startsWith('env:') ? `set ${origins['stack.provider'].slice(4)} to one of them, or unset it` : 'set [stack] provider to one of them',
     })
   }
 

@@ -1,4 +1,6 @@
 import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {mkdirSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 
 import {loadConfig} from '../../src/core/config.js'
@@ -94,7 +96,7 @@ describe('config (DESIGN.md §3.2)', () => {
     ['ports that is no table', 'ports = 5\n', /ports: expected a table of NAME = base port, got the integer 5/],
     ['unknown key prefx', '[project]\nprefx = "a"\n', /unknown key \[project\] prefx — did you mean "prefix"\?/],
     ['unknown table', '[prots]\nAPP_PORT = 1\n', /unknown table \[prots\] — did you mean "ports"\?/],
-    ['pins in yard.toml', '[worktree-offsets]\nfeat = 3\n', /unknown table \[worktree-offsets\]/],
+    ['pins in yard.toml', '[worktree-offsets]\nfeat = 3\n', /\[worktree-offsets\] does not belong in yard\.toml/],
     ['bad runtime', '[cluster]\nruntime = "docker"\n', /cluster\.runtime/],
     ['bad prefix', '[project]\nprefix = "Shop_App"\n', /invalid prefix "Shop_App" from yard\.toml \[project\] prefix/],
   ]
@@ -106,6 +108,59 @@ describe('config (DESIGN.md §3.2)', () => {
       expect(error.message + error.why).to.contain('yard.toml')
     })
   }
+
+  it('explains every invalid value in plain words with a why, never zod\'s own text', () => {
+    const prefix = failure({'yard.toml': '[project]\nprefix = 5\n'})
+    expect(prefix.message).to.contain('project.prefix: expected a string, got the integer 5')
+    expect(prefix.why).to.contain('prefix')
+    const files = failure({'yard.toml': '[stack]\nfiles = "compose.yaml"\n'})
+    expect(files.message).to.contain('stack.files: expected an array of strings, e.g. files = ["compose.yaml"], got the string "compose.yaml"')
+    expect(files.message).not.to.contain('Invalid input')
+    expect(files.why).to.contain('list of paths')
+    const provider = failure({'yard.toml': '[stack]\nprovider = "kompose"\n'})
+    expect(provider.message).to.contain('expected one of "auto", "podman compose"').and.to.contain('got the string "kompose"')
+    expect(provider.why).to.contain('compose tools')
+    const fromEnv = failure({}, {YARD_STACK_PROVIDER: 'kompose'})
+    expect(fromEnv.why).to.contain('compose tools')
+    expect(fromEnv.fix).to.equal('set YARD_STACK_PROVIDER to one of them, or unset it')
+  })
+
+  it('suggests a table only when the name is close, never the same name', () => {
+    const far = failure({'yard.toml': 'x = 1\n'})
+    expect(far.message).to.equal(`${far.message.split(':')[0]}: unknown table [x]`)
+    expect(far.why).to.equal('known tables: project, worktrees, machine, cache, cluster, ports, stack, box')
+    expect(far.fix).not.to.contain('rename')
+    const pins = failure({'yard.toml': '[worktree-offsets]\nfeat = 3\n'})
+    expect(pins.message).to.match(/yard\.toml: \[worktree-offsets\] does not belong in yard\.toml$/)
+    expect(pins.message + pins.fix).not.to.contain('did you mean')
+    expect(pins.fix).to.equal('move the [worktree-offsets] table to yard.local.toml in the main checkout')
+  })
+
+  it('refuses a yard.toml that is a directory, a dangling symlink or a FIFO, without reading it', () => {
+    const main = path.join(tempDir('config'), 'app')
+    mkdirSync(path.join(main, 'yard.toml'), {recursive: true})
+    const directory = (() => {
+      try {
+        loadConfig({mainPath: main, env: {}})
+      } catch (error) {
+        return error as InputError
+      }
+      throw new Error('expected an InputError')
+    })()
+    expect(directory.code).to.equal(2)
+    expect(directory.message).to.equal(`${path.join(main, 'yard.toml')} is a directory, not a file`)
+    expect(directory.render()).not.to.contain('permissions')
+
+    const linked = path.join(tempDir('config'), 'linked')
+    mkdirSync(linked)
+    symlinkSync(path.join(linked, 'gone.toml'), path.join(linked, 'yard.toml'))
+    expect(() => loadConfig({mainPath: linked, env: {}})).to.throw(InputError, `${path.join(linked, 'yard.toml')} is a symlink to ${path.join(linked, 'gone.toml')}, which does not exist`)
+
+    const piped = path.join(tempDir('config'), 'piped')
+    mkdirSync(piped)
+    execFileSync('mkfifo', [path.join(piped, 'yard.toml')])
+    expect(() => loadConfig({mainPath: piped, env: {}})).to.throw(InputError, 'is a named pipe (FIFO), not a file')
+  })
 
   it('accepts bases 90 apart', () => {
     expect(load({'yard.toml': '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3090\n'}).config.ports).to.deep.equal({APP_PORT: 3000, API_PORT: 3090})
