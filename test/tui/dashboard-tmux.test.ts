@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
@@ -119,7 +119,10 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
   })
 
   after(() => {
+    // kill-server leaves the socket file behind: remove it too.
+    const socketPath = spawnSync('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}'], {encoding: 'utf8'}).stdout.trim()
     spawnSync('tmux', ['-L', socket, 'kill-server'])
+    if (socketPath.endsWith(`/${socket}`)) rmSync(socketPath, {force: true})
     sweep(PREFIX)
     cleanupTemp()
   })
