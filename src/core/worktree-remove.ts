@@ -48,7 +48,10 @@ export interface RemovalSummary {
   transcripts: {source: string; archive: string; files: number} | null
   /** Uncommitted work will be saved to a `refs/yard/removed/…` ref. */
   snapshot: boolean
-  /** The stack teardown: the backend (with `--dry-run`, what would go), or why it is skipped. */
+  /**
+   * The stack teardown: the backend and what its dry run says would go (absent when the removal
+   * is refused, or the dry run failed without `--dry-run`), or why it is skipped.
+   */
   stack: {backend: string; wouldRemove?: string[]} | {skipped: string}
   /** The name's pin in yard.local.toml, deleted at the end. */
   pin: number | null
@@ -130,8 +133,31 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
   }
-  if (options.dryRun && !('skipped' in teardown)) summary.stack = {backend: teardown.backend, wouldRemove: await teardown.teardown(target, {dryRun: true})}
-  return {summary, refusal: options.force ? undefined : refusalOf(summary), workspace, target, teardown: 'skipped' in teardown ? undefined : teardown}
+  const refusal = options.force ? undefined : refusalOf(summary)
+  // What would go, volumes included, is part of the plan shown before the confirmation.
+  if (!('skipped' in teardown) && (options.dryRun || !refusal)) {
+    try {
+      summary.stack = {backend: teardown.backend, wouldRemove: await teardown.teardown(target, {dryRun: true})}
+    } catch (error) {
+      // The teardown itself reports (and --force goes past) a backend that fails; only --dry-run stops here.
+      if (options.dryRun) throw error
+    }
+  }
+  return {summary, refusal, workspace, target, teardown: 'skipped' in teardown ? undefined : teardown}
+}
+
+/**
+ * The plan's stack step in one line (the CLI's plan and the dashboard's confirmation): the
+ * backend, and the volumes its dry run says the nuke deletes, with their data. Volumes are shown,
+ * never counted as unsaved work.
+ */
+export function describeStackStep(stack: RemovalSummary['stack']): string {
+  if ('skipped' in stack) return `stack: skipped (${stack.skipped})`
+  const step = `stack: box down, then nuke through ${stack.backend}`
+  if (stack.wouldRemove === undefined) return step
+  if (stack.wouldRemove.length === 0) return `${step}: nothing to remove`
+  const volumes = stack.wouldRemove.filter((item) => item.startsWith('volume ')).map((item) => item.slice('volume '.length))
+  return volumes.length === 0 ? `${step}: no volumes` : `${step}: ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (data in them is lost)`
 }
 
 function plural(count: number, word: string): string {

@@ -19,7 +19,7 @@ import type {Registry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
 import {stackDown, stackUp} from '../core/stack.js'
 import {registryBackends} from '../core/worktree-backends.js'
-import {executeRemoval, planRemoval, RemovalSummary} from '../core/worktree-remove.js'
+import {describeStackStep, executeRemoval, planRemoval, RemovalSummary} from '../core/worktree-remove.js'
 import {DashboardApp, DashboardExit, DashboardServices} from './dashboard-app.js'
 
 const ENTER_ALT = '\u001B[?1049h'
@@ -45,10 +45,10 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
   const describePlan = (summary: RemovalSummary) => [
     `remove ${summary.name} (${summary.branch ?? 'detached'}): directory ${summary.present ? 'removed' : 'already gone'}`,
     summary.snapshot ? 'uncommitted work saved to a ref' : '',
-    'stack' in summary.stack && 'backend' in summary.stack ? `stack torn down (${summary.stack.backend})` : '',
+    'backend' in summary.stack ? describeStackStep(summary.stack) : '',
     summary.pin === null ? '' : `pin ${summary.pin} deleted`,
     'branch kept',
-  ].filter(Boolean).join(', ')
+  ].filter(Boolean).join('; ')
   return {
     load: (mode, onProgress) => traced<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>(trace, `gather ${mode}`, () => (mode === 'local' ? gatherLocal(quiet, registry, {onProgress}) : gatherCluster(quiet, registry))),
     up: (name) => acting(async (actionContext) => {

@@ -2,9 +2,12 @@ import {expect} from 'chai'
 import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
+import {createContext} from '../../src/core/context.js'
+import {loadRegistry} from '../../src/core/registry.js'
+import {dashboardServices} from '../../src/tui/dashboard-run.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {cleanEnv, commit, hasBranch, registered, remoteSetup, rootOf} from '../support/worktrees.js'
-import {yard} from '../support/yard.js'
+import {testConfig, yard} from '../support/yard.js'
 
 /** yard with the recording stack backend linked and selected; its calls go to `log`. */
 function withStack(log: string, env: Record<string, string | undefined>) {
@@ -75,7 +78,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(registered(setup.main)).to.deep.equal([setup.main, path.join(rootOf(setup.main), 'feat')])
     expect(git(setup.main, 'rev-parse', 'wt/alpha')).to.equal(local)
     expect(readFileSync(path.join(setup.main, 'yard.local.toml'), 'utf8')).not.to.include('alpha')
-    expect(calls(log).map((entry) => [entry.call, entry.project])).to.deep.equal([['box down', 'app-alpha'], ['nuke', 'app-alpha']])
+    expect(calls(log).filter((entry) => !entry.dryRun).map((entry) => [entry.call, entry.project])).to.deep.equal([['box down', 'app-alpha'], ['nuke', 'app-alpha']])
 
     // The restore hint works: a fresh worktree of the branch gets the files back.
     expect((await yard(['worktree', 'add', 'alpha', 'wt/alpha', '--no-fetch'], {cwd: setup.main, env})).exitCode).to.equal(0)
@@ -151,7 +154,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(readFileSync(path.join(feat, '.yard/transcripts/session.jsonl'), 'utf8')).to.equal('talk\n')
     expect(registered(setup.main)).to.include(feat)
     expect(git(setup.main, 'for-each-ref', 'refs/yard/')).to.equal('')
-    expect(calls(log)).to.deep.equal([])
+    expect(calls(log).filter((entry) => !entry.dryRun), 'only the plan\'s dry run').to.deep.equal([])
 
     const forced = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: setup.main, ...withStack(log, env)})
     expect(forced.exitCode, forced.stderr).to.equal(0)
@@ -214,9 +217,25 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     const run = await yard(['worktree', 'remove', 'feat', '--dry-run'], {cwd: repo, ...withStack(log, env)})
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.stdout).to.include('would remove worktree feat')
-    expect(run.stdout).to.include('stack: box down and nuke through recording-stack\n    volume app-feat_data')
+    expect(run.stdout).to.include('stack: box down, then nuke through recording-stack: volume app-feat_data (data in them is lost)\n    volume app-feat_data')
     expect(calls(log)).to.deep.equal([{call: 'nuke', project: 'app-feat', dryRun: true, name: 'feat', offset: 59, checkoutPath: path.join(rootOf(repo), 'feat')}])
     expect(registered(repo)).to.include(path.join(rootOf(repo), 'feat'))
+  })
+
+  it('the plan shown before the confirmation, in the CLI and in the dashboard, names the volumes the nuke deletes', async () => {
+    const repo = makeRepo({'yard.toml': STACK_TOML})
+    const env = cleanEnv(tempDir('state'))
+    const log = path.join(tempDir('log'), 'stack.jsonl')
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
+    const step = (name: string) => `stack: box down, then nuke through recording-stack: volume app-${name}_data (data in them is lost)`
+    const services = dashboardServices(createContext({env: {...process.env, ...env}, cwd: repo, warn: () => {}}), await loadRegistry(await testConfig(['recording-stack'])))
+    expect(await services.planRemove('alpha')).to.include(step('alpha'))
+    const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, ...withStack(log, env)})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(run.stdout).to.include(`removing worktree feat`)
+    expect(run.stdout).to.include(step('feat'))
+    expect(run.stdout.indexOf(step('feat'))).to.be.below(run.stdout.indexOf('removed worktree feat'))
   })
 
   it('skips the teardown with a note when no stack backend of that id is registered', async () => {

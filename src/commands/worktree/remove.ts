@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {loadRegistry} from '../../core/registry.js'
 import {registryBackends} from '../../core/worktree-backends.js'
-import {executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
+import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
 import {BaseCommand} from '../base.js'
 
 export default class WorktreeRemove extends BaseCommand {
@@ -43,8 +43,8 @@ function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})`)
   if (plan.transcripts) lines.push(`  archive ${plan.transcripts.files} transcript files to ${plan.transcripts.archive}`)
   if (plan.snapshot) lines.push(`  save uncommitted work to refs/yard/removed/${plan.name}-<UTC stamp>`)
-  if ('skipped' in plan.stack) lines.push(`  stack: skipped (${plan.stack.skipped})`)
-  else lines.push(`  stack: box down and nuke through ${plan.stack.backend}${plan.stack.wouldRemove ? (plan.stack.wouldRemove.length === 0 ? ': nothing to remove' : plan.stack.wouldRemove.map((item) => `\n    ${item}`).join('')) : ''}`)
+  lines.push(`  ${describeStackStep(plan.stack)}`)
+  if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
   if (plan.registered) lines.push(`  git worktree remove ${plan.path}`)
   if (plan.pin !== null) lines.push(`  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml`)
   return lines.join('\n')
