@@ -24,7 +24,8 @@ export function jitteredInterval(intervalMs: number, random: () => number = Math
   return Math.round(intervalMs * (0.8 + 0.4 * random()))
 }
 
-interface Due {
+/** A cache due for a fetch: asked for since its latest attempt (`onDemand`) or by interval. */
+export interface Due {
   key: string
   url: string
   onDemand: boolean
@@ -86,7 +87,11 @@ export async function runAgent(cache: GitCache, root: string, options: CacheAgen
   return totals
 }
 
-async function refresh(cache: GitCache, root: string, item: Due, emit: (event: CacheAgentEvent) => void): Promise<void> {
+/**
+ * Fetches one cache (with maintenance when due) and emits `fetched` or `failed`; never throws.
+ * Shared by the local agent and the cluster agent (DESIGN.md §5.1).
+ */
+export async function refresh(cache: GitCache, root: string, item: Due, emit: (event: CacheAgentEvent) => void): Promise<void> {
   try {
     const result = await cache.fetchKey(root, item.key, item.url, item.onDemand)
     if (result.fetched) emit({action: 'fetched', key: item.key, detail: [item.onDemand ? 'on demand' : undefined, result.maintained ? 'maintained' : undefined].filter(Boolean).join(', ') || undefined})

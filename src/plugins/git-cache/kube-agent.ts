@@ -18,7 +18,7 @@
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
 import {YardError} from '../../core/errors.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../core/repo-identity.js'
-import {AGENT_CONCURRENCY, jitteredInterval, sleep, sweep} from './agent.js'
+import {AGENT_CONCURRENCY, jitteredInterval, refresh, sleep, sweep} from './agent.js'
 import type {GitCache} from './cache.js'
 import {evictCache} from './evict.js'
 import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
@@ -67,17 +67,15 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
 
   const perform = async (item: Work): Promise<void> => {
     const {key, url} = item.repo
-    try {
-      if (item.kind === 'clone') {
+    if (item.kind === 'clone') {
+      try {
         const result = await cache.add(root, url)
         emit({action: result.action, key, detail: result.action === 'cloned' ? 'first demand: a pod on this node mounts it' : 'pinned, not fetched'})
-      } else {
-        const result = await cache.fetchKey(root, key, url, item.onDemand)
-        if (result.fetched) emit({action: 'fetched', key, detail: [item.onDemand ? 'on demand' : undefined, result.maintained ? 'maintained' : undefined].filter(Boolean).join(', ') || undefined})
-        else emit({action: 'failed', key, detail: `stale since ${result.staleSince}: ${result.error}`})
+      } catch (error) {
+        emit({action: 'failed', key, detail: describe(error)})
       }
-    } catch (error) {
-      emit({action: 'failed', key, detail: describe(error)})
+    } else {
+      await refresh(cache, root, {key, url, onDemand: item.onDemand}, emit)
     }
     if (item.repo.askedAt !== undefined) served.set(key, item.repo.askedAt)
     try {
