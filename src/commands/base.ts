@@ -53,6 +53,17 @@ export abstract class BaseCommand extends Command {
     if (!this.jsonEnabled()) this.log(text)
   }
 
+  /**
+   * For one unexpected word given to a command that targets a worktree (`yard up feat`), the
+   * likely intent: `did you mean --worktree feat?`.
+   */
+  private worktreeHint(error: Error): string | undefined {
+    const word = UNEXPECTED_ARGUMENT.exec(error.message)?.[1]
+    const flags = (this.constructor as typeof Command).flags ?? {}
+    if (word === undefined || word.startsWith('-') || !('worktree' in flags)) return undefined
+    return `did you mean --worktree ${word}? (\`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` lists its flags and arguments)`
+  }
+
   protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
     // A command that reported and then chose its exit code (doctor) is not an error to render.
     if (error instanceof Errors.ExitError) throw error
@@ -75,9 +86,11 @@ export abstract class BaseCommand extends Command {
         .map((line) => line.trim())
         .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
         .join('; ')
-      const fix = parse ? `run \`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` for its flags and arguments` : undefined
+      const help = `run \`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` for its flags and arguments`
+      const fix = parse ? (this.worktreeHint(error) ?? help) : undefined
       process.exitCode = code
       if (this.jsonEnabled()) this.logJson({error: {code, message, fix}})
+      else if (fix && fix !== help) this.logToStderr(`${message}\n  fix: ${fix}`)
       else this.logToStderr(error.message + (fix && !error.message.includes('--help') ? `\n  fix: ${fix}` : ''))
       if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
       return this.exit(code)
@@ -85,6 +98,9 @@ export abstract class BaseCommand extends Command {
     return super.catch(error)
   }
 }
+
+/** oclif's message for words a command does not take: `Unexpected argument: feat`. */
+const UNEXPECTED_ARGUMENT = /^Unexpected argument: (\S+)$/m
 
 /** `--worktree NAME`: the checkout a command acts on (DESIGN.md §3.3). */
 export const worktreeFlag = Flags.string({

@@ -15,12 +15,19 @@ export default class Env extends BaseCommand {
     format: Flags.string({description: 'output format', options: [...ENV_FORMATS], default: 'sh'}),
   }
 
+  /** `--format json` means the same as `--json` (DESIGN.md Appendix A): the result and errors are JSON. */
+  public jsonEnabled(): boolean {
+    if (super.jsonEnabled()) return true
+    const end = this.argv.indexOf('--')
+    const args = end === -1 ? this.argv : this.argv.slice(0, end)
+    return args.some((arg, index) => arg === '--format=json' || (arg === '--format' && args[index + 1] === 'json'))
+  }
+
   async run(): Promise<Record<string, string>> {
     const {flags} = await this.parse(Env)
     const {workspace, target} = await resolveTarget(this.context, flags.worktree)
     const env = stackEnv(target, this.context, await machineSocketEnv(this.context, await loadRegistry(this.config), workspace))
-    if (flags.format === 'json' && !this.jsonEnabled()) this.log(JSON.stringify(env, null, 2))
-    else if (flags.format !== 'json') this.print(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
+    if (flags.format !== 'json') this.print(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
     return env
   }
 }

@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {projectRoot} from '../support/oclif-config.js'
 import {cleanupTemp, makeRepo} from '../support/repo.js'
-import {yard} from '../support/yard.js'
+import {testConfig, yard} from '../support/yard.js'
 
 const FOUNDATION = ['backends', 'config', 'doctor', 'env', 'init', 'ports', 'autocomplete', 'help']
 
@@ -36,5 +36,63 @@ describe('the yard CLI', () => {
     const format = await yard(['env', '--format', 'xml', '--json'], {cwd: repo})
     expect(format.exitCode).to.equal(2)
     expect(format.json).to.have.nested.property('error.message').that.contains('Expected --format=xml to be one of: sh, fish, json')
+  })
+
+  it('refuses a word after a command that takes no arguments as an unexpected argument (exit 2), with the --worktree hint', async () => {
+    const repo = makeRepo()
+    for (const argv of [['up', 'feat'], ['nuke', 'feat'], ['nuke', 'feat', '--dry-run']]) {
+      const run = await yard(argv, {cwd: repo})
+      expect(run.exitCode, argv.join(' ')).to.equal(2)
+      expect(run.stderr, argv.join(' ')).to.contain('Unexpected argument: feat')
+      expect(run.stderr, argv.join(' ')).to.contain(`did you mean --worktree feat? (\`yard ${argv[0]} --help\` lists its flags and arguments)`)
+      expect(run.stderr, argv.join(' ')).not.to.contain('is not a yard command')
+    }
+    const extra = await yard(['nuke', '--dry-run', 'extra'], {cwd: repo})
+    expect(extra.exitCode).to.equal(2)
+    expect(extra.stderr).to.contain('Unexpected argument: extra')
+    const json = await yard(['up', 'feat', '--json'], {cwd: repo})
+    expect(json.exitCode).to.equal(2)
+    expect(json.json).to.deep.equal({error: {code: 2, message: 'Unexpected argument: feat', fix: 'did you mean --worktree feat? (`yard up --help` lists its flags and arguments)'}})
+    const unknown = await yard(['worktree', 'nosuch'], {cwd: repo})
+    expect(unknown.exitCode).to.equal(127)
+    expect(unknown.stderr).to.contain('worktree nosuch is not a yard command')
+  })
+
+  it('takes -h for help and -v for the version', async () => {
+    const help = await yard(['-h'])
+    expect(help.exitCode).to.equal(0)
+    expect(help.stdout).to.match(/^COMMANDS$/m)
+    expect(help.stderr).not.to.contain('not a yard command')
+    const commandHelp = await yard(['up', '-h'])
+    expect(commandHelp.exitCode).to.equal(0)
+    expect(commandHelp.stdout).to.contain('$ yard up')
+    const version = await yard(['-v'])
+    expect(version.exitCode).to.equal(0)
+    expect(version.stdout).to.match(/^@yard-dev\/cli\/\d/)
+  })
+
+  it('describes every topic in its own words, never by one of its commands', async () => {
+    const config = await testConfig()
+    const topics = new Set(config.commands.filter((command) => command.pluginName === config.pjson.name && command.id.includes(':')).map((command) => command.id.split(':')[0]))
+    expect([...topics]).to.include.members(['box', 'worktree'])
+    for (const name of topics) {
+      const described = config.pjson.oclif.topics?.[name]?.description
+      expect(described, name).to.be.a('string').and.not.to.equal('')
+    }
+    const box = await yard(['help', 'box'])
+    expect(box.stdout.split('\n')[0]).to.equal(config.pjson.oclif.topics?.box?.description)
+    expect(box.stdout.split('\n')[0]).not.to.equal('Remove the targeted checkout\'s dev box')
+  })
+
+  it('gives errors as JSON with env --format json, as with --json', async () => {
+    const repo = makeRepo()
+    for (const argv of [['env', '--format', 'json', '-w', 'Bad/x'], ['env', '--format=json', '-w', 'Bad/x']]) {
+      const run = await yard(argv, {cwd: repo})
+      expect(run.exitCode).to.equal(2)
+      expect(run.json, argv.join(' ')).to.have.nested.property('error.code', 2)
+      expect(run.json).to.have.nested.property('error.message').that.contains('invalid worktree name')
+    }
+    const ok = await yard(['env', '--format', 'json'], {cwd: repo})
+    expect(ok.json).to.have.property('MAIN_REPO')
   })
 })
