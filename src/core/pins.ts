@@ -9,7 +9,7 @@ import path from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 
 import {atomicWrite} from './atomic-write.js'
-import {OperationError} from './errors.js'
+import {InputError, OperationError} from './errors.js'
 
 export const PINS_TABLE = 'worktree-offsets'
 
@@ -78,6 +78,47 @@ function parseToml(text: string): Table {
   return parse(text, {integersAsBigInt: true}) as Table
 }
 
+/**
+ * Checks, before anything is created, that `writePin` could set `name`'s pin in `file` (absent is
+ * fine): the same text edit and re-parse, with nothing written.
+ * @throws InputError (exit 2) for a layout the text edit cannot handle (pins as dotted keys
+ *   `worktree-offsets.feat = 3`, an inline table), naming the file and the layout that works.
+ */
+export async function checkPinFile(file: string, name: string): Promise<void> {
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined)
+  if (text === undefined) return
+  let before: Table
+  try {
+    before = parseToml(text)
+  } catch {
+    return // Config loading reports a syntax error with file, line and column.
+  }
+  const pins = (before[PINS_TABLE] as Table | undefined) ?? {}
+  const offset = typeof pins[name] === 'bigint' && pins[name] === 1n ? 2 : 1
+  if (!editKeepsTheRest(before, editPinText(text, name, offset), name, offset)) {
+    throw new InputError(`${file} writes [${PINS_TABLE}] in a layout yard cannot edit`, {
+      why: `yard may need to pin ${name}'s offset there, and edits the [${PINS_TABLE}] table as text; pins as dotted keys (\`${PINS_TABLE}.${name} = 3\`) or an inline table defeat that`,
+      fix: `write the pins as \`name = offset\` lines under a [${PINS_TABLE}] header in ${file}, then run the command again`,
+    })
+  }
+}
+
+/** Whether `edited` holds `before` with exactly `name`'s pin set to `offset` (undefined: deleted). */
+function editKeepsTheRest(before: Table, edited: string, name: string, offset: number | undefined): boolean {
+  const pins = {...((before[PINS_TABLE] as Table | undefined) ?? {})}
+  if (offset === undefined) delete pins[name]
+  else pins[name] = BigInt(offset)
+  const expected = {...before, [PINS_TABLE]: pins}
+  let after: Table
+  try {
+    after = parseToml(edited)
+  } catch {
+    return false
+  }
+  const keep = (table: Table) => Object.fromEntries(Object.entries(table).filter(([key, value]) => !(key === PINS_TABLE && Object.keys(value as Table).length === 0)))
+  return canonical(keep(after)) === canonical(keep(expected))
+}
+
 const canonical = (value: unknown) => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
 
 /** What `writePin` replaced: the pin's previous value and the file's previous text (undefined: no file). */
@@ -116,17 +157,7 @@ export async function writePin(file: string, name: string, offset: number | unde
   const previous = pins[name]
   if (offset === undefined ? previous === undefined : typeof previous === 'bigint' && previous === BigInt(offset)) return {previous, text: original}
   const edited = editPinText(text, name, offset)
-  if (offset === undefined) delete pins[name]
-  else pins[name] = BigInt(offset)
-  const expected = {...before, [PINS_TABLE]: pins}
-  let after: Table | undefined
-  try {
-    after = parseToml(edited)
-  } catch {
-    after = undefined
-  }
-  const keep = (table: Table) => Object.fromEntries(Object.entries(table).filter(([key, value]) => !(key === PINS_TABLE && Object.keys(value as Table).length === 0)))
-  if (after === undefined || canonical(keep(after)) !== canonical(keep(expected))) {
+  if (!editKeepsTheRest(before, edited, name, offset)) {
     throw new OperationError(`could not ${offset === undefined ? 'delete' : 'write'} the offset pin of ${name} in ${file} without changing anything else`, {
       why: `yard edits the [${PINS_TABLE}] table as text and checks the result; this file's layout (a dotted or inline ${PINS_TABLE} key?) defeats that`,
       fix: `write the pins as \`name = offset\` lines under a [${PINS_TABLE}] header in ${file}, then run the command again${offset === undefined ? '' : ` (or add \`${name} = ${offset}\` yourself)`}`,

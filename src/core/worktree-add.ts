@@ -9,16 +9,17 @@
  * worst). When either side fails, the worktree, the branch and the pin it brought are rolled
  * back, so nothing is left behind.
  */
+import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from './backend.js'
-import {loadConfig} from './config.js'
+import {LOCAL_CONFIG_FILE, loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
+import {checkPinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -97,7 +98,8 @@ function nameAndBranch(options: AddOptions): {name: string; branch: string} {
 /**
  * Creates the worktree NAME (DESIGN.md §4.1).
  * @throws InputError (exit 2) for an invalid name or branch, an unresolvable `--from`, a name
- *   already used by a worktree, or a branch checked out elsewhere — before anything is created.
+ *   already used by a worktree, a branch checked out elsewhere, a target path that already holds
+ *   something, or a pin file whose layout yard cannot edit — before anything is created.
  * @throws OperationError (exit 1) when `git worktree add` fails; what it had created is rolled back.
  */
 export async function addWorktree(context: YardContext, options: AddOptions): Promise<AddResult> {
@@ -123,6 +125,8 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
     const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
     checkConflicts(worktrees, {name, branch, target, branchSource})
+    await checkTargetFree(target, name)
+    await checkPinFile(fresh.config.files.local, name)
     // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
     // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
@@ -148,6 +152,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const {current, choice, branchSource, base} = placed
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
+    await excludeLocalConfig(context, workspace)
     const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
     context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${choice.pin} in ${workspace.config.files.local}`)
   }
@@ -205,9 +210,55 @@ async function fetchBaseRemote(context: YardContext, mainPath: string, from: str
   if (remote === undefined) return null
   const result = await context.runner.git(['fetch', '--quiet', remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch'})
   if (result.exitCode === 0) return remote
-  const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : result.stderr.trim().split('\n').at(-1) || `exit code ${result.exitCode}`
+  const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : gitFailure(result.stderr) || `exit code ${result.exitCode}`
   context.warn(`warning: git fetch ${remote} failed (${why}); going on with the refs fetched before`)
   return null
+}
+
+/**
+ * What a failed git command said, in its meaningful lines: those starting with `fatal:` or
+ * `error:` (git's advice around them, such as "Please make sure you have the correct access
+ * rights and the repository exists.", is left out), else its last line.
+ */
+export function gitFailure(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '')
+  const meaningful = lines.filter((line) => /^(fatal|error):/.test(line))
+  return (meaningful.length > 0 ? meaningful : lines.slice(-1)).join('; ')
+}
+
+/**
+ * Refuses a target path that already holds something (a file, a symlink, a non-empty
+ * directory): `git worktree add` would fail there half-way. An empty directory is fine.
+ * @throws InputError (exit 2) naming the path, before anything is created.
+ */
+async function checkTargetFree(target: string, name: string): Promise<void> {
+  const stats = await fs.lstat(target).catch(() => undefined)
+  if (stats === undefined) return
+  const kind = stats.isDirectory() ? ((await fs.readdir(target)).length === 0 ? undefined : 'a non-empty directory') : stats.isSymbolicLink() ? 'a symlink' : stats.isFile() ? 'a file' : 'a special file'
+  if (kind === undefined) return
+  throw new InputError(`cannot create worktree ${name}: ${target} already exists and is ${kind}`, {
+    why: 'git creates a worktree in a new or empty directory, and yard does not move what is there',
+    fix: `move ${target} out of the way (or remove it), or choose another name`,
+  })
+}
+
+/**
+ * Makes sure git ignores the main checkout's yard.local.toml (personal pins) after yard wrote it:
+ * when `git check-ignore` says it is not ignored, it is added to the local exclude file
+ * `<git common dir>/info/exclude` (never committed), with a note. A failure only warns.
+ */
+async function excludeLocalConfig(context: YardContext, workspace: Workspace): Promise<void> {
+  const ignored = await context.runner.git(['check-ignore', '-q', '--', LOCAL_CONFIG_FILE], {cwd: workspace.mainPath, allowFailure: true})
+  if (ignored.exitCode !== 1) return
+  const exclude = path.join(workspace.commonDir, 'info', 'exclude')
+  try {
+    const text = await fs.readFile(exclude, 'utf8').catch(() => '')
+    await fs.mkdir(path.dirname(exclude), {recursive: true})
+    await fs.appendFile(exclude, `${text === '' || text.endsWith('\n') ? '' : '\n'}/${LOCAL_CONFIG_FILE}\n`)
+    context.warn(`note: added /${LOCAL_CONFIG_FILE} to ${exclude} so that git ignores your personal pins (\`yard init\` adds it to .gitignore instead)`)
+  } catch (error) {
+    context.warn(`warning: git does not ignore ${path.join(workspace.mainPath, LOCAL_CONFIG_FILE)} and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`)
+  }
 }
 
 function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch: string; target: string; branchSource: BranchSource}): void {

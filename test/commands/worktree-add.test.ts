@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {nameFromBranch} from '../../src/core/identity.js'
+import {hashOffset, nameFromBranch} from '../../src/core/identity.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {cleanEnv, commit, hasBranch, registered, remoteSetup, rootOf} from '../support/worktrees.js'
 import {yard} from '../support/yard.js'
@@ -65,7 +65,8 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     git(setup.main, 'remote', 'set-url', 'origin', path.join(tempDir('gone'), 'missing.git'))
     const run = await yard(['worktree', 'add', 'feat', '--json'], {cwd: setup.main, env: cleanEnv(setup.stateDir)})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.stderr).to.match(/warning: git fetch origin failed \(.+\); going on with the refs fetched before/)
+    expect(run.stderr).to.match(/warning: git fetch origin failed \(fatal: .+\); going on with the refs fetched before/)
+    expect(run.stderr).not.to.contain('the repository exists')
     expect(run.json).to.deep.include({fetched: null, base: {ref: 'origin/develop', commit: setup.develop, source: 'origin-head'}})
   })
 
@@ -168,37 +169,61 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(ports.json).to.deep.include({offset: 1, offsetSource: 'pin', ports: {APP_PORT: 3101}, clashesWith: []})
   })
 
-  it('leaves no branch, no pin and no registration behind when git worktree add fails half-way', async () => {
+  it('refuses (exit 2) a target path that holds a file or a non-empty directory, creating nothing', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))
     writeFile(repo, 'yard.local.toml', '# keep me\n')
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     writeFileSync(path.join(rootOf(repo), 'alpha'), 'a file where the worktree would go\n')
-    const run = await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})
-    expect(run.exitCode).to.equal(1)
-    expect(run.stderr).to.match(/already exists/)
-    expect(run.stderr).to.match(/rolled back: deleted branch wt\/alpha; deleted the pin of alpha/)
-    expect(hasBranch(repo, 'wt/alpha')).to.equal(false)
+    writeFile(path.join(rootOf(repo), 'beta'), 'notes.txt', 'mine\n')
+    for (const [name, kind] of [['alpha', 'a file'], ['beta', 'a non-empty directory']]) {
+      const run = await yard(['worktree', 'add', name], {cwd: repo, env})
+      expect(run.exitCode, run.stderr).to.equal(2)
+      expect(run.stderr).to.contain(`cannot create worktree ${name}: ${path.join(rootOf(repo), name)} already exists and is ${kind}`)
+      expect(run.stderr).to.contain(`fix: move ${path.join(rootOf(repo), name)} out of the way`)
+      expect(run.stderr).not.to.contain('rolled back')
+      expect(hasBranch(repo, `wt/${name}`)).to.equal(false)
+    }
     expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('# keep me\n')
     expect(registered(repo)).to.deep.equal([repo, path.join(rootOf(repo), 'feat')])
-    expect(readdirSync(path.join(repo, '.git', 'worktrees'))).to.deep.equal(['feat'])
     expect(readFileSync(path.join(rootOf(repo), 'alpha'), 'utf8')).to.equal('a file where the worktree would go\n')
-    expect(() => git(repo, 'config', '--get', 'branch.wt/alpha.yardBase')).to.throw()
+    expect(readFileSync(path.join(rootOf(repo), 'beta', 'notes.txt'), 'utf8')).to.equal('mine\n')
   })
 
-  it('removes the new worktree and branch again when the pin cannot be written while git checks out', async () => {
+  it('refuses (exit 2) a pin file in a layout it cannot edit before creating anything, with the fix', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     const dotted = '# pins as dotted keys defeat the text edit\nworktree-offsets.other = 5\n'
     writeFile(repo, 'yard.local.toml', dotted)
     const run = await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})
-    expect(run.exitCode).to.equal(1)
-    expect(run.stderr).to.include('could not write the offset pin of alpha')
-    expect(run.stderr).to.match(/rolled back: removed .*alpha; deleted branch wt\/alpha/)
+    expect(run.exitCode, run.stderr).to.equal(2)
+    expect(run.stderr).to.contain(`${path.join(repo, 'yard.local.toml')} writes [worktree-offsets] in a layout yard cannot edit`)
+    expect(run.stderr).to.contain('fix: write the pins as `name = offset` lines under a [worktree-offsets] header')
+    expect(run.stderr).not.to.contain('rolled back')
     expect(existsSync(path.join(rootOf(repo), 'alpha'))).to.equal(false)
     expect(hasBranch(repo, 'wt/alpha')).to.equal(false)
     expect(registered(repo)).to.deep.equal([repo, path.join(rootOf(repo), 'feat')])
     expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal(dotted)
+  })
+
+  it('adds yard.local.toml to .git/info/exclude when it writes a pin there and git does not ignore it, saying so once', async () => {
+    const repo = makeRepo()
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const alpha = await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})
+    expect(alpha.exitCode, alpha.stderr).to.equal(0)
+    const exclude = path.join(repo, '.git', 'info', 'exclude')
+    expect(alpha.stderr).to.contain(`note: added /yard.local.toml to ${exclude}`)
+    expect(readFileSync(exclude, 'utf8').split('\n')).to.include('/yard.local.toml')
+    expect(git(repo, 'status', '--porcelain', '--', 'yard.local.toml')).to.equal('')
+    expect(git(repo, 'check-ignore', 'yard.local.toml')).to.equal('yard.local.toml')
+    // Another newcomer on feat's offset is pinned too: the file is ignored now, so no second note.
+    const clashing = Array.from({length: 1000}, (_, index) => `n${index}`).find((name) => hashOffset(name) === hashOffset('feat'))!
+    const again = await yard(['worktree', 'add', clashing], {cwd: repo, env})
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(again.stderr).to.contain(`pinned ${clashing} to offset`)
+    expect(again.stderr).not.to.contain('info/exclude')
+    expect(readFileSync(exclude, 'utf8').split('\n').filter((line) => line === '/yard.local.toml')).to.have.length(1)
   })
 })

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {hashOffset} from '../../src/core/identity.js'
-import {chooseOffset} from '../../src/core/worktree-add.js'
+import {chooseOffset, gitFailure} from '../../src/core/worktree-add.js'
 import {remoteOf} from '../../src/core/git.js'
 import {baseRemote} from '../../src/core/worktree-base.js'
 
@@ -43,6 +43,14 @@ describe('worktree add rules', () => {
       expect(baseRemote(undefined, 'main', remotes)).to.equal('origin')
       expect(baseRemote(undefined, undefined, remotes)).to.equal('origin')
       expect(baseRemote(undefined, undefined, [])).to.equal(undefined)
+    })
+  })
+
+  describe('gitFailure', () => {
+    it('keeps git\'s fatal: and error: lines, not the advice after them', () => {
+      const stderr = "fatal: '/gone/missing.git' does not appear to be a git repository\nfatal: Could not read from remote repository.\n\nPlease make sure you have the correct access rights\nand the repository exists.\n"
+      expect(gitFailure(stderr)).to.equal("fatal: '/gone/missing.git' does not appear to be a git repository; fatal: Could not read from remote repository.")
+      expect(gitFailure('something odd\nlast words\n')).to.equal('last words')
     })
   })
 })
