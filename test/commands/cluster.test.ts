@@ -151,6 +151,11 @@ describe('yard cluster install and status against the fake API server', () => {
     const none = await yard(['cluster', 'install'], {cwd, env: noKubeconfig()})
     expect(none.exitCode).to.equal(2)
     expect(none.stderr).to.contain('no kubeconfig found')
+    // The cluster commands have no --runtime flag: the fix is the kubeconfig alone.
+    expect(none.stderr).to.contain('fix: point KUBECONFIG').and.not.to.contain('--runtime')
+    const status = await yard(['cluster', 'status'], {cwd, env: noKubeconfig()})
+    expect(status.exitCode).to.equal(2)
+    expect(status.stderr).to.contain('no kubeconfig found').and.not.to.contain('--runtime')
 
     api.inject({verb: 'create', resource: 'daemonsets'}, {code: 403, reason: 'Forbidden', message: 'daemonsets.apps is forbidden: User "dev" cannot create resource "daemonsets"'})
     const refused = await yard(['cluster', 'install'], {cwd, env: env()})

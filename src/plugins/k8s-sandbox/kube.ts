@@ -17,6 +17,11 @@ import {InputError, OperationError, YardError} from '../../core/errors.js'
 export interface KubeTarget {
   context?: string
   namespace: string
+  /**
+   * Another way out, added to the fix of a missing kubeconfig when the caller has one (the
+   * sandbox commands: "use --runtime podman"); the cluster commands and the agent have none.
+   */
+  otherwise?: string
 }
 
 /** An open connection: the typed clients, all bound to one context. */
@@ -81,7 +86,7 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
       const looked = env.KUBECONFIG ? `KUBECONFIG (${env.KUBECONFIG})` : '~/.kube/config'
       throw new InputError(`no kubeconfig found for ${target.context ? `kube context "${target.context}"` : 'the kubernetes runtime'}`, {
         why: `yard reads clusters from ${looked}, like kubectl, and found no file there`,
-        fix: 'point KUBECONFIG at your cluster\'s kubeconfig (kind: `kind export kubeconfig --name NAME`), or use --runtime podman',
+        fix: `point KUBECONFIG at your cluster's kubeconfig (kind: \`kind export kubeconfig --name NAME\`)${target.otherwise ? `, or ${target.otherwise}` : ''}`,
       })
     }
   } else {
@@ -140,6 +145,26 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
     mergePatch: lib.setHeaderOptions('Content-Type', lib.PatchStrategy.MergePatch),
   }
 }
+
+/**
+ * Request options that abort the request when `signal` fires: its connection is closed, so a
+ * cluster that accepts connections but never answers keeps nothing running after the caller's
+ * budget (DESIGN.md §3.4). Pass as the second argument of any API call; the middleware of
+ * `options` (e.g. `kube.mergePatch`) is kept.
+ */
+export function abortOn(kube: Pick<Kube, 'lib'>, signal: AbortSignal, options: k8s.ConfigurationOptions = {}): k8s.ConfigurationOptions {
+  const abort: k8s.ObservableMiddleware = {
+    pre(request) {
+      request.setSignal(signal)
+      return new kube.lib.Observable(Promise.resolve(request))
+    },
+    post: (response) => new kube.lib.Observable(Promise.resolve(response)),
+  }
+  return {...options, middleware: [...(options.middleware ?? []), abort], middlewareMergeStrategy: 'append'}
+}
+
+/** The request was aborted through `abortOn` (its budget ran out). */
+export const isAborted = (error: unknown): boolean => (error as {name?: unknown})?.name === 'AbortError'
 
 /** A Kubernetes `Status` as found in an error response's body. */
 export interface KubeStatus {
@@ -224,6 +249,13 @@ export function kubeError(error: unknown, what: string, kube: Pick<Kube, 'contex
       default:
         return new OperationError(`${what}: the API server answered ${status.code}${status.reason ? ` ${status.reason}` : ''}${said}`, {fix: 'run the command again; `kubectl get --raw /readyz` shows the server\'s health', cause: error})
     }
+  }
+  if (isAborted(error)) {
+    return new OperationError(`${what}: the Kubernetes API server ${kube.server} (kube context "${kube.context}") did not answer in time`, {
+      why: 'it accepts connections but sends no answer (an overloaded or half-started server, or a proxy in the way)',
+      fix: `check the cluster is healthy (\`kubectl --context ${kube.context} get --raw /readyz\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
+      cause: error,
+    })
   }
   const code = (error as {code?: unknown; errno?: unknown})?.code ?? (error as {errno?: unknown})?.errno
   const message = (error as Error)?.message ?? String(error)

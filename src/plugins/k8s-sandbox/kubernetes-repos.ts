@@ -8,16 +8,16 @@
 import type {SandboxRepo} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration} from '../../core/process.js'
-import {isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
+import {abortOn, isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
 import {MANAGED_BY_LABEL} from './manifest.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, repoObject, type Repo} from './repo-resource.js'
 
 const api = (kube: Kube) => ({group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL})
 
-/** The Repo named `key`, or undefined. */
-export async function readRepo(kube: Kube, key: string): Promise<Repo | undefined> {
-  return kubeGet(kube, `read the Repo ${key} in namespace ${kube.namespace}`, async () => (await kube.custom.getNamespacedCustomObject({...api(kube), name: key})) as Repo)
+/** The Repo named `key`, or undefined; with `signal`, the request is aborted when it fires. */
+export async function readRepo(kube: Kube, key: string, signal?: AbortSignal): Promise<Repo | undefined> {
+  return kubeGet(kube, `read the Repo ${key} in namespace ${kube.namespace}`, async () => (await kube.custom.getNamespacedCustomObject({...api(kube), name: key}, signal && abortOn(kube, signal))) as Repo)
 }
 
 /** Node names whose entry in the Repo's status says the cache is present. */
@@ -69,7 +69,8 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
   for (;;) {
     const missing: string[] = []
     for (const key of keys) {
-      const entry = (await readRepo(kube, key))?.status?.nodes?.[node]
+      // A read that hangs is cut at the deadline (at least one poll's worth), never left pending.
+      const entry = (await readRepo(kube, key, AbortSignal.timeout(Math.max(options.pollMs, deadline - Date.now()))))?.status?.nodes?.[node]
       if (entry?.present) continue
       if (entry?.lastError) {
         throw new OperationError(`the cache agent on node ${node} could not clone ${urlOf(key)} (Repo ${key}) for the sandbox pod ${pod}`, {

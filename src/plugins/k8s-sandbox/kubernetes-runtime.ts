@@ -19,7 +19,7 @@ import type {BackendContext, ClusterSettings} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration, type RunResult} from '../../core/process.js'
 import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
-import {isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
+import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
 import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
 import {MANAGED_BY_LABEL, PREFIX_LABEL} from './manifest.js'
 import {dropUnusedRepos, upsertRepos, waitForCaches} from './kubernetes-repos.js'
@@ -27,6 +27,8 @@ import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 /** How often a waiting create asks again, in ms (a tenth of a short budget). */
 const pollEvery = (budgetMs: number) => Math.max(100, Math.min(1000, Math.floor(budgetMs / 10)))
+/** How long a failed create waits for the pod's events to explain it, in ms. */
+const EVENTS_BUDGET_MS = 5000
 
 export class KubernetesRuntime implements SandboxRuntime {
   readonly id = 'kubernetes'
@@ -37,7 +39,7 @@ export class KubernetesRuntime implements SandboxRuntime {
 
   /** The API clients, connected once (client-node is loaded here, on first use). */
   private kube(): Promise<Kube> {
-    this.connection ??= openKube({context: this.settings.context, namespace: this.settings.namespace}, this.context.env)
+    this.connection ??= openKube({context: this.settings.context, namespace: this.settings.namespace, otherwise: 'use --runtime podman'}, this.context.env)
     return this.connection
   }
 
@@ -55,8 +57,8 @@ export class KubernetesRuntime implements SandboxRuntime {
     // The budget is the cluster's to answer: loading client-node (about 1 s) and the kubeconfig comes first.
     const kube = await this.kube()
     const labelSelector = `${MANAGED_BY_LABEL}=yard,${PREFIX_LABEL}=${prefix}`
-    const pods = await withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, () =>
-      kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector})))
+    const pods = await withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, (signal) =>
+      kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}, abortOn(kube, signal))))
     return pods.items.map(runtimePodOf)
   }
 
@@ -65,9 +67,10 @@ export class KubernetesRuntime implements SandboxRuntime {
     return pod && runtimePodOf(pod)
   }
 
-  private async readPod(name: string): Promise<V1Pod | undefined> {
+  /** The Pod, or undefined; with `signal`, the request is aborted when it fires. */
+  private async readPod(name: string, signal?: AbortSignal): Promise<V1Pod | undefined> {
     const kube = await this.kube()
-    return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, () => kube.core.readNamespacedPod({name, namespace: kube.namespace}))
+    return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, () => kube.core.readNamespacedPod({name, namespace: kube.namespace}, signal && abortOn(kube, signal)))
   }
 
   async play(manifest: Record<string, unknown>): Promise<void> {
@@ -99,11 +102,12 @@ export class KubernetesRuntime implements SandboxRuntime {
     const deadline = Date.now() + budgetMs
     let pod: V1Pod | undefined
     for (;;) {
-      pod = await this.readPod(name)
+      // A read that hangs is cut at the deadline (at least one poll's worth), never left pending.
+      pod = await this.readPod(name, AbortSignal.timeout(Math.max(pollEvery(budgetMs), deadline - Date.now())))
       if (pod && isReady(pod)) return pod
       const ended = pod?.status?.phase === 'Failed' || pod?.status?.phase === 'Succeeded'
       if (ended || Date.now() >= deadline) {
-        const events = await kube.core.listNamespacedEvent({namespace: kube.namespace, fieldSelector: `involvedObject.name=${name}`}).then((list) => recentEvents(list.items)).catch(() => [])
+        const events = await kube.core.listNamespacedEvent({namespace: kube.namespace, fieldSelector: `involvedObject.name=${name}`}, abortOn(kube, AbortSignal.timeout(EVENTS_BUDGET_MS))).then((list) => recentEvents(list.items)).catch(() => [])
         throw new OperationError(ended ? `the sandbox pod ${name} ended (${pod!.status!.phase}) before it became Ready` : `the sandbox pod ${name} did not become Ready within ${formatDuration(budgetMs)}`, {
           why: describePodState(pod, events),
           fix: `the pod was deleted; check that the nodes can pull or have the image and that namespace ${kube.namespace} has room (kubectl describe pod shows the same), raise [cluster] ready-timeout-seconds for slow nodes, then run yard sandbox create again`,
@@ -151,17 +155,22 @@ export class KubernetesRuntime implements SandboxRuntime {
 }
 
 /**
- * Runs `work` within `budgetMs`.
+ * Runs `work` within `budgetMs`; when the budget runs out, `signal` (to pass to every request
+ * through `abortOn`) aborts what is still pending, so no connection outlives the budget.
  * @throws OperationError (exit 1) naming what did not answer in time (DESIGN.md §3.4: an
  *   unreachable cluster is left out of listings after 2 s).
  */
-async function withinBudget<T>(budgetMs: number, doing: string, work: () => Promise<T>): Promise<T> {
+async function withinBudget<T>(budgetMs: number, doing: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
   const budget = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new OperationError(`the cluster did not answer within ${formatDuration(budgetMs)} while ${doing}`, {fix: 'check [cluster] context (kubectl cluster-info) and the network'})), budgetMs)
+    timer = setTimeout(() => {
+      reject(new OperationError(`the cluster did not answer within ${formatDuration(budgetMs)} while ${doing}`, {fix: 'check [cluster] context (kubectl cluster-info) and the network'}))
+      controller.abort()
+    }, budgetMs)
   })
   try {
-    return await Promise.race([work(), budget])
+    return await Promise.race([work(controller.signal), budget])
   } finally {
     clearTimeout(timer)
   }

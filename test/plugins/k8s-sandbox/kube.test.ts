@@ -52,6 +52,10 @@ describe('kube client (kube.ts)', () => {
     const none = await rejection(openKube({namespace: 'yard'}, {HOME: home}))
     expect(none).to.be.instanceOf(InputError)
     expect((none as InputError).render()).to.contain('no kubeconfig found').and.to.contain('KUBECONFIG')
+    // The way out depends on who asks: only the sandbox commands have a --runtime flag.
+    expect((none as InputError).fix).to.not.contain('--runtime')
+    const sandboxes = await rejection(openKube({namespace: 'yard', otherwise: 'use --runtime podman'}, {HOME: home}))
+    expect((sandboxes as InputError).fix).to.contain('KUBECONFIG').and.to.match(/, or use --runtime podman$/)
 
     const unknown = await rejection(openKube({context: 'prod', namespace: 'yard'}, {KUBECONFIG: api.kubeconfigPath}))
     expect(unknown).to.be.instanceOf(InputError)
