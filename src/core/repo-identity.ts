@@ -41,10 +41,14 @@ const DEFAULT_PORTS: Partial<Record<RepoScheme, string>> = {https: '443', http: 
 
 const SLUG_MAX = 40
 
+/** git's `<transport>::<address>` (remote helpers such as `ext::`, `fd::`): the transport's name. */
+const REMOTE_HELPER = /^([A-Za-z][A-Za-z0-9+.-]*)::/
+
 /**
  * Normalises a repository url (DESIGN.md §5.1, "Identity").
  *
- * Trim; refuse empty and a leading `-`; `[user@]host:path` is ssh; `://` urls go through the
+ * Trim; refuse empty, a leading `-` and `<transport>::<address>` remote-helper urls (`ext::`
+ * runs a command); `[user@]host:path` is ssh; `://` urls go through the
  * WHATWG URL parser (schemes https, http, ssh, git+ssh → ssh, git, file → local); user,
  * password, query, fragment and the scheme's default port are dropped; the host is lower-cased,
  * the path keeps its case; empty and `.` segments are dropped, `..` pops (never above the root);
@@ -59,6 +63,13 @@ export function repoIdentity(input: string): RepoIdentity {
   if (url === '') throw refuse('the url is empty', 'give the repository\'s clone url, e.g. https://github.com/org/repo.git')
   if (url.startsWith('-')) {
     throw refuse('it starts with "-", so git would read it as an option', 'give the repository\'s clone url, e.g. https://github.com/org/repo.git')
+  }
+  const helper = REMOTE_HELPER.exec(url)?.[1]
+  if (helper !== undefined) {
+    throw refuse(
+      `it is a remote-helper url (<transport>::<address>, here ${helper}::), which makes git run a helper program${helper.toLowerCase() === 'ext' ? ' (ext:: runs any command it names)' : ''} instead of naming a repository yard can cache`,
+      'give the repository\'s clone url (https://…, ssh://…, user@host:path) or an absolute path',
+    )
   }
   const parsed = url.includes('://') ? parseUrl(url, refuse) : url.startsWith('/') ? {scheme: 'local' as const, host: '', path: url} : parseScp(url, refuse)
   const segments = normalisePath(parsed.path)

@@ -69,6 +69,19 @@ describe('yard cache', function () {
     expect(existsSync(root)).to.equal(false)
   })
 
+  it('add of a remote-helper url (ext::, fd::) exits 2 before anything is written or run', async () => {
+    const pwned = path.join(tempDir('yard-pwned'), 'pwned')
+    for (const url of [`ext::sh -c touch% ${pwned}`, 'fd::7', 'EXT::sh -c true']) {
+      const refused = await yardArgv(['cache', 'add', '--', url], {cwd, env})
+      expect(refused.exitCode, refused.stderr).to.equal(2)
+      expect(refused.stderr).to.include(`invalid repository url ${JSON.stringify(url)}`).and.include('remote-helper url')
+    }
+    const identity = await yardArgv(['cache', 'identity', '--json', '--', `ext::sh -c touch% ${pwned}`], {cwd, env})
+    expect(identity.exitCode).to.equal(2)
+    expect(existsSync(pwned)).to.equal(false)
+    expect(existsSync(root)).to.equal(false)
+  })
+
   it('add of an option-like url creates nothing and runs nothing', async () => {
     const pwned = path.join(tempDir('yard-pwned'), 'pwned')
     for (const url of [`--upload-pack=touch ${pwned}`, `--upload-pack=touch ${pwned} #@github.com:o/r`]) {

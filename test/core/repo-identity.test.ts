@@ -54,6 +54,9 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
     expect(why('https://github.com/')).to.include('path is empty')
     expect(why('/')).to.include('path is empty')
     expect(why('file://host/srv/x')).to.include('host')
+    expect(why('ext::sh -c touch% /tmp/x')).to.include('remote-helper url (<transport>::<address>, here ext::)').and.to.include('runs any command')
+    expect(why('fd::17')).to.include('here fd::')
+    expect(why('git-remote-x::https://host/x.git')).to.include('here git-remote-x::')
   })
 
   it('never climbs above the root and drops only one .git', () => {
