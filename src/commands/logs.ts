@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import {InputError} from '../core/errors.js'
 import {loadRegistry} from '../core/registry.js'
 import {describeTarget, stackLogs} from '../core/stack.js'
 import {BaseCommand, worktreeFlag} from './base.js'
@@ -17,6 +18,12 @@ export default class Logs extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Logs)
+    if (this.jsonEnabled()) {
+      throw new InputError('yard logs has no --json', {
+        why: "logs prints the services' output as text, as it comes",
+        fix: 'run yard logs without --json; use `yard ps --json` for the stack\'s state',
+      })
+    }
     const outcome = await stackLogs(this.context, await loadRegistry(this.config), {flag: flags.worktree, services: argv as string[], follow: flags.follow})
     if (outcome.boxOnly) this.print(`${describeTarget(outcome.target)} is box-only (no compose file): no stack logs`)
   }

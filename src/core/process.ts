@@ -19,6 +19,11 @@ export interface RunOptions {
   budget?: string
   /** `inherit` hands the terminal to the child (exec, shells); output is then not captured. */
   stdio?: 'pipe' | 'inherit'
+  /**
+   * With `inherit`: each line the child writes to stdout is handed here as it comes, and reaches
+   * the terminal only when this returns true (to drop a tool's own chatter); never buffered.
+   */
+  stdoutFilter?: (line: string) => boolean
   /** Return a failed result instead of throwing. */
   allowFailure?: boolean
 }
@@ -47,6 +52,13 @@ export function formatArgv(argv: string[]): string {
   return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ')
 }
 
+/** An execa line transform that passes on the lines `keep` returns true for. */
+function keepLines(keep: (line: string) => boolean) {
+  return function* (line: unknown) {
+    if (keep(String(line))) yield line
+  }
+}
+
 /** Runs external commands. One instance per command invocation, built by the base command. */
 export class ProcessRunner {
   constructor(readonly options: RunnerOptions = {}) {}
@@ -66,6 +78,7 @@ export class ProcessRunner {
     this.options.onSpawn?.(argv, options)
     if (this.options.verbose) (this.options.log ?? ((line) => process.stderr.write(line + '\n')))(`+ ${formatArgv(argv)}`)
     const inherit = options.stdio === 'inherit'
+    const filter = options.stdoutFilter
     const group = options.timeoutMs !== undefined && !inherit
     const child = execa(file, args, {
       cwd: options.cwd,
@@ -74,7 +87,8 @@ export class ProcessRunner {
       extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
-      stdout: inherit ? 'inherit' : 'pipe',
+      stdout: inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : 'pipe',
+      buffer: {stdout: !(inherit && filter)},
       stderr: inherit ? 'inherit' : 'pipe',
       reject: false,
       stripFinalNewline: false,

@@ -10,7 +10,7 @@ import {stringify} from 'yaml'
 
 import type {BackendContext, ProjectContainers, StackBackend, StackContainer, StackSpec, Target} from '../../core/backend.js'
 import type {ComposeProvider} from '../../core/compose-provider.js'
-import {OperationError} from '../../core/errors.js'
+import {InputError, OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
 import {ComposeBox} from './box.js'
 import {loadComposeModel} from './compose-model.js'
@@ -20,6 +20,14 @@ import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
+
+/**
+ * podman-compose 1.0.3's own stdout lines around a command: its version probe and the podman
+ * command it runs (naming this project's containers); not the services' output.
+ */
+function isProviderChatter(line: string, target: Target): boolean {
+  return line === "['podman', '--version', '']" || /^using podman version: \S+$/.test(line) || (line.startsWith('podman logs ') && line.includes(` ${target.project}_`))
+}
 
 export class ComposeStack implements StackBackend {
   readonly kind = 'stack'
@@ -56,7 +64,7 @@ export class ComposeStack implements StackBackend {
   }
 
   /** Runs the provider with the target's env (WORKTREE unset for main, DESIGN.md §3.5). */
-  private runProvider(provider: ComposeProvider, target: Target, spec: StackSpec, files: string[], args: string[], inherit = false) {
+  private runProvider(provider: ComposeProvider, target: Target, spec: StackSpec, files: string[], args: string[], onTerminal?: (line: string) => boolean) {
     const fileArgs = files.flatMap((file) => ['-f', file])
     const env: Record<string, string | undefined> = {...spec.env}
     if (target.isMain) env.WORKTREE = undefined
@@ -64,7 +72,9 @@ export class ComposeStack implements StackBackend {
       env,
       cwd: path.dirname(files[0]),
       allowFailure: true,
-      stdio: inherit ? 'inherit' : 'pipe',
+      // On the terminal, stdout goes through `onTerminal`, which keeps the lines to show.
+      stdio: onTerminal ? 'inherit' : 'pipe',
+      stdoutFilter: onTerminal,
     })
   }
 
@@ -211,10 +221,42 @@ export class ComposeStack implements StackBackend {
     return recentLogLines(this.context.runner, this.engine.command, await this.ps(target), options.lines)
   }
 
-  /** The provider's `logs`, on the terminal. */
+  /**
+   * The provider's `logs`, on the terminal. Services are checked against the compose files before
+   * the provider runs; services without a container are a note (nothing runs: no logs, exit 0).
+   * podman-compose's own lines (its version probe, the command it runs, "exit code: N") are kept
+   * off stdout, and a failure it reports only on such a line is still a failure.
+   * @throws InputError (exit 2) for a service the compose files do not define; OperationError
+   *   (exit 1) when the provider fails.
+   */
   async logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void> {
+    const known = loadComposeModel(spec.files).services.map((service) => service.name)
+    const unknown = options.services.filter((service) => !known.includes(service))
+    if (unknown.length > 0) {
+      throw new InputError(`${target.project} has no service ${unknown.join(', ')}`, {
+        why: `its compose files (${spec.files.join(', ')}) define ${known.length > 0 ? known.join(', ') : 'no service'}`,
+        fix: known.length > 0 ? `name one of ${known.join(', ')}, or none for all` : 'add the service to the compose file',
+      })
+    }
+    const wanted = options.services.length > 0 ? [...new Set(options.services)] : known
+    const present = new Set((await this.ps(target)).map((container) => container.service))
+    const services = wanted.filter((service) => present.has(service))
+    if (services.length === 0) {
+      this.context.warn(`note: nothing of ${target.project}${options.services.length > 0 ? ` (${wanted.join(', ')})` : ''} runs, so there are no logs; \`yard up${target.isMain ? '' : ` --worktree ${target.name}`}\` starts it`)
+      return
+    }
+    const absent = wanted.filter((service) => !present.has(service))
+    if (absent.length > 0) this.context.warn(`note: ${absent.join(', ')} of ${target.project} ${absent.length === 1 ? 'has' : 'have'} no container: no logs for ${absent.length === 1 ? 'it' : 'them'}`)
     const provider = await this.detectProvider(spec.provider)
-    const result = await this.runProvider(provider, target, spec, spec.files, ['logs', ...(options.follow ? ['-f'] : []), ...options.services], true)
-    if (result.exitCode !== 0 && result.exitCode !== 130) throw new OperationError(`${provider.id} logs failed with exit code ${result.exitCode}`, {fix: 'check that the stack is up: yard ps'})
+    let reported = 0
+    const keep = (line: string): boolean => {
+      const exit = /^exit code: (-?\d+)$/.exec(line)
+      if (exit) reported ||= Number(exit[1])
+      return !exit && !isProviderChatter(line, target)
+    }
+    const args = ['logs', ...(options.follow ? ['-f'] : []), ...(options.services.length > 0 || absent.length > 0 ? services : [])]
+    const result = await this.runProvider(provider, target, spec, spec.files, args, keep)
+    const code = result.exitCode === 0 ? reported : result.exitCode
+    if (code !== 0 && code !== 130) throw new OperationError(`${provider.id} logs failed with exit code ${code}`, {fix: `check that the stack is up: yard ps${target.isMain ? '' : ` --worktree ${target.name}`}`})
   }
 }
