@@ -10,6 +10,7 @@ import React, {useCallback, useEffect, useRef, useState} from 'react'
 import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard.js'
 import type {CheckoutDetails} from '../core/dashboard-details.js'
 import {detailPaneLines} from './dashboard-detail.js'
+import {layoutScreen} from './dashboard-layout.js'
 import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
@@ -42,15 +43,46 @@ export interface DashboardAppProps {
   onExit(exit: DashboardExit): void
 }
 
-export const HELP_LINES = [
-  '↑/↓ j/k  select          Tab  local ⇄ cluster',
-  'u  stack up              d    stack down',
-  'x  remove (asks first)   e    shell in the box or sandbox',
-  'r  refresh now           /    filter by name or branch',
-  'n  new worktree/sandbox  Enter  details of the row',
-  '?  this help',
-  'q  quit                  Ctrl-C  quit',
+/**
+ * The keys of the `?` screen as [key, what it does]; docs/dashboard.md's keys table names the
+ * same keys in the same order (a test compares them).
+ */
+export const HELP_KEYS: ReadonlyArray<readonly [string, string]> = [
+  ['↑/↓ j/k', 'select'],
+  ['Tab', 'local ⇄ cluster'],
+  ['Enter', 'details of the row'],
+  ['n', 'new worktree/sandbox'],
+  ['u', 'stack up'],
+  ['d', 'stack down'],
+  ['x', 'remove (asks first)'],
+  ['e', 'shell in the box or sandbox'],
+  ['r', 'refresh now'],
+  ['/', 'filter by name or branch'],
+  ['?', 'this help'],
+  ['q', 'quit'],
+  ['Ctrl-C', 'quit (exit 130)'],
 ]
+
+/** The `?` screen: the keys two to a line, each as `KEY  what`, the second column aligned at least 3 spaces on. */
+export const HELP_LINES: string[] = (() => {
+  const entries = HELP_KEYS.map(([key, what]) => `${key}  ${what}`)
+  const width = Math.max(...entries.map((entry) => entry.length))
+  const lines: string[] = []
+  for (let index = 0; index < entries.length; index += 2) lines.push([entries[index].padEnd(width), entries[index + 1] ?? ''].join('   ').trimEnd())
+  return lines
+})()
+
+/**
+ * Why `e` cannot hand the terminal over for `row`, known from the row itself (no box), or
+ * undefined: the screen then stays and says so in the status line.
+ */
+export function shellProblem(mode: DashboardMode, row: LocalRow | ClusterRow): string | undefined {
+  if (mode !== 'local') return undefined
+  const local = row as LocalRow
+  if (local.box === null) return `no box for ${local.name}: the stack backend has none`
+  if (local.box.state === 'absent') return `no box for ${local.name}: run yard box up${local.name === 'main' ? '' : ` --worktree ${local.name}`} (u starts only the stack)`
+  return undefined
+}
 
 /** The terminal's size, following resizes through one subscription on stdout (DESIGN.md §9). */
 function useTerminalSize(): {columns: number; rows: number} {
@@ -93,6 +125,8 @@ export function DashboardApp(props: DashboardAppProps) {
   const confirming = useRef<string | undefined>(undefined)
   const modeRef = useRef(mode)
   modeRef.current = mode
+  // The first row of the table's window: it moves only as far as keeping the selection visible needs.
+  const windowStart = useRef(0)
 
   // One gather per mode at a time: a slow backend must not pile up probes on every tick.
   const loading = useRef<Record<DashboardMode, boolean>>({local: false, cluster: false})
@@ -267,32 +301,43 @@ export function DashboardApp(props: DashboardAppProps) {
         confirming.current = name
         setStatus(`${plan} — remove ${name}? y/N`)
       }, (error: unknown) => setStatus(`remove ${name} refused: ${errorText(error)}`))
-    } else if (input === 'e' && row) leave({kind: 'shell', name: row.name, mode, selected: latest.current.selected})
+    } else if (input === 'e' && row) {
+      const problem = shellProblem(mode, row as LocalRow | ClusterRow)
+      if (problem) return setStatus(problem)
+      leave({kind: 'shell', name: row.name, mode, selected: latest.current.selected})
+    }
   }
 
   const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 3) : tableLines(clusterColumns(), current as ClusterRow[], columns - 3)
   // The pane follows the row it was opened on (by name), or closes when that row is gone.
   const detailRow = details ? (current as Array<LocalRow | ClusterRow>).find((candidate) => candidate.name === details.name) : undefined
   const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`
+  const panes = [
+    ...(detailRow ? [' ', ...detailPaneLines(mode, detailRow, details?.facts, details?.error)] : []),
+    ...(help ? HELP_LINES : []),
+  ]
+  const chosenIndex = Math.min(selected, current.length - 1)
+  // Never more lines than the screen has: Ink would squeeze or overlap them (DESIGN.md §9).
+  const screenHeight = Math.max(height - 1, 2)
+  const layout = layoutScreen({height: screenHeight, rowCount: current.length, selected: chosenIndex, start: windowStart.current, panes})
+  windowStart.current = layout.start
+  const message = rows[mode] === undefined ? '…' : current.length === 0 ? (filter ? `nothing matches /${filter}` : mode === 'local' ? 'no checkouts' : 'no sandboxes') : undefined
+  const line = (key: string, text: string, extra: {bold?: boolean; inverse?: boolean} = {}) => <Text key={key} wrap="truncate" {...extra}>{text}</Text>
   return (
-    <Box flexDirection="column" width={columns} height={Math.max(height - 1, 3)}>
-      <Text bold wrap="truncate">{title}</Text>
-      <Text wrap="truncate">{`  ${lines[0]}`}</Text>
-      {rows[mode] === undefined ? <Text>…</Text> : current.length === 0 ? <Text>{filter ? `nothing matches /${filter}` : mode === 'local' ? 'no checkouts' : 'no sandboxes'}</Text> : null}
-      {lines.slice(1).map((line, index) => {
-        const chosen = index === Math.min(selected, current.length - 1)
+    <Box flexDirection="column" width={columns} height={screenHeight} overflow="hidden">
+      {layout.title ? line('title', title, {bold: true}) : null}
+      {layout.header ? line('header', `  ${lines[0]}`) : null}
+      {message === undefined ? null : line('message', message)}
+      {lines.slice(1 + layout.start, 1 + layout.start + layout.shown).map((text, offset) => {
+        const index = layout.start + offset
+        const chosen = index === chosenIndex
         // A mark as well as inverse video: it survives NO_COLOR and plain captures.
-        return (
-          <Text key={(current[index] as {name: string}).name} inverse={chosen} wrap="truncate">
-            {`${chosen ? '›' : ' '} ${line}`}
-          </Text>
-        )
+        return line(`row:${(current[index] as {name: string}).name}`, `${chosen ? '›' : ' '} ${text}`, {inverse: chosen})
       })}
-      {detailRow ? <Text> </Text> : null}
-      {detailRow ? detailPaneLines(mode, detailRow, details?.facts, details?.error).map((line, index) => <Text key={`${index}:${line}`} wrap="truncate">{line}</Text>) : null}
-      {help ? HELP_LINES.map((line) => <Text key={line} wrap="truncate">{line}</Text>) : null}
+      {layout.more === undefined ? null : line('more', `  ${layout.more}`)}
+      {layout.panes.map((text, index) => line(`pane:${index}`, text))}
       <Box flexGrow={1} />
-      <Text wrap="truncate">{prompt !== undefined ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${prompt}▏ ${status}` : filter || filtering.current ? `/${filter}  ${status}` : status}</Text>
+      {line('status', prompt !== undefined ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${prompt}▏ ${status}` : filter || filtering.current ? `/${filter}  ${status}` : status)}
     </Box>
   )
 }

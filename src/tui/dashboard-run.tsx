@@ -158,7 +158,7 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
       mode = ended.mode
       selected = ended.selected
       if (ended.kind === 'quit') return ended.code
-      await openShell(options, ended.name, mode)
+      await openShell(options, terminal, ended.name, mode)
     }
   } catch (error) {
     terminal.stderr.write(`yard dashboard failed: ${(error as Error).message}\n`)
@@ -170,14 +170,43 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
   }
 }
 
-/** `e`: the shell of `yard shell` on the normal screen in cooked mode; its failure is printed, then the screen comes back. */
-async function openShell(options: {context: YardContext; registry: Registry}, name: string, mode: DashboardMode): Promise<void> {
+/**
+ * `e`: the shell of `yard shell` on the normal screen in cooked mode. Its failure (a stopped box,
+ * a sandbox that went away, an engine error) is printed with its fix, and the screen comes back
+ * when Enter is pressed.
+ */
+async function openShell(options: {context: YardContext; registry: Registry}, terminal: Terminal, name: string, mode: DashboardMode): Promise<void> {
   const request = mode === 'local' ? {name, local: true, argv: SHELL_ARGV, tty: true} : {sandbox: name, argv: SHELL_ARGV, tty: true}
   try {
     await execAnywhere(options.context, options.registry, request)
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n(press Enter to go back to the dashboard)\n`)
-    await new Promise((resolve) => process.stdin.once('data', resolve))
-    process.stdin.pause()
+    const failure = error as {message?: string; fix?: string}
+    terminal.stderr.write(`${failure.message ?? String(error)}${failure.fix ? `\nfix: ${failure.fix}` : ''}\n(press Enter to go back to the dashboard)\n`)
+    await waitForEnter(terminal.stdin)
   }
+}
+
+/**
+ * Resolves when a line is typed on `stdin` (Enter, in cooked mode) or it ends, then stops
+ * reading it again. The screen left stdin paused and unreferenced: it is resumed and referenced
+ * for the wait, else nothing keeps the process alive and it ends before the key comes.
+ */
+export function waitForEnter(stdin: NodeJS.ReadStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stdin.isTTY && stdin.isRaw) stdin.setRawMode(false)
+    const done = () => {
+      stdin.off('data', onData)
+      stdin.off('end', done)
+      stdin.pause()
+      stdin.unref?.()
+      resolve()
+    }
+    const onData = (chunk: Buffer | string) => {
+      if (/[\n\r]/.test(String(chunk))) done()
+    }
+    stdin.on('data', onData)
+    stdin.once('end', done)
+    stdin.ref?.()
+    stdin.resume()
+  })
 }

@@ -9,8 +9,12 @@ import {createElement} from 'react'
 
 import type {ClusterRow, DashboardMode, LocalRow} from '../../src/core/dashboard.js'
 import {nameProblem} from '../../src/core/identity.js'
-import {DashboardApp, DashboardExit, DashboardServices} from '../../src/tui/dashboard-app.js'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {DashboardApp, DashboardExit, DashboardServices, HELP_LINES} from '../../src/tui/dashboard-app.js'
 import {LOCAL_COLUMNS, tableLines} from '../../src/tui/dashboard-table.js'
+import {projectRoot} from '../support/yard.js'
 
 const KEY = {down: '\u001B[B', up: '\u001B[A', tab: '\t', ctrlC: '\u0003'}
 
@@ -265,5 +269,131 @@ describe('dashboard screen (DESIGN.md §6)', () => {
     expect(wide[2]).to.include('a-very-long-worktree-name-indeed')
     for (const line of narrow) expect(line.length).to.be.at.most(60)
     expect(narrow[2]).to.match(/^a-very\S*…/)
+  })
+})
+
+describe('dashboard screen: rows that do not fit scroll (DESIGN.md §6)', () => {
+  /** Services over main and `count` worktrees w01…; boxes absent. */
+  const manyRows = (count: number) => memoryServices({
+    load: async () => ({rows: [localRow('main', 0, false), ...Array.from({length: count}, (_, index) => localRow(`w${String(index + 1).padStart(2, '0')}`, index + 1, false))], notes: []}),
+  })
+
+  /** Mounts the screen on a terminal of `rows`×`columns` (the size comes through a resize, as on a terminal). */
+  async function mountSized(services: DashboardServices, rows: number, columns: number, exits: DashboardExit[] = []) {
+    const app = mount(services, exits)
+    Object.defineProperty(app.stdout, 'columns', {get: () => columns, configurable: true})
+    Object.defineProperty(app.stdout, 'rows', {get: () => rows, configurable: true})
+    app.stdout.emit('resize')
+    return app
+  }
+
+  /** The frame's lines, colours removed, trailing blank lines kept (the screen is rows - 1 high). */
+  const frameLines = (frame: string) => frame.replace(/\u001B\[[0-9;]*m/g, '').split('\n')
+
+  it('50 rows at 40 lines: title, header, a window of rows, "↓ N more" and the status line; ↓ scrolls and the selection stays on screen', async () => {
+    const app = await mountSized(manyRows(50).services, 40, 120)
+    const first = frameLines(await frameWhere(app, (text) => text.includes('↓') && text.includes('w01')))
+    expect(first.length).to.be.at.most(39)
+    expect(first[0]).to.match(/^yard dashboard — local worktrees/)
+    expect(first[1]).to.match(/^ {2}NAME\s+BRANCH/)
+    expect(first[2]).to.match(/^› main\s/)
+    const shown = first.filter((line) => /^[› ] (main|w\d\d)\s/.test(line)).length
+    expect(shown).to.be.at.least(30)
+    expect(first).to.include(`  ↓ ${51 - shown} more`)
+    for (let index = 1; index <= 50; index++) {
+      app.stdin.write('j')
+      const name = `w${String(index).padStart(2, '0')}`
+      const lines = frameLines(await frameWhere(app, () => selectedName(app) === name))
+      expect(lines.length, `at ${name}`).to.be.at.most(39)
+      expect(lines[0], `at ${name}`).to.match(/^yard dashboard/)
+      expect(lines[1], `at ${name}`).to.match(/^ {2}NAME/)
+      // The rows on screen are consecutive, and as many as before.
+      const visible = lines.filter((line) => /^[› ] (main|w\d\d)\s/.test(line)).map((line) => line.slice(2).split(/\s+/)[0])
+      expect(visible, `at ${name}`).to.have.length(shown)
+      expect(visible, `at ${name}`).to.include(name)
+    }
+    const bottom = frameLines(app.lastFrame() ?? '')
+    expect(bottom).to.include(`  ↑ ${51 - shown} more`)
+    expect(bottom.some((line) => line.startsWith('› w50'))).to.equal(true)
+    // Back up: the window follows at its top edge.
+    for (let index = 0; index < shown; index++) app.stdin.write('k')
+    const up = frameLines(await frameWhere(app, () => selectedName(app) === `w${String(50 - shown).padStart(2, '0')}`))
+    expect(up.find((line) => /^[› ] (main|w\d\d)\s/.test(line))).to.match(/^› /)
+    expect(up.some((line) => /^ {2}↑ \d+ more {2}↓ \d+ more$/.test(line))).to.equal(true)
+    app.unmount()
+  })
+
+  it('a tiny height (6) with 4 rows still shows the selected row and the header, each line whole, no text left over', async () => {
+    const app = await mountSized(manyRows(3).services, 6, 100)
+    const known = (line: string) => line === '' || /^yard dashboard — local worktrees {2}\(Tab: cluster, \? help, q quit\)$/.test(line) || /^ {2}NAME\s+BRANCH.*GIT$/.test(line) || /^[› ] (main|w0\d)\s+\S+\s+\d+ (main|hash)/.test(line) || /^ {2}(↑ \d+ more)?( {2})?(↓ \d+ more)?$/.test(line)
+    for (const [key, name] of [['', 'main'], ['j', 'w01'], ['j', 'w02'], ['j', 'w03'], ['k', 'w02'], ['k', 'w01'], ['k', 'main']]) {
+      if (key) app.stdin.write(key)
+      const lines = frameLines(await frameWhere(app, () => selectedName(app) === name))
+      expect(lines.length, lines.join('\n')).to.be.at.most(5)
+      for (const line of lines) expect(known(line), `"${line}" in\n${lines.join('\n')}`).to.equal(true)
+      expect(lines.filter((line) => line.startsWith('  NAME'))).to.have.length(1)
+    }
+    app.unmount()
+  })
+
+  it('the detail pane and the help are cut to fit, the selected row staying on screen', async () => {
+    const app = await mountSized(manyRows(50).services, 20, 100)
+    await frameWhere(app, (text) => text.includes('w01'))
+    for (let index = 0; index < 30; index++) app.stdin.write('j')
+    await frameWhere(app, () => selectedName(app) === 'w30')
+    app.stdin.write('\r')
+    app.stdin.write('?')
+    const lines = frameLines(await frameWhere(app, (text) => text.includes('w30 — project') && /… \d+ more lines/.test(text)))
+    expect(lines.length).to.be.at.most(19)
+    expect(lines[0]).to.match(/^yard dashboard/)
+    expect(lines.some((line) => line.startsWith('› w30'))).to.equal(true)
+    app.unmount()
+  })
+})
+
+describe('dashboard screen: e', () => {
+  it('e on a row without a box stays on the screen and says how to make one; on a row with a box it hands over', async () => {
+    const exits: DashboardExit[] = []
+    const {services} = memoryServices()
+    const load = services.load
+    services.load = async (mode) => {
+      const loaded = await load(mode)
+      if (mode === 'local') (loaded.rows as LocalRow[])[2].box = {state: 'running', running: 1, total: 1}
+      return loaded
+    }
+    const app = mount(services, exits)
+    await frameWhere(app, (text) => text.includes('fix'))
+    app.stdin.write('e')
+    await frameWhere(app, (text) => text.includes('no box for main: run yard box up (u starts only the stack)'))
+    app.stdin.write('j')
+    await frameWhere(app, () => selectedName(app) === 'feat')
+    app.stdin.write('e')
+    await frameWhere(app, (text) => text.includes('no box for feat: run yard box up --worktree feat'))
+    expect(exits).to.deep.equal([])
+    app.stdin.write('j')
+    await frameWhere(app, () => selectedName(app) === 'fix')
+    app.stdin.write('e')
+    await frameWhere(app, () => exits.length === 1)
+    expect(exits[0]).to.deep.include({kind: 'shell', name: 'fix', mode: 'local', selected: 2})
+    app.unmount()
+  })
+})
+
+describe('docs/dashboard.md keys', () => {
+  it('the keys table names the keys of the ? screen, in the same order', async () => {
+    const app = mount(memoryServices().services)
+    await frameWhere(app, (text) => text.includes('fix'))
+    app.stdin.write('?')
+    const frame = await frameWhere(app, (text) => text.includes('this help'))
+    app.unmount()
+    // The ? screen: each line is one or two `KEY  what` entries, 3 or more spaces apart.
+    const start = frame.split('\n').findIndex((line) => line.startsWith(HELP_LINES[0].split('  ')[0]))
+    const shown = frame.split('\n').slice(start, start + HELP_LINES.length)
+    const helpKeys = shown.flatMap((line) => line.trimEnd().split(/ {3,}/)).map((entry) => entry.split('  ')[0])
+    const doc = readFileSync(path.join(projectRoot, 'docs', 'dashboard.md'), 'utf8')
+    const section = doc.slice(doc.indexOf('\n## Keys\n'), doc.indexOf('\n## ', doc.indexOf('\n## Keys\n') + 1))
+    const docKeys = section.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| key |')).map((line) => line.split(' | ')[0].slice(2).replaceAll('`', '').trim())
+    expect(helpKeys).to.include('n')
+    expect(docKeys).to.deep.equal(helpKeys)
   })
 })

@@ -15,7 +15,7 @@ import type {CheckoutDetails} from '../../src/core/dashboard-details.js'
 import {nameProblem} from '../../src/core/identity.js'
 import {loadRegistry} from '../../src/core/registry.js'
 import {DashboardApp, DashboardServices} from '../../src/tui/dashboard-app.js'
-import {dashboardServices, restoreTerminal, showScreen, Terminal} from '../../src/tui/dashboard-run.js'
+import {dashboardServices, restoreTerminal, showScreen, Terminal, waitForEnter} from '../../src/tui/dashboard-run.js'
 import {addWorktree, cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 import {testConfig} from '../support/yard.js'
 
@@ -38,8 +38,13 @@ class FakeStdin extends EventEmitter {
   read() {
     return null
   }
-  ref() {}
-  unref() {}
+  referenced = false
+  ref() {
+    this.referenced = true
+  }
+  unref() {
+    this.referenced = false
+  }
   pause() {
     this.paused = true
     return this
@@ -339,5 +344,28 @@ describe('dashboard: the detail pane (DESIGN.md §6)', () => {
     await frameWhere(failing, (frame) => frame.includes('details: no worktree named feat — fix: run yard worktree list'))
     failing.unmount()
     app.unmount()
+  })
+})
+
+describe('dashboard: the wait after a failed e (DESIGN.md §6)', () => {
+  it('waitForEnter reads stdin in cooked mode, referenced and resumed, until a line comes; then pauses it again', async () => {
+    const {stdin} = fakeTerminal()
+    // As the screen leaves it: raw mode on until restored, paused, unreferenced.
+    stdin.isRaw = true
+    stdin.pause()
+    let done = false
+    const waiting = waitForEnter(stdin as unknown as NodeJS.ReadStream).then(() => (done = true))
+    expect(stdin.isRaw).to.equal(false)
+    expect(stdin.paused).to.equal(false)
+    // A referenced stdin keeps the process alive while it waits (else Node ends it with 13).
+    expect(stdin.referenced).to.equal(true)
+    stdin.emit('data', 'ab')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(done).to.equal(false)
+    stdin.emit('data', 'c\n')
+    await waiting
+    expect(stdin.paused).to.equal(true)
+    expect(stdin.referenced).to.equal(false)
+    expect(stdin.listenerCount('data')).to.equal(0)
   })
 })

@@ -9,7 +9,7 @@ import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
-import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
+import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, podmanTry, sweep, webService} from '../support/podman.js'
 import {addWorktree, cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {projectRoot, yard} from '../support/yard.js'
 
@@ -215,6 +215,32 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     await waitFor((text) => selected(text) === 'feat' && paneFlag('alternate_on') === '1')
     tmux('send-keys', '-t', 't', 'Down')
     await waitFor((text) => selected(text) === 'fix')
+    tmux('send-keys', '-t', 't', 'q')
+    await expectRestored(0)
+  })
+
+  it('e on a row without a box stays on the screen with a hint; e on a stopped box prints why, waits for Enter and comes back; q exits 0', async () => {
+    await start()
+    expect(selected(screen())).to.equal('main')
+    tmux('send-keys', '-t', 't', 'e')
+    await waitFor(/no box for main: run yard box up \(u starts only the stack\)/)
+    expect(paneFlag('alternate_on')).to.equal('1')
+    tmux('send-keys', '-t', 't', 'j', 'j')
+    await waitFor((text) => selected(text) === 'feat')
+    const stopped = podmanTry('stop', '--time', '0', `${PREFIX}-feat-box`)
+    expect(stopped.status, stopped.stderr).to.equal(0)
+    await waitFor((text) => /running 1\/1\s+(stopped|exited)/.test(rowOf(text, 'feat')))
+    tmux('send-keys', '-t', 't', 'e')
+    await waitFor((text) => paneFlag('alternate_on') === '0' && text.includes('(press Enter to go back to the dashboard)'), 30_000)
+    expect(screen()).to.match(/the box of feat is (stopped|exited)/)
+    // It waits for the key: the process neither ends nor comes back on its own.
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    expect(screen()).not.to.match(/exit=\d+/)
+    expect(paneFlag('alternate_on')).to.equal('0')
+    tmux('send-keys', '-t', 't', 'Enter')
+    await waitFor((text) => paneFlag('alternate_on') === '1' && selected(text) === 'feat')
+    tmux('send-keys', '-t', 't', 'k')
+    await waitFor((text) => selected(text) === 'docs')
     tmux('send-keys', '-t', 't', 'q')
     await expectRestored(0)
   })
