@@ -3,8 +3,6 @@
  * `yard shell [NAME]` in the targeted checkout's box, through the stack backend's optional box
  * capability.
  */
-import {existsSync} from 'node:fs'
-
 import type {BoxCapability, StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
@@ -78,16 +76,13 @@ export async function execInBox(context: YardContext, registry: Registry, option
   if (options.argv.length === 0) {
     throw new InputError('no command given after --', {fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status'})
   }
-  const session = await openStack(context, registry, options.name).catch((error: unknown) => {
+  // A worktree without a directory is refused (exit 2) before anything else, without the note
+  // about the identity it would have: there is no box to run in.
+  const session = await openStack(context, registry, options.name, {requireCheckout: true}).catch((error: unknown) => {
     // yard's own failure before the command ran is 125, as `podman exec` reports its own (DESIGN.md §4.2).
     if (error instanceof OperationError) throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
     throw error
   })
-  if (!session.target.isMain && !existsSync(session.target.checkoutPath)) {
-    throw new InputError(`there is no worktree ${session.target.name}: ${session.target.checkoutPath} does not exist`, {
-      fix: `create it with \`yard worktree add ${session.target.name}\`, or name an existing worktree (yard ports --all lists them)`,
-    })
-  }
   if (!session.stack.box) {
     // No box to run in is also yard's own failure before the command runs: 125.
     throw new YardError(ExitCode.execFailed, `the stack backend "${session.stack.id}" has no box`, {

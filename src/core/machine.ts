@@ -18,7 +18,7 @@ export function machineSpec(workspace: Workspace): MachineSpec {
 
 /** Creates the machine backend `[machine] backend` selects, with the workspace's spec. */
 export async function createMachine(context: YardContext, registry: Registry, workspace: Workspace): Promise<{machine: MachineBackend; spec: MachineSpec}> {
-  const machine = await registry.create('machine', workspace.config.machine.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  const machine = await registry.create('machine', workspace.config.machine.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}, workspace.config.origins['machine.backend'])
   return {machine, spec: machineSpec(workspace)}
 }
 

@@ -94,16 +94,17 @@ export class Registry {
   }
 
   /**
-   * Creates the backend of a kind selected by id.
+   * Creates the backend of a kind selected by id. `origin` is where the id came from (a config
+   * origin such as `yard.toml` or `env:YARD_MACHINE_BACKEND`), for the fix of an unknown id.
    *
    * @throws InputError (exit 2) when no usable backend has that id: names the id, the ids
    *   available, why a plugin's entry for it is unusable, and the config key that selects it.
    * @throws OperationError (exit 1) when the factory throws (a YardError passes through) or
    *   returns something of another kind or id.
    */
-  async create<K extends BackendKind>(kind: K, id: string, context: BackendContext): Promise<BackendOfKind<K>> {
+  async create<K extends BackendKind>(kind: K, id: string, context: BackendContext, origin?: string): Promise<BackendOfKind<K>> {
     const provided = this.byKey.get(key(kind, id))
-    if (!provided) throw this.unknownBackend(kind, id)
+    if (!provided) throw this.unknownBackend(kind, id, origin)
     let backend: unknown
     try {
       backend = await provided.factory.create(context)
@@ -125,7 +126,7 @@ export class Registry {
     return backend as BackendOfKind<K>
   }
 
-  private unknownBackend(kind: BackendKind, id: string): InputError {
+  private unknownBackend(kind: BackendKind, id: string, origin?: string): InputError {
     const available = this.ids(kind)
     const unusable = this.rows.find((row) => row.entry.kind === kind && row.entry.id === id && !row.factory)?.entry
     const choice = available.length > 0 ? `one of: ${available.join(', ')}` : `the id of an installed ${kind} backend`
@@ -134,9 +135,12 @@ export class Registry {
       : available.length > 0
         ? `the ${kind} backends available are: ${available.join(', ')}`
         : `no ${kind} backend is installed`
-    return new InputError(`unknown ${kind} backend "${id}"`, {
+    // The fix names what set the id: an environment variable (env:NAME), a file, else yard.toml.
+    const variable = origin?.startsWith('env:') ? origin.slice(4) : undefined
+    const setting = variable === undefined ? `set ${backendConfigKey(kind)} in ${origin === undefined || origin === 'default' ? 'yard.toml' : origin} to ${choice}` : `set the environment variable ${variable} to ${choice} (or unset it)`
+    return new InputError(`unknown ${kind} backend "${id}"${variable === undefined ? '' : ` from ${variable}`}`, {
       why,
-      fix: `set ${backendConfigKey(kind)} in yard.toml to ${choice}, or install the plugin that provides "${id}" (yard plugins install <package>); yard backends lists what is installed`,
+      fix: `${setting}, or install the plugin that provides "${id}" (yard plugins install <package>); yard backends lists what is installed`,
     })
   }
 }

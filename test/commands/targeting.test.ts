@@ -87,4 +87,25 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
     expect(result.exitCode).to.equal(1)
     expect(result.stderr).to.contain('git is not installed or not on PATH')
   })
+
+  it('gives hints that fit: main cannot be removed, a missing worktree has no box (no identity note), the variable that chose a backend', async () => {
+    const repo = makeRepo()
+    const env = {...clean, YARD_STATE_DIR: tempDir('state')}
+    const main = await yard(['worktree', 'remove', 'main', '--yes'], {cwd: repo, env})
+    expect(main.exitCode).to.equal(2)
+    expect(main.stderr).to.contain('main is the main checkout; it is not a worktree yard can remove')
+    expect(main.stderr).not.to.contain('main-')
+    expect(git(repo, 'worktree', 'list', '--porcelain')).to.contain(`worktree ${repo}`)
+    for (const argv of [['shell', 'nosuch'], ['exec', 'nosuch', '--', 'true']]) {
+      const missing = await yard(argv, {cwd: repo, env})
+      expect(missing.exitCode, argv.join(' ')).to.equal(2)
+      expect(missing.stderr).to.contain('there is no worktree nosuch')
+      expect(missing.stderr).not.to.contain('the identity it would have')
+    }
+    const backend = await yard(['machine', 'status'], {cwd: repo, env: {...env, YARD_MACHINE_BACKEND: 'bogus'}})
+    expect(backend.exitCode).to.equal(2)
+    expect(backend.stderr).to.contain('unknown machine backend "bogus" from YARD_MACHINE_BACKEND')
+    expect(backend.stderr).to.contain('fix: set the environment variable YARD_MACHINE_BACKEND to one of:')
+    expect(backend.stderr).not.to.contain('in yard.toml')
+  })
 })

@@ -191,6 +191,18 @@ describe('Registry', () => {
     })
   })
 
+  it('names where an unknown id was set: the environment variable that set it, or the file', async () => {
+    const registry = registryOf([])
+    const fromEnv = await registry.create('machine', 'bogus', context, 'env:YARD_MACHINE_BACKEND').catch((thrown: unknown) => thrown)
+    expect(fromEnv).to.include({
+      code: 2,
+      message: 'unknown machine backend "bogus" from YARD_MACHINE_BACKEND',
+      fix: 'set the environment variable YARD_MACHINE_BACKEND to the id of an installed machine backend (or unset it), or install the plugin that provides "bogus" (yard plugins install <package>); yard backends lists what is installed',
+    })
+    const fromLocal = await registry.create('machine', 'bogus', context, 'yard.local.toml').catch((thrown: unknown) => thrown)
+    expect((fromLocal as InputError).fix).to.match(/^set \[machine\] backend in yard\.local\.toml to /)
+  })
+
   it('names [cluster] backend for sandboxes and says when no backend of the kind is installed', async () => {
     const error = await registryOf([]).create('sandbox', 'k8s', context).catch((thrown: unknown) => thrown)
     expect(error).to.include({

@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import {InputError} from '../../core/errors.js'
 import {loadRegistry} from '../../core/registry.js'
 import {registryBackends} from '../../core/worktree-backends.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
@@ -25,6 +26,12 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
 
   async run(): Promise<{plan: RemovalSummary; result?: RemovalResult}> {
     const {args, flags} = await this.parse(WorktreeRemove)
+    if (args.name === 'main') {
+      throw new InputError('main is the main checkout; it is not a worktree yard can remove', {
+        why: 'yard removes the worktrees it made under the worktrees root; the main checkout holds the repository itself',
+        fix: 'name a worktree (`yard worktree list` lists them); to tear down main\'s stack, run `yard nuke`',
+      })
+    }
     const backends = registryBackends(() => loadRegistry(this.config), this.context)
     const plan = await planRemoval(this.context, {name: args.name, force: flags.force, dryRun: flags['dry-run'], backends})
     this.print(renderPlan(plan.summary, flags['dry-run']))
