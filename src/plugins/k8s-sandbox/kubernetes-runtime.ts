@@ -8,7 +8,8 @@
  * → wait for Ready (budget `[cluster] ready-timeout-seconds`) → wait until the pod's node reports
  * every cache present (budget `[cluster] cache-timeout-seconds`; the agent's `lastError` fails
  * at once). Any failure deletes the Pod and the Repos this call created that no other pod
- * mounts, so a failed create leaves nothing behind.
+ * mounts; so does `remove` of a pod this object played (core undoing a create whose attach
+ * failed), so a failed create leaves nothing behind.
  */
 import {constants as fsConstants, promises as fs} from 'node:fs'
 import path from 'node:path'
@@ -16,7 +17,7 @@ import path from 'node:path'
 import type {V1Pod} from '@kubernetes/client-node'
 
 import type {BackendContext, ClusterSettings} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
+import {InputError, OperationError} from '../../core/errors.js'
 import {formatDuration, type RunResult} from '../../core/process.js'
 import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
 import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
@@ -34,6 +35,8 @@ export class KubernetesRuntime implements SandboxRuntime {
   readonly id = 'kubernetes'
   private connection?: Promise<Kube>
   private kubectlChecked = false
+  /** Per pod a `play` of this object made: the Repos it created, for `remove` to undo. */
+  private readonly reposMade = new Map<string, {keys: string[]; cacheRoot: string}>()
 
   constructor(private readonly context: BackendContext, private readonly settings: ClusterSettings) {}
 
@@ -46,11 +49,15 @@ export class KubernetesRuntime implements SandboxRuntime {
   /** Context and namespace for kubectl: the context the API clients resolved, so both agree. */
   private async kubectlTarget(): Promise<KubectlTarget> {
     const kube = await this.kube()
-    if (!this.kubectlChecked) {
-      await requireOnPath('kubectl', this.context.env.PATH ?? '')
-      this.kubectlChecked = true
-    }
+    await this.requireKubectl()
     return {context: kube.context, namespace: kube.namespace}
+  }
+
+  /** @throws InputError (exit 2) when kubectl is on no PATH entry (checked once). */
+  private async requireKubectl(): Promise<void> {
+    if (this.kubectlChecked) return
+    await requireOnPath('kubectl', this.context.env.PATH ?? '')
+    this.kubectlChecked = true
   }
 
   async list(prefix: string, timeoutMs: number): Promise<RuntimePod[]> {
@@ -73,8 +80,16 @@ export class KubernetesRuntime implements SandboxRuntime {
     return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, () => kube.core.readNamespacedPod({name, namespace: kube.namespace}, signal && abortOn(kube, signal)))
   }
 
+  /**
+   * Declares the Repos, creates the Pod and waits for it and its caches (see the module comment).
+   * The kubeconfig, its context and kubectl (which attach needs next) are checked first.
+   * @throws InputError (exit 2) before anything is made when one of them is missing.
+   * @throws OperationError (exit 1) when the cluster refuses or a wait runs out; what this call
+   *   made is deleted again.
+   */
   async play(manifest: Record<string, unknown>): Promise<void> {
     const kube = await this.kube()
+    await this.requireKubectl()
     const name = (manifest.metadata as {name: string}).name
     const spec = specOf(manifest)
     const made = {pod: false, repos: [] as string[]}
@@ -85,6 +100,7 @@ export class KubernetesRuntime implements SandboxRuntime {
       made.pod = true
       const pod = await this.waitReady(kube, name)
       await waitForCaches(kube, {pod: name, node: pod.spec?.nodeName ?? '', repos: spec.repos, budgetMs: this.settings.cacheTimeoutMs, pollMs: pollEvery(this.settings.cacheTimeoutMs)})
+      this.reposMade.set(name, {keys: made.repos, cacheRoot: spec.cacheRoot})
     } catch (error) {
       if (made.pod) await this.remove(name).catch(() => undefined)
       await dropUnusedRepos(kube, made.repos, {except: name, cacheRoot: spec.cacheRoot}).catch(() => undefined)
@@ -117,6 +133,12 @@ export class KubernetesRuntime implements SandboxRuntime {
     }
   }
 
+  /**
+   * Deletes the Pod. When this object's `play` made it (a create undone because attach failed),
+   * the Repos that play created go too, unless another pod mounts them: a failed create leaves
+   * nothing behind. Otherwise Repos stay (`yard sandbox rm`: they are shared declarations).
+   * @throws OperationError (exit 1) when the API refuses the delete.
+   */
   async remove(name: string): Promise<void> {
     const kube = await this.kube()
     try {
@@ -126,6 +148,11 @@ export class KubernetesRuntime implements SandboxRuntime {
       await kube.core.deleteNamespacedPod({name, namespace: kube.namespace, gracePeriodSeconds: 1})
     } catch (error) {
       if (!isNotFound(error)) throw kubeError(error, `delete the pod ${name} in namespace ${kube.namespace}`, kube)
+    }
+    const made = this.reposMade.get(name)
+    if (made) {
+      this.reposMade.delete(name)
+      await dropUnusedRepos(kube, made.keys, {except: name, cacheRoot: made.cacheRoot})
     }
   }
 
@@ -176,12 +203,12 @@ async function withinBudget<T>(budgetMs: number, doing: string, work: (signal: A
   }
 }
 
-/** @throws OperationError (exit 1) when `file` is on no PATH entry as an executable. */
+/** @throws InputError (exit 2) when `file` is on no PATH entry as an executable. */
 async function requireOnPath(file: string, searchPath: string): Promise<void> {
   for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
     if (await fs.access(path.join(dir, file), fsConstants.X_OK).then(() => true, () => false)) return
   }
-  throw new OperationError(`${file} is not installed or not on PATH`, {
+  throw new InputError(`${file} is not installed or not on PATH`, {
     why: 'the kubernetes runtime runs in-pod commands, terminals and port-forwards through kubectl (TTY size, resize, auth plugins)',
     fix: 'install kubectl (https://kubernetes.io/docs/tasks/tools/) and check kubectl --context CONTEXT get pods works',
   })

@@ -7,7 +7,7 @@
  */
 import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
 import {setTimeout as delay} from 'node:timers/promises'
 import path from 'node:path'
@@ -15,7 +15,7 @@ import path from 'node:path'
 import {repoIdentity} from '../../../src/core/repo-identity.js'
 import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
 import {WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
-import {cleanupTemp} from '../../support/repo.js'
+import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
 import {readVectors} from '../../support/vectors.js'
 import {yard} from '../../support/yard.js'
@@ -287,6 +287,38 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(repo(repoIdentity(first).key)).to.equal(undefined)
     expect(repo(repoIdentity(second).key)).to.equal(undefined)
     expect(cluster.api.calls.slice(before).some((call) => call.verb === 'create' && call.resource === 'pods')).to.equal(false)
+  })
+
+  it('create without kubectl on PATH is refused with exit 2 and the install hint before any Repo or pod exists (docs/sandboxes.md, Create step 1)', async () => {
+    const fresh = makeUpstream('nokubectl')
+    // node, git and podman, and no kubectl (this machine may have a real one next to them).
+    const bin = tempDir('yard-no-kubectl')
+    for (const tool of ['node', 'git', 'podman']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], {encoding: 'utf8'}).trim(), path.join(bin, tool))
+    const local = readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')
+    const before = cluster.api.calls.length
+    const refused = await yard(['sandbox', 'create', 'nokc', '--repo', fresh], {cwd: fixture.app, env: {...fixture.env, ...cluster.env, PATH: bin}})
+    expect(refused.exitCode, refused.stderr).to.equal(2)
+    expect(refused.stderr).to.include('kubectl is not installed or not on PATH').and.to.include('install kubectl')
+    const made = cluster.api.calls.slice(before).filter((call) => call.verb === 'create' || call.verb === 'patch' || call.verb === 'delete')
+    expect(made, 'API calls that change the cluster').to.deep.equal([])
+    expect(repo(repoIdentity(fresh).key)).to.equal(undefined)
+    expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.equal(local)
+  })
+
+  it('an attach that fails after the pod started deletes the pod and the Repos this create made; a Repo another pod mounts stays', async () => {
+    const fresh = makeUpstream('orphan')
+    const keyFresh = repoIdentity(fresh).key
+    // No podman-runtime pod of that name: the fake kubectl's exec, and so attach, fails.
+    const before = cluster.api.calls.length
+    const failed = await run(['sandbox', 'create', 'orphan', '--repo', fresh, '--repo', `app=${upstreamApp}`])
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(failed.stderr).to.include(`no podman-runtime pod ${prefix}-orphan`)
+    const calls = cluster.api.calls.slice(before)
+    expect(calls.some((call) => call.verb === 'create' && call.resource === 'pods'), 'the pod was created').to.equal(true)
+    expect(calls.some((call) => call.verb === 'create' && call.resource === 'repos'), 'the Repo was created').to.equal(true)
+    expect(fakePod(`${prefix}-orphan`)).to.equal(undefined)
+    expect(repo(keyFresh), 'the Repo this create made').to.equal(undefined)
+    expect(repo(keyApp), 'the Repo the feat pod mounts').to.not.equal(undefined)
   })
 
   it('worktree add asks the cluster for sandboxes on [cluster] runtime kubernetes and pins a clashing newcomer (alpha and feat both hash to 59)', async () => {
