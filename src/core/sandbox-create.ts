@@ -3,7 +3,8 @@
  *
  * Create, in order: input checked (name, repos, branch, runtime) → no pod of that name → the image
  * (yard's default image built when missing) → every repository's cache ensured (cold clone
- * failure: fail fast, nothing made; warm fetch failure: go on, stale, with a warning) and leased
+ * failure: fail fast, nothing made; warm fetch failure: go on, stale, with a warning; a `#REF`
+ * the cache lacks: exit 2) and leased
  * → under the project's offsets lock: worktrees, pins and sandboxes read, a clashing newcomer
  * pinned, the host ports probed (busy: exit 3), the pod played → attach inside it. A failure
  * after the leases undoes what this call made (pod, pin, leases). On the kubernetes runtime the
@@ -11,10 +12,10 @@
  * and waits for the pod's node to hold them (kubernetes-runtime.ts), and ports are forwarded
  * with `yard sandbox forward`.
  */
-import type {CacheBackend, OffsetSource, SandboxAttachResult, SandboxRecord, SandboxRepo, Target} from './backend.js'
+import type {CacheAddResult, CacheBackend, OffsetSource, SandboxAttachResult, SandboxRecord, SandboxRepo, Target} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
-import {InputError, RefusedError} from './errors.js'
+import {InputError, OperationError, RefusedError} from './errors.js'
 import {isValidBranchName} from './git.js'
 import {buildDefaultImage} from './image.js'
 import {nameProblem, validateName} from './identity.js'
@@ -80,7 +81,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
   const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, registry, workspace)
-  const stale = local ? await ensureCaches(context, cache, root, repos) : {}
+  const stale = local ? await ensureCaches(context, cache, root, repos, name) : {}
   const leased: SandboxRepo[] = []
   let pinWrite: PinWrite | undefined
   let made: SandboxRecord | undefined
@@ -122,21 +123,55 @@ export async function createSandbox(context: YardContext, registry: Registry, op
 
 /**
  * Ensures every repository's cache: cloned when missing (a failure throws: cold), else fetched
- * (a failure warns naming the cache and its last fetch: stale, and the sandbox goes on).
+ * (a failure warns naming the cache and its last fetch: stale, and the sandbox goes on). Then
+ * each `#REF` must name something the cache holds, so a typo is refused before any pod exists.
  * @returns per slot, why its cache is stale.
+ * @throws OperationError (exit 1) when a clone fails, saying to run this create again;
+ *   InputError (exit 2) for a ref the cache does not have, listing its branches.
  */
-async function ensureCaches(context: YardContext, cache: CacheBackend, root: string, repos: SandboxRepo[]): Promise<Record<string, string>> {
+async function ensureCaches(context: YardContext, cache: CacheBackend, root: string, repos: SandboxRepo[], name: string): Promise<Record<string, string>> {
   const stale: Record<string, string> = {}
   for (const repo of repos) {
-    const added = await cache.add(root, repo.url)
-    if (added.action === 'cloned') continue
-    const fetched = await cache.fetch(root, repo.url, {onDemand: true})
-    if (fetched.stale) {
-      stale[repo.slot] = `the cache ${fetched.key} is stale since ${fetched.staleSince ?? 'its clone'}: ${fetched.error?.trim().split('\n').at(-1) ?? 'its fetch failed'}`
-      context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
+    let added: CacheAddResult
+    try {
+      added = await cache.add(root, repo.url)
+    } catch (error) {
+      if (!(error instanceof OperationError)) throw error
+      // The cache backend's own fix names `yard cache add`; here the sandbox is what to retry.
+      throw new OperationError(error.message, {why: error.why, fix: `check the url and your access to it (git ls-remote -- ${repo.url}), then run yard sandbox create ${name} again`, cause: error})
     }
+    let cachePath = added.path
+    if (added.action !== 'cloned') {
+      const fetched = await cache.fetch(root, repo.url, {onDemand: true})
+      cachePath = fetched.path
+      if (fetched.stale) {
+        stale[repo.slot] = `the cache ${fetched.key} is stale since ${fetched.staleSince ?? 'its clone'}: ${fetched.error?.trim().split('\n').at(-1) ?? 'its fetch failed'}`
+        context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
+      }
+    }
+    if (repo.ref !== null) await requireRef(context, cachePath, repo, stale[repo.slot])
   }
   return stale
+}
+
+/**
+ * Checks that `repo.ref` is a branch, tag or commit of the bare cache at `cachePath` (what attach
+ * cuts the worktree from: `origin/<ref>`, else the ref as given).
+ * @throws InputError (exit 2) naming the ref and the branches the cache has.
+ */
+async function requireRef(context: YardContext, cachePath: string, repo: SandboxRepo, staleWhy: string | undefined): Promise<void> {
+  const ref = repo.ref!
+  const candidates = [`${ref}^{commit}`, ...(ref.startsWith('origin/') ? [`refs/heads/${ref.slice('origin/'.length)}^{commit}`] : [])]
+  for (const candidate of candidates) {
+    if ((await context.runner.git(['rev-parse', '--verify', '--quiet', candidate], {cwd: cachePath, allowFailure: true})).exitCode === 0) return
+  }
+  const listed = await context.runner.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads'], {cwd: cachePath, allowFailure: true})
+  const branches = listed.stdout.split('\n').filter(Boolean)
+  const shown = branches.length > 10 ? `${branches.slice(0, 10).join(', ')} and ${branches.length - 10} more` : branches.join(', ')
+  throw new InputError(`the ref "${ref}" of --repo ${repo.url}#${ref} is not in ${repo.url}`, {
+    why: `it is no branch, tag or commit of the cache ${cachePath}${branches.length > 0 ? `, whose branches are ${shown}` : ', which has no branches'}${staleWhy ? ` (${staleWhy})` : ''}`,
+    fix: `name one of them after "#" (or drop "#${ref}" for the default branch), then run yard sandbox create again`,
+  })
 }
 
 interface OffsetDecision {

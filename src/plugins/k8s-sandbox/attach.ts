@@ -41,12 +41,13 @@ async function exists(runtime: SandboxRuntime, pod: string, podPath: string): Pr
 }
 
 /**
- * Attaches `branch` in every slot. Clashes are checked in every present slot before anything is
- * made, so a refusal changes nothing.
+ * Attaches `branch` in every slot of the pod of the sandbox named `request.sandbox` (the name its
+ * hints give to yard exec). Clashes are checked in every present slot before anything is made,
+ * so a refusal changes nothing.
  * @throws InputError (exit 2) when a branch directory holds a different branch, naming both.
  * @throws OperationError (exit 1) when git fails in the pod.
  */
-export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
+export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, request: {branch: string; gitIdentity: {name?: string; email?: string}; sandbox: string}): Promise<SandboxAttachResult> {
   const {branch} = request
   const directory = branchDirectory(branch)
   const present = await Promise.all(spec.repos.map((repo) => exists(runtime, pod, `${defaultCheckout(repo.slot)}/.git`)))
@@ -56,7 +57,7 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
     if (holder && holder.branch !== branch) {
       throw new InputError(`the directory ${holder.path} already holds the branch ${holder.branch ?? '(detached)'}, not ${branch}`, {
         why: `a branch worktree's directory is the branch with "/" → "-", so ${holder.branch ?? 'that checkout'} and ${branch} would share it`,
-        fix: `use the branch ${holder.branch ?? 'checked out there'} (yard exec ${pod}/${directory} …), or choose a branch whose directory is free`,
+        fix: `use the branch ${holder.branch ?? 'checked out there'} (yard exec ${request.sandbox}/${directory} …), or choose a branch whose directory is free`,
       })
     }
   }

@@ -84,7 +84,7 @@ export class K8sSandbox implements SandboxBackend {
   }
 
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
-    return attachInPod(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, request)
+    return attachInPod(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
   }
 
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {

@@ -104,6 +104,8 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
     expect(failed.exitCode).to.equal(1)
     expect(failed.stderr).to.include(`could not clone ${missing}`)
     expect(failed.stderr).to.match(/does not appear to be a git repository|does not exist/)
+    // What to retry is the sandbox, not a cache command.
+    expect(failed.stderr).to.include('then run yard sandbox create cold again').and.not.to.include('yard cache add')
     expect(Date.now() - started).to.be.below(30_000)
     expect(podExists(`${prefix}-cold`)).to.equal(false)
   })

@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
-import {existsSync, readdirSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {repoIdentity} from '../../../src/core/repo-identity.js'
@@ -85,7 +85,7 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(inPod(pod, 'cat', '/work/a/feat-login/notes.txt')).to.equal('draft')
   })
 
-  it('branch "default" is exit 2 before any pod exists; a/x then a-x is refused naming both (acceptance 4)', async () => {
+  it('branch "default" is exit 2 before any pod exists; a/x then a-x is refused naming both, with a yard exec hint that names the sandbox (acceptance 4)', async () => {
     const refused = await run(['sandbox', 'create', 'dflt', '--repo', upstreamA, '--branch', 'default'])
     expect(refused.exitCode).to.equal(2)
     expect(refused.stderr).to.include('the branch "default" is refused')
@@ -96,7 +96,22 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     const clash = await run(['sandbox', 'attach', 'feat', '--branch', 'a-x'])
     expect(clash.exitCode).to.equal(2)
     expect(clash.stderr).to.include('/work/a/a-x already holds the branch a/x, not a-x')
+    // The hint is one that runs: yard exec takes the sandbox's name, not its pod's.
+    expect(clash.stderr).to.include('(yard exec feat/a-x …)')
+    expect(clash.stderr).to.not.include(`yard exec ${pod}/`)
     expect(inPodTry(pod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/a-x').status).to.not.equal(0)
+  })
+
+  it('a --repo URL#REF the cache does not have is refused with exit 2 naming the ref and the branches it has, before any pod exists', async () => {
+    const localFile = path.join(fixture.app, 'yard.local.toml')
+    const pins = () => (existsSync(localFile) ? readFileSync(localFile, 'utf8') : null)
+    const local = pins()
+    const refused = await run(['sandbox', 'create', 'badref', '--repo', `${upstreamA}#nosuchref`])
+    expect(refused.exitCode, refused.stderr).to.equal(2)
+    expect(refused.stderr).to.include(`the ref "nosuchref" of --repo ${upstreamA}#nosuchref is not in ${upstreamA}`)
+    expect(refused.stderr).to.include('whose branches are develop, main')
+    expect(podExists(`${prefix}-badref`)).to.equal(false)
+    expect(pins()).to.equal(local)
   })
 
   it('--repo URL#develop cuts the worktree from origin/develop and makes no local develop (acceptance 4)', async () => {
