@@ -36,6 +36,17 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
     expect(builtFiles().some((file) => file.startsWith(`chunks${path.sep}`))).to.equal(true)
   })
 
+  it("inlines zod's English messages only, not its other locales", () => {
+    const sources = builtFiles().flatMap((file) => {
+      const map = path.join(dist, `${file}.map`)
+      return existsSync(map) ? (JSON.parse(readFileSync(map, 'utf8')) as {sources: string[]}).sources : []
+    })
+    const locales = sources.filter((source) => /zod\/v4\/locales\/[^/]+\.js$/.test(source)).map((source) => path.basename(source))
+    expect(locales).to.include('en.js')
+    expect(locales).not.to.include('ar.js')
+    expect(locales).not.to.include('de.js')
+  })
+
   it('gives the package root and the plugin SDK one copy of the error classes', async () => {
     const root = (await import(pathToFileURL(path.join(dist, 'index.js')).href)) as Record<string, unknown>
     const sdk = (await import(pathToFileURL(path.join(dist, 'backend.js')).href)) as Record<string, unknown>
