@@ -9,7 +9,10 @@ import path from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 
 import {atomicWrite} from './atomic-write.js'
+import {LOCAL_CONFIG_FILE} from './config.js'
+import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
+import type {Workspace} from './workspace.js'
 
 export const PINS_TABLE = 'worktree-offsets'
 
@@ -174,4 +177,23 @@ export async function writePin(file: string, name: string, offset: number | unde
 /** Puts back the text `writePin` replaced (undefined: the file did not exist, so it goes). */
 export async function restorePinFile(file: string, text: string | undefined): Promise<void> {
   await (text === undefined ? fs.rm(file, {force: true}) : atomicWrite(file, text))
+}
+
+/**
+ * Makes sure git ignores the main checkout's yard.local.toml (personal pins) after yard wrote it:
+ * when `git check-ignore` says it is not ignored, it is added to the local exclude file
+ * `<git common dir>/info/exclude` (never committed), with a note. A failure only warns.
+ */
+export async function excludePinFile(context: YardContext, workspace: Workspace): Promise<void> {
+  const ignored = await context.runner.git(['check-ignore', '-q', '--', LOCAL_CONFIG_FILE], {cwd: workspace.mainPath, allowFailure: true})
+  if (ignored.exitCode !== 1) return
+  const exclude = path.join(workspace.commonDir, 'info', 'exclude')
+  try {
+    const text = await fs.readFile(exclude, 'utf8').catch(() => '')
+    await fs.mkdir(path.dirname(exclude), {recursive: true})
+    await fs.appendFile(exclude, `${text === '' || text.endsWith('\n') ? '' : '\n'}/${LOCAL_CONFIG_FILE}\n`)
+    context.warn(`note: added /${LOCAL_CONFIG_FILE} to ${exclude} so that git ignores your personal pins (\`yard init\` adds it to .gitignore instead)`)
+  } catch (error) {
+    context.warn(`warning: git does not ignore ${path.join(workspace.mainPath, LOCAL_CONFIG_FILE)} and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`)
+  }
 }

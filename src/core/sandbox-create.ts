@@ -20,7 +20,7 @@ import {isValidBranchName} from './git.js'
 import {buildDefaultImage} from './image.js'
 import {nameProblem, validateName} from './identity.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
+import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {busyPorts} from './port-probe.js'
 import type {Registry} from './registry.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
@@ -108,7 +108,10 @@ export async function createSandbox(context: YardContext, registry: Registry, op
     })
     const attached = await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)})
     const {target, decided} = placed
-    if (decided.pin !== undefined) context.warn(`note: ${name}'s offset ${decided.hashOffset} clashes with ${decided.clashedWith.join(', ')}: pinned ${name} to offset ${decided.pin} in ${workspace.config.files.local}`)
+    if (decided.pin !== undefined) {
+      await excludePinFile(context, workspace)
+      context.warn(`note: ${name}'s offset ${decided.hashOffset} clashes with ${decided.clashedWith.join(', ')}: pinned ${name} to offset ${decided.pin} in ${workspace.config.files.local}`)
+    }
     return {
       ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale,
       pinned: decided.pin !== undefined ? {hashOffset: decided.hashOffset, clashedWith: decided.clashedWith} : null,

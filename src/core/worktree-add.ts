@@ -13,13 +13,13 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from './backend.js'
-import {LOCAL_CONFIG_FILE, loadConfig} from './config.js'
+import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
-import {checkPinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
+import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -152,7 +152,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const {current, choice, branchSource, base} = placed
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
-    await excludeLocalConfig(context, workspace)
+    await excludePinFile(context, workspace)
     const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
     context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${choice.pin} in ${workspace.config.files.local}`)
   }
@@ -240,25 +240,6 @@ async function checkTargetFree(target: string, name: string): Promise<void> {
     why: 'git creates a worktree in a new or empty directory, and yard does not move what is there',
     fix: `move ${target} out of the way (or remove it), or choose another name`,
   })
-}
-
-/**
- * Makes sure git ignores the main checkout's yard.local.toml (personal pins) after yard wrote it:
- * when `git check-ignore` says it is not ignored, it is added to the local exclude file
- * `<git common dir>/info/exclude` (never committed), with a note. A failure only warns.
- */
-async function excludeLocalConfig(context: YardContext, workspace: Workspace): Promise<void> {
-  const ignored = await context.runner.git(['check-ignore', '-q', '--', LOCAL_CONFIG_FILE], {cwd: workspace.mainPath, allowFailure: true})
-  if (ignored.exitCode !== 1) return
-  const exclude = path.join(workspace.commonDir, 'info', 'exclude')
-  try {
-    const text = await fs.readFile(exclude, 'utf8').catch(() => '')
-    await fs.mkdir(path.dirname(exclude), {recursive: true})
-    await fs.appendFile(exclude, `${text === '' || text.endsWith('\n') ? '' : '\n'}/${LOCAL_CONFIG_FILE}\n`)
-    context.warn(`note: added /${LOCAL_CONFIG_FILE} to ${exclude} so that git ignores your personal pins (\`yard init\` adds it to .gitignore instead)`)
-  } catch (error) {
-    context.warn(`warning: git does not ignore ${path.join(workspace.mainPath, LOCAL_CONFIG_FILE)} and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`)
-  }
 }
 
 function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch: string; target: string; branchSource: BranchSource}): void {

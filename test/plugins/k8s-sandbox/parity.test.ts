@@ -4,6 +4,7 @@
  * host port refuses before any pod exists. And cold vs stale caches at create (§5.1).
  */
 import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
 import {readFileSync, renameSync} from 'node:fs'
 import path from 'node:path'
 
@@ -89,6 +90,9 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
     expect(result).to.deep.include({offset: 1, offsetSource: 'pin'})
     expect(created.stderr).to.include('pinned alpha to offset 1')
     expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.match(/^alpha = 1$/m)
+    // The personal pin file is not left for `git add -A` to commit (the fixture has no .gitignore for it).
+    expect(spawnSync('git', ['check-ignore', '-q', '--', 'yard.local.toml'], {cwd: fixture.app}).status).to.equal(0)
+    expect(created.stderr).to.include('note: added /yard.local.toml to')
     const all = (await run(['ports', '--all', '--json'])).json as Ports[]
     expect(all.map((row) => [row.worktree, row.kind, row.offset, row.clashesWith])).to.deep.equal([
       ['main', 'main', 0, []],
