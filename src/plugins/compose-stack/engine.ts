@@ -128,10 +128,6 @@ export class Engine {
     return (await this.runner.run(this.command, ['network', 'inspect', name], {allowFailure: true})).exitCode === 0
   }
 
-  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
-    await this.runner.run(this.command, ['volume', 'create', ...labelArgs(labels), name])
-  }
-
   async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
     await this.runner.run(this.command, ['network', 'create', ...labelArgs(labels), name])
   }

@@ -3,12 +3,10 @@
  * override file that adds them through the compose provider.
  */
 import type {Target} from '../../core/backend.js'
+import {OWNER_LABEL, PROJECT_LABEL} from '../../core/labels.js'
 import type {ComposeModel} from './compose-model.js'
 
-export const OWNER_LABEL = 'yard.dev/owner'
-export const PROJECT_LABEL = 'yard.dev/project'
-/** Marks the box, which is not a compose service. */
-export const ROLE_LABEL = 'yard.dev/role'
+export {OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from '../../core/labels.js'
 /** Set by every compose provider on containers, volumes and networks. */
 export const COMPOSE_PROJECT_LABEL = 'com.docker.compose.project'
 export const COMPOSE_SERVICE_LABEL = 'com.docker.compose.service'

@@ -4,13 +4,10 @@
  */
 
 import type {SandboxSpec, Target} from '../../core/backend.js'
+import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../core/labels.js'
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
-export const PROJECT_LABEL = 'yard.dev/project'
-export const NAME_LABEL = 'yard.dev/name'
-export const OWNER_LABEL = 'yard.dev/owner'
-export const OFFSET_LABEL = 'yard.dev/offset'
-export const PREFIX_LABEL = 'yard.dev/prefix'
+export {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../core/labels.js'
 /** The SandboxSpec the pod was made from, as JSON: what attach, exec and rm read back. */
 export const SPEC_ANNOTATION = 'yard.dev/spec'
 
