@@ -6,7 +6,7 @@
  * run real git in it (test/support/fake-kubectl/fake-kubectl.mjs).
  */
 import {expect} from 'chai'
-import {execFileSync, spawnSync} from 'node:child_process'
+import {execFileSync} from 'node:child_process'
 import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
 import {setTimeout as delay} from 'node:timers/promises'
@@ -19,6 +19,7 @@ import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
 import {readVectors} from '../../support/vectors.js'
 import {yard} from '../../support/yard.js'
+import {openPane} from '../../support/tmux.js'
 import {cliAsync, cliLineWith, FakeCluster, K2_TEST_PREFIX, NAMESPACE} from './kubernetes-support.js'
 import {inPod, makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
 
@@ -147,22 +148,13 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
 
   it('on a terminal yard exec passes -it and the command gets a terminal of the pane\'s size (acceptance 5)', async () => {
     cluster.kubectl.clear()
-    const socket = `${K2_TEST_PREFIX}-${process.pid}`
-    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    const pane = openPane(`${K2_TEST_PREFIX}-${process.pid}`, {width: 100, height: 30, command: 'sh'})
     try {
-      tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'sh')
-      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && stty size'])}; echo exec-done`, 'Enter')
-      const deadline = Date.now() + 60_000
-      let screen = ''
-      while (Date.now() < deadline) {
-        screen = tmux('capture-pane', '-p', '-t', 't')
-        if (/^exec-done\s*$/m.test(screen)) break
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
+      pane.send(`clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && stty size'])}; echo exec-done`, 'Enter')
       // A terminal at the pane's size: stdio is handed to kubectl as it is.
-      expect(screen).to.match(/^30 100\s*$/m)
+      expect(await pane.waitFor(/^exec-done\s*$/m)).to.match(/^30 100\s*$/m)
     } finally {
-      spawnSync('tmux', ['-L', socket, 'kill-server'])
+      pane.kill()
     }
     const exec = cluster.kubectl.verb('exec').at(-1)!
     expect(exec.argv.slice(0, 8)).to.deep.equal([...KUBECTL, 'exec', '-it', pod, '-c'])
@@ -195,28 +187,16 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('yard sandbox forward runs until Ctrl-C, which ends it with exit 130 (DESIGN.md Appendix B)', async () => {
-    const socket = `${K2_TEST_PREFIX}-fwd-${process.pid}`
-    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
-    const waitFor = async (pattern: RegExp) => {
-      const deadline = Date.now() + 60_000
-      let screen = ''
-      while (Date.now() < deadline) {
-        screen = tmux('capture-pane', '-p', '-t', 't')
-        if (pattern.test(screen)) return screen
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      return screen
-    }
+    const pane = openPane(`${K2_TEST_PREFIX}-fwd-${process.pid}`, {width: 120, height: 30, command: 'sh'})
     try {
-      tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '30', 'sh')
-      tmux('send-keys', '-t', 't', `clear; ${cliLineWith(fixture, {...cluster.env, FAKE_KUBECTL_FORWARD_HOLD: '1'}, ['sandbox', 'forward', 'feat'])}`, 'Enter')
-      expect(await waitFor(/^Forwarding from 127\.0\.0\.1:\d+ -> 39300\s*$/m)).to.match(/^Ctrl-C stops forwarding\s*$/m)
-      tmux('send-keys', '-t', 't', 'C-c')
+      pane.send(`clear; ${cliLineWith(fixture, {...cluster.env, FAKE_KUBECTL_FORWARD_HOLD: '1'}, ['sandbox', 'forward', 'feat'])}`, 'Enter')
+      expect(await pane.waitFor(/^Forwarding from 127\.0\.0\.1:\d+ -> 39300\s*$/m)).to.match(/^Ctrl-C stops forwarding\s*$/m)
+      pane.send('C-c')
       await new Promise((resolve) => setTimeout(resolve, 500))
-      tmux('send-keys', '-t', 't', 'echo "exit=$?"', 'Enter')
-      expect(await waitFor(/^exit=\d+\s*$/m)).to.match(/^exit=130\s*$/m)
+      pane.send('echo "exit=$?"', 'Enter')
+      expect(await pane.waitFor(/^exit=\d+\s*$/m)).to.match(/^exit=130\s*$/m)
     } finally {
-      spawnSync('tmux', ['-L', socket, 'kill-server'])
+      pane.kill()
     }
   })
 

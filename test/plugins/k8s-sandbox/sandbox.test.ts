@@ -4,7 +4,7 @@
  * a test needs its own.
  */
 import {expect} from 'chai'
-import {execFileSync, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -12,6 +12,7 @@ import {repoIdentity} from '../../../src/core/repo-identity.js'
 import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
+import {openPane} from '../../support/tmux.js'
 import {cli, cliLine, inPod, inPodTry, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}a`
@@ -145,22 +146,13 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
   })
 
   it('in a 100×30 tmux pane yard exec into a sandbox starts at 30 100 (acceptance 5)', async () => {
-    const socket = `yardtest-x-${process.pid}`
-    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    const pane = openPane(`yardtest-x-${process.pid}`, {width: 100, height: 30, command: 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh'})
     try {
-      tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh')
-      tmux('send-keys', '-t', 't', `clear; ${cliLine(fixture, ['exec', 'feat/feat-login', '--', 'stty', 'size'])}; echo exec-done`, 'Enter')
-      const deadline = Date.now() + 60_000
-      let screen = ''
-      while (Date.now() < deadline) {
-        screen = tmux('capture-pane', '-p', '-t', 't')
-        // The typed command line holds the marker too: wait for it alone on a line (the output).
-        if (/^exec-done\s*$/m.test(screen)) break
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      expect(screen).to.match(/^30 100\s*$/m)
+      pane.send(`clear; ${cliLine(fixture, ['exec', 'feat/feat-login', '--', 'stty', 'size'])}; echo exec-done`, 'Enter')
+      // The typed command line holds the marker too: wait for it alone on a line (the output).
+      expect(await pane.waitFor(/^exec-done\s*$/m)).to.match(/^30 100\s*$/m)
     } finally {
-      spawnSync('tmux', ['-L', socket, 'kill-server'])
+      pane.kill()
     }
   })
 
