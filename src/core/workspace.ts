@@ -10,6 +10,7 @@ import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig} from './confi
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from './identity.js'
+import {shellCommand} from './shell.js'
 
 export interface Workspace {
   /** Real path of the main checkout. */
@@ -171,7 +172,7 @@ export function targetName(workspace: Workspace, context: YardContext, flag?: st
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) {
     throw new InputError(`${checkout} is a worktree outside yard's worktrees root ${workspace.worktreesRoot}`, {
       why: 'yard names a worktree by its directory directly below the root; this one has no yard identity',
-      fix: `move it there (\`git worktree move ${checkout} ${path.join(workspace.worktreesRoot, path.basename(checkout))}\`), or name a target with --worktree NAME`,
+      fix: `move it there (\`${shellCommand(['git', 'worktree', 'move', checkout, path.join(workspace.worktreesRoot, path.basename(checkout))])}\`), or name a target with --worktree NAME`,
     })
   }
   return {name: validateName(relative, `worktree name (from the directory ${checkout})`), isMain: false, source: 'cwd'}

@@ -19,6 +19,7 @@ import {InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
+import {shellQuote} from './shell.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
@@ -247,7 +248,7 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
   if (same) {
     throw new InputError(`worktree ${request.name} already exists at ${request.target}`, {
       why: 'each name has one worktree',
-      fix: `use it (cd ${request.target}), choose another name, or remove it first with \`yard worktree remove ${request.name}\``,
+      fix: `use it (cd ${shellQuote(request.target)}), choose another name, or remove it first with \`yard worktree remove ${request.name}\``,
     })
   }
   const holder = request.branchSource === 'existing' ? worktrees.find((worktree) => worktree.branch === request.branch) : undefined
