@@ -21,7 +21,7 @@ import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateNam
 import {withLock} from './lock.js'
 import {shellQuote} from './shell.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
-import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
+import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
 
@@ -119,10 +119,11 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const localRef = `refs/heads/${branch}`
     const remoteRef = `refs/remotes/origin/${branch}`
     const [refs, validBranch, worktrees] = await Promise.all([
-      readRefs(context.runner, mainPath, [localRef, remoteRef, ORIGIN_HEAD, ...DEFAULT_BASES]),
+      readRefs(context.runner, mainPath, [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]),
       isValidBranchName(context.runner, mainPath, branch),
       gitWorktrees(fresh, context),
     ])
+    checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking: refs.has(`refs/remotes/${branch}`)})
     const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
     const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
     checkConflicts(worktrees, {name, branch, target, branchSource})
