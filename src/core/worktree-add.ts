@@ -15,7 +15,7 @@ import path from 'node:path'
 import type {OffsetSource} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
-import {InputError, OperationError} from './errors.js'
+import {boundLines, InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
@@ -233,7 +233,8 @@ async function fetchBaseRemote(context: YardContext, mainPath: string, from: str
 export function gitFailure(stderr: string): string {
   const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '')
   const meaningful = lines.filter((line) => /^(fatal|error):/.test(line))
-  return (meaningful.length > 0 ? meaningful : lines.slice(-1)).join('; ')
+  // As in errors (boundLines): a disk-full fetch says `error:` once per object.
+  return boundLines((meaningful.length > 0 ? meaningful : lines.slice(-1)).join('\n')).replaceAll('\n', '; ')
 }
 
 /**
