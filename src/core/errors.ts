@@ -62,12 +62,13 @@ export class YardError extends Error {
 
   /**
    * The full message for a terminal: what, why, how to fix, each through `terminalSafe` (what and
-   * fix on one line each; the lines of a why, a tool's stderr, indented below it).
+   * fix keep only their indented continuation lines; the lines of a why, a tool's stderr, are
+   * indented below it).
    */
   render(): string {
-    const lines = [terminalSafe(this.message.replaceAll('\n', '\\n'))]
+    const lines = [terminalSafe(this.message)]
     if (this.why) lines.push(`  why: ${terminalSafe(this.why.replaceAll('\n', '\n       '))}`)
-    if (this.fix) lines.push(`  fix: ${terminalSafe(this.fix.replaceAll('\n', '\\n'))}`)
+    if (this.fix) lines.push(`  fix: ${terminalSafe(this.fix)}`)
     return lines.join('\n')
   }
 }

@@ -48,5 +48,6 @@ describe('rendering errors for a terminal', () => {
       String.raw`  fix: rename evil\x1b]0;owned\x07\x1b[2J\nfix: run rm -rf ~`,
     ])
     expect(terminalSafe('warning: a\u009bb\nc\n  d')).to.equal(String.raw`warning: a\x9bb\nc` + '\n  d')
+    expect(new RefusedError('the sandbox s holds unsaved work:\n  3 modified\n  1 stash').render()).to.equal('the sandbox s holds unsaved work:\n  3 modified\n  1 stash')
   })
 })
