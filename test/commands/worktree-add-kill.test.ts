@@ -4,9 +4,10 @@
  * bench/worktree-add-kill.ts.
  */
 import {expect} from 'chai'
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
+import {writeAddJournal} from '../../src/core/worktree-journal.js'
 import {addState, killAt, KillPoint} from '../support/interrupted-add.js'
 import {cleanupTemp, git, tempDir} from '../support/repo.js'
 import {cleanEnv} from '../support/worktrees.js'
@@ -61,5 +62,31 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
       expect(rerun.exitCode, `rerun after a kill when ${point.label}: ${rerun.stderr}`).to.equal(0)
       expect(addState(main, 'feat'), `after a kill when ${point.label}`).to.deep.equal(expected)
     }
+  })
+
+  it('refuses (exit 3) to roll back a finished worktree whose files changed since, and keeps a branch with new commits', async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const base = git(main, 'rev-parse', 'origin/main')
+    // As if killed after git finished but before the journal was removed.
+    const journal = {name: 'feat', target, branch: 'wt/feat', branchSource: 'new' as const, commit: base, pinBefore: null}
+    await writeAddJournal(path.join(main, '.git'), journal)
+    writeFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'work since\n')
+    const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.contain(`worktree feat was being added when yard was stopped, and ${target} has changes since`)
+    expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('work since\n')
+    // Committed instead: the worktree goes, the branch and its commit stay, and the add checks it out again.
+    git(target, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-am', 'work')
+    const work = git(target, 'rev-parse', 'HEAD')
+    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch', '--json'], {cwd: main, env})
+    expect(rerun.exitCode, rerun.stderr).to.equal(0)
+    expect(rerun.stderr).to.contain('rolled back: removed the half-made worktree')
+    expect(rerun.json).to.deep.include({branch: 'wt/feat', branchSource: 'existing'})
+    expect(git(target, 'rev-parse', 'HEAD')).to.equal(work)
+    expect(git(main, 'config', '--get', 'branch.wt/feat.yardBase')).to.equal('refs/remotes/origin/main')
   })
 })
