@@ -5,7 +5,7 @@
 import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {createContext, YardContext} from '../core/context.js'
-import {RefusedError, YardError} from '../core/errors.js'
+import {RefusedError, terminalSafe, YardError} from '../core/errors.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -22,8 +22,9 @@ export abstract class BaseCommand extends Command {
   protected get context(): YardContext {
     if (!this.yardContext) {
       const verbose = this.argv.includes('--verbose')
-      // Warnings go to stderr also with --json (oclif's logToStderr is silent then): stdout stays data.
-      this.yardContext = createContext({verbose, warn: (message) => process.stderr.write(message + '\n')})
+      // Warnings go to stderr also with --json (oclif's logToStderr is silent then): stdout stays data;
+      // names echoed in them reach the terminal escaped, as in errors.
+      this.yardContext = createContext({verbose, warn: (message) => process.stderr.write(terminalSafe(message) + '\n')})
     }
     return this.yardContext
   }
@@ -90,8 +91,8 @@ export abstract class BaseCommand extends Command {
       const fix = parse ? (this.worktreeHint(error) ?? help) : undefined
       process.exitCode = code
       if (this.jsonEnabled()) this.logJson({error: {code, message, fix}})
-      else if (fix && fix !== help) this.logToStderr(`${message}\n  fix: ${fix}`)
-      else this.logToStderr(error.message + (fix && !error.message.includes('--help') ? `\n  fix: ${fix}` : ''))
+      else if (fix && fix !== help) this.logToStderr(terminalSafe(`${message}\n  fix: ${fix}`, {keepNewlines: true}))
+      else this.logToStderr(terminalSafe(error.message + (fix && !error.message.includes('--help') ? `\n  fix: ${fix}` : ''), {keepNewlines: true}))
       if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
       return this.exit(code)
     }

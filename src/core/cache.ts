@@ -52,7 +52,7 @@ export async function fetchCaches(cache: CacheBackend, root: string, url: string
   for (const target of await targets(cache, root, url)) results.push(await cache.fetch(root, target))
   const stale = results.filter((result) => result.stale)
   if (stale.length > 0) {
-    throw new OperationError(stale.map((result) => `the cache ${result.key} is stale since ${result.staleSince}: its fetch failed`).join('\n'), {
+    throw new OperationError(stale.map((result) => `the cache ${result.key} is stale since ${result.staleSince}: its fetch failed`).join('\n  '), {
       why: stale.map((result) => result.error).join('\n'),
       fix: 'clones from it still work on the cached objects; check the remote (git ls-remote -- URL) and run yard cache fetch again',
     })

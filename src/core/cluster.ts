@@ -10,6 +10,7 @@ import type {ClusterInstallStep, ClusterSettings, ClusterStatus, SandboxClusterS
 import type {YardContext} from './context.js'
 import {InputError} from './errors.js'
 import {NAME_PATTERN} from './identity.js'
+import {imageReferenceProblem} from './image-reference.js'
 import type {Registry} from './registry.js'
 import {backendContext, clusterSettings} from './sandbox.js'
 import {mainConfigIfAny} from './workspace.js'
@@ -17,17 +18,15 @@ import {mainConfigIfAny} from './workspace.js'
 /** The agent image when `--image` is not given: what docs/cluster.md builds from deploy/Containerfile. */
 export const defaultAgentImage = (version: string): string => `localhost/yard-agent:${version}`
 
-/** Image references: no whitespace, no leading `-`, at most 255 characters of the reference alphabet. */
-const IMAGE_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._\-/:@]{0,254}$/
-
 /**
- * Checks an image reference given with `--image`.
+ * Checks an image reference given with `--image` (the distribution/reference grammar, core/image-reference.ts).
  * @throws InputError (exit 2) naming the value and the expected form.
  */
 export function validateImage(image: string): string {
-  if (!IMAGE_PATTERN.test(image)) {
-    throw new InputError(`invalid image reference ${JSON.stringify(image)}`, {
-      why: 'an image is [registry/]repository[:tag][@digest]: letters, digits, ".", "_", "-", "/", ":" and "@", starting with a letter or digit',
+  const problem = imageReferenceProblem(image)
+  if (problem !== undefined) {
+    throw new InputError(`invalid image reference ${JSON.stringify(image)}: ${problem}`, {
+      why: 'an image is [registry[:port]/]name[:tag][@digest], the name in lower case',
       fix: 'pass --image like registry.example.com/team/yard-agent:0.1.0',
     })
   }

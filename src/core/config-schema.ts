@@ -7,6 +7,7 @@
 import {z} from 'zod'
 
 import {OFFSET_SLOTS} from './identity.js'
+import {imageReferenceProblem} from './image-reference.js'
 
 /** Highest `[ports]` base: base + 89 must stay a valid port. */
 export const MAX_PORT_BASE = 65535 - OFFSET_SLOTS
@@ -68,7 +69,25 @@ function portsTable() {
   })
 }
 
-const text = () => z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).min(1, 'must not be empty')
+/**
+ * A non-empty string that does not start with `-`: config values reach tools' argv (`podman
+ * machine init NAME`, `--context X`, `git rev-parse BASE`), where a leading `-` is read as an option.
+ */
+const text = () =>
+  z
+    .string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`})
+    .min(1, 'must not be empty')
+    .refine((value) => !value.startsWith('-'), {message: 'must not start with "-": the tool it is handed to would read it as an option'})
+
+/** An image reference (core/image-reference.ts). */
+const image = () =>
+  z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).superRefine((value, context) => {
+    const problem = imageReferenceProblem(value)
+    if (problem !== undefined) context.addIssue({code: 'custom', message: `${JSON.stringify(value)} is not an image reference: ${problem}`})
+  })
+
+/** podman's machine names: a letter or digit, then letters, digits, `_`, `.` and `-` (podman machine init). */
+export const MACHINE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
 
 export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
 export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
@@ -77,10 +96,10 @@ export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
 export const projectTables = {
   project: z.strictObject({prefix: text()}),
   worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text()}),
-  machine: z.strictObject({backend: text(), name: text(), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
+  machine: z.strictObject({backend: text(), name: text().regex(MACHINE_NAME_PATTERN, 'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"'), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
   cache: z.strictObject({backend: text(), root: text()}),
   cluster: z.strictObject({
-    backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: text(), 'cache-root': text(),
+    backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: image(), 'cache-root': text(),
     'refresh-interval': text().regex(/^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m'),
     'ready-timeout-seconds': tomlInteger(1, 3600), 'cache-timeout-seconds': tomlInteger(1, 86_400),
   }),
@@ -90,7 +109,7 @@ export const projectTables = {
 export const checkoutTables = {
   ports: portsTable(),
   stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
-  box: z.strictObject({image: text()}),
+  box: z.strictObject({image: image()}),
 }
 
 const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>

@@ -22,6 +22,7 @@ import {
 } from './config-schema.js'
 import {InputError} from './errors.js'
 import {NAME_PATTERN, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from './identity.js'
+import {shellQuote} from './shell.js'
 import {stateDir} from './state.js'
 
 export const CONFIG_FILE = 'yard.toml'
@@ -88,7 +89,7 @@ function checkReadable(file: string): boolean {
     } catch {
       throw new InputError(`${file} is a symlink to ${target}, which does not exist`, {
         why: 'a dangling link is not taken for an absent file: the settings it was meant to hold would silently be missing',
-        fix: `restore ${target}, or remove the link (rm ${file})`,
+        fix: `restore ${target}, or remove the link (rm ${shellQuote(file)})`,
       })
     }
   }
@@ -244,6 +245,12 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     const value = env[variable]
     if (value === undefined || value.trim() === '') continue
     const [table, key] = dotted.split('.')
+    if (value.startsWith('-')) {
+      throw new InputError(`invalid ${variable} "${value}": it starts with "-"`, {
+        why: `${variable} sets [${table}] ${key}, which is handed to a tool as an argument, and a leading "-" would be read as an option`,
+        fix: `unset ${variable}, or set it to a value that does not start with "-"`,
+      })
+    }
     values[table] = {...values[table], [key]: value}
     origins[dotted] = `env:${variable}`
   }

@@ -5,6 +5,7 @@
  */
 import {existsSync} from 'node:fs'
 
+import {terminalSafe} from './errors.js'
 import {ProcessRunner} from './process.js'
 import {containersConfPath} from './state.js'
 
@@ -33,7 +34,7 @@ export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessE
   return {
     env,
     cwd: options.cwd ?? process.cwd(),
-    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: (line) => process.stderr.write(line + '\n')}),
+    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: (line) => process.stderr.write(terminalSafe(line) + '\n')}),
     warn,
   }
 }

@@ -3,6 +3,7 @@
  */
 import type {Target} from './backend.js'
 import {childEnv, YardContext} from './context.js'
+import {singleQuote} from './shell.js'
 
 /**
  * Builds the environment of one target: `MAIN_REPO`, `WORKTREE` (absent for main, so
@@ -26,12 +27,11 @@ export function stackEnv(target: Target, context: YardContext, socketEnv: Record
 export const ENV_FORMATS = ['sh', 'fish', 'json'] as const
 export type EnvFormat = (typeof ENV_FORMATS)[number]
 
-const single = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 const fishQuote = (value: string) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
 
 /** Renders `env` for `eval "$(yard env)"` (sh) or `yard env --format fish | source`. */
 export function renderEnv(env: Record<string, string>, format: Exclude<EnvFormat, 'json'>, unset: string[] = []): string {
-  const lines = Object.entries(env).map(([key, value]) => (format === 'sh' ? `export ${key}=${single(value)}` : `set -gx ${key} ${fishQuote(value)}`))
+  const lines = Object.entries(env).map(([key, value]) => (format === 'sh' ? `export ${key}=${singleQuote(value)}` : `set -gx ${key} ${fishQuote(value)}`))
   for (const key of unset) lines.push(format === 'sh' ? `unset ${key}` : `set -e ${key}`)
   return lines.join('\n')
 }

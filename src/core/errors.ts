@@ -54,16 +54,21 @@ export class YardError extends Error {
     super(what, options.cause === undefined ? undefined : {cause: options.cause})
     this.name = 'YardError'
     this.code = code
-    this.why = options.why
+    // A tool's stderr (an ENOSPC checkout prints a line per file) is bounded here, once for every error.
+    this.why = options.why === undefined ? undefined : boundLines(options.why)
     this.fix = options.fix
     Object.defineProperty(this, YARD_ERROR, {value: true})
   }
 
-  /** The full message: what, why, how to fix. */
+  /**
+   * The full message for a terminal: what, why, how to fix, each through `terminalSafe` (what and
+   * fix keep only their indented continuation lines; the lines of a why, a tool's stderr, are
+   * indented below it).
+   */
   render(): string {
-    const lines = [this.message]
-    if (this.why) lines.push(`  why: ${this.why}`)
-    if (this.fix) lines.push(`  fix: ${this.fix}`)
+    const lines = [terminalSafe(this.message)]
+    if (this.why) lines.push(`  why: ${terminalSafe(this.why.replaceAll('\n', '\n       '))}`)
+    if (this.fix) lines.push(`  fix: ${terminalSafe(this.fix)}`)
     return lines.join('\n')
   }
 }
@@ -90,4 +95,30 @@ export class OperationError extends YardError {
     super(ExitCode.failed, what, options)
     this.name = 'OperationError'
   }
+}
+
+/** How many first and last lines of a long text `boundLines` keeps. */
+export const KEPT_LINES = 10
+
+/**
+ * The first and last `keep` lines of a long text with `… N lines omitted …` between them; a text
+ * of at most 2 × keep + 1 lines as it is. For tools' stderr inside errors (a failed checkout of
+ * 10,000 files prints 10,000 lines).
+ */
+export function boundLines(text: string, keep = KEPT_LINES): string {
+  const lines = text.split('\n')
+  if (lines.length <= 2 * keep + 1) return text
+  return [...lines.slice(0, keep), `… ${lines.length - 2 * keep} lines omitted …`, ...lines.slice(-keep)].join('\n')
+}
+
+/**
+ * Text safe to write to a terminal: control characters (C0 but tab and newline, DEL, C1) written
+ * as `\xHH`, so a name holding an escape sequence cannot move the cursor, retitle the window or
+ * hide text (ECMA-48); a newline is kept only where it starts an indented line (yard's own
+ * continuation lines), any other is written `\n`, so a name cannot fake a line of its own.
+ * `keepNewlines`: for text whose lines are all its author's (oclif's own usage errors).
+ */
+export function terminalSafe(text: string, options: {keepNewlines?: boolean} = {}): string {
+  const escaped = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  return options.keepNewlines ? escaped : escaped.replace(/\n(?! {2})/g, '\\n')
 }

@@ -134,13 +134,13 @@ export function hashOffset(name: string): number {
  * @throws InputError (exit 2) naming `source` and the fix.
  */
 export function validateOffset(value: unknown, source: string, fix: string): number {
+  // TOML is parsed with integersAsBigInt: a TOML integer is a bigint, so a number is a float (`3.0`).
   let offset: number | undefined
   if (typeof value === 'bigint') offset = Number(value)
-  else if (typeof value === 'number' && Number.isInteger(value)) offset = value
-  else if (typeof value === 'string' && source.startsWith('env ') && /^\s*\d+\s*$/.test(value)) offset = Number(value.trim())
+  else if (typeof value === 'string' && source.startsWith('env ') && /^\s*-?\d+\s*$/.test(value)) offset = Number(value.trim())
   if (offset !== undefined && offset >= 1 && offset <= OFFSET_SLOTS) return offset
-  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value)
-  const kind = typeof value === 'boolean' ? 'a boolean' : typeof value === 'number' && !Number.isInteger(value) ? 'a float' : typeof value === 'string' && !source.startsWith('env ') ? 'a string' : offset === undefined ? 'not an integer' : offset === 0 ? '0, which is reserved for the main checkout' : 'out of range'
+  const shown = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' && Number.isInteger(value) ? value.toFixed(1) : String(value)
+  const kind = typeof value === 'boolean' ? 'a boolean' : typeof value === 'number' ? 'a float' : typeof value === 'string' && !source.startsWith('env ') ? 'a string' : offset === undefined ? 'not an integer' : offset === 0 ? '0, which is reserved for the main checkout' : `out of range (1 to ${OFFSET_SLOTS})`
   throw new InputError(`invalid offset ${shown} from ${source}: ${kind}`, {
     why: `a worktree's or sandbox's offset must be an integer from 1 to ${OFFSET_SLOTS} (0 is the main checkout's)`,
     fix,

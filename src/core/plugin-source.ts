@@ -1,62 +1,88 @@
 /**
  * Where `yard plugins install` takes a plugin from, and the question asked before installing
- * code from a path or a git url (DESIGN.md §7, Appendix B). Installing a plugin runs its code
- * whenever yard runs: yard says so once, and asks before a path or a git url (an npm name is the
- * ordinary case; `yard plugins link`, a developer's own checkout, never asks).
+ * code from anything but a plain registry name (DESIGN.md §7, Appendix B). Installing a plugin
+ * runs its code whenever yard runs: yard says so once, and asks before a path, a git or tarball
+ * url or an `npm:` alias (a registry name is the ordinary case; `yard plugins link`, a
+ * developer's own checkout, never asks).
  */
 import {existsSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
+import npa from 'npm-package-arg'
+
 import {InputError, RefusedError} from './errors.js'
 
-export type PluginSourceKind = 'npm' | 'path' | 'git'
+export type PluginSourceKind = 'npm' | 'path' | 'git' | 'tarball' | 'alias'
 
 /** One argument of `yard plugins install`, classified. */
 export interface PluginSource {
   /** The argument as the user gave it. */
   given: string
   kind: PluginSourceKind
-  /** What the installer gets: `file:<absolute path>` for a path, else the argument unchanged. */
+  /** What the installer gets: `[name@]file:<absolute path>` for a path, else the argument unchanged. */
   spec: string
-  /** For messages: "the directory /x/y", "the git repository u", "the npm package n". */
+  /** For messages: "the local path /x/y", "the git repository u", "the npm package n". */
   description: string
 }
 
-const GIT_PREFIXES = ['git+', 'git://', 'git@', 'ssh://', 'github:', 'gitlab:', 'bitbucket:', 'http://', 'https://']
+/** Schemes npm-package-arg does not take but git does (`ssh://`): still a git url, so still asked about. */
+const GIT_PREFIXES = ['git://', 'git@', 'ssh://']
 const PATH_PREFIXES = ['./', '../', '/', '~/', 'file:']
-/** `owner/repo`: the installer reads it as a GitHub repository when no such path exists. */
-const REPOSITORY_SLUG = /^[\w.-]+\/[\w.-]+$/
+/** npm-package-arg's types of a plain registry spec: `name`, `name@1.2.3`, `name@^1`, `name@next`. */
+const REGISTRY_TYPES = new Set(['tag', 'version', 'range'])
 
 /**
  * Classifies one argument: a path (it starts like one, or names an existing file or directory
- * relative to `cwd`), a git url (a git scheme, `git@host:`, `.git` at the end, an http url, or an
- * `owner/repo` slug that is no path), else an npm package name (`name`, `@scope/name`, with an
- * optional `@tag`).
- * @throws InputError (exit 2) for a path that does not exist, naming the absolute path.
+ * relative to `cwd`), else whatever npm's own parser, npm-package-arg, makes of it — a plain
+ * registry name (`name`, `@scope/name`, with an optional version, range or tag) is `npm`; `NAME@file:PATH`
+ * is a path; git urls and `owner/repo` slugs are `git`; an http(s) url of a tarball is `tarball`;
+ * `npm:` aliases (another package under this name) are `alias`.
+ * @throws InputError (exit 2) for a path that does not exist, or a spec npm cannot parse.
  */
 export function classifyPluginSource(given: string, cwd: string): PluginSource {
   const looksLikePath = PATH_PREFIXES.some((prefix) => given.startsWith(prefix)) || given === '.' || given === '..'
   const candidate = resolvePath(given, cwd)
   const isScoped = given.startsWith('@')
-  if (looksLikePath || (!isScoped && existsSync(candidate))) {
-    if (!existsSync(candidate)) {
-      throw new InputError(`cannot install a plugin from ${candidate}: no such file or directory`, {
-        why: `${given} is read as a path, relative to ${cwd}`,
-        fix: 'give the directory of the plugin package (the one holding its package.json), or an npm name or git url',
-      })
-    }
-    if (statSync(candidate).isDirectory() && !existsSync(path.join(candidate, 'package.json'))) {
-      throw new InputError(`${candidate} is not a plugin package: it has no package.json`, {
-        fix: 'give the plugin package\'s own directory (docs/plugins.md shows its layout)',
-      })
-    }
-    return {given, kind: 'path', spec: `file:${candidate}`, description: `the local path ${candidate}`}
+  if (looksLikePath || (!isScoped && existsSync(candidate))) return pathSource(given, cwd, candidate, `file:${candidate}`)
+  let parsed: npa.Result
+  try {
+    parsed = npa(given, cwd)
+  } catch (error) {
+    if (GIT_PREFIXES.some((prefix) => given.startsWith(prefix))) return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
+    throw new InputError(`cannot install a plugin from "${given}": ${(error as Error).message.split('\n')[0]}`, {
+      why: 'npm reads a plugin as a package name (name, name@version, name@tag), a path, a git url or a tarball url',
+      fix: 'check the spelling, e.g. `yard plugins install yard-backend-lima@2`',
+    })
   }
-  if (GIT_PREFIXES.some((prefix) => given.startsWith(prefix)) || given.endsWith('.git') || (!isScoped && REPOSITORY_SLUG.test(given))) {
-    return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
+  if (REGISTRY_TYPES.has(parsed.type)) return {given, kind: 'npm', spec: given, description: `the npm package ${given}`}
+  if (parsed.type === 'file' || parsed.type === 'directory') {
+    const where = parsed.fetchSpec ?? candidate
+    // The installer gets the directory itself, as for a plain path (the name is read from its package.json).
+    return pathSource(given, cwd, where, `file:${where}`)
   }
-  return {given, kind: 'npm', spec: given, description: `the npm package ${given}`}
+  if (parsed.type === 'git') return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
+  if (parsed.type === 'alias') return {given, kind: 'alias', spec: given, description: `the npm package ${(parsed as npa.AliasResult).subSpec.raw} under the name ${parsed.name}`}
+  return {given, kind: 'tarball', spec: given, description: `the package at ${parsed.fetchSpec ?? given}`}
+}
+
+/**
+ * A path source, checked: it exists, and a directory holds a package.json.
+ * @throws InputError (exit 2) naming the absolute path.
+ */
+function pathSource(given: string, cwd: string, candidate: string, spec: string): PluginSource {
+  if (!existsSync(candidate)) {
+    throw new InputError(`cannot install a plugin from ${candidate}: no such file or directory`, {
+      why: `${given} is read as a path, relative to ${cwd}`,
+      fix: 'give the directory of the plugin package (the one holding its package.json), or an npm name or git url',
+    })
+  }
+  if (statSync(candidate).isDirectory() && !existsSync(path.join(candidate, 'package.json'))) {
+    throw new InputError(`${candidate} is not a plugin package: it has no package.json`, {
+      fix: 'give the plugin package\'s own directory (docs/plugins.md shows its layout)',
+    })
+  }
+  return {given, kind: 'path', spec, description: `the local path ${candidate}`}
 }
 
 function resolvePath(given: string, cwd: string): string {
@@ -80,8 +106,8 @@ export interface InstallConsent {
 }
 
 /**
- * Says once that plugins run code, then, when any source is a path or a git url and `--yes` was
- * not given, asks once for all of them.
+ * Says once that plugins run code, then, when any source is not a plain registry name (a path, a
+ * git url, a tarball url, an `npm:` alias) and `--yes` was not given, asks once for all of them.
  * @throws RefusedError (exit 3) when the answer is no, or when there is no terminal to ask on;
  *   it names the sources and the two ways on (`--yes`, `yard plugins link`). Nothing is installed.
  */

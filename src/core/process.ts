@@ -6,6 +6,7 @@
 import {execa} from 'execa'
 
 import {OperationError} from './errors.js'
+import {shellCommand} from './shell.js'
 
 export interface RunOptions {
   cwd?: string
@@ -47,9 +48,9 @@ export interface RunnerOptions {
   onSpawn?: (argv: string[], options: RunOptions) => void
 }
 
-/** Renders argv for display only (never executed): quotes words that need it. */
+/** Renders argv for display only (never executed): quotes words that need it (core/shell.ts). */
 export function formatArgv(argv: string[]): string {
-  return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ')
+  return shellCommand(argv)
 }
 
 /** An execa line transform that passes on the lines `keep` returns true for. */

@@ -18,6 +18,7 @@ import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
 import {isValidBranchName} from './git.js'
 import {buildDefaultImage} from './image.js'
+import {validateImageReference} from './image-reference.js'
 import {nameProblem, validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
@@ -66,6 +67,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   const name = validateName(options.name, 'sandbox name')
   const repos = parseRepoFlags(options.repos)
   const branch = checkSandboxBranch(options.branch ?? `wt/${name}`)
+  if (options.image !== undefined) validateImageReference(options.image, '--image')
   const session = await openSandboxes(context, registry, options.runtime)
   const {workspace, backend, runtime} = session
   if (!(await isValidBranchName(context.runner, workspace.mainPath, branch))) {

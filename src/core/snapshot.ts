@@ -10,6 +10,7 @@ import path from 'node:path'
 
 import type {YardContext} from './context.js'
 import {OperationError} from './errors.js'
+import {shellCommand} from './shell.js'
 
 export const REMOVED_REFS = 'refs/yard/removed'
 
@@ -20,8 +21,8 @@ export function utcStamp(now: Date): string {
 
 /** The commands that bring a snapshot's changes back into a fresh worktree of the same branch. */
 export function restoreHint(ref: string, name: string, branch: string | null, checkout: string): string {
-  const add = branch === null ? `yard worktree add ${name} --from ${ref}~1` : `yard worktree add ${name} ${branch}`
-  return `${add} && git -C ${checkout} cherry-pick --no-commit ${ref}`
+  const add = branch === null ? ['yard', 'worktree', 'add', name, '--from', `${ref}~1`] : ['yard', 'worktree', 'add', name, branch]
+  return `${shellCommand(add)} && ${shellCommand(['git', '-C', checkout, 'cherry-pick', '--no-commit', ref])}`
 }
 
 /**

@@ -10,6 +10,7 @@ import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig} from './confi
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from './identity.js'
+import {shellCommand} from './shell.js'
 
 export interface Workspace {
   /** Real path of the main checkout. */
@@ -57,7 +58,10 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
   // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
   const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {cwd: context.cwd, allowFailure: true})
   if (result.exitCode !== 0) throw revParseFailure(context.cwd, result.exitCode, result.stderr)
-  const [commonDir, gitDir, checkoutPath] = result.stdout.trim().split('\n').map((line) => real(path.resolve(context.cwd, line)))
+  // git 2.39's rev-parse has no NUL-separated output: three paths are three lines unless one holds a newline.
+  const lines = result.stdout.replace(/\n$/, '').split('\n')
+  if (lines.length !== 3) throw newlineInPath(result.stdout)
+  const [commonDir, gitDir, checkoutPath] = lines.map((line) => real(path.resolve(context.cwd, line)))
   if (path.basename(commonDir) === '.git') return {mainPath: path.dirname(commonDir), commonDir, checkoutPath}
   if (gitDir === commonDir) return {mainPath: checkoutPath, commonDir, checkoutPath}
   const [first] = await gitWorktreeEntries(context, checkoutPath)
@@ -76,6 +80,18 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
     })
   }
   return {mainPath: real(first.path), commonDir, checkoutPath}
+}
+
+/**
+ * A repository whose checkout or git dir path holds a newline: git's line-based output (rev-parse,
+ * `worktree list --porcelain` before git 2.36's `-z`) cannot be read, so yard refuses it rather
+ * than misread it.
+ */
+function newlineInPath(revParse: string): InputError {
+  return new InputError(`the path of this repository holds a newline: ${JSON.stringify(revParse.replace(/\n$/, ''))}`, {
+    why: 'git prints paths one per line, so a path with a newline in it cannot be read back reliably',
+    fix: 'rename the directory (or the one above it) to a name without a newline, then run yard again',
+  })
 }
 
 function revParseFailure(cwd: string, exitCode: number, stderr: string): Error {
@@ -124,6 +140,12 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
   const config = loadConfig({mainPath, env: context.env, warn: context.warn})
   checkPins(config)
   const worktreesRoot = real(config.worktrees.root)
+  if (worktreesRoot.includes('\n')) {
+    throw new InputError(`the worktrees root ${JSON.stringify(worktreesRoot)} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) holds a newline`, {
+      why: 'git lists worktrees one path per line, so a worktree below it could not be read back',
+      fix: 'choose a worktrees root without a newline in its path',
+    })
+  }
   if (isInside(mainPath, worktreesRoot)) {
     throw new InputError(`the worktrees root ${worktreesRoot} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) contains the main checkout ${mainPath}`, {
       why: 'a worktree is named by its directory below the root, so the main checkout would pass for a worktree',
@@ -171,7 +193,7 @@ export function targetName(workspace: Workspace, context: YardContext, flag?: st
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) {
     throw new InputError(`${checkout} is a worktree outside yard's worktrees root ${workspace.worktreesRoot}`, {
       why: 'yard names a worktree by its directory directly below the root; this one has no yard identity',
-      fix: `move it there (\`git worktree move ${checkout} ${path.join(workspace.worktreesRoot, path.basename(checkout))}\`), or name a target with --worktree NAME`,
+      fix: `move it there (\`${shellCommand(['git', 'worktree', 'move', checkout, path.join(workspace.worktreesRoot, path.basename(checkout))])}\`), or name a target with --worktree NAME`,
     })
   }
   return {name: validateName(relative, `worktree name (from the directory ${checkout})`), isMain: false, source: 'cwd'}
@@ -188,11 +210,12 @@ export interface OffsetOptions {
  * @throws InputError (exit 2) naming the source for an invalid WT_OFFSET or pin.
  */
 export function resolveOffset(workspace: Workspace, context: YardContext, name: string, isMain: boolean, options: OffsetOptions): {offset: number; offsetSource: OffsetSource} {
-  if (isMain) return {offset: 0, offsetSource: 'main'}
   const fromEnv = context.env.WT_OFFSET
-  if (fromEnv !== undefined && fromEnv !== '' && options.useEnvOffset) {
-    return {offset: validateOffset(fromEnv, 'env WT_OFFSET', 'unset WT_OFFSET, or set it to an integer from 1 to 89'), offsetSource: 'env'}
-  }
+  // An invalid WT_OFFSET is refused for main too (§3.4: validation names the source, exit 2): it
+  // is input to this one-target command, even where main's offset 0 leaves it unused.
+  const envOffset = fromEnv !== undefined && fromEnv !== '' && options.useEnvOffset ? validateOffset(fromEnv, 'env WT_OFFSET', 'unset WT_OFFSET, or set it to an integer from 1 to 89') : undefined
+  if (isMain) return {offset: 0, offsetSource: 'main'}
+  if (envOffset !== undefined) return {offset: envOffset, offsetSource: 'env'}
   const pin = workspace.config.pins[name]
   if (pin !== undefined) return {offset: validateOffset(pin, pinSource(workspace.config, name), pinFix(workspace.config, name)), offsetSource: 'pin'}
   return {offset: hashOffset(name), offsetSource: 'hash'}

@@ -15,13 +15,15 @@ import path from 'node:path'
 import type {OffsetSource} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
-import {InputError, OperationError} from './errors.js'
+import {boundLines, InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
+import {shellQuote} from './shell.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
-import {Base, BaseSource, baseRemote, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
+import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
+import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
 
 /** How long `git fetch` of the base's remote may take before yard goes on without it. */
@@ -112,16 +114,20 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const fetched = options.fetch ? await fetchBaseRemote(context, mainPath, options.from, configured?.ref) : null
   const lock = offsetsLockPath(workspace.commonDir)
   const placed = await withLock(lock, {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree add ${name}`, warn: context.warn}, async () => {
+    // An add of this name killed half-way is undone first (its journal says what it made).
+    const undone = await recoverInterruptedAdd(context, workspace, name)
+    if (undone.length > 0) context.warn(`note: an earlier \`yard worktree add ${name}\` was stopped half-way; rolled back: ${undone.join('; ')}`)
     // Everything is read under the lock (another add may have written a pin meanwhile): the refs
     // the branch and base depend on, the worktrees, then the sandboxes and pins.
     const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
     const localRef = `refs/heads/${branch}`
     const remoteRef = `refs/remotes/origin/${branch}`
     const [refs, validBranch, worktrees] = await Promise.all([
-      readRefs(context.runner, mainPath, [localRef, remoteRef, ORIGIN_HEAD, ...DEFAULT_BASES]),
+      readRefs(context.runner, mainPath, [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]),
       isValidBranchName(context.runner, mainPath, branch),
       gitWorktrees(fresh, context),
     ])
+    checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking: refs.has(`refs/remotes/${branch}`)})
     const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
     const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
     checkConflicts(worktrees, {name, branch, target, branchSource})
@@ -130,6 +136,9 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
     // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
+    // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
+    await writeAddJournal(workspace.commonDir, {name, target, branch, branchSource, commit: base?.commit ?? refs.get(remoteRef)?.oid, pinBefore: pinValue(fresh.config.pins[name])})
+    if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
     let pinWrite: PinWrite | undefined
     const deciding = (async () => {
       const others = await knownOffsets(fresh, context, worktrees, await options.backends.sandboxes(fresh))
@@ -141,11 +150,12 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const [added, decided] = await Promise.allSettled([gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base}), deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
+      await removeAddJournal(workspace.commonDir, name)
       throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
     }
     const {current, choice} = decided.value
     if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
-    if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
+    await removeAddJournal(workspace.commonDir, name)
     return {current, choice, branchSource, base}
   })
 
@@ -223,7 +233,8 @@ async function fetchBaseRemote(context: YardContext, mainPath: string, from: str
 export function gitFailure(stderr: string): string {
   const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '')
   const meaningful = lines.filter((line) => /^(fatal|error):/.test(line))
-  return (meaningful.length > 0 ? meaningful : lines.slice(-1)).join('; ')
+  // As in errors (boundLines): a disk-full fetch says `error:` once per object.
+  return boundLines((meaningful.length > 0 ? meaningful : lines.slice(-1)).join('\n')).replaceAll('\n', '; ')
 }
 
 /**
@@ -247,7 +258,7 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
   if (same) {
     throw new InputError(`worktree ${request.name} already exists at ${request.target}`, {
       why: 'each name has one worktree',
-      fix: `use it (cd ${request.target}), choose another name, or remove it first with \`yard worktree remove ${request.name}\``,
+      fix: `use it (cd ${shellQuote(request.target)}), choose another name, or remove it first with \`yard worktree remove ${request.name}\``,
     })
   }
   const holder = request.branchSource === 'existing' ? worktrees.find((worktree) => worktree.branch === request.branch) : undefined
@@ -288,11 +299,15 @@ async function rollBack(context: YardContext, workspace: Workspace, state: {targ
     const ref = `refs/heads/${state.branch}`
     const created = await readRefs(context.runner, mainPath, [ref, `refs/remotes/origin/${state.branch}`])
     const expected = state.branchSource === 'new' ? state.base!.commit : created.get(`refs/remotes/origin/${state.branch}`)?.oid
+    let gone = !created.has(ref)
     if (created.has(ref) && expected !== undefined) {
       const deleted = await context.runner.git(['update-ref', '-d', ref, expected], {cwd: mainPath, allowFailure: true})
       if (deleted.exitCode === 0) undone.push(`deleted branch ${state.branch}`)
+      gone = deleted.exitCode === 0
       if (state.branchSource === 'remote') await context.runner.git(['config', '--remove-section', `branch.${state.branch}`], {cwd: mainPath, allowFailure: true})
     }
+    // The base was recorded before the checkout; it goes with the branch.
+    if (state.branchSource === 'new' && gone) await context.runner.git(['config', '--unset', `branch.${state.branch}.yardBase`], {cwd: mainPath, allowFailure: true})
   }
   if (state.pinnedOver) {
     // Still under the lock: nobody else has edited the file since, so its old text goes back as it was.

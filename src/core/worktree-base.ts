@@ -9,6 +9,7 @@ import {originLabel} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError} from './errors.js'
 import {fullRefName, readRefs, RefEntry, remoteOf, resolveCommit} from './git.js'
+import {shellQuote} from './shell.js'
 
 export type BaseSource = 'from' | 'config' | 'origin-head' | 'default-branch' | 'current-head'
 
@@ -34,6 +35,34 @@ export function shortRef(ref: string): string {
 export function checkNotOption(value: string, what: string, fix: string): void {
   if (value.startsWith('-')) {
     throw new InputError(`invalid ${what} "${value}": it starts with "-"`, {why: 'git would read it as an option', fix})
+  }
+}
+
+/**
+ * Refuses a BRANCH that git cannot create or that would shadow another ref, unless it already
+ * exists as a local branch (which is checked out as it is): a name `git check-ref-format
+ * --branch` refuses (`HEAD`), `@` (git's shorthand for HEAD), and the short name of an existing
+ * remote-tracking branch (`origin/main`): `refs/heads/origin/main` would make `origin/main` name
+ * the local branch in every worktree (git-rev-parse(1), "SPECIFYING REVISIONS": refs/heads/ is
+ * searched before refs/remotes/).
+ * @param request `valid`: check-ref-format's answer; `local`, `remoteTracking`: whether
+ *   `refs/heads/<branch>` and `refs/remotes/<branch>` exist.
+ * @throws InputError (exit 2) before anything is created.
+ */
+export function checkBranchRequest(branch: string, name: string, request: {valid: boolean; local: boolean; remoteTracking: boolean}): void {
+  if (request.local) return
+  if (request.remoteTracking) {
+    const slash = branch.indexOf('/')
+    throw new InputError(`invalid branch "${branch}": it is the name of the remote-tracking branch ${branch}`, {
+      why: `a local branch refs/heads/${branch} would shadow refs/remotes/${branch}: "${branch}" would then name the local branch in every worktree`,
+      fix: `to fork a new branch from it: \`yard worktree add ${name} --from ${shellQuote(branch)}\`${branch.endsWith('/HEAD') ? '' : `; to work on it: \`yard worktree add ${name} ${shellQuote(branch.slice(slash + 1))}\` (tracks ${branch})`}`,
+    })
+  }
+  if (!request.valid || branch === '@') {
+    throw new InputError(`invalid branch name "${branch}"`, {
+      why: branch === '@' ? 'git reads "@" as HEAD' : 'git check-ref-format --branch refuses it (HEAD, for one, always means the checked-out commit)',
+      fix: 'choose another branch name (see git-check-ref-format(1))',
+    })
   }
 }
 

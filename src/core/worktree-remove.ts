@@ -16,6 +16,7 @@ import {branchConfig, dirtyCounts, listRemotes} from './git.js'
 import {validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, writePin} from './pins.js'
+import {shellQuote} from './shell.js'
 import {restoreHint, snapshotWorktree} from './snapshot.js'
 import {archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
@@ -103,7 +104,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     if (present) {
       throw new InputError(`${checkout} is not a worktree git knows`, {
         why: 'yard removes only worktrees registered with git, so it never deletes a directory it did not make',
-        fix: `check it with \`git -C ${checkout} status\`; remove it yourself if it is not needed`,
+        fix: `check it with \`git -C ${shellQuote(checkout)} status\`; remove it yourself if it is not needed`,
       })
     }
     if (pin === undefined) {
@@ -177,7 +178,7 @@ function refusalOf(summary: RemovalSummary): RefusedError | undefined {
   if (summary.locked) {
     return new RefusedError(`worktree ${name} is locked`, {
       why: 'someone locked it with `git worktree lock` (for example while its volume is unmounted)',
-      fix: `\`git worktree unlock ${summary.path}\`, or pass --force`,
+      fix: `\`git worktree unlock ${shellQuote(summary.path)}\`, or pass --force`,
     })
   }
   return undefined

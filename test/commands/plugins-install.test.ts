@@ -49,10 +49,10 @@ describe('yard plugins install (DESIGN.md §7, Appendix B)', function () {
 
   it('refuses a path or a git url without a terminal and without --yes (exit 3) and installs nothing', () => {
     const homes = freshHomes()
-    for (const source of [example, 'git+https://example.invalid/acme/yard-nomad.git']) {
+    for (const source of [example, 'git+https://example.invalid/acme/yard-nomad.git', `procfile@file:${example}`, 'procfile@npm:left-pad@1.3.0', 'procfile@https://example.invalid/p.tgz']) {
       const refused = yardIn(root, homes, ['plugins', 'install', source], {expected: 3})
       expect(refused.stderr).to.include('note: a plugin is code that runs with your permissions every time yard runs')
-      expect(refused.stderr).to.match(/^refused to install from the (local path|git repository) .* without confirmation$/m)
+      expect(refused.stderr).to.match(/^refused to install from the (local path \S+|git repository \S+|npm package left-pad@1\.3\.0 under the name procfile|package at \S+) without confirmation$/m)
       expect(refused.stderr).to.include('fix: run again with --yes if you trust it')
     }
     expect(recorded(homes)).to.deep.equal([])

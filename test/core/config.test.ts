@@ -173,4 +173,26 @@ describe('config (DESIGN.md §3.2)', () => {
     expect(failure({'yard.toml': '[cluster]\nnamespace = "a_b"\n'}).message).to.contain('yard.toml [cluster] namespace')
     expect(failure({}, {YARD_STATE_DIR: 'relative/state'}).message).to.contain('YARD_STATE_DIR must be an absolute path')
   })
+
+  it('refuses option-like values at load, naming the file and key: an image that is no reference, a leading "-" anywhere', () => {
+    for (const [toml, key] of [
+      ['[box]\nimage = "--privileged"\n', 'box.image'],
+      ['[box]\nimage = "--volume=/:/host"\n', 'box.image'],
+      ['[box]\nimage = "Upper/Case"\n', 'box.image'],
+      ['[cluster]\nimage = "-x"\n', 'cluster.image'],
+      ['[machine]\nname = "--rm"\n', 'machine.name'],
+      ['[machine]\nname = "a b"\n', 'machine.name'],
+      ['[cluster]\ncontext = "--kubeconfig=/tmp/evil"\n', 'cluster.context'],
+      ['[worktrees]\nbase = "--output=/tmp/x"\n', 'worktrees.base'],
+      ['[stack]\nfiles = ["-f.yaml"]\n', 'stack.files.0'],
+    ] as const) {
+      const error = failure({'yard.toml': toml})
+      expect(error.message, toml).to.match(new RegExp(`yard\\.toml: invalid value at ${key.replaceAll('.', '\\.')}: `))
+      expect(error.message).to.contain(path.sep + 'yard.toml')
+    }
+    expect(failure({}, {YARD_KUBE_CONTEXT: '--kubeconfig=/tmp/evil'}).message).to.equal('invalid YARD_KUBE_CONTEXT "--kubeconfig=/tmp/evil": it starts with "-"')
+    const {config} = load({'yard.toml': '[box]\nimage = "registry.example.com:5000/team/app-dev:1.2_3"\n[cluster]\nimage = "localhost/yard-default@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"\n[machine]\nname = "yard-app_2.x"\n'})
+    expect(config.box.image).to.equal('registry.example.com:5000/team/app-dev:1.2_3')
+    expect(config.machine.name).to.equal('yard-app_2.x')
+  })
 })

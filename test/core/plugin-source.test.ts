@@ -41,6 +41,32 @@ describe('plugin sources (DESIGN.md §7)', () => {
     }
   })
 
+  it('classifies every spec that is not a plain registry name with npm-package-arg, so each is asked about', async () => {
+    const table: Array<[string, string, string]> = [
+      ['yard-backend-lima@^2.1', 'npm', 'yard-backend-lima@^2.1'],
+      ['mine@file:./mine/backend', 'path', `file:${cwd}/mine/backend`],
+      [`mine@file:${cwd}/mine/backend`, 'path', `file:${cwd}/mine/backend`],
+      ['mine@git+https://example.com/acme/nomad.git', 'git', 'mine@git+https://example.com/acme/nomad.git'],
+      ['mine@github:acme/nomad', 'git', 'mine@github:acme/nomad'],
+      ['mine@https://example.com/nomad-1.0.0.tgz', 'tarball', 'mine@https://example.com/nomad-1.0.0.tgz'],
+      ['https://example.com/nomad-1.0.0.tgz', 'tarball', 'https://example.com/nomad-1.0.0.tgz'],
+      ['mine@npm:evil@1.0.0', 'alias', 'mine@npm:evil@1.0.0'],
+      ['npm:evil', 'alias', 'npm:evil'],
+    ]
+    for (const [given, kind, spec] of table) {
+      const source = classifyPluginSource(given, cwd)
+      expect([source.kind, source.spec], given).to.deep.equal([kind, spec])
+    }
+    expect(classifyPluginSource('mine@npm:evil@1.0.0', cwd).description).to.equal('the npm package evil@1.0.0 under the name mine')
+    const sources = table.slice(1).map(([given]) => classifyPluginSource(given, cwd))
+    let refused: unknown
+    await consentToInstall(sources, {yes: false, interactive: false, ask: async () => true, note: () => undefined}).catch((error: unknown) => (refused = error))
+    expect((refused as YardError).code).to.equal(ExitCode.refused)
+    for (const source of sources) expect((refused as YardError).message).to.contain(source.description)
+    expect(() => classifyPluginSource('mine@file:./nowhere', cwd)).to.throw(YardError, `cannot install a plugin from ${cwd}/nowhere: no such file or directory`)
+    expect(() => classifyPluginSource('Bad Name', cwd)).to.throw(YardError, 'cannot install a plugin from "Bad Name"')
+  })
+
   it('refuses a path that does not exist or is no package (exit 2), naming the absolute path', () => {
     for (const [given, message] of [
       ['./nowhere', `cannot install a plugin from ${cwd}/nowhere: no such file or directory`],

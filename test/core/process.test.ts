@@ -41,6 +41,18 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     expect(allowed.exitCode).to.equal(128)
   })
 
+  it('bounds a failing tool\'s stderr in the error to its first and last 10 lines', async () => {
+    const script = 'process.stderr.write(Array.from({length: 10000}, (_, i) => `error: unable to write file f${i}: No space left on device\\n`).join("")); process.exitCode = 128'
+    try {
+      await new ProcessRunner().run(process.execPath, ['-e', script])
+      expect.fail('should have thrown')
+    } catch (error) {
+      const why = (error as OperationError).why!.split('\n')
+      expect(why).to.have.length(21)
+      expect([why[0], why[10], why[20]]).to.deep.equal(['error: unable to write file f0: No space left on device', '… 9980 lines omitted …', 'error: unable to write file f9999: No space left on device'])
+    }
+  })
+
   it('says when a program is not installed', async () => {
     try {
       await new ProcessRunner().run('yard-no-such-program', [])

@@ -52,5 +52,12 @@ describe('worktree add rules', () => {
       expect(gitFailure(stderr)).to.equal("fatal: '/gone/missing.git' does not appear to be a git repository; fatal: Could not read from remote repository.")
       expect(gitFailure('something odd\nlast words\n')).to.equal('last words')
     })
+
+    it('keeps the first and last 10 of thousands of error: lines (a fetch on a full disk)', () => {
+      const stderr = Array.from({length: 5000}, (_, index) => `error: unable to write object ${index}: No space left on device`).join('\n')
+      const parts = gitFailure(stderr).split('; ')
+      expect(parts).to.have.length(21)
+      expect([parts[0], parts[10], parts[20]]).to.deep.equal(['error: unable to write object 0: No space left on device', '… 4980 lines omitted …', 'error: unable to write object 4999: No space left on device'])
+    })
   })
 })

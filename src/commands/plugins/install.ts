@@ -9,11 +9,12 @@ const BaseInstall: (typeof commands)['plugins:install'] = commands['plugins:inst
 
 /**
  * `yard plugins install NAME|PATH|GIT-URL` (DESIGN.md §7): @oclif/plugin-plugins' install, plus
- * local paths and the question before installing code from a path or a git url (Appendix B).
+ * local paths and the question before installing code from anything but a plain registry name
+ * (Appendix B).
  */
 export default class PluginsInstall extends BaseInstall {
   static summary = 'Install a plugin (a backend, or commands) from npm, a local path or a git url'
-  static description = `A plugin is code that runs with your permissions every time yard runs. yard says so, and asks before installing from a local path or a git url; --yes answers for you. Without a terminal to ask on and without --yes, yard refuses (exit 3). \`yard plugins link PATH\` (your own checkout, for development) does not ask.
+  static description = `A plugin is code that runs with your permissions every time yard runs. yard says so, and asks before installing anything but a plain registry name (name, name@version, name@range, name@tag): a local path, NAME@file:PATH, a git url, a tarball url or an npm: alias; --yes answers for you. Without a terminal to ask on and without --yes, yard refuses (exit 3). \`yard plugins link PATH\` (your own checkout, for development) does not ask.
 
 A path is installed as a link to its directory, so build it first (docs/plugins.md).`
   static examples = [
@@ -24,7 +25,7 @@ A path is installed as a link to its directory, so build it first (docs/plugins.
   static strict = false
   static flags = {
     ...BaseInstall.flags,
-    yes: Flags.boolean({char: 'y', description: 'install from a path or git url without asking'}),
+    yes: Flags.boolean({char: 'y', description: 'install from a path, git url, tarball url or npm: alias without asking'}),
   }
 
   async run(): Promise<void> {

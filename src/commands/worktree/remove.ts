@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../core/errors.js'
 import {loadRegistry} from '../../core/registry.js'
+import {shellCommand} from '../../core/shell.js'
 import {registryBackends} from '../../core/worktree-backends.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
 import {BaseCommand} from '../base.js'
@@ -52,7 +53,7 @@ function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   if (plan.snapshot) lines.push(`  save uncommitted work to refs/yard/removed/${plan.name}-<UTC stamp>`)
   lines.push(`  ${describeStackStep(plan.stack)}`)
   if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
-  if (plan.registered) lines.push(`  git worktree remove ${plan.path}`)
+  if (plan.registered) lines.push(`  ${shellCommand(['git', 'worktree', 'remove', plan.path])}`)
   if (plan.pin !== null) lines.push(`  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml`)
   return lines.join('\n')
 }
@@ -62,6 +63,6 @@ function renderResult(result: RemovalResult): string {
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
   if (result.snapshot) lines.push(`  uncommitted work saved to ${result.snapshot.ref}`, `  restore it with: ${result.snapshot.restore}`)
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
-  if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: git branch -D ${result.branch}`)
+  if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: ${shellCommand(['git', 'branch', '-D', result.branch])}`)
   return lines.join('\n')
 }

@@ -58,7 +58,8 @@ export class ComposeBox implements BoxCapability {
       ...mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`]),
       '--workdir', target.checkoutPath,
       ...env,
-      spec.image, 'sleep', 'infinity',
+      // podman run's options end at the image; `--` says so, so no image is ever read as a flag.
+      '--', spec.image, 'sleep', 'infinity',
     ])
     return true
   }

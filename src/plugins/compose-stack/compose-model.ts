@@ -8,6 +8,7 @@ import {readFileSync} from 'node:fs'
 import {parse} from 'yaml'
 
 import {InputError} from '../../core/errors.js'
+import {shellQuote} from '../../core/shell.js'
 
 export type LabelsForm = 'list' | 'map'
 
@@ -54,7 +55,7 @@ function readCompose(file: string): Mapping {
   } catch (error) {
     throw new InputError(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`, {
       why: 'yard reads the compose files to label everything the stack creates',
-      fix: `correct ${file} (\`podman-compose -f ${file} config\` shows what a provider makes of it)`,
+      fix: `correct ${file} (\`podman-compose -f ${shellQuote(file)} config\` shows what a provider makes of it)`,
     })
   }
   if (!isMapping(parsed)) {

@@ -12,6 +12,7 @@ import type {BackendContext, ProjectContainers, StackBackend, StackContainer, St
 import type {ComposeProvider} from '../../core/compose-provider.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
+import {shellCommand} from '../../core/shell.js'
 import {ComposeBox} from './box.js'
 import {loadComposeModel} from './compose-model.js'
 import {Engine, type EngineContainer} from './engine.js'
@@ -124,7 +125,7 @@ export class ComposeStack implements StackBackend {
       const said = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
       throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${result.exitCode}`, {
         why: said || `${provider.id} exited ${result.exitCode}`,
-        fix: `see \`yard logs --worktree ${target.name}${missing.length > 0 ? ` ${missing.join(' ')}` : ''}\`; run with --verbose for the provider's command`,
+        fix: `see \`${shellCommand(['yard', 'logs', '--worktree', target.name, ...missing])}\`; run with --verbose for the provider's command`,
       })
     }
   }

@@ -24,6 +24,7 @@ import type {
 import {InputError, OperationError, YardError} from '../../core/errors.js'
 import {withLock} from '../../core/lock.js'
 import {repoIdentity} from '../../core/repo-identity.js'
+import {shellCommand} from '../../core/shell.js'
 import {runAgent} from './agent.js'
 import {evictCache} from './evict.js'
 import {runClusterAgent} from './kube-agent.js'
@@ -249,6 +250,6 @@ function requirePresent(paths: CachePaths, url: string | null): void {
   if (isPresent(paths)) return
   throw new InputError(`there is no cache ${paths.key}${url ? ` for ${url}` : ''} (no ${paths.repo}/HEAD)`, {
     why: 'a cache exists once yard cache add has cloned or adopted it',
-    fix: `run yard cache add ${url ?? 'URL'}`,
+    fix: `run ${url ? shellCommand(['yard', 'cache', 'add', url]) : 'yard cache add URL'}`,
   })
 }

@@ -12,6 +12,7 @@ import path from 'node:path'
 import type * as k8s from '@kubernetes/client-node'
 
 import {InputError, OperationError, YardError} from '../../core/errors.js'
+import {shellQuote} from '../../core/shell.js'
 
 /** Which cluster and namespace: `[cluster] context` (undefined: the kubeconfig's current one) and `[cluster] namespace`. */
 export interface KubeTarget {
@@ -102,7 +103,7 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
       } catch (error) {
         throw new InputError(`cannot read the kubeconfig ${file}: ${(error as Error).message}`, {
           why: 'the file is not a kubeconfig client-node can load (YAML with clusters, users and contexts, unique names across KUBECONFIG files)',
-          fix: `check ${file} with \`kubectl config view --kubeconfig ${file}\``,
+          fix: `check ${file} with \`kubectl config view --kubeconfig ${shellQuote(file)}\``,
         })
       }
     }
@@ -127,7 +128,7 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
   const cluster = config.getCurrentCluster()
   if (!cluster) {
     throw new InputError(`kube context "${context}" names a cluster that is not in ${where}`, {
-      fix: `check the context with \`kubectl config get-contexts ${context}\``,
+      fix: `check the context with \`kubectl config get-contexts ${shellQuote(context)}\``,
     })
   }
 
@@ -227,13 +228,13 @@ export function kubeError(error: unknown, what: string, kube: Pick<Kube, 'contex
       case 401:
         return new OperationError(`${what}: the API server refused the credentials of kube context "${kube.context}"`, {
           why: 'the token or certificate is missing, expired or not trusted by the cluster',
-          fix: `refresh the credentials (\`kubectl --context ${kube.context} get ns\` shows what kubectl gets)`,
+          fix: `refresh the credentials (\`kubectl --context ${shellQuote(kube.context)} get ns\` shows what kubectl gets)`,
           cause: error,
         })
       case 403:
         return new OperationError(`${what}: forbidden${said}`, {
           why: `the user of kube context "${kube.context}" lacks an RBAC permission in namespace "${kube.namespace}"`,
-          fix: `ask a cluster admin for it (\`kubectl --context ${kube.context} auth can-i --list -n ${kube.namespace}\` lists yours); docs/cluster.md lists what yard needs`,
+          fix: `ask a cluster admin for it (\`kubectl --context ${shellQuote(kube.context)} auth can-i --list -n ${kube.namespace}\` lists yours); docs/cluster.md lists what yard needs`,
           cause: error,
         })
       case 404:
@@ -253,7 +254,7 @@ export function kubeError(error: unknown, what: string, kube: Pick<Kube, 'contex
   if (isAborted(error)) {
     return new OperationError(`${what}: the Kubernetes API server ${kube.server} (kube context "${kube.context}") did not answer in time`, {
       why: 'it accepts connections but sends no answer (an overloaded or half-started server, or a proxy in the way)',
-      fix: `check the cluster is healthy (\`kubectl --context ${kube.context} get --raw /readyz\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
+      fix: `check the cluster is healthy (\`kubectl --context ${shellQuote(kube.context)} get --raw /readyz\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
       cause: error,
     })
   }
@@ -262,7 +263,7 @@ export function kubeError(error: unknown, what: string, kube: Pick<Kube, 'contex
   if (typeof code === 'string' && UNREACHABLE.has(code)) {
     return new OperationError(`${what}: cannot reach the Kubernetes API server ${kube.server} (kube context "${kube.context}")`, {
       why: message,
-      fix: `check the cluster is running (\`kubectl --context ${kube.context} cluster-info\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
+      fix: `check the cluster is running (\`kubectl --context ${shellQuote(kube.context)} cluster-info\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
       cause: error,
     })
   }

@@ -9,6 +9,7 @@ import {promises as fs} from 'node:fs'
 import type {BackendContext, MachineBackend, MachineSpec, MachineStatus} from '../../core/backend.js'
 import {InputError, OperationError, RefusedError} from '../../core/errors.js'
 import type {RunOptions} from '../../core/process.js'
+import {shellQuote} from '../../core/shell.js'
 import {InspectedMachine, ListedMachine, parseInspect, parseList, readMounts, socketAnswers} from './podman-json.js'
 
 /** How long `podman machine init` may take: it may download the machine image. */
@@ -119,7 +120,7 @@ export class PodmanMachine implements MachineBackend {
     }
     throw new OperationError(`podman machine ${name} started, but its API socket ${socketPath ?? '(none reported)'} did not answer within ${SOCKET_WAIT_MS / 1000} s`, {
       why: 'the VM booted without its podman service, or the socket forwarding failed',
-      fix: `yard machine stop && yard machine start; if it persists: podman machine ssh ${name} systemctl status podman.socket`,
+      fix: `yard machine stop && yard machine start; if it persists: podman machine ssh ${shellQuote(name)} systemctl status podman.socket`,
     })
   }
 
@@ -165,7 +166,7 @@ function checkName(name: string): void {
 export function anotherRunning(other: string, name: string): RefusedError {
   return new RefusedError(`cannot start podman machine ${name}: podman machine ${other} is running`, {
     why: 'podman runs one machine at a time on macOS',
-    fix: `either stop it first (podman machine stop ${other}, then yard machine start), or use it for this project: set [machine] name = "${other}" in yard.local.toml (it must mount the main checkout and the worktrees root; yard machine status checks)`,
+    fix: `either stop it first (podman machine stop ${shellQuote(other)}, then yard machine start), or use it for this project: set [machine] name = "${other}" in yard.local.toml (it must mount the main checkout and the worktrees root; yard machine status checks)`,
   })
 }
 

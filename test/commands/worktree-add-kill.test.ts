@@ -1,0 +1,92 @@
+/**
+ * kill -9 during `yard worktree add` (DESIGN.md §4.1): at each point the next run of the same
+ * command succeeds and leaves what a clean run leaves. The 20,000-file, ten-point version is
+ * bench/worktree-add-kill.ts.
+ */
+import {expect} from 'chai'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {writeAddJournal} from '../../src/core/worktree-journal.js'
+import {addState, killAt, KillPoint} from '../support/interrupted-add.js'
+import {cleanupTemp, git, tempDir} from '../support/repo.js'
+import {cleanEnv} from '../support/worktrees.js'
+import {projectRoot, yard} from '../support/yard.js'
+
+/** A repository of 40 × 50 files, committed once, for clones. */
+function seedRepo(): string {
+  const seed = path.join(tempDir('kill-seed'), 'seed')
+  for (let dir = 0; dir < 40; dir++) {
+    mkdirSync(path.join(seed, 'src', `d${String(dir).padStart(2, '0')}`), {recursive: true})
+    for (let file = 0; file < 50; file++) writeFileSync(path.join(seed, 'src', `d${String(dir).padStart(2, '0')}`, `f${String(file).padStart(2, '0')}.ts`), `export const v = ${dir * 50 + file}\n`)
+  }
+  git(seed, 'init', '-q', '-b', 'main')
+  git(seed, 'add', '-A')
+  git(seed, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'files')
+  return seed
+}
+
+const POINTS: KillPoint[] = [
+  {label: 'the journal is written', appears: '.git/yard/adding/feat.json'},
+  {label: 'git has registered the worktree (initializing)', appears: '.git/worktrees/feat/locked'},
+  {label: 'a quarter of the files are checked out', appears: '<target>/src/d10/f00.ts'},
+  {label: 'three quarters of the files are checked out', appears: '<target>/src/d30/f00.ts'},
+]
+
+describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () {
+  this.timeout(120_000)
+  afterEach(cleanupTemp)
+
+  it('the next run succeeds at every kill point and leaves the state of a clean run', async () => {
+    const seed = seedRepo()
+    const env = cleanEnv(tempDir('state'))
+    const clone = () => {
+      const main = path.join(tempDir('kill'), 'app')
+      git(path.dirname(main), 'clone', '-q', seed, 'app')
+      return main
+    }
+    const clean = clone()
+    const first = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: clean, env})
+    expect(first.exitCode, first.stderr).to.equal(0)
+    const expected = addState(clean, 'feat')
+    expect(expected.files).to.equal('2000')
+
+    const childEnv = {...process.env, ...env} as NodeJS.ProcessEnv
+    for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
+    for (const point of POINTS) {
+      const main = clone()
+      const target = path.join(`${main}-worktrees`, 'feat')
+      const outcome = await killAt([process.execPath, path.join(projectRoot, 'bin', 'dev.js'), 'worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env: childEnv, point, target})
+      expect(outcome.killed, `killed when ${point.label}`).to.equal(true)
+      const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+      expect(rerun.exitCode, `rerun after a kill when ${point.label}: ${rerun.stderr}`).to.equal(0)
+      expect(addState(main, 'feat'), `after a kill when ${point.label}`).to.deep.equal(expected)
+    }
+  })
+
+  it('refuses (exit 3) to roll back a finished worktree whose files changed since, and keeps a branch with new commits', async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const base = git(main, 'rev-parse', 'origin/main')
+    // As if killed after git finished but before the journal was removed.
+    const journal = {name: 'feat', target, branch: 'wt/feat', branchSource: 'new' as const, commit: base, pinBefore: null}
+    await writeAddJournal(path.join(main, '.git'), journal)
+    writeFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'work since\n')
+    const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.contain(`worktree feat was being added when yard was stopped, and ${target} has changes since`)
+    expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('work since\n')
+    // Committed instead: the worktree goes, the branch and its commit stay, and the add checks it out again.
+    git(target, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-am', 'work')
+    const work = git(target, 'rev-parse', 'HEAD')
+    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch', '--json'], {cwd: main, env})
+    expect(rerun.exitCode, rerun.stderr).to.equal(0)
+    expect(rerun.stderr).to.contain('rolled back: removed the half-made worktree')
+    expect(rerun.json).to.deep.include({branch: 'wt/feat', branchSource: 'existing'})
+    expect(git(target, 'rev-parse', 'HEAD')).to.equal(work)
+    expect(git(main, 'config', '--get', 'branch.wt/feat.yardBase')).to.equal('refs/remotes/origin/main')
+  })
+})
