@@ -78,7 +78,11 @@ class Converter {
       return RESET
     }
     if (node.tag === '!override') this.overrides.push(path)
-    if (isScalar(node)) return node.value ?? null
+    if (isScalar(node)) {
+      // Compose's Go YAML reads a plain 0755 as octal (strconv base 0), as file modes are written; YAML 1.2 core says decimal.
+      if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[-+]?0[0-7]+$/.test(node.source)) return Number.parseInt(node.source, 8)
+      return node.value ?? null
+    }
     if (isSeq(node)) {
       const items: unknown[] = []
       node.items.forEach((item, index) => {

@@ -40,6 +40,11 @@ x-trailer: 1
     error: /compose\.yaml:4:\d+: .*(unique|Map keys)/i,
   },
   {
+    rule: 'YAML: a plain 0440 is octal, as Compose\'s Go YAML reads file modes; quoted it stays a string',
+    files: {'compose.yaml': 'services:\n  web:\n    image: a\n    secrets: [{source: s, mode: 0440}]\n    labels: {m: "0440"}\n'},
+    services: {web: {image: 'a', secrets: [{source: 's', mode: 0o440}], labels: {m: '0440'}}},
+  },
+  {
     rule: 'YAML: several documents in one file merge in order',
     files: {'compose.yaml': 'services:\n  web: {image: a, ports: ["80:80"]}\n---\nservices:\n  web: {image: b}\n'},
     services: {web: {image: 'b', ports: ['80:80']}},
