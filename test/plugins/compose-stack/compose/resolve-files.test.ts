@@ -35,6 +35,11 @@ x-trailer: 1
     }},
   },
   {
+    rule: 'YAML: an alias refers to the closest anchor of its name before it',
+    files: {'compose.yaml': 'services:\n  first: &d {image: one}\n  second: *d\n  third: &d {image: two}\n  fourth: *d\n'},
+    services: {first: {image: 'one'}, second: {image: 'one'}, third: {image: 'two'}, fourth: {image: 'two'}},
+  },
+  {
     rule: 'YAML: an error names the file, line and column',
     files: {'compose.yaml': 'services:\n  web:\n    image: a\n    image: b\n'},
     error: /compose\.yaml:4:\d+: .*(unique|Map keys)/i,
