@@ -10,6 +10,7 @@
 import {homedir} from 'node:os'
 import path from 'node:path'
 
+import {checkReferences} from './consistency.js'
 import {addEnvFileValues, layered, readOptionalEnvFile} from './env.js'
 import {selectComposeFiles} from './files.js'
 import {loadProjectFiles, ResolveSession} from './loader.js'
@@ -52,7 +53,8 @@ export function resolveComposeProjectSync(input: ResolveInput): ResolvedProject 
   const loaded = loadProjectFiles(files, {session, workingDir: projectDirectory, env: interpolationEnv, included: []})
   removeExtensions(loaded)
   const services = (isMapping(loaded.services) ? loaded.services : {}) as Record<string, Mapping>
-  applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
+  const inactive = applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
+  checkReferences(loaded, services, inactive)
   normalizeServices(services, interpolationEnv)
   const model = {...loaded, services} as ComposeModelDocument
   return {projectDirectory, files: [...session.files], model, interpolationEnv, warnings: [...session.warnings]}

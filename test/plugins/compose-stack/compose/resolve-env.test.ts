@@ -99,6 +99,7 @@ configs:
 volumes:
   bound: {driver: local, driver_opts: {type: none, o: bind, device: ./bound}}
   named: {}
+  v:
 `,
     },
     checkout: 'proj',
@@ -113,7 +114,7 @@ volumes:
       },
       secrets: {token: {file: '$DIR/proj/secrets/token'}},
       configs: {conf: {file: `${HOME}/conf.ini`}},
-      volumes: {bound: {driver: 'local', driver_opts: {type: 'none', o: 'bind', device: '$DIR/proj/bound'}}, named: {}},
+      volumes: {bound: {driver: 'local', driver_opts: {type: 'none', o: 'bind', device: '$DIR/proj/bound'}}, named: {}, v: null},
     },
   },
 ]

@@ -46,7 +46,7 @@ x-trailer: 1
   },
   {
     rule: 'YAML: a plain 0440 is octal, as Compose\'s Go YAML reads file modes; quoted it stays a string',
-    files: {'compose.yaml': 'services:\n  web:\n    image: a\n    secrets: [{source: s, mode: 0440}]\n    labels: {m: "0440"}\n'},
+    files: {'compose.yaml': 'services:\n  web:\n    image: a\n    secrets: [{source: s, mode: 0440}]\n    labels: {m: "0440"}\nsecrets:\n  s: {file: ./s}\n'},
     services: {web: {image: 'a', secrets: [{source: 's', mode: 0o440}], labels: {m: '0440'}}},
   },
   {
@@ -194,6 +194,18 @@ services:
     },
     read: ['compose.yaml', 'common/web.yaml', 'base/base.yaml'],
     services: {web: {image: 'node', environment: {NODE_ENV: 'dev'}, build: '$DIR/common', volumes: ['$DIR/base/cache:/cache', '$DIR/src:/src']}},
+  },
+  {
+    rule: 'extends: a build without context inherits its base\'s, from the base\'s file (compose-go TestLoadExtendsSameFile)',
+    files: {
+      'compose.yaml': 'services:\n  out-base: {extends: {file: sub/compose.yaml, service: base}}\n  out-service: {extends: {file: sub/compose.yaml, service: service}}\n  own: {build: {target: dev}}\n',
+      'sub/compose.yaml': 'services:\n  base: {build: {context: ..}}\n  service: {extends: base, build: {target: target}}\n',
+    },
+    services: {
+      'out-base': {build: {context: '$DIR'}},
+      'out-service': {build: {context: '$DIR', target: 'target'}},
+      own: {build: {target: 'dev', context: '$DIR'}},
+    },
   },
   {
     rule: 'extends: a cycle is an InputError',

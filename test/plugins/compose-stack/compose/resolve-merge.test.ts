@@ -20,7 +20,7 @@ const merge: ResolverCase[] = [
     'services:\n  web:\n    ports:\n      - {target: 80, published: "8080"}\n      - "9229:9229"\n      - "53:53/udp"\n      - "53:53"\n',
     {web: {ports: [{target: 80, published: '8080'}, '127.0.0.1:9229:9229', '53:53/udp', '3000', '9229:9229', '53:53']}}),
   pair('volumes: unique by target; the override\'s entry replaces the base\'s in place',
-    'services:\n  db:\n    volumes: ["data:/var/lib/db", "./conf:/etc/db:ro", /tmp/x]\n',
+    'services:\n  db:\n    volumes: ["data:/var/lib/db", "./conf:/etc/db:ro", /tmp/x]\nvolumes: {data: {}, other: {}}\n',
     'services:\n  db:\n    volumes:\n      - other:/var/lib/db\n      - {type: bind, source: ./logs, target: /logs}\n',
     {db: {volumes: ['other:/var/lib/db', '$DIR/conf:/etc/db:ro', '/tmp/x', {type: 'bind', source: '$DIR/logs', target: '/logs'}]}}),
   pair('environment and labels: merged as mappings whatever form each file uses; values become strings',
@@ -32,9 +32,9 @@ const merge: ResolverCase[] = [
     'services:\n  web:\n    command: [c]\n    entrypoint: [/y]\n    healthcheck: {test: [CMD, b]}\n    dns: 8.8.8.8\n    cap_add: [NET_ADMIN, SYS_TIME]\n',
     {web: {command: ['c'], entrypoint: ['/y'], healthcheck: {test: ['CMD', 'b'], interval: '5s'}, dns: ['1.1.1.1', '8.8.8.8'], cap_add: ['NET_ADMIN', 'SYS_TIME']}}),
   pair('depends_on and networks: list and mapping forms merge as mappings',
-    'services:\n  web:\n    depends_on: [db]\n    networks: [front]\n',
+    'services:\n  web:\n    depends_on: [db]\n    networks: [front]\n  db: {image: db}\n  cache: {image: cache}\nnetworks: {front: {}, back: {}}\n',
     'services:\n  web:\n    depends_on: {cache: {condition: service_healthy}}\n    networks: {back: {aliases: [api]}}\n',
-    {web: {depends_on: {db: {condition: 'service_started', required: true}, cache: {condition: 'service_healthy'}}, networks: {front: null, back: {aliases: ['api']}}}}),
+    {web: {depends_on: {db: {condition: 'service_started', required: true}, cache: {condition: 'service_healthy'}}, networks: {front: null, back: {aliases: ['api']}}}, db: {image: 'db'}, cache: {image: 'cache'}}),
   pair('build: a string context merges with a mapping',
     'services:\n  web:\n    build: ./app\n',
     'services:\n  web:\n    build: {dockerfile: Dockerfile.dev, args: [A=1]}\n',
@@ -84,8 +84,32 @@ function only(...names: string[]): ResolverCase['check'] {
   }
 }
 
+const references: ResolverCase[] = [
+  {
+    rule: 'references: a depends_on on an undefined service is an InputError naming both',
+    files: {'compose.yaml': 'services:\n  web: {image: a, depends_on: [nope]}\n'},
+    error: /service web depends on undefined service nope \(depends_on\)/,
+  },
+  {
+    rule: 'references: an optional depends_on on an undefined service is dropped',
+    files: {'compose.yaml': 'services:\n  web: {image: a, depends_on: {nope: {condition: service_started, required: false}}}\n'},
+    services: {web: {image: 'a', depends_on: {}}},
+  },
+  {
+    rule: 'references: an undeclared network, named volume or secret is an InputError (binds, anonymous volumes and default are fine)',
+    files: {'compose.yaml': 'services:\n  web:\n    image: a\n    networks: [default]\n    volumes: [./x:/x, /anon, "~/h:/h", data:/data]\n'},
+    error: /service web refers to undefined volume data/,
+  },
+  {
+    rule: 'references: network_mode service: of an undefined service is an InputError',
+    files: {'compose.yaml': 'services:\n  web: {image: a, network_mode: "service:vpn"}\n'},
+    error: /service web depends on undefined service vpn \(network_mode\)/,
+  },
+]
+
 describe('compose resolver: merge rules and profiles', () => {
   after(cleanupTemp)
   describe('merge', () => runCases(merge))
   describe('profiles', () => runCases(profiles))
+  describe('references', () => runCases(references))
 })
