@@ -27,6 +27,15 @@ const merge: ResolverCase[] = [
     'services:\n  web:\n    environment: [A=1, B=2, "C=x=y"]\n    labels: {com.example.a: "1", flag: true}\n',
     'services:\n  web:\n    environment: {B: 3, D: true}\n    labels: [com.example.b=2, flag=false]\n',
     {web: {environment: {A: '1', B: '3', C: 'x=y', D: 'true'}, labels: {'com.example.a': '1', flag: 'false', 'com.example.b': '2'}}}),
+  {
+    rule: 'environment: a bare KEY in an override replaces the base\'s value with the environment\'s (dropped when unset)',
+    files: {
+      'compose.yaml': 'services:\n  web: {image: a, environment: {FOO: base, GONE: base, KEPT: base}}\n',
+      'compose.override.yaml': 'services:\n  web: {environment: [FOO, GONE]}\n',
+    },
+    input: {env: {FOO: 'shell'}},
+    services: {web: {image: 'a', environment: {FOO: 'shell', KEPT: 'base'}}},
+  },
   pair('command, entrypoint and healthcheck.test are replaced; other sequences append',
     'services:\n  web:\n    command: [a, b]\n    entrypoint: /x\n    healthcheck: {test: [CMD, a], interval: 5s}\n    dns: [1.1.1.1]\n    cap_add: [NET_ADMIN]\n',
     'services:\n  web:\n    command: [c]\n    entrypoint: [/y]\n    healthcheck: {test: [CMD, b]}\n    dns: 8.8.8.8\n    cap_add: [NET_ADMIN, SYS_TIME]\n',
