@@ -25,6 +25,15 @@ const interpolation: ResolverCase[] = [
     },
   },
   {
+    rule: 'precedence: the checkout\'s .env over the project directory\'s, when COMPOSE_FILE points elsewhere (docker compose TestComposeFileSetByDotEnv)',
+    files: {
+      '.env': 'COMPOSE_FILE="${COMPOSE_FILE:-development/compose.yaml}"\nIMAGE_NAME=test\nCOMPOSE_PROFILES=test\n',
+      'development/.env': 'IMAGE_NAME="${IMAGE_NAME:-backend}"\nIMAGE_TAG="${IMAGE_TAG:-latest}"\n',
+      'development/compose.yaml': 'services:\n  backend:\n    image: $IMAGE_NAME:$IMAGE_TAG\n  test:\n    profiles: [test]\n    image: enabled:profile\n',
+    },
+    services: {backend: {image: 'test:latest'}, test: {profiles: ['test'], image: 'enabled:profile'}},
+  },
+  {
     rule: 'syntax: $$, unbraced $VAR, defaults (- and :-), alternatives (+ and :+), nested defaults; keys stay as written',
     files: {'compose.yaml': `
 services:
