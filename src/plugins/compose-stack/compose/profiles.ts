@@ -14,15 +14,20 @@ export function enabledProfiles(composeProfiles: string | undefined, configured:
 }
 
 /**
- * Removes the services of no enabled profile from `services`, in place; returns their names
- * with their profiles (for `checkReferences`, which refuses an active service needing one).
+ * Removes the services of no enabled profile from `services`, in place, and the `profiles` key
+ * of the others: the rendered file runs every service it has, whichever profiles the provider
+ * is told of (`[stack] profiles` reaches only yard). Returns the removed services' names with
+ * their profiles (for `checkReferences`, which refuses an active service needing one).
  */
 export function applyProfiles(services: Record<string, Mapping>, enabled: readonly string[]): Map<string, string[]> {
   const all = enabled.includes('*')
   const inactive = new Map<string, string[]>()
   for (const [name, service] of Object.entries(services)) {
     const profiles = isMapping(service) && Array.isArray(service.profiles) ? service.profiles.map(String) : []
-    if (profiles.length === 0 || all || profiles.some((profile) => enabled.includes(profile))) continue
+    if (profiles.length === 0 || all || profiles.some((profile) => enabled.includes(profile))) {
+      if (isMapping(service)) delete service.profiles
+      continue
+    }
     inactive.set(name, profiles)
     delete services[name]
   }

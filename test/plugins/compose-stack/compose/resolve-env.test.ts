@@ -31,7 +31,7 @@ const interpolation: ResolverCase[] = [
       'development/.env': 'IMAGE_NAME="${IMAGE_NAME:-backend}"\nIMAGE_TAG="${IMAGE_TAG:-latest}"\n',
       'development/compose.yaml': 'services:\n  backend:\n    image: $IMAGE_NAME:$IMAGE_TAG\n  test:\n    profiles: [test]\n    image: enabled:profile\n',
     },
-    services: {backend: {image: 'test:latest'}, test: {profiles: ['test'], image: 'enabled:profile'}},
+    services: {backend: {image: 'test:latest'}, test: {image: 'enabled:profile'}},
   },
   {
     rule: 'syntax: $$, unbraced $VAR, defaults (- and :-), alternatives (+ and :+), nested defaults; keys stay as written',

@@ -72,6 +72,12 @@ const profiles: ResolverCase[] = [
   {rule: 'profiles: none enabled → only services without profiles', files: profileFiles, check: only('foo')},
   {rule: 'profiles: COMPOSE_PROFILES enables a profile', files: profileFiles, input: {env: {COMPOSE_PROFILES: 'test'}}, check: only('foo', 'bar', 'baz')},
   {rule: 'profiles: COMPOSE_PROFILES from .env, plus [stack] profiles', files: {...profileFiles, '.env': 'COMPOSE_PROFILES=debug\n'}, input: {profiles: ['test']}, check: only('foo', 'bar', 'baz', 'zot', 'opt')},
+  {
+    rule: 'profiles: active services lose their profiles key, so the provider runs every service of the rendered file',
+    files: profileFiles,
+    input: {profiles: ['test']},
+    services: {foo: {image: 'foo'}, bar: {image: 'bar'}, baz: {image: 'baz', depends_on: ['bar']}},
+  },
   {rule: 'profiles: * enables all', files: profileFiles, input: {profiles: ['*']}, check: only('foo', 'bar', 'baz', 'zot', 'opt')},
   {
     rule: 'profiles: an active service that depends on an inactive one is an InputError naming both and the profile',
