@@ -106,7 +106,7 @@ function importResources(imported: Mapping, model: Mapping, file: string, contex
         into[name] = definition
         continue
       }
-      context.session.warn({kind: 'include-conflict', file, key: `${section}.${name}`, message: `${file} defines ${section}.${name}, which an included file defines too; the two are merged, ${file}'s on top`})
+      context.session.warn({kind: 'include-conflict', file, key: `${section}.${name}`, message: `${section}.${name} of ${file} (or of an earlier include) is defined again by an included file; the definitions are merged, the including file's on top`})
       into[name] = mergeValue(definition, into[name], [section, name], file)
     }
     model[section] = into
