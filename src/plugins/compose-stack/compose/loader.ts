@@ -79,9 +79,10 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
   for (const file of files) {
     for (const document of context.session.documents(file)) {
       const value = interpolateDocument(document, file, context)
-      applyIncludes(value, file, context, loadProjectFiles)
-      applyResets(model, [...document.resets, ...document.overrides])
-      applyExtends(value, file, context, [...document.resets, ...document.overrides])
+      const resets = [...document.resets, ...document.overrides]
+      applyIncludes(value, file, context, loadProjectFiles, resets)
+      applyResets(model, resets)
+      applyExtends(value, file, context, resets)
       delete value.version
       model = mergeValue(model, value, [], file) as Mapping
     }

@@ -155,6 +155,15 @@ const include: ResolverCase[] = [
     warnings: ['include-conflict services.db'],
   },
   {
+    rule: 'include: the includer\'s !reset and !override apply to the included definition it redefines',
+    files: {
+      'compose.yaml': 'include: [other.yaml]\nservices:\n  db:\n    ports: !reset []\n    environment: !override {ONLY: main}\n',
+      'other.yaml': 'services:\n  db: {image: pg, ports: ["5432:5432"], environment: {A: other}}\n',
+    },
+    services: {db: {image: 'pg', environment: {ONLY: 'main'}}},
+    warnings: ['include-conflict services.db'],
+  },
+  {
     rule: 'include: a cycle is an InputError',
     files: {'compose.yaml': 'include: [a.yaml]\nservices: {}\n', 'a.yaml': 'include: [compose.yaml]\n'},
     error: /include cycle: .*compose\.yaml → .*a\.yaml → .*compose\.yaml/,
