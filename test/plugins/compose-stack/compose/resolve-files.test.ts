@@ -217,6 +217,11 @@ services:
     },
   },
   {
+    rule: 'extends: !reset in the extending service removes what it inherits (compose-go testdata/extends/reset.yaml)',
+    files: {'compose.yaml': 'services:\n  init: {image: "alpine:latest", command: "sleep infinity", ports: ["80:80"]}\n  base:\n    extends: {service: init}\n    command: !reset\n    ports: !override ["81:81"]\n'},
+    services: {init: {image: 'alpine:latest', command: 'sleep infinity', ports: ['80:80']}, base: {image: 'alpine:latest', ports: ['81:81']}},
+  },
+  {
     rule: 'extends: a cycle is an InputError',
     files: {'compose.yaml': 'services:\n  a: {extends: b}\n  b: {extends: {service: a}}\n'},
     error: /extends cycle/,
