@@ -119,17 +119,17 @@ const discovery: ResolverCase[] = [
 
 const include: ResolverCase[] = [
   {
-    rule: 'include (short form): paths relative to the included file, its own .env for what the includer leaves unset',
+    rule: 'include (short form): paths relative to the included file, its own .env for what the includer leaves unset (bare environment entries too)',
     files: {
       '.env': 'SHARED=from-main\n',
       'compose.yaml': 'include:\n  - lib/db.yaml\nservices:\n  web: {image: web, depends_on: [db]}\n',
-      'lib/db.yaml': 'services:\n  db:\n    image: "postgres:${PG:-15}"\n    environment: {SHARED: "${SHARED}"}\n    volumes: [./data:/var/lib/postgresql/data]\n',
+      'lib/db.yaml': 'services:\n  db:\n    image: "postgres:${PG:-15}"\n    environment: {SHARED: "${SHARED}", PG: null}\n    volumes: [./data:/var/lib/postgresql/data]\n',
       'lib/.env': 'PG=16\nSHARED=from-lib\n',
     },
     read: ['compose.yaml', 'lib/db.yaml'],
     services: {
       web: {image: 'web', depends_on: ['db']},
-      db: {image: 'postgres:16', environment: {SHARED: 'from-main'}, volumes: ['$DIR/lib/data:/var/lib/postgresql/data']},
+      db: {image: 'postgres:16', environment: {SHARED: 'from-main', PG: '16'}, volumes: ['$DIR/lib/data:/var/lib/postgresql/data']},
     },
   },
   {
