@@ -146,6 +146,16 @@ const include: ResolverCase[] = [
     },
   },
   {
+    rule: 'include + extends: an included file\'s extends file: is relative to its project directory (compose-go testdata/combined)',
+    files: {
+      'compose.yaml': 'include:\n  - path: [dir/included.yaml]\n',
+      'dir/included.yaml': 'services:\n  service:\n    extends: {file: extended.yaml, service: service}\n',
+      'dir/extended.yaml': 'services:\n  service:\n    build: .\n',
+    },
+    read: ['compose.yaml', 'dir/included.yaml', 'dir/extended.yaml'],
+    services: {service: {build: '$DIR/dir'}},
+  },
+  {
     rule: 'include: a resource both define is merged, the includer\'s on top, with a warning',
     files: {
       'compose.yaml': 'include: [other.yaml]\nservices:\n  db: {environment: {A: "main"}}\n',
