@@ -28,6 +28,11 @@ export interface BenchRow {
    * that compares two pairs, e.g. the same commands on two repositories).
    */
   relativeTo?: string
+  /**
+   * Measure CPU time (user + system of the command and its children, through bash's `times`)
+   * instead of wall-clock time: steadier than wall clock on a loaded machine.
+   */
+  cpu?: boolean
   /** When set, the row is not run and is reported failed with this reason. */
   unavailable?: string
   /** Untimed work around each run, warm-ups included (e.g. remove what a timed `worktree add` made). */
@@ -54,6 +59,8 @@ export interface RowResult {
   ratio: number | null
   relativeTo?: string
   extra?: true
+  /** The figures are CPU milliseconds (BenchRow.cpu), not wall clock. */
+  cpu?: true
   note?: string
   /** Why the row has no figures: exit code and the first lines of the command's output. */
   error?: string
@@ -164,6 +171,7 @@ function toRowResult(state: RowState, baselineMedian: number | null): RowResult 
     ratio: medianMs !== null && baselineMedian ? round2(percentile(samples, 50) / baselineMedian) : null,
   }
   if (row.extra) result.extra = true
+  if (row.cpu) result.cpu = true
   if (row.note) result.note = row.note
   if (row.relativeTo) result.relativeTo = row.relativeTo
   if (error !== undefined) result.error = error
@@ -198,14 +206,22 @@ async function runOnce(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
 
 const OUTPUT_CAP = 16 * 1024
 
-/** Wall-clock ms from spawn until the child exited and closed its output. */
+/** bash's `times` for its children: "0m0.112s 0m0.031s" (user, system). */
+const CPU_TIMES = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/
+
+/**
+ * Wall-clock ms from spawn until the child exited and closed its output; with `row.cpu`, the
+ * child's CPU ms instead (it runs under bash, which prints `times` after it; its own output is
+ * dropped).
+ */
 function timeCommand(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
   return new Promise((resolve) => {
     const output = {stdout: '', stderr: ''}
     let settled = false
     let timedOut = false
     const started = performance.now()
-    const child = spawn(row.argv[0], row.argv.slice(1), {cwd: row.cwd, env: row.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe']})
+    const argv = row.cpu ? ['bash', '-c', '"$@" >/dev/null; status=$?; times; exit $status', 'bench', ...row.argv] : row.argv
+    const child = spawn(argv[0], argv.slice(1), {cwd: row.cwd, env: row.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe']})
     const timer = setTimeout(() => {
       timedOut = true
       child.kill('SIGKILL')
@@ -227,6 +243,11 @@ function timeCommand(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
     child.on('error', (error) => settle({ms: 0, error: `cannot run ${row.argv[0]}: ${error.message}`}))
     child.on('close', (code, signal) => {
       const ms = performance.now() - started
+      if (code === 0 && row.cpu) {
+        const times = CPU_TIMES.exec(output.stdout)
+        if (!times) return settle({ms, error: `no CPU times from bash: ${firstLines(output.stdout)}`})
+        return settle({ms: (Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4])) * 1000})
+      }
       if (code === 0) return settle({ms})
       const how = timedOut ? `timed out after ${timeoutMs} ms` : signal ? `killed by ${signal}` : `exit ${code}`
       const said = firstLines(output.stderr) || firstLines(output.stdout)
@@ -268,7 +289,7 @@ export function formatTable(result: BenchResult): string {
   const header = ['', 'runs', 'median', 'min', 'p90', '× base', '']
   const lines = result.rows.map((row) => {
     if (row.error !== undefined) return [row.label, String(row.runs), 'FAILED', '', '', '', row.error]
-    const remark = [row.label === result.baseline ? 'baseline' : '', row.relativeTo ? `× ${row.relativeTo}` : '', row.extra ? 'extra' : '', row.note ?? '']
+    const remark = [row.label === result.baseline ? 'baseline' : '', row.cpu ? 'CPU time' : '', row.relativeTo ? `× ${row.relativeTo}` : '', row.extra ? 'extra' : '', row.note ?? '']
     return [row.label, String(row.runs), ms(row.medianMs), ms(row.minMs), ms(row.p90Ms), ratio(row.ratio), remark.filter(Boolean).join('; ')]
   })
   const widths = header.map((cell, column) => Math.max(cell.length, ...lines.map((line) => (column === 6 ? 0 : line[column].length))))

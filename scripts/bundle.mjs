@@ -87,7 +87,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   chunkNames: 'chunks/[name]-[hash]',
   sourcemap: 'linked',
   sourcesContent: false,

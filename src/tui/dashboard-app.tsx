@@ -3,7 +3,7 @@
  * (sandboxes), a selection, a status line and the keys. It gets its data and actions as
  * callbacks (`DashboardServices`) and never reaches core or a backend itself.
  */
-import {Box, Text, useApp, useInput, useStdin, useStdout} from 'ink'
+import {Box, Text, useApp, useInput, useStdin, useWindowSize} from 'ink'
 // React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
 import React, {useCallback, useEffect, useRef, useState} from 'react'
 
@@ -84,20 +84,6 @@ export function shellProblem(mode: DashboardMode, row: LocalRow | ClusterRow): s
   return undefined
 }
 
-/** The terminal's size, following resizes through one subscription on stdout (DESIGN.md §9). */
-function useTerminalSize(): {columns: number; rows: number} {
-  const {stdout} = useStdout()
-  const [size, setSize] = useState({columns: stdout.columns || 80, rows: stdout.rows || 24})
-  useEffect(() => {
-    const onResize = () => setSize({columns: stdout.columns || 80, rows: stdout.rows || 24})
-    stdout.on('resize', onResize)
-    return () => {
-      stdout.off('resize', onResize)
-    }
-  }, [stdout])
-  return size
-}
-
 const errorText = (error: unknown) => {
   const failure = error as {message?: string; fix?: string}
   return `${failure.message ?? String(error)}${failure.fix ? ` — fix: ${failure.fix}` : ''}`
@@ -108,7 +94,7 @@ export function DashboardApp(props: DashboardAppProps) {
   const {services} = props
   const {exit} = useApp()
   const {isRawModeSupported} = useStdin()
-  const {columns, rows: height} = useTerminalSize()
+  const {columns, rows: height} = useWindowSize()
   const [mode, setMode] = useState<DashboardMode>(props.initialMode)
   const [rows, setRows] = useState<Record<DashboardMode, LocalRow[] | ClusterRow[] | undefined>>({local: undefined, cluster: undefined})
   const [selected, setSelected] = useState(props.initialSelected ?? 0)

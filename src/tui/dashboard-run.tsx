@@ -1,6 +1,6 @@
 /**
- * Runs the dashboard on a terminal (DESIGN.md §6, §9): the alternate screen entered and left by
- * hand (ink 6.8 has no option for it) and restored on quit, Ctrl-C, a signal or a crash; the
+ * Runs the dashboard on a terminal (DESIGN.md §6, §9): on the alternate screen (ink's
+ * `alternateScreen`), the terminal restored on quit, Ctrl-C, a signal or a crash; the
  * services wired to the same core use cases as the commands; `e` leaves the screen, hands the
  * terminal to `yard exec`'s code path for a shell, then comes back where it was.
  */
@@ -22,7 +22,6 @@ import {registryBackends} from '../core/worktree-backends.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalSummary} from '../core/worktree-remove.js'
 import {DashboardApp, DashboardExit, DashboardServices} from './dashboard-app.js'
 
-const ENTER_ALT = '\u001B[?1049h'
 /** Leave the alternate screen and show the cursor: what a terminal needs to be as before. */
 const LEAVE_ALT = '\u001B[?1049l\u001B[?25h'
 
@@ -105,13 +104,12 @@ export function restoreTerminal(terminal: Terminal): void {
 export async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, options: {trace?: Tracer; terminal?: Terminal; intervalMs?: number} = {}): Promise<DashboardExit> {
   const terminal = options.terminal ?? processTerminal()
   const trace = options.trace ?? (() => {})
-  terminal.stdout.write(ENTER_ALT)
   trace(`screen: alternate screen on, ${mode}`)
   let ended: DashboardExit = {kind: 'quit', code: 0, mode, selected}
   try {
     const instance = render(
       <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} onExit={(exit) => (ended = exit)} />,
-      {exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
+      {alternateScreen: true, exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
     )
     trace('screen: mounted')
     setImmediate(() => trace('screen: event loop free after the mount'))

@@ -60,8 +60,10 @@ class FakeStdout extends EventEmitter {
   rows = 30
   isTTY = true
   written = ''
-  write = (text: string) => {
+  // ink 8 settles waitUntilExit in the callback of a last empty write, as a real stream calls it.
+  write = (text: string, callback?: () => void) => {
     this.written += text
+    if (callback) setImmediate(callback)
     return true
   }
 }

@@ -258,8 +258,10 @@ export function kubeError(error: unknown, what: string, kube: Pick<Kube, 'contex
       cause: error,
     })
   }
-  const code = (error as {code?: unknown; errno?: unknown})?.code ?? (error as {errno?: unknown})?.errno
-  const message = (error as Error)?.message ?? String(error)
+  // client-node 2 calls undici's fetch, whose TypeError "fetch failed" carries the socket's error as `cause`.
+  const socketError = (error as {cause?: unknown})?.cause instanceof Error ? (error as {cause: Error}).cause : error
+  const code = (socketError as {code?: unknown; errno?: unknown})?.code ?? (socketError as {errno?: unknown})?.errno
+  const message = (socketError as Error)?.message ?? String(error)
   if (typeof code === 'string' && UNREACHABLE.has(code)) {
     return new OperationError(`${what}: cannot reach the Kubernetes API server ${kube.server} (kube context "${kube.context}")`, {
       why: message,

@@ -311,11 +311,16 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('an unreachable cluster fails sandbox commands naming the context and its server, and is left out of worktree offset checks with a note', async () => {
-    const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'gone', contexts: {gone: 'http://127.0.0.1:9'}})
+    // A port nothing listens on (not 9: fetch, which client-node 2 uses, refuses the "bad ports").
+    const closed = net.createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const {port} = closed.address() as net.AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'gone', contexts: {gone: `http://127.0.0.1:${port}`}})
     const env = {...fixture.env, ...cluster.env, KUBECONFIG: kubeconfig}
     const listed = await yard(['sandbox', 'list'], {cwd: fixture.app, env})
     expect(listed.exitCode, listed.stderr).to.equal(1)
-    expect(listed.stderr).to.include('cannot reach the Kubernetes API server http://127.0.0.1:9 (kube context "gone")')
+    expect(listed.stderr).to.include(`cannot reach the Kubernetes API server http://127.0.0.1:${port} (kube context "gone")`)
     const added = await yard(['worktree', 'add', 'beta'], {cwd: fixture.app, env})
     expect(added.exitCode, added.stderr).to.equal(0)
     expect(added.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check/)
