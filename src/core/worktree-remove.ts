@@ -30,6 +30,11 @@ export interface UnsavedWork {
   unpushed: number
   /** What `unpushed` was counted against, for messages: "on no remote branch", "on no other branch", … */
   against: string
+  /**
+   * Commits of a HEAD on no branch (detached, or a rebase stopped at `edit`) that no branch or
+   * remote-tracking branch holds: lost with the worktree unless the snapshot ref keeps them.
+   */
+  detached: number
 }
 
 /** What `remove` will do (and, with `--dry-run`, all it does). Also the `--json` shape of the plan. */
@@ -71,8 +76,8 @@ export interface RemovalResult {
   path: string
   branch: string | null
   archived: {archive: string; copied: number; kept: number} | null
-  /** The ref holding the uncommitted work, and the commands that restore it. */
-  snapshot: {ref: string; restore: string} | null
+  /** The ref holding the uncommitted work and/or a HEAD on no branch, what it holds in words, and the commands that restore it. */
+  snapshot: {ref: string; holds: string; restore: string} | null
   /** What the stack teardown removed, or why it was skipped. */
   stack: {backend: string; removed: string[]; failed?: string} | {skipped: string}
   unregistered: boolean
@@ -129,7 +134,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     locked: worktree?.locked ?? false,
     unsaved,
     transcripts: transcriptFiles.length > 0 ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length} : null,
-    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked > 0,
+    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked + unsaved.detached > 0,
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
   }
@@ -167,11 +172,13 @@ function plural(count: number, word: string): string {
 /** The refusal for unsaved work or a lock (DESIGN.md §4.1), or undefined. */
 function refusalOf(summary: RemovalSummary): RefusedError | undefined {
   const {unsaved, name} = summary
-  if (unsaved && unsaved.modified + unsaved.untracked + unsaved.unpushed > 0) {
-    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}`
+  if (unsaved && unsaved.modified + unsaved.untracked + unsaved.unpushed + unsaved.detached > 0) {
+    const detached = unsaved.detached > 0 ? `, ${plural(unsaved.detached, 'commit')} on a detached HEAD that no branch holds` : ''
+    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}${detached}`
+    const kept = summary.branch ? ` and the branch ${summary.branch} is kept` : unsaved.detached > 0 ? ', the detached HEAD with them' : ''
     return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
       why: 'removing the worktree would lose it',
-      fix: `commit and push it, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp> and the branch${summary.branch ? ` ${summary.branch}` : ''} is kept`,
+      fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}`,
     })
   }
   if (summary.locked) {
@@ -204,7 +211,9 @@ async function unsavedWork(context: YardContext, workspace: Workspace, checkout:
   const counted = await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {cwd: checkout, allowFailure: true})
   // An unresolvable recorded base (deleted since) is left out rather than blocking the count.
   const fallback = counted.exitCode === 0 ? counted : await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'], {cwd: checkout})
-  return {...dirty, unpushed: Number(fallback.stdout.trim()), against}
+  // On a branch HEAD is that branch's tip, which the kept branch holds.
+  const detached = worktree.branch === undefined ? await context.runner.git(['rev-list', '--count', 'HEAD', '--not', '--branches', '--remotes', '--'], {cwd: checkout}) : undefined
+  return {...dirty, unpushed: Number(fallback.stdout.trim()), against, detached: detached ? Number(detached.stdout.trim()) : 0}
 }
 
 /**
@@ -233,7 +242,8 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
       context.warn(`warning: ${what}; going on because of --force`)
     }
   }
-  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name) : undefined
+  const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked > 0
+  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name, {changes}) : undefined
   const stack: RemovalResult['stack'] = teardown ? await tearDown(context, teardown, target, summary, options.force) : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
   if (summary.registered) {
     const force = summary.locked ? ['--force', '--force'] : ['--force']
@@ -249,11 +259,16 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     path: checkout,
     branch: summary.branch,
     archived,
-    snapshot: snapshot ? {ref: snapshot, restore: restoreHint(snapshot, name, summary.branch, checkout)} : null,
+    snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
     stack,
     unregistered: summary.registered,
     pinRemoved,
   }
+}
+
+function snapshotHolds(changes: boolean, detached: number): string {
+  const head = detached > 0 ? `the detached HEAD (${plural(detached, 'commit')} on no branch)` : ''
+  return changes ? (head ? `uncommitted work and ${head}` : 'uncommitted work') : head
 }
 
 /**

@@ -100,7 +100,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(git(repo, 'rev-parse', 'main')).to.equal(done)
     const run = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.json).to.have.nested.property('plan.unsaved').that.deep.equals({modified: 0, untracked: 0, unpushed: 0, against: 'on neither its base nor another branch'})
+    expect(run.json).to.have.nested.property('plan.unsaved').that.deep.equals({modified: 0, untracked: 0, unpushed: 0, against: 'on neither its base nor another branch', detached: 0})
     expect(run.json).to.have.nested.property('result.snapshot', null)
     expect(existsSync(feat)).to.equal(false)
     expect(hasBranch(repo, 'wt/feat')).to.equal(true)

@@ -47,9 +47,9 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
 function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   const lines = [`${dryRun ? 'would remove' : 'removing'} worktree ${plan.name} (${plan.path})${plan.branch ? `, branch ${plan.branch}` : ''}`]
   if (!plan.present) lines.push('  its directory is gone: nothing to check, archive or snapshot')
-  if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})`)
+  if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})${plan.unsaved.detached > 0 ? `, ${plan.unsaved.detached} on a detached HEAD no branch holds` : ''}`)
   if (plan.transcripts) lines.push(`  archive ${plan.transcripts.files} transcript files to ${plan.transcripts.archive}`)
-  if (plan.snapshot) lines.push(`  save uncommitted work to refs/yard/removed/${plan.name}-<UTC stamp>`)
+  if (plan.snapshot) lines.push(`  save ${plan.unsaved && plan.unsaved.modified + plan.unsaved.untracked > 0 ? 'uncommitted work' : 'the detached HEAD'} to refs/yard/removed/${plan.name}-<UTC stamp>`)
   lines.push(`  ${describeStackStep(plan.stack)}`)
   if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
   if (plan.registered) lines.push(`  git worktree remove ${plan.path}`)
@@ -60,7 +60,7 @@ function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
 function renderResult(result: RemovalResult): string {
   const lines = [`removed worktree ${result.name}`]
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
-  if (result.snapshot) lines.push(`  uncommitted work saved to ${result.snapshot.ref}`, `  restore it with: ${result.snapshot.restore}`)
+  if (result.snapshot) lines.push(`  ${result.snapshot.holds} saved to ${result.snapshot.ref}`, `  restore it with: ${result.snapshot.restore}`)
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
   if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: git branch -D ${result.branch}`)
   return lines.join('\n')
