@@ -135,7 +135,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       const others = await knownOffsets(fresh, context, worktrees, await options.backends.sandboxes(fresh))
       const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
       const choice = chooseOffset(name, current.offset, others)
-      if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin)
+      if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin, choice.clashedWith.length > 0 ? `clash with ${choice.clashedWith.join(', ')}` : `offset of sandbox ${name}`)
       return {current, choice}
     })()
     const [added, decided] = await Promise.allSettled([gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base}), deciding])

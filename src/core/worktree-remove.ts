@@ -6,7 +6,7 @@
  * The branch is kept. Every step checks whether it is still needed, so a remove that was
  * interrupted, or a worktree whose directory was deleted by hand, finishes on the next call.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {Target} from './backend.js'
@@ -15,7 +15,7 @@ import {ExitCode, InputError, RefusedError, YardError} from './errors.js'
 import {branchConfig, dirtyCounts, listRemotes} from './git.js'
 import {validateName} from './identity.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, writePin} from './pins.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
 import {restoreHint, snapshotWorktree} from './snapshot.js'
 import {archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
@@ -58,8 +58,10 @@ export interface RemovalSummary {
    * is refused, or the dry run failed without `--dry-run`), or why it is skipped.
    */
   stack: {backend: string; wouldRemove?: string[]} | {skipped: string}
-  /** The name's pin in yard.local.toml, deleted at the end. */
+  /** The name's pin in yard.local.toml, deleted at the end when yard wrote it. */
   pin: number | null
+  /** Whether yard wrote that pin (its `# yard:` mark); a hand-written one is kept. */
+  pinByYard: boolean
 }
 
 export interface RemovalPlan {
@@ -82,6 +84,8 @@ export interface RemovalResult {
   stack: {backend: string; removed: string[]; failed?: string} | {skipped: string}
   unregistered: boolean
   pinRemoved: boolean
+  /** A hand-written pin (no `# yard:` mark) that was left in place: the offset a person chose outlives the worktree. */
+  pinKept: boolean
 }
 
 export interface RemoveOptions {
@@ -137,6 +141,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     snapshot: unsaved !== null && unsaved.modified + unsaved.untracked + unsaved.detached > 0,
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
+    pinByYard: pinAuthor(await fs.readFile(workspace.config.files.local, 'utf8').catch(() => ''), name) === 'yard',
   }
   const refusal = options.force ? undefined : refusalOf(summary)
   // What would go, volumes included, is part of the plan shown before the confirmation.
@@ -249,11 +254,7 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     const force = summary.locked ? ['--force', '--force'] : ['--force']
     await context.runner.git(['worktree', 'remove', ...force, checkout], {cwd: workspace.mainPath})
   }
-  let pinRemoved = false
-  if (summary.pin !== null) {
-    await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}, () => writePin(workspace.config.files.local, name, undefined))
-    pinRemoved = true
-  }
+  const pin = summary.pin === null ? 'absent' : await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}, () => removeYardPin(workspace.config.files.local, name))
   return {
     name,
     path: checkout,
@@ -262,7 +263,8 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
     stack,
     unregistered: summary.registered,
-    pinRemoved,
+    pinRemoved: pin === 'removed',
+    pinKept: pin === 'kept',
   }
 }
 

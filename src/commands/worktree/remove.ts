@@ -53,7 +53,7 @@ function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   lines.push(`  ${describeStackStep(plan.stack)}`)
   if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
   if (plan.registered) lines.push(`  git worktree remove ${plan.path}`)
-  if (plan.pin !== null) lines.push(`  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml`)
+  if (plan.pin !== null) lines.push(plan.pinByYard ? `  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml` : `  keep the hand-written pin ${plan.name} = ${plan.pin} in yard.local.toml`)
   return lines.join('\n')
 }
 
@@ -62,6 +62,7 @@ function renderResult(result: RemovalResult): string {
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
   if (result.snapshot) lines.push(`  ${result.snapshot.holds} saved to ${result.snapshot.ref}`, `  restore it with: ${result.snapshot.restore}`)
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
+  if (result.pinKept) lines.push(`  kept the hand-written pin of ${result.name} in yard.local.toml (yard deletes only the pins it wrote, marked "# yard:")`)
   if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: git branch -D ${result.branch}`)
   return lines.join('\n')
 }
