@@ -32,7 +32,8 @@ export type Origin = string
 
 export interface ProjectConfig {
   project: {prefix: string}
-  worktrees: {root: string; base?: string; 'transcripts-archive'?: string}
+  /** `copy`: gitignored files `worktree add` copies from main; `keep-ignored`: ignored files `worktree remove` keeps (default: `copy`). */
+  worktrees: {root: string; base?: string; 'transcripts-archive'?: string; copy: string[]; 'keep-ignored': string[]}
   machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
   stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]}
   box: {image?: string}
@@ -288,6 +289,8 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
       root: path.resolve(mainPath, def('worktrees.root', `${mainPath}-worktrees`)),
       base: optional('worktrees', 'base'),
       'transcripts-archive': optional('worktrees', 'transcripts-archive'),
+      copy: def('worktrees.copy', ['.env']),
+      'keep-ignored': def('worktrees.keep-ignored', def('worktrees.copy', ['.env'])),
     }),
     machine: {
       backend: def('machine.backend', process.platform === 'darwin' ? 'podman-machine' : 'native'),

@@ -11,12 +11,13 @@ import path from 'node:path'
 
 import type {Target} from './backend.js'
 import type {YardContext} from './context.js'
-import {ExitCode, InputError, RefusedError, YardError} from './errors.js'
+import {ExitCode, InputError, OperationError, RefusedError, YardError} from './errors.js'
 import {branchConfig, dirtyCounts, listRemotes} from './git.js'
 import {validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
-import {restoreHint, snapshotWorktree} from './snapshot.js'
+import {ArchivedPart, archiveOutsideWork, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence} from './removal-archive.js'
+import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
 import {archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
 import {BASE_KEY} from './worktree-list.js'
@@ -49,6 +50,8 @@ export interface RemovalSummary {
   locked: boolean
   /** Null when the directory is gone (nothing left to check). */
   unsaved: UnsavedWork | null
+  /** Submodules, nested repositories and ignored files (null when the directory is gone). */
+  outside: OutsideWork | null
   /** Transcripts to archive, or null when the checkout has none. */
   transcripts: {source: string; archive: string; files: number} | null
   /** Uncommitted work will be saved to a `refs/yard/removed/…` ref. */
@@ -78,6 +81,10 @@ export interface RemovalResult {
   path: string
   branch: string | null
   archived: {archive: string; copied: number; kept: number} | null
+  /** Where submodules, nested repositories and kept ignored files were saved, part by part. */
+  saved: {dir: string; parts: ArchivedPart[]} | null
+  /** One command that brings the saved work back (null when nothing was saved). */
+  restore: string | null
   /** The ref holding the uncommitted work and/or a HEAD on no branch, what it holds in words, and the commands that restore it. */
   snapshot: {ref: string; holds: string; restore: string} | null
   /** What the stack teardown removed, or why it was skipped. */
@@ -123,8 +130,9 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     }
   }
   const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
-  const [unsaved, transcriptFiles, teardown] = await Promise.all([
+  const [unsaved, outside, transcriptFiles, teardown] = await Promise.all([
     worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
+    worktree && present ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored']) : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
     options.backends.stackTeardown(workspace, target),
   ])
@@ -137,8 +145,10 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     present,
     locked: worktree?.locked ?? false,
     unsaved,
+    outside,
     transcripts: transcriptFiles.length > 0 ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length} : null,
-    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked + unsaved.detached > 0,
+    // A nested repository counts as one untracked path; it is archived on its own, not snapshotted.
+    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked - (outside?.nested.length ?? 0) + unsaved.detached > 0,
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
     pinByYard: pinAuthor(await fs.readFile(workspace.config.files.local, 'utf8').catch(() => ''), name) === 'yard',
@@ -176,14 +186,16 @@ function plural(count: number, word: string): string {
 
 /** The refusal for unsaved work or a lock (DESIGN.md §4.1), or undefined. */
 function refusalOf(summary: RemovalSummary): RefusedError | undefined {
-  const {unsaved, name} = summary
-  if (unsaved && unsaved.modified + unsaved.untracked + unsaved.unpushed + unsaved.detached > 0) {
+  const {unsaved, outside, name} = summary
+  const outsideWork = outside !== null && hasOutsideWork(outside)
+  if (unsaved && (unsaved.modified + unsaved.untracked + unsaved.unpushed + unsaved.detached > 0 || outsideWork)) {
     const detached = unsaved.detached > 0 ? `, ${plural(unsaved.detached, 'commit')} on a detached HEAD that no branch holds` : ''
-    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}${detached}`
+    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}${detached}${outside ? describeOutside(outside) : ''}`
     const kept = summary.branch ? ` and the branch ${summary.branch} is kept` : unsaved.detached > 0 ? ', the detached HEAD with them' : ''
+    const archived = outsideWork ? '; submodules, nested repositories and kept ignored files are archived under <state dir>/removed/' : ''
     return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
       why: 'removing the worktree would lose it',
-      fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}`,
+      fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}${archived}`,
     })
   }
   if (summary.locked) {
@@ -247,8 +259,10 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
       context.warn(`warning: ${what}; going on because of --force`)
     }
   }
-  const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked > 0
-  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name, {changes}) : undefined
+  const nested = summary.outside?.nested ?? []
+  const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked - nested.length > 0
+  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name, {changes, exclude: nested}) : undefined
+  const saved = summary.outside && hasOutsideWork(summary.outside) ? await saveOutside(context, summary, summary.outside, snapshot, workspace.prefix) : null
   const stack: RemovalResult['stack'] = teardown ? await tearDown(context, teardown, target, summary, options.force) : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
   if (summary.registered) {
     const force = summary.locked ? ['--force', '--force'] : ['--force']
@@ -260,11 +274,30 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     path: checkout,
     branch: summary.branch,
     archived,
+    saved,
+    restore: snapshot || saved ? restoreSequence(snapshot ? restoreHint(snapshot, name, summary.branch, checkout, changes) : `yard worktree add ${name}${summary.branch ? ` ${summary.branch}` : ''}`, saved?.parts ?? []) : null,
     snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
     stack,
     unregistered: summary.registered,
     pinRemoved: pin === 'removed',
     pinKept: pin === 'kept',
+  }
+}
+
+/**
+ * Archives submodules, nested repositories and kept ignored files next to the snapshot's stamp.
+ * @throws OperationError (exit 1) when the archive cannot be written: nothing is removed then.
+ */
+async function saveOutside(context: YardContext, summary: RemovalSummary, outside: OutsideWork, snapshot: string | undefined, prefix: string): Promise<{dir: string; parts: ArchivedPart[]}> {
+  const dir = removalArchiveDir(context.env, prefix, snapshot ? snapshot.slice(REMOVED_REFS.length + 1) : `${summary.name}-${utcStamp(new Date())}`)
+  try {
+    return {dir, parts: await archiveOutsideWork(context, summary.path, outside, dir)}
+  } catch (error) {
+    throw new OperationError(`cannot archive the submodules, nested repositories or ignored files of ${summary.name} to ${dir}: ${(error as Error).message}`, {
+      why: 'removing the worktree would lose them; nothing has been removed',
+      fix: 'free space or fix the permissions of the state directory (YARD_STATE_DIR), then run the command again',
+      cause: error,
+    })
   }
 }
 
