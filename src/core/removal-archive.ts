@@ -12,6 +12,7 @@ import path from 'node:path'
 
 import type {YardContext} from './context.js'
 import {dirtyCounts} from './git.js'
+import {ignoredMatching} from './ignored-files.js'
 import type {ProcessRunner} from './process.js'
 import {stateDir} from './state.js'
 
@@ -49,24 +50,21 @@ const split = (output: string) => output.split('\0').filter((entry) => entry !==
 
 /**
  * What the checkout holds outside its branch and its snapshot. `keepPatterns` are gitignore-style
- * patterns (`[worktrees] keep-ignored`); git's own matcher applies them (`git ls-files
- * --exclude`), then `git check-ignore` keeps the files git really ignores.
+ * patterns (`[worktrees] keep-ignored`, matched by `ignoredMatching`).
  * @throws OperationError (exit 1) when git fails in the checkout or a submodule.
  */
 export async function findOutsideWork(runner: ProcessRunner, checkout: string, keepPatterns: readonly string[]): Promise<OutsideWork> {
-  const [status, staged, keep] = await Promise.all([
+  const [status, staged, keepIgnored] = await Promise.all([
     runner.git(['status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=all'], {cwd: checkout}),
     runner.git(['ls-files', '--stage', '-z'], {cwd: checkout}),
-    keepPatterns.length === 0 ? undefined : runner.git(['ls-files', '--others', '--ignored', '-z', ...keepPatterns.map((pattern) => `--exclude=${pattern}`)], {cwd: checkout}),
+    ignoredMatching(runner, checkout, keepPatterns),
   ])
   const entries = split(status.stdout)
   const nested = entries.filter((entry) => entry.startsWith('?? ') && entry.endsWith('/') && existsSync(path.join(checkout, entry.slice(3), '.git'))).map((entry) => entry.slice(3, -1))
   const ignored = entries.filter((entry) => entry.startsWith('!! ') && !entry.startsWith('!! .yard/')).map((entry) => entry.slice(3))
-  const candidates = keep ? split(keep.stdout).filter((file) => !file.startsWith('.yard/')) : []
-  const checked = candidates.length === 0 ? undefined : await runner.git(['check-ignore', '-z', '--stdin'], {cwd: checkout, input: candidates.join('\0'), allowFailure: true})
   const gitlinks = split(staged.stdout).filter((line) => line.startsWith('160000 ')).map((line) => line.slice(line.indexOf('\t') + 1))
   const submodules = (await Promise.all(gitlinks.filter((sub) => existsSync(path.join(checkout, sub, '.git'))).map((sub) => submoduleWork(runner, checkout, sub)))).filter((work) => work.commits + work.modified + work.untracked > 0)
-  return {submodules, nested, ignored, keepIgnored: checked ? split(checked.stdout).sort() : []}
+  return {submodules, nested, ignored, keepIgnored}
 }
 
 async function submoduleWork(runner: ProcessRunner, checkout: string, sub: string): Promise<SubmoduleWork> {

@@ -17,6 +17,7 @@ import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
+import {copyIgnoredFiles} from './ignored-files.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
@@ -57,6 +58,8 @@ export interface AddResult {
   offsetSource: OffsetSource
   /** Set when yard pinned the offset: the names (worktrees, sandboxes) the hash offset clashed with. */
   pinned: {hashOffset: number; clashedWith: string[]} | null
+  /** Gitignored files of the main checkout copied in (`[worktrees] copy`), relative. */
+  copied: string[]
 }
 
 /** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
@@ -150,6 +153,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   })
 
   const {current, choice, branchSource, base} = placed
+  const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
     await excludePinFile(context, workspace)
@@ -167,6 +171,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     offset: choice.offset,
     offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
     pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
+    copied,
   }
 }
 
