@@ -3,6 +3,7 @@
  * `yard shell [NAME]` in the targeted checkout's box, through the stack backend's optional box
  * capability.
  */
+import {agentHomeEnv, ensureAgentHome, excludeYardDir} from './agent-home.js'
 import type {BoxCapability, StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
@@ -31,7 +32,8 @@ export interface BoxUpOutcome {
 
 /**
  * `yard box up`: refuses a worktree whose directory does not exist (InputError, exit 2); `[box] image`, else yard's default image (built first when missing, DESIGN.md
- * §8); mounts the main checkout and the worktrees root at their own paths.
+ * §8); mounts the main checkout and the worktrees root at their own paths. The agent CLIs in the
+ * box keep their state in `<checkout>/.yard/agent-home/` (agent-home.ts).
  */
 export async function boxUp(context: YardContext, registry: Registry, flag?: string): Promise<BoxUpOutcome> {
   const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true})
@@ -43,7 +45,10 @@ export async function boxUp(context: YardContext, registry: Registry, flag?: str
     image = build.image
     builtImage = build.built
   }
-  const env = stackEnv(session.target, context, session.socketEnv)
+  // Agents in the box write their state and transcripts into the checkout, where remove archives them.
+  await ensureAgentHome(session.target.checkoutPath)
+  await excludeYardDir(context, session.workspace, session.target.checkoutPath)
+  const env = {...stackEnv(session.target, context, session.socketEnv), ...agentHomeEnv(session.target.checkoutPath)}
   const started = await box.up(session.target, {image, env, mounts: [session.workspace.mainPath, session.workspace.worktreesRoot]})
   return {target: session.target, image, started, builtImage}
 }

@@ -38,7 +38,7 @@ export interface OutsideWork {
 
 /** One saved part: where it went and the command (run from anywhere) that restores it into the re-added worktree. */
 export interface ArchivedPart {
-  kind: 'submodule' | 'nested' | 'ignored'
+  kind: 'submodule' | 'nested' | 'ignored' | 'agent-home'
   /** The part's path in the checkout (`.` for ignored files). */
   path: string
   /** The files written, absolute. */
@@ -178,5 +178,5 @@ function plural(count: number, word: string): string {
 export function restoreSequence(hint: string, parts: ArchivedPart[]): string {
   const [add, ...pick] = hint.split(' && ')
   const byKind = (kind: ArchivedPart['kind']) => parts.filter((part) => part.kind === kind).map((part) => part.restore)
-  return [add, ...byKind('submodule'), ...pick, ...byKind('nested'), ...byKind('ignored')].join(' && ')
+  return [add, ...byKind('submodule'), ...pick, ...byKind('nested'), ...byKind('ignored'), ...byKind('agent-home')].join(' && ')
 }

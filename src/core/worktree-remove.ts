@@ -18,7 +18,8 @@ import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
 import {ArchivedPart, archiveOutsideWork, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence} from './removal-archive.js'
 import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
-import {archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
+import {AGENT_HOME_DIR} from './agent-home.js'
+import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
 import {BASE_KEY} from './worktree-list.js'
 import {buildTarget, GitWorktree, openWorkspace, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -54,6 +55,8 @@ export interface RemovalSummary {
   outside: OutsideWork | null
   /** Transcripts to archive, or null when the checkout has none. */
   transcripts: {source: string; archive: string; files: number} | null
+  /** The box's agent home and the host-side per-path stores of agent CLIs that hold files, archived with the transcripts. */
+  agentStores: AgentStoreArchive[]
   /** Uncommitted work will be saved to a `refs/yard/removed/…` ref. */
   snapshot: boolean
   /**
@@ -81,6 +84,8 @@ export interface RemovalResult {
   path: string
   branch: string | null
   archived: {archive: string; copied: number; kept: number} | null
+  /** The agent stores archived (a store that could not be, with `--force`, is left out with a warning). */
+  archivedStores: Array<AgentStoreArchive & {copied: number; kept: number}>
   /** Where submodules, nested repositories and kept ignored files were saved, part by part. */
   saved: {dir: string; parts: ArchivedPart[]} | null
   /** One command that brings the saved work back (null when nothing was saved). */
@@ -137,6 +142,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     options.backends.stackTeardown(workspace, target),
   ])
   const archive = transcriptsArchive({configured: workspace.config.worktrees['transcripts-archive'], mainPath: workspace.mainPath, env: context.env, prefix: workspace.prefix, name})
+  const agentStores = await agentStoresOf(checkout, present, archive, context.env)
   const summary: RemovalSummary = {
     name,
     path: checkout,
@@ -147,6 +153,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     unsaved,
     outside,
     transcripts: transcriptFiles.length > 0 ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length} : null,
+    agentStores,
     // A nested repository counts as one untracked path; it is archived on its own, not snapshotted.
     snapshot: unsaved !== null && unsaved.modified + unsaved.untracked - (outside?.nested.length ?? 0) + unsaved.detached > 0,
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
@@ -244,20 +251,27 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
   if (plan.refusal) throw plan.refusal
   const {summary, workspace, target, teardown} = plan
   const {name, path: checkout} = summary
-  let archived: RemovalResult['archived'] = null
-  if (summary.transcripts) {
+  const archiveOne = async (what: string, source: string, archive: string) => {
     try {
-      archived = {archive: summary.transcripts.archive, ...(await archiveTranscripts(summary.transcripts.source, summary.transcripts.archive))}
+      return await archiveTranscripts(source, archive)
     } catch (error) {
-      const what = `cannot archive the transcripts of ${name} to ${summary.transcripts.archive}: ${(error as Error).message}`
+      const failed = `cannot archive the ${what} of ${name} to ${archive}: ${(error as Error).message}`
       if (!options.force) {
-        throw new RefusedError(what, {
+        throw new RefusedError(failed, {
           why: 'removing the worktree would lose its agent transcripts; nothing has been removed',
           fix: 'set YARD_TRANSCRIPTS_ARCHIVE or [worktrees] transcripts-archive to a writable directory, or pass --force to remove without archiving',
         })
       }
-      context.warn(`warning: ${what}; going on because of --force`)
+      context.warn(`warning: ${failed}; going on because of --force`)
+      return undefined
     }
+  }
+  const copied = summary.transcripts ? await archiveOne('transcripts', summary.transcripts.source, summary.transcripts.archive) : undefined
+  const archived: RemovalResult['archived'] = copied && summary.transcripts ? {archive: summary.transcripts.archive, ...copied} : null
+  const archivedStores: RemovalResult['archivedStores'] = []
+  for (const store of summary.agentStores) {
+    const done = await archiveOne(store.agent === 'box' ? 'agent home' : `${store.agent} transcripts`, store.source, store.archive)
+    if (done) archivedStores.push({...store, ...done})
   }
   const nested = summary.outside?.nested ?? []
   const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked - nested.length > 0
@@ -274,8 +288,9 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     path: checkout,
     branch: summary.branch,
     archived,
+    archivedStores,
     saved,
-    restore: snapshot || saved ? restoreSequence(snapshot ? restoreHint(snapshot, name, summary.branch, checkout, changes) : `yard worktree add ${name}${summary.branch ? ` ${summary.branch}` : ''}`, saved?.parts ?? []) : null,
+    restore: restoreOf(summary, snapshot, changes, [...(saved?.parts ?? []), ...agentHomePart(archivedStores, checkout)]),
     snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
     stack,
     unregistered: summary.registered,
@@ -299,6 +314,21 @@ async function saveOutside(context: YardContext, summary: RemovalSummary, outsid
       cause: error,
     })
   }
+}
+
+/** The restore of the box's agent home, as an archived part (none when it was not archived). */
+function agentHomePart(stores: RemovalResult['archivedStores'], checkout: string): ArchivedPart[] {
+  const home = stores.find((store) => store.agent === 'box')
+  if (!home) return []
+  const target = path.join(checkout, AGENT_HOME_DIR)
+  return [{kind: 'agent-home', path: AGENT_HOME_DIR, files: [home.archive], restore: `mkdir -p ${target} && cp -a ${home.archive}/. ${target}/`}]
+}
+
+/** The one restore command (`restoreSequence`), or null when nothing was saved. */
+function restoreOf(summary: RemovalSummary, snapshot: string | undefined, changes: boolean, parts: ArchivedPart[]): string | null {
+  if (!snapshot && parts.length === 0) return null
+  const hint = snapshot ? restoreHint(snapshot, summary.name, summary.branch, summary.path, changes) : `yard worktree add ${summary.name}${summary.branch ? ` ${summary.branch}` : ''}`
+  return restoreSequence(hint, parts)
 }
 
 function snapshotHolds(changes: boolean, detached: number): string {

@@ -4,6 +4,7 @@
  * without --force; with it, the work is back after running exactly what remove printed.
  */
 import {expect} from 'chai'
+import {createHash} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -166,5 +167,36 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
 
     await runPrinted(printedAfter(run.stdout, 'restore it with:')!, {cwd: repo, env})
     expect(readFileSync(path.join(feat, '.env'), 'utf8')).to.equal('SECRET=only-here\n')
+  })
+})
+
+describe('yard worktree remove: agent transcripts on the host (DESIGN.md §4.1)', () => {
+  afterEach(cleanupTemp)
+
+  it('archives the host-side Claude Code and Gemini CLI stores of the worktree\'s path, listing each, and leaves other paths\' stores alone', async () => {
+    const repo = makeRepo()
+    const state = tempDir('state')
+    const home = tempDir('home')
+    const env = {...cleanEnv(state), HOME: home, CLAUDE_CONFIG_DIR: undefined}
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const feat = path.join(rootOf(repo), 'feat')
+    const slug = feat.replace(/[^A-Za-z0-9]/g, '-')
+    writeFile(home, `.claude/projects/${slug}/session-1.jsonl`, '{"claude": "talk"}\n')
+    writeFile(home, `.claude/projects/${repo.replace(/[^A-Za-z0-9]/g, '-')}/main.jsonl`, 'main checkout\'s\n')
+    const hashed = createHash('sha256').update(feat).digest('hex')
+    writeFile(home, `.gemini/tmp/${hashed}/chats/session-a.json`, '{"gemini": "old layout"}\n')
+    writeFile(home, '.gemini/tmp/feat/.project_root', `${feat}\n`)
+    writeFile(home, '.gemini/tmp/feat/chats/session-b.json', '{"gemini": "new layout"}\n')
+
+    const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    const archive = path.join(state, 'transcripts', 'app', 'feat', 'host')
+    expect(run.stdout).to.include(`the host's Claude Code transcripts ${path.join(home, '.claude', 'projects', slug)} archived to ${path.join(archive, 'claude-code', slug)} (1 copied, 0 already there)`)
+    expect(run.stdout).to.include(`the host's Gemini CLI transcripts ${path.join(home, '.gemini', 'tmp', hashed)} archived to`)
+    expect(run.stdout).to.include(`the host's Gemini CLI transcripts ${path.join(home, '.gemini', 'tmp', 'feat')} archived to`)
+    expect(readFileSync(path.join(archive, 'claude-code', slug, 'session-1.jsonl'), 'utf8')).to.equal('{"claude": "talk"}\n')
+    expect(readFileSync(path.join(archive, 'gemini-cli', hashed, 'chats', 'session-a.json'), 'utf8')).to.equal('{"gemini": "old layout"}\n')
+    expect(readFileSync(path.join(archive, 'gemini-cli', 'feat', 'chats', 'session-b.json'), 'utf8')).to.equal('{"gemini": "new layout"}\n')
+    expect(existsSync(path.join(archive, 'claude-code', repo.replace(/[^A-Za-z0-9]/g, '-')))).to.equal(false)
   })
 })

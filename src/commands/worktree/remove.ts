@@ -51,12 +51,17 @@ function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})${plan.unsaved.detached > 0 ? `, ${plan.unsaved.detached} on a detached HEAD no branch holds` : ''}`)
   if (plan.outside) lines.push(...describeOutsidePlan(plan.outside))
   if (plan.transcripts) lines.push(`  archive ${plan.transcripts.files} transcript files to ${plan.transcripts.archive}`)
+  for (const store of plan.agentStores) lines.push(`  archive ${store.files} files of ${storeName(store.agent)} ${store.source} to ${store.archive}`)
   if (plan.snapshot) lines.push(`  save ${plan.unsaved && plan.unsaved.modified + plan.unsaved.untracked > 0 ? 'uncommitted work' : 'the detached HEAD'} to refs/yard/removed/${plan.name}-<UTC stamp>`)
   lines.push(`  ${describeStackStep(plan.stack)}`)
   if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
   if (plan.registered) lines.push(`  git worktree remove ${plan.path}`)
   if (plan.pin !== null) lines.push(plan.pinByYard ? `  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml` : `  keep the hand-written pin ${plan.name} = ${plan.pin} in yard.local.toml`)
   return lines.join('\n')
+}
+
+function storeName(agent: string): string {
+  return agent === 'box' ? "the box's agent home" : `the host's ${agent === 'claude-code' ? 'Claude Code' : agent === 'gemini-cli' ? 'Gemini CLI' : agent} transcripts`
 }
 
 /** The plan's lines for submodules, nested repositories and the ignored files remove deletes. */
@@ -74,6 +79,7 @@ function describeOutsidePlan(outside: OutsideWork): string[] {
 function renderResult(result: RemovalResult): string {
   const lines = [`removed worktree ${result.name}`]
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
+  for (const store of result.archivedStores) lines.push(`  ${storeName(store.agent)} ${store.source} archived to ${store.archive} (${store.copied} copied, ${store.kept} already there)`)
   if (result.snapshot) lines.push(`  ${result.snapshot.holds} saved to ${result.snapshot.ref}`)
   for (const part of result.saved?.parts ?? []) lines.push(`  ${part.kind === 'ignored' ? 'ignored files' : `${part.kind === 'nested' ? 'nested repository' : 'submodule'} ${part.path}`} saved to ${part.files.join(', ')}`)
   if (result.restore) lines.push(`  restore it with: ${result.restore}`)
