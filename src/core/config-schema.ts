@@ -72,6 +72,8 @@ const text = () => z.string({error: (issue) => `expected a string, got ${describ
 
 export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
 export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
+/** `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts it commits with (worktree). */
+export const BOX_MOUNTS = ['all', 'worktree'] as const
 
 /** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
 export const projectTables = {
@@ -90,7 +92,7 @@ export const projectTables = {
 export const checkoutTables = {
   ports: portsTable(),
   stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
-  box: z.strictObject({image: text()}),
+  box: z.strictObject({image: text(), mounts: z.enum(BOX_MOUNTS)}),
 }
 
 const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>
