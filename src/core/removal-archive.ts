@@ -13,7 +13,7 @@ import path from 'node:path'
 import type {YardContext} from './context.js'
 import {dirtyCounts} from './git.js'
 import {ignoredMatching} from './ignored-files.js'
-import type {ProcessRunner} from './process.js'
+import {formatArgv, ProcessRunner} from './process.js'
 import {stateDir} from './state.js'
 
 /** A submodule whose git dir holds work found nowhere else. */
@@ -108,7 +108,7 @@ export async function archiveOutsideWork(context: YardContext, checkout: string,
       await fs.copyFile(path.join(checkout, file), to, constants.COPYFILE_FICLONE)
       files.push(to)
     }
-    parts.push({kind: 'ignored', path: '.', files, restore: `cp -a ${target}/. ${checkout}/`})
+    parts.push({kind: 'ignored', path: '.', files, restore: formatArgv(['cp', '-a', `${target}/.`, `${checkout}/`])})
   }
   return parts
 }
@@ -118,12 +118,12 @@ async function saveSubmodule(context: YardContext, checkout: string, sub: Submod
   const git = (args: string[], env: Record<string, string> = {}) => context.runner.git(args, {cwd, env})
   await fs.mkdir(dir, {recursive: true})
   const files: string[] = []
-  const steps = [`git -C ${checkout} submodule update --init -- ${sub.path}`]
+  const steps = [['git', '-C', checkout, 'submodule', 'update', '--init', '--', sub.path]]
   if (sub.commits > 0) {
     const bundle = path.join(dir, 'unpushed.bundle')
     await git(['bundle', 'create', '--quiet', bundle, 'HEAD', '--branches', '--not', '--remotes'])
     files.push(bundle)
-    steps.push(`git -C ${cwd} fetch --quiet ${bundle} HEAD`, `git -C ${cwd} checkout --quiet --detach FETCH_HEAD`)
+    steps.push(['git', '-C', cwd, 'fetch', '--quiet', bundle, 'HEAD'], ['git', '-C', cwd, 'checkout', '--quiet', '--detach', 'FETCH_HEAD'])
   }
   if (sub.modified + sub.untracked > 0) {
     const patch = path.join(dir, 'changes.patch')
@@ -139,9 +139,9 @@ async function saveSubmodule(context: YardContext, checkout: string, sub: Submod
       await fs.rm(index, {force: true})
     }
     files.push(patch)
-    steps.push(`git -C ${cwd} apply ${patch}`)
+    steps.push(['git', '-C', cwd, 'apply', patch])
   }
-  return {kind: 'submodule', path: sub.path, files, restore: steps.join(' && ')}
+  return {kind: 'submodule', path: sub.path, files, restore: steps.map(formatArgv).join(' && ')}
 }
 
 async function saveNested(context: YardContext, checkout: string, nested: string, dir: string): Promise<ArchivedPart> {
@@ -154,7 +154,7 @@ async function saveNested(context: YardContext, checkout: string, nested: string
   // A repository without a commit has no refs to bundle (git refuses an empty bundle).
   const bundled = await context.runner.git(['bundle', 'create', '--quiet', bundle, '--all'], {cwd: source, allowFailure: true})
   if (bundled.exitCode === 0) files.push(bundle)
-  return {kind: 'nested', path: nested, files, restore: `mkdir -p ${source} && tar -xf ${tar} -C ${source}`}
+  return {kind: 'nested', path: nested, files, restore: `${formatArgv(['mkdir', '-p', source])} && ${formatArgv(['tar', '-xf', tar, '-C', source])}`}
 }
 
 /** The submodules, nested repositories and kept ignored files of a refusal, as `, …` clauses. */

@@ -12,6 +12,7 @@ import path from 'node:path'
 
 import type {YardContext} from './context.js'
 import {OperationError} from './errors.js'
+import {formatArgv} from './process.js'
 
 export const REMOVED_REFS = 'refs/yard/removed'
 
@@ -26,8 +27,8 @@ export function utcStamp(now: Date): string {
  * `restored/<ref's last part>` from the saved HEAD (`<ref>~1` when the ref holds changes on top).
  */
 export function restoreHint(ref: string, name: string, branch: string | null, checkout: string, changes = true): string {
-  const add = branch === null ? `yard worktree add ${name} ${restoredBranch(ref)} --from ${changes ? `${ref}~1` : ref}` : `yard worktree add ${name} ${branch}`
-  return changes ? `${add} && git -C ${checkout} cherry-pick --no-commit ${ref}` : add
+  const add = formatArgv(branch === null ? ['yard', 'worktree', 'add', name, restoredBranch(ref), '--from', changes ? `${ref}~1` : ref] : ['yard', 'worktree', 'add', name, branch])
+  return changes ? `${add} && ${formatArgv(['git', '-C', checkout, 'cherry-pick', '--no-commit', ref])}` : add
 }
 
 /** The branch a restore of a worktree that was on no branch creates: `restored/<name>-<stamp>`. */

@@ -9,6 +9,7 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import {AGENT_HOME_DIR} from './agent-home.js'
 import type {Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {ExitCode, InputError, OperationError, RefusedError, YardError} from './errors.js'
@@ -17,8 +18,8 @@ import {validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
 import {ArchivedPart, archiveOutsideWork, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence} from './removal-archive.js'
+import {formatArgv} from './process.js'
 import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
-import {AGENT_HOME_DIR} from './agent-home.js'
 import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
 import {BASE_KEY} from './worktree-list.js'
@@ -321,7 +322,7 @@ function agentHomePart(stores: RemovalResult['archivedStores'], checkout: string
   const home = stores.find((store) => store.agent === 'box')
   if (!home) return []
   const target = path.join(checkout, AGENT_HOME_DIR)
-  return [{kind: 'agent-home', path: AGENT_HOME_DIR, files: [home.archive], restore: `mkdir -p ${target} && cp -a ${home.archive}/. ${target}/`}]
+  return [{kind: 'agent-home', path: AGENT_HOME_DIR, files: [home.archive], restore: `${formatArgv(['mkdir', '-p', target])} && ${formatArgv(['cp', '-a', `${home.archive}/.`, `${target}/`])}`}]
 }
 
 /** The one restore command (`restoreSequence`), or null when nothing was saved. */
