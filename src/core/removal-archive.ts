@@ -10,7 +10,9 @@
 import {constants, existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import {AGENT_HOME_DIR} from './agent-home.js'
 import type {YardContext} from './context.js'
+import {OperationError} from './errors.js'
 import {dirtyCounts} from './git.js'
 import {ignoredMatching} from './ignored-files.js'
 import {formatArgv, ProcessRunner} from './process.js'
@@ -71,9 +73,10 @@ async function submoduleWork(runner: ProcessRunner, checkout: string, sub: strin
   const cwd = path.join(checkout, sub)
   const [dirty, commits] = await Promise.all([
     dirtyCounts(runner, cwd),
-    runner.git(['rev-list', '--count', 'HEAD', '--branches', '--not', '--remotes', '--'], {cwd}),
+    // An unborn HEAD (a submodule without a commit) has nothing to bundle.
+    runner.git(['rev-list', '--count', 'HEAD', '--branches', '--not', '--remotes', '--'], {cwd, allowFailure: true}),
   ])
-  return {path: sub, commits: Number(commits.stdout.trim()), ...dirty}
+  return {path: sub, commits: commits.exitCode === 0 ? Number(commits.stdout.trim()) : 0, ...dirty}
 }
 
 /** Whether anything in `work` is unsaved (refuses a remove without `--force`). */
@@ -179,4 +182,27 @@ export function restoreSequence(hint: string, parts: ArchivedPart[]): string {
   const [add, ...pick] = hint.split(' && ')
   const byKind = (kind: ArchivedPart['kind']) => parts.filter((part) => part.kind === kind).map((part) => part.restore)
   return [add, ...byKind('submodule'), ...pick, ...byKind('nested'), ...byKind('ignored'), ...byKind('agent-home')].join(' && ')
+}
+
+/**
+ * `archiveOutsideWork` for a remove: an fs or git failure becomes an OperationError (exit 1)
+ * saying nothing has been removed (the caller has not removed anything yet).
+ */
+export async function saveOutsideWork(context: YardContext, name: string, checkout: string, work: OutsideWork, dir: string): Promise<ArchivedPart[]> {
+  try {
+    return await archiveOutsideWork(context, checkout, work, dir)
+  } catch (error) {
+    throw new OperationError(`cannot archive the submodules, nested repositories or ignored files of ${name} to ${dir}: ${(error as Error).message}`, {
+      why: 'removing the worktree would lose them; nothing has been removed',
+      fix: 'free space or fix the permissions of the state directory (YARD_STATE_DIR), then run the command again',
+      cause: error,
+    })
+  }
+}
+
+/** The restore of the box's agent home from its archive (none when it was not archived). */
+export function agentHomePart(archive: string | undefined, checkout: string): ArchivedPart[] {
+  if (archive === undefined) return []
+  const target = path.join(checkout, AGENT_HOME_DIR)
+  return [{kind: 'agent-home', path: AGENT_HOME_DIR, files: [archive], restore: `${formatArgv(['mkdir', '-p', target])} && ${formatArgv(['cp', '-a', `${archive}/.`, `${target}/`])}`}]
 }

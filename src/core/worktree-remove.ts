@@ -1,23 +1,24 @@
 /**
  * `yard worktree remove` (DESIGN.md §4.1): plan first, so every refusal happens before anything is
- * torn down; then, in order: transcripts archived → uncommitted work snapshotted to
- * `refs/yard/removed/<name>-<UTC stamp>` → box down and stack nuke through the stack backend →
- * `git worktree remove` of that one path (never a bare `git worktree prune`) → the pin deleted.
+ * torn down; then, in order: transcripts and agent stores archived → uncommitted work (and a HEAD
+ * on no branch) snapshotted to `refs/yard/removed/<name>-<UTC stamp>` → submodules, nested
+ * repositories and kept ignored files archived (removal-archive.ts) → box down and stack nuke
+ * through the stack backend → `git worktree remove` of that one path (never a bare `git worktree
+ * prune`) → the pin deleted when yard wrote it.
  * The branch is kept. Every step checks whether it is still needed, so a remove that was
  * interrupted, or a worktree whose directory was deleted by hand, finishes on the next call.
  */
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {AGENT_HOME_DIR} from './agent-home.js'
 import type {Target} from './backend.js'
 import type {YardContext} from './context.js'
-import {ExitCode, InputError, OperationError, RefusedError, YardError} from './errors.js'
+import {ExitCode, InputError, RefusedError, YardError} from './errors.js'
 import {branchConfig, dirtyCounts, listRemotes} from './git.js'
 import {validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
-import {ArchivedPart, archiveOutsideWork, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence} from './removal-archive.js'
+import {agentHomePart, ArchivedPart, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence, saveOutsideWork} from './removal-archive.js'
 import {formatArgv} from './process.js'
 import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
 import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
@@ -246,7 +247,8 @@ async function unsavedWork(context: YardContext, workspace: Workspace, checkout:
  * stays done and the next call finishes the rest.
  * @throws the plan's refusal; RefusedError (exit 3) when the transcripts cannot be archived
  *   (without `force`: nothing has been changed then); OperationError (exit 1) when a backend or
- *   git fails.
+ *   git fails, or when submodules, nested repositories or kept ignored files cannot be archived
+ *   (nothing removed then).
  */
 export async function executeRemoval(context: YardContext, plan: RemovalPlan, options: {force: boolean}): Promise<RemovalResult> {
   if (plan.refusal) throw plan.refusal
@@ -277,7 +279,8 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
   const nested = summary.outside?.nested ?? []
   const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked - nested.length > 0
   const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name, {changes, exclude: nested}) : undefined
-  const saved = summary.outside && hasOutsideWork(summary.outside) ? await saveOutside(context, summary, summary.outside, snapshot, workspace.prefix) : null
+  const savedIn = removalArchiveDir(context.env, workspace.prefix, snapshot ? snapshot.slice(REMOVED_REFS.length + 1) : `${name}-${utcStamp(new Date())}`)
+  const saved = summary.outside && hasOutsideWork(summary.outside) ? {dir: savedIn, parts: await saveOutsideWork(context, name, checkout, summary.outside, savedIn)} : null
   const stack: RemovalResult['stack'] = teardown ? await tearDown(context, teardown, target, summary, options.force) : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
   if (summary.registered) {
     const force = summary.locked ? ['--force', '--force'] : ['--force']
@@ -291,7 +294,7 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     archived,
     archivedStores,
     saved,
-    restore: restoreOf(summary, snapshot, changes, [...(saved?.parts ?? []), ...agentHomePart(archivedStores, checkout)]),
+    restore: restoreOf(summary, snapshot, changes, [...(saved?.parts ?? []), ...agentHomePart(archivedStores.find((store) => store.agent === 'box')?.archive, checkout)]),
     snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
     stack,
     unregistered: summary.registered,
@@ -300,35 +303,10 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
   }
 }
 
-/**
- * Archives submodules, nested repositories and kept ignored files next to the snapshot's stamp.
- * @throws OperationError (exit 1) when the archive cannot be written: nothing is removed then.
- */
-async function saveOutside(context: YardContext, summary: RemovalSummary, outside: OutsideWork, snapshot: string | undefined, prefix: string): Promise<{dir: string; parts: ArchivedPart[]}> {
-  const dir = removalArchiveDir(context.env, prefix, snapshot ? snapshot.slice(REMOVED_REFS.length + 1) : `${summary.name}-${utcStamp(new Date())}`)
-  try {
-    return {dir, parts: await archiveOutsideWork(context, summary.path, outside, dir)}
-  } catch (error) {
-    throw new OperationError(`cannot archive the submodules, nested repositories or ignored files of ${summary.name} to ${dir}: ${(error as Error).message}`, {
-      why: 'removing the worktree would lose them; nothing has been removed',
-      fix: 'free space or fix the permissions of the state directory (YARD_STATE_DIR), then run the command again',
-      cause: error,
-    })
-  }
-}
-
-/** The restore of the box's agent home, as an archived part (none when it was not archived). */
-function agentHomePart(stores: RemovalResult['archivedStores'], checkout: string): ArchivedPart[] {
-  const home = stores.find((store) => store.agent === 'box')
-  if (!home) return []
-  const target = path.join(checkout, AGENT_HOME_DIR)
-  return [{kind: 'agent-home', path: AGENT_HOME_DIR, files: [home.archive], restore: `${formatArgv(['mkdir', '-p', target])} && ${formatArgv(['cp', '-a', `${home.archive}/.`, `${target}/`])}`}]
-}
-
 /** The one restore command (`restoreSequence`), or null when nothing was saved. */
 function restoreOf(summary: RemovalSummary, snapshot: string | undefined, changes: boolean, parts: ArchivedPart[]): string | null {
   if (!snapshot && parts.length === 0) return null
-  const hint = snapshot ? restoreHint(snapshot, summary.name, summary.branch, summary.path, changes) : `yard worktree add ${summary.name}${summary.branch ? ` ${summary.branch}` : ''}`
+  const hint = snapshot ? restoreHint(snapshot, summary.name, summary.branch, summary.path, changes) : formatArgv(['yard', 'worktree', 'add', summary.name, ...(summary.branch ? [summary.branch] : [])])
   return restoreSequence(hint, parts)
 }
 
