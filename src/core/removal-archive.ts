@@ -52,21 +52,29 @@ const split = (output: string) => output.split('\0').filter((entry) => entry !==
 
 /**
  * What the checkout holds outside its branch and its snapshot. `keepPatterns` are gitignore-style
- * patterns (`[worktrees] keep-ignored`, matched by `ignoredMatching`).
+ * patterns (`[worktrees] keep-ignored`, matched by `ignoredMatching`); a matching file with the
+ * same content as the file at the same path in `mainPath` is left out of `keepIgnored`.
  * @throws OperationError (exit 1) when git fails in the checkout or a submodule.
  */
-export async function findOutsideWork(runner: ProcessRunner, checkout: string, keepPatterns: readonly string[]): Promise<OutsideWork> {
-  const [status, staged, keepIgnored] = await Promise.all([
+export async function findOutsideWork(runner: ProcessRunner, checkout: string, keepPatterns: readonly string[], mainPath?: string): Promise<OutsideWork> {
+  const [status, staged, matching] = await Promise.all([
     runner.git(['status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=all'], {cwd: checkout}),
     runner.git(['ls-files', '--stage', '-z'], {cwd: checkout}),
     ignoredMatching(runner, checkout, keepPatterns),
   ])
+  // A copy of the main checkout's file (what `worktree add` copied in, unchanged) loses nothing.
+  const keepIgnored = mainPath === undefined ? matching : (await Promise.all(matching.map(async (file) => ((await sameFile(path.join(checkout, file), path.join(mainPath, file))) ? undefined : file)))).filter((file): file is string => file !== undefined)
   const entries = split(status.stdout)
   const nested = entries.filter((entry) => entry.startsWith('?? ') && entry.endsWith('/') && existsSync(path.join(checkout, entry.slice(3), '.git'))).map((entry) => entry.slice(3, -1))
   const ignored = entries.filter((entry) => entry.startsWith('!! ') && !entry.startsWith('!! .yard/')).map((entry) => entry.slice(3))
   const gitlinks = split(staged.stdout).filter((line) => line.startsWith('160000 ')).map((line) => line.slice(line.indexOf('\t') + 1))
   const submodules = (await Promise.all(gitlinks.filter((sub) => existsSync(path.join(checkout, sub, '.git'))).map((sub) => submoduleWork(runner, checkout, sub)))).filter((work) => work.commits + work.modified + work.untracked > 0)
   return {submodules, nested, ignored, keepIgnored}
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [left, right] = await Promise.all([fs.readFile(a).catch(() => undefined), fs.readFile(b).catch(() => undefined)])
+  return left !== undefined && right !== undefined && left.equals(right)
 }
 
 async function submoduleWork(runner: ProcessRunner, checkout: string, sub: string): Promise<SubmoduleWork> {

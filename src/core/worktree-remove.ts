@@ -139,7 +139,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
   const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
   const [unsaved, outside, transcriptFiles, teardown] = await Promise.all([
     worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
-    worktree && present ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored']) : null,
+    worktree && present ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath) : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
     options.backends.stackTeardown(workspace, target),
   ])

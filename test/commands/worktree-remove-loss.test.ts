@@ -170,6 +170,25 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
   })
 })
 
+describe('yard worktree remove: ignored files worktree add copied', () => {
+  afterEach(cleanupTemp)
+
+  it('does not count a .env that worktree add copied from main and that is unchanged, and counts it once edited', async () => {
+    const repo = makeRepo({'.gitignore': '.env\n'})
+    writeFile(repo, '.env', 'TOKEN=main\n')
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
+    writeFile(path.join(rootOf(repo), 'alpha'), '.env', 'TOKEN=changed in alpha\n')
+    const unchanged = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, env})
+    expect(unchanged.exitCode, unchanged.stderr).to.equal(0)
+    expect(unchanged.stdout).to.include('1 ignored path is deleted: .env')
+    const edited = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, env})
+    expect(edited.exitCode).to.equal(3)
+    expect(edited.stderr).to.include('1 ignored file to keep ([worktrees] keep-ignored): .env')
+  })
+})
+
 describe('yard worktree remove: agent transcripts on the host (DESIGN.md §4.1)', () => {
   afterEach(cleanupTemp)
 
