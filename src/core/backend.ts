@@ -121,8 +121,10 @@ export interface BoxSpec {
   image: string
   /** The environment of DESIGN.md §3.5 plus `YARD_IN_BOX=1`. */
   env: Record<string, string>
-  /** Host paths mounted at their own paths: the main checkout and the worktrees root. */
+  /** Host paths mounted read-write at their own paths: the main checkout and the worktrees root (`[box] mounts = "all"`). */
   mounts: string[]
+  /** Host paths mounted read-only at their own paths; a `mounts` path below one stays writable (`[box] mounts = "worktree"`). */
+  readOnly?: string[]
 }
 
 /** The dev container of one checkout: an optional capability of a stack backend (DESIGN.md §4.2). */

@@ -3,6 +3,10 @@
  * `yard shell [NAME]` in the targeted checkout's box, through the stack backend's optional box
  * capability.
  */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import {agentHomeEnv, ensureAgentHome, excludeYardDir} from './agent-home.js'
 import type {BoxCapability, StackContainer, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
@@ -10,6 +14,7 @@ import {ExitCode, InputError, OperationError, YardError} from './errors.js'
 import {buildDefaultImage} from './image.js'
 import type {Registry} from './registry.js'
 import {machineNotRunning, openStack, StackSession} from './stack.js'
+import type {Workspace} from './workspace.js'
 
 /** @throws OperationError (exit 1) when the configured stack backend has no box. */
 function boxOf(session: StackSession): BoxCapability {
@@ -31,7 +36,8 @@ export interface BoxUpOutcome {
 
 /**
  * `yard box up`: refuses a worktree whose directory does not exist (InputError, exit 2); `[box] image`, else yard's default image (built first when missing, DESIGN.md
- * §8); mounts the main checkout and the worktrees root at their own paths.
+ * §8); mounts the main checkout and the worktrees root at their own paths. The agent CLIs in the
+ * box keep their state in `<checkout>/.yard/agent-home/` (agent-home.ts).
  */
 export async function boxUp(context: YardContext, registry: Registry, flag?: string): Promise<BoxUpOutcome> {
   const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true})
@@ -43,9 +49,31 @@ export async function boxUp(context: YardContext, registry: Registry, flag?: str
     image = build.image
     builtImage = build.built
   }
-  const env = stackEnv(session.target, context, session.socketEnv)
-  const started = await box.up(session.target, {image, env, mounts: [session.workspace.mainPath, session.workspace.worktreesRoot]})
+  // Agents in the box write their state and transcripts into the checkout, where remove archives them.
+  await ensureAgentHome(session.target.checkoutPath)
+  await excludeYardDir(context, session.workspace, session.target.checkoutPath)
+  const env = {...stackEnv(session.target, context, session.socketEnv), ...agentHomeEnv(session.target.checkoutPath)}
+  const started = await box.up(session.target, {image, env, ...(await boxMounts(context, session.workspace, session.target, session.config.box.mounts))})
   return {target: session.target, image, started, builtImage}
+}
+
+/**
+ * What the box mounts (docs/stacks.md, "What a box can reach"). `all`: the main checkout and the
+ * worktrees root, read-write. `worktree`: the checkout read-write and the git common dir
+ * read-only, but for what `git status`, `commit` and `log` write — `objects/`, `refs/`, `logs/`
+ * (created when missing) and the worktree's own git dir (`worktrees/<id>/`: index, HEAD, its
+ * reflog, COMMIT_EDITMSG). So `config`, `hooks/`, `info/` and the other checkouts stay out of
+ * reach. For the main checkout, whose git dir is the common dir, the checkout is read-write with
+ * `config`, `hooks/`, `info/`, `modules/` and `worktrees/` read-only over it.
+ */
+export async function boxMounts(context: YardContext, workspace: Workspace, target: Target, mode: 'all' | 'worktree'): Promise<{mounts: string[]; readOnly: string[]}> {
+  if (mode === 'all') return {mounts: [workspace.mainPath, workspace.worktreesRoot], readOnly: []}
+  const common = workspace.commonDir
+  const guarded = ['config', 'hooks', 'info', 'modules', 'worktrees'].map((part) => path.join(common, part))
+  if (target.isMain) return {mounts: [target.checkoutPath], readOnly: guarded}
+  await fs.mkdir(path.join(common, 'logs'), {recursive: true})
+  const gitDir = (await context.runner.git(['rev-parse', '--absolute-git-dir'], {cwd: target.checkoutPath})).stdout.trim()
+  return {mounts: [target.checkoutPath, ...['objects', 'refs', 'logs'].map((part) => path.join(common, part)), gitDir], readOnly: [common]}
 }
 
 /** `yard box down`: what went (empty when no box ran); works when the checkout's directory is gone. */

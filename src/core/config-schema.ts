@@ -91,11 +91,13 @@ export const MACHINE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
 
 export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
 export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
+/** `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts it commits with (worktree). */
+export const BOX_MOUNTS = ['all', 'worktree'] as const
 
 /** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
 export const projectTables = {
   project: z.strictObject({prefix: text()}),
-  worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text()}),
+  worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text(), copy: z.array(text()), 'keep-ignored': z.array(text())}),
   machine: z.strictObject({backend: text(), name: text().regex(MACHINE_NAME_PATTERN, 'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"'), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
   cache: z.strictObject({backend: text(), root: text()}),
   cluster: z.strictObject({
@@ -109,7 +111,7 @@ export const projectTables = {
 export const checkoutTables = {
   ports: portsTable(),
   stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
-  box: z.strictObject({image: image()}),
+  box: z.strictObject({image: image(), mounts: z.enum(BOX_MOUNTS)}),
 }
 
 const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>

@@ -11,6 +11,7 @@ import {z} from 'zod'
 
 import {
   checkoutTables,
+  BOX_MOUNTS,
   CLUSTER_RUNTIMES,
   describeValue,
   didYouMean,
@@ -33,10 +34,12 @@ export type Origin = string
 
 export interface ProjectConfig {
   project: {prefix: string}
-  worktrees: {root: string; base?: string; 'transcripts-archive'?: string}
+  /** `copy`: gitignored files `worktree add` copies from main; `keep-ignored`: ignored files `worktree remove` keeps (default: `copy`). */
+  worktrees: {root: string; base?: string; 'transcripts-archive'?: string; copy: string[]; 'keep-ignored': string[]}
   machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
   stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]}
-  box: {image?: string}
+  /** `mounts`: what the box can reach (docs/stacks.md); never from a worktree's own yard.toml. */
+  box: {image?: string; mounts: (typeof BOX_MOUNTS)[number]}
   cache: {backend: string; root: string}
   cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string; 'refresh-interval'?: string; 'ready-timeout-seconds': number; 'cache-timeout-seconds': number}
   /** `[ports]`: env var name → base port. */
@@ -238,6 +241,18 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     }
     take(table, localToml, LOCAL_CONFIG_FILE)
   }
+  // [box] mounts bounds what code in the box reaches; that code can edit its worktree's yard.toml.
+  if (origins['box.mounts'] === checkoutOrigin && checkout) {
+    const fromMain = (mainToml.box as Table | undefined)?.mounts
+    if (fromMain !== values.box.mounts) options.warn?.(`warning: ${files.checkout} sets [box] mounts; it is read from the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE} only, so it is ignored`)
+    if (fromMain === undefined) {
+      delete values.box.mounts
+      delete origins['box.mounts']
+    } else {
+      values.box.mounts = fromMain
+      origins['box.mounts'] = CONFIG_FILE
+    }
+  }
   const pins = (localToml['worktree-offsets'] as Table | undefined) ?? {}
   for (const name of Object.keys(pins)) origins[`worktree-offsets.${name}`] = LOCAL_CONFIG_FILE
 
@@ -295,6 +310,8 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
       root: path.resolve(mainPath, def('worktrees.root', `${mainPath}-worktrees`)),
       base: optional('worktrees', 'base'),
       'transcripts-archive': optional('worktrees', 'transcripts-archive'),
+      copy: def('worktrees.copy', ['.env']),
+      'keep-ignored': def('worktrees.keep-ignored', def('worktrees.copy', ['.env'])),
     }),
     machine: {
       backend: def('machine.backend', process.platform === 'darwin' ? 'podman-machine' : 'native'),
@@ -308,7 +325,7 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
       provider: def('stack.provider', 'auto' as (typeof STACK_PROVIDERS)[number]),
       files: values.stack?.files as string[] | undefined,
     }),
-    box: stripUndefined({image: optional('box', 'image')}),
+    box: {...stripUndefined({image: optional('box', 'image')}), mounts: def('box.mounts', 'all' as (typeof BOX_MOUNTS)[number])},
     cache: {
       backend: def('cache.backend', 'git-cache'),
       root: path.resolve(mainPath, def('cache.root', path.join(stateDir(env), 'caches'))),

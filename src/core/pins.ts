@@ -3,6 +3,9 @@
  * `yard.local.toml`, edited as text so that comments, blank lines and every other table survive.
  * Each edit is re-parsed and compared with what was meant before it replaces the file
  * (atomically). Callers hold the project's offsets lock (`offsetsLockPath`) around an edit.
+ * A pin yard writes carries a trailing `# yard: <why>` comment (`YARD_PIN_MARK`); removals delete
+ * only those, so a pin a person wrote (a port an OAuth callback allowlist knows) outlives the
+ * worktree.
  */
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
@@ -29,6 +32,9 @@ type Table = Record<string, unknown>
 const HEADER = /^\s*\[\s*(?:worktree-offsets|"worktree-offsets"|'worktree-offsets')\s*\]\s*(?:#.*)?$/
 const ANY_HEADER = /^\s*\[/
 
+/** The start of the trailing comment that marks a pin yard wrote: `alpha = 1 # yard: clash with feat`. */
+export const YARD_PIN_MARK = '# yard:'
+
 function keyLine(name: string): RegExp {
   return new RegExp(`^\\s*(?:${name}|"${name}"|'${name}')\\s*=`)
 }
@@ -38,9 +44,11 @@ function keyLine(name: string): RegExp {
  * An existing line keeps its indentation and trailing comment; a new line goes after the
  * table's last pin (in a table without pins, after its last comment line); a missing table is
  * appended at the end.
+ * With `note`, the line's trailing comment becomes `# yard: <note>` (the mark of a pin yard wrote).
  * Pure: no fs. `name` must be a valid name (DESIGN.md §3.1), so it is a bare TOML key.
  */
-export function editPinText(text: string, name: string, offset: number | undefined): string {
+export function editPinText(text: string, name: string, offset: number | undefined, note?: string): string {
+  const entry = `${name} = ${offset}${note === undefined ? '' : ` ${YARD_PIN_MARK} ${note.replace(/[\r\n]+/g, ' ')}`}`
   const eol = text.includes('\r\n') ? '\r\n' : '\n'
   const lines = text === '' ? [] : text.split(/\r?\n/)
   // A final newline leaves one empty element behind; keep it out of the table's range.
@@ -50,7 +58,7 @@ export function editPinText(text: string, name: string, offset: number | undefin
   if (header === -1) {
     if (offset === undefined) return text
     const body = lines.length === 0 ? [] : [...lines, '']
-    return [...body, `[${PINS_TABLE}]`, `${name} = ${offset}`].join(eol) + eol
+    return [...body, `[${PINS_TABLE}]`, entry].join(eol) + eol
   }
   let end = lines.length
   for (let index = header + 1; index < lines.length; index++) {
@@ -63,6 +71,7 @@ export function editPinText(text: string, name: string, offset: number | undefin
   const at = lines.findIndex((line, index) => index > header && index < end && pattern.test(line))
   if (at !== -1) {
     if (offset === undefined) lines.splice(at, 1)
+    else if (note !== undefined) lines[at] = lines[at].replace(/^(\s*).*$/, `$1${entry}`)
     else lines[at] = lines[at].replace(/^(\s*)[^=]*=\s*[^#]*?(\s*(?:#.*)?)$/, `$1${name} = ${offset}$2`)
   } else if (offset !== undefined) {
     // After the last pin; in a table without pins, after its last comment ("# pins go below").
@@ -72,7 +81,7 @@ export function editPinText(text: string, name: string, offset: number | undefin
       if (/^\s*[^\s#]/.test(lines[index])) lastPin = index
       if (lines[index].trim() !== '') lastText = index
     }
-    lines.splice((lastPin === -1 ? lastText : lastPin) + 1, 0, `${name} = ${offset}`)
+    lines.splice((lastPin === -1 ? lastText : lastPin) + 1, 0, entry)
   }
   return lines.join(eol) + (trailingNewline || lines.length > 0 ? eol : '')
 }
@@ -140,7 +149,7 @@ export interface PinWrite {
  *   edit would change anything else (an unusual layout such as a dotted `worktree-offsets.x`
  *   key), naming the file and what to do.
  */
-export async function writePin(file: string, name: string, offset: number | undefined): Promise<PinWrite> {
+export async function writePin(file: string, name: string, offset: number | undefined, note?: string): Promise<PinWrite> {
   const original = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined
     throw new OperationError(`cannot read ${file}: ${error.message}`, {fix: 'check the file and its directory'})
@@ -159,7 +168,7 @@ export async function writePin(file: string, name: string, offset: number | unde
   const pins = {...((before[PINS_TABLE] as Table | undefined) ?? {})}
   const previous = pins[name]
   if (offset === undefined ? previous === undefined : typeof previous === 'bigint' && previous === BigInt(offset)) return {previous, text: original}
-  const edited = editPinText(text, name, offset)
+  const edited = editPinText(text, name, offset, note)
   if (!editKeepsTheRest(before, edited, name, offset)) {
     throw new OperationError(`could not ${offset === undefined ? 'delete' : 'write'} the offset pin of ${name} in ${file} without changing anything else`, {
       why: `yard edits the [${PINS_TABLE}] table as text and checks the result; this file's layout (a dotted or inline ${PINS_TABLE} key?) defeats that`,
@@ -172,6 +181,32 @@ export async function writePin(file: string, name: string, offset: number | unde
     throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {fix: 'check the file and its directory', cause: error})
   }
   return {previous, text: original}
+}
+
+/** Whose `name`'s pin in `text` is: `yard` (its line carries `YARD_PIN_MARK`), `hand`, or undefined (no pin line). Pure. */
+export function pinAuthor(text: string, name: string): 'yard' | 'hand' | undefined {
+  const lines = text.split(/\r?\n/)
+  const header = lines.findIndex((line) => HEADER.test(line))
+  if (header === -1) return undefined
+  const pattern = keyLine(name)
+  for (let index = header + 1; index < lines.length && !ANY_HEADER.test(lines[index]); index++) {
+    if (pattern.test(lines[index])) return /#\s*yard:/.test(lines[index]) ? 'yard' : 'hand'
+  }
+  return undefined
+}
+
+/**
+ * Deletes `name`'s pin from `file` when yard wrote it (`pinAuthor` is `yard`); a hand-written pin
+ * stays. Callers hold the offsets lock.
+ * @returns `removed`, `kept` (hand-written: the caller says so) or `absent`.
+ * @throws OperationError (exit 1) as `writePin`.
+ */
+export async function removeYardPin(file: string, name: string): Promise<'removed' | 'kept' | 'absent'> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '')
+  const author = pinAuthor(text, name)
+  if (author !== 'yard') return author === 'hand' ? 'kept' : 'absent'
+  await writePin(file, name, undefined)
+  return 'removed'
 }
 
 /** Puts back the text `writePin` replaced (undefined: the file did not exist, so it goes). */

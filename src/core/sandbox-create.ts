@@ -94,7 +94,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
     }
     const placed = await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox create ${name}`, warn: context.warn}, async () => {
       const decided = await decideOffset(context, session, name)
-      if (decided.pin !== undefined) pinWrite = await writePin(workspace.config.files.local, name, decided.pin)
+      if (decided.pin !== undefined) pinWrite = await writePin(workspace.config.files.local, name, decided.pin, `clash with ${decided.clashedWith.join(', ')}`)
       const target = sandboxTarget(workspace, context, name, {offset: decided.offset, offsetSource: decided.pin !== undefined ? 'pin' : decided.source})
       const busy = local ? await busyPorts(target.ports, new Set()) : []
       if (busy.length > 0) {

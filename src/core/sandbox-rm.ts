@@ -11,7 +11,7 @@ import type {SandboxWorktree} from './backend.js'
 import type {YardContext} from './context.js'
 import {RefusedError} from './errors.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, writePin} from './pins.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, removeYardPin, YARD_PIN_MARK} from './pins.js'
 import type {Registry} from './registry.js'
 import {openSandboxCache, openSandboxes, requireSandbox} from './sandbox.js'
 import {stateDir} from './state.js'
@@ -62,8 +62,9 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
   for (const repo of sandbox.runtime === 'kubernetes' ? [] : sandbox.spec.repos) await cache.release(root, repo.url, {kind: 'sandbox', name: sandbox.project})
   if (!existsSync(worktreePath(session.workspace, sandbox.name))) {
-    await withLock(offsetsLockPath(session.workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox rm ${sandbox.name}`, warn: context.warn}, () =>
-      writePin(session.workspace.config.files.local, sandbox.name, undefined))
+    const pin = await withLock(offsetsLockPath(session.workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox rm ${sandbox.name}`, warn: context.warn}, () =>
+      removeYardPin(session.workspace.config.files.local, sandbox.name))
+    if (pin === 'kept') context.warn(`note: kept the hand-written pin of ${sandbox.name} in ${session.workspace.config.files.local} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`)
   }
   return {...base, savedIn, saved, removed: true}
 }

@@ -2,11 +2,14 @@
  * Agent transcripts (DESIGN.md §4.1): `<checkout>/.yard/transcripts/` is archived before a
  * worktree is removed, to `<archive root>/<prefix>/<name>/`, where the root is
  * `YARD_TRANSCRIPTS_ARCHIVE` → `[worktrees] transcripts-archive` → `<state dir>/transcripts`.
- * Additive: files already in the archive that are as new or newer are kept.
+ * Additive: files already in the archive that are as new or newer are kept. The box's agent home
+ * (`.yard/agent-home/`) and the host-side per-path stores of agent CLIs (agent-home.ts) go to
+ * the same archive, under `agent-home/` and `host/<agent>/`.
  */
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import {AGENT_HOME_DIR, hostAgentStores} from './agent-home.js'
 import {stateDir} from './state.js'
 
 /** Where a checkout keeps its agents' transcripts, relative to the checkout. */
@@ -52,4 +55,27 @@ export async function archiveTranscripts(source: string, archive: string): Promi
     copied++
   }
   return {copied, kept}
+}
+
+/** An agent CLI's store archived with the worktree (docs/worktrees.md): the box's agent home, or a host-side per-path store. */
+export interface AgentStoreArchive {
+  /** `box` (the checkout's `.yard/agent-home/`), `claude-code` or `gemini-cli` (host stores). */
+  agent: string
+  source: string
+  /** `<transcripts archive>/agent-home/`, or `<transcripts archive>/host/<agent>/<store's name>/`. */
+  archive: string
+  files: number
+}
+
+/**
+ * The agent stores of a checkout that hold files: its `.yard/agent-home/` (when `present`) and the
+ * host-side per-path stores of the common agent CLIs (`hostAgentStores`, for `env`'s HOME).
+ */
+export async function agentStoresOf(checkout: string, present: boolean, archive: string, env: NodeJS.ProcessEnv): Promise<AgentStoreArchive[]> {
+  const candidates = [
+    ...(present ? [{agent: 'box', source: path.join(checkout, AGENT_HOME_DIR), archive: path.join(archive, 'agent-home')}] : []),
+    ...(await hostAgentStores(checkout, env)).map((store) => ({...store, archive: path.join(archive, 'host', store.agent, path.basename(store.source))})),
+  ]
+  const counted = await Promise.all(candidates.map(async (store) => ({...store, files: (await listFiles(store.source)).length})))
+  return counted.filter((store) => store.files > 0)
 }

@@ -17,6 +17,7 @@ import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {boundLines, InputError, OperationError} from './errors.js'
 import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
+import {copyIgnoredFiles} from './ignored-files.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {shellQuote} from './shell.js'
@@ -59,6 +60,8 @@ export interface AddResult {
   offsetSource: OffsetSource
   /** Set when yard pinned the offset: the names (worktrees, sandboxes) the hash offset clashed with. */
   pinned: {hashOffset: number; clashedWith: string[]} | null
+  /** Gitignored files of the main checkout copied in (`[worktrees] copy`), relative. */
+  copied: string[]
 }
 
 /** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
@@ -144,7 +147,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       const others = await knownOffsets(fresh, context, worktrees, await options.backends.sandboxes(fresh))
       const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
       const choice = chooseOffset(name, current.offset, others)
-      if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin)
+      if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin, choice.clashedWith.length > 0 ? `clash with ${choice.clashedWith.join(', ')}` : `offset of sandbox ${name}`)
       return {current, choice}
     })()
     const [added, decided] = await Promise.allSettled([gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base}), deciding])
@@ -160,6 +163,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   })
 
   const {current, choice, branchSource, base} = placed
+  const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
     await excludePinFile(context, workspace)
@@ -177,6 +181,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     offset: choice.offset,
     offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
     pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
+    copied,
   }
 }
 

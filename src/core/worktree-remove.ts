@@ -1,12 +1,14 @@
 /**
  * `yard worktree remove` (DESIGN.md §4.1): plan first, so every refusal happens before anything is
- * torn down; then, in order: transcripts archived → uncommitted work snapshotted to
- * `refs/yard/removed/<name>-<UTC stamp>` → box down and stack nuke through the stack backend →
- * `git worktree remove` of that one path (never a bare `git worktree prune`) → the pin deleted.
+ * torn down; then, in order: transcripts and agent stores archived → uncommitted work (and a HEAD
+ * on no branch) snapshotted to `refs/yard/removed/<name>-<UTC stamp>` → submodules, nested
+ * repositories and kept ignored files archived (removal-archive.ts) → box down and stack nuke
+ * through the stack backend → `git worktree remove` of that one path (never a bare `git worktree
+ * prune`) → the pin deleted when yard wrote it.
  * The branch is kept. Every step checks whether it is still needed, so a remove that was
  * interrupted, or a worktree whose directory was deleted by hand, finishes on the next call.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {Target} from './backend.js'
@@ -15,10 +17,12 @@ import {ExitCode, InputError, RefusedError, YardError} from './errors.js'
 import {branchConfig, dirtyCounts, listRemotes} from './git.js'
 import {validateName} from './identity.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, writePin} from './pins.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
+import {agentHomePart, ArchivedPart, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence, saveOutsideWork} from './removal-archive.js'
+import {formatArgv} from './process.js'
+import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
+import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import {shellQuote} from './shell.js'
-import {restoreHint, snapshotWorktree} from './snapshot.js'
-import {archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
 import {BASE_KEY} from './worktree-list.js'
 import {buildTarget, GitWorktree, openWorkspace, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -31,6 +35,11 @@ export interface UnsavedWork {
   unpushed: number
   /** What `unpushed` was counted against, for messages: "on no remote branch", "on no other branch", … */
   against: string
+  /**
+   * Commits of a HEAD on no branch (detached, or a rebase stopped at `edit`) that no branch or
+   * remote-tracking branch holds: lost with the worktree unless the snapshot ref keeps them.
+   */
+  detached: number
 }
 
 /** What `remove` will do (and, with `--dry-run`, all it does). Also the `--json` shape of the plan. */
@@ -45,8 +54,12 @@ export interface RemovalSummary {
   locked: boolean
   /** Null when the directory is gone (nothing left to check). */
   unsaved: UnsavedWork | null
+  /** Submodules, nested repositories and ignored files (null when the directory is gone). */
+  outside: OutsideWork | null
   /** Transcripts to archive, or null when the checkout has none. */
   transcripts: {source: string; archive: string; files: number} | null
+  /** The box's agent home and the host-side per-path stores of agent CLIs that hold files, archived with the transcripts. */
+  agentStores: AgentStoreArchive[]
   /** Uncommitted work will be saved to a `refs/yard/removed/…` ref. */
   snapshot: boolean
   /**
@@ -54,8 +67,10 @@ export interface RemovalSummary {
    * is refused, or the dry run failed without `--dry-run`), or why it is skipped.
    */
   stack: {backend: string; wouldRemove?: string[]} | {skipped: string}
-  /** The name's pin in yard.local.toml, deleted at the end. */
+  /** The name's pin in yard.local.toml, deleted at the end when yard wrote it. */
   pin: number | null
+  /** Whether yard wrote that pin (its `# yard:` mark); a hand-written one is kept. */
+  pinByYard: boolean
 }
 
 export interface RemovalPlan {
@@ -72,12 +87,20 @@ export interface RemovalResult {
   path: string
   branch: string | null
   archived: {archive: string; copied: number; kept: number} | null
-  /** The ref holding the uncommitted work, and the commands that restore it. */
-  snapshot: {ref: string; restore: string} | null
+  /** The agent stores archived (a store that could not be, with `--force`, is left out with a warning). */
+  archivedStores: Array<AgentStoreArchive & {copied: number; kept: number}>
+  /** Where submodules, nested repositories and kept ignored files were saved, part by part. */
+  saved: {dir: string; parts: ArchivedPart[]} | null
+  /** One command that brings the saved work back (null when nothing was saved). */
+  restore: string | null
+  /** The ref holding the uncommitted work and/or a HEAD on no branch, what it holds in words, and the commands that restore it. */
+  snapshot: {ref: string; holds: string; restore: string} | null
   /** What the stack teardown removed, or why it was skipped. */
   stack: {backend: string; removed: string[]; failed?: string} | {skipped: string}
   unregistered: boolean
   pinRemoved: boolean
+  /** A hand-written pin (no `# yard:` mark) that was left in place: the offset a person chose outlives the worktree. */
+  pinKept: boolean
 }
 
 export interface RemoveOptions {
@@ -115,12 +138,14 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     }
   }
   const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
-  const [unsaved, transcriptFiles, teardown] = await Promise.all([
+  const [unsaved, outside, transcriptFiles, teardown] = await Promise.all([
     worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
+    worktree && present ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath) : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
     options.backends.stackTeardown(workspace, target),
   ])
   const archive = transcriptsArchive({configured: workspace.config.worktrees['transcripts-archive'], mainPath: workspace.mainPath, env: context.env, prefix: workspace.prefix, name})
+  const agentStores = await agentStoresOf(checkout, present, archive, context.env)
   const summary: RemovalSummary = {
     name,
     path: checkout,
@@ -129,10 +154,14 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     present,
     locked: worktree?.locked ?? false,
     unsaved,
+    outside,
     transcripts: transcriptFiles.length > 0 ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length} : null,
-    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked > 0,
+    agentStores,
+    // A nested repository counts as one untracked path; it is archived on its own, not snapshotted.
+    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked - (outside?.nested.length ?? 0) + unsaved.detached > 0,
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
+    pinByYard: pinAuthor(await fs.readFile(workspace.config.files.local, 'utf8').catch(() => ''), name) === 'yard',
   }
   const refusal = options.force ? undefined : refusalOf(summary)
   // What would go, volumes included, is part of the plan shown before the confirmation.
@@ -167,12 +196,16 @@ function plural(count: number, word: string): string {
 
 /** The refusal for unsaved work or a lock (DESIGN.md §4.1), or undefined. */
 function refusalOf(summary: RemovalSummary): RefusedError | undefined {
-  const {unsaved, name} = summary
-  if (unsaved && unsaved.modified + unsaved.untracked + unsaved.unpushed > 0) {
-    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}`
+  const {unsaved, outside, name} = summary
+  const outsideWork = outside !== null && hasOutsideWork(outside)
+  if (unsaved && (unsaved.modified + unsaved.untracked + unsaved.unpushed + unsaved.detached > 0 || outsideWork)) {
+    const detached = unsaved.detached > 0 ? `, ${plural(unsaved.detached, 'commit')} on a detached HEAD that no branch holds` : ''
+    const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}${detached}${outside ? describeOutside(outside) : ''}`
+    const kept = summary.branch ? ` and the branch ${summary.branch} is kept` : unsaved.detached > 0 ? ', the detached HEAD with them' : ''
+    const archived = outsideWork ? '; submodules, nested repositories and kept ignored files are archived under <state dir>/removed/' : ''
     return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
       why: 'removing the worktree would lose it',
-      fix: `commit and push it, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp> and the branch${summary.branch ? ` ${summary.branch}` : ''} is kept`,
+      fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}${archived}`,
     })
   }
   if (summary.locked) {
@@ -205,7 +238,9 @@ async function unsavedWork(context: YardContext, workspace: Workspace, checkout:
   const counted = await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {cwd: checkout, allowFailure: true})
   // An unresolvable recorded base (deleted since) is left out rather than blocking the count.
   const fallback = counted.exitCode === 0 ? counted : await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'], {cwd: checkout})
-  return {...dirty, unpushed: Number(fallback.stdout.trim()), against}
+  // On a branch HEAD is that branch's tip, which the kept branch holds.
+  const detached = worktree.branch === undefined ? await context.runner.git(['rev-list', '--count', 'HEAD', '--not', '--branches', '--remotes', '--'], {cwd: checkout}) : undefined
+  return {...dirty, unpushed: Number(fallback.stdout.trim()), against, detached: detached ? Number(detached.stdout.trim()) : 0}
 }
 
 /**
@@ -213,48 +248,72 @@ async function unsavedWork(context: YardContext, workspace: Workspace, checkout:
  * stays done and the next call finishes the rest.
  * @throws the plan's refusal; RefusedError (exit 3) when the transcripts cannot be archived
  *   (without `force`: nothing has been changed then); OperationError (exit 1) when a backend or
- *   git fails.
+ *   git fails, or when submodules, nested repositories or kept ignored files cannot be archived
+ *   (nothing removed then).
  */
 export async function executeRemoval(context: YardContext, plan: RemovalPlan, options: {force: boolean}): Promise<RemovalResult> {
   if (plan.refusal) throw plan.refusal
   const {summary, workspace, target, teardown} = plan
   const {name, path: checkout} = summary
-  let archived: RemovalResult['archived'] = null
-  if (summary.transcripts) {
+  const archiveOne = async (what: string, source: string, archive: string) => {
     try {
-      archived = {archive: summary.transcripts.archive, ...(await archiveTranscripts(summary.transcripts.source, summary.transcripts.archive))}
+      return await archiveTranscripts(source, archive)
     } catch (error) {
-      const what = `cannot archive the transcripts of ${name} to ${summary.transcripts.archive}: ${(error as Error).message}`
+      const failed = `cannot archive the ${what} of ${name} to ${archive}: ${(error as Error).message}`
       if (!options.force) {
-        throw new RefusedError(what, {
+        throw new RefusedError(failed, {
           why: 'removing the worktree would lose its agent transcripts; nothing has been removed',
           fix: 'set YARD_TRANSCRIPTS_ARCHIVE or [worktrees] transcripts-archive to a writable directory, or pass --force to remove without archiving',
         })
       }
-      context.warn(`warning: ${what}; going on because of --force`)
+      context.warn(`warning: ${failed}; going on because of --force`)
+      return undefined
     }
   }
-  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name) : undefined
+  const copied = summary.transcripts ? await archiveOne('transcripts', summary.transcripts.source, summary.transcripts.archive) : undefined
+  const archived: RemovalResult['archived'] = copied && summary.transcripts ? {archive: summary.transcripts.archive, ...copied} : null
+  const archivedStores: RemovalResult['archivedStores'] = []
+  for (const store of summary.agentStores) {
+    const done = await archiveOne(store.agent === 'box' ? 'agent home' : `${store.agent} transcripts`, store.source, store.archive)
+    if (done) archivedStores.push({...store, ...done})
+  }
+  const nested = summary.outside?.nested ?? []
+  const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked - nested.length > 0
+  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name, {changes, exclude: nested}) : undefined
+  const savedIn = removalArchiveDir(context.env, workspace.prefix, snapshot ? snapshot.slice(REMOVED_REFS.length + 1) : `${name}-${utcStamp(new Date())}`)
+  const saved = summary.outside && hasOutsideWork(summary.outside) ? {dir: savedIn, parts: await saveOutsideWork(context, name, checkout, summary.outside, savedIn)} : null
   const stack: RemovalResult['stack'] = teardown ? await tearDown(context, teardown, target, summary, options.force) : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
   if (summary.registered) {
     const force = summary.locked ? ['--force', '--force'] : ['--force']
     await context.runner.git(['worktree', 'remove', ...force, checkout], {cwd: workspace.mainPath})
   }
-  let pinRemoved = false
-  if (summary.pin !== null) {
-    await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}, () => writePin(workspace.config.files.local, name, undefined))
-    pinRemoved = true
-  }
+  const pin = summary.pin === null ? 'absent' : await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}, () => removeYardPin(workspace.config.files.local, name))
   return {
     name,
     path: checkout,
     branch: summary.branch,
     archived,
-    snapshot: snapshot ? {ref: snapshot, restore: restoreHint(snapshot, name, summary.branch, checkout)} : null,
+    archivedStores,
+    saved,
+    restore: restoreOf(summary, snapshot, changes, [...(saved?.parts ?? []), ...agentHomePart(archivedStores.find((store) => store.agent === 'box')?.archive, checkout)]),
+    snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
     stack,
     unregistered: summary.registered,
-    pinRemoved,
+    pinRemoved: pin === 'removed',
+    pinKept: pin === 'kept',
   }
+}
+
+/** The one restore command (`restoreSequence`), or null when nothing was saved. */
+function restoreOf(summary: RemovalSummary, snapshot: string | undefined, changes: boolean, parts: ArchivedPart[]): string | null {
+  if (!snapshot && parts.length === 0) return null
+  const hint = snapshot ? restoreHint(snapshot, summary.name, summary.branch, summary.path, changes) : formatArgv(['yard', 'worktree', 'add', summary.name, ...(summary.branch ? [summary.branch] : [])])
+  return restoreSequence(hint, parts)
+}
+
+function snapshotHolds(changes: boolean, detached: number): string {
+  const head = detached > 0 ? `the detached HEAD (${plural(detached, 'commit')} on no branch)` : ''
+  return changes ? (head ? `uncommitted work and ${head}` : 'uncommitted work') : head
 }
 
 /**

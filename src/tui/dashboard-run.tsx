@@ -45,7 +45,8 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
     `remove ${summary.name} (${summary.branch ?? 'detached'}): directory ${summary.present ? 'removed' : 'already gone'}`,
     summary.snapshot ? 'uncommitted work saved to a ref' : '',
     'backend' in summary.stack ? describeStackStep(summary.stack) : '',
-    summary.pin === null ? '' : `pin ${summary.pin} deleted`,
+    summary.pin === null ? '' : summary.pinByYard ? `pin ${summary.pin} deleted` : `hand-written pin ${summary.pin} kept`,
+    summary.outside && summary.outside.ignored.length > 0 ? `${summary.outside.ignored.length} ignored ${summary.outside.ignored.length === 1 ? 'path' : 'paths'} deleted (${summary.outside.ignored.slice(0, 3).join(', ')}${summary.outside.ignored.length > 3 ? ', …' : ''})` : '',
     'branch kept',
   ].filter(Boolean).join('; ')
   return {

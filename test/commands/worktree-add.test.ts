@@ -164,7 +164,7 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(alpha.exitCode, alpha.stderr).to.equal(0)
     expect(alpha.json).to.deep.include({offset: 1, offsetSource: 'pin', pinned: {hashOffset: 59, clashedWith: ['feat']}})
     expect(alpha.stderr).to.include(`note: alpha's offset 59 clashes with feat: pinned alpha to offset 1 in ${path.join(repo, 'yard.local.toml')}`)
-    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('# personal settings\n[ports]\nAPP_PORT = 3100 # mine\n\n[worktree-offsets]\nalpha = 1\n')
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('# personal settings\n[ports]\nAPP_PORT = 3100 # mine\n\n[worktree-offsets]\nalpha = 1 # yard: clash with feat\n')
     const ports = await yard(['ports', '--worktree', 'alpha', '--json'], {cwd: repo, env})
     expect(ports.json).to.deep.include({offset: 1, offsetSource: 'pin', ports: {APP_PORT: 3101}, clashesWith: []})
   })

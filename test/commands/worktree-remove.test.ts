@@ -87,6 +87,23 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(readFileSync(path.join(alpha, 'notes.txt'), 'utf8')).to.equal('untracked\n')
   })
 
+  it('keeps a hand-written pin, saying so, and deletes the pin yard wrote for a clash', async () => {
+    const repo = makeRepo()
+    const env = cleanEnv(tempDir('state'))
+    writeFile(repo, 'yard.local.toml', '[worktree-offsets]\n# the OAuth callback allowlist knows this port\nfeat = 59\n')
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    // alpha's hash offset is 59 too: yard pins it and marks the pin as its own.
+    expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.match(/^alpha = 1 # yard: clash with feat$/m)
+    const dry = await yard(['worktree', 'remove', 'feat', '--dry-run'], {cwd: repo, env})
+    expect(dry.stdout).to.include('keep the hand-written pin feat = 59 in yard.local.toml')
+    const run = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(run.json).to.have.nested.property('result.pinKept', true)
+    expect((await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, env})).exitCode).to.equal(0)
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('[worktree-offsets]\n# the OAuth callback allowlist knows this port\nfeat = 59\n')
+  })
+
   it('removes without --force, in a repository with no remote, a worktree whose commits are all on main', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))
@@ -100,7 +117,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(git(repo, 'rev-parse', 'main')).to.equal(done)
     const run = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.json).to.have.nested.property('plan.unsaved').that.deep.equals({modified: 0, untracked: 0, unpushed: 0, against: 'on neither its base nor another branch'})
+    expect(run.json).to.have.nested.property('plan.unsaved').that.deep.equals({modified: 0, untracked: 0, unpushed: 0, against: 'on neither its base nor another branch', detached: 0})
     expect(run.json).to.have.nested.property('result.snapshot', null)
     expect(existsSync(feat)).to.equal(false)
     expect(hasBranch(repo, 'wt/feat')).to.equal(true)
@@ -203,7 +220,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(registered(repo)).to.deep.equal([repo])
     expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).not.to.match(/alpha/)
     // A pin left behind by a remove that stopped after git (a crash): the next call deletes it.
-    writeFile(repo, 'yard.local.toml', '[worktree-offsets]\nalpha = 1\n')
+    writeFile(repo, 'yard.local.toml', '[worktree-offsets]\nalpha = 1 # yard: clash with feat\n')
     const pinOnly = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, ...withStack(log, env)})
     expect(pinOnly.exitCode, pinOnly.stderr).to.equal(0)
     expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('[worktree-offsets]\n')

@@ -3,7 +3,7 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
-import {editPinText, restorePinFile, writePin} from '../../src/core/pins.js'
+import {editPinText, pinAuthor, removeYardPin, restorePinFile, writePin} from '../../src/core/pins.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 
 const LOCAL = `# my personal yard settings
@@ -50,6 +50,32 @@ describe('offset pins: text edits of [worktree-offsets] (DESIGN.md §3.4)', () =
 
     it('does not match a longer name that starts with the pin\'s name', () => {
       expect(editPinText('[worktree-offsets]\nfeat-2 = 3\n', 'feat', 4)).to.equal('[worktree-offsets]\nfeat-2 = 3\nfeat = 4\n')
+    })
+  })
+
+  describe('pins yard wrote', () => {
+    it('marks a pin yard writes with a trailing "# yard:" comment, new or changed in place', () => {
+      expect(editPinText(LOCAL, 'alpha', 1, 'clash with feat')).to.include('feat = 12   # do not touch\nalpha = 1 # yard: clash with feat\n')
+      expect(editPinText('[worktree-offsets]\n  alpha = 4 # yard: clash with b\n', 'alpha', 5, 'clash with c')).to.equal('[worktree-offsets]\n  alpha = 5 # yard: clash with c\n')
+      expect(parse(editPinText(LOCAL, 'alpha', 1, 'clash with feat'))).to.have.nested.property('worktree-offsets.alpha', 1)
+    })
+
+    it('tells a pin yard wrote from a hand-written one', () => {
+      const text = `${LOCAL}[worktree-offsets]\n`.replace('feat = 12   # do not touch\n', 'feat = 12   # do not touch\nalpha = 1 # yard: clash with feat\n')
+      expect(pinAuthor(text, 'alpha')).to.equal('yard')
+      expect(pinAuthor(text, 'feat')).to.equal('hand')
+      expect(pinAuthor(text, 'ghost')).to.equal(undefined)
+      expect(pinAuthor('[other]\nalpha = 1 # yard: x\n', 'alpha')).to.equal(undefined)
+    })
+
+    it('removeYardPin deletes the pins yard wrote and keeps hand-written ones', async () => {
+      const file = path.join(tempDir(), 'yard.local.toml')
+      writeFileSync(file, LOCAL)
+      await writePin(file, 'alpha', 1, 'clash with feat')
+      expect(await removeYardPin(file, 'feat')).to.equal('kept')
+      expect(await removeYardPin(file, 'alpha')).to.equal('removed')
+      expect(await removeYardPin(file, 'ghost')).to.equal('absent')
+      expect(readFileSync(file, 'utf8')).to.equal(LOCAL)
     })
   })
 

@@ -56,5 +56,6 @@ function describe(result: AddResult): string {
   const lines = [`worktree ${result.name} at ${result.path}`, `  ${branch}`]
   if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
   lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
+  if (result.copied.length > 0) lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
   return lines.join('\n')
 }

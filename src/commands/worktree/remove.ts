@@ -4,13 +4,14 @@ import {InputError} from '../../core/errors.js'
 import {loadRegistry} from '../../core/registry.js'
 import {shellCommand} from '../../core/shell.js'
 import {registryBackends} from '../../core/worktree-backends.js'
+import type {OutsideWork} from '../../core/removal-archive.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
 import {BaseCommand} from '../base.js'
 
 export default class WorktreeRemove extends BaseCommand {
   static summary = 'Remove a worktree without losing work: refuse on unsaved work, archive transcripts, snapshot, tear down its stack'
 
-  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files or commits on no remote branch (with no remote: on neither its recorded base nor another branch), unless --force. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work is saved to refs/yard/removed/NAME-<UTC stamp>, the box and stack are torn down by the stack backend, git unregisters that one worktree, and its offset pin is deleted. The branch is kept.
+  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files, commits on no remote branch (with no remote: on neither its recorded base nor another branch), a detached HEAD no branch holds, a submodule with unpushed commits or changes, a nested repository, or ignored files matching [worktrees] keep-ignored (default .env), unless --force. The plan names every ignored path it deletes. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work (and a detached HEAD) is saved to refs/yard/removed/NAME-<UTC stamp>, submodules (bundle + patch), nested repositories (tar) and kept ignored files go to <state dir>/removed/, and one printed command restores it all, the box and stack are torn down by the stack backend, git unregisters that one worktree, and its offset pin is deleted. The branch is kept.
 Asks for confirmation on a terminal; without one, pass --yes. A remove that stopped half-way, or a worktree whose directory was deleted by hand, finishes on the next call.`
 
   static examples = ['<%= config.bin %> worktree remove feat', '<%= config.bin %> worktree remove feat --dry-run', '<%= config.bin %> worktree remove feat --force --yes']
@@ -48,21 +49,43 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
 function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   const lines = [`${dryRun ? 'would remove' : 'removing'} worktree ${plan.name} (${plan.path})${plan.branch ? `, branch ${plan.branch}` : ''}`]
   if (!plan.present) lines.push('  its directory is gone: nothing to check, archive or snapshot')
-  if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})`)
+  if (plan.unsaved) lines.push(`  unsaved work: ${plan.unsaved.modified} modified, ${plan.unsaved.untracked} untracked, ${plan.unsaved.unpushed} unpushed (${plan.unsaved.against})${plan.unsaved.detached > 0 ? `, ${plan.unsaved.detached} on a detached HEAD no branch holds` : ''}`)
+  if (plan.outside) lines.push(...describeOutsidePlan(plan.outside))
   if (plan.transcripts) lines.push(`  archive ${plan.transcripts.files} transcript files to ${plan.transcripts.archive}`)
-  if (plan.snapshot) lines.push(`  save uncommitted work to refs/yard/removed/${plan.name}-<UTC stamp>`)
+  for (const store of plan.agentStores) lines.push(`  archive ${store.files} files of ${storeName(store.agent)} ${store.source} to ${store.archive}`)
+  if (plan.snapshot) lines.push(`  save ${plan.unsaved && plan.unsaved.modified + plan.unsaved.untracked > 0 ? 'uncommitted work' : 'the detached HEAD'} to refs/yard/removed/${plan.name}-<UTC stamp>`)
   lines.push(`  ${describeStackStep(plan.stack)}`)
   if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
   if (plan.registered) lines.push(`  ${shellCommand(['git', 'worktree', 'remove', plan.path])}`)
-  if (plan.pin !== null) lines.push(`  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml`)
+  if (plan.pin !== null) lines.push(plan.pinByYard ? `  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml` : `  keep the hand-written pin ${plan.name} = ${plan.pin} in yard.local.toml`)
   return lines.join('\n')
+}
+
+function storeName(agent: string): string {
+  return agent === 'box' ? "the box's agent home" : `the host's ${agent === 'claude-code' ? 'Claude Code' : agent === 'gemini-cli' ? 'Gemini CLI' : agent} transcripts`
+}
+
+/** The plan's lines for submodules, nested repositories and the ignored files remove deletes. */
+function describeOutsidePlan(outside: OutsideWork): string[] {
+  const lines = outside.submodules.map((sub) => `  submodule ${sub.path}: ${sub.commits} commits not on its remote, ${sub.modified} modified, ${sub.untracked} untracked (a bundle and a patch are saved)`)
+  lines.push(...outside.nested.map((nested) => `  nested repository ${nested}/ (archived as a tar, its .git included)`))
+  if (outside.ignored.length > 0) {
+    const shown = outside.ignored.slice(0, 10).join(', ') + (outside.ignored.length > 10 ? `, and ${outside.ignored.length - 10} more` : '')
+    lines.push(`  ${outside.ignored.length} ignored ${outside.ignored.length === 1 ? 'path is' : 'paths are'} deleted: ${shown}`)
+  }
+  if (outside.keepIgnored.length > 0) lines.push(`  keep (copied to the archive, [worktrees] keep-ignored): ${outside.keepIgnored.join(', ')}`)
+  return lines
 }
 
 function renderResult(result: RemovalResult): string {
   const lines = [`removed worktree ${result.name}`]
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
-  if (result.snapshot) lines.push(`  uncommitted work saved to ${result.snapshot.ref}`, `  restore it with: ${result.snapshot.restore}`)
+  for (const store of result.archivedStores) lines.push(`  ${storeName(store.agent)} ${store.source} archived to ${store.archive} (${store.copied} copied, ${store.kept} already there)`)
+  if (result.snapshot) lines.push(`  ${result.snapshot.holds} saved to ${result.snapshot.ref}`)
+  for (const part of result.saved?.parts ?? []) lines.push(`  ${part.kind === 'ignored' ? 'ignored files' : `${part.kind === 'nested' ? 'nested repository' : 'submodule'} ${part.path}`} saved to ${part.files.join(', ')}`)
+  if (result.restore) lines.push(`  restore it with: ${result.restore}`)
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
+  if (result.pinKept) lines.push(`  kept the hand-written pin of ${result.name} in yard.local.toml (yard deletes only the pins it wrote, marked "# yard:")`)
   if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: ${shellCommand(['git', 'branch', '-D', result.branch])}`)
   return lines.join('\n')
 }

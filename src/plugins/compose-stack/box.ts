@@ -1,6 +1,7 @@
 /**
  * The box (DESIGN.md §4.2): container `<project>-box` from `[box] image`, on `<project>_default`,
- * the main checkout and the worktrees root mounted at their own paths, working dir = the
+ * the main checkout and the worktrees root mounted at their own paths (or what `BoxSpec.readOnly`
+ * and `mounts` name for `[box] mounts = "worktree"`), working dir = the
  * checkout, env of §3.5 plus `YARD_IN_BOX=1`, command `sleep infinity` (with an init process,
  * so it stops at once).
  */
@@ -46,7 +47,8 @@ export class ComposeBox implements BoxCapability {
     const network = boxNetwork(target)
     if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
     const mounts = [...new Set(spec.mounts)].filter((mount) => existsSync(mount))
-    for (const mount of mounts) {
+    const readOnly = [...new Set(spec.readOnly ?? [])].filter((mount) => existsSync(mount) && !mounts.includes(mount))
+    for (const mount of [...mounts, ...readOnly]) {
       if (mount.includes(':')) throw new InputError(`cannot mount ${mount} into the box: the path contains ":"`, {fix: 'move the checkout (or the worktrees root) to a path without ":"'})
     }
     const env = Object.entries({...spec.env, YARD_IN_BOX: '1'}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
@@ -55,6 +57,8 @@ export class ComposeBox implements BoxCapability {
       ...labelArgs({...yardLabels(target), [ROLE_LABEL]: 'box'}),
       '--network', network,
       '--security-opt', 'label=disable',
+      // podman mounts by destination depth, so a writable path below a read-only one stays writable.
+      ...readOnly.flatMap((mount) => ['--volume', `${mount}:${mount}:ro`]),
       ...mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`]),
       '--workdir', target.checkoutPath,
       ...env,

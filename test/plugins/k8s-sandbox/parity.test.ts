@@ -89,7 +89,7 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
     expect(result.pinned).to.deep.equal({hashOffset: 59, clashedWith: ['feat']})
     expect(result).to.deep.include({offset: 1, offsetSource: 'pin'})
     expect(created.stderr).to.include('pinned alpha to offset 1')
-    expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.match(/^alpha = 1$/m)
+    expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.match(/^alpha = 1 # yard: clash with feat$/m)
     // The personal pin file is not left for `git add -A` to commit (the fixture has no .gitignore for it).
     expect(spawnSync('git', ['check-ignore', '-q', '--', 'yard.local.toml'], {cwd: fixture.app}).status).to.equal(0)
     expect(created.stderr).to.include('note: added /yard.local.toml to')

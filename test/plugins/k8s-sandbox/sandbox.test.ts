@@ -8,6 +8,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
+import {writePin} from '../../../src/core/pins.js'
 import {repoIdentity} from '../../../src/core/repo-identity.js'
 import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
@@ -115,7 +116,9 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(pins()).to.equal(local)
   })
 
-  it('--repo URL#develop cuts the worktree from origin/develop and makes no local develop (acceptance 4)', async () => {
+  it('--repo URL#develop cuts the worktree from origin/develop and makes no local develop (acceptance 4); rm keeps a hand-written pin', async () => {
+    const localFile = path.join(fixture.app, 'yard.local.toml')
+    await writePin(localFile, 'dev', 40)
     const created = await run(['sandbox', 'create', 'dev', '--repo', `${upstreamA}#develop`])
     expect(created.exitCode, created.stderr).to.equal(0)
     const devPod = `${prefix}-dev`
@@ -125,6 +128,9 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     const removed = await run(['sandbox', 'rm', 'dev'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
     expect(podExists(devPod)).to.equal(false)
+    expect(removed.stderr).to.include('kept the hand-written pin of dev')
+    expect(readFileSync(localFile, 'utf8')).to.match(/^dev = 40$/m)
+    await writePin(localFile, 'dev', undefined)
   })
 
   it('yard exec NAME/BRANCH runs in the branch worktree by branch or directory; exit codes pass through (acceptance 5)', async () => {
