@@ -5,6 +5,7 @@
  */
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {expect} from 'chai'
+import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -141,6 +142,33 @@ describe('yard mcp over stdio (issue 20)', function () {
     const resource = await server.client.readResource({uri: 'yard://worktrees'})
     const command = await yard(['worktree', 'list', '--json'], {cwd: setup.main, env})
     expect(JSON.parse((resource.contents[0] as {text: string}).text)).to.deep.equal(command.json)
+  })
+
+  it('stdout carries only protocol messages, warnings included; the calls made before stdin ends are answered', async () => {
+    const requests = [
+      {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'pipe', version: '0'}}},
+      {jsonrpc: '2.0', method: 'notifications/initialized'},
+      {jsonrpc: '2.0', id: 2, method: 'tools/call', params: {name: 'worktree_add', arguments: {name: 'piped', fetch: false}}},
+      {jsonrpc: '2.0', id: 3, method: 'tools/call', params: {name: 'worktree_list', arguments: {}}},
+    ]
+    const childEnv: NodeJS.ProcessEnv = {...process.env, NODE_ENV: 'development'}
+    for (const [key, value] of Object.entries(env)) if (value === undefined) delete childEnv[key]; else childEnv[key] = value
+    const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'mcp'], {cwd: setup.main, env: childEnv, stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+    child.stdin.end(requests.map((request) => JSON.stringify(request)).join('\n') + '\n')
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    expect(code, stderr).to.equal(0)
+    // Every line is a JSON-RPC answer; the two calls run at once, so they may answer in either order.
+    const messages = stdout.trim().split('\n').map((line) => JSON.parse(line) as {jsonrpc: string; id: number; result: {isError?: boolean; structuredContent?: {name?: string; worktrees?: unknown[]}}})
+    expect(messages.map((message) => [message.jsonrpc, message.id]).sort()).to.deep.equal([['2.0', 1], ['2.0', 2], ['2.0', 3]])
+    const byId = new Map(messages.map((message) => [message.id, message.result]))
+    expect(byId.get(2)).to.deep.nested.include({'structuredContent.name': 'piped'})
+    expect(byId.get(3)?.structuredContent?.worktrees).to.be.an('array')
+    expect(stderr).to.include('the worktree is ready, but the machine is not')
+    await server.call('worktree_remove', {name: 'piped', yes: true})
   })
 
   it('--read-only lists no tool that changes state and refuses a call to one by name, changing nothing', async () => {

@@ -160,10 +160,19 @@ export async function callTool(options: McpServerOptions, registry: () => Promis
   }
 }
 
-/** The MCP server with yard's tools and resources, not yet connected to a transport. */
-export function createServer(options: McpServerOptions): Server {
+/**
+ * The MCP server with yard's tools and resources, not yet connected to a transport, and `settled`:
+ * resolves when no tool call or resource read is under way.
+ */
+export function createServer(options: McpServerOptions): {server: Server; settled: () => Promise<void>} {
   let registry: Promise<Registry> | undefined
   const registryOnce = () => (registry ??= options.loadRegistry())
+  const running = new Set<Promise<unknown>>()
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    running.add(work)
+    void work.finally(() => running.delete(work)).catch(() => undefined)
+    return work
+  }
   const server = new Server(
     {name: 'yard', title: 'yard', version: options.version},
     {
@@ -185,23 +194,28 @@ export function createServer(options: McpServerOptions): Server {
       },
     })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(options, registryOnce, request.params.name, request.params.arguments))
+  server.setRequestHandler(CallToolRequestSchema, (request) => track(callTool(options, registryOnce, request.params.name, request.params.arguments)))
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: RESOURCES.map(({uri, name, title, description, mimeType}) => ({uri, name, title, description, mimeType})),
   }))
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const resource = RESOURCES.find((candidate) => candidate.uri === request.params.uri)
-    if (!resource) throw new Error(`there is no resource ${request.params.uri}; yard offers ${RESOURCES.map((candidate) => candidate.uri).join(', ')}`)
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => track(readResource(request.params.uri)))
+  async function readResource(uri: string) {
+    const resource = RESOURCES.find((candidate) => candidate.uri === uri)
+    if (!resource) throw new Error(`there is no resource ${uri}; yard offers ${RESOURCES.map((candidate) => candidate.uri).join(', ')}`)
     const result = await callTool(options, registryOnce, resource.tool.name, {})
     const data = result.structuredContent ?? {}
     if (result.isError) throw new Error(String((data as {message?: unknown}).message ?? 'failed'))
     return {contents: [{uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify((data as Record<string, unknown>)[resource.key])}]}
-  })
-  return server
+  }
+  const settled = async () => {
+    while (running.size > 0) await Promise.allSettled([...running])
+  }
+  return {server, settled}
 }
 
 /**
- * Serves on this process's stdin and stdout until stdin ends. stdout carries only the protocol:
+ * Serves on this process's stdin and stdout until stdin ends (calls under way are answered
+ * first). stdout carries only the protocol:
  * anything else that would write to it (a plugin's hook, a stray log) goes to stderr.
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
@@ -215,10 +229,11 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
   })
   // A failure no call awaited (a backend's stray promise) is logged; it must not end the server.
   process.on('unhandledRejection', (reason) => process.stderr.write(`yard mcp: unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}\n`))
-  const server = createServer(options)
+  const {server, settled} = createServer(options)
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve
-    process.stdin.once('end', () => void server.close())
+    // The client is done sending; the calls it already made are still answered.
+    process.stdin.once('end', () => void settled().then(() => server.close()))
   })
   await server.connect(new StdioServerTransport(process.stdin, channel))
   await closed
