@@ -11,6 +11,7 @@ import {McpSession, startMcp, structured} from '../support/mcp.js'
 import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, podmanTry, projectObjects, sweep, webService} from '../support/podman.js'
 import {cleanupTemp, git, makeRepo} from '../support/repo.js'
 import {hasBranch, registered} from '../support/worktrees.js'
+import {yard} from '../support/yard.js'
 
 const TEST_PREFIX = 'yardtest-q'
 const prefix = 'yardtest-q1'
@@ -18,6 +19,7 @@ const prefix = 'yardtest-q1'
 describe('yard mcp drives a worktree through its stack and box (podman)', function () {
   this.timeout(300_000)
   let repo: string
+  let env: Record<string, string | undefined>
   let server: McpSession
 
   before(async () => {
@@ -26,7 +28,7 @@ describe('yard mcp drives a worktree through its stack and box (podman)', functi
     await ensureDefaultImage()
     const compose = ['services:', '  web:', webService('hello from mcp', '${WEB_PORT:-38800}:8080'), ''].join('\n')
     repo = makeRepo({'yard.toml': `[project]\nprefix = "${prefix}"\n\n[ports]\nWEB_PORT = 38800\n`, 'compose.yaml': compose})
-    const env = {...podmanEnv(podmanStateDir()), GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com'}
+    env = {...podmanEnv(podmanStateDir()), GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com'}
     server = await startMcp({cwd: repo, env})
   })
 
@@ -71,6 +73,13 @@ describe('yard mcp drives a worktree through its stack and box (podman)', functi
 
     const logs = structured<{lines: string[]}>(await server.call('logs', {worktree: 'feat', tail: 5}))
     expect(logs.lines.join('\n')).to.include('serving hello from mcp')
+
+    expect(structured(await server.call('sandbox_list'))).to.deep.equal({sandboxes: []})
+    expect(structured(await server.call('cache_list'))).to.deep.equal({caches: []})
+    const noSandbox = await yard(['sandbox', 'rm', 'nope', '--json'], {cwd: repo, env})
+    const refused = await server.call('sandbox_rm', {name: 'nope'})
+    expect(refused.isError).to.equal(true)
+    expect(structured(refused)).to.deep.include({code: noSandbox.exitCode, message: (noSandbox.json as {error: {message: string}}).error.message})
 
     const removed = await server.call('worktree_remove', {name: 'feat', yes: true})
     expect(removed.isError, JSON.stringify(removed)).to.equal(undefined)

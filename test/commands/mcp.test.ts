@@ -138,6 +138,14 @@ describe('yard mcp over stdio (issue 20)', function () {
     expect(registered(setup.main)).to.not.include(clean)
   })
 
+  it('ports gives the ports --json report of the command; its exclusive arguments are refused as the flags are', async () => {
+    const command = await yard(['ports', '--worktree', 'other', '--json'], {cwd: setup.main, env})
+    expect(structured(await server.call('ports', {worktree: 'other'}))).to.deep.equal(command.json)
+    const all = await yard(['ports', '--all', '--json'], {cwd: setup.main, env})
+    expect(structured(await server.call('ports', {all: true}))).to.deep.equal({reports: all.json})
+    expect(errorOf(await server.call('ports', {all: true, worktree: 'other'}))).to.deep.include({code: 2, message: 'all and worktree cannot be given together'})
+  })
+
   it('yard://worktrees is the worktree list --json of the command', async () => {
     const resource = await server.client.readResource({uri: 'yard://worktrees'})
     const command = await yard(['worktree', 'list', '--json'], {cwd: setup.main, env})
