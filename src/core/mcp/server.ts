@@ -82,14 +82,18 @@ class Call implements ToolCall {
   }
 }
 
-/** `--dry-run` → `"dryRun": true` in a fix, for the tool's own boolean arguments (the command's flags by another name). */
+/**
+ * `--dry-run` → `"dryRun": true` in a fix, for the tool's own switches (the command's boolean
+ * flags by another name). Flags with a value stay as they are: they appear in command lines the
+ * fix quotes (`yard exec --sandbox NAME -- CMD`).
+ */
 function inArgumentWords(text: string | undefined, tool: YardTool | undefined): string | undefined {
   if (text === undefined || tool === undefined) return text
   let said = text
   for (const [key, field] of Object.entries(tool.input.shape)) {
+    if (!(field as z.ZodType).safeParse(true).success) continue
     const flag = key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
-    const boolean = (field as z.ZodType).safeParse(true).success
-    said = said.replaceAll(new RegExp(`--${flag}(?![\\w-])`, 'g'), boolean ? `"${key}": true` : `"${key}"`)
+    said = said.replaceAll(new RegExp(`--${flag}(?![\\w-])`, 'g'), `"${key}": true`)
   }
   return said
 }
