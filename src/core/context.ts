@@ -5,7 +5,7 @@
  */
 import {existsSync} from 'node:fs'
 
-import {ProcessRunner, TerminalCapture} from './process.js'
+import {ProcessRunner} from './process.js'
 import {containersConfPath} from './state.js'
 
 export interface YardContext {
@@ -26,17 +26,14 @@ export function childEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return existsSync(own) ? {CONTAINERS_CONF: own} : {}
 }
 
-/**
- * Builds a context for the current process. `capture`: there is no terminal to hand to children
- * that ask for one (`yard mcp`); their output goes there instead (process.ts, TerminalCapture).
- */
-export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessEnv; cwd?: string; warn?: (message: string) => void; capture?: TerminalCapture} = {}): YardContext {
+/** Builds a context for the current process. */
+export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessEnv; cwd?: string; warn?: (message: string) => void} = {}): YardContext {
   const env = options.env ?? process.env
   const warn = options.warn ?? ((message: string) => process.stderr.write(message + '\n'))
   return {
     env,
     cwd: options.cwd ?? process.cwd(),
-    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: (line) => process.stderr.write(line + '\n'), capture: options.capture}),
+    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: (line) => process.stderr.write(line + '\n')}),
     warn,
   }
 }

@@ -15,7 +15,7 @@ import {z} from 'zod'
 
 import {createContext, YardContext} from '../context.js'
 import {ExitCode, InputError, RefusedError, YardError} from '../errors.js'
-import type {TerminalCapture} from '../process.js'
+import {ProcessRunner, TerminalCapture} from '../process.js'
 import type {Registry} from '../registry.js'
 import {registryBackends} from '../worktree-backends.js'
 import {STDERR_CAPTURE} from './capture.js'
@@ -70,7 +70,8 @@ class Call implements ToolCall {
       this.warnings.push(message)
       process.stderr.write(message + '\n')
     }
-    return createContext({cwd: this.options.project, env: this.options.env, verbose: this.options.verbose, warn, capture})
+    const context = createContext({cwd: this.options.project, env: this.options.env, verbose: this.options.verbose, warn})
+    return {...context, runner: new ProcessRunner({...context.runner.options, capture})}
   }
 
   registry() {
