@@ -35,6 +35,12 @@ export interface BenchRow {
   cpu?: boolean
   /** When set, the row is not run and is reported failed with this reason. */
   unavailable?: string
+  /**
+   * When set, a run is this call, timed in this process (a request to a server started once),
+   * instead of spawning `argv`; `argv` then only says what the row stands for. A rejection fails
+   * the row.
+   */
+  call?: () => Promise<void>
   /** Untimed work around each run, warm-ups included (e.g. remove what a timed `worktree add` made). */
   beforeEach?: () => Promise<void>
   afterEach?: () => Promise<void>
@@ -194,7 +200,7 @@ async function runOnce(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
     return {ms: 0, error: `beforeEach failed: ${(error as Error).message}`}
   }
 
-  const outcome = await timeCommand(row, timeoutMs)
+  const outcome = row.call ? await timeCall(row.call, timeoutMs) : await timeCommand(row, timeoutMs)
   try {
     await row.afterEach?.()
   } catch (error) {
@@ -205,6 +211,23 @@ async function runOnce(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
 }
 
 const OUTPUT_CAP = 16 * 1024
+
+/** Wall-clock ms of one in-process call, failed when it rejects or takes longer than `timeoutMs`. */
+async function timeCall(call: () => Promise<void>, timeoutMs: number): Promise<RunOutcome> {
+  const started = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  const budget = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
+  })
+  try {
+    await Promise.race([call(), budget])
+    return {ms: performance.now() - started}
+  } catch (error) {
+    return {ms: performance.now() - started, error: (error as Error).message}
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 /** bash's `times` for its children: "0m0.112s 0m0.031s" (user, system). */
 const CPU_TIMES = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/

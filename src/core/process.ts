@@ -46,6 +46,21 @@ export interface RunnerOptions {
   env?: Record<string, string | undefined>
   /** Called with every argv before it runs: tests record what yard asked for. */
   onSpawn?: (argv: string[], options: RunOptions) => void
+  /** Where children that ask for the terminal go when there is none to give (see TerminalCapture). */
+  capture?: TerminalCapture
+}
+
+/**
+ * For a process whose stdin and stdout are not a terminal but a protocol channel (`yard mcp`):
+ * a child run with `stdio: 'inherit'` (exec, logs) gets no stdin, its output is handed here as it
+ * comes (after `stdoutFilter`), and its process group is killed after `timeoutMs` (exit 124).
+ */
+export interface TerminalCapture {
+  /** Kill such a child's whole process group after this many milliseconds (default: no limit). */
+  timeoutMs?: number
+  write(stream: 'stdout' | 'stderr', text: string): void
+  /** Told when such a child ended: whether `timeoutMs` ran out (its exit code is then 124). */
+  ended?(outcome: {timedOut: boolean}): void
 }
 
 /** Renders argv for display only (never executed): quotes words that need it (core/shell.ts). */
@@ -78,9 +93,11 @@ export class ProcessRunner {
     const argv = [file, ...args]
     this.options.onSpawn?.(argv, options)
     if (this.options.verbose) (this.options.log ?? ((line) => process.stderr.write(line + '\n')))(`+ ${formatArgv(argv)}`)
-    const inherit = options.stdio === 'inherit'
+    const capture = options.stdio === 'inherit' ? this.options.capture : undefined
+    const inherit = options.stdio === 'inherit' && !capture
     const filter = options.stdoutFilter
-    const group = options.timeoutMs !== undefined && !inherit
+    const timeoutMs = capture ? capture.timeoutMs : options.timeoutMs
+    const group = timeoutMs !== undefined && !inherit
     const child = execa(file, args, {
       cwd: options.cwd,
       // The runner's environment is the whole environment (the context's, which tests replace).
@@ -88,8 +105,8 @@ export class ProcessRunner {
       extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
-      stdout: inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : 'pipe',
-      buffer: {stdout: !(inherit && filter)},
+      stdout: inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
+      buffer: capture ? false : {stdout: !(inherit && filter)},
       stderr: inherit ? 'inherit' : 'pipe',
       reject: false,
       stripFinalNewline: false,
@@ -97,6 +114,12 @@ export class ProcessRunner {
       detached: group,
       cleanup: true,
     })
+    if (capture) {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        child[stream]?.setEncoding('utf8')
+        child[stream]?.on('data', (text: string) => capture.write(stream, text))
+      }
+    }
     let timedOut = false
     const timer = group
       ? setTimeout(() => {
@@ -106,10 +129,11 @@ export class ProcessRunner {
           } catch {
             child.kill('SIGKILL')
           }
-        }, options.timeoutMs)
+        }, timeoutMs)
       : undefined
     const result = await child
     if (timer) clearTimeout(timer)
+    capture?.ended?.({timedOut})
     const outcome: RunResult = {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
@@ -120,7 +144,7 @@ export class ProcessRunner {
     if (timedOut) {
       outcome.exitCode = 124 // as timeout(1)
       if (!options.allowFailure) {
-        throw new OperationError(`${formatArgv(argv)} was stopped: it exceeded its ${options.budget ?? 'time'} budget of ${formatDuration(options.timeoutMs!)}`, {
+        throw new OperationError(`${formatArgv(argv)} was stopped: it exceeded its ${options.budget ?? 'time'} budget of ${formatDuration(timeoutMs!)}`, {
           why: 'the command did not finish in time, so its whole process group was killed',
           fix: 'check the network or the remote, then run the command again',
         })
