@@ -71,6 +71,8 @@ function portsTable() {
 const text = () => z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).min(1, 'must not be empty')
 
 export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
+/** `[stack] external`: what a worktree does with `external: true` volumes and networks (DESIGN.md §4.2). */
+export const STACK_EXTERNAL = ['refuse', 'per-checkout', 'shared'] as const
 export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
 
 /** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
@@ -89,7 +91,10 @@ export const projectTables = {
 /** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */
 export const checkoutTables = {
   ports: portsTable(),
-  stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
+  stack: z.strictObject({
+    backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1),
+    profiles: z.array(text()), external: z.enum(STACK_EXTERNAL), 'allow-shared': z.array(text()),
+  }),
   box: z.strictObject({image: text()}),
 }
 
