@@ -3,7 +3,7 @@
  * and stack backends through the registry, and hand them the Target and the checkout's stack
  * config. Commands call these; backends never see config or flags.
  */
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from './backend.js'
@@ -57,15 +57,18 @@ export async function openStack(context: YardContext, registry: Registry, flag?:
  * @throws InputError (exit 2) when a file named in `[stack] files` is missing.
  */
 export function stackSpec(session: StackSession, context: YardContext): StackSpec | undefined {
-  const {config, target, workspace} = session
+  return specFor(session.workspace, session.target, session.config, context, session.socketEnv)
+}
+
+function specFor(workspace: Workspace, target: Target, config: ProjectConfig, context: YardContext, socketEnv: Record<string, string>): StackSpec | undefined {
   const files = composeFiles(target.checkoutPath, config.stack.files, config.origins['stack.files'])
   if (files.length === 0 && !namesComposeFile(target.checkoutPath, context.env)) return undefined
   const main = target.isMain ? target : buildTarget(workspace, {...context, warn: () => {}}, 'main', true, {useEnvOffset: false})
   return {
     files,
     provider: config.stack.provider,
-    env: stackEnv(target, context, session.socketEnv),
-    mainEnv: stackEnv(main, context, session.socketEnv),
+    env: stackEnv(target, context, socketEnv),
+    mainEnv: stackEnv(main, context, socketEnv),
     configuredFiles: config.stack.files,
     configuredOrigin: config.origins['stack.files'],
     profiles: config.stack.profiles,
@@ -82,6 +85,21 @@ function namesComposeFile(checkoutPath: string, env: NodeJS.ProcessEnv): boolean
   } catch {
     return false
   }
+}
+
+/**
+ * What the target's stack would run (the backend's `plan`), without a machine or an engine: for
+ * `yard ports`, `yard env` and `yard doctor`. Undefined for a box-only checkout, a worktree
+ * whose directory is gone, or a backend without `plan`.
+ * @throws InputError (exit 2) for config or compose files that cannot be read.
+ */
+export async function stackPlanOf(context: YardContext, registry: Registry, workspace: Workspace, target: Target): Promise<StackPlan | undefined> {
+  if (!existsSync(target.checkoutPath)) return undefined
+  const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
+  const spec = specFor(workspace, target, config, context, {})
+  if (!spec) return undefined
+  const stack = await registry.create('stack', config.stack.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  return stack.plan?.(target, spec)
 }
 
 /** What a stack verb did: `boxOnly` when the checkout has no compose file (nothing was touched). */
