@@ -1,7 +1,8 @@
 /**
  * The environment a compose project is interpolated with (compose specification,
- * "Interpolation"; DESIGN.md §4.2): the shell environment, then the project directory's `.env`
- * for what the shell leaves unset — except yard's own variables (`[ports]` keys, WORKTREE,
+ * "Interpolation"; DESIGN.md §4.2): the shell environment, then the checkout's `.env`, then the
+ * project directory's `.env` (when the first compose file is elsewhere), each for what the ones
+ * before leave unset, as docker compose does — except yard's own variables (`[ports]` keys, WORKTREE,
  * COMPOSE_PROJECT_NAME, YARD_*), which always win. An env file that sets one of them is a
  * warning naming the file and the key, and its value is not used.
  */

@@ -12,7 +12,7 @@ import {applyExtends} from './extends.js'
 import {applyIncludes} from './include.js'
 import {interpolateModel} from './interpolate.js'
 import {applyResets, mergeValue} from './merge.js'
-import {resolvePaths} from './paths.js'
+import {defaultBuildContexts, resolvePaths} from './paths.js'
 import {deepClone, type Env, type Mapping, type ResolveWarning} from './types.js'
 import {type ComposeDocument, parseComposeYaml} from './yaml.js'
 
@@ -86,6 +86,7 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
       model = mergeValue(model, value, [], file) as Mapping
     }
   }
+  defaultBuildContexts(model)
   resolvePaths(model, context.workingDir, context.session.home)
   return model
 }

@@ -2,8 +2,9 @@
  * The Compose merge rules (compose specification, "Merge and override"; the exact behaviour is
  * compose-go's `override/merge.go`): mappings merge recursively, sequences append, scalars are
  * replaced. Exceptions: `command`, `entrypoint` and `healthcheck.test` are replaced;
- * `environment`, `labels`, `annotations`, `sysctls`, `build.args`, … merge as mappings whatever
- * form each side uses (the list form `KEY=VALUE` converted); `depends_on` and a service's
+ * `environment`, `labels`, `annotations`, `sysctls`, `build.args`, … merge key by key whatever
+ * form each side uses (the list form `KEY=VALUE` converted; a bare `KEY` replaces the value with
+ * the environment's); `depends_on` and a service's
  * `networks` merge as mappings (list entries become `{condition: service_started, required:
  * true}` / null); `build: ctx` merges as `{context: ctx}`; `logging` merges only with the same
  * driver; `ulimits` entries are replaced. Uniqueness of `ports`, `volumes`, … is `unique.ts`.
@@ -16,6 +17,8 @@ type Merger = (base: unknown, override: unknown, path: string[], file: string) =
 
 const replace: Merger = (_base, override) => override
 const asMappings: Merger = (base, override, path, file) => mergeMappings(toMapping(base, null), toMapping(override, null), path, file)
+/** `KEY=VALUE` attributes: key by key, a bare `KEY` (null) included — it replaces the value with the environment's (compose-go mergeToSequence + unicity). */
+const keyValues: Merger = (base, override) => ({...toMapping(base, null), ...toMapping(override, null)})
 const asSequences: Merger = (base, override) => [...toSequence(base), ...toSequence(override)]
 
 const dependsOn: Merger = (base, override, path, file) => {
@@ -48,15 +51,15 @@ const SPECIALS: Array<[string[], Merger]> = [
   [['services', '*', 'command'], replace],
   [['services', '*', 'entrypoint'], replace],
   [['services', '*', 'healthcheck', 'test'], replace],
-  [['services', '*', 'environment'], asMappings],
-  [['services', '*', 'labels'], asMappings],
-  [['services', '*', 'annotations'], asMappings],
-  [['services', '*', 'sysctls'], asMappings],
-  [['services', '*', 'build', 'args'], asMappings],
-  [['services', '*', 'build', 'labels'], asMappings],
-  [['services', '*', 'build', 'additional_contexts'], asMappings],
+  [['services', '*', 'environment'], keyValues],
+  [['services', '*', 'labels'], keyValues],
+  [['services', '*', 'annotations'], keyValues],
+  [['services', '*', 'sysctls'], keyValues],
+  [['services', '*', 'build', 'args'], keyValues],
+  [['services', '*', 'build', 'labels'], keyValues],
+  [['services', '*', 'build', 'additional_contexts'], keyValues],
   [['services', '*', 'build', 'extra_hosts'], extraHosts],
-  [['services', '*', 'deploy', 'labels'], asMappings],
+  [['services', '*', 'deploy', 'labels'], keyValues],
   [['services', '*', 'extra_hosts'], extraHosts],
   [['services', '*', 'dns'], asSequences],
   [['services', '*', 'dns_opt'], asSequences],
@@ -69,8 +72,8 @@ const SPECIALS: Array<[string[], Merger]> = [
   [['services', '*', 'build'], build],
   [['services', '*', 'logging'], logging],
   [['services', '*', 'ulimits', '*'], replace],
-  [['networks', '*', 'labels'], asMappings],
-  [['volumes', '*', 'labels'], asMappings],
+  [['networks', '*', 'labels'], keyValues],
+  [['volumes', '*', 'labels'], keyValues],
 ]
 
 function specialFor(path: readonly string[]): Merger | undefined {

@@ -9,6 +9,17 @@ import path from 'node:path'
 
 import {isMapping, type Mapping} from './types.js'
 
+/**
+ * Sets `build.context` to `.` where a `build` mapping has none (compose-go SetDefaultValues: once
+ * a project's files are merged, so an `extends` base can still give the context).
+ */
+export function defaultBuildContexts(model: Mapping): void {
+  if (!isMapping(model.services)) return
+  for (const service of Object.values(model.services)) {
+    if (isMapping(service) && isMapping(service.build) && service.build.context === undefined) service.build.context = '.'
+  }
+}
+
 /** Makes the relative paths of a loaded model absolute against `base`, in place; absolute paths stay. */
 export function resolvePaths(model: Mapping, base: string, home: string): void {
   const abs = (value: unknown): unknown => (typeof value === 'string' ? absolutePath(value, base, home) : value)
@@ -32,7 +43,7 @@ export function resolvePaths(model: Mapping, base: string, home: string): void {
 function resolveServicePaths(service: Mapping, base: string, home: string, abs: (value: unknown) => unknown): void {
   if (typeof service.build === 'string') service.build = contextPath(service.build, base, home)
   else if (isMapping(service.build)) {
-    service.build.context = contextPath(typeof service.build.context === 'string' ? service.build.context : '.', base, home)
+    if (typeof service.build.context === 'string') service.build.context = contextPath(service.build.context, base, home)
     const additional = service.build.additional_contexts
     if (isMapping(additional)) {
       for (const [name, context] of Object.entries(additional)) if (typeof context === 'string') additional[name] = contextPath(context, base, home)

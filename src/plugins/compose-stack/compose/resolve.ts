@@ -10,6 +10,7 @@
 import {homedir} from 'node:os'
 import path from 'node:path'
 
+import {checkReferences} from './consistency.js'
 import {addEnvFileValues, layered, readOptionalEnvFile} from './env.js'
 import {selectComposeFiles} from './files.js'
 import {loadProjectFiles, ResolveSession} from './loader.js'
@@ -42,17 +43,21 @@ export function resolveComposeProjectSync(input: ResolveInput): ResolvedProject 
   const {files} = selectComposeFiles({...input, checkoutDotenv, checkoutDotenvFile, warn})
   if (files.length === 0) return undefined
 
-  // compose-go: the project directory is the first file's; its `.env` fills what the shell leaves unset.
+  // docker compose reads the working directory's .env, then (where the shell and it leave a
+  // variable unset) the project directory's — the first file's directory (cmd/compose toProjectOptions).
   const projectDirectory = path.dirname(files[0])
-  const dotenvFile = path.join(projectDirectory, '.env')
-  const dotenv = dotenvFile === checkoutDotenvFile ? checkoutDotenv : readOptionalEnvFile(dotenvFile, shellAndYard)
   const interpolationEnv = layered(input.env, input.yardEnv)
-  addEnvFileValues(interpolationEnv, dotenv, dotenvFile, input.yardEnv, warn)
+  addEnvFileValues(interpolationEnv, checkoutDotenv, checkoutDotenvFile, input.yardEnv, warn)
+  const dotenvFile = path.join(projectDirectory, '.env')
+  if (dotenvFile !== checkoutDotenvFile) {
+    addEnvFileValues(interpolationEnv, readOptionalEnvFile(dotenvFile, interpolationEnv), dotenvFile, input.yardEnv, warn)
+  }
 
   const loaded = loadProjectFiles(files, {session, workingDir: projectDirectory, env: interpolationEnv, included: []})
   removeExtensions(loaded)
   const services = (isMapping(loaded.services) ? loaded.services : {}) as Record<string, Mapping>
-  applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
+  const inactive = applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
+  checkReferences(loaded, services, inactive)
   normalizeServices(services, interpolationEnv)
   const model = {...loaded, services} as ComposeModelDocument
   return {projectDirectory, files: [...session.files], model, interpolationEnv, warnings: [...session.warnings]}

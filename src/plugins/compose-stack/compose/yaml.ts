@@ -61,8 +61,30 @@ class Converter {
   readonly overrides: string[][] = []
   private visits = 0
   private readonly aliasStack = new Set<Node>()
+  /** Each alias's anchored node, found in one pass (the library's Alias.resolve walks the whole document per alias). */
+  private readonly targets = new Map<Alias, Node>()
 
-  constructor(private readonly document: Document, private readonly file: string) {}
+  constructor(document: Document, private readonly file: string) {
+    const anchors = new Map<string, Node>()
+    // Document order: an alias refers to the closest anchor of its name before it (YAML 1.2 §3.2.2.2).
+    const walk = (node: unknown): void => {
+      if (isAlias(node)) {
+        const target = anchors.get(node.source)
+        if (target) this.targets.set(node, target)
+        return
+      }
+      if (!isScalar(node) && !isMap(node) && !isSeq(node)) return
+      if (node.anchor) anchors.set(node.anchor, node)
+      if (isSeq(node)) for (const item of node.items) walk(item)
+      if (isMap(node)) {
+        for (const pair of node.items) {
+          walk(pair.key)
+          walk(pair.value)
+        }
+      }
+    }
+    walk(document.contents)
+  }
 
   convert(node: unknown, path: string[]): unknown {
     if (++this.visits > MAX_NODE_VISITS) {
@@ -78,7 +100,11 @@ class Converter {
       return RESET
     }
     if (node.tag === '!override') this.overrides.push(path)
-    if (isScalar(node)) return node.value ?? null
+    if (isScalar(node)) {
+      // Compose's Go YAML reads a plain 0755 as octal (strconv base 0), as file modes are written; YAML 1.2 core says decimal.
+      if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[-+]?0[0-7]+$/.test(node.source)) return Number.parseInt(node.source, 8)
+      return node.value ?? null
+    }
     if (isSeq(node)) {
       const items: unknown[] = []
       node.items.forEach((item, index) => {
@@ -91,7 +117,7 @@ class Converter {
   }
 
   private convertAlias(node: Alias, path: string[]): unknown {
-    const target = node.resolve(this.document)
+    const target = this.targets.get(node)
     if (!target) throw this.error(path, `unknown alias *${node.source}`)
     if (this.aliasStack.has(target)) throw this.error(path, `alias *${node.source} refers to itself`)
     this.aliasStack.add(target)
@@ -125,7 +151,7 @@ class Converter {
   }
 
   private keyOf(key: unknown, path: string[]): string {
-    if (isAlias(key)) return this.keyOf(key.resolve(this.document), path)
+    if (isAlias(key)) return this.keyOf(this.targets.get(key), path)
     if (key === null || key === undefined) return ''
     if (isScalar(key)) return key.value === null ? '' : String(key.value)
     throw this.error(path, 'a mapping key must be a scalar')

@@ -25,6 +25,15 @@ const interpolation: ResolverCase[] = [
     },
   },
   {
+    rule: 'precedence: the checkout\'s .env over the project directory\'s, when COMPOSE_FILE points elsewhere (docker compose TestComposeFileSetByDotEnv)',
+    files: {
+      '.env': 'COMPOSE_FILE="${COMPOSE_FILE:-development/compose.yaml}"\nIMAGE_NAME=test\nCOMPOSE_PROFILES=test\n',
+      'development/.env': 'IMAGE_NAME="${IMAGE_NAME:-backend}"\nIMAGE_TAG="${IMAGE_TAG:-latest}"\n',
+      'development/compose.yaml': 'services:\n  backend:\n    image: $IMAGE_NAME:$IMAGE_TAG\n  test:\n    profiles: [test]\n    image: enabled:profile\n',
+    },
+    services: {backend: {image: 'test:latest'}, test: {image: 'enabled:profile'}},
+  },
+  {
     rule: 'syntax: $$, unbraced $VAR, defaults (- and :-), alternatives (+ and :+), nested defaults; keys stay as written',
     files: {'compose.yaml': `
 services:
@@ -99,6 +108,7 @@ configs:
 volumes:
   bound: {driver: local, driver_opts: {type: none, o: bind, device: ./bound}}
   named: {}
+  v:
 `,
     },
     checkout: 'proj',
@@ -113,7 +123,7 @@ volumes:
       },
       secrets: {token: {file: '$DIR/proj/secrets/token'}},
       configs: {conf: {file: `${HOME}/conf.ini`}},
-      volumes: {bound: {driver: 'local', driver_opts: {type: 'none', o: 'bind', device: '$DIR/proj/bound'}}, named: {}},
+      volumes: {bound: {driver: 'local', driver_opts: {type: 'none', o: 'bind', device: '$DIR/proj/bound'}}, named: {}, v: null},
     },
   },
 ]

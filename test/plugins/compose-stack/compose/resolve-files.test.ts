@@ -35,9 +35,19 @@ x-trailer: 1
     }},
   },
   {
+    rule: 'YAML: an alias refers to the closest anchor of its name before it',
+    files: {'compose.yaml': 'services:\n  first: &d {image: one}\n  second: *d\n  third: &d {image: two}\n  fourth: *d\n'},
+    services: {first: {image: 'one'}, second: {image: 'one'}, third: {image: 'two'}, fourth: {image: 'two'}},
+  },
+  {
     rule: 'YAML: an error names the file, line and column',
     files: {'compose.yaml': 'services:\n  web:\n    image: a\n    image: b\n'},
     error: /compose\.yaml:4:\d+: .*(unique|Map keys)/i,
+  },
+  {
+    rule: 'YAML: a plain 0440 is octal, as Compose\'s Go YAML reads file modes; quoted it stays a string',
+    files: {'compose.yaml': 'services:\n  web:\n    image: a\n    secrets: [{source: s, mode: 0440}]\n    labels: {m: "0440"}\nsecrets:\n  s: {file: ./s}\n'},
+    services: {web: {image: 'a', secrets: [{source: 's', mode: 0o440}], labels: {m: '0440'}}},
   },
   {
     rule: 'YAML: several documents in one file merge in order',
@@ -184,6 +194,18 @@ services:
     },
     read: ['compose.yaml', 'common/web.yaml', 'base/base.yaml'],
     services: {web: {image: 'node', environment: {NODE_ENV: 'dev'}, build: '$DIR/common', volumes: ['$DIR/base/cache:/cache', '$DIR/src:/src']}},
+  },
+  {
+    rule: 'extends: a build without context inherits its base\'s, from the base\'s file (compose-go TestLoadExtendsSameFile)',
+    files: {
+      'compose.yaml': 'services:\n  out-base: {extends: {file: sub/compose.yaml, service: base}}\n  out-service: {extends: {file: sub/compose.yaml, service: service}}\n  own: {build: {target: dev}}\n',
+      'sub/compose.yaml': 'services:\n  base: {build: {context: ..}}\n  service: {extends: base, build: {target: target}}\n',
+    },
+    services: {
+      'out-base': {build: {context: '$DIR'}},
+      'out-service': {build: {context: '$DIR', target: 'target'}},
+      own: {build: {target: 'dev', context: '$DIR'}},
+    },
   },
   {
     rule: 'extends: a cycle is an InputError',
