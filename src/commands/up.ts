@@ -41,7 +41,7 @@ export default class Up extends BaseCommand {
     const {target, plan} = outcome
     if (flags['dry-run']) {
       if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)
-      else if (plan) this.print(`# ${describeTarget(target)}: the rendered compose file (from ${plan.files.join(', ')})\n${stringify(plan.compose, {lineWidth: 0})}\n${renderReport(plan.report)}`)
+      else if (plan) this.print(`${plan.rendered ?? stringify(plan.compose, {lineWidth: 0})}\n${renderReport(plan.report)}`)
       return {project: target.project, files: plan?.files ?? [], compose: plan?.compose ?? null, report: plan?.report ?? []}
     }
     const ports = Object.entries(target.ports).map(([key, port]) => `${key}=${port}`)

@@ -201,6 +201,8 @@ export interface StackPlan {
   files: string[]
   /** The rendered compose file as an object. */
   compose: Record<string, unknown>
+  /** The rendered compose file's text, when the backend writes one. */
+  rendered?: string
   report: StackReportEntry[]
   ports: ImplicitPort[]
 }

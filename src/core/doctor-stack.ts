@@ -19,7 +19,15 @@ export function stackIsolationCheck(registry: () => Promise<Registry>): DoctorCh
         if (error instanceof InputError) return {level: 'ok', detail: 'no project here: nothing to check'}
         throw error
       }
-      const {workspace, target} = await resolveTarget(context)
+      let resolved: Awaited<ReturnType<typeof resolveTarget>>
+      try {
+        resolved = await resolveTarget(context)
+      } catch (error) {
+        // Config errors are the config check's; a directory that is no checkout yard knows has no stack.
+        if (error instanceof InputError) return {level: 'ok', detail: `no checkout of yard's here (${error.message}): nothing to check`}
+        throw error
+      }
+      const {workspace, target} = resolved
       const plan = await stackPlanOf(context, await registry(), workspace, target)
       if (!plan) return {level: 'ok', detail: `${target.name}: no compose file (box-only)`}
       const refused = plan.report.filter((entry) => entry.kind === 'refused')

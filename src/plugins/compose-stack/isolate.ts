@@ -59,9 +59,8 @@ function serviceNetworks(service: ComposeServiceDocument): string[] {
  * @param model the resolved model (resolver.ts); not changed
  */
 export function isolate(model: ComposeModelDocument, target: Target, settings: IsolationSettings): Isolated {
-  const compose = deepClone(model)
+  const compose: ComposeModelDocument = {...deepClone(model), name: target.project}
   compose.services ??= {}
-  compose.name = target.project
   const labels = yardLabels(target)
   const {ports, report} = rewritePorts(compose, target)
   const worktree = !target.isMain

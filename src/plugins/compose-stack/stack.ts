@@ -97,7 +97,7 @@ export class ComposeStack implements StackBackend {
    */
   async plan(target: Target, spec: StackSpec): Promise<StackPlan | undefined> {
     const planned = await planStack(target, spec, this.context.env)
-    return planned && {project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports}
+    return planned && {project: planned.project, files: planned.files, compose: planned.compose, rendered: planned.text, report: planned.report, ports: planned.ports}
   }
 
   /**
