@@ -15,6 +15,7 @@ import {InputError} from './errors.js'
 import {createMachine} from './machine.js'
 import {bindsOutside, describeOutsideBind} from './machine-binds.js'
 import {ensureMachine} from './machine-ensure.js'
+import {describeMissingEnvFile, missingEnvFiles} from './missing-env-files.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
 import {buildTarget, resolveTarget, Workspace} from './workspace.js'
@@ -130,6 +131,7 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
+  if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
   return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined}
 }
