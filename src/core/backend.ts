@@ -143,7 +143,7 @@ export interface BoxCapability {
 
 /** What `up` and `logs` need beyond the Target: the targeted checkout's stack config (DESIGN.md §4.2). */
 export interface StackSpec {
-  /** The targeted checkout's compose files, absolute (never main's); never empty. */
+  /** The targeted checkout's compose files, absolute (never main's): `[stack] files` or the default file found; empty when only `COMPOSE_FILE` names them. */
   files: string[]
   /** `[stack] provider`: `auto` or a provider id (compose-provider.ts). */
   provider: string

@@ -117,4 +117,28 @@ describe('compose-stack: what cannot be isolated is refused before anything star
     expect(nuke.exitCode, nuke.stderr).to.equal(0)
     expect(podmanTry('volume', 'exists', `${PREFIX}-feat_pg`).status, 'nuke removes the per-checkout volume').to.equal(1)
   })
+
+  it('an up that fails part-way names the services it left running, and down removes them', async () => {
+    const part = path.join(`${repo}-worktrees`, 'part')
+    git(repo, 'worktree', 'add', '-q', '-b', 'wt/part', part)
+    writeFile(part, 'compose.yaml', `services:\n  good:\n${sleeper}  bad:\n    image: localhost/${PREFIX}-missing:1\n    depends_on: [good]\n`)
+    const up = await run(['up', '--worktree', 'part'])
+    expect(up.exitCode, up.stderr).to.equal(1)
+    expect(up.stderr).to.include(`${PREFIX}-part: bad did not start`)
+    expect(up.stderr).to.include('left running: good')
+    expect(up.stderr).to.include('`yard down --worktree part` removes what it left')
+    const down = await run(['down', '--worktree', 'part'])
+    expect(down.exitCode, down.stderr).to.equal(0)
+    expect(podman('ps', '--all', '--filter', `label=com.docker.compose.project=${PREFIX}-part`, '--format', '{{.Names}}')).to.equal('')
+  })
+
+  it('yard up --json gives the report, the services and the ports', async () => {
+    const up = await run(['up', '--json', '--worktree', 'feat'])
+    expect(up.exitCode, up.stderr).to.equal(0)
+    const json = up.json as Record<string, unknown> & {services: Array<{service: string}>; report: unknown[]}
+    expect(Object.keys(json)).to.deep.equal(['project', 'boxOnly', 'files', 'report', 'services', 'ports', 'implicitPorts'])
+    expect(json.services.map((service) => service.service).sort()).to.deep.equal(['db', 'dns'])
+    expect(json.report.length).to.be.greaterThan(0)
+    expect((await run(['nuke', '--worktree', 'feat'])).exitCode).to.equal(0)
+  })
 })
