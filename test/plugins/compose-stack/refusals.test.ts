@@ -12,7 +12,7 @@ import path from 'node:path'
 import {stringify} from 'yaml'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../../support/repo.js'
-import {BUSYBOX_IMAGE, podman, podmanEnv, podmanTry, prepareStackTests, sweep} from '../../support/podman.js'
+import {BUSYBOX_IMAGE, ensureDefaultImage, podman, podmanEnv, podmanTry, prepareStackTests, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-z4'
@@ -113,6 +113,11 @@ describe('compose-stack: what cannot be isolated is refused before anything star
     const up = await run(['up', '--worktree', 'feat'])
     expect(up.exitCode, up.stderr).to.equal(0)
     expect(podman('volume', 'inspect', '--format', '{{index .Labels "yard.dev/project"}}', `${PREFIX}-feat_pg`)).to.equal(`${PREFIX}-feat`)
+    // The box joins every network of the project, not only <project>_default (dns is only on back).
+    await ensureDefaultImage()
+    const box = await run(['box', 'up', '--worktree', 'feat'])
+    expect(box.exitCode, box.stderr).to.equal(0)
+    expect(podman('container', 'inspect', '--format', '{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}', `${PREFIX}-feat-box`).trim().split(' ').sort()).to.deep.equal([`${PREFIX}-feat_back`, `${PREFIX}-feat_default`])
     const nuke = await run(['nuke', '--worktree', 'feat'])
     expect(nuke.exitCode, nuke.stderr).to.equal(0)
     expect(podmanTry('volume', 'exists', `${PREFIX}-feat_pg`).status, 'nuke removes the per-checkout volume').to.equal(1)
