@@ -7,7 +7,9 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
+import {once} from 'node:events'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import {stringify} from 'yaml'
 
@@ -145,5 +147,24 @@ describe('compose-stack: what cannot be isolated is refused before anything star
     expect(json.services.map((service) => service.service).sort()).to.deep.equal(['db', 'dns'])
     expect(json.report.length).to.be.greaterThan(0)
     expect((await run(['nuke', '--worktree', 'feat'])).exitCode).to.equal(0)
+  })
+
+  it('up probes the compose file\'s own host ports too: a busy one is exit 3 naming its source', async () => {
+    const busy = path.join(`${repo}-worktrees`, 'busy')
+    git(repo, 'worktree', 'add', '-q', '-b', 'wt/busy', busy)
+    writeFile(busy, 'compose.yaml', `services:\n  web:\n${sleeper}    ports: ["8765:80"]\n`)
+    const dry = await run(['up', '--dry-run', '--json', '--worktree', 'busy'])
+    const published = (dry.json as {compose: {services: {web: {ports: string[]}}}}).compose.services.web.ports[0]
+    const port = Number(published.split(':')[0])
+    const server = net.createServer().listen(port, '0.0.0.0')
+    await once(server, 'listening')
+    try {
+      const up = await run(['up', '--worktree', 'busy'])
+      expect(up.exitCode, up.stderr).to.equal(3)
+      expect(up.stderr).to.include(`port ${port} (compose:web:8765) is in use by another process`)
+      expect(podman('ps', '--all', '--filter', `label=com.docker.compose.project=${PREFIX}-busy`, '--format', '{{.Names}}')).to.equal('')
+    } finally {
+      server.close()
+    }
   })
 })
