@@ -16,11 +16,17 @@ export function isYardVariable(name: string, yardEnv: Env): boolean {
   return yardEnv[name] !== undefined || name === 'WORKTREE' || name === 'COMPOSE_PROJECT_NAME' || name.startsWith('YARD_')
 }
 
-/** The defined entries of an environment, with `over` winning over `base`. */
+/**
+ * The defined entries of an environment, with `over` winning over `base`: a name `over` has with
+ * an undefined value is unset (yard's WORKTREE is unset for main, whatever the shell has).
+ */
 export function layered(base: Env, over: Env = {}): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(base)) if (value !== undefined) result[name] = value
-  for (const [name, value] of Object.entries(over)) if (value !== undefined) result[name] = value
+  for (const [name, value] of Object.entries(over)) {
+    if (value === undefined) delete result[name]
+    else result[name] = value
+  }
   return result
 }
 

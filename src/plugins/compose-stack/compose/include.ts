@@ -6,8 +6,8 @@
  * project's environment plus its env files (default: `.env` of its project directory) for what
  * that leaves unset. Paths in an entry are relative to the including project's directory. Its
  * services, networks, volumes, secrets, configs and models are then copied into the including
- * model; a name both define is merged, the includer's definition on top (as compose-go does),
- * with a warning. Includes nest; a cycle is an error.
+ * model; a name both define is merged, the includer's definition on top (as compose-go does;
+ * its `!reset`/`!override` apply to the included one), with a warning. Includes nest; a cycle is an error.
  */
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
@@ -16,7 +16,7 @@ import {InputError} from '../../../core/errors.js'
 import {addEnvFileValues} from './env.js'
 import {readEnvFile} from './env-file.js'
 import type {LoadContext} from './loader.js'
-import {mergeValue} from './merge.js'
+import {applyResets, mergeValue} from './merge.js'
 import {absolutePath} from './paths.js'
 import {isMapping, type Mapping} from './types.js'
 
@@ -36,7 +36,7 @@ const RESOURCES = ['services', 'volumes', 'networks', 'secrets', 'configs', 'mod
  * @throws InputError for a malformed entry, a missing env file, an include cycle, or any error of
  *   the included files.
  */
-export function applyIncludes(model: Mapping, file: string, context: LoadContext, load: Load): void {
+export function applyIncludes(model: Mapping, file: string, context: LoadContext, load: Load, resets: string[][] = []): void {
   const include = model.include
   delete model.include
   if (include === undefined || include === null) return
@@ -55,7 +55,7 @@ export function applyIncludes(model: Mapping, file: string, context: LoadContext
       addEnvFileValues(env, readEnvFile(envFile, env), envFile, context.session.yardEnv, (warning) => context.session.warn(warning))
     }
     const imported = load(entry.paths, {session: context.session, workingDir: entry.projectDirectory, env, included: chain})
-    importResources(imported, model, file, context)
+    importResources(imported, model, file, context, resets)
   }
 }
 
@@ -95,7 +95,8 @@ function parseEntry(raw: unknown, file: string, context: LoadContext): IncludeEn
   return {paths, projectDirectory, envFiles}
 }
 
-function importResources(imported: Mapping, model: Mapping, file: string, context: LoadContext): void {
+/** `resets`: the including document's `!reset`/`!override` paths, which apply to a definition it redefines. */
+function importResources(imported: Mapping, model: Mapping, file: string, context: LoadContext, resets: string[][]): void {
   for (const section of RESOURCES) {
     const from = imported[section]
     if (!isMapping(from)) continue
@@ -106,8 +107,9 @@ function importResources(imported: Mapping, model: Mapping, file: string, contex
         into[name] = definition
         continue
       }
-      context.session.warn({kind: 'include-conflict', file, key: `${section}.${name}`, message: `${file} defines ${section}.${name}, which an included file defines too; the two are merged, ${file}'s on top`})
-      into[name] = mergeValue(definition, into[name], [section, name], file)
+      context.session.warn({kind: 'include-conflict', file, key: `${section}.${name}`, message: `${section}.${name} of ${file} (or of an earlier include) is defined again by an included file; the definitions are merged, the including file's on top`})
+      applyResets(imported, resets.filter((reset) => reset[0] === section && reset[1] === name))
+      into[name] = mergeValue(from[name], into[name], [section, name], file)
     }
     model[section] = into
   }

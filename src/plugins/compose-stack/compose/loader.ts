@@ -2,8 +2,9 @@
  * Loads compose files into one model the way compose-go's loader does (`loader/loader.go`,
  * loadYamlFile): each document of each file is interpolated, then its `include:` entries are
  * loaded and imported, then its `!reset`/`!override` paths are applied to what it overrides,
- * then its services' `extends:` are resolved, then it is merged onto the files before it. Every
- * file is read and parsed once per resolution.
+ * then its services' `extends:` are resolved, then it is merged onto the files before it; once
+ * all are merged, relative paths and bare `environment` entries are resolved in the set's own
+ * directory and environment. Every file is read and parsed once per resolution.
  */
 import {readFileSync} from 'node:fs'
 
@@ -12,6 +13,7 @@ import {applyExtends} from './extends.js'
 import {applyIncludes} from './include.js'
 import {interpolateModel} from './interpolate.js'
 import {applyResets, mergeValue} from './merge.js'
+import {resolveBareEnvironment} from './normalize.js'
 import {defaultBuildContexts, resolvePaths} from './paths.js'
 import {deepClone, type Env, type Mapping, type ResolveWarning} from './types.js'
 import {type ComposeDocument, parseComposeYaml} from './yaml.js'
@@ -79,15 +81,17 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
   for (const file of files) {
     for (const document of context.session.documents(file)) {
       const value = interpolateDocument(document, file, context)
-      applyIncludes(value, file, context, loadProjectFiles)
-      applyResets(model, [...document.resets, ...document.overrides])
-      applyExtends(value, file, context, [...document.resets, ...document.overrides])
+      const resets = [...document.resets, ...document.overrides]
+      applyIncludes(value, file, context, loadProjectFiles, resets)
+      applyResets(model, resets)
+      applyExtends(value, file, context, resets)
       delete value.version
       model = mergeValue(model, value, [], file) as Mapping
     }
   }
   defaultBuildContexts(model)
   resolvePaths(model, context.workingDir, context.session.home)
+  resolveBareEnvironment(model, context.env)
   return model
 }
 

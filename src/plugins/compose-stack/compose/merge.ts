@@ -46,6 +46,17 @@ const extraHosts: Merger = (base, override) => {
   return merged
 }
 
+/** IPAM pools: an override's pool with the subnet of an earlier one merges onto it; others are added (compose-go mergeIPAMConfig). */
+const ipamConfig: Merger = (base, override, path, file) => {
+  const merged = toSequence(base).slice()
+  for (const pool of toSequence(override)) {
+    const at = isMapping(pool) ? merged.findIndex((earlier) => isMapping(earlier) && earlier.subnet === pool.subnet) : -1
+    if (at === -1) merged.push(pool)
+    else merged[at] = mergeMappings({...(merged[at] as Mapping)}, pool as Mapping, path, file)
+  }
+  return merged
+}
+
 /** Path patterns (`*` is any key) and their merge rule. */
 const SPECIALS: Array<[string[], Merger]> = [
   [['services', '*', 'command'], replace],
@@ -73,6 +84,7 @@ const SPECIALS: Array<[string[], Merger]> = [
   [['services', '*', 'logging'], logging],
   [['services', '*', 'ulimits', '*'], replace],
   [['networks', '*', 'labels'], keyValues],
+  [['networks', '*', 'ipam', 'config'], ipamConfig],
   [['volumes', '*', 'labels'], keyValues],
 ]
 

@@ -33,6 +33,21 @@ export function removeExtensions(value: unknown): void {
 }
 
 /**
+ * Gives the bare entries of every service's `environment` (`- KEY`, `KEY:`) their value from
+ * `env`, where it has one, in place (compose-go ResolveEnvironment, run once a project's files
+ * are merged — so an included project's bare entries take its own `.env` values too).
+ */
+export function resolveBareEnvironment(model: Mapping, env: Readonly<Record<string, string>>): void {
+  if (!isMapping(model.services)) return
+  for (const service of Object.values(model.services)) {
+    if (!isMapping(service) || service.environment === undefined || service.environment === null) continue
+    const environment = toMapping(service.environment, null)
+    for (const [key, value] of Object.entries(environment)) if ((value === null || value === undefined) && env[key] !== undefined) environment[key] = env[key]
+    service.environment = environment
+  }
+}
+
+/**
  * Folds `env_file` into `environment`, resolves bare entries, stringifies values, and makes
  * `labels` a string mapping, for every service in place.
  * @throws InputError naming the service and file when a required env file is missing.

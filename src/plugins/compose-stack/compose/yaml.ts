@@ -34,7 +34,7 @@ export function parseComposeYaml(text: string, file: string): ComposeDocument[] 
     const error = document.errors[0]
     if (error) {
       const at = error.linePos ? `:${error.linePos[0].line}:${error.linePos[0].col}` : ''
-      throw new InputError(`${file}${at}: ${error.message.split('\n')[0]}`, {
+      throw new InputError(`${file}${at}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, {
         why: 'the compose file is not valid YAML',
         fix: `correct ${file}`,
       })

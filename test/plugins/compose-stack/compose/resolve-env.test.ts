@@ -34,6 +34,13 @@ const interpolation: ResolverCase[] = [
     services: {backend: {image: 'test:latest'}, test: {image: 'enabled:profile'}},
   },
   {
+    rule: 'precedence: a yard variable given as undefined is unset, whatever the shell and .env say (WORKTREE in main)',
+    files: {'.env': 'WORKTREE=from-dotenv\n', 'compose.yaml': 'services:\n  web: {image: "app:${WORKTREE:-main}"}\n'},
+    input: {env: {WORKTREE: 'feat'}, yardEnv: {WORKTREE: undefined}},
+    services: {web: {image: 'app:main'}},
+    warnings: ['yard-variable-in-env-file WORKTREE'],
+  },
+  {
     rule: 'syntax: $$, unbraced $VAR, defaults (- and :-), alternatives (+ and :+), nested defaults; keys stay as written',
     files: {'compose.yaml': `
 services:

@@ -119,17 +119,17 @@ const discovery: ResolverCase[] = [
 
 const include: ResolverCase[] = [
   {
-    rule: 'include (short form): paths relative to the included file, its own .env for what the includer leaves unset',
+    rule: 'include (short form): paths relative to the included file, its own .env for what the includer leaves unset (bare environment entries too)',
     files: {
       '.env': 'SHARED=from-main\n',
       'compose.yaml': 'include:\n  - lib/db.yaml\nservices:\n  web: {image: web, depends_on: [db]}\n',
-      'lib/db.yaml': 'services:\n  db:\n    image: "postgres:${PG:-15}"\n    environment: {SHARED: "${SHARED}"}\n    volumes: [./data:/var/lib/postgresql/data]\n',
+      'lib/db.yaml': 'services:\n  db:\n    image: "postgres:${PG:-15}"\n    environment: {SHARED: "${SHARED}", PG: null}\n    volumes: [./data:/var/lib/postgresql/data]\n',
       'lib/.env': 'PG=16\nSHARED=from-lib\n',
     },
     read: ['compose.yaml', 'lib/db.yaml'],
     services: {
       web: {image: 'web', depends_on: ['db']},
-      db: {image: 'postgres:16', environment: {SHARED: 'from-main'}, volumes: ['$DIR/lib/data:/var/lib/postgresql/data']},
+      db: {image: 'postgres:16', environment: {SHARED: 'from-main', PG: '16'}, volumes: ['$DIR/lib/data:/var/lib/postgresql/data']},
     },
   },
   {
@@ -146,12 +146,31 @@ const include: ResolverCase[] = [
     },
   },
   {
+    rule: 'include + extends: an included file\'s extends file: is relative to its project directory (compose-go testdata/combined)',
+    files: {
+      'compose.yaml': 'include:\n  - path: [dir/included.yaml]\n',
+      'dir/included.yaml': 'services:\n  service:\n    extends: {file: extended.yaml, service: service}\n',
+      'dir/extended.yaml': 'services:\n  service:\n    build: .\n',
+    },
+    read: ['compose.yaml', 'dir/included.yaml', 'dir/extended.yaml'],
+    services: {service: {build: '$DIR/dir'}},
+  },
+  {
     rule: 'include: a resource both define is merged, the includer\'s on top, with a warning',
     files: {
       'compose.yaml': 'include: [other.yaml]\nservices:\n  db: {environment: {A: "main"}}\n',
       'other.yaml': 'services:\n  db: {image: pg, environment: {A: "other", B: "other"}}\n',
     },
     services: {db: {image: 'pg', environment: {A: 'main', B: 'other'}}},
+    warnings: ['include-conflict services.db'],
+  },
+  {
+    rule: 'include: the includer\'s !reset and !override apply to the included definition it redefines',
+    files: {
+      'compose.yaml': 'include: [other.yaml]\nservices:\n  db:\n    ports: !reset []\n    environment: !override {ONLY: main}\n',
+      'other.yaml': 'services:\n  db: {image: pg, ports: ["5432:5432"], environment: {A: other}}\n',
+    },
+    services: {db: {image: 'pg', environment: {ONLY: 'main'}}},
     warnings: ['include-conflict services.db'],
   },
   {
@@ -206,6 +225,11 @@ services:
       'out-service': {build: {context: '$DIR', target: 'target'}},
       own: {build: {target: 'dev', context: '$DIR'}},
     },
+  },
+  {
+    rule: 'extends: !reset in the extending service removes what it inherits (compose-go testdata/extends/reset.yaml)',
+    files: {'compose.yaml': 'services:\n  init: {image: "alpine:latest", command: "sleep infinity", ports: ["80:80"]}\n  base:\n    extends: {service: init}\n    command: !reset\n    ports: !override ["81:81"]\n'},
+    services: {init: {image: 'alpine:latest', command: 'sleep infinity', ports: ['80:80']}, base: {image: 'alpine:latest', ports: ['81:81']}},
   },
   {
     rule: 'extends: a cycle is an InputError',

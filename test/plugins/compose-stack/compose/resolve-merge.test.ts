@@ -53,6 +53,14 @@ const merge: ResolverCase[] = [
     'services:\n  web:\n    ports: !reset []\n    environment:\n      FOO: !reset null\n    volumes: !override\n      - ./y:/y\n',
     {web: {image: 'a', environment: {KEEP: '1'}, volumes: ['$DIR/y:/y'], labels: {a: '1'}}}),
   {
+    rule: 'networks: IPAM pools merge by subnet, other pools are added',
+    files: {
+      'compose.yaml': 'services: {}\nnetworks:\n  back:\n    ipam: {config: [{subnet: 10.1.0.0/24, gateway: 10.1.0.1}]}\n',
+      'compose.override.yaml': 'networks:\n  back:\n    ipam: {config: [{subnet: 10.1.0.0/24, ip_range: 10.1.0.0/25}, {subnet: 10.2.0.0/24}]}\n',
+    },
+    model: {services: {}, networks: {back: {ipam: {config: [{subnet: '10.1.0.0/24', gateway: '10.1.0.1', ip_range: '10.1.0.0/25'}, {subnet: '10.2.0.0/24'}]}}}},
+  },
+  {
     rule: 'merge: a mapping over a sequence is an InputError naming the file and key',
     files: {'compose.yaml': 'services:\n  web: {ports: ["80:80"]}\n', 'compose.override.yaml': 'services:\n  web: {ports: {a: 1}}\n'},
     error: /compose\.override\.yaml: cannot override services\.web\.ports/,
