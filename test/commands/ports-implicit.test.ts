@@ -32,14 +32,14 @@ describe('yard ports / env: the compose file\'s own host ports (DESIGN.md §4.2)
   })
 
   it('--all: two checkouts whose files put a host port in the same place clash', async () => {
-    const repo = makeRepo({'yard.local.toml': '[worktree-offsets]\nfeat = 1\nfix = 11\n', 'compose.yaml': compose(['80:80'])})
-    // feat's file also fixes 20050, so its window starts at 21000: its 80 lands on 21000, where fix (offset 11) puts its own 80.
+    const repo = makeRepo({'yard.local.toml': '[worktree-offsets]\nfeat = 1\nfix = 2\n', 'compose.yaml': compose(['80:80'])})
+    // feat's file also fixes 20050, so its window starts at 20100: its 80 lands on 20100, where fix (offset 2) puts its own 80.
     writeFile(addWorktree(repo, 'feat'), 'compose.yaml', compose(['80:80', '20050:20050']))
     addWorktree(repo, 'fix')
     const all = (await yard(['ports', '--all', '--json'], {cwd: repo, env: clean})).json as PortsReport[]
     const row = (name: string) => all.find((report) => report.worktree === name)!
-    expect(row('feat').implicitPorts[0].host).to.equal(21_000)
-    expect(row('fix').implicitPorts[0].host).to.equal(21_000)
+    expect(row('feat').implicitPorts[0].host).to.equal(20_100)
+    expect(row('fix').implicitPorts[0].host).to.equal(20_100)
     expect(row('feat').clashesWith).to.deep.equal(['fix'])
     expect(row('fix').clashesWith).to.deep.equal(['feat'])
     expect(row('main').clashesWith).to.deep.equal([])

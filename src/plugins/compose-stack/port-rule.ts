@@ -5,7 +5,7 @@
  * L is the sorted set of every host port the file fixes (ranges expanded; every service,
  * protocol and bind address), n = |L|, and rank(p) the 0-based position of p in L. The stride
  * is S = 100·⌈n/100⌉ (100 for up to 100 ports). The window is [B, B + 89·S): B is the first of
- * 20000, 21000, …, then 2000, 3000, …, 19000, whose window stays below 65536 and holds no port of
+ * 20000, 20100, …, then 2000, 2100, …, 19900, whose window stays below 65536 and holds no port of
  * L, no host port the engine may pick for the file (`8000-8010:80`) and no `[ports]` range
  * [base, base + 89]. The worktree at offset k (1..89) publishes p at B + (k − 1)·S + rank(p);
  * main (offset 0) publishes p.
@@ -26,7 +26,7 @@ export interface PortRange {
 /** The highest worktree offset (DESIGN.md §3.4). */
 export const MAX_OFFSET = 89
 const FIRST_WINDOW = 20_000
-const WINDOW_STEP = 1000
+const WINDOW_STEP = 100
 const LOWEST_WINDOW = 2000
 
 export interface PortRule {

@@ -76,10 +76,10 @@ describe('the port rule (DESIGN.md §4.2)', () => {
   it('leaves ports that come from a [ports] key as they are, and keeps the window off [ports] ranges', () => {
     // The resolved model of each checkout: WEB_PORT interpolated as base + offset.
     const keyed = (offset: number): ComposeModelDocument => ({services: {web: {ports: [`${20_050 + offset}:80`, '5432:5432', '9000-9010:80']}}})
-    // At offset 4 WEB_PORT = 20054: keyed, so it stays; the window skips [20050, 20139]; the
+    // At offset 4 WEB_PORT = 20054: keyed, so it stays; the window skips [20050, 20139] (B = 20200); the
     // engine picks from 9000-9010 itself, so that entry is left alone.
     const feat = render(keyed, 4, {WEB_PORT: 20_050}).services
-    expect(feat.web.ports).to.deep.equal(['20054:80', '21300:5432', '9000-9010:80'])
+    expect(feat.web.ports).to.deep.equal(['20054:80', '20500:5432', '9000-9010:80'])
     expectDisjoint(keyed, {WEB_PORT: 20_050})
   })
 
@@ -92,8 +92,20 @@ describe('the port rule (DESIGN.md §4.2)', () => {
     )
     fc.assert(fc.property(fc.array(fc.array(entry, {maxLength: 5}), {minLength: 1, maxLength: 4}), (services) => {
       const model: ComposeModelDocument = {services: Object.fromEntries(services.map((ports, index) => [`s${index}`, {ports}]))}
+      // A file whose fixed ports leave no window is refused (the report says so), never run half-moved.
+      const refused = rewritePorts(structuredClone(model), target(1)).report.some((entry) => entry.kind === 'refused')
+      fc.pre(!refused)
       expectDisjoint(model)
-    }), {numRuns: 40})
+    }), {numRuns: 100})
+  })
+
+  it('refuses, rather than half-moves, a file whose fixed ports leave no window', () => {
+    // 720 fixed ports: a stride of 800, and 89 blocks of 800 do not fit below 65536.
+    const dense: ComposeModelDocument = {services: {s: {ports: Array.from({length: 80}, (_, index) => `${1100 + index * 800}-${1108 + index * 800}:${1100 + index * 800}-${1108 + index * 800}`)}}}
+    const copy = structuredClone(dense)
+    const {report} = rewritePorts(copy, target(5))
+    expect(report.filter((entry) => entry.kind === 'refused')).to.have.length(80)
+    expect(copy).to.deep.equal(dense)
   })
 
   it('is stable: a port moves to the same place on every call, and the stride grows past 100 ports', () => {
