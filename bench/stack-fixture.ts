@@ -54,6 +54,39 @@ volumes:
   data:
 `
 
+/**
+ * A 10-service project for `yard up --dry-run`: six services extending a base of another file
+ * (itself extending one), sharing an `x-` fragment through a merge key; an override file; two
+ * includes (short and long form) with three more services; literal ports close together.
+ */
+export const TEN_SERVICES: Record<string, string> = {
+  'yard.toml': '[project]\nprefix = "yardbench-ten"\n',
+  '.env': 'TAG=1.2\n',
+  'compose.yaml': `x-service: &service
+  restart: unless-stopped
+  environment: {TZ: UTC}
+include:
+  - infra/db.yaml
+  - path: [infra/queue.yaml]
+services:
+${Array.from({length: 6}, (_, index) => `  app${index}:
+    <<: *service
+    extends: {file: common/base.yaml, service: node}
+    build: ./app${index}
+    image: app${index}:\${TAG}
+    container_name: app${index}
+    ports: ["808${index}:80", "127.0.0.1:922${index}:9229"]
+    volumes: ["./app${index}/src:/src", "/node_modules"]`).join('\n')}
+  proxy:
+    image: nginx
+    ports: ["80:80", "443:443"]
+`,
+  'compose.override.yaml': 'services:\n  app0:\n    environment: {DEBUG: "1"}\n',
+  'common/base.yaml': 'services:\n  runtime: {labels: [tier=app]}\n  node: {extends: runtime, image: node:20}\n',
+  'infra/db.yaml': 'services:\n  db: {image: postgres:16, ports: ["5432:5432"], volumes: [db-data:/var/lib/postgresql/data]}\nvolumes:\n  db-data: {}\n',
+  'infra/queue.yaml': 'services:\n  queue: {image: rabbitmq:3, ports: ["5672:5672"]}\n  worker: {extends: {file: ../common/base.yaml, service: node}, command: [worker]}\n',
+}
+
 /** Removes every container, volume and network whose name starts with `prefix` (untimed cleanup). */
 export async function sweepPrefix(conf: string, prefix: string): Promise<void> {
   const env = {...process.env, CONTAINERS_CONF: conf}

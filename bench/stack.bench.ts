@@ -1,8 +1,10 @@
 /**
  * `yard up` + `yard down` of a 2-service stack against the compose provider's own `up -d` /
- * `down` with the same compose file, in one run (issue target: ≤ 1.2×). Each timed run brings
- * the stack up and takes it down again; networks podman-compose leaves behind are removed
- * between runs, untimed.
+ * `down` with the same compose file, in one run (target: yard adds ≤ 600 ms). Each timed run
+ * brings the stack up and takes it down again; networks podman-compose leaves behind are removed
+ * between runs, untimed. Then `yard up --dry-run` of a 10-service file with includes and extends
+ * in a worktree against `yard up --dry-run` of a box-only checkout: the same CLI start, so the
+ * difference is resolving, isolating and rendering (target: ≤ 50 ms).
  */
 import {execFile} from 'node:child_process'
 import {writeFile} from 'node:fs/promises'
@@ -11,7 +13,7 @@ import {promisify} from 'node:util'
 
 import {ensureBuilt, runJs, yardEnv} from './fixtures.js'
 import {measureBench, reportBench} from './lib.js'
-import {COMPOSE_YAML, ensureBenchImage, scratchDir, sweepPrefix, writeConf} from './stack-fixture.js'
+import {COMPOSE_YAML, ensureBenchImage, scratchDir, sweepPrefix, TEN_SERVICES, writeConf} from './stack-fixture.js'
 
 const run = promisify(execFile)
 const log = (line: string) => process.stderr.write(`stack: ${line}\n`)
@@ -32,6 +34,21 @@ const cleanup = async () => {
 }
 await cleanup()
 
+// The 10-service project (nothing starts: images need not exist) and a box-only one.
+const ten = await scratchDir('ten')
+for (const [name, content] of Object.entries(TEN_SERVICES)) {
+  await run('mkdir', ['-p', join(ten, name, '..')])
+  await writeFile(join(ten, name), content)
+}
+await run('git', ['init', '-q', '-b', 'main'], {cwd: ten})
+await run('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: ten})
+await run('git', ['worktree', 'add', '-q', '-b', 'wt/feat', `${ten}-worktrees/feat`], {cwd: ten})
+const boxOnly = await scratchDir('box-only')
+await writeFile(join(boxOnly, 'yard.toml'), '[project]\nprefix = "yardbench-box"\n')
+await run('git', ['init', '-q', '-b', 'main'], {cwd: boxOnly})
+await run('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: boxOnly})
+await run('git', ['worktree', 'add', '-q', '-b', 'wt/feat', `${boxOnly}-worktrees/feat`], {cwd: boxOnly})
+
 const node = process.execPath
 const compose = 'podman-compose -p yardbench-raw -f compose.yaml'
 try {
@@ -46,6 +63,17 @@ try {
         cwd: repo,
         env,
         afterEach: cleanup,
+        unavailable: buildFailure,
+      },
+      {label: 'yard up --dry-run, box-only worktree', argv: [node, runJs, 'up', '--dry-run', '--worktree', 'feat'], cwd: boxOnly, env, extra: true, unavailable: buildFailure},
+      {
+        label: 'yard up --dry-run, 10 services (include, extends), worktree',
+        argv: [node, runJs, 'up', '--dry-run', '--worktree', 'feat'],
+        cwd: ten,
+        env,
+        extra: true,
+        relativeTo: 'yard up --dry-run, box-only worktree',
+        note: 'the difference to the box-only row is resolving, isolating and rendering',
         unavailable: buildFailure,
       },
     ],

@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {CheckResult, DoctorReport, runDoctor} from '../core/doctor.js'
+import {stackIsolationCheck} from '../core/doctor-stack.js'
+import {loadRegistry} from '../core/registry.js'
 import {BaseCommand} from './base.js'
 
 const SYMBOL = {ok: '✓', warn: '!', fail: '✗'} as const
@@ -39,7 +41,7 @@ export default class Doctor extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root})
+    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root, extraChecks: [stackIsolationCheck(() => loadRegistry(this.config))]})
     if (this.jsonEnabled()) this.logJson(report)
     else this.log(renderReport(report))
     if (!report.ok) this.exit(1)

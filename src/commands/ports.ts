@@ -1,13 +1,13 @@
 import {Flags} from '@oclif/core'
 
-import {allPorts, PortsReport, sandboxPorts, targetPorts} from '../core/ports.js'
+import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/ports.js'
 import {loadRegistry} from '../core/registry.js'
 import {registryBackends} from '../core/worktree-backends.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
 export default class Ports extends BaseCommand {
   static summary = 'Show the offset and host ports of a checkout, or of all of them'
-  static description = 'Every [ports] key is exported as base + offset. The offset is 0 for the main checkout; for a worktree it comes from WT_OFFSET, a pin in yard.local.toml, or the hash of its name.'
+  static description = 'Every [ports] key is exported as base + offset. The offset is 0 for the main checkout; for a worktree it comes from WT_OFFSET, a pin in yard.local.toml, or the hash of its name. Host ports the compose file publishes itself are listed too (source compose:<service>:<port>): main publishes them as written, a worktree where the port rule puts them (docs/stacks.md).'
   static examples = ['<%= config.bin %> ports', '<%= config.bin %> ports --worktree feat --json', '<%= config.bin %> ports --all']
   static flags = {
     worktree: worktreeFlag,
@@ -18,9 +18,10 @@ export default class Ports extends BaseCommand {
   async run(): Promise<PortsReport | PortsReport[]> {
     const {flags} = await this.parse(Ports)
     const sandboxes = registryBackends(() => loadRegistry(this.config), this.context).sandboxes
+    const implicit = stackImplicitPorts(this.context, () => loadRegistry(this.config))
     const reports = flags.all
-      ? await allPorts(this.context, sandboxes)
-      : [flags.sandbox === undefined ? await targetPorts(this.context, flags.worktree, sandboxes) : await sandboxPorts(this.context, await loadRegistry(this.config), flags.sandbox, sandboxes)]
+      ? await allPorts(this.context, sandboxes, implicit)
+      : [flags.sandbox === undefined ? await targetPorts(this.context, flags.worktree, sandboxes, implicit) : await sandboxPorts(this.context, await loadRegistry(this.config), flags.sandbox, sandboxes)]
     for (const report of reports) this.print(renderReport(report))
     return flags.all ? reports : reports[0]
   }
@@ -29,5 +30,6 @@ export default class Ports extends BaseCommand {
 function renderReport(report: PortsReport): string {
   const head = `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${report.clashesWith.length > 0 ? `  clashes with: ${report.clashesWith.join(', ')}` : ''}`
   const ports = Object.entries(report.ports).map(([key, port]) => `  ${key}=${port}`)
-  return [head, ...(ports.length > 0 ? ports : ['  (no [ports] configured)'])].join('\n')
+  const implicit = report.implicitPorts.map((port) => `  ${port.variable}=${port.host}${port.hostEnd === undefined ? '' : `-${port.hostEnd}`}${port.protocol === 'tcp' ? '' : `/${port.protocol}`}  (${port.source}${port.hostIp ? ` on ${port.hostIp}` : ''})`)
+  return [head, ...(ports.length > 0 ? ports : ['  (no [ports] configured)']), ...implicit].join('\n')
 }

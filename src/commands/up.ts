@@ -1,21 +1,63 @@
+import {Flags} from '@oclif/core'
+import {stringify} from 'yaml'
+
+import type {ImplicitPort, StackContainer, StackReportEntry} from '../core/backend.js'
 import {loadRegistry} from '../core/registry.js'
 import {describeTarget, stackUp} from '../core/stack.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
-/** `yard up` (DESIGN.md §4.2). */
+/** The JSON of `yard up --dry-run --json` (DESIGN.md §4.2). */
+interface DryRunJson {
+  project: string
+  files: string[]
+  compose: Record<string, unknown> | null
+  report: StackReportEntry[]
+}
+
+/** The JSON of `yard up --json`: the report plus what runs. */
+interface UpJson {
+  project: string
+  boxOnly: boolean
+  files: string[]
+  report: StackReportEntry[]
+  services: StackContainer[]
+  ports: Record<string, number>
+  implicitPorts: ImplicitPort[]
+}
+
+/** `yard up [--dry-run]` (DESIGN.md §4.2). */
 export default class Up extends BaseCommand {
   static summary = "Start the targeted checkout's stack (its own compose project)"
-  static description = 'Probes the checkout\'s host ports first (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), warns about host ports that do not move with the offset, then starts the compose project with the env of `yard env`. A project already running is left as it is.'
-  static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat']
-  static flags = {worktree: worktreeFlag}
-
-  async run(): Promise<{project: string; boxOnly: boolean}> {
-    const {flags} = await this.parse(Up)
-    const outcome = await stackUp(this.context, await loadRegistry(this.config), flags.worktree)
-    const ports = Object.entries(outcome.target.ports).map(([key, port]) => `${key}=${port}`).join(' ')
-    this.print(outcome.boxOnly
-      ? `${describeTarget(outcome.target)} is box-only (no compose file): nothing to start; \`yard box up\` starts its box`
-      : `${describeTarget(outcome.target)} is up${ports ? `: ${ports}` : ''}`)
-    return {project: outcome.target.project, boxOnly: outcome.boxOnly}
+  static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing.'
+  static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat', '<%= config.bin %> up --worktree feat --dry-run --json']
+  static flags = {
+    worktree: worktreeFlag,
+    'dry-run': Flags.boolean({description: 'print the rendered compose file and the isolation report; create and start nothing'}),
   }
+
+  async run(): Promise<DryRunJson | UpJson> {
+    const {flags} = await this.parse(Up)
+    const outcome = await stackUp(this.context, await loadRegistry(this.config), flags.worktree, {dryRun: flags['dry-run']})
+    const {target, plan} = outcome
+    if (flags['dry-run']) {
+      if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)
+      else if (plan) this.print(`${plan.rendered ?? stringify(plan.compose, {lineWidth: 0})}\n${renderReport(plan.report)}`)
+      return {project: target.project, files: plan?.files ?? [], compose: plan?.compose ?? null, report: plan?.report ?? []}
+    }
+    const ports = Object.entries(target.ports).map(([key, port]) => `${key}=${port}`)
+    const implicit = plan?.ports ?? []
+    const published = implicit.map((port) => `${port.source}→${port.host}${port.hostEnd === undefined ? '' : `-${port.hostEnd}`}`)
+    this.print(outcome.boxOnly
+      ? `${describeTarget(target)} is box-only (no compose file): nothing to start; \`yard box up\` starts its box`
+      : `${describeTarget(target)} is up${ports.length + published.length > 0 ? `: ${[...ports, ...published].join(' ')}` : ''}`)
+    const services = plan && 'services' in plan ? plan.services : []
+    return {project: target.project, boxOnly: outcome.boxOnly, files: plan?.files ?? [], report: plan?.report ?? [], services, ports: target.ports, implicitPorts: implicit}
+  }
+}
+
+/** The isolation report as text: one line per entry, grouped by kind. */
+function renderReport(report: readonly StackReportEntry[]): string {
+  if (report.length === 0) return '# isolation report: nothing to change'
+  const lines = report.map((entry) => `#   ${entry.kind.padEnd(8)} ${entry.service ?? '-'}: ${entry.detail} → ${entry.action}`)
+  return ['# isolation report:', ...lines].join('\n')
 }

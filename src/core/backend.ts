@@ -145,14 +145,73 @@ export interface BoxCapability {
 
 /** What `up` and `logs` need beyond the Target: the targeted checkout's stack config (DESIGN.md §4.2). */
 export interface StackSpec {
-  /** The targeted checkout's compose files, absolute (never main's); never empty. */
+  /** The targeted checkout's compose files, absolute (never main's): `[stack] files` or the default file found; empty when only `COMPOSE_FILE` names them. */
   files: string[]
   /** `[stack] provider`: `auto` or a provider id (compose-provider.ts). */
   provider: string
   /** The environment of DESIGN.md §3.5 for the target. */
   env: Record<string, string>
-  /** The same for the main checkout: `up` in a worktree warns about host ports equal in both. */
+  /** The same for the main checkout. */
   mainEnv: Record<string, string>
+  /** `[stack] files` as configured (relative to the checkout), undefined when discovery applies. */
+  configuredFiles?: string[]
+  /** Where `[stack] files` was set, for errors. */
+  configuredOrigin?: string
+  /** `[stack] profiles`: enabled besides `COMPOSE_PROFILES`. */
+  profiles?: string[]
+  /** `[stack] external`: a worktree's `external: true` volumes and networks (default `refuse`). */
+  external?: 'refuse' | 'per-checkout' | 'shared'
+  /** `[stack] allow-shared`: services that may stay shared (`network_mode: host`) in a worktree. */
+  allowShared?: string[]
+}
+
+/**
+ * A host port a stack's compose file publishes that no `[ports]` key gives, as the target
+ * publishes it (DESIGN.md §4.2; the port rule of docs/stacks.md).
+ */
+export interface ImplicitPort {
+  service: string
+  /** `compose:<service>:<literal host port or range>`. */
+  source: string
+  /** The variable `yard env` exports the host port as (`YARD_PORT_<SERVICE>_<PORT>`). */
+  variable: string
+  /** The host port or range as the file writes it (`80`, `8000-8010`). */
+  literal: string
+  /** The host port this target publishes (the first of a range). */
+  host: number
+  /** The last host port of a range. */
+  hostEnd?: number
+  hostIp?: string
+  /** `tcp` unless the file says otherwise. */
+  protocol: string
+}
+
+/** One line of the isolation report (DESIGN.md §4.2, docs/stacks.md). */
+export interface StackReportEntry {
+  /** `rewrite`: changed in the rendered file; `refused`: up stops (exit 3); `shared`: stays shared by every checkout; `warning`. */
+  kind: 'rewrite' | 'refused' | 'shared' | 'warning'
+  /** The service, `volumes.<key>` / `networks.<key>` / `secrets.<key>` / `configs.<key>`, or null. */
+  service: string | null
+  detail: string
+  action: string
+}
+
+/** What a stack would run for a target, computed without starting anything (`yard up --dry-run`). */
+export interface StackPlan {
+  project: string
+  /** Every compose file read, absolute. */
+  files: string[]
+  /** The rendered compose file as an object. */
+  compose: Record<string, unknown>
+  /** The rendered compose file's text, when the backend writes one. */
+  rendered?: string
+  report: StackReportEntry[]
+  ports: ImplicitPort[]
+}
+
+/** What `up` gives back when the backend renders its stack: the plan and what runs. */
+export interface StackUpResult extends StackPlan {
+  services: StackContainer[]
 }
 
 /** What `psAll` gives for one project: its containers as `ps` and `box.ps` give them. */
@@ -170,7 +229,7 @@ export interface StackBackend {
    * Starts the project: refuses (RefusedError, exit 3) a project name owned by another checkout
    * and busy host ports; a project already running is left as it is.
    */
-  up(target: Target, spec: StackSpec): Promise<void>
+  up(target: Target, spec: StackSpec): Promise<void | StackUpResult>
   /** Removes the project's containers and networks, keeps volumes; returns what went. Target alone. */
   down(target: Target): Promise<string[]>
   /** Removes what `down` removes plus the project's volumes; returns what went (or would go). Target alone. */
@@ -193,6 +252,14 @@ export interface StackBackend {
    * without it. Resolves [] when nothing runs.
    */
   recentLogs?(target: Target, options: {lines: number}): Promise<string[]>
+  /**
+   * Optional: what `up` would run, without starting or creating anything — the rendered compose
+   * file, the isolation report and the implicit host ports (DESIGN.md §4.2). For `yard up
+   * --dry-run`, `yard ports`, `yard env` and `yard doctor`; without it they show `[ports]` only.
+   * Resolves undefined when the checkout has no compose file.
+   * @throws InputError (exit 2) for compose files that cannot be read.
+   */
+  plan?(target: Target, spec: StackSpec): Promise<StackPlan | undefined>
 }
 
 /** One borrower of a cache: whoever clones from it takes a lease (DESIGN.md §5.1, "Eviction"). */

@@ -90,6 +90,8 @@ const image = () =>
 export const MACHINE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
 
 export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
+/** `[stack] external`: what a worktree does with `external: true` volumes and networks (DESIGN.md §4.2). */
+export const STACK_EXTERNAL = ['refuse', 'per-checkout', 'shared'] as const
 export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
 /** `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts it commits with (worktree). */
 export const BOX_MOUNTS = ['all', 'worktree'] as const
@@ -110,7 +112,10 @@ export const projectTables = {
 /** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */
 export const checkoutTables = {
   ports: portsTable(),
-  stack: z.strictObject({backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1)}),
+  stack: z.strictObject({
+    backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1),
+    profiles: z.array(text()), external: z.enum(STACK_EXTERNAL), 'allow-shared': z.array(text()),
+  }),
   box: z.strictObject({image: image(), mounts: z.enum(BOX_MOUNTS)}),
 }
 

@@ -18,6 +18,7 @@ import {
   ENV_OVERRIDES,
   knownKeys,
   localTomlSchema,
+  STACK_EXTERNAL,
   STACK_PROVIDERS,
   yardTomlSchema,
 } from './config-schema.js'
@@ -37,7 +38,7 @@ export interface ProjectConfig {
   /** `copy`: gitignored files `worktree add` copies from main; `keep-ignored`: ignored files `worktree remove` keeps (default: `copy`). */
   worktrees: {root: string; base?: string; 'transcripts-archive'?: string; copy: string[]; 'keep-ignored': string[]}
   machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
-  stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]}
+  stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]; profiles: string[]; external: (typeof STACK_EXTERNAL)[number]; 'allow-shared': string[]}
   /** `mounts`: what the box can reach (docs/stacks.md); never from a worktree's own yard.toml. */
   box: {image?: string; mounts: (typeof BOX_MOUNTS)[number]}
   cache: {backend: string; root: string}
@@ -196,6 +197,8 @@ function describeRule(issuePath: PropertyKey[]): string {
   if (table === 'ports') return `[ports] maps environment variable names to base ports from 1 to ${65535 - OFFSET_SLOTS}; each checkout gets base + offset`
   if (table === 'project' && key === 'prefix') return 'the prefix is a name (a-z, 0-9 and inner hyphens) that starts every container, network and volume name of the project'
   if (table === 'stack' && key === 'files') return 'the compose files of a stack are a list of paths relative to the checkout, passed to compose in order'
+  if (table === 'stack' && key === 'external') return `a worktree's external: true volumes and networks are refused, created per checkout or shared: one of ${STACK_EXTERNAL.join(', ')}`
+  if (table === 'stack' && (key === 'profiles' || key === 'allow-shared')) return `[stack] ${key} is a list of names`
   if (table === 'stack' && key === 'provider') return `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`
   if (table === 'cluster' && key === 'runtime') return `sandboxes run on one of the runtimes ${CLUSTER_RUNTIMES.join(', ')}`
   if (key === undefined) return `[${table}] is a table of settings, written [${table}] on a line of its own followed by its keys`
@@ -324,6 +327,9 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
       backend: def('stack.backend', 'compose-stack'),
       provider: def('stack.provider', 'auto' as (typeof STACK_PROVIDERS)[number]),
       files: values.stack?.files as string[] | undefined,
+      profiles: def('stack.profiles', [] as string[]),
+      external: def('stack.external', 'refuse' as (typeof STACK_EXTERNAL)[number]),
+      'allow-shared': def('stack.allow-shared', [] as string[]),
     }),
     box: {...stripUndefined({image: optional('box', 'image')}), mounts: def('box.mounts', 'all' as (typeof BOX_MOUNTS)[number])},
     cache: {

@@ -9,6 +9,7 @@ import {atomicWrite} from './atomic-write.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
 import {prefixFromDirectory, validatePrefix} from './identity.js'
+import {composePortExamples, type PortExample} from './init-ports.js'
 import {findMainCheckout} from './workspace.js'
 
 export const YARD_TOML = 'yard.toml'
@@ -37,8 +38,19 @@ const quote = (text: string) => JSON.stringify(text.replace(/[\u0000-\u001f\u007
  * The commented `yard.toml`: every table of DESIGN.md §3.2 that belongs in a shared file, keys
  * kebab-case, defaults commented out. `prefix` given → written as a value.
  */
-export function yardTomlTemplate(options: {mainDirectoryName: string; prefix?: string}): string {
+export function yardTomlTemplate(options: {mainDirectoryName: string; prefix?: string; portExamples?: readonly PortExample[]}): string {
   const defaultPrefix = prefixFromDirectory(options.mainDirectoryName)
+  const examples = options.portExamples ?? []
+  const portLines = examples.length > 0
+    ? `# Not needed: yard moves the host ports the compose file publishes itself (docs/stacks.md).
+# To choose a worktree's port yourself, set the file's own variables here; main gets the base,
+# a worktree base + its offset (1..89), so keep bases at least 90 apart.
+${examples.map((example) => `# ${example.key} = ${example.base}`).join('\n')}`
+    : `# Environment variable = base port. Main gets the base, a worktree base + its offset (1..89),
+# so keep bases at least 90 apart. Compose files use them as \${APP_PORT}. Not needed for
+# literal ports: yard moves those per worktree itself (docs/stacks.md).
+# APP_PORT = 3000
+# DB_PORT = 5432`
   const prefixLine = options.prefix === undefined ? `# prefix = ${quote(defaultPrefix)}` : `prefix = ${quote(options.prefix)}`
   return `# yard.toml: yard's settings for this repository, shared through git.
 # Personal overrides go in yard.local.toml (gitignored, main checkout only); environment
@@ -64,10 +76,7 @@ ${prefixLine}
 # transcripts-archive = "/srv/yard/transcripts"
 
 [ports]
-# Environment variable = base port. Main gets the base, a worktree base + its offset (1..89),
-# so keep bases at least 90 apart. Compose files use them as \${APP_PORT}.
-# APP_PORT = 3000
-# DB_PORT = 5432
+${portLines}
 
 [stack]
 # Compose files, relative to the checkout. Default: the first that exists of compose.yaml,
@@ -76,6 +85,13 @@ ${prefixLine}
 # "auto" (the first that answers), "podman compose", "podman-compose", "docker compose" or
 # "docker-compose". Env: YARD_STACK_PROVIDER.
 # provider = "auto"
+# Compose profiles to enable besides COMPOSE_PROFILES.
+# profiles = ["debug"]
+# A worktree's external: true volumes and networks: "refuse", "per-checkout" (its own, empty)
+# or "shared" (every checkout uses the same).
+# external = "refuse"
+# Services that may keep network_mode: host in a worktree (shared by every checkout).
+# allow-shared = ["agent"]
 
 [box]
 # Image of the dev container (\`yard box up\`, \`yard exec\`). Default: yard's own local image
@@ -135,7 +151,7 @@ export async function initProject(context: YardContext, options: InitOptions = {
   await expectRegularFileOrNothing(file)
   await expectRegularFileOrNothing(gitignore)
   await expectWritable(mainPath)
-  const text = yardTomlTemplate({mainDirectoryName: path.basename(mainPath), prefix: options.prefix})
+  const text = yardTomlTemplate({mainDirectoryName: path.basename(mainPath), prefix: options.prefix, portExamples: composePortExamples(mainPath)})
   try {
     await atomicWrite(file, text, {replace: options.force === true})
   } catch (error) {

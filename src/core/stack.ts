@@ -3,14 +3,19 @@
  * and stack backends through the registry, and hand them the Target and the checkout's stack
  * config. Commands call these; backends never see config or flags.
  */
-import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackSpec, Target} from './backend.js'
+import {existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+
+import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from './backend.js'
 import {composeFiles} from './compose-files.js'
 import {loadConfig, ProjectConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
+import {InputError} from './errors.js'
 import {createMachine} from './machine.js'
 import {bindsOutside, describeOutsideBind} from './machine-binds.js'
 import {ensureMachine} from './machine-ensure.js'
+import {describeMissingEnvFile, missingEnvFiles} from './missing-env-files.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
 import {buildTarget, resolveTarget, Workspace} from './workspace.js'
@@ -53,11 +58,49 @@ export async function openStack(context: YardContext, registry: Registry, flag?:
  * @throws InputError (exit 2) when a file named in `[stack] files` is missing.
  */
 export function stackSpec(session: StackSession, context: YardContext): StackSpec | undefined {
-  const {config, target, workspace} = session
+  return specFor(session.workspace, session.target, session.config, context, session.socketEnv)
+}
+
+function specFor(workspace: Workspace, target: Target, config: ProjectConfig, context: YardContext, socketEnv: Record<string, string>): StackSpec | undefined {
   const files = composeFiles(target.checkoutPath, config.stack.files, config.origins['stack.files'])
-  if (files.length === 0) return undefined
+  if (files.length === 0 && !namesComposeFile(target.checkoutPath, context.env)) return undefined
   const main = target.isMain ? target : buildTarget(workspace, {...context, warn: () => {}}, 'main', true, {useEnvOffset: false})
-  return {files, provider: config.stack.provider, env: stackEnv(target, context, session.socketEnv), mainEnv: stackEnv(main, context, session.socketEnv)}
+  return {
+    files,
+    provider: config.stack.provider,
+    env: stackEnv(target, context, socketEnv),
+    mainEnv: stackEnv(main, context, socketEnv),
+    configuredFiles: config.stack.files,
+    configuredOrigin: config.origins['stack.files'],
+    profiles: config.stack.profiles,
+    external: config.stack.external,
+    allowShared: config.stack['allow-shared'],
+  }
+}
+
+/** `COMPOSE_FILE` in the environment or the checkout's `.env` names the compose files (DESIGN.md §4.2). */
+function namesComposeFile(checkoutPath: string, env: NodeJS.ProcessEnv): boolean {
+  if (env.COMPOSE_FILE) return true
+  try {
+    return /^\s*(export\s+)?COMPOSE_FILE\s*=\s*\S/m.test(readFileSync(path.join(checkoutPath, '.env'), 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What the target's stack would run (the backend's `plan`), without a machine or an engine: for
+ * `yard ports`, `yard env` and `yard doctor`. Undefined for a box-only checkout, a worktree
+ * whose directory is gone, or a backend without `plan`.
+ * @throws InputError (exit 2) for config or compose files that cannot be read.
+ */
+export async function stackPlanOf(context: YardContext, registry: Registry, workspace: Workspace, target: Target): Promise<StackPlan | undefined> {
+  if (!existsSync(target.checkoutPath)) return undefined
+  const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
+  const spec = specFor(workspace, target, config, context, {})
+  if (!spec) return undefined
+  const stack = await registry.create('stack', config.stack.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  return stack.plan?.(target, spec)
 }
 
 /** What a stack verb did: `boxOnly` when the checkout has no compose file (nothing was touched). */
@@ -66,20 +109,31 @@ export interface StackOutcome {
   boxOnly: boolean
   /** What went, for teardown verbs ("container app-feat_web_1", …). */
   gone: string[]
+  /** `up`: the rendered stack, its report and what runs (when the backend renders its stack). */
+  plan?: StackPlan | StackUpResult
 }
 
 /**
- * `yard up` (DESIGN.md §4.2). A box-only checkout is reported, not an error.
- * @throws RefusedError (exit 3) for a busy port or a project name of another owner; OperationError (exit 1).
+ * `yard up [--dry-run]` (DESIGN.md §4.2). A box-only checkout is reported, not an error. With
+ * `dryRun`, the backend's plan only: nothing is created or started, the machine included.
+ * @throws RefusedError (exit 3) for what cannot be isolated, a busy port or a project name of
+ *   another owner; InputError (exit 2) for a dry run of a backend without `plan`; OperationError (exit 1).
  */
-export async function stackUp(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true})
+export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean} = {}): Promise<StackOutcome> {
+  const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true})
   const spec = stackSpec(session, context)
+  if (options.dryRun) {
+    if (!spec) return {target: session.target, boxOnly: true, gone: []}
+    if (!session.stack.plan) throw new InputError(`stack backend ${session.stack.id} cannot show what it would run`, {fix: 'run yard up without --dry-run, or use a backend with dry runs (compose-stack)'})
+    const plan = await session.stack.plan(session.target, spec)
+    return {target: session.target, boxOnly: plan === undefined, gone: [], plan}
+  }
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
-  if (spec) await session.stack.up(session.target, spec)
-  return {target: session.target, boxOnly: spec === undefined, gone: []}
+  if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
+  const plan = spec ? await session.stack.up(session.target, spec) : undefined
+  return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined}
 }
 
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */

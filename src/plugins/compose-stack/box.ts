@@ -1,5 +1,6 @@
 /**
- * The box (DESIGN.md §4.2): container `<project>-box` from `[box] image`, on `<project>_default`,
+ * The box (DESIGN.md §4.2): container `<project>-box` from `[box] image`, on `<project>_default`
+ * and every other network of the project (joined at `box up`, and by `up` when it makes more),
  * the main checkout and the worktrees root mounted at their own paths (or what `BoxSpec.readOnly`
  * and `mounts` name for `[box] mounts = "worktree"`), working dir = the
  * checkout, env of §3.5 plus `YARD_IN_BOX=1`, command `sleep infinity` (with an init process,
@@ -15,7 +16,7 @@ import {COMPOSE_PROJECT_LABEL, OWNER_LABEL, resourceLabels, ROLE_LABEL, yardLabe
 
 /** The box's container name. */
 export const boxName = (target: Target) => `${target.project}-box`
-/** The network the box joins, the stack's default network. */
+/** The network the box is created on, the stack's default network. */
 export const boxNetwork = (target: Target) => `${target.project}_default`
 
 export class ComposeBox implements BoxCapability {
@@ -46,6 +47,8 @@ export class ComposeBox implements BoxCapability {
     }
     const network = boxNetwork(target)
     if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
+    // The project's own networks that exist (external ones carry no project label).
+    const others = (await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`, `${OWNER_LABEL}=${target.owner}`])).map((item) => item.name).filter((name) => name !== network)
     const mounts = [...new Set(spec.mounts)].filter((mount) => existsSync(mount))
     const readOnly = [...new Set(spec.readOnly ?? [])].filter((mount) => existsSync(mount) && !mounts.includes(mount))
     for (const mount of [...mounts, ...readOnly]) {
@@ -55,7 +58,7 @@ export class ComposeBox implements BoxCapability {
     await this.context.runner.run(this.engine.command, [
       'run', '--detach', '--init', '--name', boxName(target),
       ...labelArgs({...yardLabels(target), [ROLE_LABEL]: 'box'}),
-      '--network', network,
+      ...[network, ...others].flatMap((name) => ['--network', name]),
       '--security-opt', 'label=disable',
       // podman mounts by destination depth, so a writable path below a read-only one stays writable.
       ...readOnly.flatMap((mount) => ['--volume', `${mount}:${mount}:ro`]),
@@ -66,6 +69,17 @@ export class ComposeBox implements BoxCapability {
       '--', spec.image, 'sleep', 'infinity',
     ])
     return true
+  }
+
+  /**
+   * Connects a running box to the project's networks it is not on yet (`up` made them after the
+   * box started); a box that is absent or stopped joins them when it is created or started.
+   */
+  async join(target: Target, networks: readonly string[]): Promise<void> {
+    const box = await this.owned(target)
+    if (box?.state !== 'running') return
+    const joined = new Set(await this.engine.containerNetworks(box.id))
+    for (const network of networks.filter((name) => !joined.has(name))) await this.engine.connectNetwork(network, box.id)
   }
 
   /**

@@ -128,6 +128,22 @@ export class Engine {
     return (await this.runner.run(this.command, ['network', 'inspect', name], {allowFailure: true})).exitCode === 0
   }
 
+  /** The networks a container is on, by name. */
+  async containerNetworks(id: string): Promise<string[]> {
+    const result = await this.runner.run(this.command, ['container', 'inspect', '--format', '{{json .NetworkSettings.Networks}}', id], {allowFailure: true})
+    if (result.exitCode !== 0) return []
+    try {
+      return Object.keys(JSON.parse(result.stdout.trim()) as Record<string, unknown>)
+    } catch {
+      return []
+    }
+  }
+
+  /** Connects a container to a network (`network connect`); resolves false when the engine says no. */
+  async connectNetwork(network: string, container: string): Promise<boolean> {
+    return (await this.runner.run(this.command, ['network', 'connect', network, container], {allowFailure: true})).exitCode === 0
+  }
+
   async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
     await this.runner.run(this.command, ['network', 'create', ...labelArgs(labels), name])
   }

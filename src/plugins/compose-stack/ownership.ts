@@ -5,7 +5,17 @@
 import type {Target} from '../../core/backend.js'
 import {RefusedError} from '../../core/errors.js'
 import type {EngineContainer, EngineResource} from './engine.js'
-import {COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL} from './labels.js'
+import {CHECKOUT_LABEL, COMPOSE_PROJECT_LABEL, COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL} from './labels.js'
+
+/**
+ * An anonymous volume the provider made for the project (`volumes: ["/app/node_modules"]`):
+ * podman-compose 1.0.3 names it `<project>_<service>_<sha256 of the target>` and labels it with
+ * the compose project only (no labels of the file reach it), so it is recognised by the project
+ * label and that name; it belongs to whoever owns the project's containers.
+ */
+export function isAnonymousVolume(target: Target, volume: EngineResource): boolean {
+  return volume.labels[OWNER_LABEL] === undefined && volume.labels[COMPOSE_PROJECT_LABEL] === target.project && volume.name.startsWith(`${target.project}_`) && /_[0-9a-f]{64}$/.test(volume.name)
+}
 
 /** A project's containers, volumes and networks, split by the `yard.dev/owner` label. */
 export class Ownership {
@@ -17,9 +27,9 @@ export class Ownership {
   constructor(readonly target: Target, containers: EngineContainer[], volumes: EngineResource[], networks: EngineResource[]) {
     const mine = (labels: Record<string, string>) => labels[OWNER_LABEL] === target.owner
     this.containers = containers.filter((container) => mine(container.labels))
-    this.volumes = volumes.filter((volume) => mine(volume.labels))
+    this.volumes = volumes.filter((volume) => mine(volume.labels) || isAnonymousVolume(target, volume))
     this.networks = networks.filter((network) => mine(network.labels))
-    for (const [kind, list] of [['container', containers], ['volume', volumes], ['network', networks]] as const) {
+    for (const [kind, list] of [['container', containers], ['volume', volumes.filter((volume) => !isAnonymousVolume(target, volume))], ['network', networks]] as const) {
       for (const item of list) if (!mine(item.labels)) this.others.push({kind, name: item.name, labels: item.labels})
     }
   }
@@ -31,7 +41,7 @@ export class Ownership {
 
   /** The other owner's checkout directory, when a container says it. */
   foreignCheckout(): string | undefined {
-    return this.others.map((item) => item.labels[COMPOSE_WORKING_DIR_LABEL]).find(Boolean)
+    return this.others.map((item) => item.labels[CHECKOUT_LABEL] ?? item.labels[COMPOSE_WORKING_DIR_LABEL]).find(Boolean)
   }
 
   /** The other owner's hash, when labelled. */
@@ -63,7 +73,7 @@ export function busyPortError(target: Target, busy: Array<{key: string; port: nu
   const describe = ({key, port}: {key: string; port: number}) => {
     const holder = publishing.find((container) => container.ports.some((published) => published.host === port))
     const project = holder?.labels[PROJECT_LABEL]
-    const dir = holder?.labels[COMPOSE_WORKING_DIR_LABEL]
+    const dir = holder?.labels[CHECKOUT_LABEL] ?? holder?.labels[COMPOSE_WORKING_DIR_LABEL]
     const by = holder === undefined
       ? 'by another process'
       : project

@@ -1,26 +1,26 @@
 /**
- * The compose-stack backend (DESIGN.md §4.2): each checkout's stack is one compose project. The
- * provider runs `up` and `logs` only, with `-p <project>`, the env of §3.5, the checkout's
- * compose files and an override adding yard's labels; ps, down and nuke go to the engine,
- * filtered by `com.docker.compose.project=<project>` and checked against `yard.dev/owner`.
+ * The compose-stack backend (DESIGN.md §4.2): each checkout's stack is one compose project that
+ * yard renders itself (stack-plan.ts): resolved, isolated for the checkout, labelled and written
+ * to the state directory. The provider runs `up` and `logs` only, with `-f <rendered> -p
+ * <project>` and the env of §3.5; ps, down and nuke go to the engine, filtered by
+ * `com.docker.compose.project=<project>` and checked against `yard.dev/owner`.
  */
-import {promises as fs} from 'node:fs'
 import path from 'node:path'
-import {stringify} from 'yaml'
 
-import type {BackendContext, ProjectContainers, StackBackend, StackContainer, StackSpec, Target} from '../../core/backend.js'
+import type {BackendContext, ImplicitPort, ProjectContainers, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from '../../core/backend.js'
 import type {ComposeProvider} from '../../core/compose-provider.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
 import {shellCommand} from '../../core/shell.js'
 import {ComposeBox} from './box.js'
-import {loadComposeModel} from './compose-model.js'
 import {Engine, type EngineContainer} from './engine.js'
-import {describeFixedPort, findFixedPorts} from './fixed-ports.js'
-import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL, planLabels, resourceLabels, ROLE_LABEL} from './labels.js'
+import {refusalError} from './isolation-report.js'
+import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from './labels.js'
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
+import {writeRendered} from './render.js'
+import {planStack} from './stack-plan.js'
 
 /**
  * podman-compose 1.0.3's own stdout lines around a command: its version probe and the podman
@@ -28,6 +28,18 @@ import {recentLogLines} from './recent-logs.js'
  */
 function isProviderChatter(line: string, target: Target): boolean {
   return line === "['podman', '--version', '']" || /^using podman version: \S+$/.test(line) || (line.startsWith('podman logs ') && line.includes(` ${target.project}_`))
+}
+
+/**
+ * What `up` probes with a real bind: the `[ports]` host ports and every TCP implicit port (each
+ * port of a range). UDP ports are left to the engine (a TCP bind says nothing about them).
+ */
+export function probePorts(target: Target, implicit: readonly ImplicitPort[]): Record<string, number> {
+  const ports: Record<string, number> = {...target.ports}
+  for (const port of implicit.filter((item) => item.protocol === 'tcp')) {
+    for (let host = port.host; host <= (port.hostEnd ?? port.host); host++) ports[`${port.source}${port.hostEnd === undefined ? '' : `+${host - port.host}`}`] = host
+  }
+  return ports
 }
 
 export class ComposeStack implements StackBackend {
@@ -80,73 +92,65 @@ export class ComposeStack implements StackBackend {
   }
 
   /**
-   * DESIGN.md §4.2 `up`. Refuses (exit 3) a project of another owner and busy host ports (ports
-   * this project's own running containers publish are skipped); warns about fixed host ports in
-   * a worktree; leaves a running project as it is.
-   * @throws RefusedError (exit 3); OperationError (exit 1) when the provider fails or a service does not run.
+   * DESIGN.md §4.2: the rendered file, the isolation report and the implicit ports; starts and
+   * creates nothing (`yard up --dry-run`, `yard ports`, `yard env`, `yard doctor`).
+   * @throws InputError (exit 2) from the resolver.
    */
-  async up(target: Target, spec: StackSpec): Promise<void> {
-    const model = loadComposeModel(spec.files)
+  async plan(target: Target, spec: StackSpec): Promise<StackPlan | undefined> {
+    const planned = await planStack(target, spec, this.context.env)
+    return planned && {project: planned.project, files: planned.files, compose: planned.compose, rendered: planned.text, report: planned.report, ports: planned.ports}
+  }
+
+  /**
+   * DESIGN.md §4.2 `up`: renders the stack, refuses (exit 3) what cannot be isolated before any
+   * engine call, then a project of another owner and busy host ports (`[ports]` and implicit
+   * ones; those this project's own running containers publish are skipped); says what stays
+   * shared; runs the provider on the rendered file; leaves a running project as it is.
+   * @throws RefusedError (exit 3); OperationError (exit 1) when the provider fails or a service
+   *   does not run (naming the services it left running, which `yard down` removes).
+   */
+  async up(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
+    const planned = await planStack(target, spec, this.context.env)
+    if (!planned) return
+    const refused = refusalError(target.project, planned.report)
+    if (refused) throw refused
+    for (const entry of planned.report.filter((item) => item.kind === 'shared' || item.kind === 'warning')) this.context.warn(`warning: ${entry.service ? `${entry.service}: ` : ''}${entry.detail}: ${entry.action}`)
+    const result = (services: StackContainer[]): StackUpResult => ({project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports, services})
     // Detection runs while the engine is asked; a failure counts only when the provider is needed.
     const detection = this.detectProvider(spec.provider)
     detection.catch(() => undefined)
     const ownership = await this.ownership(target)
     if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
     const own = ownership.containers
-    const busy = await busyPorts(target.ports, new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
+    const busy = await busyPorts(probePorts(target, planned.ports), new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
     if (busy.length > 0) throw busyPortError(target, busy, await this.engine.publishing())
-    if (!target.isMain) {
-      const base = {...this.context.env}
-      delete base.WORKTREE
-      for (const fixed of findFixedPorts(model.services, {...base, ...spec.env}, {...base, ...spec.mainEnv})) this.context.warn(describeFixedPort(fixed, target.name))
-    }
     const running = (containers: EngineContainer[]) => new Set(containers.filter((container) => container.state === 'running').map((container) => container.labels[COMPOSE_SERVICE_LABEL]))
-    if (model.services.every((service) => running(own).has(service.name))) return
+    if (planned.services.every((service) => running(own).has(service))) return result(await this.ps(target))
     const stopped = own.filter((container) => container.state !== 'running')
     if (stopped.length > 0) {
       await this.engine.startContainers(stopped.map((container) => container.id))
-      if (model.services.every((service) => running(own).has(service.name) || stopped.some((container) => container.labels[COMPOSE_SERVICE_LABEL] === service.name))) return
+      if (planned.services.every((service) => running(own).has(service) || stopped.some((container) => container.labels[COMPOSE_SERVICE_LABEL] === service))) return result(await this.ps(target))
     }
 
     const provider = await detection
-    const plan = planLabels(model, target, {bareInOverride: provider.engine === 'docker'})
-    // The override first: a state directory that cannot be written must leave nothing behind.
-    const override = await this.writeOverride(target, plan.override)
-    // Those this project already has (listed above, with this owner's labels) need no engine call.
-    const has = new Set([...ownership.volumes.map((volume) => `volume ${volume.name}`), ...ownership.networks.map((network) => `network ${network.name}`)])
-    const wanted = [...plan.create.volumes.map((name) => ['volume', name] as const), ...plan.create.networks.map((name) => ['network', name] as const)]
-    await Promise.all(wanted.filter(([kind, name]) => !has.has(`${kind} ${name}`)).map(([kind, name]) => this.engine.ensureResource(kind, name, resourceLabels(target))))
-    const result = await this.runProvider(provider, target, spec, [...spec.files, override], ['up', '-d'])
-    if (result.exitCode === 127) await forgetComposeProvider(this.context.stateDir)
+    // The rendered file first: a state directory that cannot be written must leave nothing behind.
+    const file = await writeRendered(this.context.stateDir, target, planned.text)
+    const outcome = await this.runProvider(provider, target, spec, [file], ['up', '-d'])
+    if (outcome.exitCode === 127) await forgetComposeProvider(this.context.stateDir)
 
     const after = await this.engine.containers(this.projectFilter(target))
-    const missing = model.services.filter((service) => !running(after).has(service.name)).map((service) => service.name)
-    if (result.exitCode !== 0 || missing.length > 0) {
-      const said = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
-      throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${result.exitCode}`, {
-        why: said || `${provider.id} exited ${result.exitCode}`,
-        fix: `see \`${shellCommand(['yard', 'logs', '--worktree', target.name, ...missing])}\`; run with --verbose for the provider's command`,
+    const missing = planned.services.filter((service) => !running(after).has(service))
+    if (outcome.exitCode !== 0 || missing.length > 0) {
+      const said = `${outcome.stdout}\n${outcome.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
+      const left = [...running(after)].filter(Boolean).sort()
+      const flag = target.isMain ? [] : ['--worktree', target.name]
+      throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${outcome.exitCode}`, {
+        why: `${said || `${provider.id} exited ${outcome.exitCode}`}\n${left.length > 0 ? `left running: ${left.join(', ')}` : 'nothing of it is running'}`,
+        fix: `see \`${shellCommand(['yard', 'logs', ...flag, ...missing])}\`; \`${shellCommand(['yard', 'down', ...flag])}\` removes what it left; run with --verbose for the provider's command`,
       })
     }
-  }
-
-  /**
-   * Writes the label override of `yard up` to `<state dir>/stacks/<project>/labels.compose.yaml`.
-   * @throws OperationError (exit 1) naming the path when the state directory cannot be written.
-   */
-  private async writeOverride(target: Target, override: Record<string, unknown>): Promise<string> {
-    const file = path.join(this.context.stateDir, 'stacks', target.project, 'labels.compose.yaml')
-    try {
-      await fs.mkdir(path.dirname(file), {recursive: true})
-      await fs.writeFile(file, `# Written by yard for every \`yard up\` of ${target.project}: yard's labels (DESIGN.md §4.2).\n${stringify(override)}`)
-    } catch (error) {
-      throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {
-        why: 'yard up hands the compose provider an override with yard\'s labels, kept in yard\'s state directory, which must be writable; nothing was created',
-        fix: 'set YARD_STATE_DIR to a writable directory (or fix the permissions of the one named), then run yard up again',
-        cause: error,
-      })
-    }
-    return file
+    await this.box.join(target, planned.networks)
+    return result(await this.ps(target))
   }
 
   /** Removes the project's containers and networks of this owner; volumes stay (DESIGN.md §4.2). */
@@ -231,11 +235,12 @@ export class ComposeStack implements StackBackend {
    *   (exit 1) when the provider fails.
    */
   async logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void> {
-    const known = loadComposeModel(spec.files).services.map((service) => service.name)
+    const planned = await planStack(target, spec, this.context.env)
+    const known = planned?.services ?? []
     const unknown = options.services.filter((service) => !known.includes(service))
     if (unknown.length > 0) {
       throw new InputError(`${target.project} has no service ${unknown.join(', ')}`, {
-        why: `its compose files (${spec.files.join(', ')}) define ${known.length > 0 ? known.join(', ') : 'no service'}`,
+        why: `its compose files (${(planned?.files ?? spec.files).join(', ')}) define ${known.length > 0 ? known.join(', ') : 'no service'}`,
         fix: known.length > 0 ? `name one of ${known.join(', ')}, or none for all` : 'add the service to the compose file',
       })
     }
@@ -256,7 +261,8 @@ export class ComposeStack implements StackBackend {
       return !exit && !isProviderChatter(line, target)
     }
     const args = ['logs', ...(options.follow ? ['-f'] : []), ...(options.services.length > 0 || absent.length > 0 ? services : [])]
-    const result = await this.runProvider(provider, target, spec, spec.files, args, keep)
+    const file = await writeRendered(this.context.stateDir, target, planned!.text)
+    const result = await this.runProvider(provider, target, spec, [file], args, keep)
     const code = result.exitCode === 0 ? reported : result.exitCode
     if (code !== 0 && code !== 130) throw new OperationError(`${provider.id} logs failed with exit code ${code}`, {fix: `check that the stack is up: yard ps${target.isMain ? '' : ` --worktree ${target.name}`}`})
   }

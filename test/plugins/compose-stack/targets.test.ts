@@ -95,7 +95,7 @@ describe('compose-stack: targets that are not there, an unwritable state directo
     const state = path.join(file, 's')
     const failed = await run(['up'], {YARD_STATE_DIR: state})
     expect(failed.exitCode, failed.stderr).to.equal(1)
-    expect(failed.stderr).to.include(`cannot write ${path.join(state, 'stacks', PREFIX, 'labels.compose.yaml')}`)
+    expect(failed.stderr).to.include(`cannot write ${path.join(state, 'stacks', PREFIX, 'compose.yaml')}`)
     expect(failed.stderr).to.match(/why: .*state directory/)
     expect(failed.stderr).to.match(/fix: .*YARD_STATE_DIR/)
     expect(failed.stderr).not.to.include('Code: ENOTDIR')

@@ -1,0 +1,71 @@
+/**
+ * What `yard up` would run for a target (DESIGN.md §4.2 "yard renders the stack"): the checkout's
+ * compose project resolved as Compose would (compose/), isolated for the target (isolate.ts) and
+ * rendered as one file; with the isolation report and the implicit host ports. Starts nothing.
+ */
+import type {StackPlan, StackReportEntry, StackSpec, Target} from '../../core/backend.js'
+import {resolveComposeProject} from './compose/resolve.js'
+import type {ResolveWarning} from './compose/types.js'
+import {isolate} from './isolate.js'
+import {renderedText} from './render.js'
+
+export interface RenderedStack extends StackPlan {
+  /** The rendered file's text. */
+  text: string
+  /** Engine names of the project's own networks (the box joins them). */
+  networks: string[]
+  /** The services the rendered file runs. */
+  services: string[]
+}
+
+/** yard's own variables of the env of DESIGN.md §3.5: they win over any `.env` (the resolver's yardEnv). */
+const YARD_NAMES = ['MAIN_REPO', 'WORKTREE', 'YARD_CHECKOUT', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT']
+
+/** The shell env and yard's variables of a target, WORKTREE unset for main (DESIGN.md §3.5). */
+export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): {env: Record<string, string | undefined>; yardEnv: Record<string, string | undefined>} {
+  const env: Record<string, string | undefined> = {...shell, ...spec.env}
+  const yardEnv: Record<string, string | undefined> = {}
+  for (const [key, value] of Object.entries(spec.env)) if (YARD_NAMES.includes(key) || key in target.ports || key.startsWith('YARD_')) yardEnv[key] = value
+  if (target.isMain) {
+    delete env.WORKTREE
+    yardEnv.WORKTREE = undefined
+  }
+  return {env, yardEnv}
+}
+
+function fromWarning(warning: ResolveWarning): StackReportEntry {
+  const action = warning.kind === 'yard-variable-in-env-file' && warning.file && warning.key
+    ? `remove ${warning.key} from ${warning.file}: yard sets it for every checkout`
+    : 'see the message; the stack runs as resolved'
+  return {kind: 'warning', service: null, detail: warning.message, action}
+}
+
+/**
+ * Resolves, isolates and renders the target's stack; undefined when the checkout has no compose
+ * file. @throws InputError (exit 2) from the resolver (unreadable file, invalid YAML, a missing
+ * required variable).
+ */
+export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): Promise<RenderedStack | undefined> {
+  const {env, yardEnv} = splitEnv(target, spec, shell)
+  const resolved = await resolveComposeProject({
+    checkoutPath: target.checkoutPath,
+    configuredFiles: spec.configuredFiles,
+    configuredOrigin: spec.configuredOrigin,
+    profiles: spec.profiles,
+    env,
+    yardEnv,
+  })
+  if (!resolved) return undefined
+  const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []})
+  const compose = isolated.compose as Record<string, unknown>
+  return {
+    project: target.project,
+    files: resolved.files,
+    compose,
+    report: [...resolved.warnings.map(fromWarning), ...isolated.report],
+    ports: isolated.ports,
+    text: renderedText(compose, target, resolved.files),
+    networks: isolated.networks,
+    services: Object.keys(isolated.compose.services),
+  }
+}
