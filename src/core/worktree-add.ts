@@ -23,7 +23,9 @@ import {shellQuote} from './shell.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
+import {checkOutSparse, fetchMissingObjects, mainSparse, NO_MAINTENANCE} from './worktree-checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
+import {initSubmodules} from './worktree-submodules.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
 
 /** How long `git fetch` of the base's remote may take before yard goes on without it. */
@@ -38,6 +40,8 @@ export interface AddOptions {
   from?: string
   /** Fetch the base's remote first (`--no-fetch` turns it off). */
   fetch: boolean
+  /** Initialise the submodules main has checked out (`--no-submodules` turns it off). */
+  submodules?: boolean
   backends: WorktreeBackends
 }
 
@@ -59,6 +63,8 @@ export interface AddResult {
   offsetSource: OffsetSource
   /** Set when yard pinned the offset: the names (worktrees, sandboxes) the hash offset clashed with. */
   pinned: {hashOffset: number; clashedWith: string[]} | null
+  /** Submodule paths checked out in the worktree (nested ones as `lib/nested`), and those that failed (warned). */
+  submodules: {initialised: string[]; failed: string[]}
 }
 
 /** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
@@ -136,6 +142,9 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
     // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
+    // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
+    const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
+    if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit)
     // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
     await writeAddJournal(workspace.commonDir, {name, target, branch, branchSource, commit: base?.commit ?? refs.get(remoteRef)?.oid, pinBefore: pinValue(fresh.config.pins[name])})
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
@@ -147,7 +156,12 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin)
       return {current, choice}
     })()
-    const [added, decided] = await Promise.allSettled([gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base}), deciding])
+    const checkingOut = (async () => {
+      await gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base})
+      // Inside the journal's protection: a kill while submodules are cloned rolls the add back.
+      return options.submodules === false ? {initialised: [], failed: []} : initSubmodules(context, target, path.join(workspace.commonDir, 'modules'))
+    })()
+    const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
       await removeAddJournal(workspace.commonDir, name)
@@ -156,10 +170,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const {current, choice} = decided.value
     if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
     await removeAddJournal(workspace.commonDir, name)
-    return {current, choice, branchSource, base}
+    return {current, choice, branchSource, base, submodules: added.value}
   })
 
-  const {current, choice, branchSource, base} = placed
+  const {current, choice, branchSource, base, submodules} = placed
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
     await excludePinFile(context, workspace)
@@ -177,6 +191,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     offset: choice.offset,
     offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
     pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
+    submodules,
   }
 }
 
@@ -272,14 +287,19 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
 
 async function gitWorktreeAdd(context: YardContext, mainPath: string, request: {target: string; branch: string; branchSource: BranchSource; base?: Base}): Promise<void> {
   const {target, branch, branchSource, base} = request
+  const sparse = await mainSparse(context, mainPath)
+  // A sparse main: no checkout until the worktree has main's patterns, so only the sparse set is written.
+  const add = ['worktree', 'add', '--quiet', ...(sparse ? ['--no-checkout'] : [])]
   // `worktree add` takes no `--`: branch and base were checked not to start with `-`; target is absolute.
   const args =
     branchSource === 'existing'
-      ? ['worktree', 'add', '--quiet', target, branch]
+      ? [...add, target, branch]
       : branchSource === 'remote'
-        ? ['worktree', 'add', '--quiet', '--track', '-b', branch, target, `origin/${branch}`]
-        : ['worktree', 'add', '--quiet', '--no-track', '-b', branch, target, base!.commit]
-  await context.runner.git(args, {cwd: mainPath})
+        ? [...add, '--track', '-b', branch, target, `origin/${branch}`]
+        : [...add, '--no-track', '-b', branch, target, base!.commit]
+  // A lazy fetch of a partial clone during the checkout must not start a gc.
+  await context.runner.git([...NO_MAINTENANCE, ...args], {cwd: mainPath})
+  if (sparse) await checkOutSparse(context, mainPath, target, sparse)
 }
 
 /**

@@ -27,6 +27,7 @@ A name whose offset clashes with another worktree or sandbox is pinned to the lo
     branch: Flags.string({char: 'b', description: 'the branch; without NAME, the name is derived from it (feature/Login.v2 → feature-login-v2-<hash>)', helpValue: 'BRANCH'}),
     from: Flags.string({description: 'base of a new branch: a branch, tag or commit (must resolve)', helpValue: 'REF'}),
     fetch: Flags.boolean({description: 'fetch the base\'s remote first', default: true, allowNo: true}),
+    submodules: Flags.boolean({description: 'initialise the submodules main has checked out, from main\'s objects', default: true, allowNo: true}),
   }
 
   async run(): Promise<AddResult> {
@@ -39,6 +40,7 @@ A name whose offset clashes with another worktree or sandbox is pinned to the lo
       branch: args.branch ?? flags.branch,
       from: flags.from,
       fetch: flags.fetch,
+      submodules: flags.submodules,
       backends: registryBackends(() => registry, this.context),
     })
     this.print(describe(result))
@@ -55,6 +57,7 @@ function describe(result: AddResult): string {
         : `created branch ${result.branch} without upstream`
   const lines = [`worktree ${result.name} at ${result.path}`, `  ${branch}`]
   if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
+  if (result.submodules.initialised.length > 0) lines.push(`  submodules: ${result.submodules.initialised.join(', ')}`)
   lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
   return lines.join('\n')
 }
