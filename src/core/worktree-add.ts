@@ -13,10 +13,11 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from './backend.js'
+import {isBareLayout} from './bare-layout.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {boundLines, InputError, OperationError} from './errors.js'
-import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
+import {ensureFetchRefspec, isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {shellQuote} from './shell.js'
@@ -233,6 +234,8 @@ async function knownOffsets(workspace: Workspace, context: YardContext, worktree
 async function fetchBaseRemote(context: YardContext, mainPath: string, from: string | undefined, configured: string | undefined): Promise<string | null> {
   const remote = baseRemote(from, configured, await listRemotes(context.runner, mainPath))
   if (remote === undefined) return null
+  const refspec = isBareLayout(mainPath) ? await ensureFetchRefspec(context.runner, mainPath, remote) : undefined
+  if (refspec !== undefined) context.warn(`note: remote ${remote} had no fetch refspec (a bare clone has none); added ${refspec} so that git fetch updates ${remote}/*`)
   const result = await context.runner.git(['fetch', '--quiet', remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch'})
   if (result.exitCode === 0) return remote
   const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : gitFailure(result.stderr) || `exit code ${result.exitCode}`
