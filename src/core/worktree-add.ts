@@ -9,7 +9,7 @@
  * worst). When either side fails, the worktree, the branch and the pin it brought are rolled
  * back, so nothing is left behind.
  */
-import {promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from './backend.js'
@@ -26,7 +26,7 @@ import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, config
 import type {WorktreeBackends} from './worktree-backends.js'
 import {checkOutSparse, fetchMissingObjects, mainSparse, NO_MAINTENANCE} from './worktree-checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
-import {initSubmodules} from './worktree-submodules.js'
+import {initSubmodules, SubmoduleOutcome} from './worktree-submodules.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
 
 /** How long `git fetch` of the base's remote may take before yard goes on without it. */
@@ -157,11 +157,8 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin)
       return {current, choice}
     })()
-    const checkingOut = (async () => {
-      await gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base})
-      // Inside the journal's protection: a kill while submodules are cloned rolls the add back.
-      return options.submodules === false ? {initialised: [], failed: []} : initSubmodules(context, target, path.join(workspace.commonDir, 'modules'))
-    })()
+    const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
+    const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules})
     const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
@@ -288,11 +285,20 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
   }
 }
 
-async function gitWorktreeAdd(context: YardContext, mainPath: string, request: {target: string; branch: string; branchSource: BranchSource; base?: Base}): Promise<void> {
+/**
+ * `git worktree add`, then what the checkout needs on real repositories (worktree-checkout.ts,
+ * worktree-submodules.ts): main's sparse patterns before the files are written, and the
+ * submodules main has checked out. While those run the worktree stays locked, as git keeps it
+ * during its own checkout, so an add killed meanwhile is rolled back by the next one (its journal
+ * takes a locked worktree for one still being made).
+ */
+async function gitWorktreeAdd(context: YardContext, workspace: Workspace, request: {target: string; branch: string; branchSource: BranchSource; base?: Base; submodules: boolean}): Promise<SubmoduleOutcome> {
   const {target, branch, branchSource, base} = request
+  const {mainPath} = workspace
   const sparse = await mainSparse(context, mainPath)
+  const more = sparse !== undefined || request.submodules
   // A sparse main: no checkout until the worktree has main's patterns, so only the sparse set is written.
-  const add = ['worktree', 'add', '--quiet', ...(sparse ? ['--no-checkout'] : [])]
+  const add = ['worktree', 'add', '--quiet', ...(sparse ? ['--no-checkout'] : []), ...(more ? ['--lock'] : [])]
   // `worktree add` takes no `--`: branch and base were checked not to start with `-`; target is absolute.
   const args =
     branchSource === 'existing'
@@ -303,6 +309,9 @@ async function gitWorktreeAdd(context: YardContext, mainPath: string, request: {
   // A lazy fetch of a partial clone during the checkout must not start a gc.
   await context.runner.git([...NO_MAINTENANCE, ...args], {cwd: mainPath})
   if (sparse) await checkOutSparse(context, mainPath, target, sparse)
+  const outcome = request.submodules ? await initSubmodules(context, target, path.join(workspace.commonDir, 'modules')) : {initialised: [], failed: []}
+  if (more) await context.runner.git(['worktree', 'unlock', target], {cwd: mainPath})
+  return outcome
 }
 
 /**
@@ -315,7 +324,8 @@ async function rollBack(context: YardContext, workspace: Workspace, state: {targ
   // The worktree first: a branch checked out in a worktree is not deleted from under it.
   const registered = (await gitWorktrees(workspace, context)).some((worktree) => path.resolve(worktree.path) === state.target)
   if (registered) {
-    await context.runner.git(['worktree', 'remove', '--force', state.target], {cwd: mainPath, allowFailure: true})
+    // Twice: the worktree may still be locked for its sparse checkout or its submodules.
+    await context.runner.git(['worktree', 'remove', '--force', '--force', state.target], {cwd: mainPath, allowFailure: true})
     undone.push(`removed ${state.target}`)
   }
   if (state.branchSource !== 'existing') {

@@ -50,6 +50,8 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     // They fetch where main's do, not from main's git dir.
     expect(git(path.join(feat, 'lib'), 'remote', 'get-url', 'origin')).to.equal(path.join(dir, 'lib.git'))
     expect(git(path.join(feat, 'lib', 'nested'), 'remote', 'get-url', 'origin')).to.equal(path.join(dir, 'nested.git'))
+    // Locked while its submodules were cloned (a kill then is rolled back), unlocked once done.
+    expect(git(main, 'worktree', 'list', '--porcelain')).not.to.include('locked')
   })
 
   it('--no-submodules leaves them uninitialised; a submodule that cannot be cloned warns naming it and leaves the rest of the worktree whole', async () => {
@@ -89,6 +91,7 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     expect(readdirSync(feat).sort()).to.deep.equal(['.git', 'd7', 'top.txt'])
     expect(readdirSync(path.join(feat, 'd7'))).to.have.length(100)
     expect(git(feat, 'sparse-checkout', 'list')).to.equal('d7')
+    expect(git(main, 'worktree', 'list', '--porcelain')).not.to.include('locked')
     expect(git(feat, 'status', '--porcelain')).to.equal('')
   })
 
