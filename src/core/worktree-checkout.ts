@@ -9,6 +9,8 @@ import path from 'node:path'
 
 import type {YardContext} from './context.js'
 import {OperationError} from './errors.js'
+import {shellQuote} from './shell.js'
+import {gitFailure} from './worktree-add.js'
 
 /**
  * Config for a fetch a partial clone makes: no gc or maintenance run inside it (a partial clone's
@@ -79,10 +81,10 @@ export async function fetchMissingObjects(context: YardContext, mainPath: string
     {cwd: mainPath, allowFailure: true, input: missing.join('\n') + '\n', timeoutMs: 600_000, budget: 'fetch'},
   )
   if (fetched.exitCode === 0) return missing.length
-  const reason = fetched.stderr.split('\n').find((line) => /^(fatal|error):/.test(line.trim()))?.trim() ?? `exit code ${fetched.exitCode}`
+  const reason = gitFailure(fetched.stderr) || `exit code ${fetched.exitCode}`
   const shown = missing.slice(0, 3).join(', ') + (missing.length > 3 ? ', …' : '')
   throw new OperationError(`this partial clone lacks ${missing.length} object${missing.length === 1 ? '' : 's'} of ${commit.slice(0, 12)} (${shown}), and promisor remote ${remote} could not give them: ${reason}`, {
     why: 'a partial clone (--filter) keeps blobs on its promisor remote until a checkout needs them; nothing was created',
-    fix: `make ${remote} reachable and run the add again (\`git -C ${mainPath} rev-list --objects --no-walk --missing=print ${commit.slice(0, 12)}\` lists what is missing), or fork from a base whose files are local with --from REF`,
+    fix: `make ${remote} reachable and run the add again (\`git -C ${shellQuote(mainPath)} rev-list --objects --no-walk --missing=print ${commit.slice(0, 12)}\` lists what is missing), or fork from a base whose files are local with --from REF`,
   })
 }

@@ -10,6 +10,8 @@
  * worktree's submodules fetch and push where main's do, and nested submodules (their relative urls
  * resolve against that url) are done the same way one level deeper. `protocol.file.allow=always`
  * is given only to these commands: git refuses local clones for submodules by default since 2.38.1.
+ * When main's copy cannot give the recorded commit, the submodule's own url is tried, as
+ * `git submodule update` would (that one may need the network).
  */
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
@@ -54,7 +56,12 @@ export async function initSubmodules(context: YardContext, checkout: string, sou
     }
     await git(['submodule', 'init', '--', subpath])
     const url = (await git(['config', '--get', `submodule.${name}.url`])).stdout.trim()
-    const updated = await git(['-c', 'protocol.file.allow=always', '-c', `submodule.${name}.url=${source}`, 'submodule', 'update', '--quiet', '--', subpath])
+    let updated = await git(['-c', 'protocol.file.allow=always', '-c', `submodule.${name}.url=${source}`, 'submodule', 'update', '--quiet', '--', subpath])
+    if (updated.exitCode !== 0 && url !== '') {
+      // main's copy lacks the recorded commit (or is broken): the submodule's own remote, as git would.
+      await emptySubmodule(context, checkout, name, subpath)
+      updated = await git(['submodule', 'update', '--quiet', '--', subpath])
+    }
     if (updated.exitCode !== 0) {
       await fail(gitFailure(updated.stderr) || `exit code ${updated.exitCode}`)
       continue

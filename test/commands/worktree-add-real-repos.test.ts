@@ -77,6 +77,33 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     expect(git(worktree, 'status', '--porcelain')).to.equal('')
   })
 
+  it('fetches from the submodule\'s own remote a recorded commit main\'s copy lacks', async () => {
+    const dir = tempDir('subs')
+    upstream(dir, 'lib', {'l.txt': 'lib\n'})
+    upstream(dir, 'app', {'a.txt': 'app\n'}, ['lib'])
+    const main = path.join(dir, 'app')
+    git(dir, ...FILE, 'clone', '-q', '--recurse-submodules', path.join(dir, 'app.git'), main)
+    // Upstream moves lib on; main fetches the superproject only.
+    const srcLib = path.join(dir, 'src-lib')
+    writeFile(srcLib, 'l2.txt', 'two\n')
+    git(srcLib, 'add', '-A')
+    git(srcLib, 'commit', '-q', '-m', 'two')
+    git(srcLib, 'push', '-q', path.join(dir, 'lib.git'), 'main')
+    const srcApp = path.join(dir, 'src-app')
+    git(path.join(srcApp, 'lib'), 'pull', '-q', 'origin', 'main')
+    git(srcApp, 'commit', '-q', '-am', 'bump lib')
+    git(srcApp, 'push', '-q', path.join(dir, 'app.git'), 'main')
+    git(main, 'fetch', '-q', '--no-recurse-submodules', 'origin')
+    // The upstream is a local path: allowed here as a network url would be (git refuses file:// for submodules by default).
+    const env = {...cleanEnv(tempDir('state')), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'protocol.file.allow', GIT_CONFIG_VALUE_0: 'always'}
+    const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--json'], {cwd: main, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(run.json, run.stderr).to.have.deep.property('submodules', {initialised: ['lib'], failed: []})
+    const feat = path.join(rootOf(main), 'feat')
+    expect(git(path.join(feat, 'lib'), 'rev-parse', 'HEAD')).to.equal(git(srcLib, 'rev-parse', 'HEAD'))
+    expect(existsSync(path.join(feat, 'lib', 'l2.txt'))).to.equal(true)
+  })
+
   it('applies main\'s cone sparse-checkout to the new worktree: only that directory\'s files are written', async () => {
     const main = path.join(tempDir('sparse'), 'app')
     git(path.dirname(main), 'init', '-q', '-b', 'main', main)
