@@ -48,6 +48,23 @@ export async function checkOutSparse(context: YardContext, mainPath: string, tar
   await context.runner.git(['checkout', '--quiet'], {cwd: target})
 }
 
+/**
+ * The pathspecs of what a cone-mode sparse checkout writes (git-sparse-checkout(1), "Internals —
+ * cone mode"): the files at the top, the files directly in each parent of a listed directory, and
+ * everything below each listed directory; undefined for non-cone patterns. rev-list limits the
+ * objects it walks to them, so a sparse partial clone does not fetch blobs it will never check out.
+ */
+async function conePathspecs(context: YardContext, mainPath: string, sparse: {cone: boolean}): Promise<string[] | undefined> {
+  if (!sparse.cone) return undefined
+  const listed = await context.runner.git(['sparse-checkout', 'list'], {cwd: mainPath})
+  const dirs = listed.stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+  const parents = new Set<string>()
+  for (const dir of dirs) {
+    for (let parent = path.posix.dirname(dir); parent !== '.'; parent = path.posix.dirname(parent)) parents.add(parent)
+  }
+  return [':(glob)*', ...[...parents].map((parent) => `:(glob)${parent}/*`), ...dirs.map((dir) => `:(literal)${dir}`)]
+}
+
 /** The promisor remotes of a partial clone (`remote.<name>.promisor`, `extensions.partialClone`); empty for a full clone. */
 export async function promisorRemotes(context: YardContext, mainPath: string): Promise<string[]> {
   const result = await context.runner.git(['config', '--get-regexp', '^(remote\\..*\\.promisor|extensions\\.partialclone)$'], {cwd: mainPath, allowFailure: true})
@@ -72,7 +89,11 @@ export async function promisorRemotes(context: YardContext, mainPath: string): P
 export async function fetchMissingObjects(context: YardContext, mainPath: string, commit: string): Promise<number> {
   const remotes = await promisorRemotes(context, mainPath)
   if (remotes.length === 0) return 0
-  const listed = await context.runner.git(['rev-list', '--objects', '--no-walk', '--missing=print', commit, '--'], {cwd: mainPath})
+  const sparse = await mainSparse(context, mainPath)
+  const within = sparse ? await conePathspecs(context, mainPath, sparse) : []
+  // Non-cone patterns cannot be told to rev-list cheaply: git's checkout fetches what they need.
+  if (within === undefined) return 0
+  const listed = await context.runner.git(['rev-list', '--objects', '--no-walk', '--missing=print', commit, '--', ...within], {cwd: mainPath})
   const missing = listed.stdout.split('\n').filter((line) => line.startsWith('?')).map((line) => line.slice(1).trim())
   if (missing.length === 0) return 0
   const remote = remotes[0]
