@@ -21,9 +21,10 @@ export const NO_MAINTENANCE = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false'
 
 /** Whether main is sparse (`core.sparseCheckout`, git-sparse-checkout(1)), and its cone mode. */
 export async function mainSparse(context: YardContext, mainPath: string): Promise<{cone: boolean} | undefined> {
-  const read = (key: string) => context.runner.git(['config', '--bool', '--get', key], {cwd: mainPath, allowFailure: true}).then((result) => result.stdout.trim())
-  const [sparse, cone] = await Promise.all([read('core.sparseCheckout'), read('core.sparseCheckoutCone')])
-  return sparse === 'true' ? {cone: cone !== 'false'} : undefined
+  // One call for both keys (every add asks); `--type=bool` normalises yes/on/1 to true.
+  const result = await context.runner.git(['config', '--type=bool', '--get-regexp', '^core\\.sparsecheckout(cone)?$'], {cwd: mainPath, allowFailure: true})
+  const values = new Map(result.stdout.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]))
+  return values.get('core.sparsecheckout') === 'true' ? {cone: values.get('core.sparsecheckoutcone') !== 'false'} : undefined
 }
 
 /**
