@@ -10,7 +10,8 @@ export default class WorktreeAdd extends BaseCommand {
   static summary = 'Create a worktree on its own branch, forked from the default branch, with its own port offset'
 
   static description = `The worktree goes to <worktrees root>/NAME on BRANCH (default wt/NAME). An existing local branch is checked out as it is; a branch that exists only as origin/BRANCH is created tracking it; otherwise a new branch is created without upstream (so a bare \`git push\` never lands on the base) from: --from REF, else YARD_WORKTREE_BASE / [worktrees] base, else origin/HEAD, else the first of origin/main, main, origin/master, master, else the current HEAD. The base's remote is fetched first (--no-fetch skips it); the base is printed and recorded as branch.<branch>.yardBase.
-A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.`
+A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.
+Submodules main has checked out are initialised from main's own objects (--no-submodules skips them); a sparse main's patterns apply to the new worktree before its checkout; a partial clone's missing blobs are fetched once, up front.`
 
   static examples = [
     '<%= config.bin %> worktree add feat',
