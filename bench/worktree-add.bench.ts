@@ -3,6 +3,8 @@
  * the same new branch from the same base, in the same run: on a generated repository (20,000
  * files in 400 directories, 2,000 commits; cached between runs, see generated-repo.ts) and, when
  * `BENCH_REPO` is set, on a local clone of that repository. Target: ≤ 1.15× on the generated one.
+ * A sparse pair on the generated repository: main with a cone sparse-checkout of one directory,
+ * against the same done by hand with git. Target: ≤ 1.3×.
  * Each run's worktree and branch are removed afterwards, untimed.
  */
 import {execFile} from 'node:child_process'
@@ -40,8 +42,32 @@ async function rowsFor(main: string, suffix: string): Promise<BenchRow[]> {
   ]
 }
 
+/**
+ * The sparse pair: a second clone whose main has a cone sparse-checkout of one directory; by hand
+ * is what git-worktree(1) suggests (`--no-checkout`, the patterns, then the checkout), yard's add
+ * gives the new worktree main's patterns before its checkout.
+ */
+async function sparseRows(main: string): Promise<BenchRow[]> {
+  await git('git', ['sparse-checkout', 'set', '--cone', SPARSE_DIR], {cwd: main})
+  const target = join(`${main}-worktrees`, 'bench')
+  const base = (await git('git', ['rev-parse', 'refs/remotes/origin/HEAD^{commit}'], {cwd: main})).stdout.trim()
+  const cleanUp = async () => {
+    await git('git', ['worktree', 'remove', '--force', target], {cwd: main}).catch(() => undefined)
+    await git('git', ['branch', '-q', '-D', 'wt/bench'], {cwd: main}).catch(() => undefined)
+  }
+  await cleanUp()
+  // Paths reach the script as positional parameters, never inside its text.
+  const byHand = 'git worktree add -q --no-checkout --no-track -b wt/bench "$1" "$2" && git -C "$1" sparse-checkout set --cone "$3" && git -C "$1" checkout -q'
+  return [
+    {label: 'git worktree add (sparse, by hand)', argv: ['/bin/sh', '-c', byHand, 'sh', target, base, SPARSE_DIR], cwd: main, env, afterEach: cleanUp},
+    {label: 'yard worktree add --no-fetch (sparse)', argv: [process.execPath, runJs, 'worktree', 'add', 'bench', '--no-fetch'], cwd: main, env, afterEach: cleanUp, unavailable: buildFailure, relativeTo: 'git worktree add (sparse, by hand)'},
+  ]
+}
+
+const SPARSE_DIR = 'src/d007'
 const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2_000}, YARD_TOML, log)
 const rows = await rowsFor(await cloneInto(generated, await makeScratchDir('generated'), 'app'), '')
+rows.push(...(await sparseRows(await cloneInto(generated, await makeScratchDir('generated-sparse'), 'app'))))
 if (process.env.BENCH_REPO) {
   log(`cloning BENCH_REPO ${process.env.BENCH_REPO}`)
   rows.push(...(await rowsFor(await cloneInto(process.env.BENCH_REPO, await makeScratchDir('bench-repo'), 'repo'), ' (BENCH_REPO)')))

@@ -98,7 +98,7 @@ export const BOX_MOUNTS = ['all', 'worktree'] as const
 
 /** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
 export const projectTables = {
-  project: z.strictObject({prefix: text()}),
+  project: z.strictObject({prefix: text(), 'main-worktree': text()}),
   worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text(), copy: z.array(text()), 'keep-ignored': z.array(text())}),
   machine: z.strictObject({backend: text(), name: text().regex(MACHINE_NAME_PATTERN, 'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"'), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
   cache: z.strictObject({backend: text(), root: text()}),

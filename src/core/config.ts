@@ -9,6 +9,7 @@ import path from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {z} from 'zod'
 
+import {repositoryRoot} from './bare-layout.js'
 import {
   checkoutTables,
   BOX_MOUNTS,
@@ -34,7 +35,7 @@ export const LOCAL_CONFIG_FILE = 'yard.local.toml'
 export type Origin = string
 
 export interface ProjectConfig {
-  project: {prefix: string}
+  project: {prefix: string; 'main-worktree'?: string}
   /** `copy`: gitignored files `worktree add` copies from main; `keep-ignored`: ignored files `worktree remove` keeps (default: `copy`). */
   worktrees: {root: string; base?: string; 'transcripts-archive'?: string; copy: string[]; 'keep-ignored': string[]}
   machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
@@ -106,7 +107,8 @@ function checkReadable(file: string): boolean {
 }
 
 /** Reads and parses one TOML file; undefined when it does not exist. */
-function readToml(file: string): Table | undefined {
+/** A TOML file's tables, unvalidated; undefined when the file does not exist. @throws InputError for a syntax error or an unreadable file. */
+export function readToml(file: string): Table | undefined {
   if (!checkReadable(file)) return undefined
   let text: string
   try {
@@ -303,14 +305,16 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
     origins[dotted] = 'default'
     return value
   }
-  const prefixValue = def('project.prefix', prefixFromDirectory(path.basename(mainPath)))
+  // The bare layout's main checkout is a worktree beside the bare repository: the repository's root names it (DESIGN.md §3.3).
+  const root = repositoryRoot(mainPath)
+  const prefixValue = def('project.prefix', prefixFromDirectory(path.basename(root)))
   const prefix = origins['project.prefix'] === 'default' ? prefixValue : validatePrefix(prefixValue, originLabel(origins['project.prefix'], 'project', 'prefix'))
   const namespace = def('cluster.namespace', 'yard')
   const optional = (table: string, key: string) => values[table]?.[key] as string | undefined
   return {
-    project: {prefix},
+    project: stripUndefined({prefix, 'main-worktree': optional('project', 'main-worktree')}),
     worktrees: stripUndefined({
-      root: path.resolve(mainPath, def('worktrees.root', `${mainPath}-worktrees`)),
+      root: path.resolve(mainPath, def('worktrees.root', root === mainPath ? `${mainPath}-worktrees` : root)),
       base: optional('worktrees', 'base'),
       'transcripts-archive': optional('worktrees', 'transcripts-archive'),
       copy: def('worktrees.copy', ['.env']),

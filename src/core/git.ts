@@ -162,3 +162,17 @@ export async function aheadBehind(runner: ProcessRunner, cwd: string, left: stri
   const match = /^(\d+)\s+(\d+)/.exec(result.stdout)
   return result.exitCode === 0 && match ? {ahead: Number(match[1]), behind: Number(match[2])} : undefined
 }
+
+/**
+ * Gives `remote` the default fetch refspec (`+refs/heads/*:refs/remotes/<remote>/*`) when it has
+ * none: a bare clone has none (git-clone(1) `--bare`), so its `git fetch` would update no
+ * remote-tracking branch and every `origin/...` base would stay as old as the clone.
+ * @returns the refspec added, or undefined when the remote had one.
+ */
+export async function ensureFetchRefspec(runner: ProcessRunner, cwd: string, remote: string): Promise<string | undefined> {
+  const existing = await runner.git(['config', '--get-all', `remote.${remote}.fetch`], {cwd, allowFailure: true})
+  if (existing.stdout.trim() !== '') return undefined
+  const refspec = `+refs/heads/*:refs/remotes/${remote}/*`
+  await runner.git(['config', '--add', `remote.${remote}.fetch`, refspec], {cwd})
+  return refspec
+}

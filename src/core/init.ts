@@ -6,6 +6,7 @@ import {constants, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import {atomicWrite} from './atomic-write.js'
+import {repositoryRoot} from './bare-layout.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
 import {prefixFromDirectory, validatePrefix} from './identity.js'
@@ -151,7 +152,7 @@ export async function initProject(context: YardContext, options: InitOptions = {
   await expectRegularFileOrNothing(file)
   await expectRegularFileOrNothing(gitignore)
   await expectWritable(mainPath)
-  const text = yardTomlTemplate({mainDirectoryName: path.basename(mainPath), prefix: options.prefix, portExamples: composePortExamples(mainPath)})
+  const text = yardTomlTemplate({mainDirectoryName: path.basename(repositoryRoot(mainPath)), prefix: options.prefix, portExamples: composePortExamples(mainPath)})
   try {
     await atomicWrite(file, text, {replace: options.force === true})
   } catch (error) {

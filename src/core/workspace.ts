@@ -2,11 +2,12 @@
  * The workspace: the main checkout found from git's common dir, its config, and the `Target`
  * of whichever checkout a command acts on (DESIGN.md §2, §3.3, §3.4).
  */
-import {existsSync, realpathSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource, Target} from './backend.js'
-import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig} from './config.js'
+import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
+import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig, readToml} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
 import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from './identity.js'
@@ -50,21 +51,30 @@ export interface MainCheckout {
  * Finds the main checkout from the current directory through git's common dir, so that commands
  * work from inside any worktree (DESIGN.md §3.3), and the checkout the directory is in. Reads no
  * config. One `git rev-parse` (plus `git worktree list` from a linked worktree of a repository
- * whose git dir is not `<main>/.git`).
+ * whose git dir is not `<main>/.git`). A bare repository with worktrees (the bare layout, see
+ * bare-layout.ts) has the worktree on its default branch as main, found from any of its worktrees
+ * or from the directory holding the bare repository.
  * @throws InputError (exit 2) outside a git repository, inside a `.git` directory or a bare
- *   repository; OperationError (exit 1) when git itself fails (not installed, unsafe ownership).
+ *   repository without a main worktree; OperationError (exit 1) when git itself fails (not
+ *   installed, unsafe ownership).
  */
 export async function findMainCheckout(context: YardContext): Promise<MainCheckout> {
   // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
   const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {cwd: context.cwd, allowFailure: true})
-  if (result.exitCode !== 0) throw revParseFailure(context.cwd, result.exitCode, result.stderr)
+  if (result.exitCode !== 0) {
+    const bare = /must be run in a work tree/i.test(result.stderr) ? await bareRepositoryMain(context) : undefined
+    if (bare) return bare
+    throw revParseFailure(context.cwd, result.exitCode, result.stderr)
+  }
   // git 2.39's rev-parse has no NUL-separated output: three paths are three lines unless one holds a newline.
   const lines = result.stdout.replace(/\n$/, '').split('\n')
   if (lines.length !== 3) throw newlineInPath(result.stdout)
   const [commonDir, gitDir, checkoutPath] = lines.map((line) => real(path.resolve(context.cwd, line)))
   if (path.basename(commonDir) === '.git') return {mainPath: path.dirname(commonDir), commonDir, checkoutPath}
   if (gitDir === commonDir) return {mainPath: checkoutPath, commonDir, checkoutPath}
-  const [first] = await gitWorktreeEntries(context, checkoutPath)
+  const entries = await gitWorktreeEntries(context, checkoutPath)
+  const [first] = entries
+  if (first?.bare && entries.length > 1) return {mainPath: real(mainOfBare(commonDir, entries, checkoutPath)), commonDir, checkoutPath}
   if (first === undefined || first.bare) {
     throw new InputError(`${commonDir} is a bare repository`, {
       why: 'yard needs a main checkout (holding yard.toml); the worktrees of a bare repository have none',
@@ -80,6 +90,26 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
     })
   }
   return {mainPath: real(first.path), commonDir, checkoutPath}
+}
+
+/** From the directory holding a bare repository with worktrees (`repo/` with `.git: gitdir: ./.bare`): its main worktree; else undefined. */
+async function bareRepositoryMain(context: YardContext): Promise<MainCheckout | undefined> {
+  const result = await context.runner.git(['rev-parse', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
+  const commonDir = result.exitCode === 0 ? real(path.resolve(context.cwd, result.stdout.replace(/\n$/, ''))) : undefined
+  if (commonDir === undefined || !isBareGitDir(commonDir)) return undefined
+  const entries = await gitWorktreeEntries(context, context.cwd)
+  if (entries.length < 2) return undefined
+  const mainPath = real(mainOfBare(commonDir, entries))
+  return {mainPath, commonDir, checkoutPath: mainPath}
+}
+
+function mainOfBare(commonDir: string, worktrees: GitWorktree[], checkoutPath?: string): string {
+  // A symbolic ref is always a loose file (packed-refs holds none).
+  let originHead: string | undefined
+  try {
+    originHead = /^ref: (.+)$/m.exec(readFileSync(path.join(commonDir, 'refs', 'remotes', 'origin', 'HEAD'), 'utf8'))?.[1]
+  } catch {}
+  return chooseMainWorktree({commonDir, worktrees, originHead, checkoutPath, readToml})
 }
 
 /**
@@ -146,13 +176,14 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
       fix: 'choose a worktrees root without a newline in its path',
     })
   }
-  if (isInside(mainPath, worktreesRoot)) {
+  // In the bare layout main is a worktree beside the others, below the root by design.
+  if (!isBareLayout(mainPath) && isInside(mainPath, worktreesRoot)) {
     throw new InputError(`the worktrees root ${worktreesRoot} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) contains the main checkout ${mainPath}`, {
       why: 'a worktree is named by its directory below the root, so the main checkout would pass for a worktree',
       fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
     })
   }
-  return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(mainPath), worktreesRoot, currentCheckout: checkoutPath}
+  return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(repositoryRoot(mainPath)), worktreesRoot, currentCheckout: checkoutPath}
 }
 
 /** True when `child` is `parent` or lies below it (both real paths). */
@@ -326,6 +357,8 @@ async function gitWorktreeEntries(context: YardContext, cwd: string): Promise<Gi
 export async function worktreesUnderRoot(workspace: Workspace, context: YardContext, known?: GitWorktree[]): Promise<Array<{name: string; worktree: GitWorktree}>> {
   const found: Array<{name: string; worktree: GitWorktree}> = []
   for (const worktree of known ?? (await gitWorktrees(workspace, context))) {
+    // The bare repository itself and main (below the root in the bare layout) are no worktrees of a name.
+    if (worktree.bare || real(worktree.path) === workspace.mainPath) continue
     const relative = path.relative(workspace.worktreesRoot, real(worktree.path))
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) continue
     found.push({name: relative, worktree})

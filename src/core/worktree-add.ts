@@ -9,14 +9,15 @@
  * worst). When either side fails, the worktree, the branch and the pin it brought are rolled
  * back, so nothing is left behind.
  */
-import {promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from './backend.js'
+import {isBareLayout} from './bare-layout.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {boundLines, InputError, OperationError} from './errors.js'
-import {isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
+import {ensureFetchRefspec, isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
 import {copyIgnoredFiles} from './ignored-files.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
@@ -24,7 +25,9 @@ import {shellQuote} from './shell.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
+import {checkOutSparse, fetchMissingObjects, mainSparse, NO_MAINTENANCE} from './worktree-checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
+import {initSubmodules, SubmoduleOutcome} from './worktree-submodules.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
 
 /** How long `git fetch` of the base's remote may take before yard goes on without it. */
@@ -39,6 +42,8 @@ export interface AddOptions {
   from?: string
   /** Fetch the base's remote first (`--no-fetch` turns it off). */
   fetch: boolean
+  /** Initialise the submodules main has checked out (`--no-submodules` turns it off). */
+  submodules?: boolean
   backends: WorktreeBackends
 }
 
@@ -62,6 +67,8 @@ export interface AddResult {
   pinned: {hashOffset: number; clashedWith: string[]} | null
   /** Gitignored files of the main checkout copied in (`[worktrees] copy`), relative. */
   copied: string[]
+  /** Submodule paths checked out in the worktree (nested ones as `lib/nested`), and those that failed (warned). */
+  submodules: {initialised: string[]; failed: string[]}
 }
 
 /** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
@@ -139,6 +146,9 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
     // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
+    // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
+    const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
+    if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit)
     // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
     await writeAddJournal(workspace.commonDir, {name, target, branch, branchSource, commit: base?.commit ?? refs.get(remoteRef)?.oid, pinBefore: pinValue(fresh.config.pins[name])})
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
@@ -150,7 +160,9 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin, choice.clashedWith.length > 0 ? `clash with ${choice.clashedWith.join(', ')}` : `offset of sandbox ${name}`)
       return {current, choice}
     })()
-    const [added, decided] = await Promise.allSettled([gitWorktreeAdd(context, mainPath, {target, branch, branchSource, base}), deciding])
+    const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
+    const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules})
+    const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
       await removeAddJournal(workspace.commonDir, name)
@@ -159,10 +171,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const {current, choice} = decided.value
     if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
     await removeAddJournal(workspace.commonDir, name)
-    return {current, choice, branchSource, base}
+    return {current, choice, branchSource, base, submodules: added.value}
   })
 
-  const {current, choice, branchSource, base} = placed
+  const {current, choice, branchSource, base, submodules} = placed
   const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
@@ -182,6 +194,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
     pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
     copied,
+    submodules,
   }
 }
 
@@ -223,6 +236,8 @@ async function knownOffsets(workspace: Workspace, context: YardContext, worktree
 async function fetchBaseRemote(context: YardContext, mainPath: string, from: string | undefined, configured: string | undefined): Promise<string | null> {
   const remote = baseRemote(from, configured, await listRemotes(context.runner, mainPath))
   if (remote === undefined) return null
+  const refspec = isBareLayout(mainPath) ? await ensureFetchRefspec(context.runner, mainPath, remote) : undefined
+  if (refspec !== undefined) context.warn(`note: remote ${remote} had no fetch refspec (a bare clone has none); added ${refspec} so that git fetch updates ${remote}/*`)
   const result = await context.runner.git(['fetch', '--quiet', remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch'})
   if (result.exitCode === 0) return remote
   const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : gitFailure(result.stderr) || `exit code ${result.exitCode}`
@@ -275,16 +290,33 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
   }
 }
 
-async function gitWorktreeAdd(context: YardContext, mainPath: string, request: {target: string; branch: string; branchSource: BranchSource; base?: Base}): Promise<void> {
+/**
+ * `git worktree add`, then what the checkout needs on real repositories (worktree-checkout.ts,
+ * worktree-submodules.ts): main's sparse patterns before the files are written, and the
+ * submodules main has checked out. While those run the worktree stays locked, as git keeps it
+ * during its own checkout, so an add killed meanwhile is rolled back by the next one (its journal
+ * takes a locked worktree for one still being made).
+ */
+async function gitWorktreeAdd(context: YardContext, workspace: Workspace, request: {target: string; branch: string; branchSource: BranchSource; base?: Base; submodules: boolean}): Promise<SubmoduleOutcome> {
   const {target, branch, branchSource, base} = request
+  const {mainPath} = workspace
+  const sparse = await mainSparse(context, mainPath)
+  const more = sparse !== undefined || request.submodules
+  // A sparse main: no checkout until the worktree has main's patterns, so only the sparse set is written.
+  const add = ['worktree', 'add', '--quiet', ...(sparse ? ['--no-checkout'] : []), ...(more ? ['--lock'] : [])]
   // `worktree add` takes no `--`: branch and base were checked not to start with `-`; target is absolute.
   const args =
     branchSource === 'existing'
-      ? ['worktree', 'add', '--quiet', target, branch]
+      ? [...add, target, branch]
       : branchSource === 'remote'
-        ? ['worktree', 'add', '--quiet', '--track', '-b', branch, target, `origin/${branch}`]
-        : ['worktree', 'add', '--quiet', '--no-track', '-b', branch, target, base!.commit]
-  await context.runner.git(args, {cwd: mainPath})
+        ? [...add, '--track', '-b', branch, target, `origin/${branch}`]
+        : [...add, '--no-track', '-b', branch, target, base!.commit]
+  // A lazy fetch of a partial clone during the checkout must not start a gc.
+  await context.runner.git([...NO_MAINTENANCE, ...args], {cwd: mainPath})
+  if (sparse) await checkOutSparse(context, mainPath, target, sparse)
+  const outcome = request.submodules ? await initSubmodules(context, target, path.join(workspace.commonDir, 'modules')) : {initialised: [], failed: []}
+  if (more) await context.runner.git(['worktree', 'unlock', target], {cwd: mainPath})
+  return outcome
 }
 
 /**
@@ -297,7 +329,8 @@ async function rollBack(context: YardContext, workspace: Workspace, state: {targ
   // The worktree first: a branch checked out in a worktree is not deleted from under it.
   const registered = (await gitWorktrees(workspace, context)).some((worktree) => path.resolve(worktree.path) === state.target)
   if (registered) {
-    await context.runner.git(['worktree', 'remove', '--force', state.target], {cwd: mainPath, allowFailure: true})
+    // Twice: the worktree may still be locked for its sparse checkout or its submodules.
+    await context.runner.git(['worktree', 'remove', '--force', '--force', state.target], {cwd: mainPath, allowFailure: true})
     undone.push(`removed ${state.target}`)
   }
   if (state.branchSource !== 'existing') {

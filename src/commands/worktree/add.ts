@@ -10,7 +10,8 @@ export default class WorktreeAdd extends BaseCommand {
   static summary = 'Create a worktree on its own branch, forked from the default branch, with its own port offset'
 
   static description = `The worktree goes to <worktrees root>/NAME on BRANCH (default wt/NAME). An existing local branch is checked out as it is; a branch that exists only as origin/BRANCH is created tracking it; otherwise a new branch is created without upstream (so a bare \`git push\` never lands on the base) from: --from REF, else YARD_WORKTREE_BASE / [worktrees] base, else origin/HEAD, else the first of origin/main, main, origin/master, master, else the current HEAD. The base's remote is fetched first (--no-fetch skips it); the base is printed and recorded as branch.<branch>.yardBase.
-A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.`
+A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.
+Submodules main has checked out are initialised from main's own objects (--no-submodules skips them); a sparse main's patterns apply to the new worktree before its checkout; a partial clone's missing blobs are fetched once, up front.`
 
   static examples = [
     '<%= config.bin %> worktree add feat',
@@ -27,6 +28,7 @@ A name whose offset clashes with another worktree or sandbox is pinned to the lo
     branch: Flags.string({char: 'b', description: 'the branch; without NAME, the name is derived from it (feature/Login.v2 → feature-login-v2-<hash>)', helpValue: 'BRANCH'}),
     from: Flags.string({description: 'base of a new branch: a branch, tag or commit (must resolve)', helpValue: 'REF'}),
     fetch: Flags.boolean({description: 'fetch the base\'s remote first', default: true, allowNo: true}),
+    submodules: Flags.boolean({description: 'initialise the submodules main has checked out, from main\'s objects', default: true, allowNo: true}),
   }
 
   async run(): Promise<AddResult> {
@@ -39,6 +41,7 @@ A name whose offset clashes with another worktree or sandbox is pinned to the lo
       branch: args.branch ?? flags.branch,
       from: flags.from,
       fetch: flags.fetch,
+      submodules: flags.submodules,
       backends: registryBackends(() => registry, this.context),
     })
     this.print(describe(result))
@@ -55,6 +58,7 @@ function describe(result: AddResult): string {
         : `created branch ${result.branch} without upstream`
   const lines = [`worktree ${result.name} at ${result.path}`, `  ${branch}`]
   if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
+  if (result.submodules.initialised.length > 0) lines.push(`  submodules: ${result.submodules.initialised.join(', ')}`)
   lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
   if (result.copied.length > 0) lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
   return lines.join('\n')

@@ -1,0 +1,112 @@
+/**
+ * What a new worktree's checkout needs beyond `git worktree add` on the repositories people have
+ * (DESIGN.md §4.1): main's sparse-checkout patterns applied before the files are written, the
+ * blobs a partial clone lacks found up front, and submodules initialised from the objects main
+ * already holds in `.git/modules`, so no network is needed when they suffice.
+ */
+import {existsSync, promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import type {YardContext} from './context.js'
+import {OperationError} from './errors.js'
+import {shellQuote} from './shell.js'
+import {gitFailure} from './worktree-add.js'
+
+/**
+ * Config for a fetch a partial clone makes: no gc or maintenance run inside it (a partial clone's
+ * first lazy fetch otherwise triggers a synchronous `gc --auto`; git-config(1) `gc.auto`,
+ * `maintenance.auto`).
+ */
+export const NO_MAINTENANCE = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false']
+
+/** Whether main is sparse (`core.sparseCheckout`, git-sparse-checkout(1)), and its cone mode. */
+export async function mainSparse(context: YardContext, mainPath: string): Promise<{cone: boolean} | undefined> {
+  // One call for both keys (every add asks); `--type=bool` normalises yes/on/1 to true.
+  const result = await context.runner.git(['config', '--type=bool', '--get-regexp', '^core\\.sparsecheckout(cone)?$'], {cwd: mainPath, allowFailure: true})
+  const values = new Map(result.stdout.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]))
+  return values.get('core.sparsecheckout') === 'true' ? {cone: values.get('core.sparsecheckoutcone') !== 'false'} : undefined
+}
+
+/**
+ * Gives a worktree made with `git worktree add --no-checkout` main's sparse-checkout patterns and
+ * mode, then checks its files out, so only the sparse set is written. git ≥ 2.36 copies both
+ * itself when the add runs from main (git-worktree(1)); older gits and a worktree whose copy is
+ * missing get them here: `extensions.worktreeConfig` on, the mode in the worktree's own
+ * `config.worktree`, the patterns in its `info/sparse-checkout` (the layout git-sparse-checkout(1)
+ * documents for worktrees).
+ * @throws OperationError (exit 1) when git fails.
+ */
+export async function checkOutSparse(context: YardContext, mainPath: string, target: string, sparse: {cone: boolean}): Promise<void> {
+  const gitPath = async (cwd: string) => path.resolve(cwd, (await context.runner.git(['rev-parse', '--git-path', 'info/sparse-checkout'], {cwd})).stdout.trim())
+  const [mine, theirs] = await Promise.all([gitPath(mainPath), gitPath(target)])
+  if (!existsSync(theirs) && existsSync(mine)) {
+    await context.runner.git(['config', 'extensions.worktreeConfig', 'true'], {cwd: target})
+    await context.runner.git(['config', '--worktree', 'core.sparseCheckout', 'true'], {cwd: target})
+    await context.runner.git(['config', '--worktree', 'core.sparseCheckoutCone', String(sparse.cone)], {cwd: target})
+    await fs.mkdir(path.dirname(theirs), {recursive: true})
+    await fs.copyFile(mine, theirs)
+  }
+  await context.runner.git(['checkout', '--quiet'], {cwd: target})
+}
+
+/**
+ * The pathspecs of what a cone-mode sparse checkout writes (git-sparse-checkout(1), "Internals —
+ * cone mode"): the files at the top, the files directly in each parent of a listed directory, and
+ * everything below each listed directory; undefined for non-cone patterns. rev-list limits the
+ * objects it walks to them, so a sparse partial clone does not fetch blobs it will never check out.
+ */
+async function conePathspecs(context: YardContext, mainPath: string, sparse: {cone: boolean}): Promise<string[] | undefined> {
+  if (!sparse.cone) return undefined
+  const listed = await context.runner.git(['sparse-checkout', 'list'], {cwd: mainPath})
+  const dirs = listed.stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+  const parents = new Set<string>()
+  for (const dir of dirs) {
+    for (let parent = path.posix.dirname(dir); parent !== '.'; parent = path.posix.dirname(parent)) parents.add(parent)
+  }
+  return [':(glob)*', ...[...parents].map((parent) => `:(glob)${parent}/*`), ...dirs.map((dir) => `:(literal)${dir}`)]
+}
+
+/** The promisor remotes of a partial clone (`remote.<name>.promisor`, `extensions.partialClone`); empty for a full clone. */
+export async function promisorRemotes(context: YardContext, mainPath: string): Promise<string[]> {
+  const result = await context.runner.git(['config', '--get-regexp', '^(remote\\..*\\.promisor|extensions\\.partialclone)$'], {cwd: mainPath, allowFailure: true})
+  const remotes = new Set<string>()
+  for (const line of result.stdout.split('\n')) {
+    const [key, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1).trim()]
+    if (key.toLowerCase() === 'extensions.partialclone' && value !== '') remotes.add(value)
+    else if (key.endsWith('.promisor') && value === 'true') remotes.add(key.slice('remote.'.length, -'.promisor'.length))
+  }
+  return [...remotes]
+}
+
+/**
+ * For a partial clone, makes sure the tree of `commit` is all local before the worktree is made:
+ * the missing objects (`git rev-list --objects --no-walk --missing=print`, which fetches nothing)
+ * are fetched from the promisor remote once, as git's own lazy fetch does (promisor-remote.c:
+ * `fetch --filter=blob:none --stdin`), with gc and maintenance off. Nothing is created when it fails.
+ * @returns how many objects were fetched (0 when none were missing or the clone is full).
+ * @throws OperationError (exit 1) naming how many objects are missing (and the first few) and the
+ *   fix, when the promisor remote cannot give them.
+ */
+export async function fetchMissingObjects(context: YardContext, mainPath: string, commit: string): Promise<number> {
+  const remotes = await promisorRemotes(context, mainPath)
+  if (remotes.length === 0) return 0
+  const sparse = await mainSparse(context, mainPath)
+  const within = sparse ? await conePathspecs(context, mainPath, sparse) : []
+  // Non-cone patterns cannot be told to rev-list cheaply: git's checkout fetches what they need.
+  if (within === undefined) return 0
+  const listed = await context.runner.git(['rev-list', '--objects', '--no-walk', '--missing=print', commit, '--', ...within], {cwd: mainPath})
+  const missing = listed.stdout.split('\n').filter((line) => line.startsWith('?')).map((line) => line.slice(1).trim())
+  if (missing.length === 0) return 0
+  const remote = remotes[0]
+  const fetched = await context.runner.git(
+    [...NO_MAINTENANCE, '-c', 'fetch.negotiationAlgorithm=noop', 'fetch', remote, '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', '--filter=blob:none', '--stdin'],
+    {cwd: mainPath, allowFailure: true, input: missing.join('\n') + '\n', timeoutMs: 600_000, budget: 'fetch'},
+  )
+  if (fetched.exitCode === 0) return missing.length
+  const reason = gitFailure(fetched.stderr) || `exit code ${fetched.exitCode}`
+  const shown = missing.slice(0, 3).join(', ') + (missing.length > 3 ? ', …' : '')
+  throw new OperationError(`this partial clone lacks ${missing.length} object${missing.length === 1 ? '' : 's'} of ${commit.slice(0, 12)} (${shown}), and promisor remote ${remote} could not give them: ${reason}`, {
+    why: 'a partial clone (--filter) keeps blobs on its promisor remote until a checkout needs them; nothing was created',
+    fix: `make ${remote} reachable and run the add again (\`git -C ${shellQuote(mainPath)} rev-list --objects --no-walk --missing=print ${commit.slice(0, 12)}\` lists what is missing), or fork from a base whose files are local with --from REF`,
+  })
+}
