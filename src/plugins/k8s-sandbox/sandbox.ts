@@ -6,6 +6,7 @@
  */
 import type {BackendContext, CacheDemand, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
+import {checkBranchDirectory} from '../../core/sandbox-repos.js'
 import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
@@ -101,7 +102,8 @@ export class K8sSandbox implements SandboxBackend {
 
   async exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number> {
     const runtime = this.runtime(sandbox.runtime)
-    const workdir = `/work/${place.slot}/${place.directory}`
+    // One path component: a directory such as ".." would leave the slot (core checks it too).
+    const workdir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
     if ((await runtime.run(sandbox.project, ['test', '-d', workdir])).exitCode !== 0) {
       throw new InputError(`the sandbox ${sandbox.name} has no ${workdir}`, {
         why: 'yard exec NAME/BRANCH runs in the branch worktree /work/<slot>/<branch with "/" → "-">',

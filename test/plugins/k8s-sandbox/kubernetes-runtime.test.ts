@@ -131,6 +131,17 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(words.stdout).to.equal('$(id)|a b|')
   })
 
+  it('yard exec NAME/.. and NAME/. are exit 2 before kubectl runs anything in the pod', async () => {
+    cluster.kubectl.clear()
+    for (const name of ['feat/..', 'feat/.']) {
+      const refused = await cliAsync(fixture, cluster.env, ['exec', name, '--', 'pwd'])
+      expect(refused.status, `${name}: ${refused.stdout}`).to.equal(2)
+      expect(refused.stdout).to.equal('')
+      expect(refused.stderr).to.include('names no branch directory')
+    }
+    expect(cluster.kubectl.verb('exec')).to.deep.equal([])
+  })
+
   it('attach on the kubernetes runtime makes another branch worktree in every slot through kubectl exec', async () => {
     const attached = await run(['sandbox', 'attach', 'feat', '--branch', 'fix/typo', '--json'])
     expect(attached.exitCode, attached.stderr).to.equal(0)

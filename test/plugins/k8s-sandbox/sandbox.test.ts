@@ -145,6 +145,21 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(missing.stderr).to.include('has no /work/a/nope')
   })
 
+  it('yard exec NAME/.., NAME/. and NAME/ name no branch directory: exit 2, and nothing runs (they would run in /work or /work/<slot>)', () => {
+    for (const name of ['feat/..', 'feat/.', 'feat/', 'feat/x/..']) {
+      const refused = cli(fixture, ['exec', name, '--', 'pwd'])
+      if (name === 'feat/x/..') {
+        // x/.. is the directory "x-..", a plain name: asked of the pod, which has no such worktree.
+        expect(refused.status, refused.stderr).to.equal(2)
+        expect(refused.stderr).to.include('has no /work/a/x-..')
+        continue
+      }
+      expect(refused.status, `${name}: ${refused.stdout}`).to.equal(2)
+      expect(refused.stdout).to.equal('')
+      expect(refused.stderr).to.include(`"${name.slice('feat/'.length)}" names no branch directory`)
+    }
+  })
+
   it('in a 100×30 tmux pane yard exec into a sandbox starts at 30 100 (acceptance 5)', async () => {
     const pane = openPane(`yardtest-x-${process.pid}`, {width: 100, height: 30, command: 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh'})
     try {
