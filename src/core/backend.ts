@@ -522,6 +522,41 @@ export interface SandboxWorktree {
   dirty: string[]
   /** Local branches of this worktree with commits not on origin, as `branch (n commits)`. */
   unpushed: string[]
+  /** HEAD's commit, or null when it has none. */
+  head?: string | null
+}
+
+/**
+ * A ref holding commits of a sandbox that neither its cache nor origin's remote-tracking refs
+ * have (DESIGN.md §5.2, `rm`): what `rm` counts as unsaved and `rm --force` bundles.
+ */
+export interface SandboxUnsavedRef {
+  slot: string
+  /**
+   * Its name in the bundle: `refs/heads/<branch>`; `refs/yard/sandbox/<slot>/detached-<dir>` for
+   * a detached HEAD; `refs/yard/sandbox/<slot>/stash` for `stash@{0}`, `…/stash-<n>` for `stash@{n}`.
+   */
+  ref: string
+  commit: string
+  /** Commits reachable from it that the cache lacks (a stash entry: its own commit counts). */
+  commits: number
+  /** For messages: `/work/app/feat: feat/login (2 commits)`, `…: detached HEAD 1a2b3c4 (1 commit)`, `…: stash@{0} (On main: wip)`. */
+  what: string
+}
+
+/** Everything of a sandbox that exists only in its pod: dirty worktrees and unsaved refs. */
+export interface SandboxUnsaved {
+  worktrees: SandboxWorktree[]
+  refs: SandboxUnsavedRef[]
+}
+
+/** What `save` wrote: host files, per slot its bundle and its patches. */
+export interface SandboxSaved {
+  files: string[]
+  /** One bundle per slot with unsaved refs: those refs, and only the objects the cache lacks. */
+  bundles: Array<{slot: string; file: string; refs: string[]}>
+  /** One patch per dirty worktree, against `head` (binary, untracked files included). */
+  patches: Array<{slot: string; worktree: string; branch: string | null; head: string; file: string}>
 }
 
 /** What `attach` made (DESIGN.md §5.2): per slot, its default checkout and the branch worktree. */
@@ -548,10 +583,26 @@ export interface SandboxBackend {
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
-  /** Saves a bundle of every slot's branches and a patch per dirty worktree into `dir`; returns the files. */
-  save(sandbox: SandboxRecord, dir: string): Promise<string[]>
+  /** The worktrees and every ref (branch, detached HEAD, stash) holding commits the cache lacks. */
+  unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved>
+  /**
+   * Saves `work` into the host directory `dir`: per slot with unsaved refs a bundle of those refs
+   * without what the cache has, and a patch per dirty worktree. Nothing when `work` is empty.
+   */
+  save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved>
   /** Deletes the pod. */
   remove(sandbox: SandboxRecord): Promise<void>
+  /**
+   * For a sandbox whose pod is gone (removed outside yard): what the runtime still holds of it
+   * (podman: the kept annotations, the work volume), removed unless `dryRun`. Undefined when the
+   * pod exists or the runtime cannot tell. Optional: without it, such a sandbox's leftovers stay.
+   */
+  clearLost?(project: string, runtime: string, options: {dryRun: boolean}): Promise<string[] | undefined>
+  /**
+   * Why a cache borrower of this backend is provably gone (`sandbox <project>` whose pod no longer
+   * exists), or undefined: `yard cache evict` asks it (a BorrowerProbe). Optional.
+   */
+  borrowerGone?(borrower: CacheBorrower): Promise<string | undefined>
   /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
   exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
   /**

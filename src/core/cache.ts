@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 
-import type {CacheAgentEvent, CacheAgentPass, CacheBackend, CacheFetchResult, CacheMaintainResult} from './backend.js'
+import type {BorrowerProbe, CacheAgentEvent, CacheAgentPass, CacheBackend, CacheEvictResult, CacheFetchResult, CacheMaintainResult, SandboxBackend} from './backend.js'
 import {namespaceFromEnv} from './cluster.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
@@ -14,17 +14,49 @@ import {stateDir} from './state.js'
 import {mainConfigIfAny} from './workspace.js'
 
 export const DEFAULT_CACHE_BACKEND = 'git-cache'
+const DEFAULT_SANDBOX_BACKEND = 'k8s-sandbox'
 
 /**
  * `[cache] backend` and `[cache] root` (absolute): from the main checkout's config when the
  * current directory is in one, else `YARD_CACHE_ROOT` → `<state dir>/caches` and `git-cache`.
  * @throws InputError (exit 2) for invalid config.
  */
-export async function cacheSettings(context: YardContext): Promise<{backend: string; root: string}> {
+export async function cacheSettings(context: YardContext): Promise<{backend: string; root: string; sandboxBackend: string}> {
   const config = await mainConfigIfAny(context)
-  if (config) return {backend: config.cache.backend, root: config.cache.root}
+  if (config) return {backend: config.cache.backend, root: config.cache.root, sandboxBackend: config.cluster.backend}
   const fromEnv = context.env.YARD_CACHE_ROOT?.trim()
-  return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv ? fromEnv : path.join(stateDir(context.env), 'caches'))}
+  return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv ? fromEnv : path.join(stateDir(context.env), 'caches')), sandboxBackend: DEFAULT_SANDBOX_BACKEND}
+}
+
+/**
+ * `yard cache evict URL [--dry-run]` (DESIGN.md §5.1): the cache backend's evict, with the sandbox
+ * backend (`[cluster] backend`, outside a checkout k8s-sandbox) asked whether a borrower's
+ * sandbox still exists, so the lease of a pod removed outside yard is cleared.
+ * @throws what CacheBackend.evict throws (exit 2 unknown cache, exit 3 live borrowers).
+ */
+export async function evictCache(context: YardContext, registry: Registry, url: string, options: {dryRun: boolean}): Promise<CacheEvictResult> {
+  const settings = await cacheSettings(context)
+  const {cache, root} = await openCache(context, registry)
+  return cache.evict(root, url, {dryRun: options.dryRun, probe: await sandboxBorrowerProbe(context, registry, settings.sandboxBackend)})
+}
+
+/**
+ * The sandbox backend's `borrowerGone` as a BorrowerProbe; a backend that cannot be loaded, or a
+ * probe that fails, proves nothing (the lease stays live), with a note.
+ */
+async function sandboxBorrowerProbe(context: YardContext, registry: Registry, id: string): Promise<BorrowerProbe | undefined> {
+  let sandboxes: SandboxBackend
+  try {
+    sandboxes = await registry.create('sandbox', id, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  } catch (error) {
+    context.warn(`note: sandbox borrowers are not checked: ${(error as Error).message}`)
+    return undefined
+  }
+  if (!sandboxes.borrowerGone) return undefined
+  return (borrower) => sandboxes.borrowerGone!(borrower).catch((error: Error) => {
+    context.warn(`note: whether sandbox ${borrower.name} still exists is unknown: ${error.message}`)
+    return undefined
+  })
 }
 
 /**

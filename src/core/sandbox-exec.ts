@@ -10,7 +10,7 @@ import {execInBox} from './box.js'
 import {ExitCode, InputError, OperationError, YardError} from './errors.js'
 import type {Registry} from './registry.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
-import {branchDirectory} from './sandbox-repos.js'
+import {branchDirectory, checkBranchDirectory} from './sandbox-repos.js'
 import {openWorkspace, worktreePath} from './workspace.js'
 
 export interface ExecRequest {
@@ -35,7 +35,7 @@ function asExecFailure(error: unknown): never {
 /**
  * Runs argv in the box or sandbox the request names; resolves with the command's exit code.
  * @throws InputError (exit 2) for an empty command, an unknown worktree, sandbox, slot or branch
- *   directory; YardError 125 when yard or the runtime fails before the command runs.
+ *   directory (`NAME/..`, `NAME/.` and `NAME/` name none); YardError 125 when yard or the runtime fails before the command runs.
  */
 export async function execAnywhere(context: YardContext, registry: Registry, request: ExecRequest): Promise<number> {
   if (request.argv.length === 0) throw new InputError('no command given after --', {fix: 'yard exec [NAME[/BRANCH]] -- CMD [ARG…], e.g. yard exec feat -- git status'})
@@ -71,6 +71,8 @@ async function sandboxExists(context: YardContext, registry: Registry, name: str
  * unless `slot`; the branch attached at create unless `branch`.
  */
 export async function execInSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean}): Promise<number> {
+  // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
+  if (options.branch !== undefined) checkBranchDirectory(branchDirectory(options.branch), options.branch)
   const session = await openSandboxes(context, registry).catch(asExecFailure)
   const {sandbox} = await requireSandbox(context, session, options.name).catch(asExecFailure)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)

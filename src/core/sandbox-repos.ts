@@ -56,6 +56,22 @@ export function branchDirectory(branch: string): string {
 }
 
 /**
+ * Checks a branch directory before it becomes a path `/work/<slot>/<dir>` (DESIGN.md §5.2): one
+ * path component, so `.`, `..`, an empty name and anything holding `/` are refused — `yard exec
+ * NAME/..` would otherwise run in `/work`.
+ * @throws InputError (exit 2) naming what was given.
+ */
+export function checkBranchDirectory(directory: string, given = directory): string {
+  if (directory === '' || directory === '.' || directory === '..' || directory.includes('/') || directory.includes('\0')) {
+    throw new InputError(`${JSON.stringify(given)} names no branch directory`, {
+      why: 'a branch worktree is the directory /work/<slot>/<branch with "/" → "-">: one name, never empty, "." or ".."',
+      fix: 'name the branch or its directory as yard sandbox list shows it, e.g. yard exec NAME/feat/login -- CMD (or NAME/feat-login)',
+    })
+  }
+  return directory
+}
+
+/**
  * The branch rules checked before any pod exists (DESIGN.md §5.2): `default` is the default
  * checkout's directory, and `git worktree add` takes no `--`, so a leading `-` is refused.
  * (`git check-ref-format --branch` runs in core, on the host.)

@@ -60,7 +60,7 @@ export const sandboxRm = defineTool({
   name: 'sandbox_rm',
   title: 'Remove a sandbox',
   description:
-    'yard sandbox rm: refuses (code 3, listing it) while a slot holds modified or untracked files or commits not on origin, unless force, which first saves a git bundle and patches under the state directory and says where. structuredContent: {name, project, dryRun, unsaved, savedIn, saved, removed}.',
+    'yard sandbox rm: refuses (code 3, listing it) while a slot holds modified or untracked files or commits not on origin, unless force, which first saves a git bundle and patches under the state directory and says where. structuredContent: {name, project, runtime, dryRun, lost, unsaved, toSave, savedIn, saved, restore, goes, removed}.',
   input: z
     .object({
       name: z.string().describe('sandbox name'),
@@ -72,7 +72,9 @@ export const sandboxRm = defineTool({
   readOnly: false,
   hints: {destructive: true, openWorld: true},
   async run(args, call) {
-    const result = await removeSandbox(call.context(), await call.registry(), {name: args.name, force: args.force, dryRun: args.dryRun, runtime: args.runtime})
+    const {result, refusal} = await removeSandbox(call.context(), await call.registry(), {name: args.name, force: args.force, dryRun: args.dryRun, runtime: args.runtime})
+    // As the command: a dry run that rm would refuse ends in that refusal (code 3).
+    if (refusal) throw refusal
     const saved = result.savedIn ? `; ${result.dryRun ? 'would save' : 'saved'} unsaved work under ${result.savedIn}` : ''
     return {data: {...result}, text: `${result.dryRun ? 'would remove' : 'removed'} sandbox ${result.name} (pod ${result.project})${saved}`}
   },

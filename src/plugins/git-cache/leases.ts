@@ -103,14 +103,26 @@ export function describeBorrower(lease: CacheBorrower): string {
 }
 
 /**
+ * How long a lease written (or renewed) is not put to the probe, in ms: a sandbox takes its
+ * lease before its pod exists, so a missing pod proves nothing during a create.
+ */
+export const PROBE_GRACE_MS = 10 * 60_000
+
+/** Whether the lease file was last written more than PROBE_GRACE_MS ago (a missing file: yes). */
+async function pastGrace(file: string): Promise<boolean> {
+  const stat = await fs.stat(file).catch(() => undefined)
+  return stat === undefined || Date.now() - stat.mtimeMs > PROBE_GRACE_MS
+}
+
+/**
  * Splits leases into live ones and provably gone ones (with the reason), clearing the gone ones
- * unless `dryRun`.
+ * unless `dryRun`. The probe is asked only about leases past PROBE_GRACE_MS.
  */
 export async function sortLeases(paths: CachePaths, probe: BorrowerProbe | undefined, dryRun: boolean): Promise<{live: CacheBorrower[]; gone: Array<{lease: CacheBorrower; reason: string}>}> {
   const live: CacheBorrower[] = []
   const gone: Array<{lease: CacheBorrower; reason: string}> = []
   for (const lease of await readLeases(paths)) {
-    const reason = await goneReason(lease, probe)
+    const reason = await goneReason(lease, probe && (await pastGrace(leaseFile(paths, lease))) ? probe : undefined)
     if (reason === undefined) {
       live.push(lease)
       continue

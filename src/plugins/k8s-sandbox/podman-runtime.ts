@@ -3,7 +3,7 @@
  * machine runs exactly the manifest a cluster would get. Pod labels come back through
  * `podman pod ps`; annotations sit on the workspace container.
  */
-import {promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -84,9 +84,32 @@ export class PodmanRuntime implements SandboxRuntime {
   async remove(name: string): Promise<void> {
     await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {timeoutMs: PLAY_BUDGET_MS, budget: 'podman pod rm'})
     // Exactly the pod's own emptyDir volume: `<pod>-` is also the start of longer pods' names.
-    const work = `${name}-${WORK_VOLUME}`
-    if ((await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
+    // podman 4.3 plays it as an anonymous volume that `pod rm` already took; `--force` succeeds
+    // for a missing volume, so no `volume exists` round trip first.
+    await this.context.runner.run('podman', ['volume', 'rm', '--force', `${name}-${WORK_VOLUME}`])
     await fs.rm(this.annotationsFile(name), {force: true})
+  }
+
+  /** Whether the pod exists (`podman pod exists`: exit 0 yes, 1 no); undefined when podman cannot tell. */
+  async exists(name: string): Promise<boolean | undefined> {
+    const result = await this.context.runner.run('podman', ['pod', 'exists', name], {allowFailure: true, timeoutMs: 30_000, budget: 'podman pod exists'})
+    return result.exitCode === 0 ? true : result.exitCode === 1 ? false : undefined
+  }
+
+  /**
+   * What a pod removed outside yard (`podman pod rm`) left behind: the annotations kept beside it
+   * and its work volume, as `record PATH` / `volume NAME`; removed unless `dryRun`.
+   */
+  async leftovers(name: string, options: {dryRun: boolean}): Promise<string[]> {
+    const file = this.annotationsFile(name)
+    const work = `${name}-${WORK_VOLUME}`
+    const volume = (await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0
+    const found = [...(existsSync(file) ? [`record ${file}`] : []), ...(volume ? [`volume ${work}`] : [])]
+    if (!options.dryRun) {
+      if (volume) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
+      await fs.rm(file, {force: true})
+    }
+    return found
   }
 
   /** `<state dir>/sandboxes/<pod>.annotations.json`: the annotations podman could not hold. */

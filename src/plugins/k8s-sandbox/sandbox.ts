@@ -4,13 +4,15 @@
  * differs: `podman` (podman-runtime.ts) or `kubernetes` (kubernetes-runtime.ts, which loads
  * client-node only when it first talks to a cluster).
  */
-import type {BackendContext, CacheDemand, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSpec, SandboxSummary, SandboxWorktree, Target} from '../../core/backend.js'
+import type {BackendContext, CacheBorrower, CacheDemand, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSaved, SandboxSpec, SandboxSummary, SandboxUnsaved, SandboxWorktree, Target} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
+import {checkBranchDirectory} from '../../core/sandbox-repos.js'
 import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
-import {podWorktrees, saveUnsaved} from './unsaved.js'
+import {saveUnsaved} from './save.js'
+import {podUnsaved, podWorktrees} from './unsaved.js'
 // client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
 import type {SandboxPortForward} from '../../core/backend.js'
 import {KubernetesRuntime} from './kubernetes-runtime.js'
@@ -91,17 +93,39 @@ export class K8sSandbox implements SandboxBackend {
     return podWorktrees(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
   }
 
-  save(sandbox: SandboxRecord, dir: string): Promise<string[]> {
-    return saveUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, dir)
+  unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved> {
+    return podUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
+  }
+
+  save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved> {
+    return saveUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, work, dir)
   }
 
   remove(sandbox: SandboxRecord): Promise<void> {
     return this.runtime(sandbox.runtime).remove(sandbox.project)
   }
 
+  /**
+   * On podman, a pod `podman pod exists` denies: its kept annotations and work volume. On a
+   * cluster nothing of a pod stays on this machine (and Repos stay by design): undefined.
+   */
+  async clearLost(project: string, runtimeId: string, options: {dryRun: boolean}): Promise<string[] | undefined> {
+    const runtime = this.runtime(runtimeId)
+    if (!(runtime instanceof PodmanRuntime) || (await runtime.exists(project)) !== false) return undefined
+    return runtime.leftovers(project, options)
+  }
+
+  /** A `sandbox <project>` lease is provably gone once podman says its pod does not exist (only podman sandboxes take local leases). */
+  async borrowerGone(borrower: CacheBorrower): Promise<string | undefined> {
+    if (borrower.kind !== 'sandbox') return undefined
+    const runtime = this.runtime('podman') as PodmanRuntime
+    return (await runtime.exists(borrower.name)) === false ? `its sandbox pod ${borrower.name} no longer exists (podman pod exists)` : undefined
+  }
+
   async exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number> {
     const runtime = this.runtime(sandbox.runtime)
-    const workdir = `/work/${place.slot}/${place.directory}`
+    // One path component: a directory such as ".." would leave the slot (core checks it too).
+    const workdir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
     if ((await runtime.run(sandbox.project, ['test', '-d', workdir])).exitCode !== 0) {
       throw new InputError(`the sandbox ${sandbox.name} has no ${workdir}`, {
         why: 'yard exec NAME/BRANCH runs in the branch worktree /work/<slot>/<branch with "/" → "-">',

@@ -1,64 +1,130 @@
 /**
  * Unsaved work in a sandbox (DESIGN.md §5.2, `rm`): modified and untracked files per worktree,
- * commits not on origin per branch, and the bundle and patches `rm --force` keeps of them.
+ * and every ref holding commits the cache lacks — local branches, detached HEADs, stash entries —
+ * found in one exec into the pod (each exec is a round trip; a clean `rm` makes exactly one).
+ * "What the cache has" is what the clone borrows: the tips of its alternate (`--alternate-refs`,
+ * the cache mounted at `/repos/<key>`) and origin's remote-tracking refs (a push updates those).
  */
 import path from 'node:path'
-import {promises as fs} from 'node:fs'
 
-import type {SandboxSpec, SandboxWorktree} from '../../core/backend.js'
-import {defaultCheckout, podGit, slotWorktrees} from './attach.js'
+import type {SandboxSpec, SandboxUnsaved, SandboxUnsavedRef, SandboxWorktree} from '../../core/backend.js'
+import {OperationError} from '../../core/errors.js'
 import type {SandboxRuntime} from './runtime.js'
+
+/** The revisions "the cache has" in every count and bundle. */
+export const CACHE_HAS = ['--remotes=origin', '--alternate-refs']
+
+/**
+ * Runs in the pod as `sh -c SCAN_SCRIPT sh SLOT…` (a fixed script; the slots are arguments, never
+ * script text). Per present slot it prints tab-separated lines, in this order:
+ * `slot S`; per worktree `worktree PATH HEAD REF` (REF empty when detached), then its `dirty LINE`s
+ * (`git status --porcelain`) and, when detached, `detached N` (commits on no branch the cache
+ * lacks); `ref REFNAME SHA N` per local branch with N > 0 such commits (only looked at when the
+ * slot has any); `stash SHA SUBJECT` per stash entry, newest first.
+ */
+export const SCAN_SCRIPT = `
+for slot do
+  home="/work/$slot/default"
+  [ -e "$home/.git" ] || continue
+  printf 'slot\\t%s\\n' "$slot"
+  list=$(git -C "$home" worktree list --porcelain) || exit 1
+  printf '%s\\n\\n' "$list" | while IFS= read -r line; do
+    case $line in
+      'worktree '*) dir=\${line#worktree }; head=; branch= ;;
+      'HEAD '*) head=\${line#HEAD } ;;
+      'branch '*) branch=\${line#branch } ;;
+      '')
+        if [ -n "$dir" ] && [ -d "$dir" ]; then
+          printf 'worktree\\t%s\\t%s\\t%s\\n' "$dir" "$head" "$branch"
+          changes=$(git -C "$dir" status --porcelain --untracked-files=all) || exit 1
+          [ -z "$changes" ] || printf '%s\\n' "$changes" | while IFS= read -r entry; do printf 'dirty\\t%s\\n' "$entry"; done
+          if [ -z "$branch" ] && [ -n "$head" ]; then
+            count=$(git -C "$dir" rev-list --count HEAD --not --branches ${CACHE_HAS.join(' ')}) || exit 1
+            printf 'detached\\t%s\\n' "$count"
+          fi
+        fi
+        dir= ;;
+    esac
+  done || exit 1
+  ahead=$(git -C "$home" rev-list --count --branches --not ${CACHE_HAS.join(' ')}) || exit 1
+  if [ "$ahead" != 0 ]; then
+    heads=$(git -C "$home" for-each-ref --format='%(objectname) %(refname)' refs/heads) || exit 1
+    printf '%s\\n' "$heads" | while read -r sha ref; do
+      count=$(git -C "$home" rev-list --count "$sha" --not ${CACHE_HAS.join(' ')}) || exit 1
+      [ "$count" = 0 ] || printf 'ref\\t%s\\t%s\\t%s\\n' "$ref" "$sha" "$count"
+    done || exit 1
+  fi
+  if git -C "$home" rev-parse --quiet --verify refs/stash >/dev/null; then
+    stashes=$(git -C "$home" log -g --format='%H%x09%gs' refs/stash) || exit 1
+    [ -n "$stashes" ] || stashes=$(git -C "$home" rev-parse refs/stash)
+    printf '%s\\n' "$stashes" | while IFS= read -r entry; do printf 'stash\\t%s\\n' "$entry"; done
+  fi
+done
+`
+
+const plural = (count: number) => `${count} commit${count === 1 ? '' : 's'}`
+
+/** The ref a detached HEAD of worktree `dir` gets in the bundle. */
+export const detachedRef = (slot: string, worktree: string) => `refs/yard/sandbox/${slot}/detached-${path.posix.basename(worktree)}`
+/** The ref `stash@{n}` gets in the bundle: `…/stash` for the newest. */
+export const stashRef = (slot: string, index: number) => `refs/yard/sandbox/${slot}/stash${index === 0 ? '' : `-${index}`}`
+
+/** Reads SCAN_SCRIPT's output (see there). */
+export function parseScan(stdout: string): SandboxUnsaved {
+  const worktrees: SandboxWorktree[] = []
+  const refs: SandboxUnsavedRef[] = []
+  let slot = ''
+  let stashes = 0
+  let current: SandboxWorktree | undefined
+  for (const line of stdout.split('\n')) {
+    const [tag, ...fields] = line.split('\t')
+    if (tag === 'slot') {
+      slot = fields[0]
+      stashes = 0
+      current = undefined
+    } else if (tag === 'worktree') {
+      const [worktreePath, head, ref] = fields
+      current = {slot, path: worktreePath, head: head || null, branch: ref ? ref.replace(/^refs\/heads\//, '') : null, dirty: [], unpushed: []}
+      worktrees.push(current)
+    } else if (tag === 'dirty' && current) {
+      current.dirty.push(fields.join('\t'))
+    } else if (tag === 'detached' && current?.head) {
+      const commits = Number(fields[0])
+      if (!(commits > 0)) continue
+      current.unpushed.push(`detached HEAD ${current.head.slice(0, 7)} (${plural(commits)})`)
+      refs.push({slot, ref: detachedRef(slot, current.path), commit: current.head, commits, what: `${current.path}: detached HEAD ${current.head.slice(0, 7)} (${plural(commits)}) on no branch`})
+    } else if (tag === 'ref') {
+      const [ref, commit, count] = fields
+      const branch = ref.replace(/^refs\/heads\//, '')
+      const commits = Number(count)
+      const holder = worktrees.find((worktree) => worktree.slot === slot && worktree.branch === branch)
+      holder?.unpushed.push(`${branch} (${plural(commits)})`)
+      refs.push({slot, ref, commit, commits, what: `${holder?.path ?? `/work/${slot}`}: ${holder ? '' : 'branch '}${branch} (${plural(commits)})`})
+    } else if (tag === 'stash') {
+      const [commit, ...subject] = fields
+      const index = stashes++
+      refs.push({slot, ref: stashRef(slot, index), commit, commits: 1, what: `/work/${slot}: stash@{${index}}${subject.length > 0 ? ` (${subject.join('\t')})` : ''}`})
+    }
+  }
+  return {worktrees, refs}
+}
+
+/**
+ * Every worktree of every slot with its dirty files, and every unsaved ref: one exec.
+ * @throws OperationError (exit 1) when git fails in the pod.
+ */
+export async function podUnsaved(runtime: SandboxRuntime, pod: string, spec: SandboxSpec): Promise<SandboxUnsaved> {
+  const result = await runtime.run(pod, ['sh', '-c', SCAN_SCRIPT, 'sh', ...spec.repos.map((repo) => repo.slot)])
+  if (result.exitCode !== 0) {
+    throw new OperationError(`looking for unsaved work in the sandbox pod ${pod} failed (exit ${result.exitCode})`, {
+      why: result.stderr.trim() || undefined,
+      fix: 'fix what git reports (yard exec NAME/BRANCH -- git status), then run the command again',
+    })
+  }
+  return parseScan(result.stdout)
+}
 
 /** Every worktree of every slot with its dirty files and unpushed branches. */
 export async function podWorktrees(runtime: SandboxRuntime, pod: string, spec: SandboxSpec): Promise<SandboxWorktree[]> {
-  // Slots and worktrees are asked at once: each question is a round trip into the pod.
-  const slots = await Promise.all(spec.repos.map(async (repo) => {
-    const home = defaultCheckout(repo.slot)
-    if ((await runtime.run(pod, ['test', '-e', `${home}/.git`])).exitCode !== 0) return []
-    return Promise.all((await slotWorktrees(runtime, pod, repo.slot)).map(async (worktree) => {
-      const [status, count] = await Promise.all([
-        podGit(runtime, pod, ['-C', worktree.path, 'status', '--porcelain', '--untracked-files=all']),
-        worktree.branch === null ? Promise.resolve('0') : podGit(runtime, pod, ['-C', home, 'rev-list', '--count', `refs/heads/${worktree.branch}`, '--not', '--remotes=origin']),
-      ])
-      const ahead = Number(count.trim())
-      const unpushed = ahead > 0 ? [`${worktree.branch} (${ahead} commit${ahead === 1 ? '' : 's'})`] : []
-      return {slot: repo.slot, branch: worktree.branch, path: worktree.path, dirty: status.split('\n').filter((line) => line.trim() !== ''), unpushed}
-    }))
-  }))
-  return slots.flat()
-}
-
-const SAVE_DIR = '/tmp/yard-save'
-
-/**
- * Saves `<slot>.bundle` (every local branch: `git bundle create … --branches`, self-contained
- * although the clone borrows from the cache) and `<slot>-<dir>.patch` per dirty worktree (a
- * binary diff against HEAD, untracked files included, made with a scratch index so the
- * worktree's own index is untouched) into the host directory `dir`.
- * @returns the files written.
- */
-export async function saveUnsaved(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, dir: string): Promise<string[]> {
-  await fs.mkdir(dir, {recursive: true})
-  await runtime.run(pod, ['mkdir', '-p', SAVE_DIR])
-  const written: string[] = []
-  const worktrees = await podWorktrees(runtime, pod, spec)
-  for (const repo of spec.repos) {
-    if (!worktrees.some((worktree) => worktree.slot === repo.slot)) continue
-    const bundle = `${SAVE_DIR}/${repo.slot}.bundle`
-    await podGit(runtime, pod, ['-C', defaultCheckout(repo.slot), 'bundle', 'create', '--quiet', bundle, '--branches'])
-    const hostBundle = path.join(dir, `${repo.slot}.bundle`)
-    await runtime.copyOut(pod, bundle, hostBundle)
-    written.push(hostBundle)
-  }
-  for (const worktree of worktrees.filter((row) => row.dirty.length > 0)) {
-    const index = `${SAVE_DIR}/${worktree.slot}-${path.basename(worktree.path)}.index`
-    const env = {GIT_INDEX_FILE: index}
-    await podGit(runtime, pod, ['-C', worktree.path, 'read-tree', 'HEAD'], {env})
-    await podGit(runtime, pod, ['-C', worktree.path, 'add', '--all'], {env})
-    const patch = await podGit(runtime, pod, ['-C', worktree.path, 'diff', '--cached', '--binary', 'HEAD'], {env})
-    const hostPatch = path.join(dir, `${worktree.slot}-${path.basename(worktree.path)}.patch`)
-    await fs.writeFile(hostPatch, patch)
-    written.push(hostPatch)
-  }
-  return written
+  return (await podUnsaved(runtime, pod, spec)).worktrees
 }

@@ -1,10 +1,11 @@
 import {expect} from 'chai'
 import {spawn} from 'node:child_process'
-import {existsSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, readdirSync, rmSync, utimesSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheEvictResult, CacheStatus} from '../../../src/core/backend.js'
 import {RefusedError} from '../../../src/core/errors.js'
+import {PROBE_GRACE_MS} from '../../../src/plugins/git-cache/leases.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {git, harness, Harness, makeUpstream} from './support.js'
@@ -68,16 +69,21 @@ describe('git-cache: leases and eviction (acceptance 7)', function () {
     await h.cache.lease(h.root, upstream, {kind: 'job', name: 'nightly', pid: child.pid})
     await h.cache.lease(h.root, upstream, {kind: 'sandbox', name: 'old'})
     await h.cache.lease(h.root, upstream, {kind: 'sandbox', name: 'live'})
-    const probe = async (lease: {kind: string; name: string}) => (lease.kind === 'sandbox' && lease.name === 'old' ? 'sandbox old no longer exists' : undefined)
+    await h.cache.lease(h.root, upstream, {kind: 'sandbox', name: 'fresh'})
+    // A lease written within the grace is not put to the probe (a create leases before its pod exists).
+    const aged = new Date(Date.now() - PROBE_GRACE_MS - 60_000)
+    utimesSync(path.join(h.paths(upstream).leases, 'sandbox.old'), aged, aged)
+    const probe = async (lease: {kind: string; name: string}) => (lease.kind === 'sandbox' && lease.name !== 'live' ? `sandbox ${lease.name} no longer exists` : undefined)
 
-    // The clone still exists, sandbox live has no proof against it: refused, naming both.
+    // The clone still exists, sandbox live has no proof against it, fresh is within the grace: refused, naming them.
     let refused: unknown
     await h.cache.evict(h.root, upstream, {dryRun: false, probe}).catch((error) => (refused = error))
     expect(refused).to.be.instanceOf(RefusedError)
-    expect((refused as Error).message).to.include('clone scratch').and.include('sandbox live').and.not.include('job nightly').and.not.include('sandbox old')
-    expect(readdirSync(h.paths(upstream).leases).sort()).to.deep.equal(['clone.scratch', 'sandbox.live'])
+    expect((refused as Error).message).to.include('clone scratch').and.include('sandbox live').and.include('sandbox fresh').and.not.include('job nightly').and.not.include('sandbox old')
+    expect(readdirSync(h.paths(upstream).leases).sort()).to.deep.equal(['clone.scratch', 'sandbox.fresh', 'sandbox.live'])
 
     await h.cache.release(h.root, upstream, {kind: 'sandbox', name: 'live'})
+    await h.cache.release(h.root, upstream, {kind: 'sandbox', name: 'fresh'})
     rmSync(clone, {recursive: true, force: true})
     const result = await h.cache.evict(h.root, upstream, {dryRun: false, probe})
     expect(result.clearedLeases.map((cleared) => [cleared.borrower.name, cleared.reason])).to.deep.equal([['scratch', `its clone ${clone} no longer exists`]])

@@ -131,6 +131,17 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(words.stdout).to.equal('$(id)|a b|')
   })
 
+  it('yard exec NAME/.. and NAME/. are exit 2 before kubectl runs anything in the pod', async () => {
+    cluster.kubectl.clear()
+    for (const name of ['feat/..', 'feat/.']) {
+      const refused = await cliAsync(fixture, cluster.env, ['exec', name, '--', 'pwd'])
+      expect(refused.status, `${name}: ${refused.stdout}`).to.equal(2)
+      expect(refused.stdout).to.equal('')
+      expect(refused.stderr).to.include('names no branch directory')
+    }
+    expect(cluster.kubectl.verb('exec')).to.deep.equal([])
+  })
+
   it('attach on the kubernetes runtime makes another branch worktree in every slot through kubectl exec', async () => {
     const attached = await run(['sandbox', 'attach', 'feat', '--branch', 'fix/typo', '--json'])
     expect(attached.exitCode, attached.stderr).to.equal(0)
@@ -354,6 +365,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
 
   it('rm checks unsaved work through kubectl exec, --force copies the bundle out with kubectl cp, then deletes the cluster pod only: the podman pod of the same name and the Repos stay', async () => {
     inPod(pod, 'sh', '-c', 'echo draft > /work/app/feat-login/notes.txt')
+    inPod(pod, 'git', '-C', '/work/app/feat-login', 'commit', '-q', '--allow-empty', '-m', 'on the cluster')
     const refused = await run(['sandbox', 'rm', 'feat'])
     expect(refused.exitCode, refused.stderr).to.equal(3)
     expect(refused.stderr).to.include('/work/app/feat-login: ?? notes.txt')
@@ -363,8 +375,9 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const removed = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
     const saved = (removed.json as {saved: string[]}).saved
-    expect(saved.map((file) => path.basename(file)).sort()).to.deep.equal(['app-feat-login.patch', 'app.bundle', 'lib.bundle'])
-    expect(execFileSync('git', ['bundle', 'list-heads', saved.find((file) => file.endsWith('app.bundle'))!], {encoding: 'utf8'})).to.include('refs/heads/feat/login')
+    // lib holds nothing the cache lacks: no bundle of it; app's bundle holds just the branch with the new commit.
+    expect(saved.map((file) => path.basename(file)).sort()).to.deep.equal(['app-feat-login.patch', 'app.bundle'])
+    expect(execFileSync('git', ['bundle', 'list-heads', saved.find((file) => file.endsWith('app.bundle'))!], {encoding: 'utf8'}).trim().split('\n').map((line) => line.split(' ')[1])).to.deep.equal(['refs/heads/feat/login'])
     expect(readFileSync(saved.find((file) => file.endsWith('.patch'))!, 'utf8')).to.include('+draft')
     expect(cluster.kubectl.verb('cp').map((call) => call.argv.slice(5, 8))).to.deep.include(['-c', 'workspace', `${pod}:/tmp/yard-save/app.bundle`])
     expect(fakePod()).to.equal(undefined)

@@ -151,6 +151,21 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(missing.stderr).to.include('has no /work/a/nope')
   })
 
+  it('yard exec NAME/.., NAME/. and NAME/ name no branch directory: exit 2, and nothing runs (they would run in /work or /work/<slot>)', () => {
+    for (const name of ['feat/..', 'feat/.', 'feat/', 'feat/x/..']) {
+      const refused = cli(fixture, ['exec', name, '--', 'pwd'])
+      if (name === 'feat/x/..') {
+        // x/.. is the directory "x-..", a plain name: asked of the pod, which has no such worktree.
+        expect(refused.status, refused.stderr).to.equal(2)
+        expect(refused.stderr).to.include('has no /work/a/x-..')
+        continue
+      }
+      expect(refused.status, `${name}: ${refused.stdout}`).to.equal(2)
+      expect(refused.stdout).to.equal('')
+      expect(refused.stderr).to.include(`"${name.slice('feat/'.length)}" names no branch directory`)
+    }
+  })
+
   it('in a 100×30 tmux pane yard exec into a sandbox starts at 30 100 (acceptance 5)', async () => {
     const pane = openPane(`yardtest-x-${process.pid}`, {width: 100, height: 30, command: 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh'})
     try {
@@ -162,7 +177,7 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     }
   })
 
-  it('rm refuses unsaved work listing it, cache evict refuses while the sandbox lives; rm --force saves a restorable bundle and patch, then evict succeeds (acceptance 8)', async () => {
+  it('rm refuses unsaved work listing it, cache evict refuses while the sandbox lives; rm --force saves a bundle of what the cache lacks and a patch, restored by the command it prints, then evict succeeds (acceptance 8)', async () => {
     const refused = await run(['sandbox', 'rm', 'feat'])
     expect(refused.exitCode).to.equal(3)
     expect(refused.stderr).to.include('/work/a/feat-login: ?? notes.txt')
@@ -180,18 +195,21 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
 
     const forced = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
     expect(forced.exitCode, forced.stderr).to.equal(0)
-    const result = forced.json as {savedIn: string; saved: string[]; removed: boolean}
+    const result = forced.json as {savedIn: string; saved: string[]; removed: boolean; restore: Array<{slot: string; directory: string; command: string}>}
     expect(result.removed).to.equal(true)
     expect(result.savedIn.startsWith(path.join(fixture.state, 'sandboxes', 'feat'))).to.equal(true)
-    expect(readdirSync(result.savedIn).sort()).to.deep.equal(['a-feat-login.patch', 'a.bundle', 'lib.bundle'])
+    // lib has no commit the cache lacks: no bundle of it.
+    expect(readdirSync(result.savedIn).sort()).to.deep.equal(['a-feat-login.patch', 'a.bundle'])
     expect(podExists(pod)).to.equal(false)
 
-    // Restore: the bundle carries the sandbox's commit, the patch the uncommitted file.
-    const restored = path.join(tempDir('yardtest-restore'), 'a')
-    git(path.dirname(restored), 'clone', '-q', '--no-checkout', path.join(result.savedIn, 'a.bundle'), restored)
-    git(restored, 'checkout', '-q', 'feat/login')
+    // Restore with the command rm gives: the bundle carries the sandbox's commit, the patch the uncommitted file.
+    expect(result.restore.map((entry) => entry.slot)).to.deep.equal(['a'])
+    const into = tempDir('yardtest-restore')
+    const restoring = spawnSync('sh', ['-c', result.restore[0].command], {cwd: into, encoding: 'utf8'})
+    expect(restoring.status, restoring.stderr).to.equal(0)
+    const restored = path.join(into, result.restore[0].directory)
     expect(git(restored, 'log', '-1', '--format=%s')).to.equal('in the sandbox')
-    git(restored, 'apply', path.join(result.savedIn, 'a-feat-login.patch'))
+    expect(git(restored, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('feat/login')
     expect(git(restored, 'status', '--porcelain')).to.equal('?? notes.txt')
     expect(existsSync(path.join(restored, 'notes.txt'))).to.equal(true)
 

@@ -1,0 +1,74 @@
+/**
+ * What `rm --force` keeps of a sandbox (DESIGN.md §5.2): per slot with unsaved refs one bundle of
+ * exactly those refs and the objects the cache lacks (`git bundle create … --not <what the cache
+ * has>`, git-bundle(1)), and a patch per dirty worktree — made in one exec, then copied out.
+ */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import type {SandboxSaved, SandboxSpec, SandboxUnsaved} from '../../core/backend.js'
+import {OperationError} from '../../core/errors.js'
+import {defaultCheckout} from './attach.js'
+import type {SandboxRuntime} from './runtime.js'
+import {CACHE_HAS} from './unsaved.js'
+
+const SAVE_DIR = '/tmp/yard-save'
+
+/**
+ * Runs in the pod as `sh -c SAVE_SCRIPT sh STEP…` (a fixed script; every path and ref is an
+ * argument). Steps: `ref HOME REF SHA` points REF at SHA (a detached HEAD or a stash entry gets a
+ * name to bundle); `bundle HOME SLOT FILE` bundles the branches and `refs/yard/sandbox/SLOT/*`
+ * without what the cache has (branches the cache has whole drop out); `patch DIR FILE` writes a
+ * binary diff of DIR against HEAD, untracked files included, through a scratch index so the
+ * worktree's own index is untouched.
+ */
+export const SAVE_SCRIPT = `
+rm -rf ${SAVE_DIR} && mkdir -p ${SAVE_DIR} || exit 1
+while [ $# -gt 0 ]; do
+  case $1 in
+    ref) git -C "$2" update-ref "$3" "$4" || exit 1; shift 4 ;;
+    bundle) git -C "$2" bundle create --quiet "$4" --branches --glob="refs/yard/sandbox/$3/*" --not ${CACHE_HAS.join(' ')} || exit 1; shift 4 ;;
+    patch)
+      GIT_INDEX_FILE="$3.index" git -C "$2" read-tree HEAD && GIT_INDEX_FILE="$3.index" git -C "$2" add --all && GIT_INDEX_FILE="$3.index" git -C "$2" diff --cached --binary HEAD >"$3" || exit 1
+      rm -f "$3.index"; shift 3 ;;
+    *) echo "unknown step $1" >&2; exit 2 ;;
+  esac
+done
+`
+
+/**
+ * Saves `work` (podUnsaved) into the host directory `dir`, created when something is saved:
+ * `<slot>.bundle` per slot with unsaved refs, `<slot>-<dir>.patch` per dirty worktree.
+ * @throws OperationError (exit 1) when git or a copy fails; nothing is removed then.
+ */
+export async function saveUnsaved(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, work: SandboxUnsaved, dir: string): Promise<SandboxSaved> {
+  const steps: string[] = []
+  const bundles: SandboxSaved['bundles'] = []
+  const patches: SandboxSaved['patches'] = []
+  for (const repo of spec.repos) {
+    const refs = work.refs.filter((ref) => ref.slot === repo.slot)
+    if (refs.length === 0) continue
+    const home = defaultCheckout(repo.slot)
+    for (const ref of refs.filter((entry) => !entry.ref.startsWith('refs/heads/'))) steps.push('ref', home, ref.ref, ref.commit)
+    const file = `${repo.slot}.bundle`
+    steps.push('bundle', home, repo.slot, `${SAVE_DIR}/${file}`)
+    bundles.push({slot: repo.slot, file: path.join(dir, file), refs: refs.map((ref) => ref.ref)})
+  }
+  for (const worktree of work.worktrees.filter((row) => row.dirty.length > 0 && row.head)) {
+    const file = `${worktree.slot}-${path.posix.basename(worktree.path)}.patch`
+    steps.push('patch', worktree.path, `${SAVE_DIR}/${file}`)
+    patches.push({slot: worktree.slot, worktree: worktree.path, branch: worktree.branch, head: worktree.head!, file: path.join(dir, file)})
+  }
+  if (steps.length === 0) return {files: [], bundles, patches}
+  const result = await runtime.run(pod, ['sh', '-c', SAVE_SCRIPT, 'sh', ...steps])
+  if (result.exitCode !== 0) {
+    throw new OperationError(`saving the unsaved work of the sandbox pod ${pod} failed (exit ${result.exitCode}); nothing was removed`, {
+      why: result.stderr.trim() || undefined,
+      fix: 'fix what git reports (yard exec NAME/BRANCH -- git status), then run yard sandbox rm --force again',
+    })
+  }
+  await fs.mkdir(dir, {recursive: true})
+  const files = [...bundles, ...patches].map((entry) => entry.file)
+  await Promise.all(files.map((file) => runtime.copyOut(pod, `${SAVE_DIR}/${path.basename(file)}`, file)))
+  return {files, bundles, patches}
+}
