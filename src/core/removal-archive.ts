@@ -7,14 +7,14 @@
  * by `archiveOutsideWork` under `<state dir>/removed/<prefix>/<name>-<stamp>/`, each part with
  * the command that brings it back.
  */
-import {constants, existsSync, promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import {AGENT_HOME_DIR} from './agent-home.js'
 import type {YardContext} from './context.js'
 import {OperationError} from './errors.js'
 import {dirtyCounts} from './git.js'
-import {ignoredMatching} from './ignored-files.js'
+import {copyEntry, ignoredMatching} from './ignored-files.js'
 import {formatArgv, ProcessRunner} from './process.js'
 import {stateDir} from './state.js'
 
@@ -116,7 +116,7 @@ export async function archiveOutsideWork(context: YardContext, checkout: string,
     for (const file of work.keepIgnored) {
       const to = path.join(target, file)
       await fs.mkdir(path.dirname(to), {recursive: true})
-      await fs.copyFile(path.join(checkout, file), to, constants.COPYFILE_FICLONE)
+      await copyEntry(path.join(checkout, file), to, {overwrite: true})
       files.push(to)
     }
     parts.push({kind: 'ignored', path: '.', files, restore: formatArgv(['cp', '-a', `${target}/.`, `${checkout}/`])})

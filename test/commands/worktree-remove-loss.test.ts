@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -186,6 +186,21 @@ describe('yard worktree remove: ignored files worktree add copied', () => {
     const edited = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, env})
     expect(edited.exitCode).to.equal(3)
     expect(edited.stderr).to.include('1 ignored file to keep ([worktrees] keep-ignored): .env')
+  })
+
+  it('archives a kept .env that is a symbolic link as the link, never the file outside the checkout it points at', async () => {
+    const repo = makeRepo({'.gitignore': '.env\n'})
+    const state = tempDir('state')
+    const env = cleanEnv(state)
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const outside = path.join(tempDir('outside'), 'secret')
+    writeFileSync(outside, 'SECRET-OUTSIDE\n')
+    symlinkSync(outside, path.join(rootOf(repo), 'feat', '.env'))
+    const run = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    const saved = /ignored files saved to (\S+)/.exec(run.stdout)![1]
+    expect(lstatSync(saved).isSymbolicLink()).to.equal(true)
+    expect(readlinkSync(saved)).to.equal(outside)
   })
 })
 
