@@ -27,7 +27,7 @@ export default class Env extends BaseCommand {
     const {flags} = await this.parse(Env)
     const {workspace, target} = await resolveTarget(this.context, flags.worktree)
     const env = stackEnv(target, this.context, await machineSocketEnv(this.context, await loadRegistry(this.config), workspace))
-    if (flags.format !== 'json') this.print(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
+    if (flags.format !== 'json') this.printData(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
     return env
   }
 }

@@ -63,6 +63,17 @@ describe('worktree add: branches, offsets and paths yard refuses (exit 2, nothin
     expect(existsSync(rootOf(repo))).to.equal(false)
   })
 
+  it('escapes an escape sequence in a path it prints (the worktrees root), so it cannot drive the terminal', async () => {
+    const repo = makeRepo()
+    const root = path.join(tempDir('roots'), 'a\u001b]0;owned\u0007b')
+    const env = {...cleanEnv(tempDir('state')), YARD_WORKTREES_ROOT: root}
+    const run = await yard(['worktree', 'add', 'feat'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(existsSync(path.join(root, 'feat'))).to.equal(true)
+    expect(run.stdout).to.contain('a\\x1b]0;owned\\x07b')
+    expect(run.stdout).not.to.match(/[\u001b\u0007]/)
+  })
+
   it('refuses a float pin (a = 3.0 is no integer), and says "out of range" for WT_OFFSET=-1', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))
