@@ -49,8 +49,16 @@ export abstract class BaseCommand extends Command {
     }
   }
 
-  /** Writes plain text to stdout unless `--json` is set. */
+  /**
+   * Writes plain text to stdout unless `--json` is set, control characters escaped
+   * (`terminalSafe`): a path or name holding an escape sequence cannot drive the terminal.
+   */
   protected print(text: string): void {
+    if (!this.jsonEnabled()) this.log(terminalSafe(text, {keepNewlines: true}))
+  }
+
+  /** `print` for output that is data for another program (`yard env` for `eval`): written as it is. */
+  protected printData(text: string): void {
     if (!this.jsonEnabled()) this.log(text)
   }
 

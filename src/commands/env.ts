@@ -30,7 +30,7 @@ export default class Env extends BaseCommand {
     const registry = await loadRegistry(this.config)
     const implicit = await stackImplicitPorts(this.context, async () => registry)(workspace, target)
     const env = {...stackEnv(target, this.context, await machineSocketEnv(this.context, registry, workspace)), ...implicitPortEnv(implicit)}
-    if (flags.format !== 'json') this.print(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
+    if (flags.format !== 'json') this.printData(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
     return env
   }
 }

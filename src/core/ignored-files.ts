@@ -30,20 +30,42 @@ export async function ignoredMatching(runner: ProcessRunner, checkout: string, p
 /**
  * Copies the main checkout's gitignored files matching `patterns` (`[worktrees] copy`) into a new
  * worktree, as a reflink where the filesystem can (`COPYFILE_FICLONE`, a plain copy elsewhere);
- * a file the worktree already has is left alone. A file that cannot be copied warns.
+ * a file the worktree already has is left alone. A symbolic link is copied as the link, never as
+ * what it points at (it may point outside the checkout), and nothing is written where a directory
+ * of the worktree's own branch is a symbolic link (the file would land outside the worktree). A
+ * file that cannot be copied warns.
  * @returns the files copied, relative.
  */
 export async function copyIgnoredFiles(context: YardContext, mainPath: string, target: string, patterns: readonly string[]): Promise<string[]> {
   const copied: string[] = []
+  const root = await fs.realpath(target)
   for (const file of await ignoredMatching(context.runner, mainPath, patterns)) {
     const to = path.join(target, file)
     try {
       await fs.mkdir(path.dirname(to), {recursive: true})
-      await fs.copyFile(path.join(mainPath, file), to, constants.COPYFILE_FICLONE | constants.COPYFILE_EXCL)
+      const parent = path.relative(root, await fs.realpath(path.dirname(to)))
+      if (parent.startsWith('..') || path.isAbsolute(parent)) {
+        context.warn(`warning: did not copy ${file} into ${target}: ${path.dirname(file)} is a symbolic link out of the worktree`)
+        continue
+      }
+      await copyEntry(path.join(mainPath, file), to)
       copied.push(file)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') context.warn(`warning: could not copy ${file} from the main checkout into ${target}: ${(error as Error).message}`)
     }
   }
   return copied
+}
+
+/**
+ * Copies one file, a symbolic link as the link itself (`lstat`): what a link points at may lie
+ * outside the checkout. An existing `to` is an `EEXIST` error.
+ */
+export async function copyEntry(from: string, to: string, options: {overwrite?: boolean} = {}): Promise<void> {
+  if ((await fs.lstat(from)).isSymbolicLink()) {
+    if (options.overwrite) await fs.rm(to, {force: true})
+    await fs.symlink(await fs.readlink(from), to)
+    return
+  }
+  await fs.copyFile(from, to, constants.COPYFILE_FICLONE | (options.overwrite ? 0 : constants.COPYFILE_EXCL))
 }

@@ -50,7 +50,7 @@ export function classifyPluginSource(given: string, cwd: string): PluginSource {
     parsed = npa(given, cwd)
   } catch (error) {
     if (GIT_PREFIXES.some((prefix) => given.startsWith(prefix))) return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
-    throw new InputError(`cannot install a plugin from "${given}": ${(error as Error).message.split('\n')[0]}`, {
+    throw new InputError(`cannot install a plugin from "${given}": ${(error as Error).message.replaceAll('\n', '\\n')}`, {
       why: 'npm reads a plugin as a package name (name, name@version, name@tag), a path, a git url or a tarball url',
       fix: 'check the spelling, e.g. `yard plugins install yard-backend-lima@2`',
     })
@@ -62,7 +62,8 @@ export function classifyPluginSource(given: string, cwd: string): PluginSource {
     return pathSource(given, cwd, where, `file:${where}`)
   }
   if (parsed.type === 'git') return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
-  if (parsed.type === 'alias') return {given, kind: 'alias', spec: given, description: `the npm package ${(parsed as npa.AliasResult).subSpec.raw} under the name ${parsed.name}`}
+  // `npm:evil` alone names no alias: the package installs under its own name.
+  if (parsed.type === 'alias') return {given, kind: 'alias', spec: given, description: `the npm package ${(parsed as npa.AliasResult).subSpec.raw}${parsed.name ? ` under the name ${parsed.name}` : ' (an npm: alias)'}`}
   return {given, kind: 'tarball', spec: given, description: `the package at ${parsed.fetchSpec ?? given}`}
 }
 

@@ -7,14 +7,14 @@
  * by `archiveOutsideWork` under `<state dir>/removed/<prefix>/<name>-<stamp>/`, each part with
  * the command that brings it back.
  */
-import {constants, existsSync, promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import {AGENT_HOME_DIR} from './agent-home.js'
 import type {YardContext} from './context.js'
 import {OperationError} from './errors.js'
 import {dirtyCounts} from './git.js'
-import {ignoredMatching} from './ignored-files.js'
+import {copyEntry, ignoredMatching} from './ignored-files.js'
 import {formatArgv, ProcessRunner} from './process.js'
 import {stateDir} from './state.js'
 
@@ -25,7 +25,10 @@ export interface SubmoduleWork {
   /** Commits of its HEAD and branches on none of its remote-tracking branches. */
   commits: number
   modified: number
+  /** Untracked paths, its nested repositories left out (they are archived on their own). */
   untracked: number
+  /** Untracked directories of the submodule with their own `.git`, relative to the submodule. */
+  nested: string[]
 }
 
 export interface OutsideWork {
@@ -65,11 +68,21 @@ export async function findOutsideWork(runner: ProcessRunner, checkout: string, k
   // A copy of the main checkout's file (what `worktree add` copied in, unchanged) loses nothing.
   const keepIgnored = mainPath === undefined ? matching : (await Promise.all(matching.map(async (file) => ((await sameFile(path.join(checkout, file), path.join(mainPath, file))) ? undefined : file)))).filter((file): file is string => file !== undefined)
   const entries = split(status.stdout)
-  const nested = entries.filter((entry) => entry.startsWith('?? ') && entry.endsWith('/') && existsSync(path.join(checkout, entry.slice(3), '.git'))).map((entry) => entry.slice(3, -1))
+  const nested = nestedRepositories(checkout, entries)
   const ignored = entries.filter((entry) => entry.startsWith('!! ') && !entry.startsWith('!! .yard/')).map((entry) => entry.slice(3))
   const gitlinks = split(staged.stdout).filter((line) => line.startsWith('160000 ')).map((line) => line.slice(line.indexOf('\t') + 1))
-  const submodules = (await Promise.all(gitlinks.filter((sub) => existsSync(path.join(checkout, sub, '.git'))).map((sub) => submoduleWork(runner, checkout, sub)))).filter((work) => work.commits + work.modified + work.untracked > 0)
+  const inSubmodules = await Promise.all(gitlinks.filter((sub) => existsSync(path.join(checkout, sub, '.git'))).map((sub) => submoduleWork(runner, checkout, sub)))
+  // A nested repository inside a submodule is archived like one in the checkout: the submodule's
+  // patch could only record it as a gitlink to a commit that lives nowhere else.
+  for (const sub of inSubmodules) nested.push(...sub.nested.map((inner) => path.join(sub.path, inner)))
+  // One holding a nested repository stays listed: its restore (`submodule update --init`) must run before the nested one's.
+  const submodules = inSubmodules.filter((work) => work.commits + work.modified + work.untracked + work.nested.length > 0)
   return {submodules, nested, ignored, keepIgnored}
+}
+
+/** The `?? dir/` entries of `git status --porcelain -z` in `dir` that hold a `.git`, without the `/`. */
+function nestedRepositories(dir: string, entries: string[]): string[] {
+  return entries.filter((entry) => entry.startsWith('?? ') && entry.endsWith('/') && existsSync(path.join(dir, entry.slice(3), '.git'))).map((entry) => entry.slice(3, -1))
 }
 
 async function sameFile(a: string, b: string): Promise<boolean> {
@@ -79,12 +92,14 @@ async function sameFile(a: string, b: string): Promise<boolean> {
 
 async function submoduleWork(runner: ProcessRunner, checkout: string, sub: string): Promise<SubmoduleWork> {
   const cwd = path.join(checkout, sub)
-  const [dirty, commits] = await Promise.all([
+  const [dirty, commits, status] = await Promise.all([
     dirtyCounts(runner, cwd),
     // An unborn HEAD (a submodule without a commit) has nothing to bundle.
     runner.git(['rev-list', '--count', 'HEAD', '--branches', '--not', '--remotes', '--'], {cwd, allowFailure: true}),
+    runner.git(['status', '--porcelain', '-z', '--untracked-files=all'], {cwd}),
   ])
-  return {path: sub, commits: commits.exitCode === 0 ? Number(commits.stdout.trim()) : 0, ...dirty}
+  const nested = nestedRepositories(cwd, split(status.stdout))
+  return {path: sub, commits: commits.exitCode === 0 ? Number(commits.stdout.trim()) : 0, modified: dirty.modified, untracked: Math.max(0, dirty.untracked - nested.length), nested}
 }
 
 /** Whether anything in `work` is unsaved (refuses a remove without `--force`). */
@@ -116,7 +131,7 @@ export async function archiveOutsideWork(context: YardContext, checkout: string,
     for (const file of work.keepIgnored) {
       const to = path.join(target, file)
       await fs.mkdir(path.dirname(to), {recursive: true})
-      await fs.copyFile(path.join(checkout, file), to, constants.COPYFILE_FICLONE)
+      await copyEntry(path.join(checkout, file), to, {overwrite: true})
       files.push(to)
     }
     parts.push({kind: 'ignored', path: '.', files, restore: formatArgv(['cp', '-a', `${target}/.`, `${checkout}/`])})
@@ -144,7 +159,7 @@ async function saveSubmodule(context: YardContext, checkout: string, sub: Submod
       await fs.copyFile(real, index).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error
       })
-      await git(['add', '--all', '--', ':/'], {GIT_INDEX_FILE: index})
+      await git(['add', '--all', '--', ':/', ...sub.nested.map((inner) => `:(top,exclude)${inner}`)], {GIT_INDEX_FILE: index})
       await fs.writeFile(patch, (await git(['diff', '--cached', '--binary', 'HEAD'], {GIT_INDEX_FILE: index})).stdout + '\n')
     } finally {
       await fs.rm(index, {force: true})

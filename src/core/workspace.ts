@@ -356,12 +356,17 @@ async function gitWorktreeEntries(context: YardContext, cwd: string): Promise<Gi
  */
 export async function worktreesUnderRoot(workspace: Workspace, context: YardContext, known?: GitWorktree[]): Promise<Array<{name: string; worktree: GitWorktree}>> {
   const found: Array<{name: string; worktree: GitWorktree}> = []
+  const nameOf = (p: string) => {
+    const relative = path.relative(workspace.worktreesRoot, p)
+    return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep) ? undefined : relative
+  }
   for (const worktree of known ?? (await gitWorktrees(workspace, context))) {
     // The bare repository itself and main (below the root in the bare layout) are no worktrees of a name.
     if (worktree.bare || real(worktree.path) === workspace.mainPath) continue
-    const relative = path.relative(workspace.worktreesRoot, real(worktree.path))
-    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)) continue
-    found.push({name: relative, worktree})
+    // The resolved path first; then the path git recorded, for a worktree whose directory was
+    // replaced by a symbolic link to somewhere else (it is still that name's worktree).
+    const name = nameOf(real(worktree.path)) ?? nameOf(worktree.path)
+    if (name !== undefined) found.push({name, worktree})
   }
   return found
 }

@@ -132,12 +132,15 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
     const localRef = `refs/heads/${branch}`
     const remoteRef = `refs/remotes/origin/${branch}`
-    const [refs, validBranch, worktrees] = await Promise.all([
+    const [refs, validBranch, worktrees, remotes] = await Promise.all([
       readRefs(context.runner, mainPath, [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]),
       isValidBranchName(context.runner, mainPath, branch),
       gitWorktrees(fresh, context),
+      listRemotes(context.runner, mainPath),
     ])
-    checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking: refs.has(`refs/remotes/${branch}`)})
+    // `<remote>/HEAD` is the remote's default-branch symref even before `git remote set-head` made it.
+    const remoteTracking = refs.has(`refs/remotes/${branch}`) || remotes.some((remote) => branch === `${remote}/HEAD`)
+    checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking})
     const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
     const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
     checkConflicts(worktrees, {name, branch, target, branchSource})

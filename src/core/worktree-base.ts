@@ -41,8 +41,9 @@ export function checkNotOption(value: string, what: string, fix: string): void {
 /**
  * Refuses a BRANCH that git cannot create or that would shadow another ref, unless it already
  * exists as a local branch (which is checked out as it is): a name `git check-ref-format
- * --branch` refuses (`HEAD`), `@` (git's shorthand for HEAD), and the short name of an existing
- * remote-tracking branch (`origin/main`): `refs/heads/origin/main` would make `origin/main` name
+ * --branch` refuses (`HEAD`), `@` (git's shorthand for HEAD), a name starting with `refs/`
+ * (`refs/heads/refs/heads/x` could never be named by what was typed), and the short name of a
+ * remote-tracking branch (`origin/main`, `<remote>/HEAD`): `refs/heads/origin/main` would make `origin/main` name
  * the local branch in every worktree (git-rev-parse(1), "SPECIFYING REVISIONS": refs/heads/ is
  * searched before refs/remotes/).
  * @param request `valid`: check-ref-format's answer; `local`, `remoteTracking`: whether
@@ -58,9 +59,11 @@ export function checkBranchRequest(branch: string, name: string, request: {valid
       fix: `to fork a new branch from it: \`yard worktree add ${name} --from ${shellQuote(branch)}\`${branch.endsWith('/HEAD') ? '' : `; to work on it: \`yard worktree add ${name} ${shellQuote(branch.slice(slash + 1))}\` (tracks ${branch})`}`,
     })
   }
-  if (!request.valid || branch === '@') {
+  if (!request.valid || branch === '@' || branch.startsWith('refs/')) {
     throw new InputError(`invalid branch name "${branch}"`, {
-      why: branch === '@' ? 'git reads "@" as HEAD' : 'git check-ref-format --branch refuses it (HEAD, for one, always means the checked-out commit)',
+      why: branch === '@' ? 'git reads "@" as HEAD'
+        : request.valid ? `the branch would be refs/heads/${branch}, and "${branch}" names the ref ${branch}, not it (git-rev-parse(1), "SPECIFYING REVISIONS")`
+        : 'git check-ref-format --branch refuses it (HEAD, for one, always means the checked-out commit)',
       fix: 'choose another branch name (see git-check-ref-format(1))',
     })
   }

@@ -115,6 +115,7 @@ export interface RemoveOptions {
  * locked worktree become `refusal` unless `force`.
  * @throws InputError (exit 2) for an invalid name, a name with nothing to remove, or a directory
  *   under the root that git does not know as a worktree.
+ * @throws RefusedError (exit 3) when the worktree's directory is a symbolic link (even with `force`).
  */
 export async function planRemoval(context: YardContext, options: RemoveOptions): Promise<RemovalPlan> {
   const name = validateName(options.name, 'worktree name')
@@ -136,6 +137,15 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
         fix: 'see `yard worktree list`; a stack left behind goes with `yard nuke --worktree ' + name + '`',
       })
     }
+  }
+  const link = worktree && present ? await fs.readlink(checkout).catch(() => undefined) : undefined
+  if (link !== undefined) {
+    // `git worktree remove` would delete the files of the directory the link points at, then fail
+    // on the link itself ("Not a directory"), leaving the worktree half-removed and unregistered.
+    throw new RefusedError(`the directory of worktree ${name} is a symbolic link to ${link}`, {
+      why: `git worktree remove would empty ${link} and then fail on the link, leaving half a worktree`,
+      fix: `put the directory back in place (\`${formatArgv(['rm', checkout])} && ${formatArgv(['mv', path.resolve(path.dirname(checkout), link), checkout])}\`), then run the command again`,
+    })
   }
   const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
   const [unsaved, outside, transcriptFiles, teardown] = await Promise.all([

@@ -46,6 +46,34 @@ describe('worktree add: branches, offsets and paths yard refuses (exit 2, nothin
     expect(existing.json).to.deep.include({branch: 'origin/main', branchSource: 'existing'})
   })
 
+  it('refuses <remote>/HEAD before git remote set-head made it, and a BRANCH starting with refs/', async () => {
+    const repo = makeRepo()
+    const env = cleanEnv(tempDir('state'))
+    git(repo, 'remote', 'add', 'upstream', tempDir('nowhere'))
+    const before = git(repo, 'for-each-ref')
+    const head = await yard(['worktree', 'add', 'x', 'upstream/HEAD', '--no-fetch'], {cwd: repo, env})
+    expect(head.exitCode, head.stderr).to.equal(2)
+    expect(head.stderr).to.contain('invalid branch "upstream/HEAD": it is the name of the remote-tracking branch upstream/HEAD')
+    for (const branch of ['refs/heads/x', 'refs/remotes/upstream/main']) {
+      const run = await yard(['worktree', 'add', 'x', '--branch', branch, '--no-fetch'], {cwd: repo, env})
+      expect(run.exitCode, `${branch}: ${run.stderr}`).to.equal(2)
+      expect(run.stderr).to.contain(`invalid branch name "${branch}"`)
+    }
+    expect(git(repo, 'for-each-ref')).to.equal(before)
+    expect(existsSync(rootOf(repo))).to.equal(false)
+  })
+
+  it('escapes an escape sequence in a path it prints (the worktrees root), so it cannot drive the terminal', async () => {
+    const repo = makeRepo()
+    const root = path.join(tempDir('roots'), 'a\u001b]0;owned\u0007b')
+    const env = {...cleanEnv(tempDir('state')), YARD_WORKTREES_ROOT: root}
+    const run = await yard(['worktree', 'add', 'feat'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(existsSync(path.join(root, 'feat'))).to.equal(true)
+    expect(run.stdout).to.contain('a\\x1b]0;owned\\x07b')
+    expect(run.stdout).not.to.match(/[\u001b\u0007]/)
+  })
+
   it('refuses a float pin (a = 3.0 is no integer), and says "out of range" for WT_OFFSET=-1', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))

@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {createHash} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -110,6 +110,35 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
     expect(git(feat, 'ls-files', '-s', 'lib')).to.include(local)
   })
 
+  it('refuses a nested repository inside a submodule, and with --force archives it (never a gitlink in the submodule\'s patch) for the printed command to restore', async () => {
+    const lib = makeRepo({}, 'lib')
+    const repo = makeRepo()
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib')
+    git(repo, 'commit', '-q', '-m', 'add lib')
+    const state = tempDir('state')
+    const env = {...cleanEnv(state), ...FILE_PROTOCOL}
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const feat = path.join(rootOf(repo), 'feat')
+    git(feat, '-c', 'protocol.file.allow=always', 'submodule', 'update', '--init', '-q')
+    const inner = path.join(feat, 'lib', 'inner')
+    mkdirSync(inner)
+    git(inner, 'init', '-q', '-b', 'main')
+    const kept = commit(inner, 'inner.txt', 'committed only in the nested repository\n')
+    writeFileSync(path.join(feat, 'lib', 'draft.txt'), 'untracked in the submodule\n')
+
+    const refused = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, env})
+    expect(refused.exitCode).to.equal(3)
+    expect(refused.stderr).to.include('nested repository lib/inner/')
+
+    const run = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect(run.stdout).to.match(/nested repository lib\/inner saved to \S+\/nested\/lib\/inner\/files\.tar/)
+    await runPrinted(printedAfter(run.stdout, 'restore it with:')!, {cwd: repo, env})
+    expect(git(inner, 'rev-parse', 'HEAD')).to.equal(kept)
+    expect(readFileSync(path.join(inner, 'inner.txt'), 'utf8')).to.equal('committed only in the nested repository\n')
+    expect(readFileSync(path.join(feat, 'lib', 'draft.txt'), 'utf8')).to.equal('untracked in the submodule\n')
+  })
+
   it('refuses a nested repository, and with --force archives it (never a gitlink in the snapshot) for the printed command to restore', async () => {
     const repo = makeRepo()
     const state = tempDir('state')
@@ -186,6 +215,21 @@ describe('yard worktree remove: ignored files worktree add copied', () => {
     const edited = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, env})
     expect(edited.exitCode).to.equal(3)
     expect(edited.stderr).to.include('1 ignored file to keep ([worktrees] keep-ignored): .env')
+  })
+
+  it('archives a kept .env that is a symbolic link as the link, never the file outside the checkout it points at', async () => {
+    const repo = makeRepo({'.gitignore': '.env\n'})
+    const state = tempDir('state')
+    const env = cleanEnv(state)
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const outside = path.join(tempDir('outside'), 'secret')
+    writeFileSync(outside, 'SECRET-OUTSIDE\n')
+    symlinkSync(outside, path.join(rootOf(repo), 'feat', '.env'))
+    const run = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    const saved = /ignored files saved to (\S+)/.exec(run.stdout)![1]
+    expect(lstatSync(saved).isSymbolicLink()).to.equal(true)
+    expect(readlinkSync(saved)).to.equal(outside)
   })
 })
 

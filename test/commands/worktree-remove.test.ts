@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {createContext} from '../../src/core/context.js'
@@ -199,6 +199,25 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     const again = await yard(['worktree', 'remove', 'a', '--yes'], {cwd: repo, env})
     expect(again.exitCode).to.equal(2)
     expect(again.stderr).to.include('there is no worktree named a')
+  })
+
+  it('lists a worktree whose directory was replaced by a symbolic link, and refuses (exit 3) to remove it, even with --force, emptying nothing', async () => {
+    const repo = makeRepo()
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    const feat = path.join(rootOf(repo), 'feat')
+    const moved = path.join(tempDir('bigger-disk'), 'feat')
+    renameSync(feat, moved)
+    symlinkSync(moved, feat)
+    const list = await yard(['worktree', 'list', '--json'], {cwd: repo, env})
+    expect((list.json as Array<{name: string}>).map((entry) => entry.name)).to.deep.equal(['main', 'feat'])
+    for (const flags of [['--yes'], ['--force', '--yes']]) {
+      const run = await yard(['worktree', 'remove', 'feat', ...flags], {cwd: repo, env})
+      expect(run.exitCode, run.stderr).to.equal(3)
+      expect(run.stderr).to.include(`the directory of worktree feat is a symbolic link to ${moved}`)
+    }
+    expect(readFileSync(path.join(moved, 'README'), 'utf8')).to.equal('test\n')
+    expect(registered(repo)).to.deep.equal([repo, feat])
   })
 
   it('finishes an interrupted remove: after a failed teardown the next call completes it; --force goes past a failed teardown', async () => {

@@ -58,6 +58,8 @@ describe('plugin sources (DESIGN.md §7)', () => {
       expect([source.kind, source.spec], given).to.deep.equal([kind, spec])
     }
     expect(classifyPluginSource('mine@npm:evil@1.0.0', cwd).description).to.equal('the npm package evil@1.0.0 under the name mine')
+    expect(classifyPluginSource('npm:evil@1', cwd).description).to.equal('the npm package evil@1 (an npm: alias)')
+    expect(() => classifyPluginSource('a\nb', cwd)).to.throw(YardError, 'Invalid tag name "a\\nb"')
     const sources = table.slice(1).map(([given]) => classifyPluginSource(given, cwd))
     let refused: unknown
     await consentToInstall(sources, {yes: false, interactive: false, ask: async () => true, note: () => undefined}).catch((error: unknown) => (refused = error))

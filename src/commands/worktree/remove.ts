@@ -67,7 +67,7 @@ function storeName(agent: string): string {
 
 /** The plan's lines for submodules, nested repositories and the ignored files remove deletes. */
 function describeOutsidePlan(outside: OutsideWork): string[] {
-  const lines = outside.submodules.map((sub) => `  submodule ${sub.path}: ${sub.commits} commits not on its remote, ${sub.modified} modified, ${sub.untracked} untracked (a bundle and a patch are saved)`)
+  const lines = outside.submodules.map((sub) => `  submodule ${sub.path}: ${sub.commits} commits not on its remote, ${sub.modified} modified, ${sub.untracked} untracked (${sub.commits + sub.modified + sub.untracked > 0 ? 'a bundle and a patch are saved' : 'initialised again on restore, for its nested repositories'})`)
   lines.push(...outside.nested.map((nested) => `  nested repository ${nested}/ (archived as a tar, its .git included)`))
   if (outside.ignored.length > 0) {
     const shown = outside.ignored.slice(0, 10).join(', ') + (outside.ignored.length > 10 ? `, and ${outside.ignored.length - 10} more` : '')
@@ -82,7 +82,7 @@ function renderResult(result: RemovalResult): string {
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
   for (const store of result.archivedStores) lines.push(`  ${storeName(store.agent)} ${store.source} archived to ${store.archive} (${store.copied} copied, ${store.kept} already there)`)
   if (result.snapshot) lines.push(`  ${result.snapshot.holds} saved to ${result.snapshot.ref}`)
-  for (const part of result.saved?.parts ?? []) lines.push(`  ${part.kind === 'ignored' ? 'ignored files' : `${part.kind === 'nested' ? 'nested repository' : 'submodule'} ${part.path}`} saved to ${part.files.join(', ')}`)
+  for (const part of (result.saved?.parts ?? []).filter((saved) => saved.files.length > 0)) lines.push(`  ${part.kind === 'ignored' ? 'ignored files' : `${part.kind === 'nested' ? 'nested repository' : 'submodule'} ${part.path}`} saved to ${part.files.join(', ')}`)
   if (result.restore) lines.push(`  restore it with: ${result.restore}`)
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
   if (result.pinKept) lines.push(`  kept the hand-written pin of ${result.name} in yard.local.toml (yard deletes only the pins it wrote, marked "# yard:")`)
