@@ -7,14 +7,14 @@
  * that name still uses it). A sandbox whose pod was removed outside yard has its leftovers
  * (leases, the runtime's record, the pin) cleaned instead.
  */
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheBackend, SandboxSaved, SandboxUnsaved, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
 import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, removeYardPin, YARD_PIN_MARK} from './pins.js'
+import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin, YARD_PIN_MARK} from './pins.js'
 import type {Registry} from './registry.js'
 import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
 import {restoreCommands, SlotRestore} from './sandbox-restore.js'
@@ -88,7 +88,7 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   await session.backend.remove(sandbox)
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
   for (const repo of local ? sandbox.spec.repos : []) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
-  if (pin) await deletePin(context, session, sandbox.name)
+  await deletePin(context, session, sandbox.name)
   const restore = restoreCommands(sandbox.name, sandbox.spec.repos, saved, work.refs, sandbox.spec.branch)
   return {result: {...base, saved: saved.files, restore, removed: true}}
 }
@@ -116,7 +116,7 @@ async function removeLost(context: YardContext, session: SandboxSession, caches:
       if (row.url) await caches.cache.release(caches.root, row.url, borrowerOf(project))
       else context.warn(`warning: the cache ${row.key} has no url recorded, so the lease of sandbox ${project} stays: delete ${path.join(caches.root, `${row.key}.leases`, `sandbox.${project}`)}`)
     }
-    if (pin) await deletePin(context, session, name)
+    await deletePin(context, session, name)
   }
   return {
     name, project, runtime: session.runtime, dryRun: options.dryRun, lost: true, unsaved: [], toSave: {bundles: [], patches: []},
@@ -124,15 +124,31 @@ async function removeLost(context: YardContext, session: SandboxSession, caches:
   }
 }
 
-/** `pin NAME = N in FILE` when rm deletes it: there is one, and no worktree of that name uses it. */
+/**
+ * `pin NAME = N in FILE` when rm deletes it: there is one, yard wrote it (marked, item 6 of the
+ * reliability rules: a hand-written pin stays), and no worktree of that name uses it.
+ */
 function pinToDelete(session: SandboxSession, name: string): string | undefined {
   const pin = session.workspace.config.pins[name]
   if (pin === undefined || existsSync(worktreePath(session.workspace, name))) return undefined
-  return `pin ${name} = ${String(pin)} in ${session.workspace.config.files.local}`
+  const file = session.workspace.config.files.local
+  if (pinAuthor(readText(file), name) !== 'yard') return undefined
+  return `pin ${name} = ${String(pin)} in ${file}`
 }
 
+/** Deletes the pin when yard wrote it; says so when a hand-written one of that name stays. */
 async function deletePin(context: YardContext, session: SandboxSession, name: string): Promise<void> {
+  const file = session.workspace.config.files.local
+  if (existsSync(worktreePath(session.workspace, name))) return
   const pin = await withLock(offsetsLockPath(session.workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox rm ${name}`, warn: context.warn}, () =>
-    removeYardPin(session.workspace.config.files.local, name))
-  if (pin === 'kept') context.warn(`note: kept the hand-written pin of ${name} in ${session.workspace.config.files.local} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`)
+    removeYardPin(file, name))
+  if (pin === 'kept') context.warn(`note: kept the hand-written pin of ${name} in ${file} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`)
+}
+
+const readText = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
 }

@@ -125,13 +125,13 @@ describe('yard cache', function () {
   it('takes the root from [cache] root of the main checkout, else YARD_CACHE_ROOT, else the state dir', async () => {
     const repo = makeRepo({'yard.toml': '[cache]\nroot = "../shared-caches"\n'})
     const inRepo = await cacheSettings(createContext({cwd: repo, env: {...process.env, YARD_CACHE_ROOT: undefined}}))
-    expect(inRepo).to.deep.equal({backend: 'git-cache', root: path.join(path.dirname(repo), 'shared-caches')})
+    expect(inRepo).to.deep.equal({backend: 'git-cache', sandboxBackend: 'k8s-sandbox', root: path.join(path.dirname(repo), 'shared-caches')})
     writeFile(repo, 'yard.toml', '[cache]\nbackend = "nope"\n')
     const unknown = await yard(['cache', 'list'], {cwd: repo, env: {YARD_CACHE_ROOT: undefined}})
     expect(unknown.exitCode).to.equal(2)
     expect(unknown.stderr).to.include('unknown cache backend "nope"')
     const outside = await cacheSettings(createContext({cwd, env: {...process.env, YARD_CACHE_ROOT: undefined, YARD_STATE_DIR: '/var/tmp/yard-state'}}))
-    expect(outside).to.deep.equal({backend: 'git-cache', root: '/var/tmp/yard-state/caches'})
+    expect(outside).to.deep.equal({backend: 'git-cache', sandboxBackend: 'k8s-sandbox', root: '/var/tmp/yard-state/caches'})
   })
 
   it('refuses a root that holds other files without the marker (exit 3), and a bad --interval (exit 2)', async () => {

@@ -155,7 +155,7 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
     const lone = makeUpstream('lone')
     const key = repoIdentity(lone).key
     const pod = `${prefix}-lost`
-    writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[worktree-offsets]\nlost = 7\n')
+    writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[worktree-offsets]\nlost = 7 # yard: clash with gone\n')
     const created = await run(['sandbox', 'create', 'lost', '--repo', lone])
     expect(created.exitCode, created.stderr).to.equal(0)
     podman('pod', 'rm', '--force', '--time', '0', pod)
