@@ -16,5 +16,19 @@ try {
   // No cache this time; the command runs as without one.
 }
 
+// A reader that closes its end of stdout early (`yard worktree list | head -1`) leaves the rest of
+// the output nowhere to go; that is not a failure of the command, which still finishes its work
+// (a remove cut off half-way would be worse). oclif's final flush then waits for a 'drain' that
+// never comes, and Node would exit 13 with an "unsettled top-level await" warning; once the loop
+// is empty yard exits with the command's own code instead.
+let stdoutClosed = false
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error
+  stdoutClosed = true
+})
+process.once('beforeExit', () => {
+  if (stdoutClosed) process.exit()
+})
+
 const {execute} = await import('@oclif/core')
 await execute({dir: import.meta.url})

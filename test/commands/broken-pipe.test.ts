@@ -1,0 +1,60 @@
+/**
+ * A reader that closes its end of yard's stdout early (`yard worktree list | head -1`, a script
+ * that stops reading) is not a failure of the command: yard still finishes its work and exits
+ * with the command's own code, quietly. Before, oclif's final flush waited for a 'drain' that
+ * never came, so Node left with exit 13 and an "unsettled top-level await" warning.
+ */
+import {expect} from 'chai'
+import {execFileSync, spawn} from 'node:child_process'
+import {existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {projectRoot} from '../support/oclif-config.js'
+import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
+
+const runJs = path.join(projectRoot, 'bin', 'run.js')
+
+/** Runs bin/run.js with the read end of its stdout closed at once; resolves its exit code and stderr. */
+function yardIntoClosedPipe(args: string[], cwd: string): Promise<{status: number | null; stderr: string}> {
+  const env: NodeJS.ProcessEnv = {...process.env, YARD_STATE_DIR: tempDir('yard-state')}
+  for (const key of ['NODE_ENV', 'YARD_WORKTREE', 'WT_OFFSET', 'YARD_PREFIX']) delete env[key]
+  const child = spawn(process.execPath, [runJs, ...args], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
+  child.stdout.destroy()
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (status) => resolve({status, stderr}))
+  })
+}
+
+describe('yard writing into a pipe its reader has closed', function () {
+  this.timeout(120_000)
+  let repo: string
+
+  before(() => {
+    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js'))) execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
+    repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-bp"\n\n[ports]\nAPP_PORT = 3000\n'})
+  })
+  after(() => cleanupTemp())
+
+  for (const args of [['--version'], ['ports'], ['config'], ['worktree', 'list', '--json']]) {
+    it(`exits 0 without a warning for yard ${args.join(' ')}`, async () => {
+      const run = await yardIntoClosedPipe(args, repo)
+      expect(run.stderr).to.equal('')
+      expect(run.status).to.equal(0)
+    })
+  }
+
+  it('still does the work and keeps the command\'s own exit code', async () => {
+    const target = tempDir('yard-bp-init')
+    execFileSync('git', ['init', '-q', '-b', 'main', target])
+    const first = await yardIntoClosedPipe(['init', '--prefix', 'yardtest-bp'], target)
+    expect(first.status, first.stderr).to.equal(0)
+    expect(readFileSync(path.join(target, 'yard.toml'), 'utf8')).to.include('prefix = "yardtest-bp"')
+    const again = await yardIntoClosedPipe(['init'], target)
+    expect(again.status).to.equal(3)
+    expect(again.stderr).to.include('already exists')
+    expect(again.stderr).not.to.include('unsettled')
+  })
+})
