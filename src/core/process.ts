@@ -45,6 +45,12 @@ export interface RunnerOptions {
   env?: Record<string, string | undefined>
   /** Called with every argv before it runs: tests record what yard asked for. */
   onSpawn?: (argv: string[], options: RunOptions) => void
+  /**
+   * Told, synchronously, the process group of a child run in its own group (one with a budget)
+   * right after it starts, and undefined once it has exited: a lock holder records it, since
+   * such a child survives a kill of yard (lock.ts recordGroup).
+   */
+  onGroup?: (pgid: number | undefined) => void
 }
 
 /** Renders argv for display only (never executed): quotes words that need it. */
@@ -66,6 +72,12 @@ export class ProcessRunner {
   /** A runner with the same settings and extra environment. */
   withEnv(env: Record<string, string | undefined>): ProcessRunner {
     return new ProcessRunner({...this.options, env: {...this.options.env, ...env}})
+  }
+
+  /** A runner with the same settings that reports its children's process groups to `onGroup`. */
+  withGroupReporter(onGroup: (pgid: number | undefined) => void): ProcessRunner {
+    // The same class: tests and callers extend the runner to watch what runs.
+    return new (this.constructor as new (options: RunnerOptions) => ProcessRunner)({...this.options, onGroup})
   }
 
   /**
@@ -96,6 +108,8 @@ export class ProcessRunner {
       detached: group,
       cleanup: true,
     })
+    const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
+    reportGroup?.(child.pid)
     let timedOut = false
     const timer = group
       ? setTimeout(() => {
@@ -109,6 +123,7 @@ export class ProcessRunner {
       : undefined
     const result = await child
     if (timer) clearTimeout(timer)
+    reportGroup?.(undefined)
     const outcome: RunResult = {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
