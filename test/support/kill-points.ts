@@ -47,7 +47,7 @@ export function makeBulkyUpstream(dir: string, megabytes: number, commits = 10):
 /**
  * A fake ssh (`GIT_SSH`, variant simple) that runs the upload-pack it is asked for on this host
  * and passes its output on in chunks, each after the delay in ms written in `<dir>/delay-ms`
- * when it started (0 without the file): a killed clone can be made to outlive the restart of
+ * when it started (0 without the file), logging its arguments to `<dir>/argv.log`: a killed clone can be made to outlive the restart of
  * yard while the rerun clones at full speed. Returns its path and a setter of the delay.
  */
 export function throttledSsh(dir: string): {ssh: string; setDelay(ms: number): void} {
@@ -55,7 +55,8 @@ export function throttledSsh(dir: string): {ssh: string; setDelay(ms: number): v
   const delayFile = path.join(dir, 'delay-ms')
   writeFileSync(file, `#!${process.execPath}
 const {spawn} = require('node:child_process')
-const {readFileSync} = require('node:fs')
+const {appendFileSync, readFileSync} = require('node:fs')
+appendFileSync(${JSON.stringify(path.join(dir, 'argv.log'))}, JSON.stringify(process.argv.slice(2)) + '\\n')
 let delay = 0
 try { delay = Number(readFileSync(${JSON.stringify(delayFile)}, 'utf8')) } catch {}
 const match = /^git-upload-pack '(.*)'$/.exec(process.argv[process.argv.length - 1])
@@ -79,7 +80,7 @@ export interface YardProcess {
 
 /** Starts `yard cache add URL` as its own process (the TypeScript sources). */
 export function startCacheAdd(url: string, env: Record<string, string>): YardProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--no-warnings', devJs, 'cache', 'add', '--', url], {env: {...process.env, ...env}, stdio: ['ignore', 'ignore', 'pipe']})
+  const child = spawn(process.execPath, [devJs, 'cache', 'add', '--', url], {env: {...process.env, ...env}, stdio: ['ignore', 'ignore', 'pipe']})
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const done = new Promise<{code: number | null; stderr: string}>((resolve) => child.on('close', (code) => resolve({code, stderr})))
