@@ -131,8 +131,9 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
     const stat = await fs.stat(lockPath).catch(() => undefined)
     if (stat === undefined) continue
     const stale = staleReason(current.owner, stat.mtimeMs, options.budgetMs)
-    if (stale?.endGroup !== undefined) await endGroup(stale.endGroup)
-    if (stale !== undefined && (await takeOver(lockPath, current.text))) {
+    // A group that does not die at once (a process stuck in the kernel) is waited for, not cleaned up under.
+    const ended = stale?.endGroup === undefined || (await endGroup(stale.endGroup))
+    if (stale !== undefined && ended && (await takeOver(lockPath, current.text))) {
       const who = current.owner ? `pid ${current.owner.pid} on ${current.owner.host}` : 'an unknown owner'
       options.warn?.(`warning: took over the stale lock ${lockPath} held by ${who}: ${stale.reason}`)
       continue
