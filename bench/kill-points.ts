@@ -2,7 +2,7 @@
  * kill -9 points during `yard cache add` of a large repository (DESIGN.md §3.4 "Locks", §5.1):
  * a clean `cache add` of a generated repository of BENCH_KILL_MB MB (default 500, random blobs,
  * cached between runs like generated-repo.ts), then BENCH_KILL_POINTS points (default 10) spread
- * over the clean run's clone: each in a fresh cache root, yard alone is killed (SIGKILL) that long
+ * over the clone (its duration re-estimated from each rerun that cloned again): each in a fresh cache root, yard alone is killed (SIGKILL) that long
  * after the `.cloning` marker appeared, the same command is run again, and its exit code, its
  * time, whether it left the state a clean run leaves and whether the orphaned git was ended are
  * printed. Exit 1 when any rerun failed or left another state. Not a timing bench: run it alone,
@@ -61,13 +61,17 @@ rmSync(path.join(scratch, 'clean'), {recursive: true, force: true})
 log(`clean run: ${Date.now() - started} ms, of which ${cloneMs} ms from the marker to the end`)
 
 const points: KillPoint[] = []
+// The clone's speed drifts with the machine's load: each rerun that cloned again updates the
+// estimate the next point is placed in, and points stay within 90 % of it.
+let estimateMs = cloneMs
 for (let index = 0; index < count; index++) {
-  const afterMarkerMs = Math.round(((index + 0.5) / count) * cloneMs)
+  const afterMarkerMs = Math.round(((index + 0.5) / count) * 0.9 * estimateMs)
   const dir = path.join(scratch, `point-${index}`)
   const point = await killPoint(dir, url, {}, afterMarkerMs, reference)
   points.push(point)
+  if (!point.exitedFirst && point.rerun.code === 0 && point.orphans > 0) estimateMs = point.rerun.ms
   rmSync(dir, {recursive: true, force: true})
-  log(`point ${index + 1}/${count}: killed ${afterMarkerMs} ms after the marker, ${point.orphans} orphaned git process(es); rerun exit ${point.rerun.code} in ${point.rerun.ms} ms, same state: ${point.sameState}, orphans ended: ${point.orphansGone}`)
+  log(`point ${index + 1}/${count}: ${point.exitedFirst ? 'yard had exited before' : 'killed'} ${afterMarkerMs} ms after the marker, ${point.orphans} orphaned git process(es); rerun exit ${point.rerun.code} in ${point.rerun.ms} ms, same state: ${point.sameState}, orphans ended: ${point.orphansGone}`)
 }
 rmSync(scratch, {recursive: true, force: true})
 
