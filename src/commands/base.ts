@@ -6,6 +6,7 @@ import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {createContext, YardContext} from '../core/context.js'
 import {RefusedError, terminalSafe, YardError} from '../core/errors.js'
+import {ensureStateDir} from '../core/state.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -16,7 +17,20 @@ export abstract class BaseCommand extends Command {
     verbose: Flags.boolean({description: 'echo every external command as `+ cmd` and show stack traces', default: false, helpGroup: 'GLOBAL'}),
   }
 
+  /** Whether the state directory is made sure of before the command runs (doctor checks it itself). */
+  static usesStateDir = true
+
   private yardContext?: YardContext
+
+  /**
+   * Creates the state directory (0700) before anything can write under it: a recursive mkdir of
+   * a subdirectory would make it world-readable, or hang under /proc (state.ts ensureStateDir).
+   * @throws InputError (exit 2) for a state directory that cannot be created.
+   */
+  async init(): Promise<void> {
+    await super.init()
+    if ((this.constructor as typeof BaseCommand).usesStateDir) ensureStateDir(process.env)
+  }
 
   /** The context for core calls; built once per invocation. */
   protected get context(): YardContext {

@@ -12,7 +12,7 @@ import {describeWrite, inspectContainersConf, writeContainersConf} from './conta
 import type {YardContext} from './context.js'
 import {InputError, YardError} from './errors.js'
 import {probePodman} from './podman-probe.js'
-import {stateDir} from './state.js'
+import {ensureStateDir, stateDir} from './state.js'
 import {findMainCheckout, openWorkspace} from './workspace.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
@@ -169,12 +169,13 @@ export const stateDirCheck: DoctorCheck = {
     const directory = stateDir(env)
     const probe = path.join(directory, `.doctor-${process.pid}-${Math.random().toString(16).slice(2)}`)
     try {
-      await fs.mkdir(directory, {recursive: true})
+      ensureStateDir(env)
       await fs.writeFile(probe, '', {flag: 'wx'})
       await fs.rm(probe, {force: true})
       return {level: 'ok', detail: `${directory} is writable`}
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      // A YardError's code is its exit code: its why names the errno.
+      const code = error instanceof YardError ? (error.why ?? error.message) : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
       return {level: 'fail', detail: `${directory} is not writable (${code})`, fix: `fix the permissions of ${directory}, or set YARD_STATE_DIR to a writable directory`}
     }
   },

@@ -1,13 +1,16 @@
 /**
  * Lock files (DESIGN.md §3.4, "Locks"): a file holding pid, host and start time, created
  * exclusively. A lock whose process is gone (same host), or older than its operation's budget,
- * is taken over with a warning.
+ * is taken over with a warning. A holder may record the process group of a child it runs
+ * (recordGroup): while that group outlives the holder, the lock is not free — a taker ends
+ * the orphaned group first when it can prove the group is the one recorded, and waits otherwise.
  */
-import {promises as fs} from 'node:fs'
+import {promises as fs, renameSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
 import {RefusedError} from './errors.js'
+import {endGroup, groupState, processStart} from './process-group.js'
 
 export interface LockOwner {
   pid: number
@@ -16,6 +19,10 @@ export interface LockOwner {
   started: string
   /** What holds it, for messages ("worktree add feat"). */
   purpose?: string
+  /** The process group of the child the holder runs (its own group: it survives the holder). */
+  group?: number
+  /** The group leader's start time (process-group.ts processStart), to tell a recycled id. */
+  groupStarted?: string
 }
 
 export interface LockOptions {
@@ -31,6 +38,12 @@ export interface LockOptions {
 export interface HeldLock {
   path: string
   release(): Promise<void>
+  /**
+   * Records (a pid) or clears (undefined) the process group of the child now running, in place
+   * and synchronously: called right after the spawn, it leaves no turn of the event loop in
+   * which a kill of this process would orphan an unrecorded group.
+   */
+  recordGroup(pgid: number | undefined): void
 }
 
 /** Whether a process of this host with `pid` exists (EPERM: it exists but is another user's). */
@@ -57,13 +70,24 @@ async function readOwner(lockPath: string): Promise<{owner?: LockOwner; text: st
   }
 }
 
-/** Why a lock's owner no longer counts, or undefined while it is live. */
-function staleReason(owner: LockOwner | undefined, mtimeMs: number, budgetMs: number): string | undefined {
+/** Why a lock's owner no longer counts (and the orphaned group to end first), or undefined while it is live. */
+function staleReason(owner: LockOwner | undefined, mtimeMs: number, budgetMs: number): {reason: string; endGroup?: number} | undefined {
   const started = owner ? Date.parse(owner.started) : Number.NaN
   const age = Date.now() - (Number.isNaN(started) ? mtimeMs : started)
-  if (!owner || typeof owner.pid !== 'number') return 'it is unreadable'
-  if (owner.host === os.hostname() && !isAlive(owner.pid)) return `process ${owner.pid} is gone`
-  if (age > budgetMs) return `it is older than its ${Math.round(budgetMs / 1000)} s budget`
+  if (!owner || typeof owner.pid !== 'number') return {reason: 'it is unreadable'}
+  const here = owner.host === os.hostname()
+  const groupNow = () => (typeof owner.group === 'number' && here ? groupState(owner.group, owner.groupStarted) : 'gone')
+  if (age > budgetMs) {
+    const group = groupNow()
+    return {reason: `it is older than its ${Math.round(budgetMs / 1000)} s budget`, ...(group === 'orphan' ? {endGroup: owner.group} : {})}
+  }
+  if (here && !isAlive(owner.pid)) {
+    // Its child may still work in what the lock guards: wait while that group cannot be told
+    // from a recycled id, else end it before anybody cleans up under it.
+    const group = groupNow()
+    if (group === 'unknown') return undefined
+    return {reason: `process ${owner.pid} is gone${group === 'orphan' ? ` (its process group ${owner.group} was ended)` : ''}`, ...(group === 'orphan' ? {endGroup: owner.group} : {})}
+  }
   return undefined
 }
 
@@ -76,16 +100,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 export async function acquireLock(lockPath: string, options: LockOptions): Promise<HeldLock> {
   await fs.mkdir(path.dirname(lockPath), {recursive: true})
   const me: LockOwner = {pid: process.pid, host: os.hostname(), started: new Date().toISOString(), purpose: options.purpose}
-  const body = JSON.stringify(me) + '\n'
+  let body = JSON.stringify(me) + '\n'
   const deadline = Date.now() + (options.waitMs ?? options.budgetMs)
   let delay = 10
   for (;;) {
     if (await createWithContent(lockPath, body)) {
+      await removeLeftovers(lockPath)
       return {
         path: lockPath,
         async release() {
           const current = await readOwner(lockPath)
           if (current?.text === body) await fs.rm(lockPath, {force: true})
+        },
+        recordGroup(pgid) {
+          const owner: LockOwner = {...me, ...(pgid === undefined ? {} : {group: pgid, groupStarted: processStart(pgid)})}
+          const next = JSON.stringify(owner) + '\n'
+          const draft = draftPath(lockPath)
+          try {
+            writeFileSync(draft, next, {flag: 'wx'})
+            renameSync(draft, lockPath)
+            body = next
+          } catch {
+            rmSync(draft, {force: true})
+          }
         },
       }
     }
@@ -93,21 +130,39 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
     if (current === undefined) continue
     const stat = await fs.stat(lockPath).catch(() => undefined)
     if (stat === undefined) continue
-    const reason = staleReason(current.owner, stat.mtimeMs, options.budgetMs)
-    if (reason !== undefined && (await takeOver(lockPath, current.text))) {
+    const stale = staleReason(current.owner, stat.mtimeMs, options.budgetMs)
+    // A group that does not die at once (a process stuck in the kernel) is waited for, not cleaned up under.
+    const ended = stale?.endGroup === undefined || (await endGroup(stale.endGroup))
+    if (stale !== undefined && ended && (await takeOver(lockPath, current.text))) {
       const who = current.owner ? `pid ${current.owner.pid} on ${current.owner.host}` : 'an unknown owner'
-      options.warn?.(`warning: took over the stale lock ${lockPath} held by ${who}: ${reason}`)
+      options.warn?.(`warning: took over the stale lock ${lockPath} held by ${who}: ${stale.reason}`)
       continue
     }
     if (Date.now() >= deadline) {
       const o = current.owner
+      const orphan = o && o.host === os.hostname() && !isAlive(o.pid) && o.group !== undefined
       throw new RefusedError(`${lockPath} is held by ${o ? `pid ${o.pid} on ${o.host} since ${o.started}${o.purpose ? ` (${o.purpose})` : ''}` : 'another process'}`, {
-        why: 'another yard process is working on the same thing',
-        fix: 'wait for it to finish and try again',
+        why: orphan ? `that process is gone, but its process group ${o.group} still runs (a git command it started)` : 'another yard process is working on the same thing',
+        fix: orphan ? `wait for it to finish, or end it (kill -- -${o.group}), and try again` : 'wait for it to finish and try again',
       })
     }
     await sleep(delay)
     delay = Math.min(delay * 2, 200)
+  }
+}
+
+/** A private file name beside the lock: `<lock>.draft-<pid>-<random>`. */
+function draftPath(lockPath: string): string {
+  return `${lockPath}.draft-${process.pid}-${Math.random().toString(16).slice(2)}`
+}
+
+/** Removes drafts and set-aside copies of the lock left by processes killed midway. */
+async function removeLeftovers(lockPath: string): Promise<void> {
+  const base = path.basename(lockPath)
+  const pattern = new RegExp(`^${base.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:draft|stale)-(\\d+)-`)
+  for (const name of await fs.readdir(path.dirname(lockPath)).catch(() => [] as string[])) {
+    const pid = pattern.exec(name)?.[1]
+    if (pid !== undefined && !isAlive(Number(pid))) await fs.rm(path.join(path.dirname(lockPath), name), {force: true})
   }
 }
 
@@ -117,7 +172,7 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
  * an empty lock. Returns false when the lock already exists.
  */
 async function createWithContent(lockPath: string, body: string): Promise<boolean> {
-  const draft = `${lockPath}.draft-${process.pid}-${Math.random().toString(16).slice(2)}`
+  const draft = draftPath(lockPath)
   await fs.writeFile(draft, body, {flag: 'wx'})
   try {
     await fs.link(draft, lockPath)
@@ -151,11 +206,11 @@ async function takeOver(lockPath: string, staleText: string): Promise<boolean> {
   return true
 }
 
-/** Runs `work` while holding the lock; always releases it. */
-export async function withLock<T>(lockPath: string, options: LockOptions, work: () => Promise<T>): Promise<T> {
+/** Runs `work` while holding the lock (handed to it, for recordGroup); always releases it. */
+export async function withLock<T>(lockPath: string, options: LockOptions, work: (lock: HeldLock) => Promise<T>): Promise<T> {
   const lock = await acquireLock(lockPath, options)
   try {
-    return await work()
+    return await work(lock)
   } finally {
     await lock.release()
   }

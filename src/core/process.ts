@@ -48,6 +48,12 @@ export interface RunnerOptions {
   onSpawn?: (argv: string[], options: RunOptions) => void
   /** Where children that ask for the terminal go when there is none to give (see TerminalCapture). */
   capture?: TerminalCapture
+  /**
+   * Told, synchronously, the process group of a child run in its own group (one with a budget)
+   * right after it starts, and undefined once it has exited: a lock holder records it, since
+   * such a child survives a kill of yard (lock.ts recordGroup).
+   */
+  onGroup?: (pgid: number | undefined) => void
 }
 
 /**
@@ -82,6 +88,12 @@ export class ProcessRunner {
   /** A runner with the same settings and extra environment. */
   withEnv(env: Record<string, string | undefined>): ProcessRunner {
     return new ProcessRunner({...this.options, env: {...this.options.env, ...env}})
+  }
+
+  /** A runner with the same settings that reports its children's process groups to `onGroup`. */
+  withGroupReporter(onGroup: (pgid: number | undefined) => void): ProcessRunner {
+    // The same class: tests and callers extend the runner to watch what runs.
+    return new (this.constructor as new (options: RunnerOptions) => ProcessRunner)({...this.options, onGroup})
   }
 
   /**
@@ -120,6 +132,8 @@ export class ProcessRunner {
         child[stream]?.on('data', (text: string) => capture.write(stream, text))
       }
     }
+    const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
+    reportGroup?.(child.pid)
     let timedOut = false
     const timer = group
       ? setTimeout(() => {
@@ -134,6 +148,7 @@ export class ProcessRunner {
     const result = await child
     if (timer) clearTimeout(timer)
     capture?.ended?.({timedOut})
+    reportGroup?.(undefined)
     const outcome: RunResult = {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),

@@ -155,8 +155,32 @@ async function ensureCaches(context: YardContext, cache: CacheBackend, root: str
       }
     }
     if (repo.ref !== null) await requireRef(context, cachePath, repo, stale[repo.slot])
+    else await requireDefaultBranch(context, cachePath, repo)
   }
   return stale
+}
+
+/** The cache's branches for messages: at most ten named, then how many more. */
+async function branchList(context: YardContext, cachePath: string): Promise<{branches: string[]; shown: string}> {
+  const listed = await context.runner.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads'], {cwd: cachePath, allowFailure: true})
+  const branches = listed.stdout.split('\n').filter(Boolean)
+  return {branches, shown: branches.length > 10 ? `${branches.slice(0, 10).join(', ')} and ${branches.length - 10} more` : branches.join(', ')}
+}
+
+/**
+ * Without `#REF` the worktrees are cut from the default branch (`origin/HEAD` in the pod, the
+ * bare cache's `HEAD`): an origin whose HEAD names a branch that does not exist would fail only
+ * after the pod started, so it is refused here.
+ * @throws InputError (exit 2) naming the missing branch and suggesting `URL#BRANCH` with the branches there are.
+ */
+async function requireDefaultBranch(context: YardContext, cachePath: string, repo: SandboxRepo): Promise<void> {
+  if ((await context.runner.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: cachePath, allowFailure: true})).exitCode === 0) return
+  const head = (await context.runner.git(['symbolic-ref', '--quiet', 'HEAD'], {cwd: cachePath, allowFailure: true})).stdout.trim()
+  const {branches, shown} = await branchList(context, cachePath)
+  throw new InputError(`${repo.url} has no default branch: its HEAD names ${head === '' ? 'nothing' : head.replace(/^refs\/heads\//, '')}, which does not exist`, {
+    why: `a sandbox cuts its worktrees from the default branch when --repo has no #BRANCH, and the origin's HEAD (cached in ${cachePath}) points to a branch it does not have${branches.length > 0 ? `; its branches are ${shown}` : ', and it has no branches'}`,
+    fix: branches.length > 0 ? `name the branch: --repo ${repo.url}#${branches.includes('main') ? 'main' : branches[0]} (or fix the origin's HEAD), then run yard sandbox create again` : 'push a branch to the repository first, then run yard sandbox create again',
+  })
 }
 
 /**
@@ -170,9 +194,7 @@ async function requireRef(context: YardContext, cachePath: string, repo: Sandbox
   for (const candidate of candidates) {
     if ((await context.runner.git(['rev-parse', '--verify', '--quiet', candidate], {cwd: cachePath, allowFailure: true})).exitCode === 0) return
   }
-  const listed = await context.runner.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads'], {cwd: cachePath, allowFailure: true})
-  const branches = listed.stdout.split('\n').filter(Boolean)
-  const shown = branches.length > 10 ? `${branches.slice(0, 10).join(', ')} and ${branches.length - 10} more` : branches.join(', ')
+  const {branches, shown} = await branchList(context, cachePath)
   throw new InputError(`the ref "${ref}" of --repo ${repo.url}#${ref} is not in ${repo.url}`, {
     why: `it is no branch, tag or commit of the cache ${cachePath}${branches.length > 0 ? `, whose branches are ${shown}` : ', which has no branches'}${staleWhy ? ` (${staleWhy})` : ''}`,
     fix: `name one of them after "#" (or drop "#${ref}" for the default branch), then run yard sandbox create again`,

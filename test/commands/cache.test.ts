@@ -7,6 +7,7 @@ import path from 'node:path'
 import type {CacheAddResult, CacheFetchResult, CacheStatus} from '../../src/core/backend.js'
 import {cacheSettings} from '../../src/core/cache.js'
 import {createContext} from '../../src/core/context.js'
+import {withoutCredentials} from '../../src/core/repo-url.js'
 import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {testConfig, yard} from '../support/yard.js'
 import {commitTo, makeUpstream} from '../plugins/git-cache/support.js'
@@ -54,7 +55,7 @@ describe('yard cache', function () {
     for (const vector of vectors.cases) {
       const run = await yard(['cache', 'identity', '--json', '--', vector.url], {cwd, env})
       expect(run.exitCode, run.stderr).to.equal(0)
-      expect(run.json).to.deep.equal({url: vector.url.trim(), scheme: vector.scheme, identity: vector.identity, key: vector.key})
+      expect(run.json).to.deep.equal({url: withoutCredentials(vector.url.trim()), scheme: vector.scheme, identity: vector.identity, key: vector.key})
     }
     const text = await yard(['cache', 'identity', 'git@github.com:Acme/App.git'], {cwd, env})
     expect(text.stdout).to.equal('identity  github.com/Acme/App\nkey       app-dff7d0d2\nscheme    ssh\n')

@@ -8,6 +8,15 @@ import {RefusedError} from '../../src/core/errors.js'
 import {acquireLock, withLock} from '../../src/core/lock.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 
+/** Whether `pid` runs (a zombie, killed but not yet reaped by its parent, does not). */
+function alive(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z')
+  } catch {
+    return false
+  }
+}
+
 describe('lock files (DESIGN.md §3.4, "Locks")', () => {
   afterEach(cleanupTemp)
 
@@ -94,6 +103,50 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
       ),
     )
     expect(most).to.equal(1)
+    expect(existsSync(file)).to.equal(false)
+  })
+
+  it('ends the process group a gone holder recorded before taking the lock over', async () => {
+    const file = path.join(tempDir('lock'), 'group.lock')
+    const worker = spawn(process.execPath, ['--import', 'tsx', new URL('../support/lock-group-worker.ts', import.meta.url).pathname, file])
+    const orphan = await new Promise<number>((resolve) => worker.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))))
+    expect(JSON.parse(readFileSync(file, 'utf8'))).to.include({pid: worker.pid, group: orphan})
+    worker.kill('SIGKILL')
+    await new Promise((resolve) => worker.on('exit', resolve))
+    expect(alive(orphan)).to.equal(true)
+    const warnings: string[] = []
+    const lock = await acquireLock(file, {budgetMs: 600_000, waitMs: 5000, warn: (message) => warnings.push(message)})
+    expect(alive(orphan)).to.equal(false)
+    expect(warnings.join('\n')).to.include(`process ${worker.pid} is gone (its process group ${orphan} was ended)`)
+    await lock.release()
+  })
+
+  it('kills no group whose leader is another process than the one recorded (a recycled id)', async () => {
+    const file = path.join(tempDir('lock'), 'recycled.lock')
+    const gone = spawn(process.execPath, ['-e', '0'])
+    await new Promise((resolve) => gone.on('exit', resolve))
+    const bystander = spawn('sleep', ['30'], {detached: true, stdio: 'ignore'})
+    try {
+      writeFileSync(file, JSON.stringify({pid: gone.pid, host: os.hostname(), started: new Date().toISOString(), group: bystander.pid, groupStarted: '1'}))
+      const lock = await acquireLock(file, {budgetMs: 600_000, waitMs: 2000})
+      expect(alive(bystander.pid!)).to.equal(true)
+      await lock.release()
+    } finally {
+      bystander.kill('SIGKILL')
+    }
+  })
+
+  it('clears the recorded group, and removes drafts left by killed processes', async () => {
+    const dir = tempDir('lock')
+    const file = path.join(dir, 'e.lock')
+    writeFileSync(`${file}.draft-999999999-abc`, 'left by a kill\n')
+    const lock = await acquireLock(file, {budgetMs: 60_000})
+    expect(existsSync(`${file}.draft-999999999-abc`)).to.equal(false)
+    lock.recordGroup(process.pid)
+    expect(JSON.parse(readFileSync(file, 'utf8'))).to.include({group: process.pid})
+    lock.recordGroup(undefined)
+    expect(JSON.parse(readFileSync(file, 'utf8'))).to.not.have.property('group')
+    await lock.release()
     expect(existsSync(file)).to.equal(false)
   })
 

@@ -23,6 +23,7 @@ import type {
 } from '../../core/backend.js'
 import {InputError, OperationError, YardError} from '../../core/errors.js'
 import {withLock} from '../../core/lock.js'
+import type {ProcessRunner} from '../../core/process.js'
 import {repoIdentity} from '../../core/repo-identity.js'
 import {shellCommand} from '../../core/shell.js'
 import {runAgent} from './agent.js'
@@ -30,6 +31,7 @@ import {evictCache} from './evict.js'
 import {runClusterAgent} from './kube-agent.js'
 import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorText, isPresent, keysInRoot, objectCounts, readRecord, requireRoot, sizeOnDisk, stamp, writeRecord} from './layout.js'
 import {readLeases, removeLease, writeLease} from './leases.js'
+import {checkOrigin} from './origin.js'
 import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
 
 export const GIT_CACHE_ID = 'git-cache'
@@ -44,13 +46,17 @@ export class GitCache implements CacheBackend {
   ) {}
 
   /**
-   * Runs `work` holding the cache's lock (one writer per cache). A lock whose process is gone,
-   * or older than the longest operation, is taken over with a warning.
+   * Runs `work` holding the cache's lock (one writer per cache), with a runner that records in
+   * the lock the process group of each git it runs: git survives a kill of yard, and the next
+   * writer ends that orphan before it cleans up under it. A lock whose process is gone, or older
+   * than the longest operation, is taken over with a warning.
    * @throws RefusedError (exit 3) when a live writer still holds it after `waitMs`.
    */
-  withCacheLock<T>(paths: CachePaths, purpose: string, waitMs: number, work: () => Promise<T>): Promise<T> {
+  withCacheLock<T>(paths: CachePaths, purpose: string, waitMs: number, work: (runner: ProcessRunner) => Promise<T>): Promise<T> {
     const budgetMs = Math.max(this.budgets.cloneMs, this.budgets.fetchMs + this.budgets.maintainMs) + 60_000
-    return withLock(paths.lock, {budgetMs, waitMs, purpose: `cache ${purpose} ${paths.key}`, warn: this.context.warn}, work)
+    return withLock(paths.lock, {budgetMs, waitMs, purpose: `cache ${purpose} ${paths.key}`, warn: this.context.warn}, (lock) =>
+      work(this.context.runner.withGroupReporter((pgid) => lock.recordGroup(pgid))),
+    )
   }
 
   async add(root: string, url: string): Promise<CacheAddResult> {
@@ -58,33 +64,40 @@ export class GitCache implements CacheBackend {
     await requireRoot(root)
     const paths = cachePaths(root, repo.key)
     const result = {key: repo.key, identity: repo.identity, url: repo.url, path: paths.repo}
-    return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async () => {
+    return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
-        await this.adopt(paths, repo.url, repo.identity)
+        await this.adopt(paths, repo.url, repo.identity, runner)
         return {...result, action: 'adopted' as const}
       }
-      await this.clone(paths, repo.url, repo.identity)
+      await this.clone(paths, repo.url, repo.identity, runner)
       return {...result, action: 'cloned' as const}
     })
   }
 
-  /** Pins a repository found in place and records it; never fetches (DESIGN.md §5.1, adoption). */
-  async adopt(paths: CachePaths, url: string | null, identity: string | null): Promise<void> {
-    const record = (await readRecord(paths)) ?? emptyRecord(paths.key, url, identity)
-    await pin(this.context.runner, paths.repo, record.url ?? url, this.budgets)
-    await writeRecord(paths, {...record, url: record.url ?? url, identity: record.identity ?? identity})
+  /**
+   * Pins a repository found in place and records it; never fetches (DESIGN.md §5.1, adoption).
+   * Its origin and record must name the repository of its key (and `identity`, when given).
+   * @throws RefusedError (exit 3) for a cache whose origin names another repository (origin.ts).
+   */
+  async adopt(paths: CachePaths, url: string | null, identity: string | null, runner: ProcessRunner = this.context.runner): Promise<void> {
+    const found = await readRecord(paths)
+    const origin = await checkOrigin(runner, paths, found, url !== null && identity !== null ? {url, identity} : null)
+    const record = found ?? emptyRecord(paths.key, url, identity)
+    const recorded = origin.recorded ?? url
+    await pin(runner, paths.repo, recorded ?? origin.origin, this.budgets)
+    await writeRecord(paths, {...record, url: recorded, identity: record.identity ?? identity})
   }
 
-  private async clone(paths: CachePaths, url: string, identity: string): Promise<void> {
+  private async clone(paths: CachePaths, url: string, identity: string, runner: ProcessRunner): Promise<void> {
     const started = stamp()
     const record = {...((await readRecord(paths)) ?? emptyRecord(paths.key, url, identity)), lastAttempt: started}
     await emptyDirectory(paths.repo)
     await fs.writeFile(paths.marker, `${started}\n`)
     try {
-      await cloneBare(this.context.runner, url, paths.repo, this.budgets)
+      await cloneBare(runner, url, paths.repo, this.budgets)
       // Before anything can fetch into it.
-      await pin(this.context.runner, paths.repo, url, this.budgets)
+      await pin(runner, paths.repo, url, this.budgets)
     } catch (error) {
       await emptyDirectory(paths.repo)
       await fs.rm(paths.marker, {force: true})
@@ -96,9 +109,10 @@ export class GitCache implements CacheBackend {
         cause: error,
       })
     }
-    await fs.rm(paths.marker, {force: true})
     // The url that cloned is the one fetches use (an earlier failed attempt's spelling may not work).
-    await writeRecord(paths, {...record, url, lastFetched: started, lastError: null})
+    // The record first: a kill between the two leaves the marker, and the next add clones again.
+    await writeRecord(paths, {...record, url, identity, lastFetched: started, lastError: null})
+    await fs.rm(paths.marker, {force: true})
   }
 
   async list(root: string): Promise<CacheStatus[]> {
@@ -133,20 +147,23 @@ export class GitCache implements CacheBackend {
   /**
    * Fetches one cache in place, then maintains it when a threshold is reached. A failure
    * (pinning or fetching) is recorded and resolves `stale`: the cache stays usable.
-   * @throws InputError (exit 2) when the cache is not present.
+   * @throws InputError (exit 2) when the cache is not present (creating nothing);
+   *   RefusedError (exit 3) when its origin names another repository (origin.ts).
    */
   async fetchKey(root: string, key: string, url: string | null, onDemand: boolean): Promise<CacheFetchResult> {
     const paths = cachePaths(root, key)
     const waitMs = onDemand ? this.budgets.onDemandMs : this.budgets.fetchMs
-    return this.withCacheLock(paths, 'fetch', waitMs, async () => {
+    requirePresent(paths, url)
+    return this.withCacheLock(paths, 'fetch', waitMs, async (runner) => {
       requirePresent(paths, url)
       const found = await readRecord(paths)
+      const origin = await checkOrigin(runner, paths, found, asked(url))
       const record = {...(found ?? emptyRecord(key, url)), lastAttempt: stamp()}
-      const fetchUrl = record.url ?? url
+      const fetchUrl = origin.recorded ?? url
       const base = {key, identity: record.identity, path: paths.repo}
       try {
-        await pin(this.context.runner, paths.repo, fetchUrl, this.budgets)
-        await fetchOrigin(this.context.runner, paths.repo, onDemand, this.budgets)
+        await pin(runner, paths.repo, fetchUrl, this.budgets)
+        await fetchOrigin(runner, paths.repo, onDemand, this.budgets)
       } catch (error) {
         const why = errorText(error)
         await writeRecord(paths, {...record, url: fetchUrl, lastError: why})
@@ -154,17 +171,17 @@ export class GitCache implements CacheBackend {
       }
       const fresh = {...record, url: fetchUrl, lastFetched: record.lastAttempt, lastError: null}
       await writeRecord(paths, fresh)
-      const maintained = await this.maintainIfDue(paths, fresh)
+      const maintained = await this.maintainIfDue(paths, fresh, runner)
       return {...base, fetched: true, stale: false, staleSince: null, error: null, maintained}
     })
   }
 
   /** Maintenance after a successful fetch; a failure is a warning (retried after the next fetch). */
-  private async maintainIfDue(paths: CachePaths, record: CacheRecord): Promise<boolean> {
+  private async maintainIfDue(paths: CachePaths, record: CacheRecord, runner: ProcessRunner): Promise<boolean> {
     const {due} = await maintenanceDue(paths.repo)
     if (!due) return false
     try {
-      await runMaintenance(this.context.runner, paths.repo, this.budgets)
+      await runMaintenance(runner, paths.repo, this.budgets)
     } catch (error) {
       this.context.warn(`warning: maintenance of the cache ${paths.key} failed; the cache is unchanged and usable: ${error instanceof YardError ? error.render() : String(error)}`)
       return false
@@ -180,18 +197,22 @@ export class GitCache implements CacheBackend {
 
   /**
    * Runs the maintenance commands when a threshold is reached, or always with `force`.
-   * @throws InputError (exit 2) when the cache is not present; OperationError when a command fails.
+   * @throws InputError (exit 2) when the cache is not present (creating nothing); RefusedError
+   *   (exit 3) when its origin names another repository; OperationError when a command fails.
    */
   async maintainKey(root: string, key: string, url: string | null, force: boolean): Promise<CacheMaintainResult> {
     const paths = cachePaths(root, key)
-    return this.withCacheLock(paths, 'maintain', this.budgets.maintainMs, async () => {
+    requirePresent(paths, url)
+    return this.withCacheLock(paths, 'maintain', this.budgets.maintainMs, async (runner) => {
       requirePresent(paths, url)
-      const record = (await readRecord(paths)) ?? emptyRecord(key, url)
-      await pin(this.context.runner, paths.repo, record.url ?? url, this.budgets)
+      const found = await readRecord(paths)
+      const origin = await checkOrigin(runner, paths, found, asked(url))
+      const record = found ? {...found, url: origin.recorded} : emptyRecord(key, url)
+      await pin(runner, paths.repo, record.url ?? url, this.budgets)
       const due = await maintenanceDue(paths.repo)
       const result = {key, path: paths.repo, before: due.counts}
       if (!force && !due.due) return {...result, ran: false, reason: due.reason, after: due.counts}
-      await runMaintenance(this.context.runner, paths.repo, this.budgets)
+      await runMaintenance(runner, paths.repo, this.budgets)
       await writeRecord(paths, {...record, lastMaintained: stamp()})
       return {...result, ran: true, reason: force ? 'forced' : due.reason, after: await objectCounts(paths.repo)}
     })
@@ -206,6 +227,7 @@ export class GitCache implements CacheBackend {
   async lease(root: string, url: string, borrower: CacheBorrowerSpec): Promise<CacheBorrower> {
     const repo = repoIdentity(url)
     const paths = cachePaths(root, repo.key)
+    requirePresent(paths, repo.url)
     // Under the lock, so an eviction never misses a lease taken while it decides.
     return this.withCacheLock(paths, 'lease', this.budgets.cloneMs, async () => {
       requirePresent(paths, repo.url)
@@ -244,6 +266,18 @@ export async function discardHalfClone(paths: CachePaths): Promise<boolean> {
   if (existsSync(paths.repo)) await emptyDirectory(paths.repo)
   await fs.rm(paths.marker, {force: true})
   return true
+}
+
+/** The identity a caller asked for, when it gave a url (the agent gives the record's). */
+function asked(url: string | null): {url: string; identity: string} | null {
+  if (url === null) return null
+  try {
+    const repo = repoIdentity(url)
+    return {url: repo.url, identity: repo.identity}
+  } catch {
+    // A recorded url yard now refuses: checkOrigin refuses the record, naming it.
+    return null
+  }
 }
 
 function requirePresent(paths: CachePaths, url: string | null): void {

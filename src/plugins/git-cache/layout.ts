@@ -93,11 +93,16 @@ export function emptyRecord(key: string, url: string | null, identity: string | 
   return {key, url, identity, added: stamp(), lastAttempt: null, lastFetched: null, lastError: null, lastMaintained: null}
 }
 
-/** Writes `<key>.json` atomically (a temporary file in `<key>.leases/`, then rename). Hold the lock. */
+/**
+ * Writes `<key>.json` atomically (a temporary file in `<key>.leases/`, then rename), readable by
+ * its owner only (0600: a record names the repository and where it failed). Hold the lock.
+ */
 export async function writeRecord(paths: CachePaths, record: CacheRecord): Promise<void> {
   await fs.mkdir(paths.leases, {recursive: true})
   const temporary = path.join(paths.leases, '.record.tmp')
-  await fs.writeFile(temporary, JSON.stringify(record, null, 2) + '\n')
+  // A leftover of a killed write would keep its mode: start afresh.
+  await fs.rm(temporary, {force: true})
+  await fs.writeFile(temporary, JSON.stringify(record, null, 2) + '\n', {mode: 0o600})
   await fs.rename(temporary, paths.record)
 }
 

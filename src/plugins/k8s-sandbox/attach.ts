@@ -5,6 +5,7 @@
  */
 import type {SandboxAttachResult, SandboxSpec} from '../../core/backend.js'
 import {InputError, OperationError} from '../../core/errors.js'
+import {withoutCredentials} from '../../core/repo-url.js'
 import {branchDirectory} from '../../core/sandbox-repos.js'
 import {repoMountPath} from './manifest.js'
 import type {SandboxRuntime} from './runtime.js'
@@ -82,7 +83,7 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
       }
       created = true
     }
-    await podGit(runtime, pod, ['-C', home, 'remote', 'set-url', '--push', 'origin', repo.url])
+    await podGit(runtime, pod, ['-C', home, 'remote', 'set-url', '--push', 'origin', withoutCredentials(repo.url)])
     slots.push({slot: repo.slot, default: home, path: target, created})
   }
   return {branch, slots}

@@ -8,6 +8,7 @@
 import type {SandboxRepo} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration} from '../../core/process.js'
+import {withoutCredentials} from '../../core/repo-url.js'
 import {abortOn, isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
 import {MANAGED_BY_LABEL} from './manifest.js'
@@ -40,7 +41,7 @@ export async function upsertRepos(kube: Kube, repos: SandboxRepo[], created: str
     if (repo.key in presentNodes) continue
     let found = await readRepo(kube, repo.key)
     if (!found) {
-      const body = repoObject(repo.key, kube.namespace, {url: repo.url, ...(refreshInterval ? {refreshInterval} : {})})
+      const body = repoObject(repo.key, kube.namespace, {url: withoutCredentials(repo.url), ...(refreshInterval ? {refreshInterval} : {})})
       try {
         found = (await kube.custom.createNamespacedCustomObject({...api(kube), body})) as Repo
         created.push(repo.key)

@@ -5,6 +5,7 @@
 
 import type {SandboxSpec, Target} from '../../core/backend.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../core/labels.js'
+import {withoutCredentials} from '../../core/repo-url.js'
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
 export {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../core/labels.js'
@@ -60,7 +61,8 @@ export function podManifest(target: Target, spec: SandboxSpec): Record<string, u
     metadata: {
       name: target.project,
       labels: sandboxLabels(target),
-      annotations: {[SPEC_ANNOTATION]: JSON.stringify(spec)},
+      // Credentials never reach the pod (another user may read the Pod or its annotations).
+      annotations: {[SPEC_ANNOTATION]: JSON.stringify({...spec, repos: spec.repos.map((repo) => ({...repo, url: withoutCredentials(repo.url)}))})},
     },
     spec: {
       automountServiceAccountToken: false,

@@ -4,6 +4,7 @@ import path from 'node:path'
 
 import type {CacheAgentEvent, CacheAgentPass} from '../../../src/core/backend.js'
 import {ProcessRunner, RunOptions, RunResult} from '../../../src/core/process.js'
+import {repoIdentity} from '../../../src/core/repo-identity.js'
 import {jitteredInterval} from '../../../src/plugins/git-cache/agent.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
@@ -22,23 +23,27 @@ describe('git-cache: the agent (acceptance 8)', function () {
   this.timeout(60_000)
   afterEach(() => cleanupTemp())
 
-  /** A hand-made bare repository named like a cache, whose upstream has moved on since. */
-  function strayRepository(root: string, name: string): {repo: string; tip: string} {
+  /**
+   * A hand-made bare repository at its cache's path (`git clone --bare URL <root>/<key>`), whose
+   * upstream has moved on since; `name` puts it elsewhere.
+   */
+  function strayRepository(root: string, name?: string): {repo: string; tip: string; key: string} {
     const upstream = makeUpstream('stray')
-    const repo = path.join(root, name)
+    const key = name ?? repoIdentity(upstream).key
+    const repo = path.join(root, key)
     git(root, ['clone', '-q', '--bare', '--', upstream, repo])
     git(repo, ['config', 'remote.origin.fetch', '+refs/heads/*:refs/heads/*'])
     git(repo, ['config', 'gc.auto', '6700'])
     const tip = git(repo, ['rev-parse', 'main'])
     commitTo(upstream, 'main', 'later', 'must not be fetched\n')
-    return {repo, tip}
+    return {repo, tip, key}
   }
 
   it('--once adopts an unknown repository (pinned, not fetched), removes an unborrowed cache-named directory, leaves the rest', async () => {
     const h = harness()
     const known = makeUpstream()
     await h.cache.add(h.root, known)
-    const stray = strayRepository(h.root, 'stray-1234abcd')
+    const stray = strayRepository(h.root)
     mkdirSync(path.join(h.root, 'junk-0badc0de', 'objects'), {recursive: true})
     writeFileSync(path.join(h.root, 'junk-0badc0de', 'objects', 'x'), 'half a clone\n')
     writeFileSync(path.join(h.root, 'orphan-0000beef.cloning'), '')
@@ -52,24 +57,36 @@ describe('git-cache: the agent (acceptance 8)', function () {
     const run = await yard(['cache', 'agent', '--once', '--json'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: h.root}})
     expect(run.exitCode, run.stderr).to.equal(0)
     const pass = run.json as CacheAgentPass
-    expect(pass.adopted).to.deep.equal(['stray-1234abcd'])
+    expect(pass.adopted).to.deep.equal([stray.key])
     expect(pass.removed.sort()).to.deep.equal(['junk-0badc0de', 'orphan-0000beef.cloning'])
     expect(pass.fetched).to.deep.equal([])
 
     expect(localConfig(stray.repo)).to.include.members(PIN_LINES)
     expect(git(stray.repo, ['rev-parse', 'main'])).to.equal(stray.tip)
     expect(existsSync(path.join(stray.repo, 'FETCH_HEAD'))).to.equal(false)
-    expect(JSON.parse(readFileSync(path.join(h.root, 'stray-1234abcd.json'), 'utf8'))).to.deep.include({url: null, identity: null})
+    expect(JSON.parse(readFileSync(path.join(h.root, `${stray.key}.json`), 'utf8'))).to.deep.include({url: null, identity: null})
     const left = readdirSync(h.root).sort()
     expect(left).to.include.members(['notes.txt', 'scratch', 'held-00c0ffee', 'held-00c0ffee.leases', h.paths(known).key])
     expect(left).to.not.include.members(['junk-0badc0de', 'orphan-0000beef.cloning', 'junk-0badc0de.leases'])
+  })
+
+  it('adopts no repository whose origin names another repository than its key', async () => {
+    const h = harness()
+    // A marked root (the first add makes it), and a repository cloned to another's key.
+    await h.cache.add(h.root, makeUpstream())
+    const foreign = strayRepository(h.root, 'app-1234abcd')
+    const run = await yard(['cache', 'agent', '--once', '--json'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: h.root}})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    expect((run.json as CacheAgentPass).adopted).to.deep.equal([])
+    expect(localConfig(foreign.repo)).to.include('gc.auto=6700')
+    expect(existsSync(path.join(h.root, 'app-1234abcd.json'))).to.equal(false)
   })
 
   it('in a root without the marker it deletes nothing and adopts nothing, and says so', async () => {
     const root = path.join(tempDir('yard-foreign'), 'caches')
     mkdirSync(path.join(root, 'junk-0badc0de'), {recursive: true})
     writeFileSync(path.join(root, 'notes.txt'), 'mine\n')
-    const stray = strayRepository(root, 'stray-1234abcd')
+    const stray = strayRepository(root)
     const before = readdirSync(root).sort()
 
     const run = await yard(['cache', 'agent', '--once', '--json'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: root}})

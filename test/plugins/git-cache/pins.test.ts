@@ -48,8 +48,8 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
     const upstream = makeUpstream()
     const h = harness()
     await h.cache.add(h.root, upstream)
-    // Drift the url so that the refresh writes it again.
-    git(h.paths(upstream).repo, ['config', 'remote.origin.url', '/elsewhere'])
+    // Drift the url to another spelling of the same repository, so that the refresh writes it again.
+    git(h.paths(upstream).repo, ['config', 'remote.origin.url', `file://${upstream}`])
     await h.cache.fetch(h.root, upstream)
     const calls = urlsGuarded(h.argvs, upstream)
     expect(calls.map((call) => call.argv.split(' ')[1])).to.deep.equal(['clone', 'config'])
