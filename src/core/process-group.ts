@@ -98,3 +98,31 @@ function signalReaches(pgid: number): boolean {
     return false
   }
 }
+
+/**
+ * The process groups (other than this process's own) of processes whose argv holds `path` as one
+ * of its words — on Linux, from /proc/<pid>/cmdline; elsewhere none. For a lock taker: a child a
+ * killed holder started in the instant before it could record its group still writes there.
+ */
+export function groupsWritingTo(path: string): number[] {
+  const own = Number(statFields(process.pid)?.[2])
+  const groups = new Set<number>()
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return []
+  }
+  for (const pid of pids) {
+    let argv: string[]
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+    } catch {
+      continue
+    }
+    if (!argv.includes(path)) continue
+    const pgid = Number(statFields(Number(pid))?.[2])
+    if (Number.isInteger(pgid) && pgid > 0 && pgid !== own) groups.add(pgid)
+  }
+  return [...groups]
+}

@@ -110,7 +110,8 @@ export async function showScreen(services: DashboardServices, mode: DashboardMod
   try {
     const instance = render(
       <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} onExit={(exit) => (ended = exit)} />,
-      {alternateScreen: true, exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
+      // Only mounted on a terminal: CI set in the environment (is-in-ci) must not turn it non-interactive.
+      {alternateScreen: true, interactive: true, exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
     )
     trace('screen: mounted')
     setImmediate(() => trace('screen: event loop free after the mount'))

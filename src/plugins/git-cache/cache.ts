@@ -23,6 +23,7 @@ import type {
 } from '../../core/backend.js'
 import {InputError, OperationError, YardError} from '../../core/errors.js'
 import {withLock} from '../../core/lock.js'
+import {endGroup, groupsWritingTo} from '../../core/process-group.js'
 import type {ProcessRunner} from '../../core/process.js'
 import {repoIdentity} from '../../core/repo-identity.js'
 import {shellCommand} from '../../core/shell.js'
@@ -258,11 +259,13 @@ export class GitCache implements CacheBackend {
 }
 
 /**
- * A leftover `.cloning` marker (seen while holding the lock) means a clone crashed midway: empty
- * the directory (keeping it), drop the marker.
+ * A leftover `.cloning` marker (seen while holding the lock) means a clone crashed midway: end any
+ * git still cloning into the directory (a killed holder's child it had no time to record in the
+ * lock), empty the directory (keeping it), drop the marker.
  */
 export async function discardHalfClone(paths: CachePaths): Promise<boolean> {
   if (!existsSync(paths.marker)) return false
+  for (const group of groupsWritingTo(paths.repo)) await endGroup(group)
   if (existsSync(paths.repo)) await emptyDirectory(paths.repo)
   await fs.rm(paths.marker, {force: true})
   return true

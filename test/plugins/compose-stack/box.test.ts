@@ -95,8 +95,9 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     }
     tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh')
     try {
-      tmux('send-keys', '-t', 't', `clear; ${yardCommand(['exec', 'feat', '--', 'stty', 'size'])}; echo exec-done`, 'Enter')
-      await waitFor(/exec-done\s*$/m)
+      // The marker is computed by the shell, so the typed line (which may wrap) never matches it.
+      tmux('send-keys', '-t', 't', `clear; ${yardCommand(['exec', 'feat', '--', 'stty', 'size'])}; echo exec-done-$((6*7))`, 'Enter')
+      await waitFor(/exec-done-42/)
       expect(screen()).to.match(/^30 100$/m)
 
       tmux('send-keys', '-t', 't', `clear; ${yardCommand(['exec', 'feat', '--', 'sh'])}`, 'Enter')

@@ -8,7 +8,7 @@ import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir} from '../../support/repo.js'
-import {BUSYBOX_IMAGE, dataService, podmanEnv, podmanTry, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
+import {BUSYBOX_IMAGE, dataService, podmanEnv, podmanStateDir, podmanTry, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-f2'
@@ -90,9 +90,10 @@ describe('compose-stack: targets that are not there, an unwritable state directo
   })
 
   it('up with a state directory that cannot be written fails before creating anything (exit 1, path, why and fix)', async () => {
-    const file = path.join(tempDir('yardtest-f2-state'), 'afile')
-    writeFileSync(file, '')
-    const state = path.join(file, 's')
+    // A state directory under a file is refused before any command runs (exit 2, state.ts); here
+    // the state directory is fine but its stacks folder is a file, so the rendered file cannot be written.
+    const state = podmanStateDir()
+    writeFileSync(path.join(state, 'stacks'), '')
     const failed = await run(['up'], {YARD_STATE_DIR: state})
     expect(failed.exitCode, failed.stderr).to.equal(1)
     expect(failed.stderr).to.include(`cannot write ${path.join(state, 'stacks', PREFIX, 'compose.yaml')}`)
