@@ -7,10 +7,10 @@
  * first in the caller's environment, then in the keys the file set above. A bare `KEY` line
  * takes KEY from the caller's environment, when set there.
  */
-import {readFileSync} from 'node:fs'
 
 import {InputError} from '../../../core/errors.js'
 import {interpolate, InvalidTemplateError, MissingVariableError} from './interpolate.js'
+import {readProjectFile} from './read.js'
 import type {Env} from './types.js'
 
 const KEY_CHAR = /[\p{L}\p{N}_.\-[\]]/u
@@ -122,14 +122,6 @@ function expandEscapes(value: string): string {
  * @throws InputError when it cannot be read or parsed.
  */
 export function readEnvFile(file: string, lookup: Env): Record<string, string> {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    throw new InputError(`cannot read env file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      fix: `create ${file} or remove it from the compose file`,
-      cause: error,
-    })
-  }
+  const text = readProjectFile(file, 'env file', `make ${file} a regular file, or remove it from the compose file`)
   return parseEnvFile(text, file, lookup)
 }

@@ -6,7 +6,6 @@
  * all are merged, relative paths and bare `environment` entries are resolved in the set's own
  * directory and environment. Every file is read and parsed once per resolution.
  */
-import {readFileSync} from 'node:fs'
 
 import {InputError} from '../../../core/errors.js'
 import {applyExtends} from './extends.js'
@@ -15,6 +14,7 @@ import {interpolateModel} from './interpolate.js'
 import {applyResets, mergeValue} from './merge.js'
 import {resolveBareEnvironment} from './normalize.js'
 import {defaultBuildContexts, resolvePaths} from './paths.js'
+import {readProjectFile} from './read.js'
 import {deepClone, type Env, type Mapping, type ResolveWarning} from './types.js'
 import {type ComposeDocument, parseComposeYaml} from './yaml.js'
 
@@ -45,12 +45,7 @@ export class ResolveSession {
   documents(file: string): ComposeDocument[] {
     let documents = this.parsed.get(file)
     if (documents === undefined) {
-      let text: string
-      try {
-        text = readFileSync(file, 'utf8')
-      } catch (error) {
-        throw new InputError(`cannot read compose file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {cause: error})
-      }
+      const text = readProjectFile(file, 'compose file', `make ${file} a regular file, or correct the reference to it`)
       this.files.push(file)
       documents = parseComposeYaml(text, file)
       this.parsed.set(file, documents)

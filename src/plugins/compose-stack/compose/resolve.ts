@@ -10,6 +10,7 @@
 import {homedir} from 'node:os'
 import path from 'node:path'
 
+import {InputError} from '../../../core/errors.js'
 import {checkReferences} from './consistency.js'
 import {addEnvFileValues, layered, readOptionalEnvFile} from './env.js'
 import {selectComposeFiles} from './files.js'
@@ -56,6 +57,14 @@ export function resolveComposeProjectSync(input: ResolveInput): ResolvedProject 
   const loaded = loadProjectFiles(files, {session, workingDir: projectDirectory, env: interpolationEnv, included: []})
   removeExtensions(loaded)
   const services = (isMapping(loaded.services) ? loaded.services : {}) as Record<string, Mapping>
+  for (const [name, service] of Object.entries(services)) {
+    if (!isMapping(service)) {
+      throw new InputError(`service ${name} of ${files.join(', ')} is not a mapping`, {
+        why: 'the compose specification defines a service as a mapping of its attributes (image, build, ports, …)',
+        fix: `give ${name} its attributes, e.g. \`${name}:\` followed by an indented \`image: …\`, or remove it`,
+      })
+    }
+  }
   const inactive = applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
   checkReferences(loaded, services, inactive)
   normalizeServices(services, interpolationEnv)
