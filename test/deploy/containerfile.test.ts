@@ -42,7 +42,7 @@ describe('deploy/Containerfile (the cache agent image)', () => {
     const from = steps.find(([keyword]) => keyword === 'FROM')![1]
     expect(from).to.equal('${NODE_IMAGE}')
     const major = Number(/node:(\d+)/.exec(args.get('NODE_IMAGE') ?? '')?.[1])
-    // The range's first alternative is its oldest line (`^22.22.2 || …` or `>=22.22`).
+    // The range's first alternative is its oldest line (`>=22.22.2 <23 || …`).
     expect(major).to.be.at.least(Number(/^(?:\^|>=)\s*(\d+)/.exec(pkg.engines.node)![1]))
   })
 

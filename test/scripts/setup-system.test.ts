@@ -52,7 +52,7 @@ describe('scripts/setup-system: Node', () => {
 
   it('keeps NODE_MIN equal to the oldest Node package.json accepts', () => {
     const engines = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')).engines.node
-    // The range's first alternative is its oldest line: `^22.22.2 || …` or `>=22.22.2`.
+    // The range's first alternative is its oldest line: `>=22.22.2 <23 || …`.
     const oldest = /^(?:\^|>=)(\d+\.\d+\.\d+)/.exec(engines)?.[1]
     expect(pins().NODE_MIN).to.equal(oldest)
   })
