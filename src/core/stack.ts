@@ -122,6 +122,8 @@ export interface StackOutcome {
 export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean} = {}): Promise<StackOutcome> {
   const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true})
   const spec = stackSpec(session, context)
+  // Also for a dry run: a missing .env changes the ports and values the plan shows.
+  if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
   if (options.dryRun) {
     if (!spec) return {target: session.target, boxOnly: true, gone: []}
     if (!session.stack.plan) throw new InputError(`stack backend ${session.stack.id} cannot show what it would run`, {fix: 'run yard up without --dry-run, or use a backend with dry runs (compose-stack)'})
@@ -131,7 +133,6 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
-  if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
   return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined}
 }
