@@ -17,7 +17,7 @@ const script = join(projectRoot, 'scripts', 'setup-system')
 
 function pins(): Record<string, string> {
   const text = readFileSync(join(projectRoot, 'scripts', 'node-pins'), 'utf8')
-  return Object.fromEntries([...text.matchAll(/^(\w+)=(\S+)/gm)].map((match) => [match[1], match[2]]))
+  return Object.fromEntries([...text.matchAll(/^(\w+)=(?:'([^']*)'|(\S+))/gm)].map((match) => [match[1], match[2] ?? match[3]]))
 }
 
 function run(path: string, binDir: string, nodeDir: string): {code: number | null; output: string} {
@@ -26,10 +26,10 @@ function run(path: string, binDir: string, nodeDir: string): {code: number | nul
   return {code: result.status, output: result.stdout + result.stderr}
 }
 
-/** A directory whose `node` says it is Node 20, as Debian hosts with an old nodejs do. */
-function oldNodeDir(): string {
+/** A directory whose `node` says it is `version` (Node 20 by default, as Debian hosts with an old nodejs have). */
+function oldNodeDir(version = '20.20.2'): string {
   const dir = tempDir('setup-old-node')
-  writeFileSync(join(dir, 'node'), '#!/bin/sh\necho 20.20.2\n')
+  writeFileSync(join(dir, 'node'), `#!/bin/sh\necho ${version}\n`)
   chmodSync(join(dir, 'node'), 0o755)
   return dir
 }
@@ -50,18 +50,30 @@ function installedNodeDir(): string {
 describe('scripts/setup-system: Node', () => {
   after(() => cleanupTemp())
 
-  it('keeps NODE_MIN equal to the oldest Node package.json accepts', () => {
+  it('keeps NODE_RANGE equal to package.json engines.node, and NODE_MIN its oldest version', () => {
     const engines = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')).engines.node
+    expect(pins().NODE_RANGE).to.equal(engines)
     // The range's first alternative is its oldest line: `>=22.22.2 <23 || …`.
     const oldest = /^(?:\^|>=)(\d+\.\d+\.\d+)/.exec(engines)?.[1]
     expect(pins().NODE_MIN).to.equal(oldest)
+  })
+
+  it('replaces a node newer than NODE_MIN that is outside the range (24.14, 23, 25)', () => {
+    for (const version of ['24.14.0', '23.11.1', '25.2.0', '22.22.1']) {
+      const binDir = tempDir('setup-bin')
+      const result = run(`${binDir}:${oldNodeDir(version)}:/usr/bin:/bin`, binDir, installedNodeDir())
+      expect(result.code, result.output).to.equal(0)
+      expect(result.output).to.include(`node ${version} at`)
+      expect(result.output).to.include('providing Node')
+      expect(existsSync(join(binDir, 'node')), version).to.equal(true)
+    }
   })
 
   it('leaves a host whose node is supported as it is', () => {
     const binDir = tempDir('setup-bin')
     const result = run(`${join(process.execPath, '..')}:/usr/bin:/bin`, binDir, installedNodeDir())
     expect(result.code, result.output).to.equal(0)
-    expect(result.output).to.match(/is supported \(>= 22\.\d+\.\d+\): left as it is/)
+    expect(result.output).to.include(`is supported (${pins().NODE_RANGE}): left as it is`)
     expect(readdirSync(binDir)).to.deep.equal([])
   })
 
