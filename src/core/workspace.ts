@@ -2,7 +2,7 @@
  * The workspace: the main checkout found from git's common dir, its config, and the `Target`
  * of whichever checkout a command acts on (DESIGN.md §2, §3.3, §3.4).
  */
-import {existsSync, readFileSync, realpathSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource, Target} from './backend.js'
@@ -163,7 +163,7 @@ export async function mainConfigIfAny(context: YardContext): Promise<ProjectConf
 /**
  * Finds the main checkout (see findMainCheckout) and loads its config.
  * @throws InputError (exit 2) outside a git repository, in a bare repository, for invalid config,
- *   or for a worktrees root that holds the main checkout.
+ *   or for a worktrees root that holds the main checkout, is a file, or lies inside the git directory.
  */
 export async function openWorkspace(context: YardContext): Promise<Workspace> {
   const {mainPath, commonDir, checkoutPath} = await findMainCheckout(context)
@@ -176,9 +176,22 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
       fix: 'choose a worktrees root without a newline in its path',
     })
   }
+  const rootLabel = originLabel(config.origins['worktrees.root'], 'worktrees', 'root')
+  if (existsSync(worktreesRoot) && !statSync(worktreesRoot).isDirectory()) {
+    throw new InputError(`the worktrees root ${worktreesRoot} (${rootLabel}) is not a directory`, {
+      why: 'yard makes every worktree a directory below the root',
+      fix: `move that file away, or point [worktrees] root at a directory, e.g. "${mainPath}-worktrees" (the default)`,
+    })
+  }
+  if (isInside(worktreesRoot, real(commonDir))) {
+    throw new InputError(`the worktrees root ${worktreesRoot} (${rootLabel}) is inside the repository's git directory ${commonDir}`, {
+      why: "git keeps its own files there; a checkout inside it would be read as part of the repository's internals",
+      fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
+    })
+  }
   // In the bare layout main is a worktree beside the others, below the root by design.
   if (!isBareLayout(mainPath) && isInside(mainPath, worktreesRoot)) {
-    throw new InputError(`the worktrees root ${worktreesRoot} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) contains the main checkout ${mainPath}`, {
+    throw new InputError(`the worktrees root ${worktreesRoot} (${rootLabel}) contains the main checkout ${mainPath}`, {
       why: 'a worktree is named by its directory below the root, so the main checkout would pass for a worktree',
       fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
     })

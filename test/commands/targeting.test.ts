@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {mkdirSync} from 'node:fs'
+import {existsSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 
 import {addWorktree, cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -33,6 +33,18 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
     const result = await yard(['ports'], {cwd: repo, env: clean})
     expect(result.exitCode).to.equal(2)
     expect(result.stderr).to.contain('contains the main checkout').and.contain('yard.toml [worktrees] root')
+  })
+
+  it('refuses a worktrees root that is a file, or inside the git directory, with exit 2', async () => {
+    const asFile = makeRepo({'yard.toml': '[worktrees]\nroot = "notes.txt"\n', 'notes.txt': 'x\n'})
+    const file = await yard(['ports'], {cwd: asFile, env: clean})
+    expect(file.exitCode, file.stderr).to.equal(2)
+    expect(file.stderr).to.contain('is not a directory').and.contain('yard.toml [worktrees] root')
+    const inGit = makeRepo({'yard.toml': '[worktrees]\nroot = ".git/trees"\n'})
+    const git = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: inGit, env: clean})
+    expect(git.exitCode, git.stderr).to.equal(2)
+    expect(git.stderr).to.contain("inside the repository's git directory")
+    expect(existsSync(path.join(inGit, '.git', 'trees'))).to.equal(false)
   })
 
   it('finds the main checkout of a repository made with --separate-git-dir, and refuses clearly from its worktrees', async () => {
