@@ -16,6 +16,12 @@ import {applyResets, mergeValue} from './merge.js'
 import {absolutePath, resolvePaths} from './paths.js'
 import {deepClone, isMapping, type Mapping} from './types.js'
 
+/**
+ * The longest `extends` chain yard follows: real projects chain two or three services; a
+ * longer chain is a generated or broken file, and following it would exhaust the stack.
+ */
+export const MAX_EXTENDS_DEPTH = 64
+
 interface Origin {
   file: string
   /** What the file's relative paths (and `extends.file`) resolve against. */
@@ -67,6 +73,12 @@ class ExtendsResolver {
       throw new InputError(`extends cycle: ${cycle}`, {
         why: 'a service cannot extend itself, directly or through other services',
         fix: `remove one extends of the cycle in ${origin.file}`,
+      })
+    }
+    if (chain.length >= MAX_EXTENDS_DEPTH) {
+      throw new InputError(`${origin.file}: services.${name}.extends: the extends chain is longer than ${MAX_EXTENDS_DEPTH} services`, {
+        why: `yard follows extends chains of at most ${MAX_EXTENDS_DEPTH} links; it starts at ${chain[0].replace('#', ': ')}`,
+        fix: `let the services extend a common base directly instead of each other, in ${origin.file}`,
       })
     }
     const resolvedBase = this.extend(ref, base.services, baseOrigin, [...chain, here], base.resets)

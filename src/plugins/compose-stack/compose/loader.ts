@@ -22,12 +22,19 @@ import {type ComposeDocument, parseComposeYaml} from './yaml.js'
 export class ResolveSession {
   readonly files: string[] = []
   readonly warnings: ResolveWarning[] = []
+  /** Included projects already loaded, by their files, project directory and environment (`include.ts`). */
+  readonly included = new Map<string, Mapping>()
   private readonly parsed = new Map<string, ComposeDocument[]>()
   private readonly unset = new Set<string>()
+  private readonly said = new Set<string>()
 
   constructor(readonly yardEnv: Env, readonly home: string) {}
 
+  /** Records a warning once: a file reached by several paths (an include diamond) says it once. */
   warn(warning: ResolveWarning): void {
+    const key = JSON.stringify([warning.kind, warning.file, warning.key, warning.message])
+    if (this.said.has(key)) return
+    this.said.add(key)
     this.warnings.push(warning)
   }
 
