@@ -15,6 +15,7 @@ import {interpolateDocument} from './loader.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath, resolvePaths} from './paths.js'
 import {deepClone, isMapping, type Mapping} from './types.js'
+import {validateDocument} from './validate.js'
 
 /**
  * The longest `extends` chain yard follows: real projects chain two or three services; a
@@ -106,6 +107,7 @@ class ExtendsResolver {
     }
     for (const document of documents) {
       const value = interpolateDocument(document, file, this.context)
+      validateDocument(value, file, (warning) => this.context.session.warn(warning))
       applyResets(model, [...document.resets, ...document.overrides])
       resets.push(...document.resets, ...document.overrides)
       model = mergeValue(model, value, [], file) as Mapping

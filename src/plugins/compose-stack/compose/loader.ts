@@ -1,8 +1,9 @@
 /**
  * Loads compose files into one model the way compose-go's loader does (`loader/loader.go`,
- * loadYamlFile): each document of each file is interpolated, then its `include:` entries are
- * loaded and imported, then its `!reset`/`!override` paths are applied to what it overrides,
- * then its services' `extends:` are resolved, then it is merged onto the files before it; once
+ * loadYamlFile): each document of each file is interpolated and validated (`validate.ts`), then
+ * its `include:` entries are loaded and imported, then its `!reset`/`!override` paths are
+ * applied to what it overrides, then its services' `extends:` are resolved, then it is merged
+ * onto the files before it; once
  * all are merged, relative paths and bare `environment` entries are resolved in the set's own
  * directory and environment. Every file is read and parsed once per resolution.
  */
@@ -16,6 +17,7 @@ import {resolveBareEnvironment} from './normalize.js'
 import {defaultBuildContexts, resolvePaths} from './paths.js'
 import {readProjectFile} from './read.js'
 import {deepClone, type Env, type Mapping, type ResolveWarning} from './types.js'
+import {validateDocument} from './validate.js'
 import {type ComposeDocument, parseComposeYaml} from './yaml.js'
 
 /** State of one resolution: the files read (in order), their parsed documents, the warnings. */
@@ -83,6 +85,7 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
   for (const file of files) {
     for (const document of context.session.documents(file)) {
       const value = interpolateDocument(document, file, context)
+      validateDocument(value, file, (warning) => context.session.warn(warning))
       const resets = [...document.resets, ...document.overrides]
       applyIncludes(value, file, context, loadProjectFiles, resets)
       applyResets(model, resets)

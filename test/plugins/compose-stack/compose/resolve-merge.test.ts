@@ -62,8 +62,8 @@ const merge: ResolverCase[] = [
   },
   {
     rule: 'merge: a mapping over a sequence is an InputError naming the file and key',
-    files: {'compose.yaml': 'services:\n  web: {ports: ["80:80"]}\n', 'compose.override.yaml': 'services:\n  web: {ports: {a: 1}}\n'},
-    error: /compose\.override\.yaml: cannot override services\.web\.ports/,
+    files: {'compose.yaml': 'services:\n  web: {cap_add: [NET_ADMIN]}\n', 'compose.override.yaml': 'services:\n  web: {cap_add: {a: 1}}\n'},
+    error: /compose\.override\.yaml: cannot override services\.web\.cap_add/,
   },
 ]
 
