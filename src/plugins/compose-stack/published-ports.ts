@@ -48,7 +48,7 @@ function range(text: string, what: string): PortRange | string {
  * syntax): the entry, or the reason it is not one. Beyond the syntax: the container port is
  * 1..65535 (or a range of them), a host range is as long as the container range (or the
  * container port is single: the engine picks one of the range), a host port 0 means "the engine
- * picks" (as no host port), the bind address is an IP address (IPv6 in brackets, or bare before
+ * picks" (as no host port), the bind address is an IP address or empty (none) (IPv6 in brackets, or bare before
  * the two port parts — `::1:80:80` — which is written back bracketed), the protocol is tcp, udp
  * or sctp.
  */
@@ -94,6 +94,8 @@ export function readPublished(entry: unknown): PublishedPort | string {
     if (parts.length > 3) hostIp = `[${parts.splice(0, parts.length - 2).join(':')}]`
     else if (parts.length === 3) hostIp = parts.shift()
   }
+  // An empty address is none (`${BIND:-}:443:443`, as mailcow writes it): the engine binds every address.
+  if (hostIp === '') hostIp = undefined
   if (hostIp !== undefined && !isIP(hostIp.replace(/^\[(.*)\]$/, '$1'))) return `${hostIp} is not an IP address`
   const container = range(parts.at(-1)!, 'the container port')
   if (typeof container === 'string') return container
