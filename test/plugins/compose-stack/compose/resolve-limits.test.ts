@@ -96,6 +96,21 @@ const cases: ResolverCase[] = [
     error: /compose\.yaml: services\.web\.x-deep\.k0.*…: nested more than 64 levels deep/,
   },
   {
+    rule: 'interpolation: defaults nested 5 000 deep are refused, not a stack overflow',
+    files: {'compose.yaml': `services:\n  web:\n    image: "${'${A:-'.repeat(5000)}x${'}'.repeat(5000)}"\n`},
+    error: /compose\.yaml: services\.web\.image: invalid interpolation format .*nested more than 32 levels deep/,
+  },
+  {
+    rule: 'interpolation: the same in a .env file names its line',
+    files: {'.env': `A=1\nB=${'${Z:-'.repeat(5000)}x${'}'.repeat(5000)}\n`, 'compose.yaml': 'services: {web: {image: x}}\n'},
+    error: /\.env:2: invalid interpolation format .*nested more than 32 levels deep/,
+  },
+  {
+    rule: 'interpolation: defaults nested 10 deep resolve',
+    files: {'compose.yaml': `services:\n  web:\n    image: "${'${A:-'.repeat(10)}x${'}'.repeat(10)}"\n`},
+    services: {web: {image: 'x'}},
+  },
+  {
     rule: 'YAML: a key given twice is refused with its line, in linear time for a 10 000-service file',
     files: {'compose.yaml': `services:\n${Array.from({length: 10_000}, (_, index) => `  s${index}: {image: x}\n`).join('')}  s5: {image: y}\n`},
     error: /compose\.yaml:10002:3: services: the key "s5" is defined twice/,
