@@ -24,7 +24,8 @@ export interface ComposeDocument {
  * by a ratio of aliased to decoded nodes; yard counts what the expansion produces — nodes, and
  * characters of scalars (a 5 KB string aliased 100 000 times is 500 MB of rendered file with
  * few nodes). The largest public compose files expand to a few thousand nodes and well under a
- * megabyte, so these leave them two orders of magnitude of room.
+ * megabyte, so these leave them two orders of magnitude of room. (The `yaml` package's own
+ * `maxAliasCount` guards only its `toJS`, which this converter does not use.)
  */
 export const MAX_NODE_VISITS = 100_000
 export const MAX_EXPANDED_CHARACTERS = 16 * 1024 * 1024
