@@ -29,10 +29,10 @@ const ports: ResolverCase[] = [
   {rule: 'long syntax: a host_ip that is no IP address is refused', files: port('{target: 80, published: 8080, host_ip: localhost}'), error: /`host_ip` "localhost" is not an IP address/},
   {rule: 'an interpolated port that is no port is refused after interpolation', files: {...port('"${WEB_PORT}:80"'), '.env': 'WEB_PORT=http\n'}, error: /"http:80" is not a valid port entry: the host port "http" is not a port number or range/},
   {
-    rule: 'valid entries pass: 0 (the engine picks), an empty bind address, unbracketed IPv6 before the two ports, ranges, udp, long syntax',
-    files: web('    ports: ["0:80", ":443:443", "::1:5432:5432", "[::1]:5433:5433", "8000-8010:8000-8010", "9000-9010:90", "51820:51820/udp", 5000, {target: 81, published: "8081", host_ip: "127.0.0.1", protocol: udp, mode: host}]\n'),
+    rule: 'valid entries pass: 0 (the engine picks), an empty bind address or host port (supabase\'s unset ${KONG_HTTP_PORT}:8000/tcp), unbracketed IPv6 before the two ports, ranges, udp, long syntax',
+    files: web('    ports: ["0:80", ":443:443", ":8000/tcp", "::1:5432:5432", "[::1]:5433:5433", "8000-8010:8000-8010", "9000-9010:90", "51820:51820/udp", 5000, {target: 81, published: "8081", host_ip: "127.0.0.1", protocol: udp, mode: host}]\n'),
     check(result) {
-      expect(result.model.services.web.ports).to.have.length(9)
+      expect(result.model.services.web.ports).to.have.length(10)
       expect(parsePublished(':443:443'), 'an empty bind address is none (mailcow\'s ${HTTPS_BIND:-})').to.deep.include({hostIp: undefined, host: {start: 443, end: 443}})
       expect(parsePublished('::1:5432:5432')).to.deep.include({hostIp: '[::1]', host: {start: 5432, end: 5432}, container: {start: 5432, end: 5432}})
       expect(parsePublished('0:80')).to.deep.include({host: undefined}, 'host port 0: the engine picks')
