@@ -28,11 +28,11 @@ interface UpJson {
 /** `yard up [--dry-run]` (DESIGN.md §4.2). */
 export default class Up extends BaseCommand {
   static summary = "Start the targeted checkout's stack (its own compose project)"
-  static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing.'
+  static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing; it exits 3 when the report has refusals, as up would.'
   static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat', '<%= config.bin %> up --worktree feat --dry-run --json']
   static flags = {
     worktree: worktreeFlag,
-    'dry-run': Flags.boolean({description: 'print the rendered compose file and the isolation report; create and start nothing'}),
+    'dry-run': Flags.boolean({description: 'print the rendered compose file and the isolation report; create and start nothing (exit 3 when up would refuse)'}),
   }
 
   async run(): Promise<DryRunJson | UpJson> {
@@ -42,7 +42,13 @@ export default class Up extends BaseCommand {
     if (flags['dry-run']) {
       if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)
       else if (plan) this.print(`${plan.rendered ?? stringify(plan.compose, {lineWidth: 0})}\n${renderReport(plan.report)}`)
-      return {project: target.project, files: plan?.files ?? [], compose: plan?.compose ?? null, report: plan?.report ?? []}
+      const dry: DryRunJson = {project: target.project, files: plan?.files ?? [], compose: plan?.compose ?? null, report: plan?.report ?? []}
+      const refused = dry.report.filter((entry) => entry.kind === 'refused').length
+      if (refused === 0) return dry
+      // The report is the answer, so it is printed whole; the exit code is the one `up` would give.
+      if (this.jsonEnabled()) this.logJson(dry)
+      else this.logToStderr(`yard up would refuse ${describeTarget(target)} (exit 3): ${refused} refusal${refused === 1 ? '' : 's'} in the isolation report above`)
+      this.exit(3)
     }
     const ports = Object.entries(target.ports).map(([key, port]) => `${key}=${port}`)
     const implicit = plan?.ports ?? []

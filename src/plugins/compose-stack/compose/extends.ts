@@ -15,6 +15,13 @@ import {interpolateDocument} from './loader.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath, resolvePaths} from './paths.js'
 import {deepClone, isMapping, type Mapping} from './types.js'
+import {validateDocument} from './validate.js'
+
+/**
+ * The longest `extends` chain yard follows: real projects chain two or three services; a
+ * longer chain is a generated or broken file, and following it would exhaust the stack.
+ */
+export const MAX_EXTENDS_DEPTH = 64
 
 interface Origin {
   file: string
@@ -69,6 +76,12 @@ class ExtendsResolver {
         fix: `remove one extends of the cycle in ${origin.file}`,
       })
     }
+    if (chain.length >= MAX_EXTENDS_DEPTH) {
+      throw new InputError(`${origin.file}: services.${name}.extends: the extends chain is longer than ${MAX_EXTENDS_DEPTH} services`, {
+        why: `yard follows extends chains of at most ${MAX_EXTENDS_DEPTH} links; it starts at ${chain[0].replace('#', ': ')}`,
+        fix: `let the services extend a common base directly instead of each other, in ${origin.file}`,
+      })
+    }
     const resolvedBase = this.extend(ref, base.services, baseOrigin, [...chain, here], base.resets)
     if (!isMapping(resolvedBase)) throw new InputError(`${baseOrigin.file}: services.${ref} must be a mapping to be extended`, {fix: `correct ${baseOrigin.file}`})
     const source = deepClone(resolvedBase)
@@ -94,6 +107,7 @@ class ExtendsResolver {
     }
     for (const document of documents) {
       const value = interpolateDocument(document, file, this.context)
+      validateDocument(value, file, (warning) => this.context.session.warn(warning))
       applyResets(model, [...document.resets, ...document.overrides])
       resets.push(...document.resets, ...document.overrides)
       model = mergeValue(model, value, [], file) as Mapping

@@ -4,10 +4,11 @@
  * checkout's `.env`), split on `COMPOSE_PATH_SEPARATOR` (default `:`); else the first that exists
  * of `compose.yaml`, `compose.yml`, `docker-compose.yml`, `docker-compose.yaml`, plus the first
  * that exists of `compose.override.yml`, `compose.override.yaml`, `docker-compose.override.yml`,
- * `docker-compose.override.yaml`. Relative paths are against the checkout. Unlike Compose, the
+ * `docker-compose.override.yaml` (one of these names that is no readable regular file is an
+ * error). Relative paths are against the checkout. Unlike Compose, the
  * default files are not searched for in parent directories: a checkout is the project.
  */
-import {existsSync, statSync} from 'node:fs'
+import {accessSync, constants, existsSync, lstatSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 
 import {InputError} from '../../../core/errors.js'
@@ -75,18 +76,40 @@ function existing(checkoutPath: string, file: string, where: string, fix: string
   return absolute
 }
 
+/**
+ * @throws InputError when one of `names` exists but is no readable regular file (a directory, a
+ *   dangling symbolic link, a FIFO, no read permission): silently passing it over would make
+ *   the checkout box-only, or pick another file, without a word.
+ */
 function firstExisting(directory: string, names: readonly string[], warn: FileSelectionInput['warn']): string | undefined {
-  const found = names.map((name) => path.join(directory, name)).filter((file) => isFile(file))
+  const found = names.map((name) => path.join(directory, name)).filter((file) => isReadableFile(file))
   if (found.length > 1) {
     warn({kind: 'multiple-compose-files', file: found[0], message: `found ${found.map((file) => path.basename(file)).join(', ')} in ${directory}; using ${path.basename(found[0])}`})
   }
   return found[0]
 }
 
-function isFile(file: string): boolean {
+/** False when nothing of the name exists; true for a readable regular file (links followed). */
+function isReadableFile(file: string): boolean {
   try {
-    return statSync(file).isFile()
+    lstatSync(file)
   } catch {
     return false
   }
+  let why: string
+  try {
+    const stat = statSync(file)
+    if (stat.isFile()) {
+      accessSync(file, constants.R_OK)
+      return true
+    }
+    why = `it is a ${stat.isDirectory() ? 'directory' : stat.isFIFO() ? 'named pipe (FIFO)' : 'device or socket'}`
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    why = code === 'ENOENT' ? `it is a symbolic link to ${readlinkSync(file)}, which does not exist` : `it cannot be read (${code ?? String(error)})`
+  }
+  throw new InputError(`${file} is not a readable compose file`, {
+    why: `${why}; yard reads ${path.basename(file)} as the checkout's compose file, and will not run the checkout as box-only while it is there`,
+    fix: `make ${file} a readable regular file, or remove it (or set [stack] files to the compose files to use)`,
+  })
 }

@@ -7,9 +7,13 @@
  * that leaves unset. Paths in an entry are relative to the including project's directory. Its
  * services, networks, volumes, secrets, configs and models are then copied into the including
  * model; a name both define is merged, the includer's definition on top (as compose-go does;
- * its `!reset`/`!override` apply to the included one), with a warning. Includes nest; a cycle is an error.
+ * its `!reset`/`!override` apply to the included one), with a warning unless the two are equal
+ * (a file included along two paths). Includes nest, up to MAX_INCLUDE_DEPTH; a cycle is an
+ * error. An included project is loaded once per resolution for its files, project directory and
+ * environment, however many files include it.
  */
-import {existsSync, statSync} from 'node:fs'
+import {existsSync, realpathSync, statSync} from 'node:fs'
+import {isDeepStrictEqual} from 'node:util'
 import path from 'node:path'
 
 import {InputError} from '../../../core/errors.js'
@@ -18,7 +22,7 @@ import {readEnvFile} from './env-file.js'
 import type {LoadContext} from './loader.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath} from './paths.js'
-import {isMapping, type Mapping} from './types.js'
+import {deepClone, isMapping, type Mapping} from './types.js'
 
 type Load = (files: readonly string[], context: LoadContext) => Mapping
 
@@ -29,6 +33,9 @@ interface IncludeEntry {
 }
 
 const RESOURCES = ['services', 'volumes', 'networks', 'secrets', 'configs', 'models'] as const
+
+/** The deepest nesting of includes yard follows: real projects include one or two levels. */
+export const MAX_INCLUDE_DEPTH = 32
 
 /**
  * Loads the `include:` entries of one document's model and imports their resources into it, in
@@ -44,18 +51,33 @@ export function applyIncludes(model: Mapping, file: string, context: LoadContext
   for (const raw of include) {
     const entry = parseEntry(raw, file, context)
     const chain = [...context.included, file]
-    if (chain.includes(entry.paths[0])) {
-      throw new InputError(`include cycle: ${[...chain, entry.paths[0]].join(' → ')}`, {
+    const real = chain.map(realPath)
+    const again = entry.paths.find((included) => real.includes(realPath(included)))
+    if (again !== undefined) {
+      const start = real.indexOf(realPath(again))
+      throw new InputError(`include cycle: ${[...chain.slice(start), again].join(' → ')}`, {
         why: 'a compose file cannot include itself, directly or through other files',
         fix: `remove one include of the cycle in ${file}`,
+      })
+    }
+    if (chain.length > MAX_INCLUDE_DEPTH) {
+      throw new InputError(`${file}: includes nest more than ${MAX_INCLUDE_DEPTH} levels deep`, {
+        why: `yard follows at most ${MAX_INCLUDE_DEPTH} levels of include; the chain starts at ${chain[0]}`,
+        fix: `include the files from fewer levels, e.g. list them in one include of ${chain[0]}`,
       })
     }
     const env = {...context.env}
     for (const envFile of entry.envFiles) {
       addEnvFileValues(env, readEnvFile(envFile, env), envFile, context.session.yardEnv, (warning) => context.session.warn(warning))
     }
-    const imported = load(entry.paths, {session: context.session, workingDir: entry.projectDirectory, env, included: chain})
-    importResources(imported, model, file, context, resets)
+    const key = JSON.stringify([entry.paths.map(realPath), entry.projectDirectory, Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])
+    let loaded = context.session.included.get(key)
+    if (loaded === undefined) {
+      loaded = load(entry.paths, {session: context.session, workingDir: entry.projectDirectory, env, included: chain})
+      context.session.included.set(key, loaded)
+    }
+    // importResources merges into and resets what it imports: each includer gets its own copy.
+    importResources(deepClone(loaded), model, file, context, resets)
   }
 }
 
@@ -107,11 +129,21 @@ function importResources(imported: Mapping, model: Mapping, file: string, contex
         into[name] = definition
         continue
       }
+      if (isDeepStrictEqual(into[name], definition)) continue
       context.session.warn({kind: 'include-conflict', file, key: `${section}.${name}`, message: `${section}.${name} of ${file} (or of an earlier include) is defined again by an included file; the definitions are merged, the including file's on top`})
       applyResets(imported, resets.filter((reset) => reset[0] === section && reset[1] === name))
       into[name] = mergeValue(from[name], into[name], [section, name], file)
     }
     model[section] = into
+  }
+}
+
+/** The file's real path (symbolic links resolved), for cycles and the cache; the path itself when it has none. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file)
+  } catch {
+    return file
   }
 }
 

@@ -15,12 +15,15 @@ export class MissingVariableError extends Error {
   }
 }
 
-/** A `${…}` that is not `${NAME}` or `${NAME<op>word}`. */
+/** A `${…}` that is not `${NAME}` or `${NAME<op>word}`, or nests defaults too deeply. */
 export class InvalidTemplateError extends Error {
-  constructor(readonly template: string) {
-    super(`invalid interpolation format "${template}" (a literal $ is written $$)`)
+  constructor(readonly template: string, reason = 'a literal $ is written $$') {
+    super(`invalid interpolation format "${template.length > 80 ? `${template.slice(0, 80)}…` : template}" (${reason})`)
   }
 }
+
+/** How deep `${A:-${B:-…}}` may nest: real files nest two or three; deeper would exhaust the stack. */
+export const MAX_INTERPOLATION_NESTING = 32
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/
 
@@ -32,8 +35,9 @@ export type UnsetListener = (name: string) => void
  * @throws MissingVariableError for `${VAR:?…}` / `${VAR?…}` when VAR is unset (or empty, with `:`).
  * @throws InvalidTemplateError for a malformed `${…}`.
  */
-export function interpolate(text: string, env: Env, onUnset?: UnsetListener): string {
+export function interpolate(text: string, env: Env, onUnset?: UnsetListener, depth = 0): string {
   if (!text.includes('$')) return text
+  if (depth > MAX_INTERPOLATION_NESTING) throw new InvalidTemplateError(text, `nested more than ${MAX_INTERPOLATION_NESTING} levels deep`)
   let out = ''
   let index = 0
   while (index < text.length) {
@@ -52,7 +56,7 @@ export function interpolate(text: string, env: Env, onUnset?: UnsetListener): st
     if (next === '{') {
       const end = closingBrace(text, index + 2)
       if (end === -1) throw new InvalidTemplateError(text)
-      out += expand(text.slice(index + 2, end), env, text, onUnset)
+      out += expand(text.slice(index + 2, end), env, text, onUnset, depth)
       index = end + 1
       continue
     }
@@ -87,7 +91,7 @@ function closingBrace(text: string, from: number): number {
   return -1
 }
 
-function expand(body: string, env: Env, template: string, onUnset?: UnsetListener): string {
+function expand(body: string, env: Env, template: string, onUnset: UnsetListener | undefined, depth: number): string {
   const name = NAME.exec(body)?.[0]
   if (name === undefined) throw new InvalidTemplateError(template)
   const rest = body.slice(name.length)
@@ -97,9 +101,9 @@ function expand(body: string, env: Env, template: string, onUnset?: UnsetListene
   const value = env[name]
   const [, colon, operator, word] = match
   const missing = colon === ':' ? value === undefined || value === '' : value === undefined
-  if (operator === '-') return missing ? interpolate(word, env, onUnset) : value!
-  if (operator === '+') return missing ? '' : interpolate(word, env, onUnset)
-  if (missing) throw new MissingVariableError(name, interpolate(word, env, onUnset))
+  if (operator === '-') return missing ? interpolate(word, env, onUnset, depth + 1) : value!
+  if (operator === '+') return missing ? '' : interpolate(word, env, onUnset, depth + 1)
+  if (missing) throw new MissingVariableError(name, interpolate(word, env, onUnset, depth + 1))
   return value!
 }
 

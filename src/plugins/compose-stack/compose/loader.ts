@@ -1,8 +1,9 @@
 /**
  * Loads compose files into one model the way compose-go's loader does (`loader/loader.go`,
- * loadYamlFile): each document of each file is interpolated, then its `include:` entries are
- * loaded and imported, then its `!reset`/`!override` paths are applied to what it overrides,
- * then its services' `extends:` are resolved, then it is merged onto the files before it; once
+ * loadYamlFile): each document of each file is interpolated and validated (`validate.ts`), then
+ * its `include:` entries are loaded and imported, then its `!reset`/`!override` paths are
+ * applied to what it overrides, then its services' `extends:` are resolved, then it is merged
+ * onto the files before it; once
  * all are merged, relative paths and bare `environment` entries are resolved in the set's own
  * directory and environment. Every file is read and parsed once per resolution.
  */
@@ -16,18 +17,26 @@ import {resolveBareEnvironment} from './normalize.js'
 import {defaultBuildContexts, resolvePaths} from './paths.js'
 import {readProjectFile} from './read.js'
 import {deepClone, type Env, type Mapping, type ResolveWarning} from './types.js'
+import {validateDocument} from './validate.js'
 import {type ComposeDocument, parseComposeYaml} from './yaml.js'
 
 /** State of one resolution: the files read (in order), their parsed documents, the warnings. */
 export class ResolveSession {
   readonly files: string[] = []
   readonly warnings: ResolveWarning[] = []
+  /** Included projects already loaded, by their files, project directory and environment (`include.ts`). */
+  readonly included = new Map<string, Mapping>()
   private readonly parsed = new Map<string, ComposeDocument[]>()
   private readonly unset = new Set<string>()
+  private readonly said = new Set<string>()
 
   constructor(readonly yardEnv: Env, readonly home: string) {}
 
+  /** Records a warning once: a file reached by several paths (an include diamond) says it once. */
   warn(warning: ResolveWarning): void {
+    const key = JSON.stringify([warning.kind, warning.file, warning.key, warning.message])
+    if (this.said.has(key)) return
+    this.said.add(key)
     this.warnings.push(warning)
   }
 
@@ -76,6 +85,7 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
   for (const file of files) {
     for (const document of context.session.documents(file)) {
       const value = interpolateDocument(document, file, context)
+      validateDocument(value, file, (warning) => context.session.warn(warning))
       const resets = [...document.resets, ...document.overrides]
       applyIncludes(value, file, context, loadProjectFiles, resets)
       applyResets(model, resets)

@@ -33,17 +33,24 @@ export function removeExtensions(value: unknown): void {
 }
 
 /**
- * Gives the bare entries of every service's `environment` (`- KEY`, `KEY:`) their value from
+ * Gives the bare entries of every service's `environment` and `build.args` (`- KEY`, `KEY:`) their value from
  * `env`, where it has one, in place (compose-go ResolveEnvironment, run once a project's files
  * are merged — so an included project's bare entries take its own `.env` values too).
  */
 export function resolveBareEnvironment(model: Mapping, env: Readonly<Record<string, string>>): void {
   if (!isMapping(model.services)) return
+  const resolved = (entries: unknown): Mapping => {
+    const mapping = toMapping(entries, null)
+    for (const [key, value] of Object.entries(mapping)) if ((value === null || value === undefined) && env[key] !== undefined) mapping[key] = env[key]
+    return mapping
+  }
   for (const service of Object.values(model.services)) {
-    if (!isMapping(service) || service.environment === undefined || service.environment === null) continue
-    const environment = toMapping(service.environment, null)
-    for (const [key, value] of Object.entries(environment)) if ((value === null || value === undefined) && env[key] !== undefined) environment[key] = env[key]
-    service.environment = environment
+    if (!isMapping(service)) continue
+    if (service.environment !== undefined && service.environment !== null) service.environment = resolved(service.environment)
+    // docker compose gives a bare build arg (`args: [VERSION]`) the project environment's value
+    // when it builds (pkg/compose/build.go, resolveAndMergeBuildArgs); the rendered file is run
+    // away from the project's .env, so the value is written in now.
+    if (isMapping(service.build) && service.build.args !== undefined && service.build.args !== null) service.build.args = resolved(service.build.args)
   }
 }
 

@@ -26,9 +26,12 @@ export {escapeInterpolation} from './interpolate.js'
  * Resolves the compose project of a checkout; undefined when it has no compose file (the
  * checkout is box-only). Reads files only (no subprocess); every file is read once.
  * @throws InputError (exit 2) naming the file and the key or line: a missing configured or
- *   `COMPOSE_FILE` file, invalid YAML, a failed interpolation (`${VAR:?…}`, malformed `${`), a
- *   merge of a mapping with a non-mapping, a broken `include` or `extends` (missing file or
- *   service, cycle), a missing required `env_file`, an active service needing an inactive one.
+ *   `COMPOSE_FILE` file, a default file name that is no readable file, invalid YAML (a key given
+ *   twice included), aliases expanding past the caps or nesting too deep (`yaml.ts`), a failed
+ *   interpolation (`${VAR:?…}`, malformed `${`), an invalid service name, attribute type or
+ *   `ports` entry (`validate.ts`), a merge of a mapping with a non-mapping, a broken `include` or
+ *   `extends` (missing file or service, cycle, too deep), a missing required `env_file`, an
+ *   active service needing an inactive one.
  */
 export async function resolveComposeProject(input: ResolveInput): Promise<ResolvedProject | undefined> {
   return resolveComposeProjectSync(input)

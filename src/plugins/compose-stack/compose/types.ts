@@ -44,7 +44,8 @@ export interface ComposeModelDocument extends Mapping {
  * Something the resolver noticed that does not stop it. Kinds: `yard-variable-in-env-file` (an
  * env file sets one of yard's variables; yard's value is used), `unset-variable` (interpolated
  * as an empty string), `include-conflict` (an included resource redefined by the includer; the
- * two are merged), `multiple-compose-files` (several default file names exist; the first is used).
+ * two are merged), `multiple-compose-files` (several default file names exist; the first is used),
+ * `unknown-key` (a top-level key the specification does not define; ignored). Each is said once.
  */
 export interface ResolveWarning {
   kind: string

@@ -18,8 +18,23 @@ export interface ComposeDocument {
   overrides: string[][]
 }
 
-/** compose-go caps alias expansion the same way, against "billion laughs" documents. */
-const MAX_NODE_VISITS = 100_000
+/**
+ * Caps on a document after alias expansion, against "billion laughs" files (a few kilobytes
+ * whose aliases expand to gigabytes): go-yaml, which Compose uses, refuses "excessive aliasing"
+ * by a ratio of aliased to decoded nodes; yard counts what the expansion produces — nodes, and
+ * characters of scalars (a 5 KB string aliased 100 000 times is 500 MB of rendered file with
+ * few nodes). The largest public compose files expand to a few thousand nodes and well under a
+ * megabyte, so these leave them two orders of magnitude of room. (The `yaml` package's own
+ * `maxAliasCount` guards only its `toJS`, which this converter does not use.)
+ */
+export const MAX_NODE_VISITS = 100_000
+export const MAX_EXPANDED_CHARACTERS = 16 * 1024 * 1024
+/**
+ * The deepest nesting of mappings and sequences yard reads: a compose file nests a handful of
+ * levels (`services.web.deploy.resources.limits.cpus` is 6); recursion over deeper data would
+ * exhaust the stack.
+ */
+export const MAX_NESTING = 64
 
 /**
  * Parses a compose file's text into its documents (empty documents are skipped).
@@ -27,12 +42,21 @@ const MAX_NODE_VISITS = 100_000
  *   is not a mapping.
  */
 export function parseComposeYaml(text: string, file: string): ComposeDocument[] {
-  const documents = parseAllDocuments(text, {merge: true, prettyErrors: true})
+  let documents: ReturnType<typeof parseAllDocuments>
+  try {
+    // The parser's own duplicate-key check is quadratic in a mapping's size; convertMap checks in linear time.
+    documents = parseAllDocuments(text, {merge: true, prettyErrors: true, uniqueKeys: false})
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeep(file)
+    throw error
+  }
   if (!Array.isArray(documents)) return []
   const result: ComposeDocument[] = []
   for (const document of documents) {
     const error = document.errors[0]
     if (error) {
+      // The parser reports its own stack overflow on deeply nested flow collections as a YAML error.
+      if (error.message.includes('Maximum call stack size exceeded')) throw tooDeep(file)
       const at = error.linePos ? `:${error.linePos[0].line}:${error.linePos[0].col}` : ''
       throw new InputError(`${file}${at}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, {
         why: 'the compose file is not valid YAML',
@@ -40,7 +64,7 @@ export function parseComposeYaml(text: string, file: string): ComposeDocument[] 
       })
     }
     if (document.contents === null) continue
-    const converter = new Converter(document, file)
+    const converter = new Converter(document, file, text)
     const value = converter.convert(document.contents, [])
     if (value === null || value === undefined) continue
     if (!isMapping(value)) {
@@ -60,11 +84,12 @@ class Converter {
   readonly resets: string[][] = []
   readonly overrides: string[][] = []
   private visits = 0
+  private characters = 0
   private readonly aliasStack = new Set<Node>()
   /** Each alias's anchored node, found in one pass (the library's Alias.resolve walks the whole document per alias). */
   private readonly targets = new Map<Alias, Node>()
 
-  constructor(document: Document, private readonly file: string) {
+  constructor(document: Document, private readonly file: string, private readonly text: string) {
     const anchors = new Map<string, Node>()
     // Document order: an alias refers to the closest anchor of its name before it (YAML 1.2 §3.2.2.2).
     const walk = (node: unknown): void => {
@@ -87,12 +112,8 @@ class Converter {
   }
 
   convert(node: unknown, path: string[]): unknown {
-    if (++this.visits > MAX_NODE_VISITS) {
-      throw new InputError(`${this.file}: too many nodes after alias expansion (over ${MAX_NODE_VISITS})`, {
-        why: 'aliases expand into a document too large to be a compose file',
-        fix: `simplify the anchors of ${this.file}`,
-      })
-    }
+    if (++this.visits > MAX_NODE_VISITS) throw this.tooLarge(`more than ${MAX_NODE_VISITS} nodes`)
+    if (path.length > MAX_NESTING) throw tooDeep(this.file, path)
     if (isAlias(node)) return this.convertAlias(node, path)
     if (!isScalar(node) && !isMap(node) && !isSeq(node)) return null
     if (node.tag === '!reset') {
@@ -103,6 +124,10 @@ class Converter {
     if (isScalar(node)) {
       // Compose's Go YAML reads a plain 0755 as octal (strconv base 0), as file modes are written; YAML 1.2 core says decimal.
       if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[-+]?0[0-7]+$/.test(node.source)) return Number.parseInt(node.source, 8)
+      if (typeof node.value === 'string') {
+        this.characters += node.value.length
+        if (this.characters > MAX_EXPANDED_CHARACTERS) throw this.tooLarge(`more than ${MAX_EXPANDED_CHARACTERS} characters of text`)
+      }
       return node.value ?? null
     }
     if (isSeq(node)) {
@@ -144,6 +169,7 @@ class Converter {
         continue
       }
       const key = this.keyOf(pair.key, path)
+      if (Object.hasOwn(explicit, key)) throw this.duplicate(pair.key, key, path)
       const value = this.convert(pair.value, [...path, key])
       if (value !== RESET) explicit[key] = value
     }
@@ -157,12 +183,37 @@ class Converter {
     throw this.error(path, 'a mapping key must be a scalar')
   }
 
+  /** A key given twice in one mapping (YAML 1.2 §3.2.1.1; go-yaml: "mapping key already defined"), with its line and column. */
+  private duplicate(node: unknown, key: string, path: string[]): InputError {
+    const offset = isScalar(node) && node.range ? node.range[0] : undefined
+    const before = offset === undefined ? undefined : this.text.slice(0, offset).split('\n')
+    const at = before === undefined ? '' : `:${before.length}:${before.at(-1)!.length + 1}`
+    return new InputError(`${this.file}${at}: ${path.length > 0 ? `${keyPath(path)}: ` : ''}the key ${JSON.stringify(key)} is defined twice`, {
+      why: 'the keys of a YAML mapping must be unique; Compose refuses the file',
+      fix: `keep one ${JSON.stringify(key)} in ${this.file}`,
+    })
+  }
+
+  private tooLarge(what: string): InputError {
+    return new InputError(`${this.file}: its aliases expand to ${what}`, {
+      why: 'aliases (*name) that repeat anchors which repeat aliases grow exponentially ("billion laughs"); no compose file needs this much, and rendering it would exhaust the memory',
+      fix: `simplify the anchors and aliases of ${this.file}`,
+    })
+  }
+
   private error(path: string[], message: string): InputError {
     return new InputError(`${this.file}: ${path.length > 0 ? `${keyPath(path)}: ` : ''}${message}`, {
       why: 'Compose cannot read this YAML',
       fix: `correct ${this.file}`,
     })
   }
+}
+
+function tooDeep(file: string, path: readonly string[] = []): InputError {
+  return new InputError(`${file}: ${path.length > 0 ? `${keyPath(path.slice(0, 8))}…: ` : ''}nested more than ${MAX_NESTING} levels deep`, {
+    why: 'a compose file nests a handful of mappings and lists; data this deep cannot be a compose model',
+    fix: `flatten the nesting in ${file}`,
+  })
 }
 
 /** With `merge: true` the parser marks `<<` with a symbol; a quoted '<<' is an ordinary key. */

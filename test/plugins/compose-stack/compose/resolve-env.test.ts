@@ -34,6 +34,11 @@ const interpolation: ResolverCase[] = [
     services: {backend: {image: 'test:latest'}, test: {image: 'enabled:profile'}},
   },
   {
+    rule: 'build.args: a bare arg takes the project environment\'s value (.env included), as docker compose gives it at build time; unset ones stay bare',
+    files: {'.env': 'SENTRY_IMAGE=getsentry/sentry:nightly\n', 'compose.yaml': 'services:\n  web:\n    build:\n      context: .\n      args: [SENTRY_IMAGE, UNSET_ARG, FIXED=1]\n'},
+    services: {web: {build: {context: '$DIR', args: {SENTRY_IMAGE: 'getsentry/sentry:nightly', UNSET_ARG: null, FIXED: '1'}}}},
+  },
+  {
     rule: 'precedence: a yard variable given as undefined is unset, whatever the shell and .env say (WORKTREE in main)',
     files: {'.env': 'WORKTREE=from-dotenv\n', 'compose.yaml': 'services:\n  web: {image: "app:${WORKTREE:-main}"}\n'},
     input: {env: {WORKTREE: 'feat'}, yardEnv: {WORKTREE: undefined}},

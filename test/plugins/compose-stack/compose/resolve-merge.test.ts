@@ -47,7 +47,7 @@ const merge: ResolverCase[] = [
   pair('build: a string context merges with a mapping',
     'services:\n  web:\n    build: ./app\n',
     'services:\n  web:\n    build: {dockerfile: Dockerfile.dev, args: [A=1]}\n',
-    {web: {build: {context: '$DIR/app', dockerfile: 'Dockerfile.dev', args: ['A=1']}}}),
+    {web: {build: {context: '$DIR/app', dockerfile: 'Dockerfile.dev', args: {A: '1'}}}}),
   pair('!reset removes what the base set; !override replaces it instead of merging',
     'services:\n  web:\n    image: a\n    ports: ["8080:80"]\n    environment: {FOO: bar, KEEP: "1"}\n    volumes: [./x:/x]\n    labels: {a: "1"}\n',
     'services:\n  web:\n    ports: !reset []\n    environment:\n      FOO: !reset null\n    volumes: !override\n      - ./y:/y\n',
@@ -62,8 +62,8 @@ const merge: ResolverCase[] = [
   },
   {
     rule: 'merge: a mapping over a sequence is an InputError naming the file and key',
-    files: {'compose.yaml': 'services:\n  web: {ports: ["80:80"]}\n', 'compose.override.yaml': 'services:\n  web: {ports: {a: 1}}\n'},
-    error: /compose\.override\.yaml: cannot override services\.web\.ports/,
+    files: {'compose.yaml': 'services:\n  web: {cap_add: [NET_ADMIN]}\n', 'compose.override.yaml': 'services:\n  web: {cap_add: {a: 1}}\n'},
+    error: /compose\.override\.yaml: cannot override services\.web\.cap_add/,
   },
 ]
 

@@ -11,6 +11,8 @@ export interface ResolverCase {
   rule: string
   /** Fixture files, relative to a fresh directory; `$DIR` in contents is that directory. */
   files: Record<string, string>
+  /** Prepares what files cannot say (symbolic links, directories), after the files are written. */
+  setup?: (dir: string) => void
   /** The checkout, relative to the fixture directory (default: the directory itself). */
   checkout?: string
   input?: Partial<Omit<ResolveInput, 'checkoutPath'>>
@@ -37,6 +39,7 @@ export function runCases(cases: readonly ResolverCase[]): void {
     it(row.rule, async () => {
       const dir = tempDir('yard-compose')
       for (const [name, content] of Object.entries(row.files)) writeFile(dir, name, content.replaceAll('$DIR', dir))
+      row.setup?.(dir)
       const input: ResolveInput = {checkoutPath: row.checkout ? `${dir}/${row.checkout}` : dir, env: {HOME}, yardEnv: {}, ...row.input}
       input.env = {HOME, ...row.input?.env}
       if (row.error) {
