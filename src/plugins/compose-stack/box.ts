@@ -11,6 +11,7 @@ import path from 'node:path'
 
 import type {BackendContext, BoxCapability, BoxSpec, StackContainer, Target} from '../../core/backend.js'
 import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../core/errors.js'
+import {execFailure, isEngineExecFailure} from '../../core/engine-exec.js'
 import type {RunResult} from '../../core/process.js'
 import type {Engine, EngineContainer} from './engine.js'
 import {labelArgs} from './engine.js'
@@ -143,12 +144,12 @@ export class ComposeBox implements BoxCapability {
     return result.exitCode
   }
 
-  /** `podman exec` on this terminal; the engine's own failures are held back (ENGINE_EXEC_FAILURES). */
+  /** `podman exec` on this terminal; the engine's own failures are held back (core/engine-exec.ts). */
   private runExec(container: string, target: Target, argv: string[], options: {tty: boolean}): Promise<RunResult> {
     return this.context.runner.run(this.engine.command, ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', target.checkoutPath, container, ...argv], {
       stdio: 'inherit',
       allowFailure: true,
-      stderrHold: (line) => ENGINE_EXEC_FAILURES.some(([pattern]) => pattern.test(line)),
+      stderrHold: isEngineExecFailure,
     })
   }
 
@@ -172,24 +173,6 @@ export class ComposeBox implements BoxCapability {
     const file = this.idFile(target)
     await fs.mkdir(path.dirname(file), {recursive: true}).then(() => fs.writeFile(file, id + '\n')).catch(() => undefined)
   }
-}
-
-/**
- * What podman (4.x, with crun or runc) says on stderr when its exec never started the command:
- * the container is gone or not running, or the working directory is missing in it (exit 127,
- * the same code as a command not found, so only the words tell them apart).
- */
-const ENGINE_EXEC_FAILURES: ReadonlyArray<readonly [RegExp, 'no-container' | 'not-running' | 'no-directory']> = [
-  [/^Error: no container with (name or ID|ID or name) .* found: no such container/, 'no-container'],
-  [/^Error: can only create exec sessions on running containers/, 'not-running'],
-  [/^Error: .*chdir to cwd .* no such file or directory/, 'no-directory'],
-]
-
-/** Which engine failure an exec's result is, if any (a command's own exit code is never one). */
-export function execFailure(result: Pick<RunResult, 'exitCode' | 'stderr'>): 'no-container' | 'not-running' | 'no-directory' | undefined {
-  if (result.exitCode === 0) return undefined
-  const line = result.stderr.split('\n').find((text) => ENGINE_EXEC_FAILURES.some(([pattern]) => pattern.test(text)))
-  return line === undefined ? undefined : ENGINE_EXEC_FAILURES.find(([pattern]) => pattern.test(line))![1]
 }
 
 function noDirectory(target: Target, container: string): YardError {
