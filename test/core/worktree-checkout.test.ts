@@ -40,6 +40,8 @@ describe('readCheckoutConfig (one git config read for worktree add)', () => {
     git(main, 'config', 'remote.Mixed.fetch', '+refs/heads/*:refs/remotes/Mixed/*')
     git(main, 'config', 'remote.up.stream.promisor', 'yes')
     git(main, 'config', 'remote.origin.promisor', 'off')
+    // A key of the remote section itself names no remote.
+    git(main, 'config', 'remote.pushDefault', 'origin')
     git(main, 'config', 'extensions.partialClone', 'origin2')
     // A valueless key is true (git-config(1), "Values"); cone mode "0" is false.
     writeFileSync(path.join(main, '.git', 'config'), readFileSync(path.join(main, '.git', 'config'), 'utf8') + '[core]\n\tsparseCheckout\n\tsparseCheckoutCone = 0\n')
