@@ -29,6 +29,12 @@ export interface BenchRow {
    */
   relativeTo?: string
   /**
+   * Label of a row this one adds work to: the result then gives `overheadMs`, the median over
+   * the timed rounds of this row's run minus that row's run of the same round (paired, so a
+   * change in machine load between rounds cancels out).
+   */
+  overheadOver?: string
+  /**
    * Measure CPU time (user + system of the command and its children, through bash's `times`)
    * instead of wall-clock time: steadier than wall clock on a loaded machine.
    */
@@ -64,6 +70,9 @@ export interface RowResult {
   /** medianMs / the baseline's medianMs (or that of the row named by `relativeTo`). */
   ratio: number | null
   relativeTo?: string
+  /** Median of the paired differences to the row named by `overheadOver` (BenchRow.overheadOver), ms. */
+  overheadMs?: number
+  overheadOver?: string
   extra?: true
   /** The figures are CPU milliseconds (BenchRow.cpu), not wall clock. */
   cpu?: true
@@ -123,7 +132,7 @@ interface RowState {
  * @throws Error when `baseline` names no row (a mistake in the bench script).
  */
 export async function measureBench(spec: BenchSpec, config: RunConfig = readRunConfig()): Promise<BenchResult> {
-  for (const label of [spec.baseline, ...spec.rows.flatMap((row) => row.relativeTo ?? [])]) {
+  for (const label of [spec.baseline, ...spec.rows.flatMap((row) => [row.relativeTo ?? [], row.overheadOver ?? []].flat())]) {
     if (!spec.rows.some((row) => row.label === label)) throw new Error(`bench ${spec.name}: baseline '${label}' is not one of its rows`)
   }
 
@@ -144,8 +153,24 @@ export async function measureBench(spec: BenchSpec, config: RunConfig = readRunC
     }
   }
 
-  const medianOf = (label: string) => median(states.find((state) => state.row.label === label)!)
-  return {name: spec.name, baseline: spec.baseline, rows: states.map((state) => toRowResult(state, medianOf(state.row.relativeTo ?? spec.baseline)))}
+  const stateOf = (label: string) => states.find((state) => state.row.label === label)!
+  const rows = states.map((state) => {
+    const result = toRowResult(state, median(stateOf(state.row.relativeTo ?? spec.baseline)))
+    const over = state.row.overheadOver
+    if (over !== undefined) {
+      result.overheadOver = over
+      const overhead = pairedOverhead(state, stateOf(over))
+      if (overhead !== undefined) result.overheadMs = round2(overhead)
+    }
+    return result
+  })
+  return {name: spec.name, baseline: spec.baseline, rows}
+}
+
+/** Median of `state`'s samples minus `other`'s of the same round; undefined unless both ran every round. */
+function pairedOverhead(state: RowState, other: RowState): number | undefined {
+  if (state.error !== undefined || other.error !== undefined || state.samples.length === 0 || state.samples.length !== other.samples.length) return undefined
+  return percentile(state.samples.map((sample, index) => sample - other.samples[index]), 50)
 }
 
 function rotate<T>(items: T[], by: number): T[] {
@@ -312,7 +337,7 @@ export function formatTable(result: BenchResult): string {
   const header = ['', 'runs', 'median', 'min', 'p90', '× base', '']
   const lines = result.rows.map((row) => {
     if (row.error !== undefined) return [row.label, String(row.runs), 'FAILED', '', '', '', row.error]
-    const remark = [row.label === result.baseline ? 'baseline' : '', row.cpu ? 'CPU time' : '', row.relativeTo ? `× ${row.relativeTo}` : '', row.extra ? 'extra' : '', row.note ?? '']
+    const remark = [row.label === result.baseline ? 'baseline' : '', row.cpu ? 'CPU time' : '', row.relativeTo ? `× ${row.relativeTo}` : '', row.overheadMs === undefined ? '' : `${row.overheadMs >= 0 ? '+' : ''}${row.overheadMs.toFixed(1)} ms over ${row.overheadOver} (paired median)`, row.extra ? 'extra' : '', row.note ?? '']
     return [row.label, String(row.runs), ms(row.medianMs), ms(row.minMs), ms(row.p90Ms), ratio(row.ratio), remark.filter(Boolean).join('; ')]
   })
   const widths = header.map((cell, column) => Math.max(cell.length, ...lines.map((line) => (column === 6 ? 0 : line[column].length))))

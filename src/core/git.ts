@@ -57,6 +57,21 @@ export function remoteOf(ref: string, remotes: readonly string[]): string | unde
   return [...remotes].sort((a, b) => b.length - a.length).find((remote) => short.startsWith(`${remote}/`))
 }
 
+/**
+ * Whether git would accept `branch` as a branch name, decided here without a process by the rules
+ * of git-check-ref-format(1) for `refs/heads/<branch>` (as refs.c `check_refname_component`
+ * applies them): no component empty, starting with `.` or ending with `.lock`; no `..`, `@{`,
+ * control character, space, `~ ^ : ? * [ \`; no trailing `.`; and, for `--branch`, not `HEAD`
+ * nor starting with `-`. Unlike `--branch`, `@{-N}` is not expanded to the branch it names: it
+ * is refused as the name it is. test/core/git-branch-name.test.ts compares it with git.
+ */
+export function validBranchName(branch: string): boolean {
+  if (branch === 'HEAD' || branch.startsWith('-') || branch.endsWith('.')) return false
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007F~^:?*[\\]|\.\.|@\{/.test(branch)) return false
+  return branch.split('/').every((component) => component !== '' && !component.startsWith('.') && !component.endsWith('.lock'))
+}
+
 /** Whether git accepts `branch` as a branch name (`git check-ref-format --branch`). */
 export async function isValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<boolean> {
   const result = await runner.git(['check-ref-format', '--branch', branch], {cwd, allowFailure: true})

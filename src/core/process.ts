@@ -25,6 +25,13 @@ export interface RunOptions {
    * the terminal only when this returns true (to drop a tool's own chatter); never buffered.
    */
   stdoutFilter?: (line: string) => boolean
+  /**
+   * With `inherit`: a line the child writes to stderr that starts with `Error: ` (an engine's own
+   * failure, as podman prints it) and that this returns true for is held back from the terminal
+   * and returned in `stderr`; everything else reaches the terminal as it comes. Lets one
+   * `podman exec` stand for inspect + exec: its own error is read and said in yard's words.
+   */
+  stderrHold?: (line: string) => boolean
   /** Return a failed result instead of throwing. */
   allowFailure?: boolean
 }
@@ -108,6 +115,7 @@ export class ProcessRunner {
     const capture = options.stdio === 'inherit' ? this.options.capture : undefined
     const inherit = options.stdio === 'inherit' && !capture
     const filter = options.stdoutFilter
+    const hold = inherit || capture ? options.stderrHold : undefined
     const timeoutMs = capture ? capture.timeoutMs : options.timeoutMs
     const group = timeoutMs !== undefined && !inherit
     const child = execa(file, args, {
@@ -118,8 +126,8 @@ export class ProcessRunner {
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
       stdout: inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
-      buffer: capture ? false : {stdout: !(inherit && filter)},
-      stderr: inherit ? 'inherit' : 'pipe',
+      buffer: capture ? false : {stdout: !(inherit && filter), stderr: hold === undefined},
+      stderr: inherit && hold === undefined ? 'inherit' : 'pipe',
       reject: false,
       stripFinalNewline: false,
       // Its own process group, so a budget kills grandchildren too (git spawns ssh, remote-https…).
@@ -128,10 +136,12 @@ export class ProcessRunner {
     })
     if (capture) {
       for (const stream of ['stdout', 'stderr'] as const) {
+        if (stream === 'stderr' && hold) continue
         child[stream]?.setEncoding('utf8')
         child[stream]?.on('data', (text: string) => capture.write(stream, text))
       }
     }
+    const held = hold ? holdEngineErrors(child.stderr!, hold, (text) => (capture ? capture.write('stderr', text) : process.stderr.write(text))) : undefined
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
     let timedOut = false
@@ -153,7 +163,7 @@ export class ProcessRunner {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
-      stderr: typeof result.stderr === 'string' ? result.stderr : '',
+      stderr: held ? held() : typeof result.stderr === 'string' ? result.stderr : '',
       timedOut,
     }
     if (timedOut) {
@@ -189,6 +199,41 @@ export class ProcessRunner {
   /** Runs git with `GIT_TERMINAL_PROMPT=0` and `LC_ALL=C` (never prompts, parseable output). */
   async git(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     return this.run('git', args, {...options, env: {GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env}})
+  }
+}
+
+const ERROR_PREFIX = 'Error: '
+
+/**
+ * Passes `stream` on to `write` as it comes, but for lines starting with `Error: ` that `hold`
+ * returns true for: a line that could still become one (its text so far is a prefix of, or starts
+ * with, `Error: `) waits for its end. Returns a function giving the held lines.
+ */
+function holdEngineErrors(stream: NodeJS.ReadableStream, hold: (line: string) => boolean, write: (text: string) => void): () => string {
+  let pending = ''
+  let held = ''
+  const settle = (line: string) => {
+    if (line.startsWith(ERROR_PREFIX) && hold(line.trimEnd())) held += line
+    else write(line)
+  }
+  stream.setEncoding('utf8')
+  stream.on('data', (text: string) => {
+    pending += text
+    let newline: number
+    while ((newline = pending.indexOf('\n')) !== -1) {
+      settle(pending.slice(0, newline + 1))
+      pending = pending.slice(newline + 1)
+    }
+    const undecided = ERROR_PREFIX.startsWith(pending) || pending.startsWith(ERROR_PREFIX)
+    if (!undecided) {
+      write(pending)
+      pending = ''
+    }
+  })
+  return () => {
+    if (pending !== '') settle(pending)
+    pending = ''
+    return held
   }
 }
 

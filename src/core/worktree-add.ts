@@ -17,7 +17,7 @@ import {isBareLayout} from './bare-layout.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {boundLines, InputError, OperationError} from './errors.js'
-import {ensureFetchRefspec, isValidBranchName, listRemotes, readRefs, RefEntry} from './git.js'
+import {ensureFetchRefspec, listRemotes, readRefs, RefEntry, validBranchName} from './git.js'
 import {copyIgnoredFiles} from './ignored-files.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
@@ -25,7 +25,7 @@ import {shellQuote} from './shell.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
-import {checkOutSparse, fetchMissingObjects, mainSparse, NO_MAINTENANCE} from './worktree-checkout.js'
+import {checkOutSparse, fetchMissingObjects, NO_MAINTENANCE, readCheckoutConfig} from './worktree-checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
 import {initSubmodules, SubmoduleOutcome} from './worktree-submodules.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -132,12 +132,13 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
     const localRef = `refs/heads/${branch}`
     const remoteRef = `refs/remotes/origin/${branch}`
-    const [refs, validBranch, worktrees, remotes] = await Promise.all([
+    const validBranch = validBranchName(branch)
+    const [refs, worktrees, gitConfig] = await Promise.all([
       readRefs(context.runner, mainPath, [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]),
-      isValidBranchName(context.runner, mainPath, branch),
       gitWorktrees(fresh, context),
-      listRemotes(context.runner, mainPath),
+      readCheckoutConfig(context, mainPath),
     ])
+    const {remotes} = gitConfig
     // `<remote>/HEAD` is the remote's default-branch symref even before `git remote set-head` made it.
     const remoteTracking = refs.has(`refs/remotes/${branch}`) || remotes.some((remote) => branch === `${remote}/HEAD`)
     checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking})
@@ -151,7 +152,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const pinFile = fresh.config.files.local
     // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
     const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
-    if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit)
+    if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit, gitConfig)
     // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
     await writeAddJournal(workspace.commonDir, {name, target, branch, branchSource, commit: base?.commit ?? refs.get(remoteRef)?.oid, pinBefore: pinValue(fresh.config.pins[name])})
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
@@ -164,7 +165,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       return {current, choice}
     })()
     const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
-    const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules})
+    const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules, sparse: gitConfig.sparse})
     const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
@@ -300,10 +301,9 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
  * during its own checkout, so an add killed meanwhile is rolled back by the next one (its journal
  * takes a locked worktree for one still being made).
  */
-async function gitWorktreeAdd(context: YardContext, workspace: Workspace, request: {target: string; branch: string; branchSource: BranchSource; base?: Base; submodules: boolean}): Promise<SubmoduleOutcome> {
-  const {target, branch, branchSource, base} = request
+async function gitWorktreeAdd(context: YardContext, workspace: Workspace, request: {target: string; branch: string; branchSource: BranchSource; base?: Base; submodules: boolean; sparse?: {cone: boolean}}): Promise<SubmoduleOutcome> {
+  const {target, branch, branchSource, base, sparse} = request
   const {mainPath} = workspace
-  const sparse = await mainSparse(context, mainPath)
   const more = sparse !== undefined || request.submodules
   // A sparse main: no checkout until the worktree has main's patterns, so only the sparse set is written.
   const add = ['worktree', 'add', '--quiet', ...(sparse ? ['--no-checkout'] : []), ...(more ? ['--lock'] : [])]

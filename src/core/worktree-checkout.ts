@@ -19,12 +19,63 @@ import {gitFailure} from './worktree-add.js'
  */
 export const NO_MAINTENANCE = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false']
 
-/** Whether main is sparse (`core.sparseCheckout`, git-sparse-checkout(1)), and its cone mode. */
+/** What `worktree add` needs from main's config, read in one call (`readCheckoutConfig`). */
+export interface CheckoutConfig {
+  /** The remotes with any `remote.<name>.*` key, as `git remote` lists those of the config. */
+  remotes: string[]
+  /** A partial clone's promisor remotes (`remote.<name>.promisor`, `extensions.partialClone`); empty for a full clone. */
+  promisors: string[]
+  /** Set when main is sparse (`core.sparseCheckout`, git-sparse-checkout(1)), with its cone mode. */
+  sparse?: {cone: boolean}
+}
+
+/**
+ * A boolean config value as git reads one (git-config(1), "Values": `true`/`yes`/`on`/`1` or any
+ * other non-zero integer, `false`/`no`/`off`/`0`/empty); a key without `=` (null) is true. A value
+ * git would refuse is undefined.
+ */
+export function gitBool(value: string | null): boolean | undefined {
+  if (value === null) return true
+  const lower = value.trim().toLowerCase()
+  if (['true', 'yes', 'on'].includes(lower)) return true
+  if (['false', 'no', 'off', ''].includes(lower)) return false
+  return /^[-+]?\d+[kmg]?$/.test(lower) ? Number.parseInt(lower, 10) !== 0 : undefined
+}
+
+/**
+ * Main's remotes, promisor remotes and sparse mode in one `git config --null --get-regexp` (every
+ * add asks all three; three calls cost two more processes). Keys come back with section and
+ * variable lowercased, the remote's name (the subsection) as written. Remotes defined only in the
+ * legacy `$GIT_DIR/remotes/` and `branches/` files (gitrepository-layout(5)) are not seen.
+ */
+export async function readCheckoutConfig(context: YardContext, mainPath: string): Promise<CheckoutConfig> {
+  const result = await context.runner.git(['config', '--null', '--get-regexp', '^(remote\\..*|extensions\\.partialclone|core\\.sparsecheckout(cone)?)$'], {cwd: mainPath, allowFailure: true})
+  const remotes = new Set<string>()
+  const promisors = new Set<string>()
+  const core = new Map<string, boolean | undefined>()
+  for (const record of result.stdout.split('\0')) {
+    if (record === '') continue
+    const newline = record.indexOf('\n')
+    const key = newline === -1 ? record : record.slice(0, newline)
+    const value = newline === -1 ? null : record.slice(newline + 1)
+    if (key.startsWith('remote.')) {
+      const name = key.slice('remote.'.length, key.lastIndexOf('.'))
+      if (name === '') continue
+      remotes.add(name)
+      if (key.endsWith('.promisor') && gitBool(value) === true) promisors.add(name)
+    } else if (key === 'extensions.partialclone') {
+      if (value) promisors.add(value)
+    } else {
+      core.set(key, gitBool(value))
+    }
+  }
+  const sparse = core.get('core.sparsecheckout') === true ? {cone: core.get('core.sparsecheckoutcone') !== false} : undefined
+  return {remotes: [...remotes], promisors: [...promisors], ...(sparse ? {sparse} : {})}
+}
+
+/** Whether main is sparse, and its cone mode (`readCheckoutConfig`'s `sparse`). */
 export async function mainSparse(context: YardContext, mainPath: string): Promise<{cone: boolean} | undefined> {
-  // One call for both keys (every add asks); `--type=bool` normalises yes/on/1 to true.
-  const result = await context.runner.git(['config', '--type=bool', '--get-regexp', '^core\\.sparsecheckout(cone)?$'], {cwd: mainPath, allowFailure: true})
-  const values = new Map(result.stdout.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]))
-  return values.get('core.sparsecheckout') === 'true' ? {cone: values.get('core.sparsecheckoutcone') !== 'false'} : undefined
+  return (await readCheckoutConfig(context, mainPath)).sparse
 }
 
 /**
@@ -66,20 +117,9 @@ async function conePathspecs(context: YardContext, mainPath: string, sparse: {co
   return [':(glob)*', ...[...parents].map((parent) => `:(glob)${parent}/*`), ...dirs.map((dir) => `:(literal)${dir}`)]
 }
 
-/** The promisor remotes of a partial clone (`remote.<name>.promisor`, `extensions.partialClone`); empty for a full clone. */
-export async function promisorRemotes(context: YardContext, mainPath: string): Promise<string[]> {
-  const result = await context.runner.git(['config', '--get-regexp', '^(remote\\..*\\.promisor|extensions\\.partialclone)$'], {cwd: mainPath, allowFailure: true})
-  const remotes = new Set<string>()
-  for (const line of result.stdout.split('\n')) {
-    const [key, value] = [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1).trim()]
-    if (key.toLowerCase() === 'extensions.partialclone' && value !== '') remotes.add(value)
-    else if (key.endsWith('.promisor') && value === 'true') remotes.add(key.slice('remote.'.length, -'.promisor'.length))
-  }
-  return [...remotes]
-}
-
 /**
- * For a partial clone, makes sure the tree of `commit` is all local before the worktree is made:
+ * For a partial clone (`config` as `readCheckoutConfig` read it), makes sure the tree of `commit`
+ * is all local before the worktree is made:
  * the missing objects (`git rev-list --objects --no-walk --missing=print`, which fetches nothing)
  * are fetched from the promisor remote once, as git's own lazy fetch does (promisor-remote.c:
  * `fetch --filter=blob:none --stdin`), with gc and maintenance off. Nothing is created when it fails.
@@ -87,10 +127,9 @@ export async function promisorRemotes(context: YardContext, mainPath: string): P
  * @throws OperationError (exit 1) naming how many objects are missing (and the first few) and the
  *   fix, when the promisor remote cannot give them.
  */
-export async function fetchMissingObjects(context: YardContext, mainPath: string, commit: string): Promise<number> {
-  const remotes = await promisorRemotes(context, mainPath)
+export async function fetchMissingObjects(context: YardContext, mainPath: string, commit: string, config: CheckoutConfig): Promise<number> {
+  const {promisors: remotes, sparse} = config
   if (remotes.length === 0) return 0
-  const sparse = await mainSparse(context, mainPath)
   const within = sparse ? await conePathspecs(context, mainPath, sparse) : []
   // Non-cone patterns cannot be told to rev-list cheaply: git's checkout fetches what they need.
   if (within === undefined) return 0

@@ -26,6 +26,17 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     expect(formatArgv(['git', 'commit', '-m', "it's here"])).to.equal(`git commit -m 'it'\\''s here'`)
   })
 
+  it('stderrHold: holds back the engine failures it names, passes every other stderr line as it comes', async () => {
+    const shown: string[] = []
+    const runner = new ProcessRunner({capture: {write: (stream, text) => shown.push(`${stream}:${text}`)}})
+    // "Err" arrives alone: it could still become an engine failure, so it waits for its line.
+    const script = 'printf Err >&2; sleep 0.1; printf "or: engine says no\\n" >&2; echo "Error: the command\'s own" >&2; printf "prompt> " >&2; echo out'
+    const result = await runner.run('sh', ['-c', script], {stdio: 'inherit', allowFailure: true, stderrHold: (line) => line.includes('engine says no')})
+    expect(result.stderr).to.equal('Error: engine says no\n')
+    expect(shown.filter((text) => text.startsWith('stderr:')).join('')).to.equal("stderr:Error: the command's own\nstderr:prompt> ")
+    expect(shown).to.include('stdout:out\n')
+  })
+
   it('throws a typed failure carrying the command, exit code and stderr', async () => {
     const runner = new ProcessRunner()
     try {

@@ -6,10 +6,13 @@
  * checkout, env of §3.5 plus `YARD_IN_BOX=1`, command `sleep infinity` (with an init process,
  * so it stops at once).
  */
-import {existsSync} from 'node:fs'
+import {existsSync, promises as fs, readFileSync} from 'node:fs'
+import path from 'node:path'
 
 import type {BackendContext, BoxCapability, BoxSpec, StackContainer, Target} from '../../core/backend.js'
-import {InputError, OperationError, RefusedError} from '../../core/errors.js'
+import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../core/errors.js'
+import {execFailure, isEngineExecFailure} from '../../core/engine-exec.js'
+import type {RunResult} from '../../core/process.js'
 import type {Engine, EngineContainer} from './engine.js'
 import {labelArgs} from './engine.js'
 import {COMPOSE_PROJECT_LABEL, OWNER_LABEL, resourceLabels, ROLE_LABEL, yardLabels} from './labels.js'
@@ -40,9 +43,13 @@ export class ComposeBox implements BoxCapability {
    */
   async up(target: Target, spec: BoxSpec): Promise<boolean> {
     const box = await this.owned(target)
-    if (box?.state === 'running') return false
+    if (box?.state === 'running') {
+      await this.recordId(target, box.id)
+      return false
+    }
     if (box) {
       await this.engine.startContainers([box.id])
+      await this.recordId(target, box.id)
       return true
     }
     const network = boxNetwork(target)
@@ -55,7 +62,7 @@ export class ComposeBox implements BoxCapability {
       if (mount.includes(':')) throw new InputError(`cannot mount ${mount} into the box: the path contains ":"`, {fix: 'move the checkout (or the worktrees root) to a path without ":"'})
     }
     const env = Object.entries({...spec.env, YARD_IN_BOX: '1'}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
-    await this.context.runner.run(this.engine.command, [
+    const created = await this.context.runner.run(this.engine.command, [
       'run', '--detach', '--init', '--name', boxName(target),
       ...labelArgs({...yardLabels(target), [ROLE_LABEL]: 'box'}),
       ...[network, ...others].flatMap((name) => ['--network', name]),
@@ -68,6 +75,7 @@ export class ComposeBox implements BoxCapability {
       // podman run's options end at the image; `--` says so, so no image is ever read as a flag.
       '--', spec.image, 'sleep', 'infinity',
     ])
+    await this.recordId(target, created.stdout.trim())
     return true
   }
 
@@ -90,6 +98,7 @@ export class ComposeBox implements BoxCapability {
     const box = await this.owned(target)
     if (!box) return []
     await this.engine.removeContainers([box.id], 2)
+    await fs.rm(this.idFile(target), {force: true})
     const gone = [`container ${box.name}`]
     const stack = await this.engine.containers([`${COMPOSE_PROJECT_LABEL}=${target.project}`])
     const network = (await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`])).find((item) => item.name === boxNetwork(target))
@@ -108,6 +117,16 @@ export class ComposeBox implements BoxCapability {
    * @throws OperationError (exit 1) when the box is not running, with the `yard box up` hint.
    */
   async exec(target: Target, argv: string[], options: {tty: boolean}): Promise<number> {
+    // The fast path: one `podman exec` of the container whose owner was checked when its id was
+    // recorded (an id names that one container; a box made anew has another). Gone or stopped,
+    // it falls through to the inspect below, which says which, in yard's words.
+    const recorded = this.engine.command === 'podman' ? this.recordedId(target) : undefined
+    if (recorded !== undefined) {
+      const result = await this.runExec(recorded, target, argv, options)
+      const failure = execFailure(result)
+      if (failure === undefined) return result.exitCode
+      if (failure === 'no-directory') throw noDirectory(target, boxName(target))
+    }
     const box = await this.owned(target)
     if (box?.state !== 'running') {
       const flag = target.isMain ? '' : ` --worktree ${target.name}`
@@ -116,10 +135,49 @@ export class ComposeBox implements BoxCapability {
         fix: `run \`yard box up${flag}\` first`,
       })
     }
-    const result = await this.context.runner.run(this.engine.command, ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', target.checkoutPath, box.name, ...argv], {
-      stdio: 'inherit',
-      allowFailure: true,
-    })
+    await this.recordId(target, box.id)
+    const result = await this.runExec(box.id, target, argv, options)
+    const failure = execFailure(result)
+    if (failure === 'no-directory') throw noDirectory(target, box.name)
+    // Stopped or removed in between: the engine's own words, as podman exec gives them.
+    if (failure !== undefined) process.stderr.write(result.stderr)
     return result.exitCode
   }
+
+  /** `podman exec` on this terminal; the engine's own failures are held back (core/engine-exec.ts). */
+  private runExec(container: string, target: Target, argv: string[], options: {tty: boolean}): Promise<RunResult> {
+    return this.context.runner.run(this.engine.command, ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', target.checkoutPath, container, ...argv], {
+      stdio: 'inherit',
+      allowFailure: true,
+      stderrHold: isEngineExecFailure,
+    })
+  }
+
+  /** `<state dir>/boxes/<project>.<owner>.id`: the id of the box this owner made (checked when written). */
+  private idFile(target: Target): string {
+    return path.join(this.context.stateDir, 'boxes', `${target.project}.${target.owner}.id`)
+  }
+
+  private recordedId(target: Target): string | undefined {
+    try {
+      const id = readFileSync(this.idFile(target), 'utf8').trim()
+      return /^[0-9a-f]{64}$/.test(id) ? id : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Best effort: without the record, exec inspects first. */
+  private async recordId(target: Target, id: string): Promise<void> {
+    if (!/^[0-9a-f]{64}$/.test(id) || this.recordedId(target) === id) return
+    const file = this.idFile(target)
+    await fs.mkdir(path.dirname(file), {recursive: true}).then(() => fs.writeFile(file, id + '\n')).catch(() => undefined)
+  }
+}
+
+function noDirectory(target: Target, container: string): YardError {
+  return new YardError(ExitCode.execFailed, `the box ${container} has no ${target.checkoutPath}`, {
+    why: 'yard exec runs in the checkout\'s directory, which the box mounts at its own path; the box was made before that directory existed or with other mounts',
+    fix: `recreate the box: \`yard box down${target.isMain ? '' : ` --worktree ${target.name}`}\` then \`yard box up${target.isMain ? '' : ` --worktree ${target.name}`}\``,
+  })
 }

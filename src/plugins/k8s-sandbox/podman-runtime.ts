@@ -10,6 +10,7 @@ import path from 'node:path'
 import {stringify} from 'yaml'
 
 import type {BackendContext} from '../../core/backend.js'
+import {execFailure, isEngineExecFailure} from '../../core/engine-exec.js'
 import {OperationError} from '../../core/errors.js'
 import type {RunResult} from '../../core/process.js'
 import {PREFIX_LABEL, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
@@ -126,9 +127,18 @@ export class PodmanRuntime implements SandboxRuntime {
     return this.context.runner.run('podman', ['exec', ...(options.workdir ? ['--workdir', options.workdir] : []), ...env, containerOf(name), ...argv], {allowFailure: true})
   }
 
-  async exec(name: string, argv: string[], options: {workdir: string; tty: boolean}): Promise<number> {
+  /**
+   * `podman exec` in the workspace container on this terminal, its exit code passed on. With
+   * `missingWorkdir`, podman's own failure for a missing directory (read from the same call, not a
+   * `test -d` first) is held back and that error thrown instead.
+   */
+  async exec(name: string, argv: string[], options: {workdir: string; tty: boolean; missingWorkdir?: () => Error}): Promise<number> {
     const args = ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', options.workdir, containerOf(name), ...argv]
-    return (await this.context.runner.run('podman', args, {stdio: 'inherit', allowFailure: true})).exitCode
+    const result = await this.context.runner.run('podman', args, {stdio: 'inherit', allowFailure: true, stderrHold: options.missingWorkdir ? isEngineExecFailure : undefined})
+    const failure = options.missingWorkdir ? execFailure(result) : undefined
+    if (failure === 'no-directory') throw options.missingWorkdir!()
+    if (failure !== undefined) process.stderr.write(result.stderr)
+    return result.exitCode
   }
 
   async copyOut(name: string, podPath: string, hostPath: string): Promise<void> {

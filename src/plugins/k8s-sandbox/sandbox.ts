@@ -126,12 +126,14 @@ export class K8sSandbox implements SandboxBackend {
     const runtime = this.runtime(sandbox.runtime)
     // One path component: a directory such as ".." would leave the slot (core checks it too).
     const workdir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
-    if ((await runtime.run(sandbox.project, ['test', '-d', workdir])).exitCode !== 0) {
-      throw new InputError(`the sandbox ${sandbox.name} has no ${workdir}`, {
+    const missingWorkdir = () =>
+      new InputError(`the sandbox ${sandbox.name} has no ${workdir}`, {
         why: 'yard exec NAME/BRANCH runs in the branch worktree /work/<slot>/<branch with "/" → "-">',
         fix: `attach the branch first (yard sandbox attach ${sandbox.name} --branch BRANCH), or name one yard sandbox list shows`,
       })
-    }
+    // podman's exec says itself when the directory is missing; kubectl's does not, so it is asked first.
+    if (runtime instanceof PodmanRuntime) return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty, missingWorkdir})
+    if ((await runtime.run(sandbox.project, ['test', '-d', workdir])).exitCode !== 0) throw missingWorkdir()
     return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty})
   }
 

@@ -146,9 +146,12 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     const plain = cli(fixture, ['exec', 'feat', '--', 'sh', '-c', 'pwd; exit 127'])
     expect(plain.status).to.equal(127)
     expect(plain.stdout.trim(), plain.stderr).to.equal('/work/a/feat-login')
-    const missing = await run(['exec', 'feat/nope', '--', 'true'])
+    const missing = await run(['exec', 'feat/nope', '--verbose', '--', 'true'])
     expect(missing.exitCode).to.equal(2)
     expect(missing.stderr).to.include('has no /work/a/nope')
+    // The exec itself says the directory is missing: no `test -d` exec before it, podman's own line held back.
+    expect(missing.stderr.split('\n').filter((line) => line.startsWith('+ podman')).map((line) => line.split(' ').slice(1, 3).join(' '))).to.deep.equal(['podman container', 'podman exec'])
+    expect(missing.stderr).not.to.include('chdir')
   })
 
   it('yard exec NAME/.., NAME/. and NAME/ name no branch directory: exit 2, and nothing runs (they would run in /work or /work/<slot>)', () => {
