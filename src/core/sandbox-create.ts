@@ -17,6 +17,7 @@ import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
 import {isValidBranchName} from './git.js'
+import {requireClusterSource} from './cluster-source.js'
 import {buildDefaultImage} from './image.js'
 import {validateImageReference} from './image-reference.js'
 import {nameProblem, validateName} from './identity.js'
@@ -24,6 +25,7 @@ import {withLock} from './lock.js'
 import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {busyPorts} from './port-probe.js'
 import type {Registry} from './registry.js'
+import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
 import {chooseOffset} from './worktree-add.js'
@@ -70,6 +72,8 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   if (options.image !== undefined) validateImageReference(options.image, '--image')
   const session = await openSandboxes(context, registry, options.runtime)
   const {workspace, backend, runtime} = session
+  // Refused before the cluster is asked anything: the node would fail only after the Repo exists.
+  if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
   if (!(await isValidBranchName(context.runner, workspace.mainPath, branch))) {
     throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
   }
