@@ -469,6 +469,8 @@ export interface SandboxSummary {
   runtime: string
   phase: string
   offset: number
+  /** The node the pod was scheduled on (a cluster runtime); undefined before scheduling or on podman. */
+  node?: string
 }
 
 /** One repository of a sandbox: `--repo [SLOT=]URL[#REF]` resolved by core (DESIGN.md §5.2). */
@@ -617,6 +619,12 @@ export interface SandboxBackend {
    * Optional: a backend without a cluster runtime leaves it out.
    */
   cacheDemand?(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
+  /**
+   * Per cache key, each node's state of that cache as the runtime's nodes report it (a cluster:
+   * the Repos' status), for the keys given; undefined when the runtime's caches are this
+   * machine's (podman: core reads the cache backend). Optional.
+   */
+  cacheStates?(runtime: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined>
   /**
    * The cluster's one-time setup and its health (`yard cluster install|status`, DESIGN.md §5.2),
    * for the cluster of BackendContext.cluster. Optional: a backend without a cluster runtime

@@ -5,7 +5,7 @@
  * declarations: another sandbox's Repo is never changed, and only a failed create removes the
  * Repos it made itself, when no other pod mounts them.
  */
-import type {SandboxRepo} from '../../core/backend.js'
+import type {CacheNodeStatus, SandboxRepo} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration} from '../../core/process.js'
 import {withoutCredentials} from '../../core/repo-url.js'
@@ -19,6 +19,24 @@ const api = (kube: Kube) => ({group: REPO_GROUP, version: REPO_VERSION, namespac
 /** The Repo named `key`, or undefined; with `signal`, the request is aborted when it fires. */
 export async function readRepo(kube: Kube, key: string, signal?: AbortSignal): Promise<Repo | undefined> {
   return kubeGet(kube, `read the Repo ${key} in namespace ${kube.namespace}`, async () => (await kube.custom.getNamespacedCustomObject({...api(kube), name: key}, signal && abortOn(kube, signal))) as Repo)
+}
+
+/**
+ * Per key of `keys` that has a Repo, each node's entry of its status (absent and null fields as
+ * null): where `yard sandbox list` reads a cluster cache's freshness (DESIGN.md §5.2).
+ * @throws OperationError (exit 1) when the Repos cannot be listed.
+ */
+export async function repoNodeStates(kube: Kube, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>>> {
+  const wanted = new Set(keys)
+  const list = (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, () => kube.custom.listNamespacedCustomObject(api(kube)))) as {items?: Repo[]}
+  const states: Record<string, Record<string, CacheNodeStatus>> = {}
+  for (const repo of list.items ?? []) {
+    if (!wanted.has(repo.metadata.name)) continue
+    states[repo.metadata.name] = Object.fromEntries(
+      Object.entries(repo.status?.nodes ?? {}).map(([node, entry]) => [node, {present: entry.present === true, lastFetched: entry.lastFetched ?? null, lastError: entry.lastError ?? null}]),
+    )
+  }
+  return states
 }
 
 /** Node names whose entry in the Repo's status says the cache is present. */
