@@ -4,7 +4,9 @@
  * differs, so a second run changes nothing and fields others set stay — and reports the cache
  * agent per node and every Repo's per-node state.
  */
-import type {ClusterInstallStep, ClusterSettings, ClusterStatus, SandboxClusterSetup} from '../../core/backend.js'
+import type {ClusterCredential, ClusterCredentialInput, ClusterInstallStep, ClusterRepo, ClusterSettings, ClusterStatus, SandboxClusterSetup} from '../../core/backend.js'
+import * as credentials from './cluster-credentials.js'
+import * as repos from './cluster-repos.js'
 import {AGENT_NAME, AGENT_SELECTOR, clusterObjects} from './cluster-objects.js'
 import {isMissingKind, kubeCall, kubeError, kubeGet, openKube, type Kube} from './kube.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, type Repo} from './repo-resource.js'
@@ -70,6 +72,34 @@ export class K8sClusterSetup implements SandboxClusterSetup {
       options.onStep?.(step)
     }
     return steps
+  }
+
+  private open(): Promise<Kube> {
+    return openKube({context: this.settings.context, namespace: this.settings.namespace}, this.env)
+  }
+
+  async setCredential(input: ClusterCredentialInput): Promise<{action: 'created' | 'updated'; secret: string}> {
+    return credentials.setCredential(await this.open(), input)
+  }
+
+  async listCredentials(): Promise<ClusterCredential[]> {
+    return credentials.listCredentials(await this.open())
+  }
+
+  async removeCredential(prefix: string): Promise<boolean> {
+    return credentials.removeCredential(await this.open(), prefix)
+  }
+
+  async addRepos(list: Array<{key: string; url: string}>, options: {refreshInterval?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>> {
+    return repos.addRepos(await this.open(), list, options)
+  }
+
+  async listRepos(): Promise<ClusterRepo[]> {
+    return repos.listRepos(await this.open())
+  }
+
+  async removeRepos(keys: string[]): Promise<Array<{key: string; removed: boolean; mountedBy: string[]}>> {
+    return repos.removeRepos(await this.open(), keys, this.settings.cacheRoot)
   }
 
   async status(): Promise<ClusterStatus> {

@@ -8,6 +8,7 @@
 import type {CacheNodeStatus, SandboxRepo} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration} from '../../core/process.js'
+import {staleNote} from '../../core/stale.js'
 import {withoutCredentials} from '../../core/repo-url.js'
 import {abortOn, isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
@@ -108,6 +109,53 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))))
   }
+}
+
+/**
+ * Asks `node` for a fresh fetch of every cache of `repos` and waits for its answer (DESIGN.md
+ * §5.2: the design fetches "on demand before every attach"): a merge patch of each Repo's
+ * `spec.askedAt` (now; a Repo deleted meanwhile is declared again first), then polls until the
+ * node's entry reports `lastAsked` at or past that ask (its agent's fetch ran after it), within
+ * `budgetMs`. Never throws for what the node says: a fetch that failed, or no answer in time,
+ * is a stale note per slot (since when, and why); the sandbox goes on with what the cache holds.
+ * @returns per slot whose cache is stale, the note.
+ * @throws OperationError (exit 1) when the API refuses the patch.
+ */
+export async function askForFetch(kube: Kube, options: {node: string; repos: SandboxRepo[]; budgetMs: number; pollMs: number; refreshInterval?: string}): Promise<Record<string, string>> {
+  const {node} = options
+  const keys = [...new Set(options.repos.map((repo) => repo.key))]
+  const askedAt = new Date().toISOString()
+  for (const key of keys) {
+    const body = {spec: {askedAt}}
+    const patch = () => kube.custom.patchNamespacedCustomObject({...api(kube), name: key, body}, kube.mergePatch)
+    try {
+      await patch()
+    } catch (error) {
+      if (!isNotFound(error)) throw kubeError(error, `ask for a fetch of the Repo ${key} in namespace ${kube.namespace}`, kube)
+      await upsertRepos(kube, options.repos.filter((repo) => repo.key === key), [], options.refreshInterval)
+      await kubeCall(kube, `ask for a fetch of the Repo ${key} in namespace ${kube.namespace}`, patch)
+    }
+  }
+  const deadline = Date.now() + options.budgetMs
+  const notes = new Map<string, string>()
+  let waiting = keys
+  for (;;) {
+    const still: string[] = []
+    for (const key of waiting) {
+      const entry = (await readRepo(kube, key, AbortSignal.timeout(Math.max(options.pollMs, deadline - Date.now()))))?.status?.nodes?.[node]
+      const answered = entry?.lastAsked ? Date.parse(entry.lastAsked) >= Date.parse(askedAt) : false
+      if (!answered) {
+        if (Date.now() >= deadline) notes.set(key, staleNote(key, entry?.lastFetched ?? null, `node ${node} did not answer the ask to fetch within ${formatDuration(options.budgetMs)} (is its cache agent running? yard cluster status)`))
+        else still.push(key)
+      } else if (entry?.lastError) {
+        notes.set(key, staleNote(key, entry.lastFetched ?? null, entry.lastError))
+      }
+    }
+    if (still.length === 0) break
+    waiting = still
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))))
+  }
+  return Object.fromEntries(options.repos.filter((repo) => notes.has(repo.key)).map((repo) => [repo.slot, notes.get(repo.key)!]))
 }
 
 /**

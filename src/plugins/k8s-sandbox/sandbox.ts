@@ -85,8 +85,16 @@ export class K8sSandbox implements SandboxBackend {
     await this.runtime(spec.runtime).play(podManifest(target, spec))
   }
 
-  attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
-    return attachInPod(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
+  /**
+   * On a cluster, the pod's node is asked for a fresh fetch of every cache first (bounded; what it
+   * could not fetch comes back as `stale`); then attach inside the pod, whose `default/` fetches
+   * from the cache. On podman core fetched the local caches already.
+   */
+  async attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
+    const runtime = this.runtime(sandbox.runtime)
+    const stale = runtime instanceof KubernetesRuntime ? await runtime.freshen(sandbox.project, sandbox.spec.repos) : {}
+    const attached = await attachInPod(runtime, sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
+    return Object.keys(stale).length > 0 ? {...attached, stale} : attached
   }
 
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {

@@ -45,7 +45,7 @@ describe('sandbox list: a cache is stale when the node its pod runs on failed to
   async function scheduledPod(name: string, node: string, urls: string[]): Promise<void> {
     const main = realpathSync(fixture.app)
     const target: Target = {name, isMain: false, prefix: PREFIX, project: `${PREFIX}-${name}`, owner: ownerHash(main), offset: 10, offsetSource: 'hash', ports: {}, checkoutPath: main, mainPath: main}
-    const repos = urls.map((url) => ({slot: path.basename(url, '.git'), url, ref: null, ...repoIdentity(url)}))
+    const repos = urls.map((url) => ({...repoIdentity(url), slot: path.basename(url, ".git"), ref: null}))
     const spec: SandboxSpec = {runtime: 'kubernetes', image: 'yard-dev:test', cacheRoot: `/var/lib/yard/${NAMESPACE}/caches`, repos: repos.map(({slot, url, ref, identity, key}) => ({slot, url, ref, identity, key})), branch: `wt/${name}`, portBases: {}}
     const pod = podManifest(target, spec) as KubeObject
     await cluster.api.put({...pod, metadata: {...pod.metadata, namespace: NAMESPACE}, spec: {...pod.spec, nodeName: node}, status: {phase: 'Pending'}})
