@@ -416,6 +416,8 @@ export interface CacheNodeStatus {
    * or null; a waiting attach is answered once it reaches its own ask. Absent: not reported.
    */
   lastAsked?: string | null
+  /** The credentials prefix (`yard cluster credentials`) that served a remote url, or null when none matched. Absent: not reported. */
+  credentials?: string | null
 }
 
 /** A repository the cluster wants cached (one Repo object, named by its cache key). */
@@ -664,7 +666,7 @@ export interface ClusterStatus {
   /** The agent's pods, one per node it runs on. */
   agents: Array<{node: string | null; pod: string; phase: string; ready: boolean; restarts: number}>
   /** Every Repo with each node's state of its cache (nodes sorted by name). */
-  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null}>}>
+  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null; credentials: string | null}>}>
 }
 
 /** One entry of the cluster's repository credentials as listed: never the secret itself. */

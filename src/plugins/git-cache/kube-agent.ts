@@ -77,9 +77,11 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
 
   /** This node's entry for a repository; a failure of a remote url no credentials matched says so. */
   const statusOf = (repo: DemandedRepo, present: boolean, record: CacheRecord | undefined): CacheNodeStatus => {
-    const status = {...nodeStatus(present, record), ...lastAsked(repo, served)}
-    if (status.lastError !== null && REMOTE_URL.test(repo.url) && credentials(repo.url) === undefined) status.lastError = `${status.lastError.trimEnd()}\n${missingCredentialsNote(repo.url)}`
-    return status
+    const status: CacheNodeStatus = {...nodeStatus(present, record), ...lastAsked(repo, served)}
+    if (!REMOTE_URL.test(repo.url)) return status
+    const matched = credentials(repo.url)?.credential.prefix ?? null
+    if (status.lastError !== null && matched === null) status.lastError = `${status.lastError.trimEnd()}\n${missingCredentialsNote(repo.url)}`
+    return {...status, credentials: matched}
   }
 
   const perform = async (item: Work): Promise<void> => {
@@ -205,7 +207,7 @@ export function nodeStatus(present: boolean, record: CacheRecord | undefined): C
 }
 
 function sameStatus(a: CacheNodeStatus | undefined, b: CacheNodeStatus): boolean {
-  return a !== undefined && a.present === b.present && a.lastFetched === b.lastFetched && a.lastError === b.lastError && (b.lastAsked === undefined || (a.lastAsked ?? null) === b.lastAsked)
+  return a !== undefined && a.present === b.present && a.lastFetched === b.lastFetched && a.lastError === b.lastError && (b.lastAsked === undefined || (a.lastAsked ?? null) === b.lastAsked) && (b.credentials === undefined || (a.credentials ?? null) === b.credentials)
 }
 
 /** The ask this node served last, as its status says it: `{lastAsked}`, or nothing when it never served one. */

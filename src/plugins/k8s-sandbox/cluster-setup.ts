@@ -134,7 +134,7 @@ export class K8sClusterSetup implements SandboxClusterSetup {
           url: repo.spec?.url ?? '',
           askedAt: repo.spec?.askedAt ?? null,
           nodes: Object.entries(repo.status?.nodes ?? {})
-            .map(([node, state]) => ({node, present: state.present === true, lastFetched: state.lastFetched ?? null, lastError: state.lastError ?? null}))
+            .map(([node, state]) => ({node, present: state.present === true, lastFetched: state.lastFetched ?? null, lastError: state.lastError ?? null, credentials: state.credentials ?? null}))
             .sort((a, b) => a.node.localeCompare(b.node)),
         }))
         .sort((a, b) => a.key.localeCompare(b.key)),

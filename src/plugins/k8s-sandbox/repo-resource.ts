@@ -38,6 +38,8 @@ export interface RepoNodeStatus {
   lastError?: string | null
   /** The `spec.askedAt` this node served last: its clone or fetch ran after that ask (a waiting attach reads it). */
   lastAsked?: string | null
+  /** The url prefix of the credentials that served it (`yard cluster credentials`), or null: none matched. */
+  credentials?: string | null
 }
 
 export interface RepoStatus {
@@ -96,6 +98,7 @@ const nodeStatusSchema = {
     lastFetched: {type: 'string', format: 'date-time', nullable: true, description: 'start of the latest successful clone or fetch'},
     lastError: {type: 'string', nullable: true, description: "git's words when the latest clone or fetch failed"},
     lastAsked: {type: 'string', format: 'date-time', nullable: true, description: 'the spec.askedAt this node served last'},
+    credentials: {type: 'string', nullable: true, description: 'the url prefix of the credentials this node used for it, or null: none matched'},
   },
 }
 

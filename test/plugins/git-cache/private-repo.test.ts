@@ -74,7 +74,7 @@ describe('git-cache: a private https repository through yard cluster credentials
   })
 
   const key = () => repoIdentity(url).key
-  const entry = () => api.get('repos.yard.dev', NAMESPACE, key())?.status?.nodes?.[NODE] as {present: boolean; lastError?: string; lastFetched?: string} | undefined
+  const entry = () => api.get('repos.yard.dev', NAMESPACE, key())?.status?.nodes?.[NODE] as {present: boolean; lastError?: string; lastFetched?: string; credentials?: string} | undefined
   const cli = async (args: string[], env: Record<string, string | undefined> = {}) => {
     const run = await yard(args, {cwd: tempDir('yard-cwd'), env: {KUBECONFIG: api.kubeconfigPath, YARD_NAMESPACE: NAMESPACE, YARD_KUBE_CONTEXT: undefined, ...env}})
     outputs.push(run)
@@ -99,6 +99,8 @@ describe('git-cache: a private https repository through yard cluster credentials
     const pass = await agent()
     expect(pass.failed).to.deep.equal([key()])
     expect(entry()?.present).to.equal(false)
+    // A merge patch's null removes the field: no credentials matched.
+    expect(entry()?.credentials ?? null).to.equal(null)
     expect(entry()?.lastError).to.include(`could not read Username for '${server.url}'`)
     expect(entry()?.lastError).to.include(`no yard cluster credentials match ${url}`).and.to.include('yard cluster credentials set')
     expect(server.requests.some((request) => request.user === null)).to.equal(true)
@@ -116,7 +118,7 @@ describe('git-cache: a private https repository through yard cluster credentials
     await ask()
     expect((await agent()).cloned).to.deep.equal([key()])
     expect(git(path.join(root, key()), ['rev-parse', 'main'])).to.equal(git(upstream, ['rev-parse', 'main']))
-    expect(entry()).to.include({present: true})
+    expect(entry()).to.include({present: true, credentials: `${server.url}/`})
     expect(entry()?.lastError ?? null).to.equal(null)
 
     const later = commitTo(upstream, 'main', 'later', 'pushed to the private repository\n')
@@ -127,7 +129,8 @@ describe('git-cache: a private https repository through yard cluster credentials
 
     const listed = await cli(['cluster', 'credentials', 'list', '--json'])
     expect(listed.json).to.deep.equal([{prefix: `${server.url}/`, kind: 'token', username: 'alice', knownHosts: false}])
-    await cli(['cluster', 'status', '--json'])
+    const status = await cli(['cluster', 'status', '--json'])
+    expect((status.json as {repos: Array<{nodes: Array<{credentials: string | null}>}>}).repos[0].nodes[0].credentials).to.equal(`${server.url}/`)
   })
 
   it('the token is nowhere but the Secret: not in Repos, pods, status, any output, the cache or its config', async () => {
