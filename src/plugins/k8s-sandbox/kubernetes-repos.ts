@@ -115,7 +115,7 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
  * Asks `node` for a fresh fetch of every cache of `repos` and waits for its answer (DESIGN.md
  * §5.2: the design fetches "on demand before every attach"): a merge patch of each Repo's
  * `spec.askedAt` (now; a Repo deleted meanwhile is declared again first), then polls until the
- * node's entry reports `lastAsked` at or past that ask (its agent's fetch ran after it), within
+ * node's entry reports `lastAsked` (or a successful `lastFetched`) at or past that ask (its agent's fetch ran after it), within
  * `budgetMs`. Never throws for what the node says: a fetch that failed, or no answer in time,
  * is a stale note per slot (since when, and why); the sandbox goes on with what the cache holds.
  * @returns per slot whose cache is stale, the note.
@@ -143,7 +143,9 @@ export async function askForFetch(kube: Kube, options: {node: string; repos: San
     const still: string[] = []
     for (const key of waiting) {
       const entry = (await readRepo(kube, key, AbortSignal.timeout(Math.max(options.pollMs, deadline - Date.now()))))?.status?.nodes?.[node]
-      const answered = entry?.lastAsked ? Date.parse(entry.lastAsked) >= Date.parse(askedAt) : false
+      // lastAsked is the ask's own clock; an agent from before lastAsked answers with a newer lastFetched.
+      const after = (stamp: string | null | undefined) => (stamp ? Date.parse(stamp) >= Date.parse(askedAt) : false)
+      const answered = after(entry?.lastAsked) || after(entry?.lastFetched)
       if (!answered) {
         if (Date.now() >= deadline) notes.set(key, staleNote(key, entry?.lastFetched ?? null, `node ${node} did not answer the ask to fetch within ${formatDuration(options.budgetMs)} (is its cache agent running? yard cluster status)`))
         else still.push(key)
