@@ -13,8 +13,11 @@
  *   it was answered. Maintenance follows a fetch as in the local agent;
  * - a cache is evicted only when its Repo is gone and no pod on this node that has not ended
  *   mounts it (the pods are listed again right before);
- * - this node's entry of each Repo's status (present, lastFetched, lastError) is written when it
- *   changed, and nothing else of the status.
+ * - this node's entry of each Repo's status (present, lastFetched, lastError, lastAsked, and for
+ *   a remote url the credentials prefix that served it) is written when it changed, and nothing
+ *   else of the status;
+ * - clones and fetches of a url that `yard cluster credentials` covers get that entry through
+ *   git's own mechanisms, for that git process only (credentials.ts).
  * Pods are listed before Repos: a sandbox's Repo is made before its pod, so a pod that the first
  * list misses has its Repo in the second, and its cache is not evicted.
  */
@@ -91,7 +94,7 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     if (item.kind === 'clone') {
       try {
         const result = await worker.add(root, url)
-        emit({action: result.action, key, detail: result.action === 'cloned' ? 'first demand: a pod on this node mounts it' : 'pinned, not fetched'})
+        emit({action: result.action, key, detail: result.action === 'cloned' ? (item.repo.prefetch ? 'declared ahead (yard cluster repo add)' : 'first demand: a pod on this node mounts it') : 'pinned, not fetched'})
       } catch (error) {
         emit({action: 'failed', key, detail: describe(error)})
       }
