@@ -32,7 +32,8 @@ const SCP_PREFIX = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:/
 
 /**
  * Checks a url prefix: `https://host[:port]/…` or `http://…` for a token, `ssh://[user@]host/…`
- * or `user@host:…` for a deploy key; never with a password or token in it.
+ * or `user@host:…` for a deploy key; never with a password or token in it. A prefix that ends
+ * with its host gets a `/`, so it covers that host only.
  * @throws InputError (exit 2) naming the rule.
  */
 export function checkPrefix(prefix: string, kind: 'token' | 'ssh'): string {
@@ -44,11 +45,12 @@ export function checkPrefix(prefix: string, kind: 'token' | 'ssh'): string {
   if (kind === 'token') {
     if (!raw || (raw.scheme !== 'https://' && raw.scheme !== 'http://') || raw.host === '') throw refuse('a token is for https (or http) urls: the prefix must be https://host/…', 'e.g. https://github.com/acme/ (ssh urls take --ssh-key)')
     if (raw.userinfo !== undefined) throw refuse('it holds a user name or token before "@"; the token comes from --token-from-env and the user from --username', 'write the prefix without "user@" or "user:token@"')
-    return text
+    // A bare host ends at "/": https://github.com must not also cover https://github.com.evil.example/.
+    return raw.rest === '' ? `${text}/` : text
   }
   if (raw ? raw.scheme !== 'ssh://' && raw.scheme !== 'git+ssh://' : !SCP_PREFIX.test(text)) throw refuse('a deploy key is for ssh urls: ssh://[user@]host/… or user@host:…', 'e.g. git@github.com:acme/ (https urls take --token-from-env)')
   if (raw?.userinfo?.includes(':')) throw refuse('it holds a password', 'write it as ssh://user@host/…')
-  return text
+  return raw && raw.rest === '' ? `${text}/` : text
 }
 
 async function credentialSetup(context: YardContext, registry: Registry): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'setCredential' | 'listCredentials' | 'removeCredential'>>> {
