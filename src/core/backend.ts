@@ -397,6 +397,11 @@ export interface CacheAgentOptions {
    * caches nobody wants, and reports this node's state of each repository.
    */
   demand?: CacheDemand
+  /**
+   * Cluster mode: the directory where the agent's pod mounts the credentials Secret (`yard
+   * cluster credentials`), read for each clone and fetch; absent: no credentials.
+   */
+  credentialsDir?: string
 }
 
 /** This node's state of one repository: a Repo's `status.nodes.<node>` entry (DESIGN.md §5.2). */
@@ -406,6 +411,13 @@ export interface CacheNodeStatus {
   lastFetched: string | null
   /** git's words when the latest attempt failed, or null. */
   lastError: string | null
+  /**
+   * The Repo's `spec.askedAt` this node served last (its fetch, or clone, ran after that ask),
+   * or null; a waiting attach is answered once it reaches its own ask. Absent: not reported.
+   */
+  lastAsked?: string | null
+  /** The credentials prefix (`yard cluster credentials`) that served a remote url, or null when none matched. Absent: not reported. */
+  credentials?: string | null
 }
 
 /** A repository the cluster wants cached (one Repo object, named by its cache key). */
@@ -416,6 +428,8 @@ export interface DemandedRepo {
   refreshMs?: number
   /** The latest ask for an on-demand fetch (ISO-8601), or undefined. */
   askedAt?: string
+  /** Wanted on every node before any pod mounts it (declared ahead). */
+  prefetch?: boolean
   /** What this node last reported for it, or undefined when it has no entry. */
   reported?: CacheNodeStatus
 }
@@ -469,6 +483,8 @@ export interface SandboxSummary {
   runtime: string
   phase: string
   offset: number
+  /** The node the pod was scheduled on (a cluster runtime); undefined before scheduling or on podman. */
+  node?: string
 }
 
 /** One repository of a sandbox: `--repo [SLOT=]URL[#REF]` resolved by core (DESIGN.md §5.2). */
@@ -563,6 +579,8 @@ export interface SandboxSaved {
 export interface SandboxAttachResult {
   branch: string
   slots: Array<{slot: string; default: string; path: string; created: boolean}>
+  /** Per slot whose cache could not be brought to the remote's now: why, and since when it is stale. */
+  stale?: Record<string, string>
 }
 
 /** Sandboxes on a runtime (DESIGN.md §5.2). */
@@ -618,6 +636,12 @@ export interface SandboxBackend {
    */
   cacheDemand?(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
   /**
+   * Per cache key, each node's state of that cache as the runtime's nodes report it (a cluster:
+   * the Repos' status), for the keys given; undefined when the runtime's caches are this
+   * machine's (podman: core reads the cache backend). Optional.
+   */
+  cacheStates?(runtime: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined>
+  /**
    * The cluster's one-time setup and its health (`yard cluster install|status`, DESIGN.md §5.2),
    * for the cluster of BackendContext.cluster. Optional: a backend without a cluster runtime
    * leaves it out.
@@ -642,7 +666,34 @@ export interface ClusterStatus {
   /** The agent's pods, one per node it runs on. */
   agents: Array<{node: string | null; pod: string; phase: string; ready: boolean; restarts: number}>
   /** Every Repo with each node's state of its cache (nodes sorted by name). */
-  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null}>}>
+  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null; credentials: string | null}>}>
+}
+
+/** One entry of the cluster's repository credentials as listed: never the secret itself. */
+export interface ClusterCredential {
+  /** The url prefix it serves, e.g. `https://github.com/acme/`. */
+  prefix: string
+  kind: 'token' | 'ssh'
+  /** The https user name; null for ssh. */
+  username: string | null
+  /** Whether an ssh entry carries its own known hosts. */
+  knownHosts: boolean
+}
+
+/** What `yard cluster credentials set` stores for one prefix. */
+export type ClusterCredentialInput =
+  | {prefix: string; kind: 'token'; username: string; token: string}
+  | {prefix: string; kind: 'ssh'; key: string; knownHosts?: string}
+
+/** A Repo as `yard cluster repo list` shows it. */
+export interface ClusterRepo {
+  key: string
+  url: string
+  refreshInterval: string | null
+  /** Declared ahead (`yard cluster repo add`): every node clones it before any sandbox needs it. */
+  prefetch: boolean
+  /** Nodes whose entry says the cache is present. */
+  present: string[]
 }
 
 /** A sandbox backend's cluster setup (SandboxBackend.clusterSetup). */
@@ -657,6 +708,23 @@ export interface SandboxClusterSetup {
   install(options: {image: string; version: string; onStep?: (step: ClusterInstallStep) => void}): Promise<ClusterInstallStep[]>
   /** @throws InputError, OperationError as `install`. */
   status(): Promise<ClusterStatus>
+  /**
+   * Creates or replaces the credentials of one url prefix in the cluster's credentials Secret.
+   * @returns whether the Secret was created or an entry added or replaced, and the Secret's name.
+   */
+  setCredential?(input: ClusterCredentialInput): Promise<{action: 'created' | 'updated'; secret: string}>
+  /** Every credentials entry, without its secret. */
+  listCredentials?(): Promise<ClusterCredential[]>
+  /** Removes one prefix's entry; false when there was none. */
+  removeCredential?(prefix: string): Promise<boolean>
+  /**
+   * Declares repositories ahead (`yard cluster repo add`): a Repo per key with `prefetch`, so
+   * every node's agent clones it before any sandbox exists. An existing Repo gets `prefetch`.
+   */
+  addRepos?(repos: Array<{key: string; url: string}>, options: {refreshInterval?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>>
+  listRepos?(): Promise<ClusterRepo[]>
+  /** Deletes Repos (the nodes evict once no pod mounts them); per key whether it existed and which pods still mount it. */
+  removeRepos?(keys: string[]): Promise<Array<{key: string; removed: boolean; mountedBy: string[]}>>
 }
 
 export type Backend = MachineBackend | StackBackend | CacheBackend | SandboxBackend

@@ -195,5 +195,7 @@ export async function runCacheAgent(context: YardContext, registry: Registry, re
   }
   const cache = await registry.create('cache', settings.cacheBackend, backendContext)
   const demand = await sandboxes.cacheDemand({node: settings.node, cacheRoot: settings.cacheRoot, namespace: settings.namespace, ...(settings.context ? {context: settings.context} : {})})
-  return cache.agent(settings.cacheRoot, {...options, demand})
+  // The DaemonSet mounts the credentials Secret there (docs/cluster.md, "Private repositories").
+  const credentialsDir = context.env.YARD_CREDENTIALS_DIR?.trim()
+  return cache.agent(settings.cacheRoot, {...options, demand, ...(credentialsDir && path.isAbsolute(credentialsDir) ? {credentialsDir} : {})})
 }

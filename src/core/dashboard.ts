@@ -10,7 +10,7 @@ import type {YardContext} from './context.js'
 import {dashboardTracer, traced, Tracer} from './dashboard-trace.js'
 import {findClashes} from './identity.js'
 import type {Registry} from './registry.js'
-import {listSandboxes, openSandboxCache, openSandboxes, SandboxListRow} from './sandbox.js'
+import {listSandboxes, openSandboxes, SandboxListRow} from './sandbox.js'
 import {openStack, StackSession} from './stack.js'
 import {ListedCheckout, listWorktrees, WorktreeRow} from './worktree-list.js'
 import {listIdentities, openWorkspace} from './workspace.js'
@@ -220,16 +220,13 @@ export async function gatherCluster(context: YardContext, registry: Registry): P
     return {rows: [], notes}
   }
   const workspace = await openWorkspace(quiet)
-  const [identities, fetched] = await Promise.all([
-    listIdentities(workspace, quiet, sandboxes),
-    openSandboxCache(quiet, registry, workspace).then(({cache, root}) => cache.list(root)).catch(() => []),
-  ])
+  const identities = await listIdentities(workspace, quiet, sandboxes)
   const clashes = new Map(identities.map((row) => [row.target.name, row.clashesWith]))
-  const lastFetched = new Map(fetched.map((row) => [row.key, row.lastFetched ?? null]))
+  // Freshness as sandbox list read it: the local cache on podman, the pod's node on a cluster.
   const rows = sandboxes.map((row) => ({
     ...row,
     clashesWith: clashes.get(row.name) ?? [],
-    lastFetched: Object.fromEntries(row.repos.map((repo) => [repo.key, lastFetched.get(repo.key) ?? null])),
+    lastFetched: Object.fromEntries(row.repos.map((repo) => [repo.key, repo.lastFetched])),
   }))
   return {rows, notes}
 }

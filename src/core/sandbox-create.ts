@@ -17,6 +17,8 @@ import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
 import {isValidBranchName} from './git.js'
+import {requireClusterSource} from './cluster-source.js'
+import {staleNote} from './stale.js'
 import {buildDefaultImage} from './image.js'
 import {validateImageReference} from './image-reference.js'
 import {nameProblem, validateName} from './identity.js'
@@ -24,6 +26,7 @@ import {withLock} from './lock.js'
 import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {busyPorts} from './port-probe.js'
 import type {Registry} from './registry.js'
+import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
 import {chooseOffset} from './worktree-add.js'
@@ -70,6 +73,8 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   if (options.image !== undefined) validateImageReference(options.image, '--image')
   const session = await openSandboxes(context, registry, options.runtime)
   const {workspace, backend, runtime} = session
+  // Refused before the cluster is asked anything: the node would fail only after the Repo exists.
+  if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
   if (!(await isValidBranchName(context.runner, workspace.mainPath, branch))) {
     throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
   }
@@ -109,13 +114,15 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       return {target, decided}
     })
     const attached = await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)})
+    // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
+    for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
     const {target, decided} = placed
     if (decided.pin !== undefined) {
       await excludePinFile(context, workspace)
       context.warn(`note: ${name}'s offset ${decided.hashOffset} clashes with ${decided.clashedWith.join(', ')}: pinned ${name} to offset ${decided.pin} in ${workspace.config.files.local}`)
     }
     return {
-      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale,
+      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale},
       pinned: decided.pin !== undefined ? {hashOffset: decided.hashOffset, clashedWith: decided.clashedWith} : null,
     }
   } catch (error) {
@@ -150,7 +157,7 @@ async function ensureCaches(context: YardContext, cache: CacheBackend, root: str
       const fetched = await cache.fetch(root, repo.url, {onDemand: true})
       cachePath = fetched.path
       if (fetched.stale) {
-        stale[repo.slot] = `the cache ${fetched.key} is stale since ${fetched.staleSince ?? 'its clone'}: ${fetched.error?.trim().split('\n').at(-1) ?? 'its fetch failed'}`
+        stale[repo.slot] = staleNote(fetched.key, fetched.staleSince, fetched.error)
         context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
       }
     }
@@ -239,15 +246,42 @@ async function hostGitIdentity(context: YardContext, mainPath: string): Promise<
 }
 
 /**
- * `yard sandbox attach NAME [--branch BRANCH]` (DESIGN.md §5.2): idempotent; default branch `wt/<name>`.
+ * `yard sandbox attach NAME [--branch BRANCH]` (DESIGN.md §5.2): idempotent; default branch
+ * `wt/<name>`. Every attach starts from the remote's now (the design's fetch "on demand before
+ * every attach"): on podman each local cache is fetched first; on a cluster the backend asks the
+ * pod's node for a fetch and waits (bounded). A failed fetch goes on with what the cache holds,
+ * warning that it is stale and since when (`stale` per slot). Then `default/` fetches from the
+ * cache inside the pod, so the branch's base is the new one.
  * @throws InputError (exit 2) for an invalid branch, an unknown sandbox or a directory clash.
  */
-export async function attachSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string}> {
+export async function attachSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
   const branch = checkSandboxBranch(options.branch ?? `wt/${validateName(options.name, 'sandbox name')}`)
   const session = await openSandboxes(context, registry, options.runtime)
   if (!(await isValidBranchName(context.runner, session.workspace.mainPath, branch))) {
     throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
   }
   const {sandbox} = await requireSandbox(context, session, options.name)
-  return {name: sandbox.name, ...(await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))}
+  const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, registry, session, sandbox.spec.repos)
+  const attached = await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)})
+  for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
+  return {name: sandbox.name, ...attached, stale: {...stale, ...attached.stale}}
+}
+
+/**
+ * An on-demand fetch of each repository's local cache (podman: the pod mounts this machine's
+ * caches); a failure warns and is returned per slot, the cache staying as it is.
+ */
+async function fetchLocalCaches(context: YardContext, registry: Registry, session: SandboxSession, repos: SandboxRepo[]): Promise<Record<string, string>> {
+  const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+  const stale: Record<string, string> = {}
+  const byKey = new Map<string, string>()
+  for (const repo of repos) {
+    if (!byKey.has(repo.key)) {
+      const fetched = await cache.fetch(root, repo.url, {onDemand: true})
+      byKey.set(repo.key, fetched.stale ? staleNote(fetched.key, fetched.staleSince, fetched.error) : '')
+      if (fetched.stale) context.warn(`warning: ${byKey.get(repo.key)}; the sandbox uses the cached objects`)
+    }
+    if (byKey.get(repo.key)) stale[repo.slot] = byKey.get(repo.key)!
+  }
+  return stale
 }

@@ -93,22 +93,50 @@ export interface SandboxListRow {
   offset: number
   offsetSource: OffsetSource
   ports: Record<string, number>
-  repos: Array<{slot: string; identity: string; key: string; stale: boolean; worktrees: Array<{branch: string | null; path: string; dirty: boolean}>}>
+  /** The node the pod runs on (kubernetes), or null. */
+  node: string | null
+  /**
+   * Per slot its cache's freshness where the pod runs: podman, the local cache's record; a
+   * cluster, the Repo status entry of the pod's node — stale when that node's latest clone or
+   * fetch failed, or when it does not hold the cache.
+   */
+  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean}>}>
+}
+
+/** A cache's freshness as `yard sandbox list` shows it. */
+interface Freshness {
+  stale: boolean
+  lastFetched: string | null
+  lastError: string | null
 }
 
 /** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
 export async function listSandboxes(context: YardContext, registry: Registry, runtimeFlag?: string): Promise<SandboxListRow[]> {
   const session = await openSandboxes(context, registry, runtimeFlag)
-  const {cache, root} = await openSandboxCache(context, registry, session.workspace)
-  const staleKeys = new Set((await cache.list(root)).filter((row) => row.stale).map((row) => row.key))
+  const summaries = await session.backend.list(session.workspace.prefix, {timeoutMs: 10_000, runtime: session.runtime})
+  const sandboxes = await Promise.all(summaries.map((summary) => requireSandbox(context, session, summary.name)))
+  const keys = [...new Set(sandboxes.flatMap(({sandbox}) => sandbox.spec.repos.map((repo) => repo.key)))]
+  const nodeStates = keys.length > 0 ? await session.backend.cacheStates?.(session.runtime, keys) : undefined
+  let freshness: (key: string, node: string | undefined) => Freshness
+  if (nodeStates !== undefined) {
+    freshness = (key, node) => {
+      const entry = node === undefined ? undefined : nodeStates[key]?.[node]
+      // A pod not yet scheduled has no cache to be stale; a scheduled one whose node has nothing is.
+      if (entry === undefined) return {stale: node !== undefined, lastFetched: null, lastError: null}
+      return {stale: !entry.present || entry.lastError !== null, lastFetched: entry.lastFetched, lastError: entry.lastError}
+    }
+  } else {
+    const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+    const local = new Map((await cache.list(root)).map((row) => [row.key, {stale: row.stale, lastFetched: row.lastFetched, lastError: row.lastError}]))
+    freshness = (key) => local.get(key) ?? {stale: false, lastFetched: null, lastError: null}
+  }
   const rows: SandboxListRow[] = []
-  for (const summary of await session.backend.list(session.workspace.prefix, {timeoutMs: 10_000, runtime: session.runtime})) {
-    const {target, sandbox} = await requireSandbox(context, session, summary.name)
+  for (const {target, sandbox} of sandboxes) {
     const worktrees: SandboxWorktree[] = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
     rows.push({
-      name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports,
+      name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports, node: sandbox.node ?? null,
       repos: sandbox.spec.repos.map((repo) => ({
-        slot: repo.slot, identity: repo.identity, key: repo.key, stale: staleKeys.has(repo.key),
+        slot: repo.slot, identity: repo.identity, key: repo.key, ...freshness(repo.key, sandbox.node),
         worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0})),
       })),
     })

@@ -180,7 +180,7 @@ describe('yard cluster install and status against the fake API server', () => {
     await api.setPodUnschedulable('yard', 'yard-cache-agent-a', 'not yet')
     await api.put({apiVersion: 'v1', kind: 'Pod', metadata: {name: 'app-feat', namespace: 'yard', labels: {'yard.dev/name': 'feat'}}, spec: {containers: [{name: 'workspace', image: 'x'}]}})
     await api.patchStatus('daemonsets', 'yard', 'yard-cache-agent', {desiredNumberScheduled: 2, numberReady: 1, currentNumberScheduled: 2})
-    await api.put({apiVersion: 'yard.dev/v1alpha1', kind: 'Repo', metadata: {name: 'app-0123abcd', namespace: 'yard'}, spec: {url: 'https://example.com/app.git'}, status: {nodes: {'node-b': {present: true, lastFetched: '2026-11-29T10:00:00Z'}, 'node-a': {present: false, lastError: 'fatal: could not read from remote'}}}})
+    await api.put({apiVersion: 'yard.dev/v1alpha1', kind: 'Repo', metadata: {name: 'app-0123abcd', namespace: 'yard'}, spec: {url: 'https://example.com/app.git'}, status: {nodes: {'node-b': {present: true, lastFetched: '2026-11-29T10:00:00Z', credentials: 'https://example.com/'}, 'node-a': {present: false, lastError: 'fatal: could not read from remote'}}}})
     await api.put({apiVersion: 'yard.dev/v1alpha1', kind: 'Repo', metadata: {name: 'lib-89abcdef', namespace: 'yard'}, spec: {url: 'https://example.com/lib.git', askedAt: '2026-11-29T11:00:00Z'}})
 
     const run = await yard(['cluster', 'status', '--json'], {cwd, env: env()})
@@ -195,15 +195,17 @@ describe('yard cluster install and status against the fake API server', () => {
       ],
       repos: [
         {key: 'app-0123abcd', url: 'https://example.com/app.git', askedAt: null, nodes: [
-          {node: 'node-a', present: false, lastFetched: null, lastError: 'fatal: could not read from remote'},
-          {node: 'node-b', present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null},
+          {node: 'node-a', present: false, lastFetched: null, lastError: 'fatal: could not read from remote', credentials: null},
+          {node: 'node-b', present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null, credentials: 'https://example.com/'},
         ]},
         {key: 'lib-89abcdef', url: 'https://example.com/lib.git', askedAt: '2026-11-29T11:00:00Z', nodes: []},
       ],
     })
     const text = await yard(['cluster', 'status'], {cwd, env: env()})
     expect(text.stdout).to.contain('cache agent: 1/2 ready')
-    expect(text.stdout).to.match(/app-0123abcd\s+https:\/\/example.com\/app.git\s+node-a\s+no\s+-\s+fatal: could not read from remote/)
+    expect(text.stdout).to.match(/app-0123abcd\s+https:\/\/example.com\/app.git\s+node-a\s+no\s+-\s+-\s+fatal: could not read from remote/)
+    // Which credentials served the node (yard cluster credentials), by prefix.
+    expect(text.stdout).to.match(/app-0123abcd\s+https:\/\/example.com\/app.git\s+node-b\s+yes\s+\S+ ago\s+https:\/\/example.com\/\s/)
     expect(text.stdout).to.match(/lib-89abcdef\s+https:\/\/example.com\/lib.git\s+\(none yet\)/)
   })
 

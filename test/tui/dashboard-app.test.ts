@@ -28,8 +28,8 @@ function localRow(name: string, offset: number, running: boolean): LocalRow {
 
 /** A sandbox whose cache last fetched 7 minutes before the call. */
 const sandboxRow = (): ClusterRow => ({
-  name: 'sbx', project: 'app-sbx', runtime: 'podman', phase: 'Running', offset: 12, offsetSource: 'label', ports: {WEB_PORT: 3012},
-  repos: [{slot: 'shop', identity: '/up/shop', key: 'shop-12345678', stale: true, worktrees: [{branch: 'feat/cart', path: '/work/shop/feat-cart', dirty: false}]}],
+  name: 'sbx', project: 'app-sbx', runtime: 'podman', phase: 'Running', offset: 12, offsetSource: 'label', ports: {WEB_PORT: 3012}, node: null,
+  repos: [{slot: 'shop', identity: '/up/shop', key: 'shop-12345678', stale: true, lastFetched: null, lastError: 'fatal: unreachable', worktrees: [{branch: 'feat/cart', path: '/work/shop/feat-cart', dirty: false}]}],
   clashesWith: [], lastFetched: {'shop-12345678': new Date(Date.now() - 7 * 60_000).toISOString()},
 })
 

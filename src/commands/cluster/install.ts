@@ -7,7 +7,7 @@ import {BaseCommand} from '../base.js'
 /** `yard cluster install [--dry-run] [--image IMAGE]` (DESIGN.md §5.2; docs/cluster.md). */
 export default class ClusterInstall extends BaseCommand {
   static summary = 'Install what the kubernetes runtime needs: namespace, Repo CRD, cache agent'
-  static description = `Creates, or updates where it differs, in [cluster] namespace of [cluster] context: the Namespace, the CustomResourceDefinition repos.yard.dev, and the cache agent's ServiceAccount, Role and RoleBinding (exactly what the agent uses: list pods, list repos, patch repos/status) and DaemonSet (yard cache agent --kubernetes on every node, the caches under [cluster] cache-root on a hostPath, read-only root filesystem). Running it again changes nothing.
+  static description = `Creates, or updates where it differs, in [cluster] namespace of [cluster] context: the Namespace, the CustomResourceDefinition repos.yard.dev, and the cache agent's ServiceAccount, Role and RoleBinding (exactly what the agent uses: list pods, list repos, patch repos/status; no Secrets) and DaemonSet (yard cache agent --kubernetes on every node, the caches under [cluster] cache-root on a hostPath, the credentials Secret of yard cluster credentials mounted read-only, read-only root filesystem). Running it again changes nothing.
 
 --dry-run prints the objects as YAML and needs no kubeconfig or cluster (kubectl apply -f - takes it). The agent image defaults to localhost/yard-agent:<yard's version>, built from deploy/Containerfile (docs/cluster.md).`
   static examples = [

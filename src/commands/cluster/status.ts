@@ -42,6 +42,7 @@ export default class ClusterStatus extends BaseCommand {
               {header: 'NODE', cell: (row) => row.node?.node ?? '(none yet)'},
               {header: 'PRESENT', cell: (row) => (row.node ? (row.node.present ? 'yes' : 'no') : undefined)},
               {header: 'FETCHED', cell: (row) => (row.node?.lastFetched ? `${age(row.node.lastFetched)} ago` : undefined)},
+              {header: 'CREDENTIALS', cell: (row) => row.node?.credentials ?? undefined},
               {header: 'ERROR', cell: (row) => row.node?.lastError ?? undefined},
             ],
             rows,

@@ -60,6 +60,11 @@ export class GitCache implements CacheBackend {
     )
   }
 
+  /** The same cache backend whose git processes get `env` too (cluster credentials, credentials.ts). */
+  withEnv(env: Record<string, string>): GitCache {
+    return new GitCache({...this.context, runner: this.context.runner.withEnv(env)}, this.budgets)
+  }
+
   async add(root: string, url: string): Promise<CacheAddResult> {
     const repo = repoIdentity(url)
     await requireRoot(root)

@@ -4,14 +4,20 @@
  * the cluster wants — Repo objects, and pods on this node mounting caches — through a
  * CacheDemand, instead of by records and leases alone:
  * - a Repo's cache is cloned on first demand: when a pod on this node that has not ended mounts
- *   it. A Repo that no pod here needs stays un-cloned;
+ *   it, or at once when the Repo is declared ahead (`spec.prefetch`, `yard cluster repo add`). A
+ *   Repo that no pod here needs stays un-cloned;
  * - a present cache with a Repo is refreshed on the Repo's interval (±20 %), and at once when
- *   asked: the Repo's `spec.askedAt` is later than this node's latest
- *   attempt. Maintenance follows a fetch as in the local agent;
+ *   asked: the Repo's `spec.askedAt` is later than the ask this node served last (its entry's
+ *   `lastAsked`; the ask's own clock is compared with itself, never with the node's). The ask
+ *   served is reported as `lastAsked` after the fetch, failed or not, so a waiting attach knows
+ *   it was answered. Maintenance follows a fetch as in the local agent;
  * - a cache is evicted only when its Repo is gone and no pod on this node that has not ended
  *   mounts it (the pods are listed again right before);
- * - this node's entry of each Repo's status (present, lastFetched, lastError) is written when it
- *   changed, and nothing else of the status.
+ * - this node's entry of each Repo's status (present, lastFetched, lastError, lastAsked, and for
+ *   a remote url the credentials prefix that served it) is written when it changed, and nothing
+ *   else of the status;
+ * - clones and fetches of a url that `yard cluster credentials` covers get that entry through
+ *   git's own mechanisms, for that git process only (credentials.ts).
  * Pods are listed before Repos: a sandbox's Repo is made before its pod, so a pod that the first
  * list misses has its Repo in the second, and its cache is not evicted.
  */
@@ -20,8 +26,12 @@ import {YardError} from '../../core/errors.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../core/repo-identity.js'
 import {AGENT_CONCURRENCY, jitteredInterval, refresh, sleep, sweep} from './agent.js'
 import type {GitCache} from './cache.js'
+import {credentialsFor, missingCredentialsNote} from './credentials.js'
 import {evictCache} from './evict.js'
 import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
+
+/** Urls that reach another machine, whose failure may be missing credentials (not local paths or file://). */
+const REMOTE_URL = /^(?:https?:\/\/|ssh:\/\/|git\+ssh:\/\/|[^/:@]+@[^/:]+:)/i
 
 interface Work {
   repo: DemandedRepo
@@ -65,22 +75,36 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     repo.reported = status
   }
 
+  /** The credentials mounted for a url (credentials.ts), read at each use: a Secret updated in place is seen. */
+  const credentials = (url: string) => (options.credentialsDir ? credentialsFor(options.credentialsDir, url, cache.context.env) : undefined)
+
+  /** This node's entry for a repository; a failure of a remote url no credentials matched says so. */
+  const statusOf = (repo: DemandedRepo, present: boolean, record: CacheRecord | undefined): CacheNodeStatus => {
+    const status: CacheNodeStatus = {...nodeStatus(present, record), ...lastAsked(repo, served)}
+    if (!REMOTE_URL.test(repo.url)) return status
+    const matched = credentials(repo.url)?.credential.prefix ?? null
+    if (status.lastError !== null && matched === null) status.lastError = `${status.lastError.trimEnd()}\n${missingCredentialsNote(repo.url)}`
+    return {...status, credentials: matched}
+  }
+
   const perform = async (item: Work): Promise<void> => {
     const {key, url} = item.repo
+    const match = credentials(url)
+    const worker = match ? cache.withEnv(match.env) : cache
     if (item.kind === 'clone') {
       try {
-        const result = await cache.add(root, url)
-        emit({action: result.action, key, detail: result.action === 'cloned' ? 'first demand: a pod on this node mounts it' : 'pinned, not fetched'})
+        const result = await worker.add(root, url)
+        emit({action: result.action, key, detail: result.action === 'cloned' ? (item.repo.prefetch ? 'declared ahead (yard cluster repo add)' : 'first demand: a pod on this node mounts it') : 'pinned, not fetched'})
       } catch (error) {
         emit({action: 'failed', key, detail: describe(error)})
       }
     } else {
-      await refresh(cache, root, {key, url, onDemand: item.onDemand}, emit)
+      await refresh(worker, root, {key, url, onDemand: item.onDemand}, emit)
     }
     if (item.repo.askedAt !== undefined) served.set(key, item.repo.askedAt)
     try {
       const paths = cachePaths(root, key)
-      await report(item.repo, nodeStatus(isPresent(paths), await readRecord(paths)))
+      await report(item.repo, statusOf(item.repo, isPresent(paths), await readRecord(paths)))
     } catch (error) {
       cache.context.warn(`warning: could not report the cache ${key} on node ${demand.node}: ${describe(error)}`)
     }
@@ -94,8 +118,9 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       const paths = cachePaths(root, repo.key)
       const record = await readRecord(paths)
       const present = isPresent(paths)
-      const mounted = view.mounted.has(repo.key)
-      const status = nodeStatus(present, record)
+      // Declared ahead, a repository is wanted here as if a pod mounted it.
+      const mounted = view.mounted.has(repo.key) || repo.prefetch === true
+      const status = statusOf(repo, present, record)
       const wrong = urlProblem(repo)
       if (wrong !== undefined) {
         // Reported where it matters: a node holding the cache or asked for it by a pod.
@@ -103,7 +128,8 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
         continue
       }
       const lastAttempt = record?.lastAttempt ? Date.parse(record.lastAttempt) : 0
-      const asked = repo.askedAt !== undefined && Date.parse(repo.askedAt) > lastAttempt && served.get(repo.key) !== repo.askedAt
+      const answered = served.get(repo.key) ?? repo.reported?.lastAsked ?? null
+      const asked = repo.askedAt !== undefined && (answered === null || Date.parse(repo.askedAt) > Date.parse(answered))
       // A missing cache is cloned at once, unless its latest clone failed: then on the interval (or an ask).
       const retry = present || (record?.lastError ?? null) !== null
       const dueAt = retry ? (nextDue.get(repo.key) ?? lastAttempt + 0.8 * (repo.refreshMs ?? options.intervalMs)) : 0
@@ -184,7 +210,13 @@ export function nodeStatus(present: boolean, record: CacheRecord | undefined): C
 }
 
 function sameStatus(a: CacheNodeStatus | undefined, b: CacheNodeStatus): boolean {
-  return a !== undefined && a.present === b.present && a.lastFetched === b.lastFetched && a.lastError === b.lastError
+  return a !== undefined && a.present === b.present && a.lastFetched === b.lastFetched && a.lastError === b.lastError && (b.lastAsked === undefined || (a.lastAsked ?? null) === b.lastAsked) && (b.credentials === undefined || (a.credentials ?? null) === b.credentials)
+}
+
+/** The ask this node served last, as its status says it: `{lastAsked}`, or nothing when it never served one. */
+function lastAsked(repo: DemandedRepo, served: Map<string, string>): {lastAsked?: string | null} {
+  const answered = served.get(repo.key) ?? repo.reported?.lastAsked ?? null
+  return answered === null ? {} : {lastAsked: answered}
 }
 
 /** Why a Repo's url cannot fill the cache its name says, or undefined when it can. */

@@ -1,7 +1,9 @@
 /**
  * Attach (DESIGN.md §5.2), run inside the pod with git called without a shell: the host user's
  * git identity, then per slot a `--shared` clone of the read-only cache at `default/` and the
- * branch worktree beside it. Idempotent: what exists is kept as it is, uncommitted work included.
+ * branch worktree beside it; an existing `default/` first fetches from the cache (catchUp), so a
+ * new branch starts from what the cache holds now. Idempotent: what exists is kept as it is,
+ * uncommitted work included.
  */
 import type {SandboxAttachResult, SandboxSpec} from '../../core/backend.js'
 import {InputError, OperationError} from '../../core/errors.js'
@@ -72,6 +74,7 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
     const home = defaultCheckout(repo.slot)
     const target = `/work/${repo.slot}/${directory}`
     if (!present[index]) await podGit(runtime, pod, ['clone', '--quiet', '--shared', '--', repoMountPath(repo.key), home])
+    else await catchUp(runtime, pod, home)
     let created = false
     if (!known[index].some((worktree) => worktree.path === target)) {
       // `worktree add` takes no `--`: the branch was checked (no leading "-"), the path is absolute.
@@ -87,6 +90,18 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
     slots.push({slot: repo.slot, default: home, path: target, created})
   }
   return {branch, slots}
+}
+
+/**
+ * Brings an existing `default/` to what the cache holds now (its origin is `/repos/<key>`): a
+ * fetch of origin's branches and tags (never `--prune`), then a fast-forward of its checked-out
+ * branch to its upstream when that is possible — a default checkout with local commits or changes
+ * in the way keeps them, and the branch stays where it is.
+ * @throws OperationError when the fetch from the cache fails.
+ */
+async function catchUp(runtime: SandboxRuntime, pod: string, home: string): Promise<void> {
+  await podGit(runtime, pod, ['-C', home, 'fetch', '--quiet', '--tags', 'origin'])
+  await runtime.run(pod, ['git', '-C', home, 'merge', '--ff-only', '--quiet'])
 }
 
 /** `origin/HEAD`; for `#REF`, `refs/remotes/origin/<ref>` when it exists, else the ref verbatim. */

@@ -68,8 +68,9 @@ export function demandedRepo(repo: Repo, node: string): DemandedRepo {
     url: repo.spec?.url ?? '',
     ...(refreshMs === undefined ? {} : {refreshMs}),
     ...(repo.spec?.askedAt ? {askedAt: repo.spec.askedAt} : {}),
+    ...(repo.spec?.prefetch === true ? {prefetch: true} : {}),
     // A merge patch's null removes a field: absent and null are the same answer.
-    ...(entry === undefined ? {} : {reported: {present: entry.present === true, lastFetched: entry.lastFetched ?? null, lastError: entry.lastError ?? null}}),
+    ...(entry === undefined ? {} : {reported: {present: entry.present === true, lastFetched: entry.lastFetched ?? null, lastError: entry.lastError ?? null, lastAsked: entry.lastAsked ?? null, credentials: entry.credentials ?? null}}),
   }
 }
 
@@ -106,7 +107,7 @@ export class KubeCacheDemand implements CacheDemand {
    */
   async report(key: string, status: CacheNodeStatus): Promise<void> {
     const {kube} = this
-    const entry: RepoNodeStatus = {present: status.present, lastFetched: status.lastFetched, lastError: status.lastError}
+    const entry: RepoNodeStatus = {present: status.present, lastFetched: status.lastFetched, lastError: status.lastError, ...(status.lastAsked === undefined ? {} : {lastAsked: status.lastAsked}), ...(status.credentials === undefined ? {} : {credentials: status.credentials})}
     await kubeGet(kube, `report node ${this.node}'s state of Repo ${key} in namespace ${kube.namespace}`, () =>
       kube.custom.patchNamespacedCustomObjectStatus(
         {group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL, name: key, body: nodeStatusPatch(this.node, entry)},

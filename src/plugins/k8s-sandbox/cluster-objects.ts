@@ -15,6 +15,12 @@ export const AGENT_SELECTOR = {'app.kubernetes.io/name': AGENT_NAME}
 /** The container of the agent's pods. */
 export const AGENT_CONTAINER = 'agent'
 
+/** The Secret `yard cluster credentials` writes, one entry per url prefix; the agent's pods mount it. */
+export const CREDENTIALS_SECRET = 'yard-cache-credentials'
+
+/** Where the agent's pods mount it (read-only; `YARD_CREDENTIALS_DIR`). */
+export const CREDENTIALS_DIR = '/etc/yard/credentials'
+
 const COMMON_LABELS = {'app.kubernetes.io/part-of': 'yard', 'app.kubernetes.io/managed-by': 'yard'}
 
 /** What the rendering depends on. */
@@ -59,7 +65,9 @@ export function agentRoleRules(): PolicyRule[] {
  * The DaemonSet's pods run `yard cache agent --kubernetes` with `NODE_NAME` from the downward API
  * (`spec.nodeName`), `YARD_NAMESPACE` from `metadata.namespace` and `YARD_CACHE_ROOT`; the cache
  * root is a hostPath (`DirectoryOrCreate`) mounted at the same path; the root filesystem is
- * read-only with an emptyDir for `/tmp` (HOME and yard's state directory); as uid 0 — kubelet
+ * read-only with an emptyDir for `/tmp` (HOME and yard's state directory); the credentials
+ * Secret is mounted read-only (mode 0400, optional) at CREDENTIALS_DIR — the kubelet reads it
+ * with the node's rights, so the agent's Role needs no Secret rights at all; as uid 0 — kubelet
  * creates the pods' hostPath directories as root — but with every capability dropped and no
  * privilege escalation.
  */
@@ -122,18 +130,23 @@ function agentDaemonSet(options: ClusterObjectOptions, labels: Record<string, st
                 {name: 'YARD_CACHE_ROOT', value: options.cacheRoot},
                 {name: 'HOME', value: '/tmp'},
                 {name: 'YARD_STATE_DIR', value: '/tmp/yard'},
+                {name: 'YARD_CREDENTIALS_DIR', value: CREDENTIALS_DIR},
               ],
               resources: {requests: {cpu: '50m', memory: '128Mi'}, limits: {memory: '1Gi'}},
               securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ['ALL']}},
               volumeMounts: [
                 {name: 'caches', mountPath: options.cacheRoot},
                 {name: 'tmp', mountPath: '/tmp'},
+                {name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true},
               ],
             },
           ],
           volumes: [
             {name: 'caches', hostPath: {path: options.cacheRoot, type: 'DirectoryOrCreate'}},
             {name: 'tmp', emptyDir: {}},
+            // Optional: the agent starts before any credentials exist, and the kubelet adds the
+            // files once the Secret appears (and updates them in place when it changes).
+            {name: 'credentials', secret: {secretName: CREDENTIALS_SECRET, optional: true, defaultMode: 0o400}},
           ],
         },
       },

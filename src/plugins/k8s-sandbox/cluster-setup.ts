@@ -4,7 +4,9 @@
  * differs, so a second run changes nothing and fields others set stay — and reports the cache
  * agent per node and every Repo's per-node state.
  */
-import type {ClusterInstallStep, ClusterSettings, ClusterStatus, SandboxClusterSetup} from '../../core/backend.js'
+import type {ClusterCredential, ClusterCredentialInput, ClusterInstallStep, ClusterRepo, ClusterSettings, ClusterStatus, SandboxClusterSetup} from '../../core/backend.js'
+import * as credentials from './cluster-credentials.js'
+import * as repos from './cluster-repos.js'
 import {AGENT_NAME, AGENT_SELECTOR, clusterObjects} from './cluster-objects.js'
 import {isMissingKind, kubeCall, kubeError, kubeGet, openKube, type Kube} from './kube.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, type Repo} from './repo-resource.js'
@@ -72,6 +74,34 @@ export class K8sClusterSetup implements SandboxClusterSetup {
     return steps
   }
 
+  private open(): Promise<Kube> {
+    return openKube({context: this.settings.context, namespace: this.settings.namespace}, this.env)
+  }
+
+  async setCredential(input: ClusterCredentialInput): Promise<{action: 'created' | 'updated'; secret: string}> {
+    return credentials.setCredential(await this.open(), input)
+  }
+
+  async listCredentials(): Promise<ClusterCredential[]> {
+    return credentials.listCredentials(await this.open())
+  }
+
+  async removeCredential(prefix: string): Promise<boolean> {
+    return credentials.removeCredential(await this.open(), prefix)
+  }
+
+  async addRepos(list: Array<{key: string; url: string}>, options: {refreshInterval?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>> {
+    return repos.addRepos(await this.open(), list, options)
+  }
+
+  async listRepos(): Promise<ClusterRepo[]> {
+    return repos.listRepos(await this.open())
+  }
+
+  async removeRepos(keys: string[]): Promise<Array<{key: string; removed: boolean; mountedBy: string[]}>> {
+    return repos.removeRepos(await this.open(), keys, this.settings.cacheRoot)
+  }
+
   async status(): Promise<ClusterStatus> {
     const kube = await openKube({context: this.settings.context, namespace: this.settings.namespace}, this.env)
     const {namespace} = kube
@@ -104,7 +134,7 @@ export class K8sClusterSetup implements SandboxClusterSetup {
           url: repo.spec?.url ?? '',
           askedAt: repo.spec?.askedAt ?? null,
           nodes: Object.entries(repo.status?.nodes ?? {})
-            .map(([node, state]) => ({node, present: state.present === true, lastFetched: state.lastFetched ?? null, lastError: state.lastError ?? null}))
+            .map(([node, state]) => ({node, present: state.present === true, lastFetched: state.lastFetched ?? null, lastError: state.lastError ?? null, credentials: state.credentials ?? null}))
             .sort((a, b) => a.node.localeCompare(b.node)),
         }))
         .sort((a, b) => a.key.localeCompare(b.key)),

@@ -105,5 +105,6 @@ export function runtimePodOf(pod: V1Pod): RuntimePod {
     phase: String(pod.status?.phase ?? 'Unknown'),
     labels: (pod.metadata?.labels ?? {}) as Record<string, string>,
     annotations: (pod.metadata?.annotations ?? {}) as Record<string, string>,
+    ...(pod.spec?.nodeName ? {node: pod.spec.nodeName} : {}),
   }
 }

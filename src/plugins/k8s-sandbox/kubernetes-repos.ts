@@ -5,9 +5,10 @@
  * declarations: another sandbox's Repo is never changed, and only a failed create removes the
  * Repos it made itself, when no other pod mounts them.
  */
-import type {SandboxRepo} from '../../core/backend.js'
+import type {CacheNodeStatus, SandboxRepo} from '../../core/backend.js'
 import {OperationError} from '../../core/errors.js'
 import {formatDuration} from '../../core/process.js'
+import {staleNote} from '../../core/stale.js'
 import {withoutCredentials} from '../../core/repo-url.js'
 import {abortOn, isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
@@ -19,6 +20,24 @@ const api = (kube: Kube) => ({group: REPO_GROUP, version: REPO_VERSION, namespac
 /** The Repo named `key`, or undefined; with `signal`, the request is aborted when it fires. */
 export async function readRepo(kube: Kube, key: string, signal?: AbortSignal): Promise<Repo | undefined> {
   return kubeGet(kube, `read the Repo ${key} in namespace ${kube.namespace}`, async () => (await kube.custom.getNamespacedCustomObject({...api(kube), name: key}, signal && abortOn(kube, signal))) as Repo)
+}
+
+/**
+ * Per key of `keys` that has a Repo, each node's entry of its status (absent and null fields as
+ * null): where `yard sandbox list` reads a cluster cache's freshness (DESIGN.md §5.2).
+ * @throws OperationError (exit 1) when the Repos cannot be listed.
+ */
+export async function repoNodeStates(kube: Kube, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>>> {
+  const wanted = new Set(keys)
+  const list = (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, () => kube.custom.listNamespacedCustomObject(api(kube)))) as {items?: Repo[]}
+  const states: Record<string, Record<string, CacheNodeStatus>> = {}
+  for (const repo of list.items ?? []) {
+    if (!wanted.has(repo.metadata.name)) continue
+    states[repo.metadata.name] = Object.fromEntries(
+      Object.entries(repo.status?.nodes ?? {}).map(([node, entry]) => [node, {present: entry.present === true, lastFetched: entry.lastFetched ?? null, lastError: entry.lastError ?? null}]),
+    )
+  }
+  return states
 }
 
 /** Node names whose entry in the Repo's status says the cache is present. */
@@ -90,6 +109,55 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))))
   }
+}
+
+/**
+ * Asks `node` for a fresh fetch of every cache of `repos` and waits for its answer (DESIGN.md
+ * §5.2: the design fetches "on demand before every attach"): a merge patch of each Repo's
+ * `spec.askedAt` (now; a Repo deleted meanwhile is declared again first), then polls until the
+ * node's entry reports `lastAsked` (or a successful `lastFetched`) at or past that ask (its agent's fetch ran after it), within
+ * `budgetMs`. Never throws for what the node says: a fetch that failed, or no answer in time,
+ * is a stale note per slot (since when, and why); the sandbox goes on with what the cache holds.
+ * @returns per slot whose cache is stale, the note.
+ * @throws OperationError (exit 1) when the API refuses the patch.
+ */
+export async function askForFetch(kube: Kube, options: {node: string; repos: SandboxRepo[]; budgetMs: number; pollMs: number; refreshInterval?: string}): Promise<Record<string, string>> {
+  const {node} = options
+  const keys = [...new Set(options.repos.map((repo) => repo.key))]
+  const askedAt = new Date().toISOString()
+  for (const key of keys) {
+    const body = {spec: {askedAt}}
+    const patch = () => kube.custom.patchNamespacedCustomObject({...api(kube), name: key, body}, kube.mergePatch)
+    try {
+      await patch()
+    } catch (error) {
+      if (!isNotFound(error)) throw kubeError(error, `ask for a fetch of the Repo ${key} in namespace ${kube.namespace}`, kube)
+      await upsertRepos(kube, options.repos.filter((repo) => repo.key === key), [], options.refreshInterval)
+      await kubeCall(kube, `ask for a fetch of the Repo ${key} in namespace ${kube.namespace}`, patch)
+    }
+  }
+  const deadline = Date.now() + options.budgetMs
+  const notes = new Map<string, string>()
+  let waiting = keys
+  for (;;) {
+    const still: string[] = []
+    for (const key of waiting) {
+      const entry = (await readRepo(kube, key, AbortSignal.timeout(Math.max(options.pollMs, deadline - Date.now()))))?.status?.nodes?.[node]
+      // lastAsked is the ask's own clock; an agent from before lastAsked answers with a newer lastFetched.
+      const after = (stamp: string | null | undefined) => (stamp ? Date.parse(stamp) >= Date.parse(askedAt) : false)
+      const answered = after(entry?.lastAsked) || after(entry?.lastFetched)
+      if (!answered) {
+        if (Date.now() >= deadline) notes.set(key, staleNote(key, entry?.lastFetched ?? null, `node ${node} did not answer the ask to fetch within ${formatDuration(options.budgetMs)} (is its cache agent running? yard cluster status)`))
+        else still.push(key)
+      } else if (entry?.lastError) {
+        notes.set(key, staleNote(key, entry.lastFetched ?? null, entry.lastError))
+      }
+    }
+    if (still.length === 0) break
+    waiting = still
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))))
+  }
+  return Object.fromEntries(options.repos.filter((repo) => notes.has(repo.key)).map((repo) => [repo.slot, notes.get(repo.key)!]))
 }
 
 /**

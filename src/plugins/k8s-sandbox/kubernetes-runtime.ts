@@ -16,14 +16,14 @@ import path from 'node:path'
 
 import type {V1Pod} from '@kubernetes/client-node'
 
-import type {BackendContext, ClusterSettings} from '../../core/backend.js'
+import type {BackendContext, CacheNodeStatus, ClusterSettings, SandboxRepo} from '../../core/backend.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {formatDuration, type RunResult} from '../../core/process.js'
 import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
 import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
 import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
 import {MANAGED_BY_LABEL, PREFIX_LABEL} from './manifest.js'
-import {dropUnusedRepos, upsertRepos, waitForCaches} from './kubernetes-repos.js'
+import {askForFetch, dropUnusedRepos, repoNodeStates, upsertRepos, waitForCaches} from './kubernetes-repos.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 /** How often a waiting create asks again, in ms (a tenth of a short budget). */
@@ -78,6 +78,25 @@ export class KubernetesRuntime implements SandboxRuntime {
   private async readPod(name: string, signal?: AbortSignal): Promise<V1Pod | undefined> {
     const kube = await this.kube()
     return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, () => kube.core.readNamespacedPod({name, namespace: kube.namespace}, signal && abortOn(kube, signal)))
+  }
+
+  /**
+   * Asks the node the pod runs on for a fresh fetch of each cache and waits for its answer,
+   * within `[cluster] cache-timeout-seconds` (kubernetes-repos.ts askForFetch).
+   * @returns per slot whose cache stays stale, why and since when.
+   * @throws OperationError (exit 1) when the pod is gone or the API refuses.
+   */
+  async freshen(name: string, repos: SandboxRepo[]): Promise<Record<string, string>> {
+    const kube = await this.kube()
+    const pod = await this.readPod(name)
+    const node = pod?.spec?.nodeName
+    if (!node) throw new OperationError(`the sandbox pod ${name} runs on no node`, {why: pod ? `it is ${pod.status?.phase ?? 'in an unknown phase'} and not scheduled` : 'it is gone', fix: 'yard sandbox list shows its phase; remove it (yard sandbox rm) and create it again'})
+    return askForFetch(kube, {node, repos, budgetMs: this.settings.cacheTimeoutMs, pollMs: pollEvery(this.settings.cacheTimeoutMs), refreshInterval: this.settings.refreshInterval})
+  }
+
+  /** Per cache key, each node's state of the cache from its Repo's status (kubernetes-repos.ts). */
+  async cacheStates(keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>>> {
+    return repoNodeStates(await this.kube(), keys)
   }
 
   /**

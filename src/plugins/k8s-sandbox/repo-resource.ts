@@ -24,6 +24,8 @@ export interface RepoSpec {
   refreshInterval?: string
   /** The latest ask for an on-demand fetch (RFC 3339); a node fetches when it is newer than its latest attempt (successful or not: a failing remote is not retried in a loop). */
   askedAt?: string
+  /** Declared ahead (`yard cluster repo add`): every node clones it before any pod needs it. */
+  prefetch?: boolean
 }
 
 /** One node's state of the cache (`status.nodes.<node>`), written by that node's agent only. */
@@ -34,6 +36,10 @@ export interface RepoNodeStatus {
   lastFetched?: string | null
   /** git's words when the latest clone or fetch failed, or null. */
   lastError?: string | null
+  /** The `spec.askedAt` this node served last: its clone or fetch ran after that ask (a waiting attach reads it). */
+  lastAsked?: string | null
+  /** The url prefix of the credentials that served it (`yard cluster credentials`), or null: none matched. */
+  credentials?: string | null
 }
 
 export interface RepoStatus {
@@ -91,6 +97,8 @@ const nodeStatusSchema = {
     present: {type: 'boolean', description: 'the bare repository exists on the node'},
     lastFetched: {type: 'string', format: 'date-time', nullable: true, description: 'start of the latest successful clone or fetch'},
     lastError: {type: 'string', nullable: true, description: "git's words when the latest clone or fetch failed"},
+    lastAsked: {type: 'string', format: 'date-time', nullable: true, description: 'the spec.askedAt this node served last'},
+    credentials: {type: 'string', nullable: true, description: 'the url prefix of the credentials this node used for it, or null: none matched'},
   },
 }
 
@@ -131,7 +139,8 @@ export function repoCrd(): Record<string, unknown> {
                   properties: {
                     url: {type: 'string', minLength: 1, description: 'the url as first given; the agent clones from it'},
                     refreshInterval: {type: 'string', minLength: 1, pattern: '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$', description: "how often a node fetches, e.g. 10m; default: the agent's --interval"},
-                    askedAt: {type: 'string', format: 'date-time', description: 'the latest ask for a fetch; a node holding the cache fetches when it is newer than its latest attempt'},
+                    askedAt: {type: 'string', format: 'date-time', description: 'the latest ask for a fetch; a node holding the cache fetches when it is newer than the ask it served last'},
+                    prefetch: {type: 'boolean', description: 'declared ahead: every node clones it before any pod needs it'},
                   },
                 },
                 status: {

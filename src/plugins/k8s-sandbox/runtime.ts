@@ -14,6 +14,8 @@ export interface RuntimePod {
   phase: string
   labels: Record<string, string>
   annotations: Record<string, string>
+  /** The node it runs on (a cluster); undefined before scheduling, and on podman. */
+  node?: string
 }
 
 export interface SandboxRuntime {

@@ -4,7 +4,7 @@
  * differs: `podman` (podman-runtime.ts) or `kubernetes` (kubernetes-runtime.ts, which loads
  * client-node only when it first talks to a cluster).
  */
-import type {BackendContext, CacheBorrower, CacheDemand, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSaved, SandboxSpec, SandboxSummary, SandboxUnsaved, SandboxWorktree, Target} from '../../core/backend.js'
+import type {BackendContext, CacheBorrower, CacheDemand, CacheNodeStatus, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSaved, SandboxSpec, SandboxSummary, SandboxUnsaved, SandboxWorktree, Target} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
 import {checkBranchDirectory} from '../../core/sandbox-repos.js'
 import {attachInPod} from './attach.js'
@@ -85,8 +85,16 @@ export class K8sSandbox implements SandboxBackend {
     await this.runtime(spec.runtime).play(podManifest(target, spec))
   }
 
-  attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
-    return attachInPod(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
+  /**
+   * On a cluster, the pod's node is asked for a fresh fetch of every cache first (bounded; what it
+   * could not fetch comes back as `stale`); then attach inside the pod, whose `default/` fetches
+   * from the cache. On podman core fetched the local caches already.
+   */
+  async attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
+    const runtime = this.runtime(sandbox.runtime)
+    const stale = runtime instanceof KubernetesRuntime ? await runtime.freshen(sandbox.project, sandbox.spec.repos) : {}
+    const attached = await attachInPod(runtime, sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
+    return Object.keys(stale).length > 0 ? {...attached, stale} : attached
   }
 
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {
@@ -142,6 +150,12 @@ export class K8sSandbox implements SandboxBackend {
     return (await import('./cache-demand.js')).openCacheDemand(options, this.context.env)
   }
 
+  /** On a cluster, every node's state of each cache from the Repos' status; on podman undefined (the local cache is the truth). */
+  async cacheStates(runtimeId: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined> {
+    const runtime = this.runtime(runtimeId)
+    return runtime instanceof KubernetesRuntime ? runtime.cacheStates(keys) : undefined
+  }
+
   /**
    * `yard cluster install|status` (DESIGN.md §5.2) against the cluster of BackendContext.cluster;
    * cluster-setup.ts and client-node load on first use.
@@ -170,5 +184,5 @@ async function forwardPorts(runtime: SandboxRuntime, pod: string, forwards: Sand
 }
 
 function summaryOf(pod: RuntimePod, runtime: string): SandboxSummary {
-  return {name: pod.labels[NAME_LABEL] ?? pod.name, project: pod.name, runtime, phase: pod.phase, offset: Number(pod.labels[OFFSET_LABEL])}
+  return {name: pod.labels[NAME_LABEL] ?? pod.name, project: pod.name, runtime, phase: pod.phase, offset: Number(pod.labels[OFFSET_LABEL]), ...(pod.node ? {node: pod.node} : {})}
 }

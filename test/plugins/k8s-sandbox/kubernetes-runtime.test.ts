@@ -27,6 +27,13 @@ const prefix = `${K2_TEST_PREFIX}a`
 const pod = `${prefix}-feat`
 const CACHE_ROOT = `/var/lib/yard/${NAMESPACE}/caches`
 const KUBECTL = ['--context', 'fake', '--namespace', NAMESPACE]
+/**
+ * A cluster fetches nothing from a path on this machine (a local path is refused for the
+ * kubernetes runtime), so the upstreams are named as if hosted; git on this machine — the
+ * podman-played twin's cache — reads `https://git.test/<path>` as `<path>` (git's insteadOf).
+ */
+const hosted = (dir: string) => `https://git.test${dir}`
+const HOSTED_ENV = {GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'url./.insteadOf', GIT_CONFIG_VALUE_0: 'https://git.test/'}
 
 describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md §5.2)', function () {
   this.timeout(240_000)
@@ -36,15 +43,15 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   let upstreamLib: string
   let keyApp: string
   let keyLib: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
+  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: {...fixture.env, ...cluster.env, ...HOSTED_ENV}})
   const fakePod = (name = pod) => cluster.api.get('pods', NAMESPACE, name)
   const repo = (key: string) => cluster.api.get('repos.yard.dev', NAMESPACE, key)
 
   before(async () => {
     sweep(K2_TEST_PREFIX)
     await ensureDefaultImage()
-    upstreamApp = makeUpstream('app')
-    upstreamLib = makeUpstream('lib')
+    upstreamApp = hosted(makeUpstream('app'))
+    upstreamLib = hosted(makeUpstream('lib'))
     keyApp = repoIdentity(upstreamApp).key
     keyLib = repoIdentity(upstreamLib).key
     fixture = makeApp(prefix, 'WEB_PORT = 39100\nAPI_PORT = 39300')
@@ -69,8 +76,9 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(created.json).to.deep.include({name: 'feat', project: pod, runtime: 'kubernetes', branch: 'feat/login'})
     expect((created.json as {slots: Array<{path: string}>}).slots.map((slot) => slot.path)).to.deep.equal(['/work/app/feat-login', '/work/lib/feat-login'])
 
-    expect(repo(keyLib)?.spec).to.deep.equal({url: upstreamLib})
-    expect(repo(keyApp)?.spec).to.deep.equal({url: upstreamApp})
+    // The url as given, and the ask for a fresh fetch its attach made.
+    expect(repo(keyLib)?.spec).to.have.keys('url', 'askedAt').and.include({url: upstreamLib})
+    expect(repo(keyApp)?.spec).to.have.keys('url', 'askedAt').and.include({url: upstreamApp})
     const repoCreates = cluster.api.calls.filter((call) => call.verb === 'create' && call.resource === 'repos')
     expect(repoCreates).to.have.length(1)
 
@@ -152,6 +160,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
         {slot: 'app', default: '/work/app/default', path: '/work/app/fix-typo', created: true},
         {slot: 'lib', default: '/work/lib/default', path: '/work/lib/fix-typo', created: true},
       ],
+      stale: {},
     })
     expect(inPod(pod, 'git', '-C', '/work/lib/fix-typo', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('fix/typo')
     expect(cluster.kubectl.verb('exec').some((call) => call.argv.includes('worktree') && call.argv.includes('/work/lib/fix-typo'))).to.equal(true)
@@ -212,7 +221,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('a pod that never becomes Ready fails create after the budget with its conditions and events, and leaves nothing behind (acceptance 3)', async () => {
-    const upstreamExtra = makeUpstream('extra')
+    const upstreamExtra = hosted(makeUpstream('extra'))
     const keyExtra = repoIdentity(upstreamExtra).key
     const message = '0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.'
     cluster.scripts.set(`${prefix}-stuck`, {kind: 'stuck', message, events: [{reason: 'FailedScheduling', message}]})
@@ -235,7 +244,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it("a node whose agent reports a lastError for a cache fails create with the agent's error and deletes the pod", async () => {
-    const missing = path.join(path.dirname(upstreamApp), 'gone.git')
+    const missing = `${path.dirname(upstreamApp)}/gone.git`
     const keyMissing = repoIdentity(missing).key
     const agentError = `fatal: '${missing}' does not appear to be a git repository`
     cluster.scripts.set(`${prefix}-broken`, {kind: 'ready', node: 'node-c', agent: {lastError: agentError}, agentDelayMs: 200})
@@ -248,7 +257,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('a node whose agent never reports the cache fails create after [cluster] cache-timeout-seconds, and the pod goes', async () => {
-    const quiet = makeUpstream('quiet')
+    const quiet = hosted(makeUpstream('quiet'))
     cluster.scripts.set(`${prefix}-quiet`, {kind: 'ready', node: 'node-d', agent: 'silent'})
     const started = Date.now()
     const failed = await run(['sandbox', 'create', 'quiet', '--repo', quiet])
@@ -260,8 +269,8 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('a Repo create refused half-way (403) fails create before any pod, and removes the Repos it had made', async () => {
-    const first = makeUpstream('first')
-    const second = makeUpstream('second')
+    const first = hosted(makeUpstream('first'))
+    const second = hosted(makeUpstream('second'))
     // The first Repo create goes through; then the next one is forbidden.
     const forbidden = {code: 403, reason: 'Forbidden', message: 'repos.yard.dev is forbidden: User "dev" cannot create resource "repos" in API group "yard.dev"'}
     const before = cluster.api.calls.length
@@ -281,7 +290,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('create without kubectl on PATH is refused with exit 2 and the install hint before any Repo or pod exists (docs/sandboxes.md, Create step 1)', async () => {
-    const fresh = makeUpstream('nokubectl')
+    const fresh = hosted(makeUpstream('nokubectl'))
     // node, git and podman, and no kubectl (this machine may have a real one next to them).
     const bin = tempDir('yard-no-kubectl')
     for (const tool of ['node', 'git', 'podman']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], {encoding: 'utf8'}).trim(), path.join(bin, tool))
@@ -297,7 +306,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('an attach that fails after the pod started deletes the pod and the Repos this create made; a Repo another pod mounts stays', async () => {
-    const fresh = makeUpstream('orphan')
+    const fresh = hosted(makeUpstream('orphan'))
     const keyFresh = repoIdentity(fresh).key
     // No podman-runtime pod of that name: the fake kubectl's exec, and so attach, fails.
     const before = cluster.api.calls.length

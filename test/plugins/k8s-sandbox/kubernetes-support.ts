@@ -29,6 +29,12 @@ export class FakeCluster {
   /** Per pod name; pods not listed get `fallback`. */
   readonly scripts = new Map<string, PodScript>()
   fallback: PodScript = {kind: 'ready', node: 'node-b', agent: 'present', agentDelayMs: 300}
+  /**
+   * Whether the scripted agents answer an ask (a Repo's `spec.askedAt`): every node whose entry
+   * says present reports it fetched and the ask served, a little later. A test running the real
+   * agent turns this off.
+   */
+  answerAsks = true
   readonly kubectl = new FakeKubectl()
   /** Called after every create through the API (a test injects a failure for what follows). */
   onCreated?: (created: CreatedObject) => void
@@ -45,6 +51,10 @@ export class FakeCluster {
         cluster!.onCreated?.(created)
         if (created.resource === 'pods') await cluster!.react(created.object)
       },
+      onPatch: (patched) => {
+        const askedAt = (patched.patch as {spec?: {askedAt?: string}}).spec?.askedAt
+        if (patched.resource === 'repos' && askedAt && cluster!.answerAsks) cluster!.answer(patched.object, askedAt)
+      },
     })
     cluster = new FakeCluster(api)
     return cluster
@@ -58,6 +68,15 @@ export class FakeCluster {
   /** A node's cache agent writing its entry of a Repo's status (as K3's agent does). */
   report(key: string, node: string, entry: {present: boolean; lastError?: string | null}): Promise<KubeObject> {
     return this.api.patchStatus('repos.yard.dev', NAMESPACE, key, {nodes: {[node]: {present: entry.present, lastFetched: entry.present ? new Date().toISOString().replace(/\.\d+Z$/, 'Z') : null, lastError: entry.lastError ?? null}}})
+  }
+
+  /** Every node holding the Repo's cache reports a fetch that served `askedAt`. */
+  private answer(repo: KubeObject, askedAt: string): void {
+    const nodes = Object.entries((repo.status?.nodes ?? {}) as Record<string, {present?: boolean}>).filter(([, entry]) => entry.present).map(([node]) => node)
+    this.timers.push(setTimeout(() => {
+      const lastFetched = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+      for (const node of nodes) void this.api.patchStatus('repos.yard.dev', NAMESPACE, repo.metadata.name as string, {nodes: {[node]: {present: true, lastFetched, lastError: null, lastAsked: askedAt}}}).catch(() => undefined)
+    }, 100))
   }
 
   private async react(pod: KubeObject): Promise<void> {

@@ -83,6 +83,7 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
         {slot: 'a', default: '/work/a/default', path: '/work/a/feat-login', created: false},
         {slot: 'lib', default: '/work/lib/default', path: '/work/lib/feat-login', created: false},
       ],
+      stale: {},
     })
     expect(inPod(pod, 'cat', '/work/a/feat-login/notes.txt')).to.equal('draft')
   })

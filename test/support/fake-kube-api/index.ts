@@ -67,6 +67,8 @@ export interface FakeKubeOptions {
    * events. It may be async; the client's answer waits for it.
    */
   onCreate?: (created: CreatedObject, api: FakeKubeApi) => void | Promise<void>
+  /** Runs after each patch through the API (not of a subresource), with the patched object and the patch body, like onCreate. */
+  onPatch?: (patched: CreatedObject & {patch: unknown}, api: FakeKubeApi) => void | Promise<void>
 }
 
 export interface FakeKubeApi {
@@ -183,9 +185,12 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
       case 'update':
         send(response, 200, await store.update(type, route.namespace, route.name!, body as KubeObject, route.subresource))
         return
-      case 'patch':
-        send(response, 200, await store.patch(type, route.namespace, route.name!, body, String(request.headers['content-type'] ?? ''), route.subresource))
+      case 'patch': {
+        const patched = await store.patch(type, route.namespace, route.name!, body, String(request.headers['content-type'] ?? ''), route.subresource)
+        if (!route.subresource && options.onPatch) await options.onPatch({resource: type.plural, group: type.group, namespace: patched.metadata.namespace, object: patched, patch: body}, api)
+        send(response, 200, patched)
         return
+      }
       case 'delete': {
         const deleted = store.delete(type, route.namespace, route.name!)
         send(response, 200, type.kind === 'Pod' ? deleted : {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: {name: route.name, group: type.group, kind: type.plural, uid: deleted.metadata.uid}})
