@@ -3,7 +3,7 @@
  * and stack backends through the registry, and hand them the Target and the checkout's stack
  * config. Commands call these; backends never see config or flags.
  */
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 
 import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from './backend.js'
@@ -11,10 +11,11 @@ import {composeFiles} from './compose-files.js'
 import {loadConfig, ProjectConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
-import {InputError} from './errors.js'
-import {createMachine} from './machine.js'
+import {InputError, RefusedError} from './errors.js'
+import {checkWorktreeMachine, createMachine} from './machine.js'
 import {bindsOutside, describeOutsideBind} from './machine-binds.js'
 import {ensureMachine} from './machine-ensure.js'
+import {makeRoomFor, SharedStop} from './machine-shared.js'
 import {describeMissingEnvFile, missingEnvFiles} from './missing-env-files.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
@@ -32,6 +33,8 @@ export interface StackSession {
   socketEnv: Record<string, string>
   /** False when the machine is not running: there is no engine, so read and teardown verbs have nothing to do. */
   running: boolean
+  /** The shared machine `--stop-shared` stopped for an untrusted worktree's own, and what went down with it. */
+  stoppedShared?: SharedStop
 }
 
 /**
@@ -39,17 +42,25 @@ export interface StackSession {
  * selects. Creates and starts the machine only with `ensure` (`up`, `box up`); read and teardown
  * verbs never do (DESIGN.md §4.2). `requireCheckout` (`up`, `box up`, `logs`) refuses a worktree
  * whose directory does not exist before anything is created; other verbs work on it (a note).
+ * An untrusted worktree gets its own machine (`machineSpec`); with `ensure`, the one-VM rule
+ * (`makeRoomFor`: `stopShared` stops the shared machine, `command` is the verb the refusal names).
  * @throws InputError (exit 2) for a bad target, config or backend id, or (with
  *   `requireCheckout`) a missing worktree; with `ensure`, what ensureMachine throws.
  */
-export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean} = {}): Promise<StackSession> {
+export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {}): Promise<StackSession> {
   const {workspace, target} = await resolveTarget(context, flag, {requireCheckout: options.requireCheckout})
   const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
   const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
-  const {machine, spec: machineSpec} = await createMachine(context, registry, workspace)
+  // An untrusted worktree runs on a machine of its own (docs/worktrees.md, "Untrusted worktrees").
+  const {machine, spec: machineSpec} = await createMachine(context, registry, workspace, target.name)
+  let stoppedShared: SharedStop | undefined
+  if (options.ensure) {
+    checkWorktreeMachine(machine, machineSpec)
+    stoppedShared = await makeRoomFor(context, registry, workspace, machine, machineSpec, {stopShared: options.stopShared ?? false, command: `${options.command ?? 'yard up'} --worktree ${target.name}`})
+  }
   const socketEnv = options.ensure ? await ensureMachine(context, machine, machineSpec) : await machine.socketEnv(machineSpec)
   const stack = await registry.create('stack', config.stack.backend, {...backendContext, runner: context.runner.withEnv(socketEnv ?? {})})
-  return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null}
+  return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null, ...(stoppedShared ? {stoppedShared} : {})}
 }
 
 /**
@@ -111,6 +122,8 @@ export interface StackOutcome {
   gone: string[]
   /** `up`: the rendered stack, its report and what runs (when the backend renders its stack). */
   plan?: StackPlan | StackUpResult
+  /** `up --stop-shared` of an untrusted worktree: the shared machine stopped first, and the stacks that went down. */
+  stoppedShared?: SharedStop
 }
 
 /**
@@ -119,8 +132,8 @@ export interface StackOutcome {
  * @throws RefusedError (exit 3) for what cannot be isolated, a busy port or a project name of
  *   another owner; InputError (exit 2) for a dry run of a backend without `plan`; OperationError (exit 1).
  */
-export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean} = {}): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true})
+export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean; stopShared?: boolean} = {}): Promise<StackOutcome> {
+  const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true, stopShared: options.stopShared})
   const spec = stackSpec(session, context)
   // Also for a dry run: a missing .env changes the ports and values the plan shows.
   if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
@@ -133,8 +146,41 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
+  // Without a VM an untrusted worktree's binds would reach the host itself.
+  else if (spec && session.machineSpec.worktree !== undefined) refuseHostBinds(session, bindsOutside(spec.files, spec.env, []))
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
-  return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined}
+  const stoppedShared = session.stoppedShared ? {stoppedShared: session.stoppedShared} : {}
+  return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined, ...stoppedShared}
+}
+
+/**
+ * An untrusted worktree on a machine without a filesystem of its own (native): a compose bind
+ * outside its worktree and the git dir is the host's own path, so it is refused before anything starts.
+ * @throws RefusedError (exit 3) naming the service, the file and the path.
+ */
+function refuseHostBinds(session: StackSession, binds: ReturnType<typeof bindsOutside>): void {
+  // Through the real path: a symbolic link committed in the worktree may point anywhere.
+  const root = realPath(session.target.checkoutPath)
+  const outside = binds.filter((bind) => {
+    const relative = path.relative(root, realPath(bind.source))
+    return relative.startsWith('..') || path.isAbsolute(relative)
+  })
+  const [first] = outside
+  if (first === undefined) return
+  throw new RefusedError(`worktree ${session.target.name} is untrusted, and service ${first.service} (${first.file}) binds ${first.source}, a host path outside its worktree${outside.length > 1 ? ` (and ${outside.length - 1} more)` : ''}`, {
+    why: `the ${session.machine.id} machine has no VM, so a bind reaches the host itself; an untrusted worktree's stack may bind only paths inside ${session.target.checkoutPath}`,
+    fix: `drop the bind from the compose file, or, if you trust its code: yard worktree trust ${session.target.name} --trusted`,
+  })
+}
+
+/** The real path of `file`, through its closest existing parent when it does not exist yet. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file)
+  } catch {
+    const parent = path.dirname(file)
+    return parent === file ? file : path.join(realPath(parent), path.basename(file))
+  }
 }
 
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */
@@ -174,6 +220,11 @@ export async function stackLogs(context: YardContext, registry: Registry, option
 export function machineNotRunning(session: StackSession, context: YardContext): StackOutcome {
   context.warn(`note: machine ${session.machineSpec.name} (${session.machine.id}) is not running, so nothing of ${session.target.project} runs; nothing was started`)
   return {target: session.target, boxOnly: false, gone: []}
+}
+
+/** What `--stop-shared` did, in one line. */
+export function describeSharedStop(stop: SharedStop): string {
+  return `stopped the shared machine ${stop.machine} first; ${stop.stacks.length === 0 ? 'no stack or box of this project ran there' : `these stacks went down: ${stop.stacks.join(', ')}`}`
 }
 
 /** "main" or "worktree feat", for messages. */
