@@ -58,12 +58,12 @@ export function checkWorktreeMachine(machine: MachineBackend, spec: MachineSpec)
 }
 
 /**
- * The machine's engine socket variables for `yard env` (DESIGN.md §3.5); empty, with a note, when
- * the machine is not running. Starts nothing.
+ * The engine socket variables of the machine checkout `name` runs on, for `yard env` (DESIGN.md
+ * §3.5); empty, with a note, when the machine is not running. Starts nothing.
  * @throws OperationError (exit 1) when the machine says it runs but its socket does not answer.
  */
-export async function machineSocketEnv(context: YardContext, registry: Registry, workspace: Workspace): Promise<Record<string, string>> {
-  const {machine, spec} = await createMachine(context, registry, workspace)
+export async function machineSocketEnv(context: YardContext, registry: Registry, workspace: Workspace, name?: string): Promise<Record<string, string>> {
+  const {machine, spec} = await createMachine(context, registry, workspace, name)
   const env = await machine.socketEnv(spec)
   if (env === null) context.warn(`note: machine ${spec.name} is not running, so there is no CONTAINER_HOST / DOCKER_HOST yet: yard machine start (or yard up)`)
   return env ?? {}

@@ -3,7 +3,7 @@
  * and stack backends through the registry, and hand them the Target and the checkout's stack
  * config. Commands call these; backends never see config or flags.
  */
-import {existsSync, readFileSync, realpathSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from './backend.js'
@@ -19,6 +19,7 @@ import {makeRoomFor, SharedStop} from './machine-shared.js'
 import {describeMissingEnvFile, missingEnvFiles} from './missing-env-files.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
+import {envFilesOutside, hostReach} from './untrusted-reach.js'
 import {buildTarget, resolveTarget, Workspace} from './workspace.js'
 
 export interface StackSession {
@@ -146,41 +147,35 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
-  // Without a VM an untrusted worktree's binds would reach the host itself.
-  else if (spec && session.machineSpec.worktree !== undefined) refuseHostBinds(session, bindsOutside(spec.files, spec.env, []))
+  if (spec && session.machineSpec.worktree !== undefined) await refuseReach(session, spec, context)
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
   const stoppedShared = session.stoppedShared ? {stoppedShared: session.stoppedShared} : {}
   return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined, ...stoppedShared}
 }
 
 /**
- * An untrusted worktree on a machine without a filesystem of its own (native): a compose bind
- * outside its worktree and the git dir is the host's own path, so it is refused before anything starts.
- * @throws RefusedError (exit 3) naming the service, the file and the path.
+ * An untrusted worktree's stack may reach nothing beyond its worktree (docs/worktrees.md,
+ * "Untrusted worktrees"): on any machine, no `env_file` yard would read on the host; on one
+ * without a VM (native), nothing of `hostReach` in the rendered file either.
+ * @throws RefusedError (exit 3) naming the first finding and how many more, before anything starts.
  */
-function refuseHostBinds(session: StackSession, binds: ReturnType<typeof bindsOutside>): void {
-  // Through the real path: a symbolic link committed in the worktree may point anywhere.
-  const root = realPath(session.target.checkoutPath)
-  const outside = binds.filter((bind) => {
-    const relative = path.relative(root, realPath(bind.source))
-    return relative.startsWith('..') || path.isAbsolute(relative)
-  })
-  const [first] = outside
-  if (first === undefined) return
-  throw new RefusedError(`worktree ${session.target.name} is untrusted, and service ${first.service} (${first.file}) binds ${first.source}, a host path outside its worktree${outside.length > 1 ? ` (and ${outside.length - 1} more)` : ''}`, {
-    why: `the ${session.machine.id} machine has no VM, so a bind reaches the host itself; an untrusted worktree's stack may bind only paths inside ${session.target.checkoutPath}`,
-    fix: `drop the bind from the compose file, or, if you trust its code: yard worktree trust ${session.target.name} --trusted`,
-  })
-}
-
-/** The real path of `file`, through its closest existing parent when it does not exist yet. */
-function realPath(file: string): string {
-  try {
-    return realpathSync(file)
-  } catch {
-    const parent = path.dirname(file)
-    return parent === file ? file : path.join(realPath(parent), path.basename(file))
+async function refuseReach(session: StackSession, spec: StackSpec, context: YardContext): Promise<void> {
+  const {target, machine} = session
+  const findings = envFilesOutside(spec.files, target.checkoutPath)
+  const native = session.socketEnv.CONTAINER_HOST === undefined
+  if (native) {
+    const plan = await session.stack.plan?.(target, spec)
+    if (plan) findings.push(...hostReach(plan.compose, target.checkoutPath))
+    else context.warn(`warning: the stack backend ${session.stack.id} cannot show what it would run, so yard cannot check what untrusted worktree ${target.name}'s stack reaches on the host`)
   }
+  const [first] = findings
+  if (first === undefined) return
+  throw new RefusedError(`worktree ${target.name} is untrusted, and its stack reaches beyond it: ${first}${findings.length > 1 ? ` (and ${findings.length - 1} more: ${findings.slice(1).join('; ')})` : ''}`, {
+    why: native
+      ? `the ${machine.id} machine has no VM, so binds, builds, volumes with driver options, host namespaces, devices and privileges reach the host itself; an untrusted worktree's stack may use paths inside ${target.checkoutPath} only`
+      : `yard reads env_files on the host while rendering; an untrusted worktree's stack may read files inside ${target.checkoutPath} only`,
+    fix: `drop that from the compose file, or, if you trust its code: yard worktree trust ${target.name} --trusted`,
+  })
 }
 
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */

@@ -34,7 +34,7 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     cleanupTemp()
   })
 
-  it('the box mounts exactly the worktree rw and the common dir ro; binds outside the worktree, through a symbolic link too, are refused (exit 3) before anything starts', async () => {
+  it('the box mounts exactly the worktree rw and the common dir ro; binds outside the worktree (through a symbolic link too), privileges, host namespaces and outside env_files are refused (exit 3) before anything starts', async () => {
     const repo = makeRepo({'yard.toml': toml(1), 'compose.yaml': web(['    volumes:', '      - ./www:/srv/www']), '.gitignore': 'yard.local.toml\n'})
     const env = podmanEnv()
     const run = (...args: string[]) => yard(args, {cwd: repo, env})
@@ -60,13 +60,19 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     writeFile(worktree, 'compose.yaml', web(['    volumes:', '      - /etc:/host-etc:ro']))
     const host = await run('up', '--worktree', 'pr-1')
     expect(host.exitCode, host.stderr).to.equal(3)
-    expect(host.stderr).to.include('worktree pr-1 is untrusted, and service web')
-    expect(host.stderr).to.include('binds /etc, a host path outside its worktree')
+    expect(host.stderr).to.include('worktree pr-1 is untrusted, and its stack reaches beyond it: service web binds /etc')
     symlinkSync('/root', path.join(worktree, 'home'))
     writeFile(worktree, 'compose.yaml', web(['    volumes:', '      - ./home:/r']))
     const link = await run('up', '--worktree', 'pr-1')
     expect(link.exitCode, link.stderr).to.equal(3)
-    expect(link.stderr).to.include(`binds ${path.join(worktree, 'home')}, a host path outside its worktree`)
+    expect(link.stderr).to.include(`its stack reaches beyond it: service web binds ${path.join(worktree, 'home')}`)
+    // Privileges and host namespaces, a volume binding a host path through driver options, and an
+    // env_file yard would read on the host.
+    writeFile(worktree, 'compose.yaml', web(['    privileged: true', '    pid: host', '    env_file: [/etc/os-release]', '    volumes:', '      - data:/d', 'volumes:', '  data:', '    driver_opts: {type: none, o: bind, device: /root}']))
+    const grants = await run('up', '--worktree', 'pr-1')
+    expect(grants.exitCode, grants.stderr).to.equal(3)
+    expect(grants.stderr).to.include('service web reads env_file /etc/os-release')
+    for (const finding of ['service web is privileged', 'service web sets pid: host', 'volume data sets driver_opts']) expect(grants.stderr).to.include(finding)
     expect(projectObjects(`${PREFIX}1-pr-1`).containers).to.deep.equal([])
     // A trusted worktree keeps today's rule: such a bind is a warning, not a refusal.
     expect((await run('worktree', 'add', 'feat', '--no-fetch')).exitCode).to.equal(0)

@@ -7,7 +7,7 @@
  * runs, and `--stop-shared` stops it first, listing the stacks that went down.
  */
 import {expect} from 'chai'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {FakePodmanMachine} from '../../support/fake-podman-machine.js'
@@ -157,7 +157,7 @@ describe('untrusted worktrees on a podman machine (docs/worktrees.md)', function
     expect(back.stderr).to.not.include('[machine] name')
   })
 
-  it('the --stop-shared line lists the stacks in text output', async () => {
+  it('the --stop-shared line lists the stacks in text output; an env_file outside the worktree is refused (exit 3)', async () => {
     const port = WEB_PORT + 200
     const repo = makeRepo({'yard.toml': toml(3, port), 'compose.yaml': web('main'), '.gitignore': 'yard.local.toml\n'})
     const fake = machineFake()
@@ -168,5 +168,10 @@ describe('untrusted worktrees on a podman machine (docs/worktrees.md)', function
     const up = await run('up', '--worktree', 'pr-7', '--stop-shared')
     expect(up.exitCode, up.stderr).to.equal(0)
     expect(up.stdout).to.include(`stopped the shared machine yard-${PREFIX}3 first; these stacks went down: ${PREFIX}3`)
+    // yard renders on the host: an env_file outside the worktree is refused even on a VM.
+    writeFileSync(path.join(`${repo}-worktrees`, 'pr-7', 'compose.yaml'), web('pr-7').replace('    ports:', '    env_file: [/etc/hostname]\n    ports:'))
+    const envFile = await run('up', '--worktree', 'pr-7')
+    expect(envFile.exitCode, envFile.stderr).to.equal(3)
+    expect(envFile.stderr).to.include('its stack reaches beyond it: service web reads env_file /etc/hostname')
   })
 })
