@@ -155,6 +155,11 @@ describe('untrusted worktrees on a podman machine (docs/worktrees.md)', function
     expect(back.exitCode, back.stderr).to.equal(3)
     expect(back.stderr).to.include(`podman machine ${own} is running`)
     expect(back.stderr).to.not.include('[machine] name')
+    // `yard machine rm --worktree NAME` removes that machine alone; the worktree and its record stay.
+    const rm = await run('machine', 'rm', '--worktree', 'pr-9', '--yes')
+    expect(rm.exitCode, rm.stderr).to.equal(0)
+    expect(fake.machineCalls('rm')).to.deep.equal([['rm', '--force', own]])
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.include('[worktrees.pr-9]')
   })
 
   it('the --stop-shared line lists the stacks in text output; an env_file outside the worktree is refused (exit 3)', async () => {
