@@ -30,12 +30,12 @@ interface UpJson {
 /** `yard up [--dry-run]` (DESIGN.md §4.2). */
 export default class Up extends BaseCommand {
   static summary = "Start the targeted checkout's stack (its own compose project)"
-  static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing. An untrusted worktree (yard worktree add --untrusted) runs on a machine of its own; while the shared machine runs on a one-VM backend, up refuses (exit 3) unless --stop-shared stops it first.'
+  static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing.'
   static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat', '<%= config.bin %> up --worktree feat --dry-run --json']
   static flags = {
+    'stop-shared': Flags.boolean({description: "an untrusted worktree (yard worktree add --untrusted) runs on a machine of its own: stop the shared machine first when it runs (one VM at a time; without this flag up refuses, exit 3); the stacks that go down are listed"}),
     worktree: worktreeFlag,
     'dry-run': Flags.boolean({description: 'print the rendered compose file and the isolation report; create and start nothing'}),
-    'stop-shared': Flags.boolean({description: "an untrusted worktree: stop the shared machine first when it runs (one VM at a time); the stacks that go down are listed"}),
   }
 
   async run(): Promise<DryRunJson | UpJson> {
