@@ -126,6 +126,12 @@ export abstract class BaseCommand extends Command {
 const UNEXPECTED_ARGUMENT = /^Unexpected argument: (\S+)$/m
 
 /** `--worktree NAME`: the checkout a command acts on (DESIGN.md §3.3). */
+/** `yard machine … --worktree NAME`: an untrusted worktree's own machine (never from YARD_WORKTREE or the directory). */
+export const machineWorktreeFlag = Flags.string({
+  description: "the untrusted worktree NAME's own machine, yard-<prefix>-NAME (default: the shared machine)",
+  helpValue: 'NAME',
+})
+
 export const worktreeFlag = Flags.string({
   char: 'w',
   description: 'target this worktree (default: YARD_WORKTREE, then the current directory, then main)',

@@ -29,7 +29,7 @@ export default class Env extends BaseCommand {
     const {workspace, target} = await resolveTarget(this.context, flags.worktree)
     const registry = await loadRegistry(this.config)
     const implicit = await stackImplicitPorts(this.context, async () => registry)(workspace, target)
-    const env = {...stackEnv(target, this.context, await machineSocketEnv(this.context, registry, workspace)), ...implicitPortEnv(implicit)}
+    const env = {...stackEnv(target, this.context, await machineSocketEnv(this.context, registry, workspace, target.name)), ...implicitPortEnv(implicit)}
     if (flags.format !== 'json') this.printData(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
     return env
   }

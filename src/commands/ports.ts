@@ -28,7 +28,7 @@ export default class Ports extends BaseCommand {
 }
 
 function renderReport(report: PortsReport): string {
-  const head = `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${report.clashesWith.length > 0 ? `  clashes with: ${report.clashesWith.join(', ')}` : ''}`
+  const head = `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${report.trust === 'untrusted' ? '  untrusted' : ''}${report.clashesWith.length > 0 ? `  clashes with: ${report.clashesWith.join(', ')}` : ''}`
   const ports = Object.entries(report.ports).map(([key, port]) => `  ${key}=${port}`)
   const implicit = report.implicitPorts.map((port) => `  ${port.variable}=${port.host}${port.hostEnd === undefined ? '' : `-${port.hostEnd}`}${port.protocol === 'tcp' ? '' : `/${port.protocol}`}  (${port.source}${port.hostIp ? ` on ${port.hostIp}` : ''})`)
   return [head, ...(ports.length > 0 ? ports : ['  (no [ports] configured)']), ...implicit].join('\n')

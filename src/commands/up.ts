@@ -3,7 +3,7 @@ import {stringify} from 'yaml'
 
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../core/backend.js'
 import {loadRegistry} from '../core/registry.js'
-import {describeTarget, stackUp} from '../core/stack.js'
+import {describeSharedStop, describeTarget, stackUp} from '../core/stack.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
 /** The JSON of `yard up --dry-run --json` (DESIGN.md §4.2). */
@@ -23,6 +23,8 @@ interface UpJson {
   services: StackContainer[]
   ports: Record<string, number>
   implicitPorts: ImplicitPort[]
+  /** `--stop-shared`: the shared machine stopped first and the stacks that went down; null when none was. */
+  stoppedShared: {machine: string; stacks: string[]} | null
 }
 
 /** `yard up [--dry-run]` (DESIGN.md §4.2). */
@@ -31,13 +33,14 @@ export default class Up extends BaseCommand {
   static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing; it exits 3 when the report has refusals, as up would.'
   static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat', '<%= config.bin %> up --worktree feat --dry-run --json']
   static flags = {
+    'stop-shared': Flags.boolean({description: "an untrusted worktree (yard worktree add --untrusted) runs on a machine of its own: stop the shared machine first when it runs (one VM at a time; without this flag up refuses, exit 3); the stacks that go down are listed"}),
     worktree: worktreeFlag,
     'dry-run': Flags.boolean({description: 'print the rendered compose file and the isolation report; create and start nothing (exit 3 when up would refuse)'}),
   }
 
   async run(): Promise<DryRunJson | UpJson> {
     const {flags} = await this.parse(Up)
-    const outcome = await stackUp(this.context, await loadRegistry(this.config), flags.worktree, {dryRun: flags['dry-run']})
+    const outcome = await stackUp(this.context, await loadRegistry(this.config), flags.worktree, {dryRun: flags['dry-run'], stopShared: flags['stop-shared']})
     const {target, plan} = outcome
     if (flags['dry-run']) {
       if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)
@@ -50,6 +53,7 @@ export default class Up extends BaseCommand {
       else this.logToStderr(`yard up would refuse ${describeTarget(target)} (exit 3): ${refused} refusal${refused === 1 ? '' : 's'} in the isolation report above`)
       this.exit(3)
     }
+    if (outcome.stoppedShared) this.print(describeSharedStop(outcome.stoppedShared))
     const ports = Object.entries(target.ports).map(([key, port]) => `${key}=${port}`)
     const implicit = plan?.ports ?? []
     const published = implicit.map((port) => `${port.source}→${port.host}${port.hostEnd === undefined ? '' : `-${port.hostEnd}`}`)
@@ -57,7 +61,7 @@ export default class Up extends BaseCommand {
       ? `${describeTarget(target)} is box-only (no compose file): nothing to start; \`yard box up\` starts its box`
       : `${describeTarget(target)} is up${ports.length + published.length > 0 ? `: ${[...ports, ...published].join(' ')}` : ''}`)
     const services = plan && 'services' in plan ? plan.services : []
-    return {project: target.project, boxOnly: outcome.boxOnly, files: plan?.files ?? [], report: plan?.report ?? [], services, ports: target.ports, implicitPorts: implicit}
+    return {project: target.project, boxOnly: outcome.boxOnly, files: plan?.files ?? [], report: plan?.report ?? [], services, ports: target.ports, implicitPorts: implicit, stoppedShared: outcome.stoppedShared ?? null}
   }
 }
 

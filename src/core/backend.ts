@@ -76,10 +76,17 @@ export interface MachineStatus {
 
 /** What the project's machine is made of (DESIGN.md §4.3): computed in core from `[machine]` and the workspace. */
 export interface MachineSpec {
-  /** `[machine] name`, default `yard-<prefix>`. */
+  /** `[machine] name`, default `yard-<prefix>`; `yard-<prefix>-<name>` for an untrusted worktree's own machine. */
   name: string
-  /** Host paths mounted at their own paths: the main checkout and the worktrees root. */
+  /**
+   * Host paths mounted at their own paths: the main checkout and the worktrees root; for an
+   * untrusted worktree's machine, exactly that worktree and the git common dir.
+   */
   mounts: string[]
+  /** The `mounts` mounted read-only (an untrusted worktree's machine: the git common dir). A backend that cannot mount read-only must refuse such a spec. */
+  readOnly?: string[]
+  /** Set for the machine of one untrusted worktree (its name): created on its first `up`, removed with it. */
+  worktree?: string
   cpus: number
   memoryMiB: number
   diskGiB: number
@@ -92,6 +99,17 @@ export interface MachineSpec {
 export interface MachineBackend {
   readonly kind: 'machine'
   readonly id: string
+  /**
+   * True when only one of its machines can run at a time (podman machine: one VM): before an
+   * untrusted worktree's machine starts, core stops the shared one only when asked
+   * (`yard up --stop-shared`), else refuses.
+   */
+  readonly exclusive?: boolean
+  /**
+   * True when it gives an untrusted worktree a machine of its own from a spec with `worktree`
+   * set, honouring `readOnly`. Core refuses to run an untrusted worktree on a backend without it.
+   */
+  readonly worktreeMachines?: boolean
   /** Never creates or starts anything. */
   status(spec: MachineSpec): Promise<MachineStatus>
   init(spec: MachineSpec): Promise<void>

@@ -13,6 +13,7 @@ import {stackEnv} from './env.js'
 import {ExitCode, InputError, OperationError, YardError} from './errors.js'
 import {buildDefaultImage} from './image.js'
 import type {Registry} from './registry.js'
+import type {SharedStop} from './machine-shared.js'
 import {machineNotRunning, openStack, StackSession} from './stack.js'
 import type {Workspace} from './workspace.js'
 
@@ -32,6 +33,17 @@ export interface BoxUpOutcome {
   started: boolean
   /** True when yard's default image had to be built first. */
   builtImage: boolean
+  /** `box up --stop-shared` of an untrusted worktree: the shared machine stopped first, and the stacks that went down. */
+  stoppedShared?: SharedStop
+}
+
+/**
+ * An untrusted worktree's box (docs/worktrees.md, "Untrusted worktrees"): exactly what its own
+ * machine mounts — the worktree read-write and the git common dir read-only, so git reads work
+ * in the box and nothing there can write the repository's objects, refs, config or hooks.
+ */
+export function untrustedBoxMounts(session: StackSession): {mounts: string[]; readOnly: string[]} {
+  return {mounts: [session.target.checkoutPath], readOnly: [session.workspace.commonDir]}
 }
 
 /**
@@ -39,8 +51,8 @@ export interface BoxUpOutcome {
  * §8); mounts the main checkout and the worktrees root at their own paths. The agent CLIs in the
  * box keep their state in `<checkout>/.yard/agent-home/` (agent-home.ts).
  */
-export async function boxUp(context: YardContext, registry: Registry, flag?: string): Promise<BoxUpOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true})
+export async function boxUp(context: YardContext, registry: Registry, flag?: string, options: {stopShared?: boolean} = {}): Promise<BoxUpOutcome> {
+  const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true, stopShared: options.stopShared, command: 'yard box up'})
   const box = boxOf(session)
   let image = session.config.box.image
   let builtImage = false
@@ -53,8 +65,10 @@ export async function boxUp(context: YardContext, registry: Registry, flag?: str
   await ensureAgentHome(session.target.checkoutPath)
   await excludeYardDir(context, session.workspace, session.target.checkoutPath)
   const env = {...stackEnv(session.target, context, session.socketEnv), ...agentHomeEnv(session.target.checkoutPath)}
-  const started = await box.up(session.target, {image, env, ...(await boxMounts(context, session.workspace, session.target, session.config.box.mounts))})
-  return {target: session.target, image, started, builtImage}
+  // An untrusted worktree's box sees what its machine mounts, whatever [box] mounts says.
+  const mounts = session.machineSpec.worktree !== undefined ? untrustedBoxMounts(session) : await boxMounts(context, session.workspace, session.target, session.config.box.mounts)
+  const started = await box.up(session.target, {image, env, ...mounts})
+  return {target: session.target, image, started, builtImage, ...(session.stoppedShared ? {stoppedShared: session.stoppedShared} : {})}
 }
 
 /**
@@ -122,6 +136,7 @@ export async function execInBox(context: YardContext, registry: Registry, option
     // The same answer as a stopped box (DESIGN.md §4.2), and nothing is started.
     throw new OperationError(`the box of ${session.target.project} is not running: machine ${session.machineSpec.name} is not running`, {fix: `yard box up${session.target.isMain ? '' : ` --worktree ${session.target.name}`} (it starts the machine too)`})
   }
+  if (session.machineSpec.worktree !== undefined) context.warn(`note: worktree ${session.target.name} is untrusted: its box runs on ${session.machine.id === 'native' ? "the host's podman" : `machine ${session.machineSpec.name}`} and reaches only ${session.target.checkoutPath} and the git dir (read-only)`)
   return session.stack.box.exec(session.target, options.argv, {tty: options.tty})
 }
 

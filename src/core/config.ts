@@ -24,9 +24,10 @@ import {
   yardTomlSchema,
 } from './config-schema.js'
 import {InputError} from './errors.js'
-import {NAME_PATTERN, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from './identity.js'
+import {NAME_PATTERN, nameProblem, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from './identity.js'
 import {shellQuote} from './shell.js'
 import {stateDir} from './state.js'
+import {Trust, TRUST_LEVELS} from './trust.js'
 
 export const CONFIG_FILE = 'yard.toml'
 export const LOCAL_CONFIG_FILE = 'yard.local.toml'
@@ -48,6 +49,8 @@ export interface ProjectConfig {
   ports: Record<string, number>
   /** Raw `[worktree-offsets]` pins of the main checkout's yard.local.toml (checked when used). */
   pins: Record<string, unknown>
+  /** `[worktrees.NAME] trust` of the main checkout's yard.local.toml: the worktrees recorded there (absent: trusted). */
+  trust: Record<string, Trust>
   /** `table.key` → origin, for every value above (`ports.APP_PORT`, `worktree-offsets.feat`). */
   origins: Record<string, Origin>
   /** The files read, absolute (absent ones too). */
@@ -225,9 +228,10 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     checkout: checkout ? path.join(checkout.path, CONFIG_FILE) : undefined,
     local: path.join(mainPath, LOCAL_CONFIG_FILE),
   }
-  const mainToml = validate(yardTomlSchema, readToml(files.main) ?? {}, files.main) as Table
-  const checkoutToml = files.checkout ? (validate(yardTomlSchema, readToml(files.checkout) ?? {}, files.checkout) as Table) : undefined
-  const localToml = validate(localTomlSchema, readToml(files.local) ?? {}, files.local) as Table
+  const mainToml = validate(yardTomlSchema, refuseTrustTables(readToml(files.main) ?? {}, files.main), files.main) as Table
+  const checkoutToml = files.checkout ? (validate(yardTomlSchema, refuseTrustTables(readToml(files.checkout) ?? {}, files.checkout), files.checkout) as Table) : undefined
+  const {rest: localRest, trust} = splitTrustTables(readToml(files.local) ?? {}, files.local)
+  const localToml = validate(localTomlSchema, localRest, files.local) as Table
   const checkoutOrigin = checkout ? `${checkout.name}/${CONFIG_FILE}` : CONFIG_FILE
 
   const values: Record<string, Table> = {}
@@ -260,6 +264,7 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
   }
   const pins = (localToml['worktree-offsets'] as Table | undefined) ?? {}
   for (const name of Object.keys(pins)) origins[`worktree-offsets.${name}`] = LOCAL_CONFIG_FILE
+  for (const name of Object.keys(trust)) origins[`worktrees.${name}.trust`] = LOCAL_CONFIG_FILE
 
   for (const [variable, dotted] of Object.entries(ENV_OVERRIDES)) {
     const value = env[variable]
@@ -290,7 +295,55 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
   }
   const config = withDefaults(values, origins, mainPath, env)
   checkPortRanges(config, origins, files)
-  return {...config, pins, origins, files}
+  return {...config, pins, trust, origins, files}
+}
+
+const isTable = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+
+/**
+ * Splits the `[worktrees.NAME]` tables (a worktree's trust) off the `[worktrees]` table of the
+ * main checkout's yard.local.toml: every key of `[worktrees]` whose value is a table.
+ * @throws InputError (exit 2) for an invalid name, a key other than `trust`, or a trust other than
+ *   `trusted` / `untrusted`, naming the file and the key.
+ */
+function splitTrustTables(table: Table, file: string): {rest: Table; trust: Record<string, Trust>} {
+  const worktrees = table.worktrees
+  if (!isTable(worktrees)) return {rest: table, trust: {}}
+  const trust: Record<string, Trust> = {}
+  const kept: Table = {}
+  for (const [key, value] of Object.entries(worktrees)) {
+    if (!isTable(value)) {
+      kept[key] = value
+      continue
+    }
+    const problem = nameProblem(key)
+    const extra = Object.keys(value).find((inner) => inner !== 'trust')
+    const level = value.trust
+    if (problem !== undefined || extra !== undefined || !(TRUST_LEVELS as readonly unknown[]).includes(level)) {
+      const what = problem !== undefined ? `"${key}" is not a worktree name: ${problem}` : extra !== undefined ? `unknown key ${extra}` : `trust must be one of ${TRUST_LEVELS.map((item) => JSON.stringify(item)).join(', ')}, got ${describeValue(level)}`
+      throw new InputError(`${file}: invalid [worktrees.${key}]: ${what}`, {
+        why: 'a [worktrees.NAME] table records one worktree\'s trust: `trust = "untrusted"` runs its stack and box on a machine of its own',
+        fix: `edit [worktrees.${key}] in ${file}, or record it with \`yard worktree trust NAME --untrusted\``,
+      })
+    }
+    trust[key] = level as Trust
+  }
+  return {rest: {...table, worktrees: kept}, trust}
+}
+
+/**
+ * `[worktrees.NAME]` is personal, like the offset pins: refused in a yard.toml (code in a branch
+ * could otherwise declare itself trusted).
+ * @throws InputError (exit 2) naming the file and the table.
+ */
+function refuseTrustTables(table: Table, file: string): Table {
+  const worktrees = table.worktrees
+  const name = isTable(worktrees) ? Object.keys(worktrees).find((key) => isTable(worktrees[key])) : undefined
+  if (name === undefined) return table
+  throw new InputError(`${file}: [worktrees.${name}] does not belong in ${CONFIG_FILE}`, {
+    why: `a worktree's trust is personal: it is read from the main checkout's ${LOCAL_CONFIG_FILE} only, never from a committed ${CONFIG_FILE}`,
+    fix: `move the [worktrees.${name}] table to ${LOCAL_CONFIG_FILE} in the main checkout (\`yard worktree trust ${name} --untrusted\` writes it)`,
+  })
 }
 
 function bigintSafe(_key: string, value: unknown) {

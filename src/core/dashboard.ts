@@ -188,9 +188,21 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
   const targets = new Map((listed ?? []).map((checkout) => [checkout.name, checkout.target]))
   const local = await Promise.all(rows.map(async (row): Promise<LocalRow> => {
     const target = targets.get(row.name)!
-    return {...row, ports: target.ports, clashesWith: target.isMain ? [] : (clashes.get(row.name) ?? []), ...(await lookup.of(target))}
+    // An untrusted worktree runs on a machine of its own: asked there.
+    const states = row.trust === 'untrusted' ? await ownMachineStates(quiet, registry, target, budgetMs, trace) : await lookup.of(target)
+    return {...row, ports: target.ports, clashesWith: target.isMain ? [] : (clashes.get(row.name) ?? []), ...states}
   }))
   return {rows: local, notes}
+}
+
+/** The states of an untrusted worktree, from its own machine (absent when that is not running; unknown when it cannot be asked). */
+async function ownMachineStates(context: YardContext, registry: Registry, target: Target, budgetMs: number, trace: Tracer): Promise<CheckoutStates> {
+  try {
+    const session = await traced(trace, `local: machine of ${target.name}`, () => openStack(context, registry, target.name))
+    return await (await stackStates(session, budgetMs, trace)).of(target)
+  } catch {
+    return {stack: UNKNOWN, box: UNKNOWN}
+  }
 }
 
 /** Sandboxes as name and offset, for clashes; none (with a note) when no sandbox backend answers. */

@@ -9,6 +9,7 @@ import {YardError} from './errors.js'
 import type {Registry} from './registry.js'
 import {stackPlanOf} from './stack.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
+import type {Trust} from './trust.js'
 import {buildTarget, IdentityRow, listIdentities, noteMissingCheckout, openWorkspace, targetName, Workspace} from './workspace.js'
 
 /** The project's sandboxes as name and offset (WorktreeBackends.sandboxes); none when not given. */
@@ -35,11 +36,14 @@ export interface PortsReport {
   /** Host ports the compose file publishes that no `[ports]` key gives, as this checkout publishes them. */
   implicitPorts: ImplicitPort[]
   clashesWith: string[]
+  /** `untrusted` for a worktree recorded so in yard.local.toml (a machine of its own), else `trusted`. */
+  trust: Trust
 }
 
-function toReport(row: IdentityRow, implicitPorts: ImplicitPort[] = []): PortsReport {
+function toReport(row: IdentityRow, implicitPorts: ImplicitPort[] = [], workspace?: Workspace): PortsReport {
   const {target} = row
-  return {worktree: target.name, kind: row.kind, project: target.project, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, implicitPorts, clashesWith: row.clashesWith}
+  const trust = row.kind === 'worktree' && workspace?.config.trust[target.name] === 'untrusted' ? 'untrusted' : 'trusted'
+  return {worktree: target.name, kind: row.kind, project: target.project, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, implicitPorts, clashesWith: row.clashesWith, trust}
 }
 
 /**
@@ -87,7 +91,7 @@ async function implicitOf(context: YardContext, lister: ImplicitPortLister, work
 export async function allPorts(context: YardContext, sandboxes: SandboxLister = noSandboxes, implicit: ImplicitPortLister = noImplicitPorts): Promise<PortsReport[]> {
   const workspace = await openWorkspace(context)
   const rows = await listIdentities(workspace, context, await sandboxes(workspace))
-  const reports = await Promise.all(rows.map(async (row) => toReport(row, row.kind === 'sandbox' ? [] : await implicitOf(context, implicit, workspace, row.target, true))))
+  const reports = await Promise.all(rows.map(async (row) => toReport(row, row.kind === 'sandbox' ? [] : await implicitOf(context, implicit, workspace, row.target, true), workspace)))
   addPortClashes(reports)
   return reports
 }
@@ -105,7 +109,7 @@ export async function targetPorts(context: YardContext, flag?: string, sandboxes
   const quiet = {...context, warn: () => {}}
   const others = isMain ? [] : (await listIdentities(workspace, quiet, await sandboxes(workspace))).filter((row) => !row.target.isMain && row.target.name !== name)
   const kind = isMain ? 'main' : 'worktree'
-  return toReport({target, kind, clashesWith: others.filter((row) => row.target.offset === target.offset).map((row) => row.target.name).sort()}, await implicitOf(context, implicit, workspace, target, false))
+  return toReport({target, kind, clashesWith: others.filter((row) => row.target.offset === target.offset).map((row) => row.target.name).sort()}, await implicitOf(context, implicit, workspace, target, false), workspace)
 }
 
 /**

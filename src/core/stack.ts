@@ -11,13 +11,15 @@ import {composeFiles} from './compose-files.js'
 import {loadConfig, ProjectConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {stackEnv} from './env.js'
-import {InputError} from './errors.js'
-import {createMachine} from './machine.js'
+import {InputError, RefusedError} from './errors.js'
+import {checkWorktreeMachine, createMachine} from './machine.js'
 import {bindsOutside, describeOutsideBind} from './machine-binds.js'
 import {ensureMachine} from './machine-ensure.js'
+import {makeRoomFor, SharedStop} from './machine-shared.js'
 import {describeMissingEnvFile, missingEnvFiles} from './missing-env-files.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
+import {envFilesOutside, hostReach} from './untrusted-reach.js'
 import {buildTarget, resolveTarget, Workspace} from './workspace.js'
 
 export interface StackSession {
@@ -32,6 +34,8 @@ export interface StackSession {
   socketEnv: Record<string, string>
   /** False when the machine is not running: there is no engine, so read and teardown verbs have nothing to do. */
   running: boolean
+  /** The shared machine `--stop-shared` stopped for an untrusted worktree's own, and what went down with it. */
+  stoppedShared?: SharedStop
 }
 
 /**
@@ -39,17 +43,25 @@ export interface StackSession {
  * selects. Creates and starts the machine only with `ensure` (`up`, `box up`); read and teardown
  * verbs never do (DESIGN.md §4.2). `requireCheckout` (`up`, `box up`, `logs`) refuses a worktree
  * whose directory does not exist before anything is created; other verbs work on it (a note).
+ * An untrusted worktree gets its own machine (`machineSpec`); with `ensure`, the one-VM rule
+ * (`makeRoomFor`: `stopShared` stops the shared machine, `command` is the verb the refusal names).
  * @throws InputError (exit 2) for a bad target, config or backend id, or (with
  *   `requireCheckout`) a missing worktree; with `ensure`, what ensureMachine throws.
  */
-export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean} = {}): Promise<StackSession> {
+export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {}): Promise<StackSession> {
   const {workspace, target} = await resolveTarget(context, flag, {requireCheckout: options.requireCheckout})
   const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
   const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
-  const {machine, spec: machineSpec} = await createMachine(context, registry, workspace)
+  // An untrusted worktree runs on a machine of its own (docs/worktrees.md, "Untrusted worktrees").
+  const {machine, spec: machineSpec} = await createMachine(context, registry, workspace, target.name)
+  let stoppedShared: SharedStop | undefined
+  if (options.ensure) {
+    checkWorktreeMachine(machine, machineSpec)
+    stoppedShared = await makeRoomFor(context, registry, workspace, machine, machineSpec, {stopShared: options.stopShared ?? false, command: `${options.command ?? 'yard up'} --worktree ${target.name}`})
+  }
   const socketEnv = options.ensure ? await ensureMachine(context, machine, machineSpec) : await machine.socketEnv(machineSpec)
   const stack = await registry.create('stack', config.stack.backend, {...backendContext, runner: context.runner.withEnv(socketEnv ?? {})})
-  return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null}
+  return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null, ...(stoppedShared ? {stoppedShared} : {})}
 }
 
 /**
@@ -111,6 +123,8 @@ export interface StackOutcome {
   gone: string[]
   /** `up`: the rendered stack, its report and what runs (when the backend renders its stack). */
   plan?: StackPlan | StackUpResult
+  /** `up --stop-shared` of an untrusted worktree: the shared machine stopped first, and the stacks that went down. */
+  stoppedShared?: SharedStop
 }
 
 /**
@@ -119,8 +133,8 @@ export interface StackOutcome {
  * @throws RefusedError (exit 3) for what cannot be isolated, a busy port or a project name of
  *   another owner; InputError (exit 2) for a dry run of a backend without `plan`; OperationError (exit 1).
  */
-export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean} = {}): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true})
+export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean; stopShared?: boolean} = {}): Promise<StackOutcome> {
+  const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true, stopShared: options.stopShared})
   const spec = stackSpec(session, context)
   // Also for a dry run: a missing .env changes the ports and values the plan shows.
   if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
@@ -133,8 +147,35 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
+  if (spec && session.machineSpec.worktree !== undefined) await refuseReach(session, spec, context)
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
-  return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined}
+  const stoppedShared = session.stoppedShared ? {stoppedShared: session.stoppedShared} : {}
+  return {target: session.target, boxOnly: spec === undefined, gone: [], plan: plan || undefined, ...stoppedShared}
+}
+
+/**
+ * An untrusted worktree's stack may reach nothing beyond its worktree (docs/worktrees.md,
+ * "Untrusted worktrees"): on any machine, no `env_file` yard would read on the host; on one
+ * without a VM (native), nothing of `hostReach` in the rendered file either.
+ * @throws RefusedError (exit 3) naming the first finding and how many more, before anything starts.
+ */
+async function refuseReach(session: StackSession, spec: StackSpec, context: YardContext): Promise<void> {
+  const {target, machine} = session
+  const findings = envFilesOutside(spec.files, target.checkoutPath)
+  const native = session.socketEnv.CONTAINER_HOST === undefined
+  if (native) {
+    const plan = await session.stack.plan?.(target, spec)
+    if (plan) findings.push(...hostReach(plan.compose, target.checkoutPath))
+    else context.warn(`warning: the stack backend ${session.stack.id} cannot show what it would run, so yard cannot check what untrusted worktree ${target.name}'s stack reaches on the host`)
+  }
+  const [first] = findings
+  if (first === undefined) return
+  throw new RefusedError(`worktree ${target.name} is untrusted, and its stack reaches beyond it: ${first}${findings.length > 1 ? ` (and ${findings.length - 1} more: ${findings.slice(1).join('; ')})` : ''}`, {
+    why: native
+      ? `the ${machine.id} machine has no VM, so binds, builds, volumes with driver options, host namespaces, devices and privileges reach the host itself; an untrusted worktree's stack may use paths inside ${target.checkoutPath} only`
+      : `yard reads env_files on the host while rendering; an untrusted worktree's stack may read files inside ${target.checkoutPath} only`,
+    fix: `drop that from the compose file, or, if you trust its code: yard worktree trust ${target.name} --trusted`,
+  })
 }
 
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */
@@ -174,6 +215,11 @@ export async function stackLogs(context: YardContext, registry: Registry, option
 export function machineNotRunning(session: StackSession, context: YardContext): StackOutcome {
   context.warn(`note: machine ${session.machineSpec.name} (${session.machine.id}) is not running, so nothing of ${session.target.project} runs; nothing was started`)
   return {target: session.target, boxOnly: false, gone: []}
+}
+
+/** What `--stop-shared` did, in one line. */
+export function describeSharedStop(stop: SharedStop): string {
+  return `stopped the shared machine ${stop.machine} first; ${stop.stacks.length === 0 ? 'no stack or box of this project ran there' : `these stacks went down: ${stop.stacks.join(', ')}`}`
 }
 
 /** "main" or "worktree feat", for messages. */

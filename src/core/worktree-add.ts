@@ -21,7 +21,9 @@ import {ensureFetchRefspec, listRemotes, readRefs, RefEntry, validBranchName} fr
 import {copyIgnoredFiles} from './ignored-files.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
+import {worktreeMachineName} from './machine.js'
 import {shellQuote} from './shell.js'
+import {Trust, TrustWrite, writeTrust} from './trust.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
@@ -44,6 +46,8 @@ export interface AddOptions {
   fetch: boolean
   /** Initialise the submodules main has checked out (`--no-submodules` turns it off). */
   submodules?: boolean
+  /** `--untrusted`: record it so in yard.local.toml; its stack and box get a machine of their own. */
+  untrusted?: boolean
   backends: WorktreeBackends
 }
 
@@ -69,6 +73,10 @@ export interface AddResult {
   copied: string[]
   /** Submodule paths checked out in the worktree (nested ones as `lib/nested`), and those that failed (warned). */
   submodules: {initialised: string[]; failed: string[]}
+  /** As recorded in yard.local.toml (`[worktrees.NAME] trust`); untrusted runs on `machine`. */
+  trust: Trust
+  /** The machine its stack and box run on (an untrusted worktree's own is created on its first `up`). */
+  machine: string
 }
 
 /** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
@@ -150,6 +158,8 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
     // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
+    // Recorded before the checkout, and before the pin (the same file): an untrusted worktree never exists as a trusted one.
+    const trustWrite = options.untrusted ? await writeTrust(pinFile, name, 'untrusted') : undefined
     // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
     const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
     if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit, gitConfig)
@@ -168,19 +178,23 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules, sparse: gitConfig.sparse})
     const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
-      await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite})
+      await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite, trustedOver: trustWrite})
       await removeAddJournal(workspace.commonDir, name)
       throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
     }
     const {current, choice} = decided.value
     if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
     await removeAddJournal(workspace.commonDir, name)
-    return {current, choice, branchSource, base, submodules: added.value}
+    return {current, choice, branchSource, base, submodules: added.value, trust: options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const)}
   })
 
-  const {current, choice, branchSource, base, submodules} = placed
+  const {current, choice, branchSource, base, submodules, trust} = placed
   const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
-  await options.backends.machineReady(workspace)
+  // An untrusted worktree's machine is its own, made on its first `up` (the shared one may have to stop for it).
+  if (trust === 'untrusted') {
+    if (!options.untrusted) context.warn(`note: ${workspace.config.files.local} records ${name} as untrusted (from before), so it stays untrusted: \`yard worktree trust ${name} --trusted\` changes that`)
+  } else await options.backends.machineReady(workspace)
+  if (options.untrusted && choice.pin === undefined) await excludePinFile(context, workspace)
   if (choice.pin !== undefined) {
     await excludePinFile(context, workspace)
     const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
@@ -199,6 +213,8 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
     copied,
     submodules,
+    trust,
+    machine: trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name,
   }
 }
 
@@ -326,7 +342,7 @@ async function gitWorktreeAdd(context: YardContext, workspace: Workspace, reques
  * Undoes what a failed `git worktree add` left: the branch it created (only while it still points
  * where it was created), git's registration of the path, and the pin this call wrote.
  */
-async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; pinnedOver?: PinWrite}): Promise<void> {
+async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; pinnedOver?: PinWrite; trustedOver?: TrustWrite}): Promise<void> {
   const {mainPath} = workspace
   const undone: string[] = []
   // The worktree first: a branch checked out in a worktree is not deleted from under it.
@@ -356,6 +372,13 @@ async function rollBack(context: YardContext, workspace: Workspace, state: {targ
     await restorePinFile(state.pinFile, text).then(
       () => undone.push(previous === undefined ? `deleted the pin of ${state.name}` : `restored the pin of ${state.name}`),
       (error: Error) => context.warn(`warning: could not undo the pin of ${state.name} in ${state.pinFile}: ${error.message}`),
+    )
+  }
+  if (state.trustedOver) {
+    // After the pin's: the trust record was written first, so its text is the older one.
+    await restorePinFile(state.pinFile, state.trustedOver.text).then(
+      () => undone.push(`deleted the untrusted record of ${state.name}`),
+      (error: Error) => context.warn(`warning: could not undo the untrusted record of ${state.name} in ${state.pinFile}: ${(error as Error).message}`),
     )
   }
   if (undone.length > 0) context.warn(`rolled back: ${undone.join('; ')}`)

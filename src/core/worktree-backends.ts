@@ -8,7 +8,7 @@
 import type {Target} from './backend.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
-import {machineSpec} from './machine.js'
+import {isUntrusted, machineSpec} from './machine.js'
 import {ensureMachineQuietly} from './machine-ensure.js'
 import type {Registry} from './registry.js'
 import {clusterSettings} from './sandbox.js'
@@ -45,6 +45,20 @@ export interface WorktreeBackends {
    * §4.3); a machine that cannot come up is a warning, never a failure. Never rejects.
    */
   machineReady(workspace: Workspace): Promise<void>
+  /**
+   * The untrusted worktree `name`'s own machine when it exists (docs/worktrees.md, "Untrusted
+   * worktrees"), to be removed with the worktree; undefined for a trusted worktree, a backend
+   * without VMs, or a machine that is absent. Never creates or starts anything.
+   */
+  worktreeMachine?(workspace: Workspace, name: string): Promise<WorktreeMachine | undefined>
+}
+
+/** An untrusted worktree's own machine, as `worktree remove` finds it. */
+export interface WorktreeMachine {
+  name: string
+  state: string
+  /** Removes it with its disk: every container, image and volume inside. */
+  remove(): Promise<void>
 }
 
 /** No sandboxes and no stack: what core tests and commands without a registry use. */
@@ -90,6 +104,19 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
       await ensureMachineQuietly(context, await load(), workspace)
     },
 
+    async worktreeMachine(workspace, name) {
+      if (!isUntrusted(workspace, name)) return undefined
+      const registry = await load()
+      const machineId = workspace.config.machine.backend
+      if (!registry.factory('machine', machineId)) return undefined
+      const machine = await registry.create('machine', machineId, backendContext())
+      if (machine.id === 'native') return undefined
+      const spec = machineSpec(workspace, name)
+      const status = await machine.status(spec)
+      if (status.state === 'absent') return undefined
+      return {name: spec.name, state: status.state, remove: () => machine.rm(spec)}
+    },
+
     async stackTeardown(workspace, target) {
       const registry = await load()
       const id = loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env}).stack.backend
@@ -99,7 +126,7 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
       }
       // The machine backend provides the engine socket; teardown never creates or starts a machine.
       const machineId = workspace.config.machine.backend
-      const spec = machineSpec(workspace)
+      const spec = machineSpec(workspace, target.name)
       const socketEnv = registry.factory('machine', machineId) ? await (await registry.create('machine', machineId, backendContext())).socketEnv(spec) : {}
       if (socketEnv === null) return {skipped: `machine ${spec.name} is not running, so nothing of ${target.project} runs`}
       const stack = await registry.create('stack', id, {...backendContext(), runner: context.runner.withEnv(socketEnv)})

@@ -8,6 +8,7 @@ import {existsSync} from 'node:fs'
 import type {OffsetSource, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from './git.js'
+import type {Trust} from './trust.js'
 import {shortRef} from './worktree-base.js'
 import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from './workspace.js'
 
@@ -38,6 +39,8 @@ export interface WorktreeRow {
   /** The directory is gone (deleted by hand, or on a volume that is not mounted). */
   missing: boolean
   locked: boolean
+  /** `untrusted` when yard.local.toml records it so (`[worktrees.NAME] trust`): it runs on a machine of its own. */
+  trust: Trust
 }
 
 /** Runs `work` over `items` with at most `limit` running at once, keeping the order. */
@@ -88,6 +91,7 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
     project: target.project,
     missing: !existsSync(worktree.path),
     locked: worktree.locked,
+    trust: target.isMain ? 'trusted' : (workspace.config.trust[target.name] ?? 'trusted'),
     target,
   }))
   options.onListed?.(listed)
@@ -115,6 +119,7 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
     behind: counts[index]?.behind ?? null,
     missing: checkout.missing,
     locked: checkout.locked,
+    trust: checkout.trust,
   }))
 }
 

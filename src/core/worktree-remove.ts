@@ -23,7 +23,8 @@ import {formatArgv} from './process.js'
 import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
 import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import {shellQuote} from './shell.js'
-import type {StackTeardown, WorktreeBackends} from './worktree-backends.js'
+import {Trust, writeTrust} from './trust.js'
+import type {StackTeardown, WorktreeBackends, WorktreeMachine} from './worktree-backends.js'
 import {BASE_KEY} from './worktree-list.js'
 import {buildTarget, GitWorktree, openWorkspace, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
 
@@ -71,6 +72,10 @@ export interface RemovalSummary {
   pin: number | null
   /** Whether yard wrote that pin (its `# yard:` mark); a hand-written one is kept. */
   pinByYard: boolean
+  /** `untrusted`: its record in yard.local.toml is deleted at the end. */
+  trust: Trust
+  /** An untrusted worktree's own machine, removed with its disk after the worktree; null when there is none. */
+  machine: string | null
 }
 
 export interface RemovalPlan {
@@ -80,6 +85,7 @@ export interface RemovalPlan {
   workspace: Workspace
   target: Target
   teardown?: StackTeardown
+  machine?: WorktreeMachine
 }
 
 export interface RemovalResult {
@@ -101,6 +107,10 @@ export interface RemovalResult {
   pinRemoved: boolean
   /** A hand-written pin (no `# yard:` mark) that was left in place: the offset a person chose outlives the worktree. */
   pinKept: boolean
+  /** The untrusted worktree's own machine, removed; null when there was none. */
+  machineRemoved: string | null
+  /** The untrusted record deleted from yard.local.toml. */
+  trustRemoved: boolean
 }
 
 export interface RemoveOptions {
@@ -124,6 +134,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
   const worktree = (await worktreesUnderRoot(workspace, context)).find((entry) => entry.name === name)?.worktree
   const present = existsSync(checkout)
   const pin = workspace.config.pins[name]
+  const trust = workspace.config.trust[name] ?? 'trusted'
   if (!worktree) {
     if (present) {
       throw new InputError(`${checkout} is not a worktree git knows`, {
@@ -131,7 +142,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
         fix: `check it with \`git -C ${shellQuote(checkout)} status\`; remove it yourself if it is not needed`,
       })
     }
-    if (pin === undefined) {
+    if (pin === undefined && trust === 'trusted') {
       throw new InputError(`there is no worktree named ${name}`, {
         why: `git has no worktree at ${checkout} and yard.local.toml has no pin for ${name}: nothing is left to remove`,
         fix: 'see `yard worktree list`; a stack left behind goes with `yard nuke --worktree ' + name + '`',
@@ -148,11 +159,12 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     })
   }
   const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
-  const [unsaved, outside, transcriptFiles, teardown] = await Promise.all([
+  const [unsaved, outside, transcriptFiles, teardown, machine] = await Promise.all([
     worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
     worktree && present ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath) : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
     options.backends.stackTeardown(workspace, target),
+    options.backends.worktreeMachine?.(workspace, name),
   ])
   const archive = transcriptsArchive({configured: workspace.config.worktrees['transcripts-archive'], mainPath: workspace.mainPath, env: context.env, prefix: workspace.prefix, name})
   const agentStores = await agentStoresOf(checkout, present, archive, context.env)
@@ -172,6 +184,8 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
     pinByYard: pinAuthor(await fs.readFile(workspace.config.files.local, 'utf8').catch(() => ''), name) === 'yard',
+    trust,
+    machine: machine?.name ?? null,
   }
   const refusal = options.force ? undefined : refusalOf(summary)
   // What would go, volumes included, is part of the plan shown before the confirmation.
@@ -183,7 +197,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       if (options.dryRun) throw error
     }
   }
-  return {summary, refusal, workspace, target, teardown: 'skipped' in teardown ? undefined : teardown}
+  return {summary, refusal, workspace, target, teardown: 'skipped' in teardown ? undefined : teardown, ...(machine ? {machine} : {})}
 }
 
 /**
@@ -297,7 +311,11 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     const force = summary.locked ? ['--force', '--force'] : ['--force']
     await context.runner.git(['worktree', 'remove', ...force, checkout], {cwd: workspace.mainPath})
   }
-  const pin = summary.pin === null ? 'absent' : await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}, () => removeYardPin(workspace.config.files.local, name))
+  // Its own machine goes after the worktree (the teardown ran inside it), before the record that names it.
+  if (plan.machine) await plan.machine.remove()
+  const lockOptions = {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}
+  const pin = summary.pin === null ? 'absent' : await withLock(offsetsLockPath(workspace.commonDir), lockOptions, () => removeYardPin(workspace.config.files.local, name))
+  if (summary.trust === 'untrusted') await withLock(offsetsLockPath(workspace.commonDir), lockOptions, () => writeTrust(workspace.config.files.local, name, 'trusted'))
   return {
     name,
     path: checkout,
@@ -311,6 +329,8 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     unregistered: summary.registered,
     pinRemoved: pin === 'removed',
     pinKept: pin === 'kept',
+    machineRemoved: plan.machine?.name ?? null,
+    trustRemoved: summary.trust === 'untrusted',
   }
 }
 

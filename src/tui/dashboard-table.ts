@@ -28,7 +28,7 @@ const offsetCell = (row: {offset: number; offsetSource: string; clashesWith: str
 
 /** Local mode columns: main and worktrees. */
 export const LOCAL_COLUMNS: ReadonlyArray<Column<LocalRow>> = [
-  {header: 'NAME', cell: (row) => row.name},
+  {header: 'NAME', cell: (row) => (row.trust === 'untrusted' ? `${row.name} !untrusted` : row.name)},
   {header: 'BRANCH', cell: (row) => row.branch ?? `(detached ${row.head?.slice(0, 8) ?? ''})`},
   {header: 'OFFSET', cell: offsetCell},
   {header: 'PORTS', cell: (row) => Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ') || null},
@@ -93,7 +93,7 @@ export function detailLines(mode: 'local' | 'cluster', row: LocalRow | ClusterRo
     const local = row as LocalRow
     return [
       `${local.name} — project ${local.project}, offset ${local.offset} (${local.offsetSource}), clashes: ${clashes}`,
-      `path ${local.path}${local.missing ? ' (missing)' : ''}${local.locked ? ' (locked)' : ''}`,
+      `path ${local.path}${local.missing ? ' (missing)' : ''}${local.locked ? ' (locked)' : ''}${local.trust === 'untrusted' ? ' (untrusted: a machine of its own)' : ''}`,
       `branch ${local.branch ?? '(detached)'} at ${local.head?.slice(0, 12) ?? '-'}, base ${local.base ?? '-'}, ahead ${local.ahead ?? '-'}, behind ${local.behind ?? '-'}`,
       `git status: ${local.dirty ? `${local.dirty.modified} modified, ${local.dirty.untracked} untracked` : '-'}`,
       `ports ${ports}; stack ${runStateCell(local.stack)}; box ${runStateCell(local.box)}`,

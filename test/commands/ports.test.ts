@@ -20,7 +20,7 @@ describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
     const fromEnv = await yard(['ports', '--json'], {cwd: repo, env: {...clean, YARD_WORKTREE: 'feat'}})
     const fromWorktreeVar = await yard(['ports', '--json'], {cwd: repo, env: {...clean, WORKTREE: 'feat'}})
     expect(fromFlag.exitCode, fromFlag.stderr).to.equal(0)
-    expect(fromFlag.json).to.deep.equal({worktree: 'feat', kind: 'worktree', project: 'app-feat', offset: 59, offsetSource: 'hash', ports: {APP_PORT: 3059, DB_PORT: 5459}, implicitPorts: [], clashesWith: []})
+    expect(fromFlag.json).to.deep.equal({worktree: 'feat', kind: 'worktree', project: 'app-feat', offset: 59, offsetSource: 'hash', ports: {APP_PORT: 3059, DB_PORT: 5459}, implicitPorts: [], clashesWith: [], trust: 'trusted'})
     expect(fromInside.json).to.deep.equal(fromFlag.json)
     expect(fromEnv.json).to.deep.equal(fromFlag.json)
     expect(fromWorktreeVar.json).to.include({worktree: 'main', offset: 0, offsetSource: 'main'})

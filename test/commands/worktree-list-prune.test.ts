@@ -32,8 +32,8 @@ describe('yard worktree list (DESIGN.md §4.1, Appendix A)', () => {
     expect(run.exitCode, run.stderr).to.equal(0)
     const rows = run.json as Array<Record<string, unknown>>
     expect(rows.map((row) => row.name)).to.deep.equal(['main', 'alpha', 'feat', 'gone', 'held'])
-    for (const row of rows) expect(Object.keys(row)).to.deep.equal(['name', 'branch', 'path', 'head', 'base', 'offset', 'offsetSource', 'project', 'dirty', 'ahead', 'behind', 'missing', 'locked'])
-    expect(rows[0]).to.deep.include({name: 'main', branch: 'wip', path: setup.main, head: setup.wip, base: null, offset: 0, offsetSource: 'main', project: 'app', missing: false, locked: false})
+    for (const row of rows) expect(Object.keys(row)).to.deep.equal(['name', 'branch', 'path', 'head', 'base', 'offset', 'offsetSource', 'project', 'dirty', 'ahead', 'behind', 'missing', 'locked', 'trust'])
+    expect(rows[0]).to.deep.include({name: 'main', branch: 'wip', path: setup.main, head: setup.wip, base: null, offset: 0, offsetSource: 'main', project: 'app', missing: false, locked: false, trust: 'trusted'})
     expect(rows[0]).to.deep.include({ahead: null, behind: null})
     const byName = Object.fromEntries(rows.map((row) => [row.name, row]))
     expect(byName.feat).to.deep.include({branch: 'wt/feat', path: feat, base: 'origin/develop', offset: 59, offsetSource: 'hash', project: 'app-feat', dirty: {modified: 1, untracked: 2}, ahead: 2, behind: 1, missing: false, locked: false})

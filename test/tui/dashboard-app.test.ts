@@ -21,7 +21,7 @@ const KEY = {down: '\u001B[B', up: '\u001B[A', tab: '\t', ctrlC: '\u0003'}
 function localRow(name: string, offset: number, running: boolean): LocalRow {
   return {
     name, branch: name === 'main' ? 'main' : `wt/${name}`, path: `/src/app-worktrees/${name}`, head: 'a'.repeat(40), base: null, offset,
-    offsetSource: name === 'main' ? 'main' : 'hash', project: `app-${name}`, dirty: {modified: 0, untracked: 0}, ahead: 0, behind: 0, missing: false, locked: false,
+    offsetSource: name === 'main' ? 'main' : 'hash', project: `app-${name}`, dirty: {modified: 0, untracked: 0}, ahead: 0, behind: 0, missing: false, locked: false, trust: 'trusted',
     ports: {WEB_PORT: 3000 + offset}, clashesWith: [], stack: running ? {state: 'running', running: 1, total: 1} : {state: 'absent', running: 0, total: 0}, box: {state: 'absent', running: 0, total: 0},
   }
 }

@@ -77,7 +77,7 @@ function fakeTerminal(): {terminal: Terminal; stdin: FakeStdin; stdout: FakeStdo
 function localRow(name: string, offset: number): LocalRow {
   return {
     name, branch: name === 'main' ? 'main' : `wt/${name}`, path: `/src/app-worktrees/${name}`, head: 'a'.repeat(40), base: null, offset,
-    offsetSource: name === 'main' ? 'main' : 'hash', project: name === 'main' ? 'app' : `app-${name}`, dirty: {modified: 0, untracked: 0}, ahead: 0, behind: 0, missing: false, locked: false,
+    offsetSource: name === 'main' ? 'main' : 'hash', project: name === 'main' ? 'app' : `app-${name}`, dirty: {modified: 0, untracked: 0}, ahead: 0, behind: 0, missing: false, locked: false, trust: 'trusted',
     ports: {WEB_PORT: 3000 + offset}, clashesWith: [], stack: {state: 'absent', running: 0, total: 0}, box: {state: 'absent', running: 0, total: 0},
   }
 }

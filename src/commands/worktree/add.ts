@@ -11,12 +11,14 @@ export default class WorktreeAdd extends BaseCommand {
 
   static description = `The worktree goes to <worktrees root>/NAME on BRANCH (default wt/NAME). An existing local branch is checked out as it is; a branch that exists only as origin/BRANCH is created tracking it; otherwise a new branch is created without upstream (so a bare \`git push\` never lands on the base) from: --from REF, else YARD_WORKTREE_BASE / [worktrees] base, else origin/HEAD, else the first of origin/main, main, origin/master, master, else the current HEAD. The base's remote is fetched first (--no-fetch skips it); the base is printed and recorded as branch.<branch>.yardBase.
 A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.
-Submodules main has checked out are initialised from main's own objects (--no-submodules skips them); a sparse main's patterns apply to the new worktree before its checkout; a partial clone's missing blobs are fetched once, up front.`
+Submodules main has checked out are initialised from main's own objects (--no-submodules skips them); a sparse main's patterns apply to the new worktree before its checkout; a partial clone's missing blobs are fetched once, up front.
+--untrusted records the worktree as untrusted in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box run on a machine of their own, yard-<prefix>-NAME, created on its first \`yard up\` and removed with the worktree.`
 
   static examples = [
     '<%= config.bin %> worktree add feat',
     '<%= config.bin %> worktree add fix bugfix/login --from origin/release-2',
     '<%= config.bin %> worktree add --branch feature/Login.v2',
+    '<%= config.bin %> worktree add pr-123 contributor/fix --untrusted',
   ]
 
   static args = {
@@ -29,6 +31,7 @@ Submodules main has checked out are initialised from main's own objects (--no-su
     from: Flags.string({description: 'base of a new branch: a branch, tag or commit (must resolve)', helpValue: 'REF'}),
     fetch: Flags.boolean({description: 'fetch the base\'s remote first', default: true, allowNo: true}),
     submodules: Flags.boolean({description: 'initialise the submodules main has checked out, from main\'s objects', default: true, allowNo: true}),
+    untrusted: Flags.boolean({description: 'for code you have not reviewed: its stack and box run on a machine of their own that mounts only this worktree and the git dir read-only (recorded in yard.local.toml)', default: false}),
   }
 
   async run(): Promise<AddResult> {
@@ -42,6 +45,7 @@ Submodules main has checked out are initialised from main's own objects (--no-su
       from: flags.from,
       fetch: flags.fetch,
       submodules: flags.submodules,
+      untrusted: flags.untrusted,
       backends: registryBackends(() => registry, this.context),
     })
     this.print(describe(result))
@@ -60,6 +64,7 @@ function describe(result: AddResult): string {
   if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
   if (result.submodules.initialised.length > 0) lines.push(`  submodules: ${result.submodules.initialised.join(', ')}`)
   lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
+  if (result.trust === 'untrusted') lines.push(`  untrusted: its stack and box run on machine ${result.machine} (created on its first \`yard up\`), which mounts only this worktree and the git dir read-only`)
   if (result.copied.length > 0) lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
   return lines.join('\n')
 }

@@ -5,7 +5,7 @@ import {BaseCommand} from '../base.js'
 /** `yard worktree list` (DESIGN.md §4.1, Appendix A). */
 export default class WorktreeList extends BaseCommand {
   static summary = 'List the main checkout and its worktrees with branch, offset, dirty counts and ahead/behind'
-  static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). MISSING: the directory is gone (`yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it).'
+  static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). MISSING: the directory is gone (`yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it). UNTRUSTED: it runs on a machine of its own (yard worktree add --untrusted).'
   static examples = ['<%= config.bin %> worktree list', '<%= config.bin %> worktree list --json']
 
   async run(): Promise<WorktreeRow[]> {
@@ -19,7 +19,7 @@ export default class WorktreeList extends BaseCommand {
           {header: 'OFFSET', cell: (row) => `${row.offset} ${row.offsetSource}`},
           {header: 'DIRTY', cell: (row) => (row.dirty === null ? null : `${row.dirty.modified}M ${row.dirty.untracked}U`)},
           {header: 'AHEAD/BEHIND', cell: (row) => (row.ahead === null ? null : `+${row.ahead} -${row.behind}`)},
-          {header: 'STATE', cell: (row) => [row.missing ? 'missing' : '', row.locked ? 'locked' : ''].filter(Boolean).join(',') || 'ok'},
+          {header: 'STATE', cell: (row) => [row.missing ? 'missing' : '', row.locked ? 'locked' : '', row.trust === 'untrusted' ? 'untrusted' : ''].filter(Boolean).join(',') || 'ok'},
           {header: 'PATH', cell: (row) => row.path},
         ],
         rows,

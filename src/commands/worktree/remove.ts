@@ -11,7 +11,7 @@ import {BaseCommand} from '../base.js'
 export default class WorktreeRemove extends BaseCommand {
   static summary = 'Remove a worktree without losing work: refuse on unsaved work, archive transcripts, snapshot, tear down its stack'
 
-  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files, commits on no remote branch (with no remote: on neither its recorded base nor another branch), a detached HEAD no branch holds, a submodule with unpushed commits or changes, a nested repository, or ignored files matching [worktrees] keep-ignored (default .env), unless --force. The plan names every ignored path it deletes. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work (and a detached HEAD) is saved to refs/yard/removed/NAME-<UTC stamp>, submodules (bundle + patch), nested repositories (tar) and kept ignored files go to <state dir>/removed/, and one printed command restores it all, the box and stack are torn down by the stack backend, git unregisters that one worktree, and its offset pin is deleted. The branch is kept.
+  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files, commits on no remote branch (with no remote: on neither its recorded base nor another branch), a detached HEAD no branch holds, a submodule with unpushed commits or changes, a nested repository, or ignored files matching [worktrees] keep-ignored (default .env), unless --force. The plan names every ignored path it deletes. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work (and a detached HEAD) is saved to refs/yard/removed/NAME-<UTC stamp>, submodules (bundle + patch), nested repositories (tar) and kept ignored files go to <state dir>/removed/, and one printed command restores it all, the box and stack are torn down by the stack backend, git unregisters that one worktree, an untrusted worktree's own machine is removed with its disk, and its offset pin and untrusted record are deleted. The branch is kept.
 Asks for confirmation on a terminal; without one, pass --yes. A remove that stopped half-way, or a worktree whose directory was deleted by hand, finishes on the next call.`
 
   static examples = ['<%= config.bin %> worktree remove feat', '<%= config.bin %> worktree remove feat --dry-run', '<%= config.bin %> worktree remove feat --force --yes']
@@ -57,6 +57,8 @@ function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
   lines.push(`  ${describeStackStep(plan.stack)}`)
   if (dryRun && 'wouldRemove' in plan.stack && plan.stack.wouldRemove) lines.push(...plan.stack.wouldRemove.map((item) => `    ${item}`))
   if (plan.registered) lines.push(`  ${shellCommand(['git', 'worktree', 'remove', plan.path])}`)
+  if (plan.machine !== null) lines.push(`  remove its own machine ${plan.machine} with its disk (the worktree is untrusted)`)
+  if (plan.trust === 'untrusted') lines.push(`  delete the untrusted record [worktrees.${plan.name}] from yard.local.toml`)
   if (plan.pin !== null) lines.push(plan.pinByYard ? `  delete the pin ${plan.name} = ${plan.pin} from yard.local.toml` : `  keep the hand-written pin ${plan.name} = ${plan.pin} in yard.local.toml`)
   return lines.join('\n')
 }
@@ -85,6 +87,7 @@ function renderResult(result: RemovalResult): string {
   for (const part of (result.saved?.parts ?? []).filter((saved) => saved.files.length > 0)) lines.push(`  ${part.kind === 'ignored' ? 'ignored files' : `${part.kind === 'nested' ? 'nested repository' : 'submodule'} ${part.path}`} saved to ${part.files.join(', ')}`)
   if (result.restore) lines.push(`  restore it with: ${result.restore}`)
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
+  if (result.machineRemoved) lines.push(`  removed machine ${result.machineRemoved}`)
   if (result.pinKept) lines.push(`  kept the hand-written pin of ${result.name} in yard.local.toml (yard deletes only the pins it wrote, marked "# yard:")`)
   if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: ${shellCommand(['git', 'branch', '-D', result.branch])}`)
   return lines.join('\n')

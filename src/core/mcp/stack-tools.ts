@@ -123,7 +123,7 @@ export const env = defineTool({
   async run(args, call) {
     const context = call.context()
     const {workspace, target} = await resolveTarget(context, args.worktree)
-    const variables = stackEnv(target, context, await machineSocketEnv(context, await call.registry(), workspace))
+    const variables = stackEnv(target, context, await machineSocketEnv(context, await call.registry(), workspace, target.name))
     return {data: {...variables}, text: `${count(Object.keys(variables).length, 'variable')} of ${describeTarget(target)}`}
   },
 })

@@ -9,6 +9,12 @@ import type {BackendContext, MachineBackend, MachineStatus} from '../../core/bac
 export class NativeMachine implements MachineBackend {
   readonly kind = 'machine'
   readonly id = 'native'
+  /**
+   * There is no VM to give an untrusted worktree: it runs on the host's podman too, and core
+   * narrows what it reaches instead (its box mounts exactly the worktree and the git dir
+   * read-only; compose binds outside them are refused; docs/worktrees.md).
+   */
+  readonly worktreeMachines = true
 
   constructor(private readonly context: BackendContext) {}
 

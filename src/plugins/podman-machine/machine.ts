@@ -27,6 +27,10 @@ const MACHINE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
 export class PodmanMachine implements MachineBackend {
   readonly kind = 'machine'
   readonly id = 'podman-machine'
+  /** podman runs one machine at a time (on macOS; yard treats every host alike). */
+  readonly exclusive = true
+  /** An untrusted worktree's machine is one more VM, its read-only mounts `--volume P:P:ro`. */
+  readonly worktreeMachines = true
 
   constructor(private readonly context: BackendContext) {}
 
@@ -70,7 +74,8 @@ export class PodmanMachine implements MachineBackend {
 
   /**
    * `podman machine init` with the configured sizes and one `--volume PATH:PATH` per mount
-   * (and no other: giving `--volume` drops podman's default home mount).
+   * (`PATH:PATH:ro` for those in `readOnly`; and no other: giving `--volume` drops podman's
+   * default home mount).
    * Creates a mount directory that does not exist yet (the worktrees root before the first worktree).
    * @throws InputError (exit 2) for a mount that is not absolute or holds a `:`.
    */
@@ -86,7 +91,7 @@ export class PodmanMachine implements MachineBackend {
     }
     // The worktrees root may not exist yet; a VM cannot share a directory that does not.
     for (const mount of spec.mounts) await fs.mkdir(mount, {recursive: true})
-    const volumes = spec.mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`])
+    const volumes = spec.mounts.flatMap((mount) => ['--volume', `${mount}:${mount}${spec.readOnly?.includes(mount) ? ':ro' : ''}`])
     await this.podman(['init', '--cpus', String(spec.cpus), '--memory', String(spec.memoryMiB), '--disk-size', String(spec.diskGiB), ...volumes, spec.name], {
       timeoutMs: INIT_BUDGET_MS,
       budget: 'podman machine init',
@@ -103,7 +108,7 @@ export class PodmanMachine implements MachineBackend {
     checkName(spec.name)
     const machines = await this.list()
     const other = machines.find((machine) => machine.name !== spec.name && (machine.running || machine.starting))
-    if (other) throw anotherRunning(other.name, spec.name)
+    if (other) throw anotherRunning(other.name, spec.name, spec.worktree !== undefined)
     const self = machines.find((machine) => machine.name === spec.name)
     if (!self?.running && !self?.starting) await this.podman(['start', spec.name], {timeoutMs: START_BUDGET_MS, budget: 'podman machine start'})
     await this.waitForSocket(spec.name)
@@ -162,11 +167,17 @@ function checkName(name: string): void {
   }
 }
 
-/** The one-VM rule (DESIGN.md §4.3): names the running machine and the two ways out. */
-export function anotherRunning(other: string, name: string): RefusedError {
+/**
+ * The one-VM rule (DESIGN.md §4.3): names the running machine and the ways out. Sharing the other
+ * machine is offered only to the shared machine, and never when the other one is an untrusted
+ * worktree's (`<name>-<worktree>`, docs/worktrees.md).
+ */
+export function anotherRunning(other: string, name: string, dedicated = false): RefusedError {
+  const stop = `stop it first (podman machine stop ${shellQuote(other)}, then run the command again)`
+  const share = dedicated || other.startsWith(`${name}-`) ? '' : `, or use it for this project: set [machine] name = "${other}" in yard.local.toml (it must mount the main checkout and the worktrees root; yard machine status checks)`
   return new RefusedError(`cannot start podman machine ${name}: podman machine ${other} is running`, {
     why: 'podman runs one machine at a time on macOS',
-    fix: `either stop it first (podman machine stop ${shellQuote(other)}, then yard machine start), or use it for this project: set [machine] name = "${other}" in yard.local.toml (it must mount the main checkout and the worktrees root; yard machine status checks)`,
+    fix: share === '' ? stop : `either ${stop}${share}`,
   })
 }
 

@@ -1,0 +1,104 @@
+/**
+ * What an untrusted worktree's compose project would reach beyond its worktree (docs/worktrees.md,
+ * "Untrusted worktrees"). On any machine, yard itself reads `env_file`s on the host while
+ * rendering, so one outside the worktree would carry a host file's lines into a container. On a
+ * machine without a VM (`native`), the engine is the host's: binds, volumes with driver options,
+ * build contexts outside the worktree, and the host namespaces, devices and privileges a service
+ * can ask for all reach the host itself. Each is a refusal before anything starts.
+ */
+import {readFileSync, realpathSync} from 'node:fs'
+import path from 'node:path'
+import {parse} from 'yaml'
+
+type Mapping = Record<string, unknown>
+const isMapping = (value: unknown): value is Mapping => value !== null && typeof value === 'object' && !Array.isArray(value)
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value])
+
+/** The real path of `file`, through its closest existing parent when it does not exist yet. */
+export function realPath(file: string): string {
+  try {
+    return realpathSync(file)
+  } catch {
+    const parent = path.dirname(file)
+    return parent === file ? file : path.join(realPath(parent), path.basename(file))
+  }
+}
+
+/** True when `file`'s real path lies inside `root` (a real path). */
+function insideReal(file: string, root: string): boolean {
+  const relative = path.relative(root, realPath(file))
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
+}
+
+/**
+ * `env_file` entries of the compose files (as written, before yard renders them) whose file lies
+ * outside `worktree`: each as "service S reads env_file P". Relative paths resolve against the
+ * first file's directory; files yard cannot read or parse are the stack backend's to report.
+ */
+export function envFilesOutside(files: string[], worktree: string): string[] {
+  const root = realPath(worktree)
+  const projectDir = path.dirname(files[0] ?? worktree)
+  const found: string[] = []
+  for (const file of files) {
+    let document: unknown
+    try {
+      document = parse(readFileSync(file, 'utf8'))
+    } catch {
+      continue
+    }
+    const services = isMapping(document) && isMapping(document.services) ? document.services : {}
+    for (const [service, body] of Object.entries(services)) {
+      for (const entry of list(isMapping(body) ? body.env_file : undefined)) {
+        const written = typeof entry === 'string' ? entry : isMapping(entry) && typeof entry.path === 'string' ? entry.path : undefined
+        if (written === undefined || written.includes('$')) continue
+        const source = path.resolve(projectDir, written)
+        if (!insideReal(source, root)) found.push(`service ${service} reads env_file ${source}`)
+      }
+    }
+  }
+  return found
+}
+
+/** Service keys that join a host (or another container's) namespace when set so. */
+const NAMESPACES = ['network_mode', 'pid', 'ipc', 'uts', 'userns_mode', 'cgroup']
+/** Service keys that grant the host's devices or privileges whenever they are set. */
+const GRANTS = ['cap_add', 'devices', 'device_cgroup_rules', 'security_opt']
+
+/**
+ * What in a rendered compose file (absolute paths, DESIGN.md §4.2) reaches the host beyond
+ * `worktree`, for a machine without a VM: one line per finding, empty when nothing does.
+ */
+export function hostReach(compose: Mapping, worktree: string): string[] {
+  const root = realPath(worktree)
+  const found: string[] = []
+  const services = isMapping(compose.services) ? compose.services : {}
+  for (const [service, raw] of Object.entries(services)) {
+    if (!isMapping(raw)) continue
+    if (raw.privileged === true) found.push(`service ${service} is privileged`)
+    for (const key of GRANTS) if (list(raw[key]).length > 0) found.push(`service ${service} sets ${key}`)
+    for (const key of NAMESPACES) {
+      const value = raw[key]
+      if (typeof value === 'string' && (value === 'host' || value.startsWith('container:'))) found.push(`service ${service} sets ${key}: ${value}`)
+    }
+    for (const from of list(raw.volumes_from)) if (typeof from === 'string' && from.startsWith('container:')) found.push(`service ${service} takes volumes_from ${from}`)
+    for (const entry of list(raw.volumes)) {
+      const source = typeof entry === 'string' ? entry.split(':')[0] : isMapping(entry) && entry.type === 'bind' && typeof entry.source === 'string' ? entry.source : undefined
+      if (source !== undefined && source.startsWith('/') && !insideReal(source, root)) found.push(`service ${service} binds ${source}`)
+    }
+    const build = typeof raw.build === 'string' ? {context: raw.build} : isMapping(raw.build) ? raw.build : undefined
+    const contexts = build ? [build.context, ...Object.values(isMapping(build.additional_contexts) ? build.additional_contexts : {})] : []
+    for (const context of contexts) if (typeof context === 'string' && context.startsWith('/') && !insideReal(context, root)) found.push(`service ${service} builds from ${context}`)
+  }
+  const volumes = isMapping(compose.volumes) ? compose.volumes : {}
+  for (const [volume, raw] of Object.entries(volumes)) {
+    if (!isMapping(raw)) continue
+    if (isMapping(raw.driver_opts) && Object.keys(raw.driver_opts).length > 0) found.push(`volume ${volume} sets driver_opts`)
+    else if (typeof raw.driver === 'string' && raw.driver !== 'local') found.push(`volume ${volume} uses driver ${raw.driver}`)
+  }
+  for (const table of ['configs', 'secrets']) {
+    for (const [name, raw] of Object.entries(isMapping(compose[table]) ? (compose[table] as Mapping) : {})) {
+      if (isMapping(raw) && typeof raw.file === 'string' && !insideReal(path.resolve(root, raw.file), root)) found.push(`${table.slice(0, -1)} ${name} reads ${raw.file}`)
+    }
+  }
+  return found
+}
