@@ -8,9 +8,12 @@ import {existsSync} from 'node:fs'
 import type {YardContext} from './context.js'
 import {execInBox} from './box.js'
 import {ExitCode, InputError, OperationError, YardError} from './errors.js'
+import {recordExec} from './exec-registry.js'
 import type {Registry} from './registry.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
 import {branchDirectory, checkBranchDirectory} from './sandbox-repos.js'
+import {shellCommand} from './shell.js'
+import {stateDir} from './state.js'
 import {openWorkspace, worktreePath} from './workspace.js'
 
 export interface ExecRequest {
@@ -68,7 +71,9 @@ async function sandboxExists(context: YardContext, registry: Registry, name: str
 
 /**
  * Runs argv in `/work/<slot>/<branch dir>` of sandbox `name` (DESIGN.md §5.2): the first slot
- * unless `slot`; the branch attached at create unless `branch`.
+ * unless `slot`; the branch attached at create unless `branch`. When another `yard exec` that may
+ * write (exec-registry.ts) runs in the same worktree, warns on stderr first: concurrent agents
+ * belong in separate sandboxes (docs/sandboxes.md, "One agent per workspace").
  */
 export async function execInSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean}): Promise<number> {
   // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
@@ -79,5 +84,13 @@ export async function execInSandbox(context: YardContext, registry: Registry, op
   const slot = options.slot ?? slots[0]
   if (!slots.includes(slot)) throw new InputError(`the sandbox ${options.name} has no slot ${slot}`, {fix: `use one of: ${slots.join(', ')}`})
   const directory = branchDirectory(options.branch ?? sandbox.spec.branch)
-  return session.backend.exec(sandbox, {slot, directory}, options.argv, {tty: options.tty}).catch(asExecFailure)
+  const {writers, release} = recordExec(stateDir(context.env), {sandbox: options.name, slot, directory}, options.argv)
+  for (const writer of writers) {
+    context.warn(`warning: another yard exec runs in ${options.name}/${directory} (pid ${writer.pid}, since ${writer.started}: ${shellCommand(writer.argv)}); two agents in one worktree overwrite each other's index, HEAD and files — give each its own sandbox (yard sandbox create NAME --repo …)`)
+  }
+  try {
+    return await session.backend.exec(sandbox, {slot, directory}, options.argv, {tty: options.tty}).catch(asExecFailure)
+  } finally {
+    release()
+  }
 }

@@ -4,7 +4,7 @@
  * a test needs its own.
  */
 import {expect} from 'chai'
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -14,7 +14,7 @@ import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 import {openPane} from '../../support/tmux.js'
-import {cli, cliLine, inPod, inPodTry, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+import {cli, cliLine, devJs, inPod, inPodTry, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}a`
 const pod = `${prefix}-feat`
@@ -153,6 +153,36 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     // The exec itself says the directory is missing: no `test -d` exec before it, podman's own line held back.
     expect(missing.stderr.split('\n').filter((line) => line.startsWith('+ podman')).map((line) => line.split(' ').slice(1, 3).join(' '))).to.deep.equal(['podman container', 'podman exec'])
     expect(missing.stderr).not.to.include('chdir')
+  })
+
+  it('yard exec warns when another yard exec that may write runs in the same worktree; a read-only git command is not warned about', async () => {
+    const childEnv: NodeJS.ProcessEnv = {...process.env}
+    for (const [key, value] of Object.entries(fixture.env)) {
+      if (value === undefined) delete childEnv[key]
+      else childEnv[key] = value
+    }
+    const execs = path.join(fixture.state, 'execs')
+    const running = (): number => (existsSync(execs) ? readdirSync(execs).flatMap((dir) => readdirSync(path.join(execs, dir))).length : 0)
+    const alone = cli(fixture, ['exec', 'feat/feat-login', '--', 'true'])
+    expect(alone.stderr).not.to.include('another yard exec')
+    const agent = spawn(process.execPath, [devJs, 'exec', 'feat/feat-login', '--', 'sh', '-c', 'sleep 6'], {cwd: fixture.app, env: childEnv, stdio: 'ignore'})
+    const ended = new Promise((resolve) => agent.on('exit', resolve))
+    try {
+      for (let waited = 0; running() === 0 && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(running(), 'the first exec is recorded while it runs').to.equal(1)
+      const second = cli(fixture, ['exec', 'feat/feat-login', '--', 'touch', 'concurrent'])
+      expect(second.status, second.stderr).to.equal(0)
+      expect(second.stderr).to.include('another yard exec runs in feat/feat-login').and.include(`pid ${agent.pid}`).and.include('sleep 6')
+      const status = cli(fixture, ['exec', 'feat/feat-login', '--', 'git', 'status', '--short'])
+      expect(status.stderr).not.to.include('another yard exec')
+      const elsewhere = cli(fixture, ['exec', '--sandbox', 'feat', '--slot', 'lib', '--', 'touch', 'x'])
+      expect(elsewhere.stderr, 'another slot is another worktree').not.to.include('another yard exec')
+    } finally {
+      await ended
+    }
+    expect(running(), 'an ended exec leaves no record').to.equal(0)
+    const after = cli(fixture, ['exec', 'feat/feat-login', '--', 'rm', 'concurrent'])
+    expect(after.stderr).not.to.include('another yard exec')
   })
 
   it('yard exec NAME/.., NAME/. and NAME/ name no branch directory: exit 2, and nothing runs (they would run in /work or /work/<slot>)', () => {

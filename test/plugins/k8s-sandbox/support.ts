@@ -73,7 +73,7 @@ export function podExists(project: string): boolean {
   return podmanTry('pod', 'exists', project).status === 0
 }
 
-const devJs = path.join(projectRoot, 'bin', 'dev.js')
+export const devJs = path.join(projectRoot, 'bin', 'dev.js')
 
 /** `yard …` as a child process (exec hands its terminal to podman), in `cwd` with the fixture's env. */
 export function cli(fixture: SandboxFixture, args: string[]): {status: number; stdout: string; stderr: string} {
