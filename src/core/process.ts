@@ -6,6 +6,7 @@
 import {execa} from 'execa'
 
 import {OperationError} from './errors.js'
+import {withoutProgress} from './progress.js'
 import {shellCommand} from './shell.js'
 
 export interface RunOptions {
@@ -27,6 +28,11 @@ export interface RunOptions {
   stdoutFilter?: (line: string) => boolean
   /** Return a failed result instead of throwing. */
   allowFailure?: boolean
+  /**
+   * Handed the child's stderr as it comes (a progress listener); it is still captured, without
+   * git's progress redraws (progress.ts withoutProgress).
+   */
+  onStderr?: (chunk: string) => void
 }
 
 export interface RunResult {
@@ -132,6 +138,10 @@ export class ProcessRunner {
         child[stream]?.on('data', (text: string) => capture.write(stream, text))
       }
     }
+    if (options.onStderr && !inherit && !capture) {
+      const listener = options.onStderr
+      child.stderr?.on('data', (chunk: Buffer | string) => listener(String(chunk)))
+    }
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
     let timedOut = false
@@ -153,7 +163,7 @@ export class ProcessRunner {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
-      stderr: typeof result.stderr === 'string' ? result.stderr : '',
+      stderr: typeof result.stderr === 'string' ? (options.onStderr ? withoutProgress(result.stderr) : result.stderr) : '',
       timedOut,
     }
     if (timedOut) {
