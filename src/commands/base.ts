@@ -40,7 +40,11 @@ export abstract class BaseCommand extends Command {
       const verbose = this.argv.includes('--verbose')
       // Warnings go to stderr also with --json (oclif's logToStderr is silent then): stdout stays data;
       // names echoed in them reach the terminal escaped, as in errors.
-      this.yardContext = createContext({verbose, warn: (message) => process.stderr.write(terminalSafe(message) + '\n'), progress: this.progress()})
+      const progress = this.progress()
+      const warn = (message: string) => {
+        if (!progress?.note(terminalSafe(message))) process.stderr.write(terminalSafe(message) + '\n')
+      }
+      this.yardContext = createContext({verbose, warn, progress})
     }
     return this.yardContext
   }

@@ -33,6 +33,8 @@ export interface RunOptions {
    * git's progress redraws (progress.ts withoutProgress).
    */
   onStderr?: (chunk: string) => void
+  /** Handed the child's stdout as it comes (debootstrap's `I:` stages); it is still captured. */
+  onStdout?: (chunk: string) => void
 }
 
 export interface RunResult {
@@ -138,9 +140,8 @@ export class ProcessRunner {
         child[stream]?.on('data', (text: string) => capture.write(stream, text))
       }
     }
-    if (options.onStderr && !inherit && !capture) {
-      const listener = options.onStderr
-      child.stderr?.on('data', (chunk: Buffer | string) => listener(String(chunk)))
+    for (const [stream, listener] of [['stderr', options.onStderr], ['stdout', options.onStdout]] as const) {
+      if (listener && !inherit && !capture) child[stream]?.on('data', (chunk: Buffer | string) => listener(String(chunk)))
     }
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)

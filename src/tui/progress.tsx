@@ -20,11 +20,16 @@ export interface ProgressRenderer extends ProgressPort {
    * synchronous, so the command's result line comes after it. Safe to call more than once.
    */
   end(outcome: 'done' | 'failed'): void
+  /**
+   * Shows a warning above the frame while one is drawn, so a redraw cannot tear it; false when
+   * no frame is drawn (the caller writes it itself).
+   */
+  note(text: string): boolean
 }
 
-/** What the screen shows: the steps done with their seconds, the current step and its update. */
+/** What the screen shows: the steps done with their seconds (a note has none), the current step and its update. */
 export interface ProgressState {
-  done: Array<{name: string; seconds: number}>
+  done: Array<{name: string; seconds?: number}>
   current?: {name: string; started: number; update?: ProgressUpdate}
   failed?: boolean
   ended?: boolean
@@ -58,7 +63,7 @@ export function ProgressView({state}: {state: ProgressState}) {
   const {current} = state
   return (
     <Box flexDirection="column">
-      {state.done.map((step, index) => (
+      {state.done.map((step, index) => step.seconds === undefined ? <Text key={`done:${index}`}>{step.name}</Text> : (
         <Text key={`done:${index}`} wrap="truncate"><Text color="green">✓</Text> {step.name} <Text dimColor>{step.seconds.toFixed(1)} s</Text></Text>
       ))}
       {current === undefined ? null : state.ended ? (
@@ -74,9 +79,10 @@ export function ProgressView({state}: {state: ProgressState}) {
 }
 
 /** Moves the state on: a new step ends the current one. Pure; `now` in ms. */
-export function nextState(state: ProgressState, event: {step: string} | {update: ProgressUpdate} | {end: 'done' | 'failed'}, now: number): ProgressState {
+export function nextState(state: ProgressState, event: {step: string} | {update: ProgressUpdate} | {note: string} | {end: 'done' | 'failed'}, now: number): ProgressState {
   const finish = () => (state.current ? [...state.done, {name: state.current.name, seconds: (now - state.current.started) / 1000}] : state.done)
   if ('step' in event) return {done: finish(), current: {name: event.step, started: now}}
+  if ('note' in event) return {...state, done: [...state.done, {name: event.note}]}
   if ('update' in event) return state.current ? {...state, current: {...state.current, update: event.update}} : state
   if (event.end === 'done') return {done: finish(), ended: true}
   return {...state, failed: true, ended: true}
@@ -98,6 +104,11 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
     update: (update) => {
       if (instance) draw({update})
     },
+    note(text) {
+      if (!instance) return false
+      draw({note: text})
+      return true
+    },
     end(outcome) {
       if (!instance) return
       draw({end: outcome})
@@ -116,11 +127,12 @@ export function lineProgress(write: (line: string) => void): ProgressRenderer {
     step: (name) => write(`${terminalSafe(name)}…\n`),
     update: () => {},
     end: () => {},
+    note: () => false,
   }
 }
 
 /** `--quiet`, `--json`: nothing at all. */
-export const silentProgress: ProgressRenderer = {step: () => {}, update: () => {}, end: () => {}}
+export const silentProgress: ProgressRenderer = {step: () => {}, update: () => {}, end: () => {}, note: () => false}
 
 /** The renderer for a command: silent when asked, Ink on a terminal, lines otherwise. */
 export function progressFor(stream: NodeJS.WriteStream, options: {silent: boolean}): ProgressRenderer {
