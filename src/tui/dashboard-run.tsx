@@ -117,14 +117,14 @@ export function restoreTerminal(terminal: Terminal): void {
  * One mount of the screen on the alternate screen; resolves with how it ended. An exception in
  * a render ends the mount: the terminal is restored, then the error is thrown on.
  */
-export async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, options: {trace?: Tracer; terminal?: Terminal; intervalMs?: number} = {}): Promise<DashboardExit> {
+export async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, options: {trace?: Tracer; terminal?: Terminal; intervalMs?: number; statusFadeMs?: number} = {}): Promise<DashboardExit> {
   const terminal = options.terminal ?? processTerminal()
   const trace = options.trace ?? (() => {})
   trace(`screen: alternate screen on, ${mode}`)
   let ended: DashboardExit = {kind: 'quit', code: 0, mode, selected}
   try {
     const instance = render(
-      <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} onExit={(exit) => (ended = exit)} />,
+      <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} statusFadeMs={options.statusFadeMs} onExit={(exit) => (ended = exit)} />,
       // Only mounted on a terminal: CI set in the environment (is-in-ci) must not turn it non-interactive.
       {alternateScreen: true, interactive: true, exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
     )
@@ -148,7 +148,7 @@ export async function showScreen(services: DashboardServices, mode: DashboardMod
  * SIGINT) or an uncaught error — in a render, a key handler or an action — restores the terminal
  * (`restoreTerminal`) before the process ends; an error ends with exit 1 and its message.
  */
-export async function runDashboard(options: {context: YardContext; registry: Registry; mode: DashboardMode}): Promise<number> {
+export async function runDashboard(options: {context: YardContext; registry: Registry; mode: DashboardMode; services?: DashboardServices; statusFadeMs?: number}): Promise<number> {
   const terminal = processTerminal()
   const onSignal = (signal: NodeJS.Signals) => {
     restoreTerminal(terminal)
@@ -163,13 +163,14 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
   for (const signal of signals) process.on(signal, onSignal)
   process.on('uncaughtException', onCrash)
   process.on('unhandledRejection', onCrash)
-  const services = dashboardServices(options.context, options.registry)
+  // Services other than core's only in tests of the screen on a real terminal.
+  const services = options.services ?? dashboardServices(options.context, options.registry)
   const trace = dashboardTracer(options.context.env)
   let mode = options.mode
   let selected = 0
   try {
     for (;;) {
-      const ended = await showScreen(services, mode, selected, {trace, terminal})
+      const ended = await showScreen(services, mode, selected, {trace, terminal, statusFadeMs: options.statusFadeMs})
       mode = ended.mode
       selected = ended.selected
       if (ended.kind === 'quit') return ended.code
