@@ -12,7 +12,9 @@ import type {CheckoutDetails} from '../core/dashboard-details.js'
 import {detailPaneLines} from './dashboard-detail.js'
 import {layoutScreen} from './dashboard-layout.js'
 import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
-import {filterRows, KEY_TABLE, keyNotApplying, selectionIn, sortRows, statusLayout} from './dashboard-view.js'
+import {filterRows, HELP_LINES, keyNotApplying, selectionIn, shellProblem, sortRows, statusLayout} from './dashboard-view.js'
+
+export {HELP_KEYS, HELP_LINES, shellProblem} from './dashboard-view.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
 export interface DashboardServices {
@@ -51,35 +53,8 @@ export interface DashboardAppProps {
   onExit(exit: DashboardExit): void
 }
 
-/**
- * The keys of the `?` screen as [key, what it does]; docs/dashboard.md's keys table names the
- * same keys in the same order (a test compares them).
- */
-export const HELP_KEYS: ReadonlyArray<readonly [string, string]> = KEY_TABLE.map((entry) => [entry.key, entry.modes.length === 1 ? `${entry.what} (${entry.modes[0]})` : entry.what] as const)
-
 /** An outcome fades from the status line after this long (docs/dashboard.md). */
 export const STATUS_FADE_MS = 10_000
-
-/** The `?` screen: the keys two to a line, each as `KEY  what`, the second column aligned at least 3 spaces on. */
-export const HELP_LINES: string[] = (() => {
-  const entries = HELP_KEYS.map(([key, what]) => `${key}  ${what}`)
-  const width = Math.max(...entries.map((entry) => entry.length))
-  const lines: string[] = []
-  for (let index = 0; index < entries.length; index += 2) lines.push([entries[index].padEnd(width), entries[index + 1] ?? ''].join('   ').trimEnd())
-  return lines
-})()
-
-/**
- * Why `e` cannot hand the terminal over for `row`, known from the row itself (no box), or
- * undefined: the screen then stays and says so in the status line.
- */
-export function shellProblem(mode: DashboardMode, row: LocalRow | ClusterRow): string | undefined {
-  if (mode !== 'local') return undefined
-  const local = row as LocalRow
-  if (local.box === null) return `no box for ${local.name}: the stack backend has none`
-  if (local.box.state === 'absent') return `no box for ${local.name}: run yard box up${local.name === 'main' ? '' : ` --worktree ${local.name}`} (u starts only the stack)`
-  return undefined
-}
 
 const errorText = (error: unknown) => {
   const failure = error as {message?: string; fix?: string}

@@ -217,7 +217,10 @@ export function shellBanner(mode: DashboardMode, name: string): string {
 async function followLogs(options: {context: YardContext; registry: Registry}, terminal: Terminal, name: string): Promise<void> {
   terminal.stdout.write(`yard: following the logs of ${name}; Ctrl-C returns to the dashboard\n`)
   // Ctrl-C belongs to the logs now: this process stays, and the screen comes back.
-  const ignore = () => {}
+  let interrupted = false
+  const ignore = () => {
+    interrupted = true
+  }
   const handlers = process.listeners('SIGINT')
   process.removeAllListeners('SIGINT')
   process.on('SIGINT', ignore)
@@ -228,9 +231,10 @@ async function followLogs(options: {context: YardContext; registry: Registry}, t
       await waitForEnter(terminal.stdin)
     }
   } catch (error) {
-    const failure = error as {message?: string; fix?: string; code?: number}
-    // Logs ended by Ctrl-C are not a failure to show.
-    if (failure.code === 130 || /exit code 130\b/.test(failure.message ?? '')) return
+    // Logs ended by Ctrl-C are not a failure to show, whatever the provider exits with
+    // (podman-compose 1.0.3: 1, after a Python traceback).
+    if (interrupted) return
+    const failure = error as {message?: string; fix?: string}
     terminal.stderr.write(`${failure.message ?? String(error)}${failure.fix ? `\nfix: ${failure.fix}` : ''}\n(press Enter to go back to the dashboard)\n`)
     await waitForEnter(terminal.stdin)
   } finally {

@@ -3,7 +3,7 @@
  * table (which keys apply in which mode; the help screen is made from it), the rows' order, the
  * filter and where the selection goes, and how a long status message keeps its end.
  */
-import type {DashboardMode} from '../core/dashboard.js'
+import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard.js'
 
 /** One key of the screen: what it does, and the modes it applies in. */
 export interface KeyEntry {
@@ -38,6 +38,33 @@ export const KEY_TABLE: readonly KeyEntry[] = [
   {key: 'q', what: 'quit', modes: BOTH},
   {key: 'Ctrl-C', what: 'quit (exit 130)', modes: BOTH},
 ]
+
+/**
+ * The keys of the `?` screen as [key, what it does]; docs/dashboard.md's keys table names the
+ * same keys in the same order (a test compares them).
+ */
+export const HELP_KEYS: ReadonlyArray<readonly [string, string]> = KEY_TABLE.map((entry) => [entry.key, entry.modes.length === 1 ? `${entry.what} (${entry.modes[0]})` : entry.what] as const)
+
+/** The `?` screen: the keys two to a line, each as `KEY  what`, the second column aligned at least 3 spaces on. */
+export const HELP_LINES: string[] = (() => {
+  const entries = HELP_KEYS.map(([key, what]) => `${key}  ${what}`)
+  const width = Math.max(...entries.map((entry) => entry.length))
+  const lines: string[] = []
+  for (let index = 0; index < entries.length; index += 2) lines.push([entries[index].padEnd(width), entries[index + 1] ?? ''].join('   ').trimEnd())
+  return lines
+})()
+
+/**
+ * Why `e` cannot hand the terminal over for `row`, known from the row itself (no box), or
+ * undefined: the screen then stays and says so in the status line.
+ */
+export function shellProblem(mode: DashboardMode, row: LocalRow | ClusterRow): string | undefined {
+  if (mode !== 'local') return undefined
+  const local = row as LocalRow
+  if (local.box === null) return `no box for ${local.name}: the stack backend has none`
+  if (local.box.state === 'absent') return `no box for ${local.name}: run yard box up${local.name === 'main' ? '' : ` --worktree ${local.name}`} (u starts only the stack)`
+  return undefined
+}
 
 /** What the status line says for `input` in `mode` when the key does not apply there, else undefined. */
 export function keyNotApplying(mode: DashboardMode, input: string): string | undefined {
