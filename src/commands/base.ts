@@ -7,7 +7,7 @@ import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 import {createContext, YardContext} from '../core/context.js'
 import {RefusedError, terminalSafe, YardError} from '../core/errors.js'
 import {ensureStateDir} from '../core/state.js'
-import {progressFor, ProgressRenderer} from '../tui/progress.js'
+import {progressFor, ProgressRenderer} from '../tui/progress-renderer.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 

@@ -1,9 +1,8 @@
 /**
- * How the command layer shows a long use case's progress (core/progress.ts): on a terminal,
+ * A long use case's progress on a terminal (core/progress.ts; chosen by progress-renderer.ts):
  * Ink draws the steps done, the current one with a spinner, and a bar with counts, bytes and
- * rate when the tool reports them; off a terminal, one line per step; with `--quiet` or
- * `--json`, nothing. Ink redraws and erases its frame (no escape codes of ours); the spinner's
- * frames are cli-spinners' `dots`.
+ * rate when the tool reports them. Ink redraws and erases its frame (no escape codes of ours);
+ * the spinner's frames are cli-spinners' `dots`.
  */
 import spinners from 'cli-spinners'
 import {Box, render, Text} from 'ink'
@@ -11,21 +10,8 @@ import {Box, render, Text} from 'ink'
 import React, {useEffect, useState} from 'react'
 
 import {terminalSafe} from '../core/errors.js'
-import type {ProgressPort, ProgressUpdate} from '../core/progress.js'
-
-/** A port the command ends once the use case returned or threw, before it prints its result. */
-export interface ProgressRenderer extends ProgressPort {
-  /**
-   * Draws the last frame (`✓` on every step, or `✗` on the current one when `failed`) and stops;
-   * synchronous, so the command's result line comes after it. Safe to call more than once.
-   */
-  end(outcome: 'done' | 'failed'): void
-  /**
-   * Shows a warning above the frame while one is drawn, so a redraw cannot tear it; false when
-   * no frame is drawn (the caller writes it itself).
-   */
-  note(text: string): boolean
-}
+import type {ProgressUpdate} from '../core/progress.js'
+import type {ProgressRenderer} from './progress-renderer.js'
 
 /** What the screen shows: the steps done with their seconds (a note has none), the current step and its update. */
 export interface ProgressState {
@@ -119,23 +105,4 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
       state = {done: []}
     },
   }
-}
-
-/** Off a terminal: each step once, as a line (`cloning github.com/acme/app into the cache…`). */
-export function lineProgress(write: (line: string) => void): ProgressRenderer {
-  return {
-    step: (name) => write(`${terminalSafe(name)}…\n`),
-    update: () => {},
-    end: () => {},
-    note: () => false,
-  }
-}
-
-/** `--quiet`, `--json`: nothing at all. */
-export const silentProgress: ProgressRenderer = {step: () => {}, update: () => {}, end: () => {}, note: () => false}
-
-/** The renderer for a command: silent when asked, Ink on a terminal, lines otherwise. */
-export function progressFor(stream: NodeJS.WriteStream, options: {silent: boolean}): ProgressRenderer {
-  if (options.silent) return silentProgress
-  return stream.isTTY ? terminalProgress(stream) : lineProgress((line) => stream.write(line))
 }

@@ -6,7 +6,7 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {rmSync} from 'node:fs'
+import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -86,6 +86,15 @@ describe('progress of yard cache add', function () {
     expect(json.status, json.stderr).to.equal(0)
     expect(json.stderr).to.equal('')
     expect(JSON.parse(json.stdout)).to.include({action: 'cloned', url: small})
+  })
+
+  it('a command off a terminal loads neither Ink nor React (start-up stays light)', () => {
+    const record = path.join(tempDir('yardtest-progress-imports'), 'imports.txt')
+    const run = spawnSync(process.execPath, ['--import', path.join(projectRoot, 'test', 'support', 'record-imports.mjs'), devJs, 'cache', 'add', small], {env: {...env(), RECORD_IMPORTS_FILE: record}, encoding: 'utf8'})
+    expect(run.status, run.stderr).to.equal(0)
+    const loaded = readFileSync(record, 'utf8').split('\n')
+    expect(loaded.some((url) => url.includes('/src/commands/cache/add.ts')), 'the command was recorded').to.equal(true)
+    expect(loaded.filter((url) => /\/node_modules\/(ink|react)\//.test(url))).to.deep.equal([])
   })
 
   it('--quiet on a terminal shows only the result', async () => {
