@@ -102,6 +102,7 @@ export async function buildDefaultImage(context: YardContext, options: {force?: 
       await context.runner.run('tar', ['--numeric-owner', '-C', rootfs, '-cf', tarball, '.'], {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'})
       context.progress?.step(`importing ${image}`)
       await context.runner.run('podman', ['import', '--change', `CMD ${JSON.stringify(recipe.cmd)}`, '--message', 'yard default image (DESIGN.md §8)', tarball, image], {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'})
+      context.progress?.done()
       return {image, built: true, seconds: Math.round((Date.now() - started) / 1000)}
     } finally {
       await fs.rm(work, {recursive: true, force: true}).catch(() => undefined)

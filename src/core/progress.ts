@@ -26,6 +26,11 @@ export interface ProgressPort {
   step(name: string): void
   /** Where the current step is. */
   update(update: ProgressUpdate): void
+  /**
+   * The current step ended and the operation that reported it is over: what follows (the
+   * caller's own checks) is no part of it, so a later failure is not shown as this step's.
+   */
+  done(): void
 }
 
 /**

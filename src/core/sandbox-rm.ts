@@ -67,6 +67,7 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const caches = await openSandboxCache(context, registry, session.workspace)
   if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
 
+  if (sandbox.phase === 'Running') context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
   const work: SandboxUnsaved = sandbox.phase === 'Running' ? await session.backend.unsaved(sandbox) : {worktrees: [], refs: []}
   const unsaved = describeUnsaved(work)
   const slots = [...new Set(work.refs.map((ref) => ref.slot))]

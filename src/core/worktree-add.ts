@@ -181,6 +181,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const {current, choice, branchSource, base, submodules} = placed
   if (workspace.config.worktrees.copy.length > 0) context.progress?.step('copying ignored files from main')
   const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
+  context.progress?.done()
   await options.backends.machineReady(workspace)
   if (choice.pin !== undefined) {
     await excludePinFile(context, workspace)

@@ -25,13 +25,14 @@ export function lineProgress(write: (line: string) => void): ProgressRenderer {
   return {
     step: (name) => write(`${terminalSafe(name)}…\n`),
     update: () => {},
+    done: () => {},
     end: () => {},
     note: () => false,
   }
 }
 
 /** `--quiet`, `--json`: nothing at all. */
-export const silentProgress: ProgressRenderer = {step: () => {}, update: () => {}, end: () => {}, note: () => false}
+export const silentProgress: ProgressRenderer = {step: () => {}, update: () => {}, done: () => {}, end: () => {}, note: () => false}
 
 /** The renderer for a command: silent when asked, Ink on a terminal, lines otherwise. */
 export function progressFor(stream: NodeJS.WriteStream, options: {silent: boolean}): ProgressRenderer {
@@ -57,6 +58,8 @@ function deferredTerminal(stream: NodeJS.WriteStream): ProgressRenderer {
   return {
     step: (name) => (real ? real.step(name) : void steps.push(name)),
     update: (update) => real?.update(update),
+    // Before Ink has loaded, the steps so far are over: nothing of them is left to draw.
+    done: () => (real ? real.done() : void steps.splice(0)),
     note: (text) => real?.note(text) ?? false,
     end(outcome) {
       ended = true

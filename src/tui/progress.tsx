@@ -65,9 +65,10 @@ export function ProgressView({state}: {state: ProgressState}) {
 }
 
 /** Moves the state on: a new step ends the current one. Pure; `now` in ms. */
-export function nextState(state: ProgressState, event: {step: string} | {update: ProgressUpdate} | {note: string} | {end: 'done' | 'failed'}, now: number): ProgressState {
+export function nextState(state: ProgressState, event: {step: string} | {update: ProgressUpdate} | {note: string} | {done: true} | {end: 'done' | 'failed'}, now: number): ProgressState {
   const finish = () => (state.current ? [...state.done, {name: state.current.name, seconds: (now - state.current.started) / 1000}] : state.done)
   if ('step' in event) return {done: finish(), current: {name: event.step, started: now}}
+  if ('done' in event) return {done: finish()}
   if ('note' in event) return {...state, done: [...state.done, {name: event.note}]}
   if ('update' in event) return state.current ? {...state, current: {...state.current, update: event.update}} : state
   if (event.end === 'done') return {done: finish(), ended: true}
@@ -89,6 +90,9 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
     step: (name) => draw({step: terminalSafe(name)}),
     update: (update) => {
       if (instance) draw({update})
+    },
+    done: () => {
+      if (instance) draw({done: true})
     },
     note(text) {
       if (!instance) return false

@@ -25,7 +25,7 @@ describe('git progress lines (progress.c display())', () => {
 
   it('a listener splits redraws at \\r and \\n, also across chunks', () => {
     const seen: number[] = []
-    const listen = gitProgressListener({step: () => {}, update: (update) => seen.push(update.done)})
+    const listen = gitProgressListener({step: () => {}, update: (update) => seen.push(update.done), done: () => {}})
     for (const chunk of ['Receiving objects:   1% (1/100)\rReceiving obj', 'ects:  50% (50/100)\r', 'Receiving objects: 100% (100/100), done.\n']) listen(chunk)
     expect(seen).to.deep.equal([1, 50, 100])
   })
@@ -51,6 +51,10 @@ describe('the progress frame', () => {
     expect(state.current).to.deep.equal({name: 'pinning', started: 3500})
     expect(nextState(state, {end: 'done'}, 4000)).to.deep.equal({done: [{name: 'cloning', seconds: 2.5}, {name: 'pinning', seconds: 0.5}], ended: true})
     expect(nextState(state, {end: 'failed'}, 4000)).to.include({failed: true, ended: true})
+    // done: the operation is over; a failure after it marks no step.
+    const over = nextState(state, {done: true}, 4000)
+    expect(over).to.deep.equal({done: [{name: 'cloning', seconds: 2.5}, {name: 'pinning', seconds: 0.5}]})
+    expect(nextState(over, {end: 'failed'}, 4500).current).to.equal(undefined)
   })
 })
 
@@ -60,7 +64,7 @@ describe('ProcessRunner onStderr', () => {
   it('hands git\'s progress over as it comes, and a failure names git\'s error without the redraws', async () => {
     const repo = makeRepo({}, 'upstream')
     const updates: string[] = []
-    const port = {step: () => {}, update: (update: ProgressUpdate) => updates.push(update.phase ?? '')}
+    const port = {step: () => {}, update: (update: ProgressUpdate) => updates.push(update.phase ?? ''), done: () => {}}
     const runner = new ProcessRunner()
     await runner.git(['clone', '--bare', '--no-local', '--quiet', '--progress', '--', repo, path.join(tempDir(), 'copy.git')], {onStderr: gitProgressListener(port)})
     expect(updates).to.include('Enumerating objects')

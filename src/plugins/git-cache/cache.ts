@@ -74,6 +74,9 @@ export class GitCache implements CacheBackend {
       }
       await this.clone(paths, repo.url, repo.identity, runner)
       return {...result, action: 'cloned' as const}
+    }).then((outcome) => {
+      this.context.progress?.done()
+      return outcome
     })
   }
 
@@ -178,6 +181,9 @@ export class GitCache implements CacheBackend {
       await writeRecord(paths, fresh)
       const maintained = await this.maintainIfDue(paths, fresh, runner)
       return {...base, fetched: true, stale: false, staleSince: null, error: null, maintained}
+    }).then((outcome) => {
+      this.context.progress?.done()
+      return outcome
     })
   }
 
