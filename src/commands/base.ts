@@ -41,17 +41,18 @@ export abstract class BaseCommand extends Command {
       // Warnings go to stderr also with --json (oclif's logToStderr is silent then): stdout stays data;
       // names echoed in them reach the terminal escaped, as in errors.
       const progress = this.progress()
+      // While a progress frame is drawn, a line goes above it: written past it, a redraw would tear it.
       const warn = (message: string) => {
         if (!progress?.note(terminalSafe(message))) process.stderr.write(terminalSafe(message) + '\n')
       }
-      this.yardContext = createContext({verbose, warn, progress})
+      this.yardContext = createContext({verbose, warn, progress, log: warn})
     }
     return this.yardContext
   }
 
   /**
    * The progress port of a long command (one that declares `--quiet`): Ink on a terminal, one
-   * line per step off it, nothing with `--quiet` or `--json` (tui/progress.tsx). Other commands
+   * line per step off it, nothing with `--quiet` or `--json` (tui/progress-renderer.ts). Other commands
    * report nothing, so a use case they share (the dashboard's create) never draws over a screen.
    */
   private progress(): ProgressRenderer | undefined {
