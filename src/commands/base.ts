@@ -7,6 +7,7 @@ import {Command, Errors, Flags, Interfaces} from '@oclif/core'
 import {createContext, YardContext} from '../core/context.js'
 import {RefusedError, terminalSafe, YardError} from '../core/errors.js'
 import {ensureStateDir} from '../core/state.js'
+import {progressFor, ProgressRenderer} from '../tui/progress-renderer.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -21,6 +22,7 @@ export abstract class BaseCommand extends Command {
   static usesStateDir = true
 
   private yardContext?: YardContext
+  private progressRenderer?: ProgressRenderer
 
   /**
    * Creates the state directory (0700) before anything can write under it: a recursive mkdir of
@@ -38,9 +40,37 @@ export abstract class BaseCommand extends Command {
       const verbose = this.argv.includes('--verbose')
       // Warnings go to stderr also with --json (oclif's logToStderr is silent then): stdout stays data;
       // names echoed in them reach the terminal escaped, as in errors.
-      this.yardContext = createContext({verbose, warn: (message) => process.stderr.write(terminalSafe(message) + '\n')})
+      const progress = this.progress()
+      // While a progress frame is drawn, a line goes above it: written past it, a redraw would tear it.
+      const warn = (message: string) => {
+        if (!progress?.note(terminalSafe(message))) process.stderr.write(terminalSafe(message) + '\n')
+      }
+      this.yardContext = createContext({verbose, warn, progress, log: warn})
     }
     return this.yardContext
+  }
+
+  /**
+   * The progress port of a long command (one that declares `--quiet`): Ink on a terminal, one
+   * line per step off it, nothing with `--quiet` or `--json` (tui/progress-renderer.ts). Other commands
+   * report nothing, so a use case they share (the dashboard's create) never draws over a screen.
+   */
+  private progress(): ProgressRenderer | undefined {
+    const flags = (this.constructor as typeof Command).flags ?? {}
+    if (!('quiet' in flags)) return undefined
+    const silent = this.argv.includes('--quiet') || this.jsonEnabled()
+    this.progressRenderer = progressFor(process.stderr, {silent})
+    return this.progressRenderer
+  }
+
+  /** Ends the progress display (its last frame stays) before a result or an error is printed. */
+  protected endProgress(outcome: 'done' | 'failed'): void {
+    this.progressRenderer?.end(outcome)
+  }
+
+  protected async finally(error: Error | undefined): Promise<unknown> {
+    this.endProgress(error ? 'failed' : 'done')
+    return super.finally(error)
   }
 
   protected isVerbose(): boolean {
@@ -68,6 +98,7 @@ export abstract class BaseCommand extends Command {
    * (`terminalSafe`): a path or name holding an escape sequence cannot drive the terminal.
    */
   protected print(text: string): void {
+    this.endProgress('done')
     if (!this.jsonEnabled()) this.log(terminalSafe(text, {keepNewlines: true}))
   }
 
@@ -90,6 +121,7 @@ export abstract class BaseCommand extends Command {
   protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
     // A command that reported and then chose its exit code (doctor) is not an error to render.
     if (error instanceof Errors.ExitError) throw error
+    this.endProgress('failed')
     if (error instanceof YardError) {
       process.exitCode = error.code
       if (this.jsonEnabled()) {
@@ -124,6 +156,12 @@ export abstract class BaseCommand extends Command {
 
 /** oclif's message for words a command does not take: `Unexpected argument: feat`. */
 const UNEXPECTED_ARGUMENT = /^Unexpected argument: (\S+)$/m
+
+/**
+ * `--quiet` of a long command: no progress (the result line and errors still print). Declaring
+ * it is what gives a command its progress display (BaseCommand.progress).
+ */
+export const quietFlag = Flags.boolean({description: 'show no progress, only the result', default: false})
 
 /** `--worktree NAME`: the checkout a command acts on (DESIGN.md §3.3). */
 /** `yard machine … --worktree NAME`: an untrusted worktree's own machine (never from YARD_WORKTREE or the directory). */

@@ -6,6 +6,7 @@
  * recomputes a name, an offset or a port.
  */
 import type {ProcessRunner} from './process.js'
+import type {ProgressPort} from './progress.js'
 
 /** The contract major this CLI implements. A factory declaring another major is `incompatible`. */
 export const CONTRACT_VERSION = 1
@@ -43,6 +44,8 @@ export interface BackendContext {
   /** yard's state directory (absolute). */
   stateDir: string
   warn: (message: string) => void
+  /** Where a long operation reports its steps (`ProgressPort`); absent: report nothing. */
+  progress?: ProgressPort
   /** `[cluster]` settings, given to sandbox backends (a cluster runtime needs them). */
   cluster?: ClusterSettings
 }

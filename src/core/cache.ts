@@ -65,7 +65,7 @@ async function sandboxBorrowerProbe(context: YardContext, registry: Registry, id
  */
 export async function openCache(context: YardContext, registry: Registry): Promise<{cache: CacheBackend; root: string}> {
   const settings = await cacheSettings(context)
-  const cache = await registry.create('cache', settings.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  const cache = await registry.create('cache', settings.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn, progress: context.progress})
   return {cache, root: settings.root}
 }
 

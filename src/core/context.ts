@@ -7,6 +7,7 @@ import {existsSync} from 'node:fs'
 
 import {terminalSafe} from './errors.js'
 import {ProcessRunner} from './process.js'
+import type {ProgressPort} from './progress.js'
 import {containersConfPath} from './state.js'
 
 export interface YardContext {
@@ -15,6 +16,8 @@ export interface YardContext {
   runner: ProcessRunner
   /** Warnings and notes for the user (stderr); never data. */
   warn: (message: string) => void
+  /** Where long use cases report their steps (progress.ts); absent: nothing is reported. */
+  progress?: ProgressPort
 }
 
 /**
@@ -28,13 +31,14 @@ export function childEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /** Builds a context for the current process. */
-export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessEnv; cwd?: string; warn?: (message: string) => void} = {}): YardContext {
+export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessEnv; cwd?: string; warn?: (message: string) => void; progress?: ProgressPort; log?: (line: string) => void} = {}): YardContext {
   const env = options.env ?? process.env
   const warn = options.warn ?? ((message: string) => process.stderr.write(message + '\n'))
   return {
     env,
     cwd: options.cwd ?? process.cwd(),
-    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: (line) => process.stderr.write(terminalSafe(line) + '\n')}),
+    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: options.log ?? ((line) => process.stderr.write(terminalSafe(line) + '\n'))}),
     warn,
+    ...(options.progress ? {progress: options.progress} : {}),
   }
 }

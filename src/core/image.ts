@@ -49,6 +49,27 @@ export interface ImageBuild {
 const BUILD_BUDGET_MS = 15 * 60_000
 
 /**
+ * debootstrap's own stages (`I: Retrieving Packages`, `I: Validating dpkg 1.21…`,
+ * `I: Extracting …`), each shown as the build's phase; counted, as debootstrap gives no total.
+ */
+function debootstrapProgress(context: YardContext): {onStdout?: (chunk: string) => void} {
+  const port = context.progress
+  if (!port) return {}
+  let seen = 0
+  let partial = ''
+  return {
+    onStdout: (chunk) => {
+      const lines = (partial + chunk).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) {
+        const stage = /^I: (\S+)/.exec(line)
+        if (stage) port.update({phase: line.slice(3).trim(), done: ++seen, unit: 'stages'})
+      }
+    },
+  }
+}
+
+/**
  * Builds yard's default image unless its tag exists (or `force`). One build at a time per state
  * directory (a lock); the root filesystem is built in a temporary directory, removed afterwards.
  * @throws OperationError (exit 1) when debootstrap or podman fails (not root, no mirror), with the fix.
@@ -64,8 +85,9 @@ export async function buildDefaultImage(context: YardContext, options: {force?: 
     try {
       const rootfs = path.join(work, 'rootfs')
       const recipe = DEFAULT_IMAGE_RECIPE
+      context.progress?.step(`building the root filesystem (debootstrap ${recipe.suite} ${recipe.variant})`)
       const debootstrap = await context.runner.run('debootstrap', [`--variant=${recipe.variant}`, `--include=${recipe.include.join(',')}`, recipe.suite, rootfs, recipe.mirror], {
-        allowFailure: true, timeoutMs: BUILD_BUDGET_MS, budget: 'image build',
+        allowFailure: true, timeoutMs: BUILD_BUDGET_MS, budget: 'image build', ...debootstrapProgress(context),
       })
       if (debootstrap.exitCode !== 0) {
         const tail = `${debootstrap.stdout}\n${debootstrap.stderr}`.trim().split('\n').slice(-3).join(' / ')
@@ -75,9 +97,12 @@ export async function buildDefaultImage(context: YardContext, options: {force?: 
         })
       }
       for (const trimmed of recipe.trim) await fs.rm(path.join(rootfs, trimmed), {recursive: true, force: true}).then(() => fs.mkdir(path.join(rootfs, trimmed), {recursive: true}))
+      context.progress?.step('packing the root filesystem')
       const tarball = path.join(work, 'rootfs.tar')
       await context.runner.run('tar', ['--numeric-owner', '-C', rootfs, '-cf', tarball, '.'], {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'})
+      context.progress?.step(`importing ${image}`)
       await context.runner.run('podman', ['import', '--change', `CMD ${JSON.stringify(recipe.cmd)}`, '--message', 'yard default image (DESIGN.md §8)', tarball, image], {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'})
+      context.progress?.done()
       return {image, built: true, seconds: Math.round((Date.now() - started) / 1000)}
     } finally {
       await fs.rm(work, {recursive: true, force: true}).catch(() => undefined)

@@ -6,6 +6,7 @@
 import {execa} from 'execa'
 
 import {OperationError} from './errors.js'
+import {withoutProgress} from './progress.js'
 import {shellCommand} from './shell.js'
 
 export interface RunOptions {
@@ -34,6 +35,13 @@ export interface RunOptions {
   stderrHold?: (line: string) => boolean
   /** Return a failed result instead of throwing. */
   allowFailure?: boolean
+  /**
+   * Handed the child's stderr as it comes (a progress listener); it is still captured, without
+   * git's progress redraws (progress.ts withoutProgress).
+   */
+  onStderr?: (chunk: string) => void
+  /** Handed the child's stdout as it comes (debootstrap's `I:` stages); it is still captured. */
+  onStdout?: (chunk: string) => void
 }
 
 export interface RunResult {
@@ -142,6 +150,9 @@ export class ProcessRunner {
       }
     }
     const held = hold ? holdEngineErrors(child.stderr!, hold, (text) => (capture ? capture.write('stderr', text) : process.stderr.write(text))) : undefined
+    for (const [stream, listener] of [['stderr', options.onStderr], ['stdout', options.onStdout]] as const) {
+      if (listener && !inherit && !capture) child[stream]?.on('data', (chunk: Buffer | string) => listener(String(chunk)))
+    }
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
     let timedOut = false
@@ -163,7 +174,7 @@ export class ProcessRunner {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
-      stderr: held ? held() : typeof result.stderr === 'string' ? result.stderr : '',
+      stderr: held ? held() : typeof result.stderr === 'string' ? (options.onStderr ? withoutProgress(result.stderr) : result.stderr) : '',
       timedOut,
     }
     if (timedOut) {

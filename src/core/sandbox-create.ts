@@ -109,10 +109,12 @@ export async function createSandbox(context: YardContext, registry: Registry, op
         })
       }
       const spec = {runtime, image, cacheRoot: local ? root : workspace.config.cluster['cache-root'], repos, branch, portBases: workspace.config.ports}
+      context.progress?.step(`starting pod ${target.project}`)
       await backend.create(target, spec)
       made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
       return {target, decided}
     })
+    context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
     const attached = await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)})
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)

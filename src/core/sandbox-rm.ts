@@ -67,6 +67,7 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const caches = await openSandboxCache(context, registry, session.workspace)
   if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
 
+  if (sandbox.phase === 'Running') context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
   const work: SandboxUnsaved = sandbox.phase === 'Running' ? await session.backend.unsaved(sandbox) : {worktrees: [], refs: []}
   const unsaved = describeUnsaved(work)
   const slots = [...new Set(work.refs.map((ref) => ref.slot))]
@@ -84,7 +85,9 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const base = {name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, dryRun: options.dryRun, lost: false, unsaved, toSave, savedIn, goes}
   if (options.dryRun) return {result: {...base, saved: [], restore: [], removed: false}, refusal}
 
+  if (savedIn) context.progress?.step(`saving unsaved work under ${savedIn}`)
   const saved: SandboxSaved = savedIn ? await session.backend.save(sandbox, work, savedIn) : {files: [], bundles: [], patches: []}
+  context.progress?.step(`removing pod ${sandbox.project}`)
   await session.backend.remove(sandbox)
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
   for (const repo of local ? sandbox.spec.repos : []) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))

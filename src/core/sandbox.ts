@@ -54,7 +54,7 @@ export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSe
 }
 
 export function backendContext(context: YardContext) {
-  return {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
+  return {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn, progress: context.progress}
 }
 
 /**

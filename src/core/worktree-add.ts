@@ -22,6 +22,7 @@ import {copyIgnoredFiles} from './ignored-files.js'
 import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
 import {withLock} from './lock.js'
 import {worktreeMachineName} from './machine.js'
+import {gitProgressListener} from './progress.js'
 import {shellQuote} from './shell.js'
 import {Trust, TrustWrite, writeTrust} from './trust.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
@@ -189,7 +190,9 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   })
 
   const {current, choice, branchSource, base, submodules, trust} = placed
+  if (workspace.config.worktrees.copy.length > 0) context.progress?.step('copying ignored files from main')
   const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
+  context.progress?.done()
   // An untrusted worktree's machine is its own, made on its first `up` (the shared one may have to stop for it).
   if (trust === 'untrusted') {
     if (!options.untrusted) context.warn(`note: ${workspace.config.files.local} records ${name} as untrusted (from before), so it stays untrusted: \`yard worktree trust ${name} --trusted\` changes that`)
@@ -258,7 +261,9 @@ async function fetchBaseRemote(context: YardContext, mainPath: string, from: str
   if (remote === undefined) return null
   const refspec = isBareLayout(mainPath) ? await ensureFetchRefspec(context.runner, mainPath, remote) : undefined
   if (refspec !== undefined) context.warn(`note: remote ${remote} had no fetch refspec (a bare clone has none); added ${refspec} so that git fetch updates ${remote}/*`)
-  const result = await context.runner.git(['fetch', '--quiet', remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch'})
+  context.progress?.step(`fetching ${remote}`)
+  const progress = context.progress ? {args: ['--progress'], options: {onStderr: gitProgressListener(context.progress)}} : {args: [], options: {}}
+  const result = await context.runner.git(['fetch', '--quiet', ...progress.args, remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch', ...progress.options})
   if (result.exitCode === 0) return remote
   const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : gitFailure(result.stderr) || `exit code ${result.exitCode}`
   context.warn(`warning: git fetch ${remote} failed (${why}); going on with the refs fetched before`)
@@ -330,6 +335,8 @@ async function gitWorktreeAdd(context: YardContext, workspace: Workspace, reques
       : branchSource === 'remote'
         ? [...add, '--track', '-b', branch, target, `origin/${branch}`]
         : [...add, '--no-track', '-b', branch, target, base!.commit]
+  // git worktree add has no --progress: its checkout reports only to a terminal of its own.
+  context.progress?.step(`checking out ${branch} in ${target}`)
   // A lazy fetch of a partial clone during the checkout must not start a gc.
   await context.runner.git([...NO_MAINTENANCE, ...args], {cwd: mainPath})
   if (sparse) await checkOutSparse(context, mainPath, target, sparse)

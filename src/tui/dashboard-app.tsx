@@ -12,6 +12,9 @@ import type {CheckoutDetails} from '../core/dashboard-details.js'
 import {detailPaneLines} from './dashboard-detail.js'
 import {layoutScreen} from './dashboard-layout.js'
 import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
+import {filterRows, HELP_LINES, keyNotApplying, selectionIn, shellProblem, sortRows, statusLayout} from './dashboard-view.js'
+
+export {HELP_KEYS, HELP_LINES, shellProblem} from './dashboard-view.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
 export interface DashboardServices {
@@ -20,9 +23,14 @@ export interface DashboardServices {
   /** Resolves with what happened, warnings (a fixed host port…) included. */
   up(name: string): Promise<string>
   down(name: string): Promise<string>
-  /** The remove plan as one line; rejects with the refusal (unsaved work, counts) when it must not go ahead. */
-  planRemove(name: string): Promise<string>
-  remove(name: string): Promise<string>
+  /**
+   * The remove plan of worktree (local) or sandbox (cluster) `name` as one line; rejects with the
+   * refusal (unsaved work, counts) when it must not go ahead.
+   */
+  planRemove(name: string, mode?: DashboardMode): Promise<string>
+  remove(name: string, mode?: DashboardMode): Promise<string>
+  /** Starts the box of checkout `name` (`yard box up`); resolves with what happened. */
+  boxUp(name: string): Promise<string>
   /** Why `name` cannot name a new worktree or sandbox (core's name rule, DESIGN.md §3.1), or undefined. */
   checkName(name: string): string | undefined
   /** Creates worktree (local) or sandbox (cluster) `name`; resolves with what was made. */
@@ -31,8 +39,8 @@ export interface DashboardServices {
   details(name: string): Promise<CheckoutDetails>
 }
 
-/** Why the screen ended: quit (with its exit code), or a shell asked for in a row. */
-export type DashboardExit = {kind: 'quit'; code: number; mode: DashboardMode; selected: number} | {kind: 'shell'; name: string; mode: DashboardMode; selected: number}
+/** Why the screen ended: quit (with its exit code), or a shell or the logs asked for in a row. */
+export type DashboardExit = {kind: 'quit'; code: number; mode: DashboardMode; selected: number} | {kind: 'shell' | 'logs'; name: string; mode: DashboardMode; selected: number}
 
 export interface DashboardAppProps {
   services: DashboardServices
@@ -40,49 +48,13 @@ export interface DashboardAppProps {
   initialSelected?: number
   /** Refresh period in milliseconds (DESIGN.md §6: 2 s); 0 turns the timer off. */
   intervalMs?: number
+  /** How long an outcome stays in the status line, ms (questions, prompts and work under way stay). */
+  statusFadeMs?: number
   onExit(exit: DashboardExit): void
 }
 
-/**
- * The keys of the `?` screen as [key, what it does]; docs/dashboard.md's keys table names the
- * same keys in the same order (a test compares them).
- */
-export const HELP_KEYS: ReadonlyArray<readonly [string, string]> = [
-  ['↑/↓ j/k', 'select'],
-  ['Tab', 'local ⇄ cluster'],
-  ['Enter', 'details of the row'],
-  ['n', 'new worktree/sandbox'],
-  ['u', 'stack up'],
-  ['d', 'stack down'],
-  ['x', 'remove (asks first)'],
-  ['e', 'shell in the box or sandbox'],
-  ['r', 'refresh now'],
-  ['/', 'filter by name or branch'],
-  ['?', 'this help'],
-  ['q', 'quit'],
-  ['Ctrl-C', 'quit (exit 130)'],
-]
-
-/** The `?` screen: the keys two to a line, each as `KEY  what`, the second column aligned at least 3 spaces on. */
-export const HELP_LINES: string[] = (() => {
-  const entries = HELP_KEYS.map(([key, what]) => `${key}  ${what}`)
-  const width = Math.max(...entries.map((entry) => entry.length))
-  const lines: string[] = []
-  for (let index = 0; index < entries.length; index += 2) lines.push([entries[index].padEnd(width), entries[index + 1] ?? ''].join('   ').trimEnd())
-  return lines
-})()
-
-/**
- * Why `e` cannot hand the terminal over for `row`, known from the row itself (no box), or
- * undefined: the screen then stays and says so in the status line.
- */
-export function shellProblem(mode: DashboardMode, row: LocalRow | ClusterRow): string | undefined {
-  if (mode !== 'local') return undefined
-  const local = row as LocalRow
-  if (local.box === null) return `no box for ${local.name}: the stack backend has none`
-  if (local.box.state === 'absent') return `no box for ${local.name}: run yard box up${local.name === 'main' ? '' : ` --worktree ${local.name}`} (u starts only the stack)`
-  return undefined
-}
+/** An outcome fades from the status line after this long (docs/dashboard.md). */
+export const STATUS_FADE_MS = 10_000
 
 const errorText = (error: unknown) => {
   const failure = error as {message?: string; fix?: string}
@@ -98,6 +70,9 @@ export function DashboardApp(props: DashboardAppProps) {
   const [mode, setMode] = useState<DashboardMode>(props.initialMode)
   const [rows, setRows] = useState<Record<DashboardMode, LocalRow[] | ClusterRow[] | undefined>>({local: undefined, cluster: undefined})
   const [selected, setSelected] = useState(props.initialSelected ?? 0)
+  // The selected row's name: the selection stays on it through refreshes, sorting and filters,
+  // and goes to a row just made once it appears.
+  const selectedName = useRef<string | undefined>(undefined)
   const [status, setStatus] = useState('loading…')
   const [help, setHelp] = useState(false)
   // The detail pane: closed (undefined), or open on a row with its facts once they came.
@@ -107,8 +82,8 @@ export function DashboardApp(props: DashboardAppProps) {
   // The `n` prompt's text while it is open; a ref for the handler, a state for the screen.
   const naming = useRef<string | undefined>(undefined)
   const [prompt, setPrompt] = useState<string | undefined>(undefined)
-  // Which worktree's removal waits for y/N; a ref, as keys may reach a handler of an older render.
-  const confirming = useRef<string | undefined>(undefined)
+  // Which worktree's or sandbox's removal waits for y/N; a ref, as keys may reach a handler of an older render.
+  const confirming = useRef<{name: string; mode: DashboardMode} | undefined>(undefined)
   const modeRef = useRef(mode)
   modeRef.current = mode
   // The first row of the table's window: it moves only as far as keeping the selection visible needs.
@@ -145,12 +120,21 @@ export function DashboardApp(props: DashboardAppProps) {
   const [filter, setFilter] = useState('')
   // Typing a filter after `/`: a ref, for the same reason as `confirming`.
   const filtering = useRef(false)
-  const all = rows[mode] ?? []
-  const current = filter === '' ? all : (all as Array<{name: string; branch?: string | null}>).filter((row) => row.name.includes(filter) || (row.branch ?? '').includes(filter)) as typeof all
+  const all = sortRows((rows[mode] ?? []) as Array<LocalRow | ClusterRow>, mode)
+  const current = filterRows(all, filter)
+  const chosenIndex = selectionIn(current, selectedName.current, selected)
   // Keys can arrive between a render and Ink re-registering the input handler: the handler reads
   // the latest rows through this ref, never the ones of the render that created it.
-  const latest = useRef({current, selected})
-  latest.current = {current, selected}
+  const latest = useRef({current, selected: chosenIndex})
+  latest.current = {current, selected: chosenIndex}
+
+  // An outcome fades; a question, a prompt, a filter and work under way ("…") stay.
+  useEffect(() => {
+    const fadeMs = props.statusFadeMs ?? STATUS_FADE_MS
+    if (status === '' || status.endsWith('…') || fadeMs <= 0) return
+    const timer = setTimeout(() => setStatus((shown) => (shown === status && confirming.current === undefined && naming.current === undefined && !filtering.current ? '' : shown)), fadeMs)
+    return () => clearTimeout(timer)
+  }, [status, props.statusFadeMs])
   const leave = (value: DashboardExit) => {
     props.onExit(value)
     exit()
@@ -161,7 +145,7 @@ export function DashboardApp(props: DashboardAppProps) {
     return view.current[Math.min(view.selected, view.current.length - 1)] as {name: string} | undefined
   }
 
-  const act = (verb: string, work: (name: string) => Promise<string>, named?: string) => {
+  const act = (verb: string, work: (name: string) => Promise<string>, named?: string, onDone?: () => void) => {
     const name = named ?? selectedRow()?.name
     if (name === undefined) return
     setStatus(`${verb} ${name}…`)
@@ -169,6 +153,7 @@ export function DashboardApp(props: DashboardAppProps) {
     Promise.resolve().then(() => work(name)).then(
       (message) => {
         setStatus(message)
+        onDone?.()
         refresh(modeRef.current)
       },
       (error: unknown) => setStatus(errorText(error)),
@@ -217,7 +202,10 @@ export function DashboardApp(props: DashboardAppProps) {
         naming.current = undefined
         setPrompt(undefined)
         const which = modeRef.current
-        act(`creating ${which === 'local' ? 'worktree' : 'sandbox'}`, () => services.create(which, text), text)
+        // The new row is selected once it is on the screen.
+        act(`creating ${which === 'local' ? 'worktree' : 'sandbox'}`, () => services.create(which, text), text, () => {
+          if (modeRef.current === which) selectedName.current = text
+        })
       } else if (key.backspace || key.delete) {
         showPrompt(text.slice(0, -1))
       } else if (input && !key.ctrl && !key.meta && !key.tab && !input.startsWith('\u001B')) {
@@ -226,9 +214,9 @@ export function DashboardApp(props: DashboardAppProps) {
       return
     }
     if (confirming.current !== undefined) {
-      const name = confirming.current
+      const {name, mode: which} = confirming.current
       confirming.current = undefined
-      if (input === 'y') act('removing', () => services.remove(name))
+      if (input === 'y') act('removing', () => services.remove(name, which), name)
       else setStatus(`remove ${name}: declined, nothing was changed`)
       return
     }
@@ -240,8 +228,6 @@ export function DashboardApp(props: DashboardAppProps) {
       } else if (key.backspace || key.delete) {
         setFilter((text) => text.slice(0, -1))
       } else if (input && !key.ctrl && !key.meta) {
-        latest.current.selected = 0
-        setSelected(0)
         setFilter((text) => text + input)
       }
       return
@@ -254,6 +240,7 @@ export function DashboardApp(props: DashboardAppProps) {
     if (key.tab) {
       setMode(mode === 'local' ? 'cluster' : 'local')
       latest.current.selected = 0
+      selectedName.current = undefined
       setSelected(0)
       // A pane belongs to a row of the mode left behind.
       detailsOf.current = undefined
@@ -262,8 +249,15 @@ export function DashboardApp(props: DashboardAppProps) {
     }
     const move = (index: number) => {
       latest.current.selected = index
+      selectedName.current = latest.current.current[index]?.name
       setSelected(index)
     }
+    if (key.escape) {
+      setHelp(false)
+      return
+    }
+    const notHere = keyNotApplying(mode, input)
+    if (notHere) return setStatus(notHere)
     if (key.downArrow || input === 'j') move(Math.min(latest.current.selected + 1, Math.max(count - 1, 0)))
     else if (key.upArrow || input === 'k') move(Math.max(latest.current.selected - 1, 0))
     else if (input === '?') setHelp((shown) => !shown)
@@ -277,14 +271,18 @@ export function DashboardApp(props: DashboardAppProps) {
       }
     } else if (input === 'n') showPrompt('')
     else if (input === 'r') refresh(mode, true)
-    else if (input === 'u' && mode === 'local') act('bringing up', services.up)
-    else if (input === 'd' && mode === 'local') act('bringing down', services.down)
-    else if (input === 'x' && mode === 'local' && row) {
-      if (row.name === 'main') return setStatus('the main checkout is never removed')
+    else if (!row && ['u', 'd', 'b', 'l', 'x', 'e'].includes(input)) setStatus(`${input}: there is no row selected${mode === 'cluster' ? ' (n makes a sandbox)' : ''}`)
+    else if (input === 'u') act('bringing up', services.up)
+    else if (input === 'd') act('bringing down', services.down)
+    else if (input === 'b') act('starting the box of', services.boxUp)
+    else if (input === 'l' && row) leave({kind: 'logs', name: row.name, mode, selected: latest.current.selected})
+    else if (input === 'x' && row) {
+      if (mode === 'local' && row.name === 'main') return setStatus('the main checkout is never removed')
       const name = row.name
+      const which = mode
       setStatus(`planning the removal of ${name}…`)
-      Promise.resolve().then(() => services.planRemove(name)).then((plan) => {
-        confirming.current = name
+      Promise.resolve().then(() => services.planRemove(name, which)).then((plan) => {
+        confirming.current = {name, mode: which}
         setStatus(`${plan} — remove ${name}? y/N`)
       }, (error: unknown) => setStatus(`remove ${name} refused: ${errorText(error)}`))
     } else if (input === 'e' && row) {
@@ -298,16 +296,19 @@ export function DashboardApp(props: DashboardAppProps) {
   // The pane follows the row it was opened on (by name), or closes when that row is gone.
   const detailRow = details ? (current as Array<LocalRow | ClusterRow>).find((candidate) => candidate.name === details.name) : undefined
   const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`
+  const statusText = prompt !== undefined ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${prompt}▏ ${status}` : filter || filtering.current ? `/${filter}  ${status}` : status
+  // A long message wraps, its end (the question, the fix) always on screen; longer ones go whole into a pane.
+  const statusShown = statusLayout(statusText, columns)
   const panes = [
+    ...statusShown.pane,
     ...(detailRow ? [' ', ...detailPaneLines(mode, detailRow, details?.facts, details?.error)] : []),
     ...(help ? HELP_LINES : []),
   ]
-  const chosenIndex = Math.min(selected, current.length - 1)
   // Never more lines than the screen has: Ink would squeeze or overlap them (DESIGN.md §9).
   const screenHeight = Math.max(height - 1, 2)
-  const layout = layoutScreen({height: screenHeight, rowCount: current.length, selected: chosenIndex, start: windowStart.current, panes})
+  const layout = layoutScreen({height: Math.max(screenHeight - statusShown.lines.length + 1, 2), rowCount: current.length, selected: chosenIndex, start: windowStart.current, panes})
   windowStart.current = layout.start
-  const message = rows[mode] === undefined ? '…' : current.length === 0 ? (filter ? `nothing matches /${filter}` : mode === 'local' ? 'no checkouts' : 'no sandboxes') : undefined
+  const message = rows[mode] === undefined ? '…' : current.length === 0 ? (filter ? `nothing matches /${filter}` : mode === 'local' ? 'no checkouts' : 'no sandboxes: n makes one (of this project\'s repository)') : undefined
   const line = (key: string, text: string, extra: {bold?: boolean; inverse?: boolean} = {}) => <Text key={key} wrap="truncate" {...extra}>{text}</Text>
   return (
     <Box flexDirection="column" width={columns} height={screenHeight} overflow="hidden">
@@ -323,7 +324,7 @@ export function DashboardApp(props: DashboardAppProps) {
       {layout.more === undefined ? null : line('more', `  ${layout.more}`)}
       {layout.panes.map((text, index) => line(`pane:${index}`, text))}
       <Box flexGrow={1} />
-      {line('status', prompt !== undefined ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${prompt}▏ ${status}` : filter || filtering.current ? `/${filter}  ${status}` : status)}
+      {statusShown.lines.map((text, index) => line(`status:${index}`, text))}
     </Box>
   )
 }

@@ -8,7 +8,7 @@ import {render} from 'ink'
 // React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
 import React from 'react'
 
-import {SHELL_ARGV} from '../core/box.js'
+import {boxUp, SHELL_ARGV} from '../core/box.js'
 import type {YardContext} from '../core/context.js'
 import {ClusterRow, DashboardMode, gatherCluster, gatherLocal, LocalRow} from '../core/dashboard.js'
 import {createFromDashboard} from '../core/dashboard-create.js'
@@ -17,7 +17,8 @@ import {dashboardTracer, traced, Tracer} from '../core/dashboard-trace.js'
 import {nameProblem} from '../core/identity.js'
 import type {Registry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
-import {stackDown, stackUp} from '../core/stack.js'
+import {removeSandbox} from '../core/sandbox-rm.js'
+import {stackDown, stackLogs, stackUp} from '../core/stack.js'
 import {registryBackends} from '../core/worktree-backends.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalSummary} from '../core/worktree-remove.js'
 import {DashboardApp, DashboardExit, DashboardServices} from './dashboard-app.js'
@@ -59,16 +60,30 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
       const outcome = await stackDown(actionContext, registry, name)
       return outcome.gone.length === 0 ? `${name}: nothing runs` : `${name} is down (${outcome.gone.length} removed)`
     }),
-    planRemove: async (name) => {
+    planRemove: async (name, mode = 'local') => {
+      if (mode === 'cluster') {
+        // rm's own plan and refusals (unsaved work, naming each worktree and commit).
+        const {result, refusal} = await removeSandbox(quiet, registry, {name, force: false, dryRun: true})
+        if (refusal) throw refusal
+        return `remove sandbox ${name}: ${result.goes.join(', ')}`
+      }
       const plan = await planRemoval(quiet, {name, force: false, dryRun: true, backends: registryBackends(async () => registry, quiet)})
       if (plan.refusal) throw plan.refusal
       return describePlan(plan.summary)
     },
-    remove: (name) => acting(async (actionContext) => {
+    remove: (name, mode = 'local') => acting(async (actionContext) => {
+      if (mode === 'cluster') {
+        await removeSandbox(actionContext, registry, {name, force: false, dryRun: false})
+        return `removed sandbox ${name}`
+      }
       const plan = await planRemoval(actionContext, {name, force: false, dryRun: false, backends: registryBackends(async () => registry, actionContext)})
       if (plan.refusal) throw plan.refusal
       await executeRemoval(actionContext, plan, {force: false})
       return `removed ${name}; its branch is kept`
+    }),
+    boxUp: (name) => acting(async (actionContext) => {
+      const outcome = await boxUp(actionContext, registry, name)
+      return outcome.started ? `the box of ${name} is up (${outcome.image})` : `the box of ${name} was running already`
     }),
     checkName: nameProblem,
     create: (mode, name) => acting(async (actionContext) => {
@@ -102,14 +117,14 @@ export function restoreTerminal(terminal: Terminal): void {
  * One mount of the screen on the alternate screen; resolves with how it ended. An exception in
  * a render ends the mount: the terminal is restored, then the error is thrown on.
  */
-export async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, options: {trace?: Tracer; terminal?: Terminal; intervalMs?: number} = {}): Promise<DashboardExit> {
+export async function showScreen(services: DashboardServices, mode: DashboardMode, selected: number, options: {trace?: Tracer; terminal?: Terminal; intervalMs?: number; statusFadeMs?: number} = {}): Promise<DashboardExit> {
   const terminal = options.terminal ?? processTerminal()
   const trace = options.trace ?? (() => {})
   trace(`screen: alternate screen on, ${mode}`)
   let ended: DashboardExit = {kind: 'quit', code: 0, mode, selected}
   try {
     const instance = render(
-      <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} onExit={(exit) => (ended = exit)} />,
+      <DashboardApp services={services} initialMode={mode} initialSelected={selected} intervalMs={options.intervalMs ?? 2000} statusFadeMs={options.statusFadeMs} onExit={(exit) => (ended = exit)} />,
       // Only mounted on a terminal: CI set in the environment (is-in-ci) must not turn it non-interactive.
       {alternateScreen: true, interactive: true, exitOnCtrlC: false, patchConsole: false, stdin: terminal.stdin, stdout: terminal.stdout, stderr: terminal.stderr},
     )
@@ -133,7 +148,7 @@ export async function showScreen(services: DashboardServices, mode: DashboardMod
  * SIGINT) or an uncaught error — in a render, a key handler or an action — restores the terminal
  * (`restoreTerminal`) before the process ends; an error ends with exit 1 and its message.
  */
-export async function runDashboard(options: {context: YardContext; registry: Registry; mode: DashboardMode}): Promise<number> {
+export async function runDashboard(options: {context: YardContext; registry: Registry; mode: DashboardMode; services?: DashboardServices; statusFadeMs?: number}): Promise<number> {
   const terminal = processTerminal()
   const onSignal = (signal: NodeJS.Signals) => {
     restoreTerminal(terminal)
@@ -148,17 +163,19 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
   for (const signal of signals) process.on(signal, onSignal)
   process.on('uncaughtException', onCrash)
   process.on('unhandledRejection', onCrash)
-  const services = dashboardServices(options.context, options.registry)
+  // Services other than core's only in tests of the screen on a real terminal.
+  const services = options.services ?? dashboardServices(options.context, options.registry)
   const trace = dashboardTracer(options.context.env)
   let mode = options.mode
   let selected = 0
   try {
     for (;;) {
-      const ended = await showScreen(services, mode, selected, {trace, terminal})
+      const ended = await showScreen(services, mode, selected, {trace, terminal, statusFadeMs: options.statusFadeMs})
       mode = ended.mode
       selected = ended.selected
       if (ended.kind === 'quit') return ended.code
-      await openShell(options, terminal, ended.name, mode)
+      if (ended.kind === 'logs') await followLogs(options, terminal, ended.name)
+      else await openShell(options, terminal, ended.name, mode)
     }
   } catch (error) {
     terminal.stderr.write(`yard dashboard failed: ${(error as Error).message}\n`)
@@ -177,12 +194,52 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
  */
 async function openShell(options: {context: YardContext; registry: Registry}, terminal: Terminal, name: string, mode: DashboardMode): Promise<void> {
   const request = mode === 'local' ? {name, local: true, argv: SHELL_ARGV, tty: true} : {sandbox: name, argv: SHELL_ARGV, tty: true}
+  terminal.stdout.write(`${shellBanner(mode, name)}\n`)
   try {
     await execAnywhere(options.context, options.registry, request)
   } catch (error) {
     const failure = error as {message?: string; fix?: string}
     terminal.stderr.write(`${failure.message ?? String(error)}${failure.fix ? `\nfix: ${failure.fix}` : ''}\n(press Enter to go back to the dashboard)\n`)
     await waitForEnter(terminal.stdin)
+  }
+}
+
+/** The line printed before `e` hands the terminal over: which box, and how to come back. */
+export function shellBanner(mode: DashboardMode, name: string): string {
+  return `yard: a shell in ${mode === 'local' ? `the box of ${name}` : `the sandbox ${name}`}; type exit to return to the dashboard`
+}
+
+/**
+ * `l`: `yard logs -f` of the row's stack on the normal screen, after a line saying how to come
+ * back; Ctrl-C ends the logs (the children get it from the terminal) and the screen comes back.
+ * A failure is printed with its fix and the screen comes back on Enter.
+ */
+async function followLogs(options: {context: YardContext; registry: Registry}, terminal: Terminal, name: string): Promise<void> {
+  terminal.stdout.write(`yard: following the logs of ${name}; Ctrl-C returns to the dashboard\n`)
+  // Ctrl-C belongs to the logs now: this process stays, and the screen comes back.
+  let interrupted = false
+  const ignore = () => {
+    interrupted = true
+  }
+  const handlers = process.listeners('SIGINT')
+  process.removeAllListeners('SIGINT')
+  process.on('SIGINT', ignore)
+  try {
+    const outcome = await stackLogs(options.context, options.registry, {flag: name, services: [], follow: true})
+    if (outcome.boxOnly) {
+      terminal.stderr.write(`${name} is box-only (no compose file): no stack logs\n(press Enter to go back to the dashboard)\n`)
+      await waitForEnter(terminal.stdin)
+    }
+  } catch (error) {
+    // Logs ended by Ctrl-C are not a failure to show, whatever the provider exits with
+    // (podman-compose 1.0.3: 1, after a Python traceback).
+    if (interrupted) return
+    const failure = error as {message?: string; fix?: string}
+    terminal.stderr.write(`${failure.message ?? String(error)}${failure.fix ? `\nfix: ${failure.fix}` : ''}\n(press Enter to go back to the dashboard)\n`)
+    await waitForEnter(terminal.stdin)
+  } finally {
+    process.off('SIGINT', ignore)
+    for (const handler of handlers) process.on('SIGINT', handler as NodeJS.SignalsListener)
   }
 }
 

@@ -51,10 +51,14 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
       calls.push(`down ${name}`)
       return `${name} is down`
     },
-    planRemove: async (name) => `remove ${name}: directory removed`,
-    remove: async (name) => {
-      calls.push(`remove ${name}`)
+    planRemove: async (name, mode = 'local') => `remove ${mode === 'local' ? '' : 'sandbox '}${name}: directory removed`,
+    remove: async (name, mode = 'local') => {
+      calls.push(`remove ${mode} ${name}`)
       return `removed ${name}`
+    },
+    boxUp: async (name) => {
+      calls.push(`box up ${name}`)
+      return `the box of ${name} is up`
     },
     checkName: nameProblem,
     create: async (mode, name) => {
@@ -180,7 +184,7 @@ describe('dashboard screen (DESIGN.md §6)', () => {
     await frameWhere(app, (text) => text.includes('remove fix? y/N'))
     app.stdin.write('y')
     await frameWhere(app, (text) => text.includes('removed fix'))
-    expect(calls.filter((call) => call.startsWith('remove'))).to.deep.equal(['remove fix'])
+    expect(calls.filter((call) => call.startsWith('remove'))).to.deep.equal(['remove local fix'])
     app.unmount()
   })
 

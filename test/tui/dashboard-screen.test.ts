@@ -92,6 +92,7 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
     down: async (name) => `${name} is down`,
     planRemove: async (name) => `remove ${name}`,
     remove: async (name) => `removed ${name}`,
+    boxUp: async (name) => `the box of ${name} is up`,
     checkName: nameProblem,
     create: async (mode, name) => {
       calls.push(`create ${mode} ${name}`)

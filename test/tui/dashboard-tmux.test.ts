@@ -209,6 +209,7 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     await waitFor((text) => selected(text) === 'feat')
     tmux('send-keys', '-t', 't', 'e')
     await waitFor(() => paneFlag('alternate_on') === '0', 30_000)
+    await waitFor(/^yard: a shell in the box of feat; type exit to return to the dashboard$/m)
     tmux('send-keys', '-t', 't', 'echo "in=$WORKTREE"', 'Enter')
     await waitFor(/^in=feat\s*$/m)
     tmux('send-keys', '-t', 't', 'exit', 'Enter')
@@ -255,8 +256,35 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     tmux('send-keys', '-t', 't', '-l', 'extra')
     await waitFor(/new worktree: extra▏ ✓ Enter creates worktree extra on branch wt\/extra/)
     tmux('send-keys', '-t', 't', 'Enter')
-    await waitFor((text) => /^\s+extra\s+wt\/extra\s+\d+ hash/m.test(text) && /created worktree extra on wt\/extra/.test(text), 60_000)
+    // The selection moves onto the row just made.
+    await waitFor((text) => /^› extra\s+wt\/extra\s+\d+ hash/m.test(text) && /created worktree extra on wt\/extra/.test(text), 60_000)
     expect(readFileSync(path.join(`${repo}-worktrees`, 'extra', 'yard.toml'), 'utf8')).to.include('yardtest-d2')
+  })
+
+  it('b starts the box of a worktree; its row turns running', async () => {
+    tmux('send-keys', '-t', 't', 'k')
+    await waitFor((text) => selected(text) === 'docs')
+    tmux('send-keys', '-t', 't', 'b')
+    await waitFor((text) => /running 1\/1\s+0M 1U/.test(rowOf(text, 'docs')), 90_000)
+  })
+
+  it('l follows the logs of the selected stack on the normal screen; Ctrl-C comes back to the screen', async () => {
+    tmux('send-keys', '-t', 't', 'j', 'j')
+    await waitFor((text) => selected(text) === 'feat')
+    tmux('send-keys', '-t', 't', 'l')
+    await waitFor((text) => paneFlag('alternate_on') === '0' && text.includes('yard: following the logs of feat; Ctrl-C returns to the dashboard') && /serving hello feat/.test(text), 60_000)
+    tmux('send-keys', '-t', 't', 'C-c')
+    await waitFor((text) => paneFlag('alternate_on') === '1' && selected(text) === 'feat', 30_000)
+  })
+
+  it('x in cluster mode removes the sandbox after y/N; the empty screen says n makes one', async () => {
+    tmux('send-keys', '-t', 't', 'Tab')
+    await waitFor((text) => selected(text) === 'sbx')
+    tmux('send-keys', '-t', 't', 'x')
+    await waitFor(/remove sbx\? y\/N$/m, 30_000)
+    tmux('send-keys', '-t', 't', 'y')
+    await waitFor((text) => text.includes('removed sandbox sbx') && text.includes('no sandboxes: n makes one'), 90_000)
+    expect(podmanTry('pod', 'exists', `${PREFIX}-sbx`).status).to.equal(1)
   })
 
   it('Ctrl-C quits with 130 and leaves the terminal as before', async () => {

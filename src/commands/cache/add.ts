@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import type {CacheAddResult} from '../../core/backend.js'
 import {openCache} from '../../core/cache.js'
 import {loadRegistry} from '../../core/registry.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard cache add URL` (DESIGN.md §5.1): clone when missing, adopt when found. */
 export default class CacheAdd extends BaseCommand {
@@ -11,6 +11,7 @@ export default class CacheAdd extends BaseCommand {
   static description = 'Clones with git clone --bare and pins the cache (no gc, no pruning, no background maintenance) before anything can fetch into it. A bare repository already at the cache\'s path is adopted: pinned, not fetched.'
   static examples = ['<%= config.bin %> cache add https://github.com/acme/app.git', '<%= config.bin %> cache add /srv/git/app.git --json']
   static args = {url: Args.string({description: 'repository url or absolute path', required: true})}
+  static flags = {quiet: quietFlag}
 
   async run(): Promise<CacheAddResult> {
     const {args} = await this.parse(CacheAdd)

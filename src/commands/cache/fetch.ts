@@ -4,7 +4,7 @@ import type {CacheFetchResult} from '../../core/backend.js'
 import {fetchCaches, openCache} from '../../core/cache.js'
 import {InputError} from '../../core/errors.js'
 import {loadRegistry} from '../../core/registry.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard cache fetch [URL | --all]` (DESIGN.md §5.1): fetch in place, never pruning. */
 export default class CacheFetch extends BaseCommand {
@@ -12,7 +12,7 @@ export default class CacheFetch extends BaseCommand {
   static description = 'Runs git fetch origin in the cache, never with --prune, then maintains the cache when it has 50 packs or 500 loose objects. A failed fetch leaves the cache usable: it exits 1 saying since when the cache is stale.'
   static examples = ['<%= config.bin %> cache fetch https://github.com/acme/app.git', '<%= config.bin %> cache fetch --all']
   static args = {url: Args.string({description: 'repository url or absolute path'})}
-  static flags = {all: Flags.boolean({description: 'every cache with a known url', exclusive: ['url']})}
+  static flags = {all: Flags.boolean({description: 'every cache with a known url', exclusive: ['url']}), quiet: quietFlag}
 
   async run(): Promise<CacheFetchResult[]> {
     const {args, flags} = await this.parse(CacheFetch)

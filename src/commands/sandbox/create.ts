@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {loadRegistry} from '../../core/registry.js'
 import {createSandbox, CreateResult} from '../../core/sandbox-create.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard sandbox create NAME --repo [SLOT=]URL[#REF]…` (DESIGN.md §5.2). */
 export default class SandboxCreate extends BaseCommand {
@@ -14,6 +14,7 @@ export default class SandboxCreate extends BaseCommand {
   ]
   static args = {name: Args.string({description: 'sandbox name (a DNS-1123 label)', required: true})}
   static flags = {
+    quiet: quietFlag,
     repo: Flags.string({description: 'repository: [SLOT=]URL[#REF] (repeatable; the first is the first slot)', multiple: true, required: true}),
     branch: Flags.string({description: 'branch to attach in every slot (default wt/NAME)'}),
     runtime: Flags.string({description: 'podman or kubernetes (default [cluster] runtime)', options: ['podman', 'kubernetes']}),

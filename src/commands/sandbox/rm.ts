@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {loadRegistry} from '../../core/registry.js'
 import {removeSandbox, RemoveResult} from '../../core/sandbox-rm.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard sandbox rm NAME [--force] [--dry-run]` (DESIGN.md §5.2). */
 export default class SandboxRm extends BaseCommand {
@@ -11,6 +11,7 @@ export default class SandboxRm extends BaseCommand {
   static examples = ['<%= config.bin %> sandbox rm feat', '<%= config.bin %> sandbox rm feat --force --dry-run']
   static args = {name: Args.string({description: 'sandbox name', required: true})}
   static flags = {
+    quiet: quietFlag,
     force: Flags.boolean({description: 'save unsaved work as bundles and patches, then remove'}),
     'dry-run': Flags.boolean({description: 'show what would be saved and removed, change nothing'}),
     runtime: Flags.string({description: 'podman or kubernetes (default [cluster] runtime)', options: ['podman', 'kubernetes']}),

@@ -4,7 +4,7 @@ import {InputError} from '../../core/errors.js'
 import {loadRegistry} from '../../core/registry.js'
 import {AddResult, addWorktree} from '../../core/worktree-add.js'
 import {registryBackends} from '../../core/worktree-backends.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, quietFlag} from '../base.js'
 
 export default class WorktreeAdd extends BaseCommand {
   static summary = 'Create a worktree on its own branch, forked from the default branch, with its own port offset'
@@ -27,6 +27,7 @@ Submodules main has checked out are initialised from main's own objects (--no-su
   }
 
   static flags = {
+    quiet: quietFlag,
     branch: Flags.string({char: 'b', description: 'the branch; without NAME, the name is derived from it (feature/Login.v2 → feature-login-v2-<hash>)', helpValue: 'BRANCH'}),
     from: Flags.string({description: 'base of a new branch: a branch, tag or commit (must resolve)', helpValue: 'REF'}),
     fetch: Flags.boolean({description: 'fetch the base\'s remote first', default: true, allowNo: true}),

@@ -73,11 +73,15 @@ export class GitCache implements CacheBackend {
     return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
+        this.context.progress?.step(`adopting the repository at ${paths.repo}`)
         await this.adopt(paths, repo.url, repo.identity, runner)
         return {...result, action: 'adopted' as const}
       }
       await this.clone(paths, repo.url, repo.identity, runner)
       return {...result, action: 'cloned' as const}
+    }).then((outcome) => {
+      this.context.progress?.done()
+      return outcome
     })
   }
 
@@ -101,8 +105,10 @@ export class GitCache implements CacheBackend {
     await emptyDirectory(paths.repo)
     await fs.writeFile(paths.marker, `${started}\n`)
     try {
-      await cloneBare(runner, url, paths.repo, this.budgets)
+      this.context.progress?.step(`cloning ${identity} into the cache`)
+      await cloneBare(runner, url, paths.repo, this.budgets, this.context.progress)
       // Before anything can fetch into it.
+      this.context.progress?.step('pinning the cache')
       await pin(runner, paths.repo, url, this.budgets)
     } catch (error) {
       await emptyDirectory(paths.repo)
@@ -169,7 +175,8 @@ export class GitCache implements CacheBackend {
       const base = {key, identity: record.identity, path: paths.repo}
       try {
         await pin(runner, paths.repo, fetchUrl, this.budgets)
-        await fetchOrigin(runner, paths.repo, onDemand, this.budgets)
+        this.context.progress?.step(`fetching ${record.identity ?? key}`)
+        await fetchOrigin(runner, paths.repo, onDemand, this.budgets, this.context.progress)
       } catch (error) {
         const why = errorText(error)
         await writeRecord(paths, {...record, url: fetchUrl, lastError: why})
@@ -179,6 +186,9 @@ export class GitCache implements CacheBackend {
       await writeRecord(paths, fresh)
       const maintained = await this.maintainIfDue(paths, fresh, runner)
       return {...base, fetched: true, stale: false, staleSince: null, error: null, maintained}
+    }).then((outcome) => {
+      this.context.progress?.done()
+      return outcome
     })
   }
 
@@ -186,6 +196,7 @@ export class GitCache implements CacheBackend {
   private async maintainIfDue(paths: CachePaths, record: CacheRecord, runner: ProcessRunner): Promise<boolean> {
     const {due} = await maintenanceDue(paths.repo)
     if (!due) return false
+    this.context.progress?.step(`maintaining the cache ${paths.key}`)
     try {
       await runMaintenance(runner, paths.repo, this.budgets)
     } catch (error) {

@@ -4,7 +4,8 @@
  * ProcessRunner (`GIT_TERMINAL_PROMPT=0`), with `--` before every url and a time budget after
  * which the whole process group is killed.
  */
-import type {ProcessRunner} from '../../core/process.js'
+import type {ProcessRunner, RunOptions} from '../../core/process.js'
+import {gitProgressListener, ProgressPort} from '../../core/progress.js'
 import {objectCounts} from './layout.js'
 
 /** Time budgets in ms (DESIGN.md §5.1; git-cache-notes §2.12). */
@@ -57,11 +58,17 @@ export const MAINTENANCE_COMMANDS: ReadonlyArray<readonly string[]> = [
  * `git clone --bare -- <url> <repo>` within the clone budget. `--no-local` makes a local path
  * clone like any other (a pack, no hard links into the upstream's object files): `repack -k`
  * packs unreachable loose objects only when a pack already exists (git 2.39 builtin/repack.c).
+ * With a progress port, git's `--progress` (which `--quiet` does not silence, git-clone(1)) is
+ * read from stderr and reported.
  * @throws OperationError with git's words.
  */
-export async function cloneBare(runner: ProcessRunner, url: string, repo: string, budgets: CacheBudgets): Promise<void> {
-  await runner.git(['clone', '--bare', '--no-local', '--quiet', '--', url, repo], {timeoutMs: budgets.cloneMs, budget: 'clone'})
+export async function cloneBare(runner: ProcessRunner, url: string, repo: string, budgets: CacheBudgets, progress?: ProgressPort): Promise<void> {
+  await runner.git(['clone', '--bare', '--no-local', '--quiet', ...progressArgs(progress), '--', url, repo], {timeoutMs: budgets.cloneMs, budget: 'clone', ...progressOptions(progress)})
 }
+
+/** `--progress` when somebody watches: git prints progress off a terminal only when asked. */
+const progressArgs = (progress?: ProgressPort) => (progress ? ['--progress'] : [])
+const progressOptions = (progress?: ProgressPort): RunOptions => (progress ? {onStderr: gitProgressListener(progress)} : {})
 
 /**
  * Applies the pins, the refspecs and (when given) `remote.origin.url`, writing only what differs:
@@ -98,11 +105,12 @@ export async function pin(runner: ProcessRunner, repo: string, url: string | nul
  * clones borrow), no automatic maintenance.
  * @throws OperationError with git's words, or naming the budget when it ran out.
  */
-export async function fetchOrigin(runner: ProcessRunner, repo: string, onDemand: boolean, budgets: CacheBudgets): Promise<void> {
-  await runner.git(['fetch', '--quiet', '--no-auto-maintenance', 'origin'], {
+export async function fetchOrigin(runner: ProcessRunner, repo: string, onDemand: boolean, budgets: CacheBudgets, progress?: ProgressPort): Promise<void> {
+  await runner.git(['fetch', '--quiet', ...progressArgs(progress), '--no-auto-maintenance', 'origin'], {
     cwd: repo,
     timeoutMs: onDemand ? budgets.onDemandMs : budgets.fetchMs,
     budget: onDemand ? 'on-demand fetch' : 'fetch',
+    ...progressOptions(progress),
   })
 }
 
