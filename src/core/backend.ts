@@ -317,6 +317,27 @@ export interface CacheAddResult {
   path: string
   /** `cloned` when it was missing, `adopted` when a repository was already there (pinned, not fetched). */
   action: 'cloned' | 'adopted'
+  /** The caches of its submodules (nested ones included), when the backend caches them. */
+  submodules?: CacheSubmodule[]
+}
+
+/**
+ * A submodule's own cache (DESIGN.md §5.1), found in the superproject's `.gitmodules` at its
+ * default branch (nested ones at the commit their gitlink records).
+ */
+export interface CacheSubmodule {
+  /** Its name and path in the superproject (for nested ones, in theirs). */
+  name: string
+  path: string
+  /** Its url with relative urls resolved against the superproject's upstream url (no credentials): what git fetches it from. */
+  url: string
+  key: string
+  /** The cache's bare repository. */
+  cachePath: string
+  /** The cache holds a repository (a stale one included). */
+  present: boolean
+  /** Why it has no cache, or why it is stale; null when it is fresh. */
+  error: string | null
 }
 
 export interface CacheFetchResult {
@@ -332,6 +353,8 @@ export interface CacheFetchResult {
   error: string | null
   /** Maintenance ran after the fetch (thresholds reached). */
   maintained: boolean
+  /** The caches of its submodules, added or fetched with it, when the backend caches them. */
+  submodules?: CacheSubmodule[]
 }
 
 export interface CacheMaintainResult {
@@ -443,8 +466,11 @@ export interface CacheDemand {
 export interface CacheBackend {
   readonly kind: 'cache'
   readonly id: string
-  /** Clone when missing, adopt (pin, no fetch) when a repository is already there. */
-  add(root: string, url: string): Promise<CacheAddResult>
+  /**
+   * Clone when missing, adopt (pin, no fetch) when a repository is already there; then, unless
+   * `submodules` is false, the caches of its submodules (a backend may ignore the option).
+   */
+  add(root: string, url: string, options?: {submodules?: boolean}): Promise<CacheAddResult>
   /** Every cache-named entry of the root, by key. */
   list(root: string): Promise<CacheStatus[]>
   /** Fetch in place; a failure on a present cache resolves `stale` instead of throwing. */
@@ -482,6 +508,11 @@ export interface SandboxRepo {
   identity: string
   /** The cache key: mounted read-only at `/repos/<key>`. */
   key: string
+  /**
+   * The caches of its submodules, nested ones included (DESIGN.md §5.2): each mounted read-only
+   * at `/repos/<key>`, and attach has git fetch `url` from there. Absent: none known.
+   */
+  submodules?: Array<{url: string; key: string}>
 }
 
 /** What core hands `create` beyond the Target (DESIGN.md §5.2). */
@@ -562,7 +593,14 @@ export interface SandboxSaved {
 /** What `attach` made (DESIGN.md §5.2): per slot, its default checkout and the branch worktree. */
 export interface SandboxAttachResult {
   branch: string
-  slots: Array<{slot: string; default: string; path: string; created: boolean}>
+  slots: Array<{
+    slot: string
+    default: string
+    path: string
+    created: boolean
+    /** Submodules of the checkouts this attach made (pod paths): initialised, and those left uninitialised with why. */
+    submodules?: {initialised: string[]; failed: Array<{path: string; why: string}>}
+  }>
 }
 
 /** Sandboxes on a runtime (DESIGN.md §5.2). */

@@ -84,13 +84,15 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, registry, workspace)
   const stale = local ? await ensureCaches(context, cache, root, repos, name) : {}
-  const leased: SandboxRepo[] = []
+  const leased: string[] = []
   let pinWrite: PinWrite | undefined
   let made: SandboxRecord | undefined
   try {
     for (const repo of local ? repos : []) {
-      await cache.lease(root, repo.url, borrower(probe))
-      leased.push(repo)
+      for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
+        await cache.lease(root, url, borrower(probe))
+        leased.push(url)
+      }
     }
     const placed = await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox create ${name}`, warn: context.warn}, async () => {
       const decided = await decideOffset(context, session, name)
@@ -108,7 +110,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
       return {target, decided}
     })
-    const attached = await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)})
+    const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)}))
     const {target, decided} = placed
     if (decided.pin !== undefined) {
       await excludePinFile(context, workspace)
@@ -121,7 +123,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   } catch (error) {
     if (made) await backend.remove(made).catch(() => undefined)
     if (pinWrite) await restorePinFile(workspace.config.files.local, pinWrite.text).catch(() => undefined)
-    for (const repo of leased) await cache.release(root, repo.url, borrower(probe)).catch(() => undefined)
+    for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error
   }
 }
@@ -146,14 +148,20 @@ async function ensureCaches(context: YardContext, cache: CacheBackend, root: str
       throw new OperationError(error.message, {why: error.why, fix: `check the url and your access to it (git ls-remote -- ${repo.url}), then run yard sandbox create ${name} again`, cause: error})
     }
     let cachePath = added.path
+    let submodules = added.submodules
     if (added.action !== 'cloned') {
       const fetched = await cache.fetch(root, repo.url, {onDemand: true})
       cachePath = fetched.path
+      submodules = fetched.submodules ?? submodules
       if (fetched.stale) {
         stale[repo.slot] = `the cache ${fetched.key} is stale since ${fetched.staleSince ?? 'its clone'}: ${fetched.error?.trim().split('\n').at(-1) ?? 'its fetch failed'}`
         context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
       }
     }
+    // The spec the pod is made from carries them (mounts, attach). Those without a cache were
+    // warned about by the cache backend; attach leaves them uninitialised.
+    const usable = (submodules ?? []).filter((submodule) => submodule.present)
+    if (usable.length > 0) repo.submodules = usable.map(({url, key}) => ({url, key}))
     if (repo.ref !== null) await requireRef(context, cachePath, repo, stale[repo.slot])
     else await requireDefaultBranch(context, cachePath, repo)
   }
@@ -249,5 +257,13 @@ export async function attachSandbox(context: YardContext, registry: Registry, op
     throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
   }
   const {sandbox} = await requireSandbox(context, session, options.name)
-  return {name: sandbox.name, ...(await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))}
+  return {name: sandbox.name, ...warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))}
+}
+
+/** Warns once per submodule attach left uninitialised (the rest of the sandbox is whole). */
+function warnSubmodules(context: YardContext, name: string, attached: SandboxAttachResult): SandboxAttachResult {
+  for (const failure of attached.slots.flatMap((slot) => slot.submodules?.failed ?? [])) {
+    context.warn(`warning: the submodule ${failure.path} of sandbox ${name} was left uninitialised: ${failure.why}`)
+  }
+  return attached
 }

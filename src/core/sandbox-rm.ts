@@ -73,7 +73,8 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const toSave = {bundles: slots.map((slot) => ({slot, refs: work.refs.filter((ref) => ref.slot === slot).map((ref) => ref.ref)})), patches: work.worktrees.filter((row) => row.dirty.length > 0).map((row) => row.path)}
   const local = sandbox.runtime !== 'kubernetes'
   const pin = pinToDelete(session, sandbox.name)
-  const goes = [`pod ${sandbox.project}`, ...(local ? sandbox.spec.repos.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`) : []), ...(pin ? [pin] : [])]
+  const leases = local ? sandbox.spec.repos.flatMap((repo) => [repo, ...(repo.submodules ?? [])]) : []
+  const goes = [`pod ${sandbox.project}`, ...leases.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`), ...(pin ? [pin] : [])]
   const saveRoot = path.join(stateDir(context.env), 'sandboxes', sandbox.name)
   const refusal = unsaved.length > 0 && !options.force ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
     why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
@@ -87,7 +88,7 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const saved: SandboxSaved = savedIn ? await session.backend.save(sandbox, work, savedIn) : {files: [], bundles: [], patches: []}
   await session.backend.remove(sandbox)
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
-  for (const repo of local ? sandbox.spec.repos : []) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
+  for (const repo of leases) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
   await deletePin(context, session, sandbox.name)
   const restore = restoreCommands(sandbox.name, sandbox.spec.repos, saved, work.refs, sandbox.spec.branch)
   return {result: {...base, saved: saved.files, restore, removed: true}}

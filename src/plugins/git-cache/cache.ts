@@ -34,6 +34,7 @@ import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorT
 import {readLeases, removeLease, writeLease} from './leases.js'
 import {checkOrigin} from './origin.js'
 import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
+import {cacheSubmodules} from './submodules.js'
 
 export const GIT_CACHE_ID = 'git-cache'
 
@@ -60,20 +61,23 @@ export class GitCache implements CacheBackend {
     )
   }
 
-  async add(root: string, url: string): Promise<CacheAddResult> {
+  async add(root: string, url: string, options: {submodules?: boolean} = {}): Promise<CacheAddResult> {
     const repo = repoIdentity(url)
     await requireRoot(root)
     const paths = cachePaths(root, repo.key)
     const result = {key: repo.key, identity: repo.identity, url: repo.url, path: paths.repo}
-    return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
+    const action = await this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
         await this.adopt(paths, repo.url, repo.identity, runner)
-        return {...result, action: 'adopted' as const}
+        return 'adopted' as const
       }
       await this.clone(paths, repo.url, repo.identity, runner)
-      return {...result, action: 'cloned' as const}
+      return 'cloned' as const
     })
+    // After its lock is released: each submodule's cache takes its own.
+    if (options.submodules === false) return {...result, action}
+    return {...result, action, submodules: await cacheSubmodules(this, root, url, paths.repo, {fetch: false})}
   }
 
   /**
@@ -142,7 +146,8 @@ export class GitCache implements CacheBackend {
 
   async fetch(root: string, url: string, options: {onDemand?: boolean} = {}): Promise<CacheFetchResult> {
     const repo = repoIdentity(url)
-    return this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand))
+    const fetched = await this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand))
+    return {...fetched, submodules: await cacheSubmodules(this, root, url, fetched.path, {fetch: true, onDemand: options.onDemand})}
   }
 
   /**
