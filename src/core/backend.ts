@@ -621,6 +621,13 @@ export interface SandboxBackend {
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
+  /**
+   * `yard sandbox pull` (DESIGN.md §5.2): a git bundle of the branch checked out in
+   * `/work/<slot>/<directory>` written to the host file `file`. Optional: a backend without it
+   * cannot pull.
+   * @throws InputError (exit 2) when that worktree does not exist or is detached.
+   */
+  bundleBranch?(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}>
   /** The worktrees and every ref (branch, detached HEAD, stash) holding commits the cache lacks. */
   unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved>
   /**

@@ -24,6 +24,7 @@ import {withLock} from './lock.js'
 import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {busyPorts} from './port-probe.js'
 import type {Registry} from './registry.js'
+import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
 import {chooseOffset} from './worktree-add.js'
@@ -111,6 +112,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       return {target, decided}
     })
     const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)}))
+    warnUnpushable(context, name, repos, branch)
     const {target, decided} = placed
     if (decided.pin !== undefined) {
       await excludePinFile(context, workspace)
@@ -258,6 +260,18 @@ export async function attachSandbox(context: YardContext, registry: Registry, op
   }
   const {sandbox} = await requireSandbox(context, session, options.name)
   return {name: sandbox.name, ...warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))}
+}
+
+/**
+ * A push url that is a path on this host names nothing inside the pod, so `git push` there fails:
+ * said at create, with what works instead (DESIGN.md §5.2).
+ */
+function warnUnpushable(context: YardContext, name: string, repos: readonly SandboxRepo[], branch: string): void {
+  for (const [index, repo] of repos.entries()) {
+    if (repoIdentity(repo.url).scheme !== 'local') continue
+    const slot = index === 0 ? '' : ` --slot ${repo.slot}`
+    context.warn(`warning: ${repo.url} is a path on this host, which the sandbox pod cannot push to; bring its commits here with \`yard sandbox pull ${name}/${branch}${slot}\` (or mount a remote the pod can reach)`)
+  }
 }
 
 /** Warns once per submodule attach left uninitialised (the rest of the sandbox is whole). */

@@ -10,12 +10,13 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {CacheBackend, SandboxSaved, SandboxUnsaved, Target} from './backend.js'
+import type {CacheBackend, SandboxRecord, SandboxSaved, SandboxUnsaved, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
 import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin, YARD_PIN_MARK} from './pins.js'
 import type {Registry} from './registry.js'
+import {repoIdentity} from './repo-identity.js'
 import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
 import {restoreCommands, SlotRestore} from './sandbox-restore.js'
 import {stateDir} from './state.js'
@@ -78,7 +79,7 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const saveRoot = path.join(stateDir(context.env), 'sandboxes', sandbox.name)
   const refusal = unsaved.length > 0 && !options.force ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
     why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
-    fix: `commit and push them (yard exec ${sandbox.name}/BRANCH -- git push origin BRANCH), or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
+    fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
   }) : undefined
   if (refusal && !options.dryRun) throw refusal
   const savedIn = options.force && unsaved.length > 0 ? path.join(saveRoot, new Date().toISOString().replaceAll(':', '-')) : null
@@ -152,4 +153,15 @@ const readText = (file: string): string => {
   } catch {
     return ''
   }
+}
+
+/**
+ * How to keep a sandbox's commits: push them, unless an origin is a path on this host (the pod
+ * cannot push there): then `yard sandbox pull`.
+ */
+function keepHint(sandbox: SandboxRecord): string {
+  const local = sandbox.spec.repos.some((repo) => repoIdentity(repo.url).scheme === 'local')
+  return local
+    ? `commit them and bring them here (yard sandbox pull ${sandbox.name}/BRANCH [--slot SLOT]: the pod cannot push to an origin that is a path on this host)`
+    : `commit and push them (yard exec ${sandbox.name}/BRANCH -- git push origin BRANCH)`
 }
