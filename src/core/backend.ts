@@ -468,13 +468,15 @@ export interface CacheBackend {
   readonly id: string
   /**
    * Clone when missing, adopt (pin, no fetch) when a repository is already there; then, unless
-   * `submodules` is false, the caches of its submodules (a backend may ignore the option).
+   * `submodules` is false, the caches of its submodules. `lfs` is `[cache] lfs` (undefined: the
+   * backend decides; git-cache fetches LFS objects when the repository uses LFS). A backend may
+   * ignore both options.
    */
-  add(root: string, url: string, options?: {submodules?: boolean}): Promise<CacheAddResult>
+  add(root: string, url: string, options?: {submodules?: boolean; lfs?: 'all' | 'off'}): Promise<CacheAddResult>
   /** Every cache-named entry of the root, by key. */
   list(root: string): Promise<CacheStatus[]>
   /** Fetch in place; a failure on a present cache resolves `stale` instead of throwing. */
-  fetch(root: string, url: string, options?: {onDemand?: boolean}): Promise<CacheFetchResult>
+  fetch(root: string, url: string, options?: {onDemand?: boolean; lfs?: 'all' | 'off'}): Promise<CacheFetchResult>
   /** Maintenance when a threshold is reached, or always with `force`. */
   maintain(root: string, url: string, options: {force: boolean}): Promise<CacheMaintainResult>
   /** Deletes the whole cache; refuses (exit 3) while a live borrower remains. */

@@ -84,7 +84,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
   const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, registry, workspace)
-  const stale = local ? await ensureCaches(context, cache, root, repos, name) : {}
+  const stale = local ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, name) : {}
   const leased: string[] = []
   let pinWrite: PinWrite | undefined
   let made: SandboxRecord | undefined
@@ -138,12 +138,14 @@ export async function createSandbox(context: YardContext, registry: Registry, op
  * @throws OperationError (exit 1) when a clone fails, saying to run this create again;
  *   InputError (exit 2) for a ref the cache does not have, listing its branches.
  */
-async function ensureCaches(context: YardContext, cache: CacheBackend, root: string, repos: SandboxRepo[], name: string): Promise<Record<string, string>> {
+async function ensureCaches(context: YardContext, caches: {cache: CacheBackend; root: string; lfs?: 'all' | 'off'}, repos: SandboxRepo[], name: string): Promise<Record<string, string>> {
+  const {cache, root} = caches
+  const lfs = caches.lfs ? {lfs: caches.lfs} : {}
   const stale: Record<string, string> = {}
   for (const repo of repos) {
     let added: CacheAddResult
     try {
-      added = await cache.add(root, repo.url)
+      added = await cache.add(root, repo.url, lfs)
     } catch (error) {
       if (!(error instanceof OperationError)) throw error
       // The cache backend's own fix names `yard cache add`; here the sandbox is what to retry.
@@ -152,7 +154,7 @@ async function ensureCaches(context: YardContext, cache: CacheBackend, root: str
     let cachePath = added.path
     let submodules = added.submodules
     if (added.action !== 'cloned') {
-      const fetched = await cache.fetch(root, repo.url, {onDemand: true})
+      const fetched = await cache.fetch(root, repo.url, {onDemand: true, ...lfs})
       cachePath = fetched.path
       submodules = fetched.submodules ?? submodules
       if (fetched.stale) {

@@ -14,8 +14,8 @@ export default class CacheAdd extends BaseCommand {
 
   async run(): Promise<CacheAddResult> {
     const {args} = await this.parse(CacheAdd)
-    const {cache, root} = await openCache(this.context, await loadRegistry(this.config))
-    const result = await cache.add(root, args.url)
+    const {cache, root, lfs} = await openCache(this.context, await loadRegistry(this.config))
+    const result = await cache.add(root, args.url, lfs ? {lfs} : {})
     this.print(`${result.action} ${result.identity} → ${result.path}`)
     return result
   }

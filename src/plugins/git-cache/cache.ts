@@ -35,6 +35,7 @@ import {readLeases, removeLease, writeLease} from './leases.js'
 import {checkOrigin} from './origin.js'
 import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
 import {cacheSubmodules} from './submodules.js'
+import {fetchLfs, LfsMode} from './lfs.js'
 
 export const GIT_CACHE_ID = 'git-cache'
 
@@ -61,7 +62,7 @@ export class GitCache implements CacheBackend {
     )
   }
 
-  async add(root: string, url: string, options: {submodules?: boolean} = {}): Promise<CacheAddResult> {
+  async add(root: string, url: string, options: {submodules?: boolean; lfs?: LfsMode} = {}): Promise<CacheAddResult> {
     const repo = repoIdentity(url)
     await requireRoot(root)
     const paths = cachePaths(root, repo.key)
@@ -73,11 +74,17 @@ export class GitCache implements CacheBackend {
         return 'adopted' as const
       }
       await this.clone(paths, repo.url, repo.identity, runner)
+      this.warnLfs(paths, await fetchLfs(runner, paths.repo, options.lfs, this.budgets))
       return 'cloned' as const
     })
     // After its lock is released: each submodule's cache takes its own.
     if (options.submodules === false) return {...result, action}
     return {...result, action, submodules: await cacheSubmodules(this, root, url, paths.repo, {fetch: false})}
+  }
+
+  /** An LFS fetch that failed leaves the git objects fetched: a warning, not a stale cache. */
+  private warnLfs(paths: CachePaths, failure: string | null): void {
+    if (failure !== null) this.context.warn(`warning: the LFS objects of the cache ${paths.key} were not fetched (${failure}); files in LFS stay pointers in clones made from it`)
   }
 
   /**
@@ -144,9 +151,9 @@ export class GitCache implements CacheBackend {
     return rows
   }
 
-  async fetch(root: string, url: string, options: {onDemand?: boolean} = {}): Promise<CacheFetchResult> {
+  async fetch(root: string, url: string, options: {onDemand?: boolean; lfs?: LfsMode} = {}): Promise<CacheFetchResult> {
     const repo = repoIdentity(url)
-    const fetched = await this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand))
+    const fetched = await this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand), options.lfs)
     return {...fetched, submodules: await cacheSubmodules(this, root, url, fetched.path, {fetch: true, onDemand: options.onDemand})}
   }
 
@@ -156,7 +163,7 @@ export class GitCache implements CacheBackend {
    * @throws InputError (exit 2) when the cache is not present (creating nothing);
    *   RefusedError (exit 3) when its origin names another repository (origin.ts).
    */
-  async fetchKey(root: string, key: string, url: string | null, onDemand: boolean): Promise<CacheFetchResult> {
+  async fetchKey(root: string, key: string, url: string | null, onDemand: boolean, lfs?: LfsMode): Promise<CacheFetchResult> {
     const paths = cachePaths(root, key)
     const waitMs = onDemand ? this.budgets.onDemandMs : this.budgets.fetchMs
     requirePresent(paths, url)
@@ -177,6 +184,7 @@ export class GitCache implements CacheBackend {
       }
       const fresh = {...record, url: fetchUrl, lastFetched: record.lastAttempt, lastError: null}
       await writeRecord(paths, fresh)
+      this.warnLfs(paths, await fetchLfs(runner, paths.repo, lfs, this.budgets))
       const maintained = await this.maintainIfDue(paths, fresh, runner)
       return {...base, fetched: true, stale: false, staleSince: null, error: null, maintained}
     })
