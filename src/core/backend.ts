@@ -557,6 +557,8 @@ export interface SandboxWorktree {
   unpushed: string[]
   /** HEAD's commit, or null when it has none. */
   head?: string | null
+  /** When its `.gitattributes` routes files through LFS: how many are still pointers (git lfs ls-files). */
+  lfsPointers?: number
 }
 
 /**

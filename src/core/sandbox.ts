@@ -93,7 +93,7 @@ export interface SandboxListRow {
   offset: number
   offsetSource: OffsetSource
   ports: Record<string, number>
-  repos: Array<{slot: string; identity: string; key: string; stale: boolean; worktrees: Array<{branch: string | null; path: string; dirty: boolean}>}>
+  repos: Array<{slot: string; identity: string; key: string; stale: boolean; worktrees: Array<{branch: string | null; path: string; dirty: boolean; lfsPointers?: number}>}>
 }
 
 /** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
@@ -109,7 +109,8 @@ export async function listSandboxes(context: YardContext, registry: Registry, ru
       name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports,
       repos: sandbox.spec.repos.map((repo) => ({
         slot: repo.slot, identity: repo.identity, key: repo.key, stale: staleKeys.has(repo.key),
-        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0})),
+        // lfsPointers: only for a worktree that uses LFS (files still pointers; 0 when all are checked out).
+        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, ...(row.lfsPointers === undefined ? {} : {lfsPointers: row.lfsPointers})})),
       })),
     })
   }
