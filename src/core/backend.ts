@@ -338,6 +338,27 @@ export interface CacheAddResult {
   path: string
   /** `cloned` when it was missing, `adopted` when a repository was already there (pinned, not fetched). */
   action: 'cloned' | 'adopted'
+  /** The caches of its submodules (nested ones included), when the backend caches them. */
+  submodules?: CacheSubmodule[]
+}
+
+/**
+ * A submodule's own cache (DESIGN.md §5.1), found in the superproject's `.gitmodules` at its
+ * default branch (nested ones at the commit their gitlink records).
+ */
+export interface CacheSubmodule {
+  /** Its name and path in the superproject (for nested ones, in theirs). */
+  name: string
+  path: string
+  /** Its url with relative urls resolved against the superproject's upstream url (no credentials): what git fetches it from. */
+  url: string
+  key: string
+  /** The cache's bare repository. */
+  cachePath: string
+  /** The cache holds a repository (a stale one included). */
+  present: boolean
+  /** Why it has no cache, or why it is stale; null when it is fresh. */
+  error: string | null
 }
 
 export interface CacheFetchResult {
@@ -353,6 +374,8 @@ export interface CacheFetchResult {
   error: string | null
   /** Maintenance ran after the fetch (thresholds reached). */
   maintained: boolean
+  /** The caches of its submodules, added or fetched with it, when the backend caches them. */
+  submodules?: CacheSubmodule[]
 }
 
 export interface CacheMaintainResult {
@@ -478,12 +501,17 @@ export interface CacheDemand {
 export interface CacheBackend {
   readonly kind: 'cache'
   readonly id: string
-  /** Clone when missing, adopt (pin, no fetch) when a repository is already there. */
-  add(root: string, url: string): Promise<CacheAddResult>
+  /**
+   * Clone when missing, adopt (pin, no fetch) when a repository is already there; then, unless
+   * `submodules` is false, the caches of its submodules. `lfs` is `[cache] lfs` (undefined: the
+   * backend decides; git-cache fetches LFS objects when the repository uses LFS). A backend may
+   * ignore both options.
+   */
+  add(root: string, url: string, options?: {submodules?: boolean; lfs?: 'all' | 'off'}): Promise<CacheAddResult>
   /** Every cache-named entry of the root, by key. */
   list(root: string): Promise<CacheStatus[]>
   /** Fetch in place; a failure on a present cache resolves `stale` instead of throwing. */
-  fetch(root: string, url: string, options?: {onDemand?: boolean}): Promise<CacheFetchResult>
+  fetch(root: string, url: string, options?: {onDemand?: boolean; lfs?: 'all' | 'off'}): Promise<CacheFetchResult>
   /** Maintenance when a threshold is reached, or always with `force`. */
   maintain(root: string, url: string, options: {force: boolean}): Promise<CacheMaintainResult>
   /** Deletes the whole cache; refuses (exit 3) while a live borrower remains. */
@@ -519,6 +547,11 @@ export interface SandboxRepo {
   identity: string
   /** The cache key: mounted read-only at `/repos/<key>`. */
   key: string
+  /**
+   * The caches of its submodules, nested ones included (DESIGN.md §5.2): each mounted read-only
+   * at `/repos/<key>`, and attach has git fetch `url` from there. Absent: none known.
+   */
+  submodules?: Array<{url: string; key: string}>
 }
 
 /** What core hands `create` beyond the Target (DESIGN.md §5.2). */
@@ -561,6 +594,8 @@ export interface SandboxWorktree {
   unpushed: string[]
   /** HEAD's commit, or null when it has none. */
   head?: string | null
+  /** When its `.gitattributes` routes files through LFS: how many are still pointers (git lfs ls-files). */
+  lfsPointers?: number
 }
 
 /**
@@ -599,7 +634,14 @@ export interface SandboxSaved {
 /** What `attach` made (DESIGN.md §5.2): per slot, its default checkout and the branch worktree. */
 export interface SandboxAttachResult {
   branch: string
-  slots: Array<{slot: string; default: string; path: string; created: boolean}>
+  slots: Array<{
+    slot: string
+    default: string
+    path: string
+    created: boolean
+    /** Submodules of the checkouts this attach made (pod paths): initialised, and those left uninitialised with why. */
+    submodules?: {initialised: string[]; failed: Array<{path: string; why: string}>}
+  }>
   /** Per slot whose cache could not be brought to the remote's now: why, and since when it is stale. */
   stale?: Record<string, string>
 }
@@ -622,6 +664,13 @@ export interface SandboxBackend {
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
+  /**
+   * `yard sandbox pull` (DESIGN.md §5.2): a git bundle of the branch checked out in
+   * `/work/<slot>/<directory>` written to the host file `file`. Optional: a backend without it
+   * cannot pull.
+   * @throws InputError (exit 2) when that worktree does not exist or is detached.
+   */
+  bundleBranch?(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}>
   /** The worktrees and every ref (branch, detached HEAD, stash) holding commits the cache lacks. */
   unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved>
   /**

@@ -21,9 +21,9 @@ const DEFAULT_SANDBOX_BACKEND = 'k8s-sandbox'
  * current directory is in one, else `YARD_CACHE_ROOT` → `<state dir>/caches` and `git-cache`.
  * @throws InputError (exit 2) for invalid config.
  */
-export async function cacheSettings(context: YardContext): Promise<{backend: string; root: string; sandboxBackend: string}> {
+export async function cacheSettings(context: YardContext): Promise<{backend: string; root: string; sandboxBackend: string; lfs?: 'all' | 'off'}> {
   const config = await mainConfigIfAny(context)
-  if (config) return {backend: config.cache.backend, root: config.cache.root, sandboxBackend: config.cluster.backend}
+  if (config) return {backend: config.cache.backend, root: config.cache.root, sandboxBackend: config.cluster.backend, ...(config.cache.lfs ? {lfs: config.cache.lfs} : {})}
   const fromEnv = context.env.YARD_CACHE_ROOT?.trim()
   return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv ? fromEnv : path.join(stateDir(context.env), 'caches')), sandboxBackend: DEFAULT_SANDBOX_BACKEND}
 }
@@ -63,10 +63,10 @@ async function sandboxBorrowerProbe(context: YardContext, registry: Registry, id
  * The cache backend `[cache] backend` selects, created through the registry, and the root.
  * @throws InputError (exit 2) for an unknown backend id or invalid config.
  */
-export async function openCache(context: YardContext, registry: Registry): Promise<{cache: CacheBackend; root: string}> {
+export async function openCache(context: YardContext, registry: Registry): Promise<{cache: CacheBackend; root: string; lfs?: 'all' | 'off'}> {
   const settings = await cacheSettings(context)
   const cache = await registry.create('cache', settings.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn, progress: context.progress})
-  return {cache, root: settings.root}
+  return {cache, root: settings.root, ...(settings.lfs ? {lfs: settings.lfs} : {})}
 }
 
 /** The url of every known cache (a record with a url, present), or the one given. */
@@ -79,9 +79,9 @@ async function targets(cache: CacheBackend, root: string, url: string | undefine
  * `yard cache fetch [URL | --all]`: fetches each; a failure leaves that cache stale and usable.
  * @throws OperationError (exit 1) after all were tried, when any is stale: "stale since <time>".
  */
-export async function fetchCaches(cache: CacheBackend, root: string, url: string | undefined): Promise<CacheFetchResult[]> {
+export async function fetchCaches(cache: CacheBackend, root: string, url: string | undefined, lfs?: 'all' | 'off'): Promise<CacheFetchResult[]> {
   const results: CacheFetchResult[] = []
-  for (const target of await targets(cache, root, url)) results.push(await cache.fetch(root, target))
+  for (const target of await targets(cache, root, url)) results.push(await cache.fetch(root, target, lfs ? {lfs} : {}))
   const stale = results.filter((result) => result.stale)
   if (stale.length > 0) {
     throw new OperationError(stale.map((result) => `the cache ${result.key} is stale since ${result.staleSince}: its fetch failed`).join('\n  '), {

@@ -43,7 +43,8 @@ export interface ProjectConfig {
   stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]; profiles: string[]; external: (typeof STACK_EXTERNAL)[number]; 'allow-shared': string[]}
   /** `mounts`: what the box can reach (docs/stacks.md); never from a worktree's own yard.toml. */
   box: {image?: string; mounts: (typeof BOX_MOUNTS)[number]}
-  cache: {backend: string; root: string}
+  /** `lfs`: `[cache] lfs`; absent = the cache backend decides (git-cache: "all" when the repository uses LFS). */
+  cache: {backend: string; root: string; lfs?: 'all' | 'off'}
   cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string; 'refresh-interval'?: string; 'ready-timeout-seconds': number; 'cache-timeout-seconds': number}
   /** `[ports]`: env var name → base port. */
   ports: Record<string, number>
@@ -392,6 +393,7 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
     cache: {
       backend: def('cache.backend', 'git-cache'),
       root: path.resolve(mainPath, def('cache.root', path.join(stateDir(env), 'caches'))),
+      ...stripUndefined({lfs: optional('cache', 'lfs') as 'all' | 'off' | undefined}),
     },
     cluster: stripUndefined({
       backend: def('cluster.backend', 'k8s-sandbox'),

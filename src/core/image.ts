@@ -19,7 +19,8 @@ export const DEFAULT_IMAGE_RECIPE = {
   tool: 'debootstrap',
   suite: 'bookworm',
   variant: 'minbase',
-  include: ['git', 'ca-certificates'],
+  // git-lfs: its package turns the lfs filter on system-wide, so a sandbox's checkout smudges LFS files.
+  include: ['git', 'git-lfs', 'ca-certificates'],
   mirror: 'http://deb.debian.org/debian',
   cmd: ['sleep', 'infinity'],
   // Trimmed after debootstrap: package caches and lists are not needed at run time.

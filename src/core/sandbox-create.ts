@@ -88,14 +88,16 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
   const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, registry, workspace)
-  const stale = local ? await ensureCaches(context, cache, root, repos, name) : {}
-  const leased: SandboxRepo[] = []
+  const stale = local ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, name) : {}
+  const leased: string[] = []
   let pinWrite: PinWrite | undefined
   let made: SandboxRecord | undefined
   try {
     for (const repo of local ? repos : []) {
-      await cache.lease(root, repo.url, borrower(probe))
-      leased.push(repo)
+      for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
+        await cache.lease(root, url, borrower(probe))
+        leased.push(url)
+      }
     }
     const placed = await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox create ${name}`, warn: context.warn}, async () => {
       const decided = await decideOffset(context, session, name)
@@ -115,9 +117,10 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       return {target, decided}
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
-    const attached = await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)})
+    const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)}))
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
+    warnUnpushable(context, name, repos, branch)
     const {target, decided} = placed
     if (decided.pin !== undefined) {
       await excludePinFile(context, workspace)
@@ -130,7 +133,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   } catch (error) {
     if (made) await backend.remove(made).catch(() => undefined)
     if (pinWrite) await restorePinFile(workspace.config.files.local, pinWrite.text).catch(() => undefined)
-    for (const repo of leased) await cache.release(root, repo.url, borrower(probe)).catch(() => undefined)
+    for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error
   }
 }
@@ -143,26 +146,34 @@ export async function createSandbox(context: YardContext, registry: Registry, op
  * @throws OperationError (exit 1) when a clone fails, saying to run this create again;
  *   InputError (exit 2) for a ref the cache does not have, listing its branches.
  */
-async function ensureCaches(context: YardContext, cache: CacheBackend, root: string, repos: SandboxRepo[], name: string): Promise<Record<string, string>> {
+async function ensureCaches(context: YardContext, caches: {cache: CacheBackend; root: string; lfs?: 'all' | 'off'}, repos: SandboxRepo[], name: string): Promise<Record<string, string>> {
+  const {cache, root} = caches
+  const lfs = caches.lfs ? {lfs: caches.lfs} : {}
   const stale: Record<string, string> = {}
   for (const repo of repos) {
     let added: CacheAddResult
     try {
-      added = await cache.add(root, repo.url)
+      added = await cache.add(root, repo.url, lfs)
     } catch (error) {
       if (!(error instanceof OperationError)) throw error
       // The cache backend's own fix names `yard cache add`; here the sandbox is what to retry.
       throw new OperationError(error.message, {why: error.why, fix: `check the url and your access to it (git ls-remote -- ${repo.url}), then run yard sandbox create ${name} again`, cause: error})
     }
     let cachePath = added.path
+    let submodules = added.submodules
     if (added.action !== 'cloned') {
-      const fetched = await cache.fetch(root, repo.url, {onDemand: true})
+      const fetched = await cache.fetch(root, repo.url, {onDemand: true, ...lfs})
       cachePath = fetched.path
+      submodules = fetched.submodules ?? submodules
       if (fetched.stale) {
         stale[repo.slot] = staleNote(fetched.key, fetched.staleSince, fetched.error)
         context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
       }
     }
+    // The spec the pod is made from carries them (mounts, attach). Those without a cache were
+    // warned about by the cache backend; attach leaves them uninitialised.
+    const usable = (submodules ?? []).filter((submodule) => submodule.present)
+    if (usable.length > 0) repo.submodules = usable.map(({url, key}) => ({url, key}))
     if (repo.ref !== null) await requireRef(context, cachePath, repo, stale[repo.slot])
     else await requireDefaultBranch(context, cachePath, repo)
   }
@@ -264,7 +275,7 @@ export async function attachSandbox(context: YardContext, registry: Registry, op
   }
   const {sandbox} = await requireSandbox(context, session, options.name)
   const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, registry, session, sandbox.spec.repos)
-  const attached = await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)})
+  const attached = warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))
   for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
   return {name: sandbox.name, ...attached, stale: {...stale, ...attached.stale}}
 }
@@ -286,4 +297,24 @@ async function fetchLocalCaches(context: YardContext, registry: Registry, sessio
     if (byKey.get(repo.key)) stale[repo.slot] = byKey.get(repo.key)!
   }
   return stale
+}
+
+/**
+ * A push url that is a path on this host names nothing inside the pod, so `git push` there fails:
+ * said at create, with what works instead (DESIGN.md §5.2).
+ */
+function warnUnpushable(context: YardContext, name: string, repos: readonly SandboxRepo[], branch: string): void {
+  for (const [index, repo] of repos.entries()) {
+    if (repoIdentity(repo.url).scheme !== 'local') continue
+    const slot = index === 0 ? '' : ` --slot ${repo.slot}`
+    context.warn(`warning: ${repo.url} is a path on this host, which the sandbox pod cannot push to; bring its commits here with \`yard sandbox pull ${name}/${branch}${slot}\` (or mount a remote the pod can reach)`)
+  }
+}
+
+/** Warns once per submodule attach left uninitialised (the rest of the sandbox is whole). */
+function warnSubmodules(context: YardContext, name: string, attached: SandboxAttachResult): SandboxAttachResult {
+  for (const failure of attached.slots.flatMap((slot) => slot.submodules?.failed ?? [])) {
+    context.warn(`warning: the submodule ${failure.path} of sandbox ${name} was left uninitialised: ${failure.why}`)
+  }
+  return attached
 }

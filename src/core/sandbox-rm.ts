@@ -10,12 +10,13 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {CacheBackend, SandboxSaved, SandboxUnsaved, Target} from './backend.js'
+import type {CacheBackend, SandboxRecord, SandboxSaved, SandboxUnsaved, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
 import {withLock} from './lock.js'
 import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin, YARD_PIN_MARK} from './pins.js'
 import type {Registry} from './registry.js'
+import {repoIdentity} from './repo-identity.js'
 import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
 import {restoreCommands, SlotRestore} from './sandbox-restore.js'
 import {stateDir} from './state.js'
@@ -74,11 +75,12 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   const toSave = {bundles: slots.map((slot) => ({slot, refs: work.refs.filter((ref) => ref.slot === slot).map((ref) => ref.ref)})), patches: work.worktrees.filter((row) => row.dirty.length > 0).map((row) => row.path)}
   const local = sandbox.runtime !== 'kubernetes'
   const pin = pinToDelete(session, sandbox.name)
-  const goes = [`pod ${sandbox.project}`, ...(local ? sandbox.spec.repos.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`) : []), ...(pin ? [pin] : [])]
+  const leases = local ? sandbox.spec.repos.flatMap((repo) => [repo, ...(repo.submodules ?? [])]) : []
+  const goes = [`pod ${sandbox.project}`, ...leases.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`), ...(pin ? [pin] : [])]
   const saveRoot = path.join(stateDir(context.env), 'sandboxes', sandbox.name)
   const refusal = unsaved.length > 0 && !options.force ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
     why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
-    fix: `commit and push them (yard exec ${sandbox.name}/BRANCH -- git push origin BRANCH), or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
+    fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
   }) : undefined
   if (refusal && !options.dryRun) throw refusal
   const savedIn = options.force && unsaved.length > 0 ? path.join(saveRoot, new Date().toISOString().replaceAll(':', '-')) : null
@@ -90,7 +92,7 @@ export async function removeSandbox(context: YardContext, registry: Registry, op
   context.progress?.step(`removing pod ${sandbox.project}`)
   await session.backend.remove(sandbox)
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
-  for (const repo of local ? sandbox.spec.repos : []) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
+  for (const repo of leases) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
   await deletePin(context, session, sandbox.name)
   const restore = restoreCommands(sandbox.name, sandbox.spec.repos, saved, work.refs, sandbox.spec.branch)
   return {result: {...base, saved: saved.files, restore, removed: true}}
@@ -154,4 +156,15 @@ const readText = (file: string): string => {
   } catch {
     return ''
   }
+}
+
+/**
+ * How to keep a sandbox's commits: push them, unless an origin is a path on this host (the pod
+ * cannot push there): then `yard sandbox pull`.
+ */
+function keepHint(sandbox: SandboxRecord): string {
+  const local = sandbox.spec.repos.some((repo) => repoIdentity(repo.url).scheme === 'local')
+  return local
+    ? `commit them and bring them here (yard sandbox pull ${sandbox.name}/BRANCH [--slot SLOT]: the pod cannot push to an origin that is a path on this host)`
+    : `commit and push them (yard exec ${sandbox.name}/BRANCH -- git push origin BRANCH)`
 }

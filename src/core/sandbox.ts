@@ -100,7 +100,7 @@ export interface SandboxListRow {
    * cluster, the Repo status entry of the pod's node — stale when that node's latest clone or
    * fetch failed, or when it does not hold the cache.
    */
-  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean}>}>
+  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean; lfsPointers?: number}>}>
 }
 
 /** A cache's freshness as `yard sandbox list` shows it. */
@@ -137,7 +137,8 @@ export async function listSandboxes(context: YardContext, registry: Registry, ru
       name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports, node: sandbox.node ?? null,
       repos: sandbox.spec.repos.map((repo) => ({
         slot: repo.slot, identity: repo.identity, key: repo.key, ...freshness(repo.key, sandbox.node),
-        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0})),
+        // lfsPointers: only for a worktree that uses LFS (files still pointers; 0 when all are checked out).
+        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, ...(row.lfsPointers === undefined ? {} : {lfsPointers: row.lfsPointers})})),
       })),
     })
   }

@@ -28,7 +28,7 @@ import {Trust, TrustWrite, writeTrust} from './trust.js'
 import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
-import {checkOutSparse, fetchMissingObjects, NO_MAINTENANCE, readCheckoutConfig} from './worktree-checkout.js'
+import {checkOutSparse, fetchMissingObjects, gitCopiesSparse, NO_MAINTENANCE, readCheckoutConfig} from './worktree-checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
 import {initSubmodules, SubmoduleOutcome} from './worktree-submodules.js'
 import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
@@ -325,9 +325,11 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
 async function gitWorktreeAdd(context: YardContext, workspace: Workspace, request: {target: string; branch: string; branchSource: BranchSource; base?: Base; submodules: boolean; sparse?: {cone: boolean}}): Promise<SubmoduleOutcome> {
   const {target, branch, branchSource, base, sparse} = request
   const {mainPath} = workspace
-  const more = sparse !== undefined || request.submodules
-  // A sparse main: no checkout until the worktree has main's patterns, so only the sparse set is written.
-  const add = ['worktree', 'add', '--quiet', ...(sparse ? ['--no-checkout'] : []), ...(more ? ['--lock'] : [])]
+  // A sparse main: only the sparse set is written. git ≥ 2.36 gives the worktree main's patterns
+  // before its own checkout (one step, as a full add); older gits check out after yard gave them.
+  const deferred = sparse !== undefined && !(await gitCopiesSparse(context)) ? sparse : undefined
+  const more = deferred !== undefined || request.submodules
+  const add = ['worktree', 'add', '--quiet', ...(deferred ? ['--no-checkout'] : []), ...(more ? ['--lock'] : [])]
   // `worktree add` takes no `--`: branch and base were checked not to start with `-`; target is absolute.
   const args =
     branchSource === 'existing'
@@ -339,7 +341,7 @@ async function gitWorktreeAdd(context: YardContext, workspace: Workspace, reques
   context.progress?.step(`checking out ${branch} in ${target}`)
   // A lazy fetch of a partial clone during the checkout must not start a gc.
   await context.runner.git([...NO_MAINTENANCE, ...args], {cwd: mainPath})
-  if (sparse) await checkOutSparse(context, mainPath, target, sparse)
+  if (deferred) await checkOutSparse(context, mainPath, target, deferred)
   const outcome = request.submodules ? await initSubmodules(context, target, path.join(workspace.commonDir, 'modules')) : {initialised: [], failed: []}
   if (more) await context.runner.git(['worktree', 'unlock', target], {cwd: mainPath})
   return outcome

@@ -79,6 +79,19 @@ export async function mainSparse(context: YardContext, mainPath: string): Promis
 }
 
 /**
+ * Whether this git copies the sparse-checkout patterns and mode of the worktree it runs in into a
+ * worktree it adds, before that worktree's checkout (git ≥ 2.36, git-worktree(1) "add"): then a
+ * plain `git worktree add` run from main writes only the sparse set, in one step. Asked only of a
+ * sparse main, so a full checkout pays no process for it.
+ */
+export async function gitCopiesSparse(context: YardContext): Promise<boolean> {
+  const version = /(\d+)\.(\d+)/.exec((await context.runner.git(['--version'], {allowFailure: true})).stdout)
+  if (version === null) return false
+  const [major, minor] = [Number(version[1]), Number(version[2])]
+  return major > 2 || (major === 2 && minor >= 36)
+}
+
+/**
  * Gives a worktree made with `git worktree add --no-checkout` main's sparse-checkout patterns and
  * mode, then checks its files out, so only the sparse set is written. git ≥ 2.36 copies both
  * itself when the add runs from main (git-worktree(1)); older gits and a worktree whose copy is

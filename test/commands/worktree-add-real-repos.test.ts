@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {existsSync, readdirSync, renameSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, renameSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, tempDir, writeFile} from '../support/repo.js'
@@ -112,9 +112,14 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     git(main, 'add', '-A')
     git(main, 'commit', '-q', '-m', 'many')
     git(main, 'sparse-checkout', 'set', '--cone', 'd7')
-    const run = await yard(['worktree', 'add', 'feat'], {cwd: main, env: cleanEnv(tempDir('state'))})
+    const trace = path.join(tempDir('trace'), 'events')
+    const run = await yard(['worktree', 'add', 'feat'], {cwd: main, env: {...cleanEnv(tempDir('state')), GIT_TRACE2_EVENT: trace}})
     expect(run.exitCode, run.stderr).to.equal(0)
     const feat = path.join(rootOf(main), 'feat')
+    // git 2.39 copies main's patterns before its own checkout: one step, as a full add.
+    const commands = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as {event: string; argv?: string[]}).filter((event) => event.event === 'start').map((event) => event.argv!.slice(1).join(' '))
+    expect(commands.filter((command) => /^(-c \S+ )*(worktree add|checkout|sparse-checkout|worktree unlock)\b/.test(command)).map((command) => command.replace(/^(-c \S+ )*/, '').split(' --')[0])).to.deep.equal(['worktree add'])
+    expect(commands.some((command) => command.includes('--no-checkout'))).to.equal(false)
     expect(readdirSync(feat).sort()).to.deep.equal(['.git', 'd7', 'top.txt'])
     expect(readdirSync(path.join(feat, 'd7'))).to.have.length(100)
     expect(git(feat, 'sparse-checkout', 'list')).to.equal('d7')

@@ -17,8 +17,8 @@ export default class CacheFetch extends BaseCommand {
   async run(): Promise<CacheFetchResult[]> {
     const {args, flags} = await this.parse(CacheFetch)
     if (args.url === undefined && !flags.all) throw new InputError('give a URL or --all', {why: 'yard cache fetch acts on one cache or on every cache', fix: 'yard cache fetch URL, or yard cache fetch --all'})
-    const {cache, root} = await openCache(this.context, await loadRegistry(this.config))
-    const results = await fetchCaches(cache, root, args.url)
+    const {cache, root, lfs} = await openCache(this.context, await loadRegistry(this.config))
+    const results = await fetchCaches(cache, root, args.url, lfs)
     for (const result of results) this.print(`fetched ${result.identity ?? result.key}${result.maintained ? ' (maintained)' : ''}`)
     return results
   }

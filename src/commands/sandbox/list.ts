@@ -7,7 +7,7 @@ import {BaseCommand} from '../base.js'
 /** `yard sandbox list [--json]` (DESIGN.md §5.2, Appendix A). */
 export default class SandboxList extends BaseCommand {
   static summary = "List the project's sandboxes"
-  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees with whether they hold unsaved changes.'
+  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees with whether they hold unsaved changes and, in one that uses LFS, how many LFS files are still pointers.'
   static examples = ['<%= config.bin %> sandbox list --json']
   static flags = {runtime: Flags.string({description: 'podman or kubernetes (default [cluster] runtime)', options: ['podman', 'kubernetes']})}
 
@@ -19,7 +19,10 @@ export default class SandboxList extends BaseCommand {
       this.print(`${row.name} (${row.project}) ${row.runtime} ${row.phase} offset ${row.offset} ${Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ')}`)
       for (const repo of row.repos) {
         this.print(`  ${repo.slot}: ${repo.identity} [${repo.key}]${repo.stale ? ' stale' : ''}`)
-        for (const worktree of repo.worktrees) this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' dirty' : ''}`)
+        for (const worktree of repo.worktrees) {
+          const pointers = worktree.lfsPointers ? ` ${worktree.lfsPointers} LFS pointer${worktree.lfsPointers === 1 ? '' : 's'} unresolved` : ''
+          this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' dirty' : ''}${pointers}`)
+        }
       }
     }
     return rows

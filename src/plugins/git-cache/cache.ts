@@ -34,6 +34,8 @@ import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorT
 import {readLeases, removeLease, writeLease} from './leases.js'
 import {checkOrigin} from './origin.js'
 import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
+import {cacheSubmodules} from './submodules.js'
+import {fetchLfs, LfsMode} from './lfs.js'
 
 export const GIT_CACHE_ID = 'git-cache'
 
@@ -65,24 +67,31 @@ export class GitCache implements CacheBackend {
     return new GitCache({...this.context, runner: this.context.runner.withEnv(env)}, this.budgets)
   }
 
-  async add(root: string, url: string): Promise<CacheAddResult> {
+  async add(root: string, url: string, options: {submodules?: boolean; lfs?: LfsMode} = {}): Promise<CacheAddResult> {
     const repo = repoIdentity(url)
     await requireRoot(root)
     const paths = cachePaths(root, repo.key)
     const result = {key: repo.key, identity: repo.identity, url: repo.url, path: paths.repo}
-    return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
+    const action = await this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
         this.context.progress?.step(`adopting the repository at ${paths.repo}`)
         await this.adopt(paths, repo.url, repo.identity, runner)
-        return {...result, action: 'adopted' as const}
+        return 'adopted' as const
       }
       await this.clone(paths, repo.url, repo.identity, runner)
-      return {...result, action: 'cloned' as const}
-    }).then((outcome) => {
-      this.context.progress?.done()
-      return outcome
+      this.warnLfs(paths, await fetchLfs(runner, paths.repo, options.lfs, this.budgets))
+      return 'cloned' as const
     })
+    this.context.progress?.done()
+    // After its lock is released: each submodule's cache takes its own.
+    if (options.submodules === false) return {...result, action}
+    return {...result, action, submodules: await cacheSubmodules(this, root, url, paths.repo, {fetch: false})}
+  }
+
+  /** An LFS fetch that failed leaves the git objects fetched: a warning, not a stale cache. */
+  private warnLfs(paths: CachePaths, failure: string | null): void {
+    if (failure !== null) this.context.warn(`warning: the LFS objects of the cache ${paths.key} were not fetched (${failure}); files in LFS stay pointers in clones made from it`)
   }
 
   /**
@@ -151,9 +160,10 @@ export class GitCache implements CacheBackend {
     return rows
   }
 
-  async fetch(root: string, url: string, options: {onDemand?: boolean} = {}): Promise<CacheFetchResult> {
+  async fetch(root: string, url: string, options: {onDemand?: boolean; lfs?: LfsMode} = {}): Promise<CacheFetchResult> {
     const repo = repoIdentity(url)
-    return this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand))
+    const fetched = await this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand), options.lfs)
+    return {...fetched, submodules: await cacheSubmodules(this, root, url, fetched.path, {fetch: true, onDemand: options.onDemand})}
   }
 
   /**
@@ -162,7 +172,7 @@ export class GitCache implements CacheBackend {
    * @throws InputError (exit 2) when the cache is not present (creating nothing);
    *   RefusedError (exit 3) when its origin names another repository (origin.ts).
    */
-  async fetchKey(root: string, key: string, url: string | null, onDemand: boolean): Promise<CacheFetchResult> {
+  async fetchKey(root: string, key: string, url: string | null, onDemand: boolean, lfs?: LfsMode): Promise<CacheFetchResult> {
     const paths = cachePaths(root, key)
     const waitMs = onDemand ? this.budgets.onDemandMs : this.budgets.fetchMs
     requirePresent(paths, url)
@@ -184,6 +194,7 @@ export class GitCache implements CacheBackend {
       }
       const fresh = {...record, url: fetchUrl, lastFetched: record.lastAttempt, lastError: null}
       await writeRecord(paths, fresh)
+      this.warnLfs(paths, await fetchLfs(runner, paths.repo, lfs, this.budgets))
       const maintained = await this.maintainIfDue(paths, fresh, runner)
       return {...base, fetched: true, stale: false, staleSince: null, error: null, maintained}
     }).then((outcome) => {

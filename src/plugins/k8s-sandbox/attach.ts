@@ -1,14 +1,15 @@
 /**
  * Attach (DESIGN.md §5.2), run inside the pod with git called without a shell: the host user's
  * git identity, then per slot a `--shared` clone of the read-only cache at `default/` and the
- * branch worktree beside it; an existing `default/` first fetches from the cache (catchUp), so a
- * new branch starts from what the cache holds now. Idempotent: what exists is kept as it is,
- * uncommitted work included.
+ * branch worktree beside it, each with its submodules from their caches (attach-submodules.ts);
+ * an existing `default/` first fetches from the cache (catchUp), so a new branch starts from what
+ * the cache holds now. Idempotent: what exists is kept as it is, uncommitted work included.
  */
 import type {SandboxAttachResult, SandboxSpec} from '../../core/backend.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {withoutCredentials} from '../../core/repo-url.js'
 import {branchDirectory} from '../../core/sandbox-repos.js'
+import {initPodSubmodules, PodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {repoMountPath} from './manifest.js'
 import type {SandboxRuntime} from './runtime.js'
 
@@ -69,12 +70,22 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
   if (request.gitIdentity.name) await podGit(runtime, pod, ['config', '--global', 'user.name', request.gitIdentity.name])
   if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
 
+  await rewriteSubmoduleUrls(runtime, pod, spec.repos)
   const slots: SandboxAttachResult['slots'] = []
   for (const [index, repo] of spec.repos.entries()) {
     const home = defaultCheckout(repo.slot)
     const target = `/work/${repo.slot}/${directory}`
-    if (!present[index]) await podGit(runtime, pod, ['clone', '--quiet', '--shared', '--', repoMountPath(repo.key), home])
-    else await catchUp(runtime, pod, home)
+    // Submodules only in checkouts made now: an existing one is kept as it is (its submodules too).
+    const submodules: PodSubmodules = {initialised: [], failed: []}
+    const addSubmodules = async (checkout: string) => {
+      const done = await initPodSubmodules(runtime, pod, checkout, repo)
+      submodules.initialised.push(...done.initialised.map((sub) => `${checkout}/${sub}`))
+      submodules.failed.push(...done.failed.map((failure) => ({...failure, path: `${checkout}/${failure.path}`})))
+    }
+    if (!present[index]) {
+      await podGit(runtime, pod, ['clone', '--quiet', '--shared', '--', repoMountPath(repo.key), home])
+      await addSubmodules(home)
+    } else await catchUp(runtime, pod, home)
     let created = false
     if (!known[index].some((worktree) => worktree.path === target)) {
       // `worktree add` takes no `--`: the branch was checked (no leading "-"), the path is absolute.
@@ -85,9 +96,10 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
         await podGit(runtime, pod, ['-C', home, 'worktree', 'add', '--quiet', '--no-track', '-b', branch, target, await baseOf(runtime, pod, home, repo.ref)])
       }
       created = true
+      await addSubmodules(target)
     }
     await podGit(runtime, pod, ['-C', home, 'remote', 'set-url', '--push', 'origin', withoutCredentials(repo.url)])
-    slots.push({slot: repo.slot, default: home, path: target, created})
+    slots.push({slot: repo.slot, default: home, path: target, created, ...(submodules.initialised.length + submodules.failed.length > 0 ? {submodules} : {})})
   }
   return {branch, slots}
 }

@@ -49,7 +49,9 @@ export function sandboxLabels(target: Target): Record<string, string> {
  */
 export function podManifest(target: Target, spec: SandboxSpec): Record<string, unknown> {
   // Two slots may hold one repository: one volume per cache key.
-  const repoVolumes = [...new Set(spec.repos.map((repo) => repo.key))].map((key) => ({name: `repo-${key}`, key}))
+  // Submodules' caches too: attach clones the submodules from them (attach-submodules.ts).
+  const keys = spec.repos.flatMap((repo) => [repo.key, ...(repo.submodules ?? []).map((submodule) => submodule.key)])
+  const repoVolumes = [...new Set(keys)].map((key) => ({name: `repo-${key}`, key}))
   const ports = Object.entries(spec.portBases).map(([key, base]) => ({
     name: portName(key),
     containerPort: base,

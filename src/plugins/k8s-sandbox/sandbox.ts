@@ -11,7 +11,7 @@ import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
-import {saveUnsaved} from './save.js'
+import {bundleBranch, saveUnsaved} from './save.js'
 import {podUnsaved, podWorktrees} from './unsaved.js'
 // client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
 import type {SandboxPortForward} from '../../core/backend.js'
@@ -99,6 +99,10 @@ export class K8sSandbox implements SandboxBackend {
 
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {
     return podWorktrees(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
+  }
+
+  bundleBranch(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}> {
+    return bundleBranch(this.runtime(sandbox.runtime), sandbox, place, file)
   }
 
   unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved> {

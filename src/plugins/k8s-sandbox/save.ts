@@ -6,8 +6,9 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {SandboxSaved, SandboxSpec, SandboxUnsaved} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
+import type {SandboxRecord, SandboxSaved, SandboxSpec, SandboxUnsaved} from '../../core/backend.js'
+import {InputError, OperationError} from '../../core/errors.js'
+import {checkBranchDirectory} from '../../core/sandbox-repos.js'
 import {defaultCheckout} from './attach.js'
 import type {SandboxRuntime} from './runtime.js'
 import {CACHE_HAS} from './unsaved.js'
@@ -71,4 +72,34 @@ export async function saveUnsaved(runtime: SandboxRuntime, pod: string, spec: Sa
   const files = [...bundles, ...patches].map((entry) => entry.file)
   await Promise.all(files.map((file) => runtime.copyOut(pod, `${SAVE_DIR}/${path.basename(file)}`, file)))
   return {files, bundles, patches}
+}
+
+/**
+ * Bundles the branch checked out in `/work/<slot>/<directory>` (its whole history: the host
+ * fetching it may lack what the cache has) into the pod's `/tmp`, then copies it to `file`.
+ * @throws InputError (exit 2) when there is no such worktree or its HEAD is detached;
+ *   OperationError (exit 1) when git or the copy fails.
+ */
+export async function bundleBranch(runtime: SandboxRuntime, sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}> {
+  const pod = sandbox.project
+  const dir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
+  const head = await runtime.run(pod, ['git', '-C', dir, 'symbolic-ref', '--quiet', 'HEAD'])
+  if (head.exitCode !== 0 || !head.stdout.trim().startsWith('refs/heads/')) {
+    const missing = (await runtime.run(pod, ['test', '-d', dir])).exitCode !== 0
+    throw new InputError(missing ? `the sandbox ${sandbox.name} has no ${dir}` : `${dir} in the sandbox ${sandbox.name} is on no branch (detached HEAD)`, {
+      why: 'yard sandbox pull NAME/BRANCH fetches the branch checked out in /work/<slot>/<branch with "/" → "-">',
+      fix: missing ? `name a branch yard sandbox list shows for ${sandbox.name}` : `check a branch out there first (yard exec ${sandbox.name}/${place.directory} -- git switch -c BRANCH)`,
+    })
+  }
+  const ref = head.stdout.trim()
+  // Its own name: two pulls from one pod at once do not share a file.
+  const bundle = `/tmp/yard-pull-${process.pid}-${Date.now()}.bundle`
+  const made = await runtime.run(pod, ['git', '-C', dir, 'bundle', 'create', '--quiet', bundle, ref])
+  const commit = await runtime.run(pod, ['git', '-C', dir, 'rev-parse', '--verify', `${ref}^{commit}`])
+  if (made.exitCode !== 0 || commit.exitCode !== 0) {
+    throw new OperationError(`could not bundle ${ref} in the sandbox pod ${pod}`, {why: (made.stderr || commit.stderr).trim() || undefined, fix: `check the branch (yard exec ${sandbox.name}/${place.directory} -- git log -1), then run yard sandbox pull again`})
+  }
+  await runtime.copyOut(pod, bundle, file)
+  await runtime.run(pod, ['rm', '-f', bundle])
+  return {branch: ref.slice('refs/heads/'.length), commit: commit.stdout.trim()}
 }

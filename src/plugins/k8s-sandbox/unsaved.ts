@@ -18,7 +18,8 @@ export const CACHE_HAS = ['--remotes=origin', '--alternate-refs']
  * Runs in the pod as `sh -c SCAN_SCRIPT sh SLOT…` (a fixed script; the slots are arguments, never
  * script text). Per present slot it prints tab-separated lines, in this order:
  * `slot S`; per worktree `worktree PATH HEAD REF` (REF empty when detached), then its `dirty LINE`s
- * (`git status --porcelain`) and, when detached, `detached N` (commits on no branch the cache
+ * (`git status --porcelain`), `lfs N` when it uses LFS (files still pointers: `-` in `git lfs
+ * ls-files`) and, when detached, `detached N` (commits on no branch the cache
  * lacks); `ref REFNAME SHA N` per local branch with N > 0 such commits (only looked at when the
  * slot has any); `stash SHA SUBJECT` per stash entry, newest first.
  */
@@ -38,6 +39,9 @@ for slot do
           printf 'worktree\\t%s\\t%s\\t%s\\n' "$dir" "$head" "$branch"
           changes=$(git -C "$dir" status --porcelain --untracked-files=all) || exit 1
           [ -z "$changes" ] || printf '%s\\n' "$changes" | while IFS= read -r entry; do printf 'dirty\\t%s\\n' "$entry"; done
+          if [ -f "$dir/.gitattributes" ] && grep -q 'filter=lfs' "$dir/.gitattributes" && command -v git-lfs >/dev/null; then
+            printf 'lfs\\t%s\\n' "$(git -C "$dir" lfs ls-files 2>/dev/null | grep -c '^[0-9a-f]* - ')"
+          fi
           if [ -z "$branch" ] && [ -n "$head" ]; then
             count=$(git -C "$dir" rev-list --count HEAD --not --branches ${CACHE_HAS.join(' ')}) || exit 1
             printf 'detached\\t%s\\n' "$count"
@@ -88,6 +92,8 @@ export function parseScan(stdout: string): SandboxUnsaved {
       worktrees.push(current)
     } else if (tag === 'dirty' && current) {
       current.dirty.push(fields.join('\t'))
+    } else if (tag === 'lfs' && current) {
+      current.lfsPointers = Number(fields[0]) || 0
     } else if (tag === 'detached' && current?.head) {
       const commits = Number(fields[0])
       if (!(commits > 0)) continue
