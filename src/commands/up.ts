@@ -4,7 +4,7 @@ import {stringify} from 'yaml'
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../core/backend.js'
 import {loadRegistry} from '../core/registry.js'
 import {describeTarget, stackUp} from '../core/stack.js'
-import {BaseCommand, worktreeFlag} from './base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 /** The JSON of `yard up --dry-run --json` (DESIGN.md §4.2). */
 interface DryRunJson {
@@ -30,14 +30,16 @@ export default class Up extends BaseCommand {
   static summary = "Start the targeted checkout's stack (its own compose project)"
   static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing.'
   static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat', '<%= config.bin %> up --worktree feat --dry-run --json']
+  static args = targetArgs
   static flags = {
     worktree: worktreeFlag,
     'dry-run': Flags.boolean({description: 'print the rendered compose file and the isolation report; create and start nothing'}),
   }
 
   async run(): Promise<DryRunJson | UpJson> {
-    const {flags} = await this.parse(Up)
-    const outcome = await stackUp(this.context, await loadRegistry(this.config), flags.worktree, {dryRun: flags['dry-run']})
+    const {args, flags} = await this.parse(Up)
+    const worktree = targetName(args, flags)
+    const outcome = await stackUp(this.context, await loadRegistry(this.config), worktree, {dryRun: flags['dry-run']})
     const {target, plan} = outcome
     if (flags['dry-run']) {
       if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)

@@ -1,18 +1,20 @@
 import {boxUp} from '../../core/box.js'
 import {loadRegistry} from '../../core/registry.js'
 import {describeTarget} from '../../core/stack.js'
-import {BaseCommand, worktreeFlag} from '../base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
 /** `yard box up` (DESIGN.md §4.2). */
 export default class BoxUp extends BaseCommand {
   static summary = "Start the targeted checkout's dev box"
   static description = "Container <project>-box from [box] image (default: yard's own image, built once when missing), on the stack's network, with the main checkout and the worktrees root mounted at their own paths and the env of `yard env` plus YARD_IN_BOX=1."
   static examples = ['<%= config.bin %> box up', '<%= config.bin %> box up --worktree feat']
+  static args = targetArgs
   static flags = {worktree: worktreeFlag}
 
   async run(): Promise<{project: string; image: string; started: boolean}> {
-    const {flags} = await this.parse(BoxUp)
-    const outcome = await boxUp(this.context, await loadRegistry(this.config), flags.worktree)
+    const {args, flags} = await this.parse(BoxUp)
+    const worktree = targetName(args, flags)
+    const outcome = await boxUp(this.context, await loadRegistry(this.config), worktree)
     if (outcome.builtImage) this.print(`built ${outcome.image}`)
     this.print(`${describeTarget(outcome.target)}: box ${outcome.target.project}-box ${outcome.started ? 'started' : 'was already running'} (${outcome.image})`)
     return {project: outcome.target.project, image: outcome.image, started: outcome.started}

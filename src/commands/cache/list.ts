@@ -6,6 +6,7 @@ import {BaseCommand} from '../base.js'
 
 /** `yard cache list` (DESIGN.md Appendix A). */
 export default class CacheList extends BaseCommand {
+  static aliases = ['cache:ls']
   static summary = 'List the caches: freshness, packs, loose objects, size and borrowers'
   static examples = ['<%= config.bin %> cache list', '<%= config.bin %> cache list --json']
 

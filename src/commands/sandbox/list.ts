@@ -6,6 +6,7 @@ import {BaseCommand} from '../base.js'
 
 /** `yard sandbox list [--json]` (DESIGN.md §5.2, Appendix A). */
 export default class SandboxList extends BaseCommand {
+  static aliases = ['sandbox:ls']
   static summary = "List the project's sandboxes"
   static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees with whether they hold unsaved changes.'
   static examples = ['<%= config.bin %> sandbox list --json']

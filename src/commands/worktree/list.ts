@@ -4,6 +4,8 @@ import {BaseCommand} from '../base.js'
 
 /** `yard worktree list` (DESIGN.md §4.1, Appendix A). */
 export default class WorktreeList extends BaseCommand {
+  static aliases = ['worktree:ls']
+  static hiddenAliases = ['wt:list', 'wt:ls']
   static summary = 'List the main checkout and its worktrees with branch, offset, dirty counts and ahead/behind'
   static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). MISSING: the directory is gone (`yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it).'
   static examples = ['<%= config.bin %> worktree list', '<%= config.bin %> worktree list --json']

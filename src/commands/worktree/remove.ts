@@ -6,9 +6,11 @@ import {shellCommand} from '../../core/shell.js'
 import {registryBackends} from '../../core/worktree-backends.js'
 import type {OutsideWork} from '../../core/removal-archive.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, targetName, worktreeFlag} from '../base.js'
 
 export default class WorktreeRemove extends BaseCommand {
+  static aliases = ['worktree:rm']
+  static hiddenAliases = ['wt:remove', 'wt:rm']
   static summary = 'Remove a worktree without losing work: refuse on unsaved work, archive transcripts, snapshot, tear down its stack'
 
   static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files, commits on no remote branch (with no remote: on neither its recorded base nor another branch), a detached HEAD no branch holds, a submodule with unpushed commits or changes, a nested repository, or ignored files matching [worktrees] keep-ignored (default .env), unless --force. The plan names every ignored path it deletes. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work (and a detached HEAD) is saved to refs/yard/removed/NAME-<UTC stamp>, submodules (bundle + patch), nested repositories (tar) and kept ignored files go to <state dir>/removed/, and one printed command restores it all, the box and stack are torn down by the stack backend, git unregisters that one worktree, and its offset pin is deleted. The branch is kept.
@@ -17,17 +19,21 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
   static examples = ['<%= config.bin %> worktree remove feat', '<%= config.bin %> worktree remove feat --dry-run', '<%= config.bin %> worktree remove feat --force --yes']
 
   static args = {
-    name: Args.string({description: 'the worktree to remove', required: true}),
+    name: Args.string({description: 'the worktree to remove (the same as --worktree NAME)'}),
   }
 
   static flags = {
+    worktree: worktreeFlag,
     force: Flags.boolean({description: 'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock, transcripts that cannot be archived or a failed stack teardown; implies --yes', default: false}),
     yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation', default: false}),
     'dry-run': Flags.boolean({description: 'show the plan; change nothing', default: false}),
   }
 
   async run(): Promise<{plan: RemovalSummary; result?: RemovalResult}> {
-    const {args, flags} = await this.parse(WorktreeRemove)
+    const {args: given, flags} = await this.parse(WorktreeRemove)
+    const name = targetName(given, flags)
+    if (name === undefined) throw new InputError('yard worktree remove needs the worktree to remove', {fix: 'yard worktree remove NAME (`yard worktree list` lists them)'})
+    const args = {name}
     if (args.name === 'main') {
       throw new InputError('main is the main checkout; it is not a worktree yard can remove', {
         why: 'yard removes the worktrees it made under the worktrees root; the main checkout holds the repository itself',
