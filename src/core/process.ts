@@ -25,6 +25,12 @@ export interface RunOptions {
    * the terminal only when this returns true (to drop a tool's own chatter); never buffered.
    */
   stdoutFilter?: (line: string) => boolean
+  /**
+   * With `inherit`: both of the child's streams, line by line as they come, go through this, and
+   * what it returns reaches yard's stdout (a capture's `stdout`); undefined drops the line. For
+   * output that is the user's data whichever stream the tool used (`yard logs`).
+   */
+  outputLines?: (line: string) => string | undefined
   /** Return a failed result instead of throwing. */
   allowFailure?: boolean
 }
@@ -81,6 +87,15 @@ function keepLines(keep: (line: string) => boolean) {
   }
 }
 
+/** An execa line transform that hands each line, mapped by `map`, to `write` and passes nothing on. */
+function forwardLines(map: (line: string) => string | undefined, write: (text: string) => void) {
+  return function* (line: unknown) {
+    const mapped = map(String(line))
+    if (mapped !== undefined) write(mapped + '\n')
+    yield* []
+  }
+}
+
 /** Runs external commands. One instance per command invocation, built by the base command. */
 export class ProcessRunner {
   constructor(readonly options: RunnerOptions = {}) {}
@@ -110,6 +125,8 @@ export class ProcessRunner {
     const filter = options.stdoutFilter
     const timeoutMs = capture ? capture.timeoutMs : options.timeoutMs
     const group = timeoutMs !== undefined && !inherit
+    const lines = options.stdio === 'inherit' ? options.outputLines : undefined
+    const forward = lines && forwardLines(lines, (text) => (capture ? capture.write('stdout', text) : process.stdout.write(text)))
     const child = execa(file, args, {
       cwd: options.cwd,
       // The runner's environment is the whole environment (the context's, which tests replace).
@@ -117,16 +134,16 @@ export class ProcessRunner {
       extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
-      stdout: inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
-      buffer: capture ? false : {stdout: !(inherit && filter)},
-      stderr: inherit ? 'inherit' : 'pipe',
+      stdout: forward ? [forward] : inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
+      buffer: capture || forward ? false : {stdout: !(inherit && filter)},
+      stderr: forward ? [forward] : inherit ? 'inherit' : 'pipe',
       reject: false,
       stripFinalNewline: false,
       // Its own process group, so a budget kills grandchildren too (git spawns ssh, remote-https…).
       detached: group,
       cleanup: true,
     })
-    if (capture) {
+    if (capture && !forward) {
       for (const stream of ['stdout', 'stderr'] as const) {
         child[stream]?.setEncoding('utf8')
         child[stream]?.on('data', (text: string) => capture.write(stream, text))
