@@ -334,6 +334,11 @@ export interface CacheAddResult {
   path: string
   /** `cloned` when it was missing, `adopted` when a repository was already there (pinned, not fetched). */
   action: 'cloned' | 'adopted'
+  /**
+   * Optional: with `adopted`, the repository there was already this cache (cloned or fetched
+   * into by yard before), not one found in place; `yard cache add` then says so and fetches.
+   */
+  cached?: boolean
 }
 
 export interface CacheFetchResult {

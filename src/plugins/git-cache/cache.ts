@@ -68,8 +68,9 @@ export class GitCache implements CacheBackend {
     return this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
+        const cached = ((await readRecord(paths))?.lastFetched ?? null) !== null
         await this.adopt(paths, repo.url, repo.identity, runner)
-        return {...result, action: 'adopted' as const}
+        return {...result, action: 'adopted' as const, cached}
       }
       await this.clone(paths, repo.url, repo.identity, runner)
       return {...result, action: 'cloned' as const}
