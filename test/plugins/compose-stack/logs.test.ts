@@ -8,8 +8,9 @@ import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 
 import type {StackContainer} from '../../../src/core/backend.js'
+import type {CheckoutContainers} from '../../../src/core/stack-all.js'
 import {BUSYBOX_IMAGE, podmanEnv, prepareStackTests, sweep} from '../../support/podman.js'
-import {cleanupTemp, makeRepo} from '../../support/repo.js'
+import {addWorktree, cleanupTemp, makeRepo} from '../../support/repo.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-sl'
@@ -81,6 +82,27 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     expect(json.stderr).to.contain('Nonexistent flag: --json')
     const help = await yard(['logs', '--help'], {cwd: repo, env})
     expect(help.stdout).not.to.contain('--json')
+    expect((await yard(['down'], {cwd: repo, env})).exitCode).to.equal(0)
+  })
+
+  it('ps --all lists every checkout\'s stack and box; worktree list shows each stack\'s state', async () => {
+    addWorktree(repo, 'feat')
+    expect((await yard(['up'], {cwd: repo, env})).exitCode).to.equal(0)
+    const all = await yard(['ps', '--all', '--json'], {cwd: repo, env})
+    expect(all.exitCode, all.stderr).to.equal(0)
+    const rows = all.json as CheckoutContainers[]
+    expect(rows.map((row) => [row.worktree, row.project, row.stack.map((container) => `${container.service} ${container.state}`), row.box])).to.deep.equal([
+      ['main', PREFIX, ['web running', 'worker running'], []],
+      ['feat', `${PREFIX}-feat`, [], []],
+    ])
+    const text = await yard(['ps', '--all'], {cwd: repo, env})
+    expect(text.stdout).to.match(new RegExp(`^main \\(${PREFIX}\\)\n  SERVICE +CONTAINER +STATE +PORTS\n  web `, 'm'))
+    expect(text.stdout).to.match(new RegExp(`^feat \\(${PREFIX}-feat\\)\n  nothing runs$`, 'm'))
+    const list = (await yard(['worktree', 'list'], {cwd: repo, env})).stdout.split('\n')
+    expect(list[0]).to.match(/ STACK /)
+    expect(list.find((line) => line.startsWith('main '))).to.match(/ running 2\/2 /)
+    expect(list.find((line) => line.startsWith('feat '))).to.match(/ - +ok /)
+    expect((await yard(['ps', 'feat', '--all'], {cwd: repo, env})).exitCode).to.equal(2)
     expect((await yard(['down'], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
