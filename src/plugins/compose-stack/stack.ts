@@ -5,6 +5,7 @@
  * the env of §3.5; ps, logs, down and nuke go to the engine, filtered by
  * `com.docker.compose.project=<project>` and checked against `yard.dev/owner`.
  */
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {BackendContext, ImplicitPort, ProjectContainers, StackBackend, StackContainer, StackLogsOptions, StackPlan, StackSpec, StackUpResult, Target} from '../../core/backend.js'
@@ -19,7 +20,7 @@ import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
-import {writeRendered} from './render.js'
+import {renderedPath, writeRendered} from './render.js'
 import {planStack} from './stack-plan.js'
 
 /**
@@ -186,7 +187,8 @@ export class ComposeStack implements StackBackend {
 
   /**
    * DESIGN.md §4.2 `nuke`: the box, then `down`, then the project's volumes of this owner — for a
-   * worktree only those named `<project>_…` (exact prefix). Nothing else; `dryRun` removes nothing.
+   * worktree only those named `<project>_…` (exact prefix) — and yard's state directory of the
+   * project (`stacks/<project>/`, the rendered file). Nothing else; `dryRun` removes nothing.
    */
   async nuke(target: Target, options: {dryRun: boolean}): Promise<string[]> {
     const box = await this.box.owned(target)
@@ -197,7 +199,11 @@ export class ComposeStack implements StackBackend {
     gone.push(...(await this.removeDown(ownership, options.dryRun)))
     const volumes = ownership.volumes.filter((volume) => target.isMain || volume.name.startsWith(`${target.project}_`)).map((volume) => volume.name)
     if (!options.dryRun) await this.engine.removeVolumes(volumes)
-    return [...gone, ...volumes.map((volume) => `volume ${volume}`)]
+    // yard's own state for the project (its rendered compose file) goes with it.
+    const state = path.dirname(renderedPath(this.context.stateDir, target.project))
+    const hasState = existsSync(state)
+    if (hasState && !options.dryRun) await fs.rm(state, {recursive: true, force: true})
+    return [...gone, ...volumes.map((volume) => `volume ${volume}`), ...(hasState ? [`yard state ${state}`] : [])]
   }
 
   /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */

@@ -5,6 +5,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import type {StackContainer} from '../../../src/core/backend.js'
@@ -106,7 +107,7 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     expect((await yard(['down'], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
-  it('a service that exits says its exit code and last lines in up\'s failure, and ps shows the code', async () => {
+  it('a service that exits says its exit code and last lines in up\'s failure, ps shows the code; nuke takes yard\'s state', async () => {
     const broken = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}-b"\n`, 'compose.yaml': ['services:', talker('web'), talker('job', 3), ''].join('\n')}, 'broken')
     const up = await yard(['up'], {cwd: broken, env})
     expect(up.exitCode).to.equal(1)
@@ -121,5 +122,15 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     const text = await yard(['ps'], {cwd: broken, env})
     expect(text.stdout).to.match(/^job +\S+ +exited \(3\)/m)
     expect((await yard(['down'], {cwd: broken, env})).exitCode).to.equal(0)
+    // nuke takes yard's own state of the stack too: the rendered compose file's directory.
+    const rendered = path.join(env.YARD_STATE_DIR!, 'stacks', `${PREFIX}-b`)
+    expect(existsSync(path.join(rendered, 'compose.yaml'))).to.equal(true)
+    const dry = await yard(['nuke', '--dry-run'], {cwd: broken, env})
+    expect(dry.stdout).to.include(`would remove yard state ${rendered}`)
+    expect(existsSync(rendered)).to.equal(true)
+    const nuke = await yard(['nuke'], {cwd: broken, env})
+    expect(nuke.exitCode, nuke.stderr).to.equal(0)
+    expect(nuke.stdout).to.include(`removed yard state ${rendered}`)
+    expect(existsSync(rendered)).to.equal(false)
   })
 })
