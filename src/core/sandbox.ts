@@ -93,7 +93,12 @@ export interface SandboxListRow {
   offset: number
   offsetSource: OffsetSource
   ports: Record<string, number>
-  repos: Array<{slot: string; identity: string; key: string; stale: boolean; worktrees: Array<{branch: string | null; path: string; dirty: boolean}>}>
+  /**
+   * Per worktree: `dirty` (modified or untracked files), `unpushed` (its branches' commits the
+   * cache lacks, `branch (n commits)`) and `unsaved`, either of them: what `sandbox rm` refuses on
+   * (both always set by `listSandboxes`).
+   */
+  repos: Array<{slot: string; identity: string; key: string; stale: boolean; worktrees: Array<{branch: string | null; path: string; dirty: boolean; unpushed?: string[]; unsaved?: boolean}>}>
 }
 
 /** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
@@ -109,7 +114,7 @@ export async function listSandboxes(context: YardContext, registry: Registry, ru
       name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports,
       repos: sandbox.spec.repos.map((repo) => ({
         slot: repo.slot, identity: repo.identity, key: repo.key, stale: staleKeys.has(repo.key),
-        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0})),
+        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, unpushed: row.unpushed, unsaved: row.dirty.length > 0 || row.unpushed.length > 0})),
       })),
     })
   }

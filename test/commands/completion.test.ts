@@ -16,7 +16,7 @@ import {projectRoot, yard} from '../support/yard.js'
 const PREFIX = 'yardtest-c1'
 const SOCKET = `${PREFIX}-tmux`
 
-describe('shell completion of worktrees, sandboxes, services and cache urls', function () {
+describe('shell completion of worktrees, sandboxes, services and cache urls; sandbox list\'s unsaved marks', function () {
   this.timeout(120_000)
   let repo: string
   let env: Record<string, string | undefined>
@@ -59,6 +59,20 @@ describe('shell completion of worktrees, sandboxes, services and cache urls', fu
     expect(await complete('cache', 'fetch', '')).to.deep.equal([upstream])
     const zsh = await yard(['completion', 'zsh'], {cwd: repo, env})
     expect(zsh.stdout).to.contain('compdef _yard_complete yard').and.contain('yard complete -- "${(@)words[2,CURRENT]}"')
+  })
+
+  it('sandbox list marks a worktree with unsaved work (what rm refuses on), and only that one', async () => {
+    const clean = await yard(['sandbox', 'list'], {cwd: repo, env})
+    expect(clean.exitCode, clean.stderr).to.equal(0)
+    expect(clean.stdout).not.to.contain('unsaved')
+    const wrote = await yard(['exec', 'sbx/feat/cart', '--', 'sh', '-c', 'echo draft > notes.txt'], {cwd: repo, env})
+    expect(wrote.exitCode, wrote.stderr).to.equal(0)
+    const listed = await yard(['sandbox', 'list'], {cwd: repo, env})
+    expect(listed.stdout).to.match(/^ +\S+ feat\/cart  unsaved: modified or untracked files$/m)
+    expect(listed.stdout).to.match(/^ +\S+ main$/m)
+    const json = (await yard(['sandbox', 'list', '--json'], {cwd: repo, env})).json as Array<{repos: Array<{worktrees: Array<{branch: string; unsaved: boolean}>}>}>
+    expect(json[0].repos[0].worktrees.map((row) => [row.branch, row.unsaved]).sort()).to.deep.equal([['feat/cart', true], ['main', false]])
+    expect((await yard(['exec', 'sbx/feat/cart', '--', 'rm', 'notes.txt'], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
   it('bash: yard exec <TAB><TAB> lists the checkouts and SANDBOX/BRANCH', async () => {

@@ -8,7 +8,7 @@ import {BaseCommand} from '../base.js'
 export default class SandboxList extends BaseCommand {
   static aliases = ['sandbox:ls']
   static summary = "List the project's sandboxes"
-  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees with whether they hold unsaved changes.'
+  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees, those with unsaved work (modified or untracked files, commits the cache lacks: what `yard sandbox rm` refuses on) marked `unsaved: …`.'
   static examples = ['<%= config.bin %> sandbox list --json']
   static flags = {runtime: Flags.string({description: 'podman or kubernetes (default [cluster] runtime)', options: ['podman', 'kubernetes']})}
 
@@ -20,9 +20,16 @@ export default class SandboxList extends BaseCommand {
       this.print(`${row.name} (${row.project}) ${row.runtime} ${row.phase} offset ${row.offset} ${Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ')}`)
       for (const repo of row.repos) {
         this.print(`  ${repo.slot}: ${repo.identity} [${repo.key}]${repo.stale ? ' stale' : ''}`)
-        for (const worktree of repo.worktrees) this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' dirty' : ''}`)
+        for (const worktree of repo.worktrees) this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${describeUnsaved(worktree)}`)
       }
     }
     return rows
   }
+}
+
+/** ` unsaved: modified or untracked files, unpushed wt/x (2 commits)`: what `sandbox rm` would refuse on, or nothing. */
+function describeUnsaved(worktree: SandboxListRow['repos'][number]['worktrees'][number]): string {
+  if (!worktree.unsaved) return ''
+  const parts = [...(worktree.dirty ? ['modified or untracked files'] : []), ...((worktree.unpushed ?? []).length > 0 ? [`unpushed ${(worktree.unpushed ?? []).join(', ')}`] : [])]
+  return `  unsaved: ${parts.join(', ')}`
 }
