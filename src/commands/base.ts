@@ -2,10 +2,10 @@
  * The one base command (STYLE.md, "One base command"): `--json`, `--verbose`, the shared
  * context, and one `catch` that renders every YardError the same way.
  */
-import {Command, Errors, Flags, Interfaces} from '@oclif/core'
+import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {createContext, YardContext} from '../core/context.js'
-import {RefusedError, terminalSafe, YardError} from '../core/errors.js'
+import {InputError, RefusedError, terminalSafe, YardError} from '../core/errors.js'
 import {ensureStateDir} from '../core/state.js'
 import {progressFor, ProgressRenderer} from '../tui/progress-renderer.js'
 
@@ -107,17 +107,6 @@ export abstract class BaseCommand extends Command {
     if (!this.jsonEnabled()) this.log(text)
   }
 
-  /**
-   * For one unexpected word given to a command that targets a worktree (`yard up feat`), the
-   * likely intent: `did you mean --worktree feat?`.
-   */
-  private worktreeHint(error: Error): string | undefined {
-    const word = UNEXPECTED_ARGUMENT.exec(error.message)?.[1]
-    const flags = (this.constructor as typeof Command).flags ?? {}
-    if (word === undefined || word.startsWith('-') || !('worktree' in flags)) return undefined
-    return `did you mean --worktree ${word}? (\`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` lists its flags and arguments)`
-  }
-
   protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
     // A command that reported and then chose its exit code (doctor) is not an error to render.
     if (error instanceof Errors.ExitError) throw error
@@ -142,7 +131,7 @@ export abstract class BaseCommand extends Command {
         .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
         .join('; ')
       const help = `run \`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` for its flags and arguments`
-      const fix = parse ? (this.worktreeHint(error) ?? help) : undefined
+      const fix = parse ? help : undefined
       process.exitCode = code
       if (this.jsonEnabled()) this.logJson({error: {code, message, fix}})
       else if (fix && fix !== help) this.logToStderr(terminalSafe(`${message}\n  fix: ${fix}`, {keepNewlines: true}))
@@ -153,9 +142,6 @@ export abstract class BaseCommand extends Command {
     return super.catch(error)
   }
 }
-
-/** oclif's message for words a command does not take: `Unexpected argument: feat`. */
-const UNEXPECTED_ARGUMENT = /^Unexpected argument: (\S+)$/m
 
 /**
  * `--quiet` of a long command: no progress (the result line and errors still print). Declaring
@@ -175,3 +161,24 @@ export const worktreeFlag = Flags.string({
   description: 'target this worktree (default: YARD_WORKTREE, then the current directory, then main)',
   helpValue: 'NAME',
 })
+
+/**
+ * The shared grammar of every command that targets a checkout: `yard CMD NAME`, `yard CMD -w NAME`
+ * and `yard CMD --worktree NAME` are the same request; `targetName` resolves them.
+ */
+export const targetArgs = {
+  name: Args.string({description: 'the worktree to target, or main (the same as --worktree NAME)'}),
+}
+
+/**
+ * The one rule for the checkout a command names: the positional NAME or `--worktree NAME`,
+ * which must agree when both are given; undefined leaves the choice to YARD_WORKTREE, the
+ * current directory, then main (DESIGN.md §3.3, `resolveTarget`).
+ * @throws InputError (exit 2) when NAME and --worktree name different checkouts.
+ */
+export function targetName(args: {name?: string}, flags: {worktree?: string}): string | undefined {
+  if (args.name !== undefined && flags.worktree !== undefined && args.name !== flags.worktree) {
+    throw new InputError(`both ${args.name} and --worktree ${flags.worktree} name a checkout`, {fix: `name it once: yard … ${args.name}, or yard … --worktree ${args.name}`})
+  }
+  return args.name ?? flags.worktree
+}

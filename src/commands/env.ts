@@ -5,12 +5,13 @@ import {machineSocketEnv} from '../core/machine.js'
 import {implicitPortEnv, stackImplicitPorts} from '../core/ports.js'
 import {loadRegistry} from '../core/registry.js'
 import {resolveTarget} from '../core/workspace.js'
-import {BaseCommand, worktreeFlag} from './base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Env extends BaseCommand {
   static summary = 'Print the environment a checkout\'s stack and box get'
   static description = 'Use `eval "$(yard env)"` in sh/bash/zsh, or `yard env --format fish | source`. WORKTREE is unset for the main checkout, so ${WORKTREE:-main} works in compose files. CONTAINER_HOST and DOCKER_HOST point at the machine\'s socket when it has one and runs (nothing is started). Host ports the compose file publishes itself are exported as YARD_PORT_<SERVICE>_<PORT> (the port as written in the file → the port this checkout publishes).'
   static examples = ['eval "$(<%= config.bin %> env --worktree feat)"', '<%= config.bin %> env --format json']
+  static args = targetArgs
   static flags = {
     worktree: worktreeFlag,
     format: Flags.string({description: 'output format', options: [...ENV_FORMATS], default: 'sh'}),
@@ -25,8 +26,9 @@ export default class Env extends BaseCommand {
   }
 
   async run(): Promise<Record<string, string>> {
-    const {flags} = await this.parse(Env)
-    const {workspace, target} = await resolveTarget(this.context, flags.worktree)
+    const {args, flags} = await this.parse(Env)
+    const worktree = targetName(args, flags)
+    const {workspace, target} = await resolveTarget(this.context, worktree)
     const registry = await loadRegistry(this.config)
     const implicit = await stackImplicitPorts(this.context, async () => registry)(workspace, target)
     const env = {...stackEnv(target, this.context, await machineSocketEnv(this.context, registry, workspace, target.name)), ...implicitPortEnv(implicit)}

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {InputError} from '../core/errors.js'
 import {loadRegistry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
-import {BaseCommand} from './base.js'
+import {BaseCommand, targetName, worktreeFlag} from './base.js'
 
 /** `yard exec [NAME] -- CMD…` (DESIGN.md §4.2): exit codes pass through. */
 export default class Exec extends BaseCommand {
@@ -14,6 +14,7 @@ export default class Exec extends BaseCommand {
   static enableJsonFlag = false
   static args = {name: Args.string({description: 'worktree name or main (default: YARD_WORKTREE, the current directory, main); SANDBOX/BRANCH for a sandbox'})}
   static flags = {
+    worktree: worktreeFlag,
     sandbox: Flags.string({description: "run in this sandbox's attached branch", helpValue: 'NAME'}),
     slot: Flags.string({description: 'the sandbox slot (default: the first)'}),
     local: Flags.boolean({description: "the worktree's box, even when a sandbox has the name"}),
@@ -30,7 +31,7 @@ export default class Exec extends BaseCommand {
     const command = this.argv.slice(split + 1)
     const {args, argv, flags} = await this.parse(Exec, this.argv.slice(0, split))
     if (argv.length > 1) throw new InputError(`yard exec takes one worktree name before \`--\`, got ${argv.length}: ${argv.join(' ')}`, {fix: 'yard exec [NAME] -- CMD [ARG…]'})
-    const code = await execAnywhere(this.context, await loadRegistry(this.config), {name: args.name, ...flags, argv: command, tty: Boolean(process.stdin.isTTY)})
+    const code = await execAnywhere(this.context, await loadRegistry(this.config), {...flags, name: targetName(args, flags), argv: command, tty: Boolean(process.stdin.isTTY)})
     if (code !== 0) this.exit(code)
   }
 }

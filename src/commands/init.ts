@@ -1,3 +1,5 @@
+import path from 'node:path'
+
 import {Flags} from '@oclif/core'
 
 import {initProject, InitResult} from '../core/init.js'
@@ -21,6 +23,7 @@ An existing yard.toml is kept unless --force is given (exit 3).`
     const result = await initProject(this.context, {prefix: flags.prefix, force: flags.force})
     this.print(`wrote ${result.path}`)
     this.print(result.gitignore.added.length > 0 ? `added ${result.gitignore.added.join(', ')} to ${result.gitignore.path}` : `${result.gitignore.path} already ignores yard.local.toml and .yard/`)
+    this.print(`commit ${path.basename(result.path)} and ${path.basename(result.gitignore.path)}: every worktree and teammate reads the same yard.toml (yard.local.toml stays yours)`)
     return {path: result.path, gitignore: {added: result.gitignore.added}}
   }
 }

@@ -5,26 +5,26 @@ import {loadRegistry} from '../core/registry.js'
 import {describeTarget, stackLogs} from '../core/stack.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
-/** `yard logs [SERVICE…] [-f]` (DESIGN.md §4.2): the compose provider's logs. */
+/** `yard logs [SERVICE…] [-f] [--tail N] [--since T] [-t]` (DESIGN.md §4.2): the stack's logs on stdout. */
 export default class Logs extends BaseCommand {
   static summary = "Show the logs of the targeted checkout's stack"
-  static examples = ['<%= config.bin %> logs', '<%= config.bin %> logs web -f --worktree feat']
+  static description = "Every line on stdout, whichever stream the service wrote it to, led by its service name (`web | …`, as compose prints them). The words are services (default: all); the checkout is -w/--worktree NAME."
+  static examples = ['<%= config.bin %> logs', '<%= config.bin %> logs web -f -w feat', '<%= config.bin %> logs --tail 20 --since 10m -t']
   static strict = false
+  static enableJsonFlag = false
   static args = {service: Args.string({description: 'services to show (default: all)'})}
   static flags = {
     worktree: worktreeFlag,
     follow: Flags.boolean({char: 'f', description: 'keep following new lines'}),
+    tail: Flags.integer({char: 'n', description: 'only the last N lines of each service', min: 0, helpValue: 'N'}),
+    since: Flags.string({description: 'only lines since this time: a timestamp (2026-12-01T10:00:00) or a duration back from now (10m, 1h)', helpValue: 'TIME'}),
+    timestamps: Flags.boolean({char: 't', description: 'show each line\'s time'}),
   }
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Logs)
-    if (this.jsonEnabled()) {
-      throw new InputError('yard logs has no --json', {
-        why: "logs prints the services' output as text, as it comes",
-        fix: 'run yard logs without --json; use `yard ps --json` for the stack\'s state',
-      })
-    }
-    const outcome = await stackLogs(this.context, await loadRegistry(this.config), {flag: flags.worktree, services: argv as string[], follow: flags.follow})
+    if (flags.since?.startsWith('-')) throw new InputError(`--since ${flags.since} is not a time`, {fix: 'give a timestamp (2026-12-01T10:00:00) or a duration such as 10m'})
+    const outcome = await stackLogs(this.context, await loadRegistry(this.config), {flag: flags.worktree, services: argv as string[], follow: flags.follow, tail: flags.tail, since: flags.since, timestamps: flags.timestamps})
     if (outcome.boxOnly) this.print(`${describeTarget(outcome.target)} is box-only (no compose file): no stack logs`)
   }
 }

@@ -1,14 +1,16 @@
 import {Flags} from '@oclif/core'
 
+import {InputError} from '../core/errors.js'
 import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/ports.js'
 import {loadRegistry} from '../core/registry.js'
 import {registryBackends} from '../core/worktree-backends.js'
-import {BaseCommand, worktreeFlag} from './base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Ports extends BaseCommand {
   static summary = 'Show the offset and host ports of a checkout, or of all of them'
   static description = 'Every [ports] key is exported as base + offset. The offset is 0 for the main checkout; for a worktree it comes from WT_OFFSET, a pin in yard.local.toml, or the hash of its name. Host ports the compose file publishes itself are listed too (source compose:<service>:<port>): main publishes them as written, a worktree where the port rule puts them (docs/stacks.md).'
   static examples = ['<%= config.bin %> ports', '<%= config.bin %> ports --worktree feat --json', '<%= config.bin %> ports --all']
+  static args = targetArgs
   static flags = {
     worktree: worktreeFlag,
     all: Flags.boolean({description: 'main, every worktree and every sandbox (WT_OFFSET is ignored)', exclusive: ['worktree']}),
@@ -16,12 +18,14 @@ export default class Ports extends BaseCommand {
   }
 
   async run(): Promise<PortsReport | PortsReport[]> {
-    const {flags} = await this.parse(Ports)
+    const {args, flags} = await this.parse(Ports)
+    const worktree = targetName(args, flags)
+    if (worktree !== undefined && (flags.all || flags.sandbox !== undefined)) throw new InputError(`${worktree} names a worktree, but ${flags.all ? '--all' : '--sandbox'} was given too`, {fix: 'give one target: NAME, --all or --sandbox NAME'})
     const sandboxes = registryBackends(() => loadRegistry(this.config), this.context).sandboxes
     const implicit = stackImplicitPorts(this.context, () => loadRegistry(this.config))
     const reports = flags.all
       ? await allPorts(this.context, sandboxes, implicit)
-      : [flags.sandbox === undefined ? await targetPorts(this.context, flags.worktree, sandboxes, implicit) : await sandboxPorts(this.context, await loadRegistry(this.config), flags.sandbox, sandboxes)]
+      : [flags.sandbox === undefined ? await targetPorts(this.context, worktree, sandboxes, implicit) : await sandboxPorts(this.context, await loadRegistry(this.config), flags.sandbox, sandboxes)]
     for (const report of reports) this.print(renderReport(report))
     return flags.all ? reports : reports[0]
   }

@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {SHELL_ARGV} from '../core/box.js'
 import {loadRegistry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
-import {BaseCommand} from './base.js'
+import {BaseCommand, targetName, worktreeFlag} from './base.js'
 
 /** `yard shell [NAME]` (DESIGN.md §4.2): a login shell in the box. */
 export default class Shell extends BaseCommand {
@@ -12,11 +12,15 @@ export default class Shell extends BaseCommand {
   static examples = ['<%= config.bin %> shell feat']
   static enableJsonFlag = false
   static args = {name: Args.string({description: 'worktree name or main (default: YARD_WORKTREE, the current directory, main); SANDBOX[/BRANCH] for a sandbox'})}
-  static flags = {slot: Flags.string({description: 'the sandbox slot (default: the first)'})}
+  static flags = {
+    worktree: worktreeFlag,
+    sandbox: Flags.string({description: "open it in this sandbox's attached branch", helpValue: 'NAME'}),
+    slot: Flags.string({description: 'the sandbox slot (default: the first)'}),
+  }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Shell)
-    const code = await execAnywhere(this.context, await loadRegistry(this.config), {name: args.name, slot: flags.slot, argv: SHELL_ARGV, tty: Boolean(process.stdin.isTTY)})
+    const code = await execAnywhere(this.context, await loadRegistry(this.config), {name: targetName(args, flags), sandbox: flags.sandbox, slot: flags.slot, argv: SHELL_ARGV, tty: Boolean(process.stdin.isTTY)})
     if (code !== 0) this.exit(code)
   }
 }

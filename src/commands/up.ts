@@ -4,7 +4,7 @@ import {stringify} from 'yaml'
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../core/backend.js'
 import {loadRegistry} from '../core/registry.js'
 import {describeSharedStop, describeTarget, stackUp} from '../core/stack.js'
-import {BaseCommand, worktreeFlag} from './base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 /** The JSON of `yard up --dry-run --json` (DESIGN.md §4.2). */
 interface DryRunJson {
@@ -32,6 +32,7 @@ export default class Up extends BaseCommand {
   static summary = "Start the targeted checkout's stack (its own compose project)"
   static description = 'Renders the checkout\'s compose project for this checkout (worktrees get their own host ports, container names, volume names and image tags; main runs its literal values), refuses what cannot be isolated (exit 3) and says what stays shared, probes the host ports (exit 3 when one is busy), refuses a project name owned by another checkout (exit 3), then starts the rendered file with the env of `yard env`. A project already running is left as it is. --dry-run prints the rendered file and the isolation report and starts nothing; it exits 3 when the report has refusals, as up would.'
   static examples = ['<%= config.bin %> up', '<%= config.bin %> up --worktree feat', '<%= config.bin %> up --worktree feat --dry-run --json']
+  static args = targetArgs
   static flags = {
     'stop-shared': Flags.boolean({description: "an untrusted worktree (yard worktree add --untrusted) runs on a machine of its own: stop the shared machine first when it runs (one VM at a time; without this flag up refuses, exit 3); the stacks that go down are listed"}),
     worktree: worktreeFlag,
@@ -39,8 +40,9 @@ export default class Up extends BaseCommand {
   }
 
   async run(): Promise<DryRunJson | UpJson> {
-    const {flags} = await this.parse(Up)
-    const outcome = await stackUp(this.context, await loadRegistry(this.config), flags.worktree, {dryRun: flags['dry-run'], stopShared: flags['stop-shared']})
+    const {args, flags} = await this.parse(Up)
+    const worktree = targetName(args, flags)
+    const outcome = await stackUp(this.context, await loadRegistry(this.config), worktree, {dryRun: flags['dry-run'], stopShared: flags['stop-shared']})
     const {target, plan} = outcome
     if (flags['dry-run']) {
       if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)

@@ -134,6 +134,8 @@ export interface StackContainer {
   container: string
   state: string
   ports: Array<{host: number; container: number}>
+  /** Set for a container that ran and stopped (`exited`): its exit code. */
+  exitCode?: number
 }
 
 /** What a box is made from (DESIGN.md §4.2): computed in core from the targeted checkout's config. */
@@ -243,6 +245,15 @@ export interface ProjectContainers {
 }
 
 /** One checkout's compose project (DESIGN.md §4.2). */
+/** What `yard logs` asks of a stack backend (see `StackBackend.logs`). */
+export interface StackLogsOptions {
+  services: string[]
+  follow: boolean
+  tail?: number
+  since?: string
+  timestamps?: boolean
+}
+
 export interface StackBackend {
   readonly kind: 'stack'
   readonly id: string
@@ -256,7 +267,13 @@ export interface StackBackend {
   /** Removes what `down` removes plus the project's volumes; returns what went (or would go). Target alone. */
   nuke(target: Target, options: {dryRun: boolean}): Promise<string[]>
   ps(target: Target): Promise<StackContainer[]>
-  logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void>
+  /**
+   * The services' logs on stdout, every line led by its service (`web | …`, as compose prints).
+   * `tail`: only the last N lines of each; `since`: from this time on (a timestamp or a duration
+   * such as `10m`, as `podman logs --since`); `timestamps`: each line with its time. Backends
+   * written before these options may ignore them.
+   */
+  logs(target: Target, spec: StackSpec, options: StackLogsOptions): Promise<void>
   readonly box?: BoxCapability
   /**
    * Optional: `ps` and `box.ps` of every project of one main checkout at once — main's and every
@@ -338,6 +355,11 @@ export interface CacheAddResult {
   path: string
   /** `cloned` when it was missing, `adopted` when a repository was already there (pinned, not fetched). */
   action: 'cloned' | 'adopted'
+  /**
+   * Optional: with `adopted`, the repository there was already this cache (cloned or fetched
+   * into by yard before), not one found in place; `yard cache add` then says so and fetches.
+   */
+  cached?: boolean
   /** The caches of its submodules (nested ones included), when the backend caches them. */
   submodules?: CacheSubmodule[]
 }

@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 
-import type {BorrowerProbe, CacheAgentEvent, CacheAgentPass, CacheBackend, CacheEvictResult, CacheFetchResult, CacheMaintainResult, SandboxBackend} from './backend.js'
+import type {BorrowerProbe, CacheAgentEvent, CacheAgentPass, CacheAddResult, CacheBackend, CacheEvictResult, CacheFetchResult, CacheMaintainResult, SandboxBackend} from './backend.js'
 import {namespaceFromEnv} from './cluster.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
@@ -73,6 +73,19 @@ export async function openCache(context: YardContext, registry: Registry): Promi
 async function targets(cache: CacheBackend, root: string, url: string | undefined): Promise<string[]> {
   if (url !== undefined) return [url]
   return (await cache.list(root)).filter((row) => row.present && row.url !== null).map((row) => row.url as string)
+}
+
+/**
+ * `yard cache add URL` (DESIGN.md §5.1): clones a missing cache, adopts a repository found in
+ * place (pinned, not fetched), and fetches one that was already this cache, so asking again for a
+ * cached url brings it up to date rather than doing nothing.
+ * @returns the add result and, for an already cached url, the fetch's result (a failed fetch is
+ *   `stale`, the cache stays usable).
+ */
+export async function addCache(cache: CacheBackend, root: string, url: string, lfs?: 'all' | 'off'): Promise<CacheAddResult & {fetch?: CacheFetchResult}> {
+  const added = await cache.add(root, url, lfs ? {lfs} : {})
+  if (added.action !== 'adopted' || !added.cached) return added
+  return {...added, fetch: await cache.fetch(root, url, lfs ? {lfs} : {})}
 }
 
 /**

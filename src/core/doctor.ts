@@ -9,6 +9,7 @@ import {fileURLToPath} from 'node:url'
 
 import {COMPOSE_PROVIDERS, ComposeProviderId, describeProbes, detectComposeProvider, parseVersion} from './compose-provider.js'
 import {describeWrite, inspectContainersConf, writeContainersConf} from './containers-conf.js'
+import {shellCommand} from './shell.js'
 import type {YardContext} from './context.js'
 import {InputError, YardError} from './errors.js'
 import {probePodman} from './podman-probe.js'
@@ -102,6 +103,14 @@ export const gitCheck: DoctorCheck = {
   },
 }
 
+/**
+ * How to run the host's podman by hand with yard's containers.conf (yard passes it to its own
+ * podman calls only): `yard env` exports CONTAINERS_CONF, or the export line itself.
+ */
+export function byHand(confPath: string): string {
+  return `to use podman by hand with it: eval "$(yard env)", or ${shellCommand(['export', `CONTAINERS_CONF=${confPath}`])}`
+}
+
 export function podmanCheck(options: DoctorOptions): DoctorCheck {
   return {
     name: 'podman',
@@ -110,7 +119,7 @@ export function podmanCheck(options: DoctorOptions): DoctorCheck {
       if (!probe.installed) return {level: 'fail', detail: probe.error ?? 'podman is not installed', fix: installHint('podman runc busybox-static')}
       const using = probe.conf.source === 'none' ? 'with no containers.conf from yard' : `with CONTAINERS_CONF=${probe.conf.path}`
       if (probe.skipped) return {level: 'warn', detail: `podman ${probe.version ?? '?'} is installed but was not probed: ${probe.skipped}`, fix: installHint('busybox-static')}
-      if (probe.runs) return {level: 'ok', detail: `podman ${probe.version ?? '?'} runs containers (${using})`}
+      if (probe.runs) return {level: 'ok', detail: `podman ${probe.version ?? '?'} runs containers (${using})${probe.conf.source === 'yard' ? `; ${byHand(probe.conf.path!)}` : ''}`}
       const detail = `podman ${probe.version ?? '?'} cannot run a container (${using}): ${probe.error}`
       if (probe.conf.source === 'env') {
         return {level: 'fail', detail, fix: `your CONTAINERS_CONF (${probe.conf.path}) is used: add the settings of \`yard doctor --fix\` to it, or unset CONTAINERS_CONF and run \`yard doctor --fix\``}
@@ -123,7 +132,10 @@ export function podmanCheck(options: DoctorOptions): DoctorCheck {
         level: 'fail',
         detail,
         fix: 'yard doctor --fix',
-        repair: async () => describeWrite(await writeContainersConf(env)),
+        repair: async () => {
+          const written = await writeContainersConf(env)
+          return `${describeWrite(written)}; ${byHand(written.path)}`
+        },
       }
     },
   }

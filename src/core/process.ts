@@ -33,6 +33,12 @@ export interface RunOptions {
    * `podman exec` stand for inspect + exec: its own error is read and said in yard's words.
    */
   stderrHold?: (line: string) => boolean
+  /**
+   * With `inherit`: both of the child's streams, line by line as they come, go through this, and
+   * what it returns reaches yard's stdout (a capture's `stdout`); undefined drops the line. For
+   * output that is the user's data whichever stream the tool used (`yard logs`).
+   */
+  outputLines?: (line: string) => string | undefined
   /** Return a failed result instead of throwing. */
   allowFailure?: boolean
   /**
@@ -96,6 +102,15 @@ function keepLines(keep: (line: string) => boolean) {
   }
 }
 
+/** An execa line transform that hands each line, mapped by `map`, to `write` and passes nothing on. */
+function forwardLines(map: (line: string) => string | undefined, write: (text: string) => void) {
+  return function* (line: unknown) {
+    const mapped = map(String(line))
+    if (mapped !== undefined) write(mapped + '\n')
+    yield* []
+  }
+}
+
 /** Runs external commands. One instance per command invocation, built by the base command. */
 export class ProcessRunner {
   constructor(readonly options: RunnerOptions = {}) {}
@@ -123,9 +138,11 @@ export class ProcessRunner {
     const capture = options.stdio === 'inherit' ? this.options.capture : undefined
     const inherit = options.stdio === 'inherit' && !capture
     const filter = options.stdoutFilter
-    const hold = inherit || capture ? options.stderrHold : undefined
+    const hold = (inherit || capture) && options.outputLines === undefined ? options.stderrHold : undefined
     const timeoutMs = capture ? capture.timeoutMs : options.timeoutMs
     const group = timeoutMs !== undefined && !inherit
+    const lines = options.stdio === 'inherit' ? options.outputLines : undefined
+    const forward = lines && forwardLines(lines, (text) => (capture ? capture.write('stdout', text) : process.stdout.write(text)))
     const child = execa(file, args, {
       cwd: options.cwd,
       // The runner's environment is the whole environment (the context's, which tests replace).
@@ -133,16 +150,16 @@ export class ProcessRunner {
       extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
-      stdout: inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
-      buffer: capture ? false : {stdout: !(inherit && filter), stderr: hold === undefined},
-      stderr: inherit && hold === undefined ? 'inherit' : 'pipe',
+      stdout: forward ? [forward] : inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
+      buffer: capture || forward ? false : {stdout: !(inherit && filter), stderr: hold === undefined},
+      stderr: forward ? [forward] : inherit && hold === undefined ? 'inherit' : 'pipe',
       reject: false,
       stripFinalNewline: false,
       // Its own process group, so a budget kills grandchildren too (git spawns ssh, remote-https…).
       detached: group,
       cleanup: true,
     })
-    if (capture) {
+    if (capture && !forward) {
       for (const stream of ['stdout', 'stderr'] as const) {
         if (stream === 'stderr' && hold) continue
         child[stream]?.setEncoding('utf8')

@@ -98,9 +98,12 @@ export interface SandboxListRow {
   /**
    * Per slot its cache's freshness where the pod runs: podman, the local cache's record; a
    * cluster, the Repo status entry of the pod's node — stale when that node's latest clone or
-   * fetch failed, or when it does not hold the cache.
+   * fetch failed, or when it does not hold the cache. Per worktree: `dirty` (modified or
+   * untracked files), `unpushed` (its branches' commits the cache lacks, `branch (n commits)`)
+   * and `unsaved`, either of them: what `sandbox rm` refuses on (both always set by
+   * `listSandboxes`); `lfsPointers` only in a worktree that uses LFS.
    */
-  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean; lfsPointers?: number}>}>
+  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean; unpushed?: string[]; unsaved?: boolean; lfsPointers?: number}>}>
 }
 
 /** A cache's freshness as `yard sandbox list` shows it. */
@@ -138,7 +141,7 @@ export async function listSandboxes(context: YardContext, registry: Registry, ru
       repos: sandbox.spec.repos.map((repo) => ({
         slot: repo.slot, identity: repo.identity, key: repo.key, ...freshness(repo.key, sandbox.node),
         // lfsPointers: only for a worktree that uses LFS (files still pointers; 0 when all are checked out).
-        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, ...(row.lfsPointers === undefined ? {} : {lfsPointers: row.lfsPointers})})),
+        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, unpushed: row.unpushed, unsaved: row.dirty.length > 0 || row.unpushed.length > 0, ...(row.lfsPointers === undefined ? {} : {lfsPointers: row.lfsPointers})})),
       })),
     })
   }

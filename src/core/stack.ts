@@ -6,7 +6,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from './backend.js'
+import type {MachineBackend, MachineSpec, StackBackend, StackContainer, StackLogsOptions, StackPlan, StackSpec, StackUpResult, Target} from './backend.js'
 import {composeFiles} from './compose-files.js'
 import {loadConfig, ProjectConfig} from './config.js'
 import type {YardContext} from './context.js'
@@ -202,12 +202,12 @@ export async function stackPs(context: YardContext, registry: Registry, flag?: s
   return session.stack.ps(session.target)
 }
 
-/** `yard logs [SERVICE…] [-f]`: the provider's logs on this terminal. */
-export async function stackLogs(context: YardContext, registry: Registry, options: {flag?: string; services: string[]; follow: boolean}): Promise<StackOutcome> {
+/** `yard logs [SERVICE…] [-f] [--tail N] [--since T] [-t]`: the stack backend's logs on stdout. */
+export async function stackLogs(context: YardContext, registry: Registry, options: StackLogsOptions & {flag?: string}): Promise<StackOutcome> {
   const session = await openStack(context, registry, options.flag, {requireCheckout: true})
   if (!session.running) return machineNotRunning(session, context)
   const spec = stackSpec(session, context)
-  if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow})
+  if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow, tail: options.tail, since: options.since, timestamps: options.timestamps})
   return {target: session.target, boxOnly: spec === undefined, gone: []}
 }
 

@@ -187,9 +187,9 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     trust,
     machine: machine?.name ?? null,
   }
-  const refusal = options.force ? undefined : refusalOf(summary)
-  // What would go, volumes included, is part of the plan shown before the confirmation.
-  if (!('skipped' in teardown) && (options.dryRun || !refusal)) {
+  // What would go, volumes included, is part of the plan shown before the confirmation, and of a
+  // refusal: what --force would also delete.
+  if (!('skipped' in teardown)) {
     try {
       summary.stack = {backend: teardown.backend, wouldRemove: await teardown.teardown(target, {dryRun: true})}
     } catch (error) {
@@ -197,6 +197,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       if (options.dryRun) throw error
     }
   }
+  const refusal = options.force ? undefined : refusalOf(summary)
   return {summary, refusal, workspace, target, teardown: 'skipped' in teardown ? undefined : teardown, ...(machine ? {machine} : {})}
 }
 
@@ -214,6 +215,12 @@ export function describeStackStep(stack: RemovalSummary['stack']): string {
   return volumes.length === 0 ? `${step}: no volumes` : `${step}: ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (data in them is lost)`
 }
 
+/** `; --force also deletes the volumes app-feat_data (their data is lost)`, when the teardown would delete volumes. */
+function forceDeletes(stack: RemovalSummary['stack']): string {
+  const volumes = 'wouldRemove' in stack ? (stack.wouldRemove ?? []).filter((item) => item.startsWith('volume ')).map((item) => item.slice('volume '.length)) : []
+  return volumes.length === 0 ? '' : `; --force also deletes the ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (their data is lost)`
+}
+
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`
 }
@@ -229,7 +236,7 @@ function refusalOf(summary: RemovalSummary): RefusedError | undefined {
     const archived = outsideWork ? '; submodules, nested repositories and kept ignored files are archived under <state dir>/removed/' : ''
     return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
       why: 'removing the worktree would lose it',
-      fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}${archived}`,
+      fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}${archived}${forceDeletes(summary.stack)}`,
     })
   }
   if (summary.locked) {

@@ -7,7 +7,7 @@ export function formatContainers(rows: readonly StackContainer[]): string {
     [
       {header: 'SERVICE', cell: (row: StackContainer) => row.service},
       {header: 'CONTAINER', cell: (row) => row.container},
-      {header: 'STATE', cell: (row) => row.state},
+      {header: 'STATE', cell: (row) => (row.exitCode === undefined ? row.state : `${row.state} (${row.exitCode})`)},
       {header: 'PORTS', cell: (row) => row.ports.map((port) => `${port.host}->${port.container}`).join(', ') || null},
     ],
     rows,

@@ -116,11 +116,34 @@ describe('yard cache', function () {
     expect(fetched.exitCode, fetched.stderr).to.equal(0)
     expect((fetched.json as CacheFetchResult[]).map((row) => [row.key, row.fetched])).to.deep.equal([[result.key, true]])
     const table = await yard(['cache', 'list'], {cwd, env})
-    expect(table.stdout.split('\n')[0].split(/ {2,}/)).to.deep.equal(['KEY', 'IDENTITY', 'PRESENT', 'LAST FETCHED', 'STALE', 'PACKS', 'LOOSE', 'SIZE', 'BORROWERS'])
+    expect(table.stdout.split('\n')[0].split(/ {2,}/)).to.deep.equal(['KEY', 'IDENTITY', 'STATE', 'PACKS', 'LOOSE', 'SIZE', 'BORROWERS'])
 
     const neither = await yard(['cache', 'fetch'], {cwd, env})
     expect(neither.exitCode).to.equal(2)
     expect(neither.stderr).to.include('give a URL or --all')
+  })
+
+  it('list reads for people (fresh 3s, 26 KiB), a failed add leaves a row with its error, and adding a cached url says so and fetches', async () => {
+    const upstream = makeUpstream()
+    expect((await yard(['cache', 'add', upstream], {cwd, env})).exitCode).to.equal(0)
+    const missing = path.join(tempDir('gone'), 'nothing.git')
+    const failed = await yard(['cache', 'add', missing], {cwd, env})
+    expect(failed.exitCode).to.equal(1)
+    const table = (await yard(['cache', 'list'], {cwd, env})).stdout.split('\n')
+    expect(table[0].split(/ {2,}/)).to.deep.equal(['KEY', 'IDENTITY', 'STATE', 'PACKS', 'LOOSE', 'SIZE', 'BORROWERS', 'ERROR'])
+    const good = table.find((line) => line.includes(upstream.replace(/\.git$/, '')))!
+    expect(good).to.match(/ fresh \d+s +1 +0 +\d+(\.\d)? (B|KiB|MiB) /)
+    expect(good).not.to.match(/\d{4}-\d\d-\d\dT/)
+    const bad = table.find((line) => line.includes(missing.replace(/\.git$/, '')))!
+    expect(bad).to.match(/ failed +0 +0 +0 B +- +\S.*(does not exist|not a git repository|not found)/i)
+
+    commitTo(upstream, 'main', 'c', 'three\n')
+    const again = await yard(['cache', 'add', upstream, '--json'], {cwd, env})
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(again.json).to.deep.include({action: 'adopted', cached: true})
+    expect((again.json as {fetch: CacheFetchResult}).fetch).to.deep.include({fetched: true, stale: false})
+    const text = await yard(['cache', 'add', upstream], {cwd, env})
+    expect(text.stdout).to.match(/is already cached in .*: fetched$/m)
   })
 
   it('takes the root from [cache] root of the main checkout, else YARD_CACHE_ROOT, else the state dir', async () => {

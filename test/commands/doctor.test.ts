@@ -34,6 +34,9 @@ describe('yard doctor (DESIGN.md §8)', () => {
     const fixed = await yard(['doctor', '--fix'], {env})
     expect(fixed.exitCode, fixed.stdout + fixed.stderr).to.equal(0)
     expect(fixed.stdout).to.include(`fixed podman: wrote ${path.join(state, 'containers.conf')}`)
+    // How to run podman by hand with that file: yard env exports it, or the export line.
+    expect(fixed.stdout).to.include(`to use podman by hand with it: eval "$(yard env)", or export CONTAINERS_CONF=${path.join(state, 'containers.conf')}`)
+    expect((await yard(['env'], {env, cwd: makeRepo()})).stdout).to.include(`CONTAINERS_CONF='${path.join(state, 'containers.conf')}'`)
     expect(fixed.stdout).to.match(/^✓ podman +podman \S+ runs containers/m)
     expect(fixed.stdout).to.match(/^✓ compose +podman-compose/m)
     expect(fixed.stdout).to.match(/^✓ state-dir/m)

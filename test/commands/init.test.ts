@@ -38,6 +38,7 @@ describe('yard init (DESIGN.md §4.1)', () => {
     const first = await yard(['init'], {cwd: repo, env: clean})
     expect(first.exitCode, first.stderr).to.equal(0)
     expect(first.stdout).to.include(`wrote ${path.join(repo, 'yard.toml')}`)
+    expect(first.stdout).to.include('commit yard.toml and .gitignore: every worktree and teammate reads the same yard.toml')
     writeFileSync(path.join(repo, 'yard.toml'), '[project]\nprefix = "mine"\n')
 
     const second = await yard(['init'], {cwd: repo, env: clean})

@@ -43,7 +43,8 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(readFileSync(path.join(feat, 'notes.txt'), 'utf8')).to.equal('untracked\n')
     expect(git(feat, 'rev-parse', 'HEAD')).to.equal(local)
     expect(git(setup.main, 'for-each-ref')).to.equal(refsBefore)
-    expect(calls(log)).to.deep.equal([])
+    // Only the teardown's dry run was asked (what --force would also delete): nothing was torn down.
+    expect(calls(log).map((call) => [call.call, call.dryRun])).to.deep.equal([['nuke', true]])
 
     const json = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: setup.main, ...withStack(log, env)})
     expect(json.exitCode).to.equal(3)
@@ -272,6 +273,43 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(run.stdout).to.include(`removing worktree feat`)
     expect(run.stdout).to.include(step('feat'))
     expect(run.stdout.indexOf(step('feat'))).to.be.below(run.stdout.indexOf('removed worktree feat'))
+  })
+
+  it('a refusal for unsaved work says which volumes --force would also delete', async () => {
+    const repo = makeRepo({'yard.toml': STACK_TOML})
+    const env = cleanEnv(tempDir('state'))
+    const log = path.join(tempDir('log'), 'stack.jsonl')
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    writeFile(path.join(rootOf(repo), 'feat'), 'notes.txt', 'untracked\n')
+    const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, ...withStack(log, env)})
+    expect(run.exitCode).to.equal(3)
+    expect(run.stderr).to.include('--force also deletes the volume app-feat_data (their data is lost)')
+    expect(run.stdout).to.include('volume app-feat_data (data in them is lost)')
+    expect(calls(log).filter((call) => !call.dryRun)).to.deep.equal([])
+  })
+
+  it('--delete-branch deletes a branch merged into its base, and refuses one that is not (exit 3, nothing removed)', async () => {
+    const repo = makeRepo()
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
+    expect((await yard(['worktree', 'add', 'fix'], {cwd: repo, env})).exitCode).to.equal(0)
+    const fix = path.join(rootOf(repo), 'fix')
+    commit(fix, 'fix.txt', 'a fix\n')
+    // Held by another branch, so not unsaved work; but main does not have it.
+    git(repo, 'branch', 'keep', 'wt/fix')
+
+    const dry = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--dry-run'], {cwd: repo, env})
+    expect(dry.stdout).to.include('delete the branch wt/feat (merged into main)')
+    const merged = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--yes'], {cwd: repo, env})
+    expect(merged.exitCode, merged.stderr).to.equal(0)
+    expect(merged.stdout).to.include('deleted branch wt/feat')
+    expect(hasBranch(repo, 'wt/feat')).to.equal(false)
+
+    const refused = await yard(['worktree', 'remove', 'fix', '--delete-branch', '--yes'], {cwd: repo, env})
+    expect(refused.exitCode).to.equal(3)
+    expect(refused.stderr).to.include('not deleting branch wt/fix: it is not merged into main')
+    expect(registered(repo)).to.include(fix)
+    expect(hasBranch(repo, 'wt/fix')).to.equal(true)
   })
 
   it('skips the teardown with a note when no stack backend of that id is registered', async () => {

@@ -46,7 +46,7 @@ describe('doctor (DESIGN.md §8)', () => {
       expect(existsSync(path.join(state, 'containers.conf'))).to.equal(false)
 
       const fixed = await runDoctor(contextFor(env), {fix: true})
-      expect(fixed.repaired).to.deep.equal([{name: 'podman', ok: true, detail: `wrote ${path.join(state, 'containers.conf')}`}])
+      expect(fixed.repaired).to.deep.equal([{name: 'podman', ok: true, detail: `wrote ${path.join(state, 'containers.conf')}; to use podman by hand with it: eval "$(yard env)", or export CONTAINERS_CONF=${path.join(state, 'containers.conf')}`}])
       expect(check(fixed, 'podman')).to.deep.include({ok: true, level: 'ok'})
       expect(check(fixed, 'podman')).to.have.property('detail').that.includes(`CONTAINERS_CONF=${path.join(state, 'containers.conf')}`)
       expect(readFileSync(path.join(state, 'containers.conf'), 'utf8')).to.equal(CONTAINERS_CONF_TEXT)

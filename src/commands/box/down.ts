@@ -1,17 +1,19 @@
 import {boxDown} from '../../core/box.js'
 import {loadRegistry} from '../../core/registry.js'
 import {describeTarget} from '../../core/stack.js'
-import {BaseCommand, worktreeFlag} from '../base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
 /** `yard box down` (DESIGN.md §4.2). */
 export default class BoxDown extends BaseCommand {
   static summary = "Remove the targeted checkout's dev box"
   static examples = ['<%= config.bin %> box down --worktree feat']
+  static args = targetArgs
   static flags = {worktree: worktreeFlag}
 
   async run(): Promise<{project: string; removed: string[]}> {
-    const {flags} = await this.parse(BoxDown)
-    const outcome = await boxDown(this.context, await loadRegistry(this.config), flags.worktree)
+    const {args, flags} = await this.parse(BoxDown)
+    const worktree = targetName(args, flags)
+    const outcome = await boxDown(this.context, await loadRegistry(this.config), worktree)
     this.print(outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: no box runs, nothing to do` : outcome.gone.map((item) => `removed ${item}`).join('\n'))
     return {project: outcome.target.project, removed: outcome.gone}
   }

@@ -2,17 +2,20 @@ import type {StackContainer} from '../../core/backend.js'
 import {boxPs} from '../../core/box.js'
 import {loadRegistry} from '../../core/registry.js'
 import {formatContainers} from '../../tui/containers.js'
-import {BaseCommand, worktreeFlag} from '../base.js'
+import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
 /** `yard box ps` (DESIGN.md §4.2). */
 export default class BoxPs extends BaseCommand {
+  static aliases = ['box:ls']
   static summary = "Show the targeted checkout's dev box"
   static examples = ['<%= config.bin %> box ps --json']
+  static args = targetArgs
   static flags = {worktree: worktreeFlag}
 
   async run(): Promise<StackContainer[]> {
-    const {flags} = await this.parse(BoxPs)
-    const rows = await boxPs(this.context, await loadRegistry(this.config), flags.worktree)
+    const {args, flags} = await this.parse(BoxPs)
+    const worktree = targetName(args, flags)
+    const rows = await boxPs(this.context, await loadRegistry(this.config), worktree)
     this.print(formatContainers(rows))
     return rows
   }

@@ -7,6 +7,7 @@ import {BaseCommand} from '../base.js'
 
 /** `yard cache evict URL [--dry-run]` (DESIGN.md §5.1): no force, a borrowed cache is never evicted. */
 export default class CacheEvict extends BaseCommand {
+  static aliases = ['cache:rm', 'cache:remove']
   static summary = 'Delete a whole cache that nobody borrows'
   static description = 'Refuses (exit 3) while a live borrower holds a lease, naming it; there is no --force. Leases whose holders are provably gone are cleared first: a clone directory that no longer exists, a process that ended, a sandbox whose pod is gone (the sandbox backend is asked).'
   static examples = ['<%= config.bin %> cache evict https://github.com/acme/app.git --dry-run']

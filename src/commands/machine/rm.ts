@@ -6,6 +6,7 @@ import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine rm` (DESIGN.md §4.3): destroys the VM's disk, so it asks first. */
 export default class MachineRm extends BaseCommand {
+  static aliases = ['machine:remove']
   static summary = "Remove the project's machine with its disk"
   static description = 'Every container, image and volume inside the machine goes with it; the checkouts on the host stay. Asks for confirmation on a terminal; without one, pass --yes (else exit 3). --dry-run says what would go.'
   static examples = ['<%= config.bin %> machine rm --dry-run', '<%= config.bin %> machine rm --yes', '<%= config.bin %> machine rm --worktree pr-123 --yes']

@@ -6,8 +6,9 @@ import {BaseCommand} from '../base.js'
 
 /** `yard sandbox list [--json]` (DESIGN.md §5.2, Appendix A). */
 export default class SandboxList extends BaseCommand {
+  static aliases = ['sandbox:ls']
   static summary = "List the project's sandboxes"
-  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees with whether they hold unsaved changes and, in one that uses LFS, how many LFS files are still pointers.'
+  static description = 'Each sandbox with its runtime, phase, offset and ports, and per slot the cache (stale when its last fetch failed) and the worktrees, those with unsaved work (modified or untracked files, commits the cache lacks: what `yard sandbox rm` refuses on) marked `unsaved: …` and, in one that uses LFS, how many LFS files are still pointers.'
   static examples = ['<%= config.bin %> sandbox list --json']
   static flags = {runtime: Flags.string({description: 'podman or kubernetes (default [cluster] runtime)', options: ['podman', 'kubernetes']})}
 
@@ -21,10 +22,17 @@ export default class SandboxList extends BaseCommand {
         this.print(`  ${repo.slot}: ${repo.identity} [${repo.key}]${repo.stale ? ' stale' : ''}`)
         for (const worktree of repo.worktrees) {
           const pointers = worktree.lfsPointers ? ` ${worktree.lfsPointers} LFS pointer${worktree.lfsPointers === 1 ? '' : 's'} unresolved` : ''
-          this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' dirty' : ''}${pointers}`)
+          this.print(`    ${worktree.path} ${worktree.branch ?? '(detached)'}${describeUnsaved(worktree)}${pointers}`)
         }
       }
     }
     return rows
   }
+}
+
+/** ` unsaved: modified or untracked files, unpushed wt/x (2 commits)`: what `sandbox rm` would refuse on, or nothing. */
+function describeUnsaved(worktree: SandboxListRow['repos'][number]['worktrees'][number]): string {
+  if (!worktree.unsaved) return ''
+  const parts = [...(worktree.dirty ? ['modified or untracked files'] : []), ...((worktree.unpushed ?? []).length > 0 ? [`unpushed ${(worktree.unpushed ?? []).join(', ')}`] : [])]
+  return `  unsaved: ${parts.join(', ')}`
 }

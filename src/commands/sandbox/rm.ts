@@ -6,6 +6,7 @@ import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard sandbox rm NAME [--force] [--dry-run]` (DESIGN.md §5.2). */
 export default class SandboxRm extends BaseCommand {
+  static aliases = ['sandbox:remove']
   static summary = 'Remove a sandbox pod and release its caches'
   static description = 'Refuses (exit 3) while a slot holds modified or untracked files, or commits the cache and origin lack (on a branch, a detached HEAD or in a stash), listing them. --force first saves, under <state dir>/sandboxes/<name>/, per slot a git bundle of just those commits and a patch per dirty worktree, and prints the command that restores them. --dry-run prints the plan, also when rm would refuse. A sandbox whose pod was removed outside yard has its leftovers (leases, record, pin) cleaned.'
   static examples = ['<%= config.bin %> sandbox rm feat', '<%= config.bin %> sandbox rm feat --force --dry-run']

@@ -7,6 +7,7 @@ import {registryBackends} from '../../core/worktree-backends.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 export default class WorktreeAdd extends BaseCommand {
+  static hiddenAliases = ['wt:add']
   static summary = 'Create a worktree on its own branch, forked from the default branch, with its own port offset'
 
   static description = `The worktree goes to <worktrees root>/NAME on BRANCH (default wt/NAME). An existing local branch is checked out as it is; a branch that exists only as origin/BRANCH is created tracking it; otherwise a new branch is created without upstream (so a bare \`git push\` never lands on the base) from: --from REF, else YARD_WORKTREE_BASE / [worktrees] base, else origin/HEAD, else the first of origin/main, main, origin/master, master, else the current HEAD. The base's remote is fetched first (--no-fetch skips it); the base is printed and recorded as branch.<branch>.yardBase.

@@ -1,16 +1,26 @@
+import {loadRegistry} from '../../core/registry.js'
+import {describeRunState, psAllCheckouts} from '../../core/stack-all.js'
 import {listWorktrees, WorktreeRow} from '../../core/worktree-list.js'
 import {formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard worktree list` (DESIGN.md §4.1, Appendix A). */
 export default class WorktreeList extends BaseCommand {
+  static aliases = ['worktree:ls']
+  static hiddenAliases = ['wt:list', 'wt:ls']
   static summary = 'List the main checkout and its worktrees with branch, offset, dirty counts and ahead/behind'
-  static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). MISSING: the directory is gone (`yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it). UNTRUSTED: it runs on a machine of its own (yard worktree add --untrusted).'
+  static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). STACK: its stack\'s containers, `running 2/3` (running of all), `stopped 0/2` or `-`. MISSING: the directory is gone (`yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it). UNTRUSTED: it runs on a machine of its own (yard worktree add --untrusted).'
   static examples = ['<%= config.bin %> worktree list', '<%= config.bin %> worktree list --json']
 
   async run(): Promise<WorktreeRow[]> {
     await this.parse(WorktreeList)
-    const rows = await listWorktrees(this.context)
+    const listing = listWorktrees(this.context)
+    // --json keeps its shape (`yard ps --all --json` has the containers); the text asks the
+    // engine too, and a stack backend that cannot answer leaves the column unknown.
+    if (this.jsonEnabled()) return listing
+    const [rows, containers] = await Promise.all([listing, psAllCheckouts({...this.context, warn: () => {}}, await loadRegistry(this.config)).catch(() => undefined)])
+    const state = new Map(containers?.map((checkout) => [checkout.worktree, describeRunState(checkout.stack)]))
+    const stack = (row: WorktreeRow) => state.get(row.name) ?? (containers ? '-' : 'unknown')
     this.print(
       formatTable<WorktreeRow>(
         [
@@ -19,6 +29,7 @@ export default class WorktreeList extends BaseCommand {
           {header: 'OFFSET', cell: (row) => `${row.offset} ${row.offsetSource}`},
           {header: 'DIRTY', cell: (row) => (row.dirty === null ? null : `${row.dirty.modified}M ${row.dirty.untracked}U`)},
           {header: 'AHEAD/BEHIND', cell: (row) => (row.ahead === null ? null : `+${row.ahead} -${row.behind}`)},
+          {header: 'STACK', cell: stack},
           {header: 'STATE', cell: (row) => [row.missing ? 'missing' : '', row.locked ? 'locked' : '', row.trust === 'untrusted' ? 'untrusted' : ''].filter(Boolean).join(',') || 'ok'},
           {header: 'PATH', cell: (row) => row.path},
         ],

@@ -4,6 +4,7 @@ import {PruneEntry, pruneWorktrees} from '../../core/worktree-prune.js'
 import {BaseCommand} from '../base.js'
 
 export default class WorktreePrune extends BaseCommand {
+  static hiddenAliases = ['wt:prune']
   static summary = 'Unregister the worktrees under the root whose directories are gone, one by one'
   static description = 'Only worktrees under the worktrees root, each with its own `git worktree remove`, never a bare `git worktree prune` (which would also drop a worktree whose volume is merely unmounted elsewhere). Locked worktrees are kept. Pins and stacks stay: `yard worktree remove NAME` finishes them.'
   static examples = ['<%= config.bin %> worktree prune --dry-run', '<%= config.bin %> worktree prune']

@@ -1,33 +1,41 @@
 import {Args, Flags} from '@oclif/core'
 
+import {deleteBranch, requireMergedBranch} from '../../core/branch-delete.js'
 import {InputError} from '../../core/errors.js'
 import {loadRegistry} from '../../core/registry.js'
 import {shellCommand} from '../../core/shell.js'
 import {registryBackends} from '../../core/worktree-backends.js'
 import type {OutsideWork} from '../../core/removal-archive.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree-remove.js'
-import {BaseCommand} from '../base.js'
+import {BaseCommand, targetName, worktreeFlag} from '../base.js'
 
 export default class WorktreeRemove extends BaseCommand {
+  static aliases = ['worktree:rm']
+  static hiddenAliases = ['wt:remove', 'wt:rm']
   static summary = 'Remove a worktree without losing work: refuse on unsaved work, archive transcripts, snapshot, tear down its stack'
 
-  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files, commits on no remote branch (with no remote: on neither its recorded base nor another branch), a detached HEAD no branch holds, a submodule with unpushed commits or changes, a nested repository, or ignored files matching [worktrees] keep-ignored (default .env), unless --force. The plan names every ignored path it deletes. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work (and a detached HEAD) is saved to refs/yard/removed/NAME-<UTC stamp>, submodules (bundle + patch), nested repositories (tar) and kept ignored files go to <state dir>/removed/, and one printed command restores it all, the box and stack are torn down by the stack backend, git unregisters that one worktree, an untrusted worktree's own machine is removed with its disk, and its offset pin and untrusted record are deleted. The branch is kept.
+  static description = `Plans first and refuses (exit 3) before anything is torn down when the worktree has modified or untracked files, commits on no remote branch (with no remote: on neither its recorded base nor another branch), a detached HEAD no branch holds, a submodule with unpushed commits or changes, a nested repository, or ignored files matching [worktrees] keep-ignored (default .env), unless --force. The plan names every ignored path it deletes. Then: agent transcripts (.yard/transcripts/) are archived, uncommitted work (and a detached HEAD) is saved to refs/yard/removed/NAME-<UTC stamp>, submodules (bundle + patch), nested repositories (tar) and kept ignored files go to <state dir>/removed/, and one printed command restores it all, the box and stack are torn down by the stack backend, git unregisters that one worktree, an untrusted worktree's own machine is removed with its disk, and its offset pin and untrusted record are deleted. The branch is kept, unless --delete-branch and it is merged into its base.
 Asks for confirmation on a terminal; without one, pass --yes. A remove that stopped half-way, or a worktree whose directory was deleted by hand, finishes on the next call.`
 
   static examples = ['<%= config.bin %> worktree remove feat', '<%= config.bin %> worktree remove feat --dry-run', '<%= config.bin %> worktree remove feat --force --yes']
 
   static args = {
-    name: Args.string({description: 'the worktree to remove', required: true}),
+    name: Args.string({description: 'the worktree to remove (the same as --worktree NAME)'}),
   }
 
   static flags = {
+    worktree: worktreeFlag,
     force: Flags.boolean({description: 'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock, transcripts that cannot be archived or a failed stack teardown; implies --yes', default: false}),
     yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation', default: false}),
     'dry-run': Flags.boolean({description: 'show the plan; change nothing', default: false}),
+    'delete-branch': Flags.boolean({description: 'delete the worktree\'s branch too, when it is merged into its base (refuses otherwise, exit 3, before anything is removed)', default: false}),
   }
 
-  async run(): Promise<{plan: RemovalSummary; result?: RemovalResult}> {
-    const {args, flags} = await this.parse(WorktreeRemove)
+  async run(): Promise<{plan: RemovalSummary; result?: RemovalResult & {branchDeleted: boolean}}> {
+    const {args: given, flags} = await this.parse(WorktreeRemove)
+    const name = targetName(given, flags)
+    if (name === undefined) throw new InputError('yard worktree remove needs the worktree to remove', {fix: 'yard worktree remove NAME (`yard worktree list` lists them)'})
+    const args = {name}
     if (args.name === 'main') {
       throw new InputError('main is the main checkout; it is not a worktree yard can remove', {
         why: 'yard removes the worktrees it made under the worktrees root; the main checkout holds the repository itself',
@@ -36,13 +44,16 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
     }
     const backends = registryBackends(() => loadRegistry(this.config), this.context)
     const plan = await planRemoval(this.context, {name: args.name, force: flags.force, dryRun: flags['dry-run'], backends})
-    this.print(renderPlan(plan.summary, flags['dry-run']))
+    const branch = flags['delete-branch'] ? plan.summary.branch : null
+    const mergedInto = branch === null ? undefined : await requireMergedBranch(this.context, plan.workspace.mainPath, branch)
+    this.print(renderPlan(plan.summary, flags['dry-run']) + (branch === null ? '' : `\n  delete the branch ${branch} (merged into ${mergedInto})`))
     if (plan.refusal) throw plan.refusal
     if (flags['dry-run']) return {plan: plan.summary}
-    await this.confirmOrRefuse(`Remove worktree ${args.name}?`, {yes: flags.yes || flags.force, flag: '--yes'})
+    await this.confirmOrRefuse(`Remove worktree ${args.name}${branch === null ? '' : ` and its branch ${branch}`}?`, {yes: flags.yes || flags.force, flag: '--yes'})
     const result = await executeRemoval(this.context, plan, {force: flags.force})
-    this.print(renderResult(result))
-    return {plan: plan.summary, result}
+    if (branch !== null) await deleteBranch(this.context, plan.workspace.mainPath, branch)
+    this.print(renderResult(result, branch !== null))
+    return {plan: plan.summary, result: {...result, branchDeleted: branch !== null}}
   }
 }
 
@@ -79,7 +90,7 @@ function describeOutsidePlan(outside: OutsideWork): string[] {
   return lines
 }
 
-function renderResult(result: RemovalResult): string {
+function renderResult(result: RemovalResult, branchDeleted: boolean): string {
   const lines = [`removed worktree ${result.name}`]
   if (result.archived) lines.push(`  transcripts archived to ${result.archived.archive} (${result.archived.copied} copied, ${result.archived.kept} already there)`)
   for (const store of result.archivedStores) lines.push(`  ${storeName(store.agent)} ${store.source} archived to ${store.archive} (${store.copied} copied, ${store.kept} already there)`)
@@ -89,6 +100,7 @@ function renderResult(result: RemovalResult): string {
   if ('removed' in result.stack) lines.push(...result.stack.removed.map((item) => `  removed ${item}`))
   if (result.machineRemoved) lines.push(`  removed machine ${result.machineRemoved}`)
   if (result.pinKept) lines.push(`  kept the hand-written pin of ${result.name} in yard.local.toml (yard deletes only the pins it wrote, marked "# yard:")`)
-  if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: ${shellCommand(['git', 'branch', '-D', result.branch])}`)
+  if (result.branch && branchDeleted) lines.push(`  deleted branch ${result.branch}`)
+  else if (result.branch) lines.push(`  branch ${result.branch} kept; delete it with: ${shellCommand(['git', 'branch', '-D', result.branch])}`)
   return lines.join('\n')
 }

@@ -17,6 +17,13 @@ export interface EngineContainer {
   labels: Record<string, string>
   /** Published ports of a running container. */
   ports: Array<{host: number; container: number}>
+  /** The exit code of a container that ran and stopped (state `exited`). */
+  exitCode?: number
+}
+
+/** `exitCode` for an exited container, else nothing: a code of a running one says nothing. */
+function exitedWith(state: string, code: unknown): {exitCode?: number} {
+  return state === 'exited' && Number.isInteger(Number(code)) ? {exitCode: Number(code)} : {}
 }
 
 export interface EngineResource {
@@ -57,7 +64,8 @@ function fromPodmanList(entry: Json): EngineContainer {
     for (let index = 0; running && index < range; index++) ports.push({host: Number(port.host_port) + index, container: Number(port.container_port) + index})
   }
   const names = Array.isArray(entry.Names) ? entry.Names.map(String) : []
-  return {id: String(entry.Id ?? ''), name: names[0] ?? '', state: String(entry.State ?? 'unknown'), labels: asRecord(entry.Labels), ports}
+  const state = String(entry.State ?? 'unknown')
+  return {id: String(entry.Id ?? ''), name: names[0] ?? '', state, labels: asRecord(entry.Labels), ports, ...exitedWith(state, entry.ExitCode)}
 }
 
 /** One engine CLI (`podman` or `docker`) through the process runner. */
@@ -97,6 +105,7 @@ export class Engine {
         state: String(state.Status ?? 'unknown'),
         labels: asRecord(config.Labels),
         ports: state.Status === 'running' ? containerPorts(entry.NetworkSettings) : [],
+        ...exitedWith(String(state.Status), state.ExitCode),
       }
     })
   }

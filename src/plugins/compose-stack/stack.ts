@@ -1,13 +1,14 @@
 /**
  * The compose-stack backend (DESIGN.md §4.2): each checkout's stack is one compose project that
  * yard renders itself (stack-plan.ts): resolved, isolated for the checkout, labelled and written
- * to the state directory. The provider runs `up` and `logs` only, with `-f <rendered> -p
- * <project>` and the env of §3.5; ps, down and nuke go to the engine, filtered by
+ * to the state directory. The provider runs `up` only, with `-f <rendered> -p <project>` and
+ * the env of §3.5; ps, logs, down and nuke go to the engine, filtered by
  * `com.docker.compose.project=<project>` and checked against `yard.dev/owner`.
  */
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {BackendContext, ImplicitPort, ProjectContainers, StackBackend, StackContainer, StackPlan, StackSpec, StackUpResult, Target} from '../../core/backend.js'
+import type {BackendContext, ImplicitPort, ProjectContainers, StackBackend, StackContainer, StackLogsOptions, StackPlan, StackSpec, StackUpResult, Target} from '../../core/backend.js'
 import type {ComposeProvider} from '../../core/compose-provider.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
@@ -19,16 +20,8 @@ import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
-import {writeRendered} from './render.js'
+import {renderedPath, writeRendered} from './render.js'
 import {planStack} from './stack-plan.js'
-
-/**
- * podman-compose 1.0.3's own stdout lines around a command: its version probe and the podman
- * command it runs (naming this project's containers); not the services' output.
- */
-function isProviderChatter(line: string, target: Target): boolean {
-  return line === "['podman', '--version', '']" || /^using podman version: \S+$/.test(line) || (line.startsWith('podman logs ') && line.includes(` ${target.project}_`))
-}
 
 /**
  * What `up` probes with a real bind: the `[ports]` host ports and every TCP implicit port (each
@@ -142,15 +135,30 @@ export class ComposeStack implements StackBackend {
     const missing = planned.services.filter((service) => !running(after).has(service))
     if (outcome.exitCode !== 0 || missing.length > 0) {
       const said = `${outcome.stdout}\n${outcome.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
+      const exited = await this.exitedServices(after, missing)
       const left = [...running(after)].filter(Boolean).sort()
       const flag = target.isMain ? [] : ['--worktree', target.name]
       throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${outcome.exitCode}`, {
-        why: `${said || `${provider.id} exited ${outcome.exitCode}`}\n${left.length > 0 ? `left running: ${left.join(', ')}` : 'nothing of it is running'}`,
+        why: `${[said, exited].filter(Boolean).join('\n') || `${provider.id} exited ${outcome.exitCode}`}\n${left.length > 0 ? `left running: ${left.join(', ')}` : 'nothing of it is running'}`,
         fix: `see \`${shellCommand(['yard', 'logs', ...flag, ...missing])}\`; \`${shellCommand(['yard', 'down', ...flag])}\` removes what it left; run with --verbose for the provider's command`,
       })
     }
     await this.box.join(target, planned.networks)
     return result(await this.ps(target))
+  }
+
+  /**
+   * For the services of `missing` whose container ran and stopped: `web exited with code 3`, then
+   * its last log lines (the engine's `logs --tail`), so a failed `up` says why a service is down.
+   */
+  private async exitedServices(containers: readonly EngineContainer[], missing: readonly string[]): Promise<string> {
+    const exited = containers.filter((container) => container.exitCode !== undefined && missing.includes(container.labels[COMPOSE_SERVICE_LABEL] ?? ''))
+    const parts = await Promise.all(exited.map(async (container) => {
+      const service = container.labels[COMPOSE_SERVICE_LABEL]
+      const lines = await recentLogLines(this.context.runner, this.engine.command, [{service, container: container.name, state: container.state, ports: []}], 5)
+      return [`${service} exited with code ${container.exitCode}${lines.length > 0 ? '; its last lines:' : ' and logged nothing'}`, ...lines.map((line) => `  ${line}`)].join('\n')
+    }))
+    return parts.join('\n')
   }
 
   /** Removes the project's containers and networks of this owner; volumes stay (DESIGN.md §4.2). */
@@ -179,7 +187,8 @@ export class ComposeStack implements StackBackend {
 
   /**
    * DESIGN.md §4.2 `nuke`: the box, then `down`, then the project's volumes of this owner — for a
-   * worktree only those named `<project>_…` (exact prefix). Nothing else; `dryRun` removes nothing.
+   * worktree only those named `<project>_…` (exact prefix) — and yard's state directory of the
+   * project (`stacks/<project>/`, the rendered file). Nothing else; `dryRun` removes nothing.
    */
   async nuke(target: Target, options: {dryRun: boolean}): Promise<string[]> {
     const box = await this.box.owned(target)
@@ -190,14 +199,18 @@ export class ComposeStack implements StackBackend {
     gone.push(...(await this.removeDown(ownership, options.dryRun)))
     const volumes = ownership.volumes.filter((volume) => target.isMain || volume.name.startsWith(`${target.project}_`)).map((volume) => volume.name)
     if (!options.dryRun) await this.engine.removeVolumes(volumes)
-    return [...gone, ...volumes.map((volume) => `volume ${volume}`)]
+    // yard's own state for the project (its rendered compose file) goes with it.
+    const state = path.dirname(renderedPath(this.context.stateDir, target.project))
+    const hasState = existsSync(state)
+    if (hasState && !options.dryRun) await fs.rm(state, {recursive: true, force: true})
+    return [...gone, ...volumes.map((volume) => `volume ${volume}`), ...(hasState ? [`yard state ${state}`] : [])]
   }
 
   /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */
   async ps(target: Target): Promise<StackContainer[]> {
     const ownership = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], [])
     return ownership.containers
-      .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
+      .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}))
       .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
   }
 
@@ -209,7 +222,7 @@ export class ComposeStack implements StackBackend {
     const projects: Record<string, ProjectContainers> = {}
     const entry = (project: string) => (projects[project] ??= {stack: [], box: []})
     for (const container of await this.engine.containers([`${OWNER_LABEL}=${main.owner}`])) {
-      const row = {service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}
+      const row = {service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}
       const project = container.labels[PROJECT_LABEL]
       if (container.labels[ROLE_LABEL] === 'box') {
         if (project && container.name === `${project}-box`) entry(project).box.push({...row, service: 'box'})
@@ -227,14 +240,15 @@ export class ComposeStack implements StackBackend {
   }
 
   /**
-   * The provider's `logs`, on the terminal. Services are checked against the compose files before
-   * the provider runs; services without a container are a note (nothing runs: no logs, exit 0).
-   * podman-compose's own lines (its version probe, the command it runs, "exit code: N") are kept
-   * off stdout, and a failure it reports only on such a line is still a failure.
+   * The services' logs on stdout (DESIGN.md §4.2 `logs`), read from the engine per container as
+   * compose does (`podman logs`, docker-logs(1)): each line, from either stream, led by its
+   * service (`web | …`, labels padded to one width); one container after another, or all at
+   * once with `follow`. Services are checked against the compose files first; services without a
+   * container are a note (nothing runs: no logs, exit 0).
    * @throws InputError (exit 2) for a service the compose files do not define; OperationError
-   *   (exit 1) when the provider fails.
+   *   (exit 1) when the engine's logs fail.
    */
-  async logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void> {
+  async logs(target: Target, spec: StackSpec, options: StackLogsOptions): Promise<void> {
     const planned = await planStack(target, spec, this.context.env)
     const known = planned?.services ?? []
     const unknown = options.services.filter((service) => !known.includes(service))
@@ -245,25 +259,25 @@ export class ComposeStack implements StackBackend {
       })
     }
     const wanted = options.services.length > 0 ? [...new Set(options.services)] : known
-    const present = new Set((await this.ps(target)).map((container) => container.service))
-    const services = wanted.filter((service) => present.has(service))
-    if (services.length === 0) {
-      this.context.warn(`note: nothing of ${target.project}${options.services.length > 0 ? ` (${wanted.join(', ')})` : ''} runs, so there are no logs; \`yard up${target.isMain ? '' : ` --worktree ${target.name}`}\` starts it`)
+    const containers = (await this.ps(target)).filter((container) => wanted.includes(container.service))
+    const present = new Set(containers.map((container) => container.service))
+    if (containers.length === 0) {
+      this.context.warn(`note: nothing of ${target.project}${options.services.length > 0 ? ` (${wanted.join(', ')})` : ''} runs, so there are no logs; \`yard up${target.isMain ? '' : ` ${target.name}`}\` starts it`)
       return
     }
     const absent = wanted.filter((service) => !present.has(service))
     if (absent.length > 0) this.context.warn(`note: ${absent.join(', ')} of ${target.project} ${absent.length === 1 ? 'has' : 'have'} no container: no logs for ${absent.length === 1 ? 'it' : 'them'}`)
-    const provider = await this.detectProvider(spec.provider)
-    let reported = 0
-    const keep = (line: string): boolean => {
-      const exit = /^exit code: (-?\d+)$/.exec(line)
-      if (exit) reported ||= Number(exit[1])
-      return !exit && !isProviderChatter(line, target)
+    const label = (container: StackContainer) => (containers.filter((other) => other.service === container.service).length > 1 ? container.container : container.service)
+    const width = Math.max(...containers.map((container) => label(container).length))
+    const args = [...(options.follow ? ['--follow'] : []), ...(options.tail === undefined ? [] : ['--tail', String(options.tail)]), ...(options.since === undefined ? [] : ['--since', options.since]), ...(options.timestamps ? ['--timestamps'] : [])]
+    const show = (container: StackContainer) => {
+      const prefix = `${label(container).padEnd(width)} | `
+      return this.context.runner.run(this.engine.command, ['logs', ...args, container.container], {stdio: 'inherit', allowFailure: true, outputLines: (line) => prefix + line})
     }
-    const args = ['logs', ...(options.follow ? ['-f'] : []), ...(options.services.length > 0 || absent.length > 0 ? services : [])]
-    const file = await writeRendered(this.context.stateDir, target, planned!.text)
-    const result = await this.runProvider(provider, target, spec, [file], args, keep)
-    const code = result.exitCode === 0 ? reported : result.exitCode
-    if (code !== 0 && code !== 130) throw new OperationError(`${provider.id} logs failed with exit code ${code}`, {fix: `check that the stack is up: yard ps${target.isMain ? '' : ` --worktree ${target.name}`}`})
+    const results = []
+    if (options.follow) results.push(...(await Promise.all(containers.map(show))))
+    else for (const container of containers) results.push(await show(container))
+    const failed = results.find((result) => result.exitCode !== 0 && result.exitCode !== 130)
+    if (failed) throw new OperationError(`${this.engine.command} logs failed with exit code ${failed.exitCode}`, {why: failed.stderr.trim() || undefined, fix: `check that the stack is up: yard ps${target.isMain ? '' : ` ${target.name}`}`})
   }
 }

@@ -72,10 +72,12 @@ export class GitCache implements CacheBackend {
     await requireRoot(root)
     const paths = cachePaths(root, repo.key)
     const result = {key: repo.key, identity: repo.identity, url: repo.url, path: paths.repo}
+    let cached = false
     const action = await this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
         this.context.progress?.step(`adopting the repository at ${paths.repo}`)
+        cached = ((await readRecord(paths))?.lastFetched ?? null) !== null
         await this.adopt(paths, repo.url, repo.identity, runner)
         return 'adopted' as const
       }
@@ -85,8 +87,9 @@ export class GitCache implements CacheBackend {
     })
     this.context.progress?.done()
     // After its lock is released: each submodule's cache takes its own.
-    if (options.submodules === false) return {...result, action}
-    return {...result, action, submodules: await cacheSubmodules(this, root, url, paths.repo, {fetch: false})}
+    const outcome = {...result, action, ...(action === 'adopted' ? {cached} : {})}
+    if (options.submodules === false) return outcome
+    return {...outcome, submodules: await cacheSubmodules(this, root, url, paths.repo, {fetch: false})}
   }
 
   /** An LFS fetch that failed leaves the git objects fetched: a warning, not a stale cache. */
