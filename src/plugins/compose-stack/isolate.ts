@@ -57,12 +57,14 @@ function serviceNetworks(service: ComposeServiceDocument): string[] {
 /**
  * The rendered model of `target` and its report.
  * @param model the resolved model (resolver.ts); not changed
+ * @param probe the model resolved with the `[ports]` keys shifted, which tells a port from a key
+ *   from a literal of the same value (isolate-ports.ts `mayBeKeyed`); not changed
  */
-export function isolate(model: ComposeModelDocument, target: Target, settings: IsolationSettings): Isolated {
+export function isolate(model: ComposeModelDocument, target: Target, settings: IsolationSettings, probe?: ComposeModelDocument): Isolated {
   const compose: ComposeModelDocument = {...deepClone(model), name: target.project}
   compose.services ??= {}
   const labels = yardLabels(target)
-  const {ports, report} = rewritePorts(compose, target)
+  const {ports, report} = rewritePorts(compose, target, probe)
   const worktree = !target.isMain
   const used = new Set<string>()
   for (const [name, service] of Object.entries(compose.services)) {

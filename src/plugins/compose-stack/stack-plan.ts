@@ -7,6 +7,7 @@ import type {StackPlan, StackReportEntry, StackSpec, Target} from '../../core/ba
 import {resolveComposeProject} from './compose/resolve.js'
 import type {ResolveWarning} from './compose/types.js'
 import {isolate} from './isolate.js'
+import {KEYED_PROBE_SHIFT, mayBeKeyed} from './isolate-ports.js'
 import {renderedText} from './render.js'
 
 export interface RenderedStack extends StackPlan {
@@ -33,6 +34,11 @@ export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessE
   return {env, yardEnv}
 }
 
+/** yard's variables with every `[ports]` key at value + KEYED_PROBE_SHIFT (no literal port equals one). */
+function shiftedKeys(yardEnv: Record<string, string | undefined>, target: Target): Record<string, string | undefined> {
+  return {...yardEnv, ...Object.fromEntries(Object.entries(target.ports).map(([key, port]) => [key, String(port + KEYED_PROBE_SHIFT)]))}
+}
+
 function fromWarning(warning: ResolveWarning): StackReportEntry {
   const action = warning.kind === 'yard-variable-in-env-file' && warning.file && warning.key
     ? `remove ${warning.key} from ${warning.file}: yard sets it for every checkout`
@@ -47,16 +53,13 @@ function fromWarning(warning: ResolveWarning): StackReportEntry {
  */
 export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): Promise<RenderedStack | undefined> {
   const {env, yardEnv} = splitEnv(target, spec, shell)
-  const resolved = await resolveComposeProject({
-    checkoutPath: target.checkoutPath,
-    configuredFiles: spec.configuredFiles,
-    configuredOrigin: spec.configuredOrigin,
-    profiles: spec.profiles,
-    env,
-    yardEnv,
-  })
+  const input = {checkoutPath: target.checkoutPath, configuredFiles: spec.configuredFiles, configuredOrigin: spec.configuredOrigin, profiles: spec.profiles, env, yardEnv}
+  const resolved = await resolveComposeProject(input)
   if (!resolved) return undefined
-  const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []})
+  // A host port equal to a [ports] value may be the key's or a literal of that value: resolving
+  // once more with every key moved tells them apart (the port rule needs the file's literals exactly).
+  const probe = mayBeKeyed(resolved.model, target) ? (await resolveComposeProject({...input, yardEnv: shiftedKeys(yardEnv, target)}))?.model : undefined
+  const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []}, probe)
   const compose = isolated.compose as Record<string, unknown>
   return {
     project: target.project,
