@@ -6,6 +6,8 @@
  * resources by `[stack] external`. What cannot be isolated is a refusal or a "shared" entry of the
  * report (isolate-shared.ts). The user's files are never touched: this works on a copy.
  */
+import {createHash} from 'node:crypto'
+
 import type {ImplicitPort, Target} from '../../core/backend.js'
 import {deepClone, isMapping, type ComposeModelDocument, type ComposeServiceDocument, type Mapping} from './compose/types.js'
 import {sharedResources} from './isolate-shared.js'
@@ -37,13 +39,26 @@ function labelMap(labels: unknown): Record<string, string> {
   return isMapping(labels) ? Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, value === null ? '' : String(value)])) : {}
 }
 
-/** `repo[:tag]` → `repo:<tag or latest>-<project>` (a tag is at most 128 characters); digests are left alone. */
+/** The tag grammar of distribution/reference (src/core/image-reference.ts): `[\w][\w.-]{0,127}`. */
+const TAG_MAX = 128
+/** Characters of a tag after the first. */
+const TAG_REST = /[^\w.-]+/g
+
+/**
+ * `repo[:tag]` → `repo:<tag or latest>-<project>`, always a valid tag: characters a tag cannot
+ * hold become `-`, a leading `.` or `-` goes (an empty tag is `latest`), and a tag over 128
+ * characters is cut to 115 plus `-` and 12 hex of the sha256 of the whole, so two long ones
+ * stay apart. Digests are left alone (undefined). The repository is kept as written.
+ */
 export function projectImageTag(image: string, project: string): string | undefined {
   if (image.includes('@')) return undefined
   const slash = image.lastIndexOf('/')
   const colon = image.lastIndexOf(':')
   const [repo, tag] = colon > slash ? [image.slice(0, colon), image.slice(colon + 1)] : [image, 'latest']
-  return `${repo}:${`${tag}-${project}`.slice(0, 128)}`
+  const full = `${tag.replace(/^[^\w]+/, '') || 'latest'}-${project}`.replaceAll(TAG_REST, '-')
+  if (full.length <= TAG_MAX) return `${repo}:${full}`
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 12)
+  return `${repo}:${full.slice(0, TAG_MAX - hash.length - 1)}-${hash}`
 }
 
 /** The networks a service joins, by key; none with `network_mode`. */

@@ -9,6 +9,7 @@ import type {Target} from '../../../src/core/backend.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
 import {isolate, projectImageTag, type IsolationSettings} from '../../../src/plugins/compose-stack/isolate.js'
 import {refusalError} from '../../../src/plugins/compose-stack/isolation-report.js'
+import {imageReferenceProblem} from '../../../src/core/image-reference.js'
 
 const main: Target = {name: 'main', isMain: true, prefix: 'app', project: 'app', owner: 'o1', offset: 0, offsetSource: 'main', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
 const feat: Target = {...main, name: 'feat', isMain: false, project: 'app-feat', offset: 7, offsetSource: 'hash', checkoutPath: '/src/app-worktrees/feat'}
@@ -60,6 +61,21 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     expect(projectImageTag('registry.example.com:5000/team/app', 'app-feat')).to.equal('registry.example.com:5000/team/app:latest-app-feat')
     expect(projectImageTag('app:1.2', 'app-feat')).to.equal('app:1.2-app-feat')
     expect(projectImageTag('app@sha256:abc', 'app-feat')).to.equal(undefined)
+  })
+
+  it('gives a valid, distinct tag for long tags and projects, empty tags and odd characters', () => {
+    const long = 'a'.repeat(120)
+    const project = `app-${'f'.repeat(60)}`
+    const one = projectImageTag(`registry.example.com/team/app:${long}`, project)!
+    const two = projectImageTag(`registry.example.com/team/app:${long}`, `${project}x`)!
+    for (const image of [one, two, projectImageTag('app:', 'app-feat')!, projectImageTag('app:.hidden', 'app-feat')!, projectImageTag(`app:${'v'.repeat(128)}`, 'a')!]) {
+      expect(imageReferenceProblem(image), image).to.equal(undefined)
+      expect(image.slice(image.lastIndexOf(':') + 1)).to.match(/^\w[\w.-]{0,127}$/)
+    }
+    expect(one).to.not.equal(two)
+    expect(one).to.match(/^registry\.example\.com\/team\/app:a{115}-[0-9a-f]{12}$/)
+    expect(projectImageTag('app:', 'app-feat')).to.equal('app:latest-app-feat')
+    expect(projectImageTag('app:.hidden', 'app-feat')).to.equal('app:hidden-app-feat')
   })
 
   it('refuses network_mode: host, fixed addresses, subnets and external resources in a worktree, with the way out', () => {
