@@ -1,7 +1,8 @@
 /**
  * The isolation rewrites of the rendered file (DESIGN.md §4.2, docs/stacks.md): yard's labels on
  * every service, volume and network (main too), and for a worktree only — main runs its literal
- * values — ports by the port rule, `container_name: X` → `<project>-X`, fixed `name:`s of volumes
+ * values — ports by the port rule, `container_name: X` → `<project>-X` (and references to it,
+ * isolate-references.ts), fixed `name:`s of volumes
  * and networks → per project, `image:` + `build:` → the project's own tag, and `external:`
  * resources by `[stack] external`. What cannot be isolated is a refusal or a "shared" entry of the
  * report (isolate-shared.ts). The user's files are never touched: this works on a copy.
@@ -12,6 +13,7 @@ import type {ImplicitPort, Target} from '../../core/backend.js'
 import {deepClone, isMapping, type ComposeModelDocument, type ComposeServiceDocument, type Mapping} from './compose/types.js'
 import {sharedResources} from './isolate-shared.js'
 import {rewritePorts} from './isolate-ports.js'
+import {rewriteContainerReferences} from './isolate-references.js'
 import type {ReportEntry} from './isolation-report.js'
 import {CHECKOUT_LABEL, yardLabels} from './labels.js'
 
@@ -20,7 +22,7 @@ export type ExternalPolicy = 'refuse' | 'per-checkout' | 'shared'
 
 export interface IsolationSettings {
   external: ExternalPolicy
-  /** `[stack] allow-shared`: services that may keep `network_mode: host` in a worktree. */
+  /** `[stack] allow-shared`: services that may keep `network_mode: host` (or `container:` of a container outside the project) in a worktree. */
   allowShared: readonly string[]
 }
 
@@ -81,6 +83,7 @@ export function isolate(model: ComposeModelDocument, target: Target, settings: I
   const labels = yardLabels(target)
   const {ports, report} = rewritePorts(compose, target, probe)
   const worktree = !target.isMain
+  if (worktree) report.push(...rewriteContainerReferences(compose, target, settings))
   const used = new Set<string>()
   for (const [name, service] of Object.entries(compose.services)) {
     service.labels = {...labelMap(service.labels), ...labels, [CHECKOUT_LABEL]: target.checkoutPath}

@@ -57,6 +57,36 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     ])
   })
 
+  it('worktree: network_mode container: and volumes_from container: follow the renamed container; others are refused or shared', () => {
+    const file: ComposeModelDocument = {
+      services: {
+        vpn: {image: 'v', container_name: 'vpn'},
+        app: {image: 'a', network_mode: 'container:vpn', volumes_from: ['container:vpn:ro', 'vpn', 'container:app_web_1']},
+        web: {image: 'w', network_mode: 'service:vpn', volumes_from: ['container:company-cache']},
+        probe: {image: 'p', network_mode: 'container:company-proxy'},
+      },
+    }
+    const {compose, report} = isolate(file, feat, settings)
+    expect(compose.services.vpn.container_name).to.equal('app-feat-vpn')
+    expect(compose.services.app.network_mode).to.equal('container:app-feat-vpn')
+    // main's default name of the web service (podman-compose: <project>_<service>_1) becomes the worktree's.
+    expect(compose.services.app.volumes_from).to.deep.equal(['container:app-feat-vpn:ro', 'vpn', 'container:app-feat_web_1'])
+    expect(compose.services.web.network_mode, 'a service key does not change').to.equal('service:vpn')
+    expect(compose.services.web.volumes_from).to.deep.equal(['container:company-cache'])
+    expect(compose.services.probe.network_mode).to.equal('container:company-proxy')
+    expect(report.filter((entry) => entry.kind !== 'rewrite' || entry.detail.includes('container:')).map((entry) => [entry.kind, entry.service, entry.detail.split(' joins')[0]])).to.deep.equal([
+      ['rewrite', 'app', 'network_mode: container:vpn'],
+      ['rewrite', 'app', 'volumes_from container:vpn:ro'],
+      ['rewrite', 'app', 'volumes_from container:app_web_1'],
+      ['shared', 'web', 'volumes_from container:company-cache'],
+      ['refused', 'probe', 'network_mode: container:company-proxy'],
+    ])
+    expect(refusalError(feat.project, report)!.fix).to.include('[stack] allow-shared = ["probe"]')
+    const allowed = isolate(file, feat, {...settings, allowShared: ['probe']}).report.find((entry) => entry.service === 'probe')!
+    expect(allowed.kind).to.equal('shared')
+    expect(isolate(file, main, settings).compose.services.app.network_mode, 'main runs its literal values').to.equal('container:vpn')
+  })
+
   it('tags builds per project, keeping the repository and tag', () => {
     expect(projectImageTag('registry.example.com:5000/team/app', 'app-feat')).to.equal('registry.example.com:5000/team/app:latest-app-feat')
     expect(projectImageTag('app:1.2', 'app-feat')).to.equal('app:1.2-app-feat')
