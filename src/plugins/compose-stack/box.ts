@@ -72,12 +72,11 @@ export class ComposeBox implements BoxCapability {
   }
 
   /**
-   * Connects a running box to the project's networks it is not on yet (`up` made them after the
-   * box started); a box that is absent or stopped joins them when it is created or started.
+   * Connects the running box `box` (from `owned`) to the project's networks it is not on yet
+   * (`up` made them after the box started); a box that is absent or stopped joins them when it is
+   * created or started.
    */
-  async join(target: Target, networks: readonly string[]): Promise<void> {
-    const box = await this.owned(target)
-    if (box?.state !== 'running') return
+  async connect(box: EngineContainer, networks: readonly string[]): Promise<void> {
     const joined = new Set(await this.engine.containerNetworks(box.id))
     for (const network of networks.filter((name) => !joined.has(name))) await this.engine.connectNetwork(network, box.id)
   }

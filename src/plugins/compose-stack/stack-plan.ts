@@ -3,11 +3,14 @@
  * compose project resolved as Compose would (compose/), isolated for the target (isolate.ts) and
  * rendered as one file; with the isolation report and the implicit host ports. Starts nothing.
  */
+import {createHash} from 'node:crypto'
+
 import type {StackPlan, StackReportEntry, StackSpec, Target} from '../../core/backend.js'
 import {resolveComposeProject} from './compose/resolve.js'
-import type {ResolveWarning} from './compose/types.js'
+import type {ComposeModelDocument, ResolveWarning} from './compose/types.js'
 import {isolate} from './isolate.js'
 import {KEYED_PROBE_SHIFT, mayBeKeyed} from './isolate-ports.js'
+import {CONFIG_LABEL} from './labels.js'
 import {renderedText} from './render.js'
 
 export interface RenderedStack extends StackPlan {
@@ -17,6 +20,18 @@ export interface RenderedStack extends StackPlan {
   networks: string[]
   /** The services the rendered file runs. */
   services: string[]
+  /** Each service's CONFIG_LABEL value. */
+  configs: Record<string, string>
+}
+
+/** Puts CONFIG_LABEL on every service: 12 hex of the sha256 of its rendered definition. */
+function labelConfigs(compose: ComposeModelDocument): Record<string, string> {
+  const configs: Record<string, string> = {}
+  for (const [name, service] of Object.entries(compose.services)) {
+    configs[name] = createHash('sha256').update(JSON.stringify(service)).digest('hex').slice(0, 12)
+    service.labels = {...service.labels, [CONFIG_LABEL]: configs[name]}
+  }
+  return configs
 }
 
 /** yard's own variables of the env of DESIGN.md §3.5: they win over any `.env` (the resolver's yardEnv). */
@@ -60,8 +75,10 @@ export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.P
   // once more with every key moved tells them apart (the port rule needs the file's literals exactly).
   const probe = mayBeKeyed(resolved.model, target) ? (await resolveComposeProject({...input, yardEnv: shiftedKeys(yardEnv, target)}))?.model : undefined
   const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []}, probe)
+  const configs = labelConfigs(isolated.compose)
   const compose = isolated.compose as Record<string, unknown>
   return {
+    configs,
     project: target.project,
     files: resolved.files,
     compose,

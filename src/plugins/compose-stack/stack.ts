@@ -15,7 +15,7 @@ import {shellCommand} from '../../core/shell.js'
 import {ComposeBox} from './box.js'
 import {Engine, type EngineContainer} from './engine.js'
 import {refusalError} from './isolation-report.js'
-import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from './labels.js'
+import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, CONFIG_LABEL, OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from './labels.js'
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
@@ -40,6 +40,47 @@ export function probePorts(target: Target, implicit: readonly ImplicitPort[]): R
     for (let host = port.host; host <= (port.hostEnd ?? port.host); host++) ports[`${port.source}${port.hostEnd === undefined ? '' : `+${host - port.host}`}`] = host
   }
   return ports
+}
+
+const isRunning = (container: EngineContainer) => container.state === 'running'
+const worktreeFlag = (target: Target) => (target.isMain ? [] : ['--worktree', target.name])
+
+/** `yard ps` rows of containers, by service then name. */
+function serviceRows(containers: readonly EngineContainer[]): StackContainer[] {
+  return containers
+    .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
+    .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+}
+
+/** "web, db (exited)": services of containers, with the state when it is not running. */
+function describe(containers: readonly EngineContainer[]): string {
+  return [...new Set(containers.map((container) => `${container.labels[COMPOSE_SERVICE_LABEL] ?? container.name}${isRunning(container) ? '' : ` (${container.state})`}`))].sort().join(', ')
+}
+
+/** Engine output that `yard doctor --fix` (yard's containers.conf, DESIGN.md §8) may cure. */
+const HOST_SETUP = /OCI runtime|cgroup|crun|runc|ulimit|rlimit|inotify|permission denied/i
+
+/**
+ * Exit 1 for an `up` that failed part-way: what the provider said, the services it left running
+ * and those it left stopped (both removed by `yard down`, after which `up` makes them afresh).
+ */
+function partWayError(target: Target, provider: string, outcome: {exitCode: number; stdout: string; stderr: string}, missing: string[], after: EngineContainer[]): OperationError {
+  const output = `${outcome.stdout}\n${outcome.stderr}`
+  const said = output.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
+  const left = after.filter(isRunning)
+  const stopped = after.filter((container) => !isRunning(container))
+  const flag = worktreeFlag(target)
+  const state = [left.length > 0 ? `left running: ${describe(left)}` : 'nothing of it is running', ...(stopped.length > 0 ? [`left stopped: ${describe(stopped)}`] : [])].join('\n')
+  const fix = [
+    `see \`${shellCommand(['yard', 'logs', ...flag, ...missing])}\``,
+    after.length > 0 ? `\`${shellCommand(['yard', 'down', ...flag])}\` removes what it left (volumes stay), and the next \`yard up\` makes it afresh` : undefined,
+    HOST_SETUP.test(output) ? 'if the engine cannot run containers on this host, `yard doctor` says why and `yard doctor --fix` writes the containers.conf it may need' : undefined,
+    'run with --verbose for the provider\'s command',
+  ].filter(Boolean)
+  return new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider} up failed with exit code ${outcome.exitCode}`, {
+    why: `${said || `${provider} exited ${outcome.exitCode}`}\n${state}`,
+    fix: fix.join('; '),
+  })
 }
 
 export class ComposeStack implements StackBackend {
@@ -105,9 +146,13 @@ export class ComposeStack implements StackBackend {
    * DESIGN.md §4.2 `up`: renders the stack, refuses (exit 3) what cannot be isolated before any
    * engine call, then a project of another owner and busy host ports (`[ports]` and implicit
    * ones; those this project's own running containers publish are skipped); says what stays
-   * shared; runs the provider on the rendered file; leaves a running project as it is.
+   * shared; runs the provider on the rendered file; leaves a running project as it is. A stopped
+   * container made from another definition than the current one (CONFIG_LABEL) is removed first,
+   * so the provider makes it afresh; the provider starts the other stopped ones as they are.
+   * Engine calls: one round of listings (project objects and the box, at once), the provider, one
+   * listing after it.
    * @throws RefusedError (exit 3); OperationError (exit 1) when the provider fails or a service
-   *   does not run (naming the services it left running, which `yard down` removes).
+   *   does not run (naming the services it left running and stopped, which `yard down` removes).
    */
   async up(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
     const planned = await planStack(target, spec, this.context.env)
@@ -115,22 +160,34 @@ export class ComposeStack implements StackBackend {
     const refused = refusalError(target.project, planned.report)
     if (refused) throw refused
     for (const entry of planned.report.filter((item) => item.kind === 'shared' || item.kind === 'warning')) this.context.warn(`warning: ${entry.service ? `${entry.service}: ` : ''}${entry.detail}: ${entry.action}`)
-    const result = (services: StackContainer[]): StackUpResult => ({project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports, services})
+    const result = (containers: EngineContainer[]): StackUpResult => ({project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports, services: serviceRows(containers)})
     // Detection runs while the engine is asked; a failure counts only when the provider is needed.
     const detection = this.detectProvider(spec.provider)
     detection.catch(() => undefined)
+    const boxLookup = this.box.owned(target)
+    boxLookup.catch(() => undefined)
     const ownership = await this.ownership(target)
     if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
+    const box = await boxLookup
     const own = ownership.containers
     const busy = await busyPorts(probePorts(target, planned.ports), new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
     if (busy.length > 0) throw busyPortError(target, busy, await this.engine.publishing())
-    const running = (containers: EngineContainer[]) => new Set(containers.filter((container) => container.state === 'running').map((container) => container.labels[COMPOSE_SERVICE_LABEL]))
-    if (planned.services.every((service) => running(own).has(service))) return result(await this.ps(target))
-    const stopped = own.filter((container) => container.state !== 'running')
-    if (stopped.length > 0) {
-      await this.engine.startContainers(stopped.map((container) => container.id))
-      if (planned.services.every((service) => running(own).has(service) || stopped.some((container) => container.labels[COMPOSE_SERVICE_LABEL] === service))) return result(await this.ps(target))
+    const service = (container: EngineContainer) => container.labels[COMPOSE_SERVICE_LABEL] ?? ''
+    const current = (container: EngineContainer) => container.labels[CONFIG_LABEL] === planned.configs[service(container)]
+    const running = (containers: EngineContainer[]) => new Set(containers.filter(isRunning).map(service))
+    if (planned.services.every((name) => running(own).has(name))) {
+      const older = own.filter((container) => isRunning(container) && !current(container)).map(service)
+      if (older.length > 0) this.context.warn(`note: ${older.join(', ')} of ${target.project} ${older.length === 1 ? 'runs a container' : 'run containers'} made from another compose file than the current one; a running stack is left as it is: \`${shellCommand(['yard', 'down', ...worktreeFlag(target)])}\` then \`yard up\` makes ${older.length === 1 ? 'it' : 'them'} afresh`)
+      return result(own)
     }
+    const stopped = own.filter((container) => !isRunning(container))
+    const stale = stopped.filter((container) => !current(container))
+    if (stale.length > 0) {
+      this.context.warn(`note: recreating ${describe(stale)} of ${target.project}: stopped, and made from another compose file than the current one`)
+      await this.engine.removeContainers(stale.map((container) => container.id), 0)
+    }
+    const again = stopped.filter(current)
+    if (again.length > 0) this.context.warn(`note: starting ${describe(again)} of ${target.project} again, as made by an earlier \`yard up\``)
 
     const provider = await detection
     // The rendered file first: a state directory that cannot be written must leave nothing behind.
@@ -138,19 +195,11 @@ export class ComposeStack implements StackBackend {
     const outcome = await this.runProvider(provider, target, spec, [file], ['up', '-d'])
     if (outcome.exitCode === 127) await forgetComposeProvider(this.context.stateDir)
 
-    const after = await this.engine.containers(this.projectFilter(target))
-    const missing = planned.services.filter((service) => !running(after).has(service))
-    if (outcome.exitCode !== 0 || missing.length > 0) {
-      const said = `${outcome.stdout}\n${outcome.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
-      const left = [...running(after)].filter(Boolean).sort()
-      const flag = target.isMain ? [] : ['--worktree', target.name]
-      throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${outcome.exitCode}`, {
-        why: `${said || `${provider.id} exited ${outcome.exitCode}`}\n${left.length > 0 ? `left running: ${left.join(', ')}` : 'nothing of it is running'}`,
-        fix: `see \`${shellCommand(['yard', 'logs', ...flag, ...missing])}\`; \`${shellCommand(['yard', 'down', ...flag])}\` removes what it left; run with --verbose for the provider's command`,
-      })
-    }
-    await this.box.join(target, planned.networks)
-    return result(await this.ps(target))
+    const after = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers
+    const missing = planned.services.filter((name) => !running(after).has(name))
+    if (outcome.exitCode !== 0 || missing.length > 0) throw partWayError(target, provider.id, outcome, missing, after)
+    if (box?.state === 'running') await this.box.connect(box, planned.networks)
+    return result(after)
   }
 
   /** Removes the project's containers and networks of this owner; volumes stay (DESIGN.md §4.2). */
@@ -195,10 +244,7 @@ export class ComposeStack implements StackBackend {
 
   /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */
   async ps(target: Target): Promise<StackContainer[]> {
-    const ownership = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], [])
-    return ownership.containers
-      .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
-      .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+    return serviceRows(new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers)
   }
 
   /**
