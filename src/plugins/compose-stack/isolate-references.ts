@@ -11,7 +11,7 @@
 import type {Target} from '../../core/backend.js'
 import type {ComposeModelDocument} from './compose/types.js'
 import type {IsolationSettings} from './isolate.js'
-import type {ReportEntry} from './isolation-report.js'
+import {ALLOW_SHARED, type ReportEntry} from './isolation-report.js'
 
 /** The project's containers by the names a file may use, and what each is called in the worktree. */
 function projectContainers(compose: ComposeModelDocument, target: Target): Map<string, string> {
@@ -43,7 +43,7 @@ export function rewriteContainerReferences(compose: ComposeModelDocument, target
       } else if (settings.allowShared.includes(name)) {
         report.push({kind: 'shared', service: name, detail: `network_mode: container:${container}`, action: `shares the network of container ${container}, which is not the project's, with every checkout ([stack] allow-shared); its ports do not move`})
       } else {
-        report.push({kind: 'refused', service: name, detail: `network_mode: container:${container} joins a container that is not the project's, so every checkout would share its network and ports`, action: `use network_mode: service:<service> for a service of the project, or allow it: [stack] allow-shared = ["${name}"] in yard.toml`})
+        report.push({kind: 'refused', service: name, detail: `network_mode: container:${container} joins a container that is not the project's, so every checkout would share its network and ports`, action: `use network_mode: service:<service> for a service of the project, or allow it: ${ALLOW_SHARED}`})
       }
     }
     if (!Array.isArray(service.volumes_from)) continue

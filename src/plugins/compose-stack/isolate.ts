@@ -14,7 +14,7 @@ import {deepClone, isMapping, type ComposeModelDocument, type ComposeServiceDocu
 import {sharedResources} from './isolate-shared.js'
 import {rewritePorts} from './isolate-ports.js'
 import {rewriteContainerReferences} from './isolate-references.js'
-import type {ReportEntry} from './isolation-report.js'
+import {allowSharedActions, type ReportEntry} from './isolation-report.js'
 import {CHECKOUT_LABEL, yardLabels} from './labels.js'
 
 /** `[stack] external`: what a worktree does with `external: true` volumes and networks. */
@@ -148,5 +148,6 @@ export function isolate(model: ComposeModelDocument, target: Target, settings: I
     networks.push(`${target.project}_default`)
   }
   if (worktree) report.push(...sharedResources(compose, target, settings))
+  allowSharedActions(report, settings.allowShared)
   return {compose, report, ports, networks}
 }

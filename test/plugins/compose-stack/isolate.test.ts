@@ -87,6 +87,13 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     expect(isolate(file, main, settings).compose.services.app.network_mode, 'main runs its literal values').to.equal('container:vpn')
   })
 
+  it('suggests one [stack] allow-shared setting for every service refused for sharing, keeping those allowed', () => {
+    const file: ComposeModelDocument = {services: {agent: {image: 'a', network_mode: 'host'}, probe: {image: 'p', network_mode: 'container:proxy'}, 'my"odd': {image: 'o', network_mode: 'host'}, old: {image: 'o', network_mode: 'host'}}}
+    const refused = isolate(file, feat, {...settings, allowShared: ['old']}).report.filter((entry) => entry.kind === 'refused')
+    expect(refused).to.have.length(3)
+    for (const entry of refused) expect(entry.action).to.include('[stack] allow-shared = ["old", "probe", "agent", "my\\"odd"] in yard.toml')
+  })
+
   it('tags builds per project, keeping the repository and tag', () => {
     expect(projectImageTag('registry.example.com:5000/team/app', 'app-feat')).to.equal('registry.example.com:5000/team/app:latest-app-feat')
     expect(projectImageTag('app:1.2', 'app-feat')).to.equal('app:1.2-app-feat')
