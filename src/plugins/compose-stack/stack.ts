@@ -149,8 +149,8 @@ export class ComposeStack implements StackBackend {
    * shared; runs the provider on the rendered file; leaves a running project as it is. A stopped
    * container made from another definition than the current one (CONFIG_LABEL) is removed first,
    * so the provider makes it afresh; the provider starts the other stopped ones as they are.
-   * Engine calls: one round of listings (project objects and the box, at once), the provider, one
-   * listing after it.
+   * Engine calls: one round of listings (every container, the project's volumes and networks, at
+   * once), the provider, one listing after it.
    * @throws RefusedError (exit 3); OperationError (exit 1) when the provider fails or a service
    *   does not run (naming the services it left running and stopped, which `yard down` removes).
    */
@@ -164,14 +164,14 @@ export class ComposeStack implements StackBackend {
     // Detection runs while the engine is asked; a failure counts only when the provider is needed.
     const detection = this.detectProvider(spec.provider)
     detection.catch(() => undefined)
-    const boxLookup = this.box.owned(target)
-    boxLookup.catch(() => undefined)
-    const ownership = await this.ownership(target)
+    // Every container at once (the box, and who holds a busy port, are in it), with the project's volumes and networks.
+    const [all, volumes, networks] = await Promise.all([this.engine.containers([]), this.engine.volumes(this.projectFilter(target)), this.engine.networks(this.projectFilter(target))])
+    const ownership = new Ownership(target, all.filter((container) => container.labels[COMPOSE_PROJECT_LABEL] === target.project), volumes, networks)
     if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
-    const box = await boxLookup
+    const box = this.box.ownedIn(target, all)
     const own = ownership.containers
     const busy = await busyPorts(probePorts(target, planned.ports), new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
-    if (busy.length > 0) throw busyPortError(target, busy, await this.engine.publishing())
+    if (busy.length > 0) throw busyPortError(target, busy, all.filter((container) => isRunning(container) && container.ports.length > 0))
     const service = (container: EngineContainer) => container.labels[COMPOSE_SERVICE_LABEL] ?? ''
     const current = (container: EngineContainer) => container.labels[CONFIG_LABEL] === planned.configs[service(container)]
     const running = (containers: EngineContainer[]) => new Set(containers.filter(isRunning).map(service))
