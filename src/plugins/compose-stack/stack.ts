@@ -21,6 +21,7 @@ import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
 import {writeRendered} from './render.js'
 import {planStack} from './stack-plan.js'
+import {describeContainers, isRunning, partWayError, worktreeFlag} from './up-failure.js'
 
 /**
  * podman-compose 1.0.3's own stdout lines around a command: its version probe and the podman
@@ -42,45 +43,11 @@ export function probePorts(target: Target, implicit: readonly ImplicitPort[]): R
   return ports
 }
 
-const isRunning = (container: EngineContainer) => container.state === 'running'
-const worktreeFlag = (target: Target) => (target.isMain ? [] : ['--worktree', target.name])
-
 /** `yard ps` rows of containers, by service then name. */
 function serviceRows(containers: readonly EngineContainer[]): StackContainer[] {
   return containers
     .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports}))
     .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
-}
-
-/** "web, db (exited)": services of containers, with the state when it is not running. */
-function describe(containers: readonly EngineContainer[]): string {
-  return [...new Set(containers.map((container) => `${container.labels[COMPOSE_SERVICE_LABEL] ?? container.name}${isRunning(container) ? '' : ` (${container.state})`}`))].sort().join(', ')
-}
-
-/** Engine output that `yard doctor --fix` (yard's containers.conf, DESIGN.md §8) may cure. */
-const HOST_SETUP = /OCI runtime|cgroup|crun|runc|ulimit|rlimit|inotify|permission denied/i
-
-/**
- * Exit 1 for an `up` that failed part-way: what the provider said, the services it left running
- * and those it left stopped (both removed by `yard down`, after which `up` makes them afresh).
- */
-function partWayError(target: Target, provider: string, outcome: {exitCode: number; stdout: string; stderr: string}, missing: string[], after: EngineContainer[]): OperationError {
-  const output = `${outcome.stdout}\n${outcome.stderr}`
-  const said = output.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
-  const left = after.filter(isRunning)
-  const stopped = after.filter((container) => !isRunning(container))
-  const flag = worktreeFlag(target)
-  const state = [left.length > 0 ? `left running: ${describe(left)}` : 'nothing of it is running', ...(stopped.length > 0 ? [`left stopped: ${describe(stopped)}`] : [])].join('\n')
-  const fix = [
-    `see \`${shellCommand(['yard', 'logs', ...flag, ...missing])}\``,
-    after.length > 0 ? `\`${shellCommand(['yard', 'down', ...flag])}\` removes what it left (volumes stay), and the next \`yard up\` makes it afresh` : undefined,
-    HOST_SETUP.test(output) ? 'if the engine cannot run containers on this host, `yard doctor` says why and `yard doctor --fix` writes the containers.conf it may need' : undefined,
-    'run with --verbose for the provider\'s command',
-  ].filter(Boolean)
-  return new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider} up failed with exit code ${outcome.exitCode}`, {
-    why: `${said || `${provider} exited ${outcome.exitCode}`}\n${state}`,
-    fix: fix.join('; '),
-  })
 }
 
 export class ComposeStack implements StackBackend {
@@ -183,11 +150,11 @@ export class ComposeStack implements StackBackend {
     const stopped = own.filter((container) => !isRunning(container))
     const stale = stopped.filter((container) => !current(container))
     if (stale.length > 0) {
-      this.context.warn(`note: recreating ${describe(stale)} of ${target.project}: stopped, and made from another compose file than the current one`)
+      this.context.warn(`note: recreating ${describeContainers(stale)} of ${target.project}: stopped, and made from another compose file than the current one`)
       await this.engine.removeContainers(stale.map((container) => container.id), 0)
     }
     const again = stopped.filter(current)
-    if (again.length > 0) this.context.warn(`note: starting ${describe(again)} of ${target.project} again, as made by an earlier \`yard up\``)
+    if (again.length > 0) this.context.warn(`note: starting ${describeContainers(again)} of ${target.project} again, as made by an earlier \`yard up\``)
 
     const provider = await detection
     // The rendered file first: a state directory that cannot be written must leave nothing behind.
