@@ -11,10 +11,28 @@ import {classify, describeHost, formatPublished, parsePublished, rangeText, type
 import type {ReportEntry} from './isolation-report.js'
 
 /**
- * What a `[ports]` key is set to for the second resolution that tells keyed entries from
- * literal ones (stack-plan.ts): its value plus this, above every port, so no literal equals it.
+ * The `[ports]` values for the second resolution that tells keyed entries from literal ones
+ * (stack-plan.ts): every key moved by the same d (the smallest d = 1, 2, … — else −1, −2, … —
+ * that keeps them valid ports and puts none on a host port of `model` or on another key's value),
+ * so a key's entry changes and stays a valid entry, and no literal entry can look like it.
+ * Undefined when no such d exists.
  */
-export const KEYED_PROBE_SHIFT = 100_000
+export function probePortValues(model: ComposeModelDocument, target: Target): Record<string, number> | undefined {
+  const values = Object.values(target.ports)
+  const taken = new Set(values)
+  for (const service of Object.values(model.services ?? {})) {
+    for (const entry of service.ports ?? []) {
+      const host = parsePublished(entry)?.host
+      if (host) for (let port = host.start; port <= host.end; port++) taken.add(port)
+    }
+  }
+  const fits = (delta: number) => values.every((value) => value + delta >= 1 && value + delta <= 65_535 && !taken.has(value + delta))
+  for (let step = 1; step <= 65_535; step++) {
+    const delta = fits(step) ? step : fits(-step) ? -step : undefined
+    if (delta !== undefined) return Object.fromEntries(Object.entries(target.ports).map(([key, value]) => [key, value + delta]))
+  }
+  return undefined
+}
 
 /**
  * `YARD_PORT_<SERVICE>_<PORT>[_<PROTOCOL>]`: the service name upper-cased, every other character
@@ -49,7 +67,7 @@ const entryKey = (entry: unknown) => JSON.stringify(entry)
 
 /**
  * The predicate "this entry's host port comes from a `[ports]` key". With `probe` (the model
- * resolved with every key at value + KEYED_PROBE_SHIFT), an entry is keyed when its host port is
+ * resolved with the keys at `probePortValues`), an entry is keyed when its host port is
  * a `[ports]` value and the probe's service lacks the same entry (so it followed the key); without
  * one, by value alone (right when `mayBeKeyed` is false).
  */

@@ -7,9 +7,9 @@ import {createHash} from 'node:crypto'
 
 import type {StackPlan, StackReportEntry, StackSpec, Target} from '../../core/backend.js'
 import {resolveComposeProject} from './compose/resolve.js'
-import type {ComposeModelDocument, ResolveWarning} from './compose/types.js'
+import type {ComposeModelDocument, ResolveInput, ResolveWarning} from './compose/types.js'
 import {isolate} from './isolate.js'
-import {KEYED_PROBE_SHIFT, mayBeKeyed} from './isolate-ports.js'
+import {mayBeKeyed, probePortValues} from './isolate-ports.js'
 import {CONFIG_LABEL} from './labels.js'
 import {renderedText} from './render.js'
 
@@ -49,9 +49,21 @@ export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessE
   return {env, yardEnv}
 }
 
-/** yard's variables with every `[ports]` key at value + KEYED_PROBE_SHIFT (no literal port equals one). */
-function shiftedKeys(yardEnv: Record<string, string | undefined>, target: Target): Record<string, string | undefined> {
-  return {...yardEnv, ...Object.fromEntries(Object.entries(target.ports).map(([key, port]) => [key, String(port + KEYED_PROBE_SHIFT)]))}
+/**
+ * The model resolved once more with the `[ports]` keys moved (isolate-ports.ts
+ * `probePortValues`); undefined when no host port equals a key's value (nothing to tell apart),
+ * or when that resolution fails (then a port equal to a key's value counts as the key's).
+ */
+async function keyProbe(input: ResolveInput, model: ComposeModelDocument, target: Target): Promise<ComposeModelDocument | undefined> {
+  if (!mayBeKeyed(model, target)) return undefined
+  const values = probePortValues(model, target)
+  if (!values) return undefined
+  const yardEnv = {...input.yardEnv, ...Object.fromEntries(Object.entries(values).map(([key, port]) => [key, String(port)]))}
+  try {
+    return (await resolveComposeProject({...input, yardEnv}))?.model
+  } catch {
+    return undefined
+  }
 }
 
 function fromWarning(warning: ResolveWarning): StackReportEntry {
@@ -73,7 +85,7 @@ export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.P
   if (!resolved) return undefined
   // A host port equal to a [ports] value may be the key's or a literal of that value: resolving
   // once more with every key moved tells them apart (the port rule needs the file's literals exactly).
-  const probe = mayBeKeyed(resolved.model, target) ? (await resolveComposeProject({...input, yardEnv: shiftedKeys(yardEnv, target)}))?.model : undefined
+  const probe = await keyProbe(input, resolved.model, target)
   const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []}, probe)
   const configs = labelConfigs(isolated.compose)
   const compose = isolated.compose as Record<string, unknown>

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 
 import type {Target} from '../../../src/core/backend.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
-import {KEYED_PROBE_SHIFT, mayBeKeyed, rewritePorts} from '../../../src/plugins/compose-stack/isolate-ports.js'
+import {mayBeKeyed, probePortValues, rewritePorts} from '../../../src/plugins/compose-stack/isolate-ports.js'
 import {movePort, portRule} from '../../../src/plugins/compose-stack/port-rule.js'
 import {classify, parsePublished} from '../../../src/plugins/compose-stack/published-ports.js'
 
@@ -58,7 +58,7 @@ function expectDisjoint(model: ModelAt, keys: Record<string, number> = {}): void
 function renderKeyed(at: (values: Record<string, number>) => ComposeModelDocument, offset: number, bases: Record<string, number>) {
   const checkout = target(offset, bases)
   const model = at(checkout.ports)
-  const probe = mayBeKeyed(model, checkout) ? at(Object.fromEntries(Object.entries(checkout.ports).map(([key, port]) => [key, port + KEYED_PROBE_SHIFT]))) : undefined
+  const probe = mayBeKeyed(model, checkout) ? at(probePortValues(model, checkout)!) : undefined
   const {report} = rewritePorts(model, checkout, probe)
   return {model, report}
 }
@@ -174,6 +174,14 @@ describe('the port rule (DESIGN.md §4.2)', () => {
       'published as 28900 (it lies in a [ports] range (DB_PORT 5432-5521), where a worktree publishes that key)',
       'published as 28901 (it lies in a [ports] range (DB_PORT 5432-5521), where a worktree publishes that key)',
     ])
+  })
+
+  it('probes the [ports] keys at valid ports that no entry of the file publishes, keeping their order', () => {
+    const checkout = target(89, {LOW: 65_300, HIGH: 65_440})
+    const model: ComposeModelDocument = {services: {s: {ports: [`${65_389}:80`, `${65_529}:81`, '65530-65535:90-95', '65388:65388']}}}
+    const values = probePortValues(model, checkout)!
+    // +1..+6 would leave 65535 or land on 65530-65535, so the keys move down: the first free d is −2.
+    expect(values).to.deep.equal({LOW: 65_387, HIGH: 65_527})
   })
 
   it('refuses, rather than half-moves, a file whose fixed ports leave no window', () => {
