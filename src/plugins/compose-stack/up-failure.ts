@@ -22,8 +22,9 @@ const HOST_SETUP = /OCI runtime|cgroup|crun|runc|ulimit|rlimit|inotify|permissio
 /**
  * Exit 1 for an `up` that failed part-way: what the provider said, the services it left running
  * and those it left stopped (both removed by `yard down`, after which `up` makes them afresh).
+ * @param exited more on the services that ran and stopped (their exit codes and last lines), when known
  */
-export function partWayError(target: Target, provider: string, outcome: {exitCode: number; stdout: string; stderr: string}, missing: string[], after: EngineContainer[]): OperationError {
+export function partWayError(target: Target, provider: string, outcome: {exitCode: number; stdout: string; stderr: string}, missing: string[], after: EngineContainer[], exited = ''): OperationError {
   const output = `${outcome.stdout}\n${outcome.stderr}`
   const said = output.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
   const left = after.filter(isRunning)
@@ -37,7 +38,7 @@ export function partWayError(target: Target, provider: string, outcome: {exitCod
     'run with --verbose for the provider\'s command',
   ].filter(Boolean)
   return new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider} up failed with exit code ${outcome.exitCode}`, {
-    why: `${said || `${provider} exited ${outcome.exitCode}`}\n${state}`,
+    why: `${[said, exited].filter(Boolean).join('\n') || `${provider} exited ${outcome.exitCode}`}\n${state}`,
     fix: fix.join('; '),
   })
 }
