@@ -9,7 +9,7 @@ import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Env extends BaseCommand {
   static summary = 'Print the environment a checkout\'s stack and box get'
-  static description = 'Use `eval "$(yard env)"` in sh/bash/zsh, or `yard env --format fish | source`. WORKTREE is unset for the main checkout, so ${WORKTREE:-main} works in compose files. CONTAINER_HOST and DOCKER_HOST point at the machine\'s socket when it has one and runs (nothing is started). Host ports the compose file publishes itself are exported as YARD_PORT_<SERVICE>_<PORT> (the port as written in the file → the port this checkout publishes).'
+  static description = 'Use `eval "$(yard env)"` in sh/bash/zsh, or `yard env --format fish | source`. WORKTREE is unset for the main checkout, so ${WORKTREE:-main} works in compose files. CONTAINER_HOST and DOCKER_HOST point at the machine\'s socket when it has one and runs (nothing is started). Host ports the compose file publishes itself are exported as YARD_PORT_<SERVICE>_<PORT>, with _UDP after it for a udp port (the port as written in the file → the port this checkout publishes).'
   static examples = ['eval "$(<%= config.bin %> env --worktree feat)"', '<%= config.bin %> env --format json']
   static args = targetArgs
   static flags = {

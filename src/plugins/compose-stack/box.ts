@@ -27,7 +27,18 @@ export class ComposeBox implements BoxCapability {
 
   /** The target's box when it exists and this owner made it. @throws RefusedError (exit 3) for another owner's. */
   async owned(target: Target): Promise<EngineContainer | undefined> {
-    const box = await this.engine.container(boxName(target))
+    return this.ownedOf(target, await this.engine.container(boxName(target)))
+  }
+
+  /**
+   * `owned`, from a listing of containers the caller already has (`up` lists them all at once).
+   * @throws RefusedError (exit 3) for another owner's box.
+   */
+  ownedIn(target: Target, containers: readonly EngineContainer[]): EngineContainer | undefined {
+    return this.ownedOf(target, containers.find((container) => container.name === boxName(target)))
+  }
+
+  private ownedOf(target: Target, box: EngineContainer | undefined): EngineContainer | undefined {
     if (box && box.labels[OWNER_LABEL] !== target.owner) {
       throw new RefusedError(`container ${box.name} belongs to another checkout (owner ${box.labels[OWNER_LABEL] ?? 'none: made outside yard'})`, {
         why: `this checkout (${target.mainPath}) is owner ${target.owner}; project names clash when two clones share a directory name`,
@@ -80,12 +91,11 @@ export class ComposeBox implements BoxCapability {
   }
 
   /**
-   * Connects a running box to the project's networks it is not on yet (`up` made them after the
-   * box started); a box that is absent or stopped joins them when it is created or started.
+   * Connects the running box `box` (from `owned`) to the project's networks it is not on yet
+   * (`up` made them after the box started); a box that is absent or stopped joins them when it is
+   * created or started.
    */
-  async join(target: Target, networks: readonly string[]): Promise<void> {
-    const box = await this.owned(target)
-    if (box?.state !== 'running') return
+  async connect(box: EngineContainer, networks: readonly string[]): Promise<void> {
     const joined = new Set(await this.engine.containerNetworks(box.id))
     for (const network of networks.filter((name) => !joined.has(name))) await this.engine.connectNetwork(network, box.id)
   }

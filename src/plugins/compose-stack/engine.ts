@@ -81,11 +81,6 @@ export class Engine {
     return this.inspectContainers(ids)
   }
 
-  /** Every running container that publishes a host port (to tell who holds a busy port). */
-  async publishing(): Promise<EngineContainer[]> {
-    return (await this.containers([])).filter((container) => container.state === 'running' && container.ports.length > 0)
-  }
-
   /** The container of that exact name, or undefined. */
   async container(name: string): Promise<EngineContainer | undefined> {
     const found = await this.inspectContainers([name], true)

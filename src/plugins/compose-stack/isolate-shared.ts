@@ -10,7 +10,7 @@ import path from 'node:path'
 import type {Target} from '../../core/backend.js'
 import {isMapping, type ComposeModelDocument} from './compose/types.js'
 import type {IsolationSettings} from './isolate.js'
-import type {ReportEntry} from './isolation-report.js'
+import {ALLOW_SHARED, type ReportEntry} from './isolation-report.js'
 
 /** Engine sockets by file name: a container holding one drives every checkout's containers. */
 const SOCKET = /(^|\/)(docker|podman)\.sock$/
@@ -40,7 +40,7 @@ export function sharedResources(compose: ComposeModelDocument, target: Target, s
     if (service.network_mode === 'host') {
       report.push(settings.allowShared.includes(name)
         ? {kind: 'shared', service: name, detail: 'network_mode: host', action: 'shares the host\'s network with every checkout ([stack] allow-shared); its ports do not move'}
-        : {kind: 'refused', service: name, detail: 'network_mode: host shares the host\'s network, so its ports cannot move per checkout', action: `remove network_mode: host (publish its ports instead), or allow it: [stack] allow-shared = ["${name}"] in yard.toml`})
+        : {kind: 'refused', service: name, detail: 'network_mode: host shares the host\'s network, so its ports cannot move per checkout', action: `remove network_mode: host (publish its ports instead), or allow it: ${ALLOW_SHARED}`})
     }
     if (isMapping(service.networks)) {
       for (const [network, body] of Object.entries(service.networks)) {

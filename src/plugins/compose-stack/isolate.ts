@@ -1,16 +1,20 @@
 /**
  * The isolation rewrites of the rendered file (DESIGN.md §4.2, docs/stacks.md): yard's labels on
  * every service, volume and network (main too), and for a worktree only — main runs its literal
- * values — ports by the port rule, `container_name: X` → `<project>-X`, fixed `name:`s of volumes
+ * values — ports by the port rule, `container_name: X` → `<project>-X` (and references to it,
+ * isolate-references.ts), fixed `name:`s of volumes
  * and networks → per project, `image:` + `build:` → the project's own tag, and `external:`
  * resources by `[stack] external`. What cannot be isolated is a refusal or a "shared" entry of the
  * report (isolate-shared.ts). The user's files are never touched: this works on a copy.
  */
+import {createHash} from 'node:crypto'
+
 import type {ImplicitPort, Target} from '../../core/backend.js'
 import {deepClone, isMapping, type ComposeModelDocument, type ComposeServiceDocument, type Mapping} from './compose/types.js'
 import {sharedResources} from './isolate-shared.js'
 import {rewritePorts} from './isolate-ports.js'
-import type {ReportEntry} from './isolation-report.js'
+import {rewriteContainerReferences} from './isolate-references.js'
+import {allowSharedActions, type ReportEntry} from './isolation-report.js'
 import {CHECKOUT_LABEL, yardLabels} from './labels.js'
 
 /** `[stack] external`: what a worktree does with `external: true` volumes and networks. */
@@ -18,7 +22,7 @@ export type ExternalPolicy = 'refuse' | 'per-checkout' | 'shared'
 
 export interface IsolationSettings {
   external: ExternalPolicy
-  /** `[stack] allow-shared`: services that may keep `network_mode: host` in a worktree. */
+  /** `[stack] allow-shared`: services that may keep `network_mode: host` (or `container:` of a container outside the project) in a worktree. */
   allowShared: readonly string[]
 }
 
@@ -37,13 +41,26 @@ function labelMap(labels: unknown): Record<string, string> {
   return isMapping(labels) ? Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, value === null ? '' : String(value)])) : {}
 }
 
-/** `repo[:tag]` → `repo:<tag or latest>-<project>` (a tag is at most 128 characters); digests are left alone. */
+/** The tag grammar of distribution/reference (src/core/image-reference.ts): `[\w][\w.-]{0,127}`. */
+const TAG_MAX = 128
+/** Characters of a tag after the first. */
+const TAG_REST = /[^\w.-]+/g
+
+/**
+ * `repo[:tag]` → `repo:<tag or latest>-<project>`, always a valid tag: characters a tag cannot
+ * hold become `-`, a leading `.` or `-` goes (an empty tag is `latest`), and a tag over 128
+ * characters is cut to 115 plus `-` and 12 hex of the sha256 of the whole, so two long ones
+ * stay apart. Digests are left alone (undefined). The repository is kept as written.
+ */
 export function projectImageTag(image: string, project: string): string | undefined {
   if (image.includes('@')) return undefined
   const slash = image.lastIndexOf('/')
   const colon = image.lastIndexOf(':')
   const [repo, tag] = colon > slash ? [image.slice(0, colon), image.slice(colon + 1)] : [image, 'latest']
-  return `${repo}:${`${tag}-${project}`.slice(0, 128)}`
+  const full = `${tag.replace(/^[^\w]+/, '') || 'latest'}-${project}`.replaceAll(TAG_REST, '-')
+  if (full.length <= TAG_MAX) return `${repo}:${full}`
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 12)
+  return `${repo}:${full.slice(0, TAG_MAX - hash.length - 1)}-${hash}`
 }
 
 /** The networks a service joins, by key; none with `network_mode`. */
@@ -57,13 +74,16 @@ function serviceNetworks(service: ComposeServiceDocument): string[] {
 /**
  * The rendered model of `target` and its report.
  * @param model the resolved model (resolver.ts); not changed
+ * @param probe the model resolved with the `[ports]` keys shifted, which tells a port from a key
+ *   from a literal of the same value (isolate-ports.ts `mayBeKeyed`); not changed
  */
-export function isolate(model: ComposeModelDocument, target: Target, settings: IsolationSettings): Isolated {
+export function isolate(model: ComposeModelDocument, target: Target, settings: IsolationSettings, probe?: ComposeModelDocument): Isolated {
   const compose: ComposeModelDocument = {...deepClone(model), name: target.project}
   compose.services ??= {}
   const labels = yardLabels(target)
-  const {ports, report} = rewritePorts(compose, target)
+  const {ports, report} = rewritePorts(compose, target, probe)
   const worktree = !target.isMain
+  if (worktree) report.push(...rewriteContainerReferences(compose, target, settings))
   const used = new Set<string>()
   for (const [name, service] of Object.entries(compose.services)) {
     service.labels = {...labelMap(service.labels), ...labels, [CHECKOUT_LABEL]: target.checkoutPath}
@@ -128,5 +148,6 @@ export function isolate(model: ComposeModelDocument, target: Target, settings: I
     networks.push(`${target.project}_default`)
   }
   if (worktree) report.push(...sharedResources(compose, target, settings))
+  allowSharedActions(report, settings.allowShared)
   return {compose, report, ports, networks}
 }

@@ -15,6 +15,11 @@ export const COMPOSE_WORKING_DIR_LABEL = 'com.docker.compose.project.working_dir
  * rendered file's directory (in the state directory), not the checkout.
  */
 export const CHECKOUT_LABEL = 'yard.dev/checkout'
+/**
+ * A hash of the service's rendered definition (stack-plan.ts): `up` recreates a stopped
+ * container whose hash is not the current one, instead of starting it as it was made.
+ */
+export const CONFIG_LABEL = 'yard.dev/config'
 
 /** yard's own labels for a target. */
 export function yardLabels(target: Target): Record<string, string> {

@@ -3,10 +3,14 @@
  * compose project resolved as Compose would (compose/), isolated for the target (isolate.ts) and
  * rendered as one file; with the isolation report and the implicit host ports. Starts nothing.
  */
+import {createHash} from 'node:crypto'
+
 import type {StackPlan, StackReportEntry, StackSpec, Target} from '../../core/backend.js'
 import {resolveComposeProject} from './compose/resolve.js'
-import type {ResolveWarning} from './compose/types.js'
+import type {ComposeModelDocument, ResolveInput, ResolveWarning} from './compose/types.js'
 import {isolate} from './isolate.js'
+import {mayBeKeyed, probePortValues} from './isolate-ports.js'
+import {CONFIG_LABEL} from './labels.js'
 import {renderedText} from './render.js'
 
 export interface RenderedStack extends StackPlan {
@@ -16,6 +20,18 @@ export interface RenderedStack extends StackPlan {
   networks: string[]
   /** The services the rendered file runs. */
   services: string[]
+  /** Each service's CONFIG_LABEL value. */
+  configs: Record<string, string>
+}
+
+/** Puts CONFIG_LABEL on every service: 12 hex of the sha256 of its rendered definition. */
+function labelConfigs(compose: ComposeModelDocument): Record<string, string> {
+  const configs: Record<string, string> = {}
+  for (const [name, service] of Object.entries(compose.services)) {
+    configs[name] = createHash('sha256').update(JSON.stringify(service)).digest('hex').slice(0, 12)
+    service.labels = {...service.labels, [CONFIG_LABEL]: configs[name]}
+  }
+  return configs
 }
 
 /** yard's own variables of the env of DESIGN.md §3.5: they win over any `.env` (the resolver's yardEnv). */
@@ -33,6 +49,23 @@ export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessE
   return {env, yardEnv}
 }
 
+/**
+ * The model resolved once more with the `[ports]` keys moved (isolate-ports.ts
+ * `probePortValues`); undefined when no host port equals a key's value (nothing to tell apart),
+ * or when that resolution fails (then a port equal to a key's value counts as the key's).
+ */
+async function keyProbe(input: ResolveInput, model: ComposeModelDocument, target: Target): Promise<ComposeModelDocument | undefined> {
+  if (!mayBeKeyed(model, target)) return undefined
+  const values = probePortValues(model, target)
+  if (!values) return undefined
+  const yardEnv = {...input.yardEnv, ...Object.fromEntries(Object.entries(values).map(([key, port]) => [key, String(port)]))}
+  try {
+    return (await resolveComposeProject({...input, yardEnv}))?.model
+  } catch {
+    return undefined
+  }
+}
+
 function fromWarning(warning: ResolveWarning): StackReportEntry {
   const action = warning.kind === 'yard-variable-in-env-file' && warning.file && warning.key
     ? `remove ${warning.key} from ${warning.file}: yard sets it for every checkout`
@@ -47,18 +80,17 @@ function fromWarning(warning: ResolveWarning): StackReportEntry {
  */
 export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): Promise<RenderedStack | undefined> {
   const {env, yardEnv} = splitEnv(target, spec, shell)
-  const resolved = await resolveComposeProject({
-    checkoutPath: target.checkoutPath,
-    configuredFiles: spec.configuredFiles,
-    configuredOrigin: spec.configuredOrigin,
-    profiles: spec.profiles,
-    env,
-    yardEnv,
-  })
+  const input = {checkoutPath: target.checkoutPath, configuredFiles: spec.configuredFiles, configuredOrigin: spec.configuredOrigin, profiles: spec.profiles, env, yardEnv}
+  const resolved = await resolveComposeProject(input)
   if (!resolved) return undefined
-  const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []})
+  // A host port equal to a [ports] value may be the key's or a literal of that value: resolving
+  // once more with every key moved tells them apart (the port rule needs the file's literals exactly).
+  const probe = await keyProbe(input, resolved.model, target)
+  const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []}, probe)
+  const configs = labelConfigs(isolated.compose)
   const compose = isolated.compose as Record<string, unknown>
   return {
+    configs,
     project: target.project,
     files: resolved.files,
     compose,

@@ -16,12 +16,13 @@ import {shellCommand} from '../../core/shell.js'
 import {ComposeBox} from './box.js'
 import {Engine, type EngineContainer} from './engine.js'
 import {refusalError} from './isolation-report.js'
-import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from './labels.js'
+import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, CONFIG_LABEL, OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from './labels.js'
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
 import {renderedPath, writeRendered} from './render.js'
 import {planStack} from './stack-plan.js'
+import {describeContainers, isRunning, partWayError, worktreeFlag} from './up-failure.js'
 
 /**
  * What `up` probes with a real bind: the `[ports]` host ports and every TCP implicit port (each
@@ -33,6 +34,13 @@ export function probePorts(target: Target, implicit: readonly ImplicitPort[]): R
     for (let host = port.host; host <= (port.hostEnd ?? port.host); host++) ports[`${port.source}${port.hostEnd === undefined ? '' : `+${host - port.host}`}`] = host
   }
   return ports
+}
+
+/** `yard ps` rows of containers, by service then name. */
+function serviceRows(containers: readonly EngineContainer[]): StackContainer[] {
+  return containers
+    .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}))
+    .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
 }
 
 export class ComposeStack implements StackBackend {
@@ -98,9 +106,13 @@ export class ComposeStack implements StackBackend {
    * DESIGN.md §4.2 `up`: renders the stack, refuses (exit 3) what cannot be isolated before any
    * engine call, then a project of another owner and busy host ports (`[ports]` and implicit
    * ones; those this project's own running containers publish are skipped); says what stays
-   * shared; runs the provider on the rendered file; leaves a running project as it is.
+   * shared; runs the provider on the rendered file; leaves a running project as it is. A stopped
+   * container made from another definition than the current one (CONFIG_LABEL) is removed first,
+   * so the provider makes it afresh; the provider starts the other stopped ones as they are.
+   * Engine calls: one round of listings (every container, the project's volumes and networks, at
+   * once), the provider, one listing after it.
    * @throws RefusedError (exit 3); OperationError (exit 1) when the provider fails or a service
-   *   does not run (naming the services it left running, which `yard down` removes).
+   *   does not run (naming the services it left running and stopped, which `yard down` removes).
    */
   async up(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
     const planned = await planStack(target, spec, this.context.env)
@@ -108,22 +120,34 @@ export class ComposeStack implements StackBackend {
     const refused = refusalError(target.project, planned.report)
     if (refused) throw refused
     for (const entry of planned.report.filter((item) => item.kind === 'shared' || item.kind === 'warning')) this.context.warn(`warning: ${entry.service ? `${entry.service}: ` : ''}${entry.detail}: ${entry.action}`)
-    const result = (services: StackContainer[]): StackUpResult => ({project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports, services})
+    const result = (containers: EngineContainer[]): StackUpResult => ({project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports, services: serviceRows(containers)})
     // Detection runs while the engine is asked; a failure counts only when the provider is needed.
     const detection = this.detectProvider(spec.provider)
     detection.catch(() => undefined)
-    const ownership = await this.ownership(target)
+    // Every container at once (the box, and who holds a busy port, are in it), with the project's volumes and networks.
+    const [all, volumes, networks] = await Promise.all([this.engine.containers([]), this.engine.volumes(this.projectFilter(target)), this.engine.networks(this.projectFilter(target))])
+    const ownership = new Ownership(target, all.filter((container) => container.labels[COMPOSE_PROJECT_LABEL] === target.project), volumes, networks)
     if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
+    const box = this.box.ownedIn(target, all)
     const own = ownership.containers
     const busy = await busyPorts(probePorts(target, planned.ports), new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
-    if (busy.length > 0) throw busyPortError(target, busy, await this.engine.publishing())
-    const running = (containers: EngineContainer[]) => new Set(containers.filter((container) => container.state === 'running').map((container) => container.labels[COMPOSE_SERVICE_LABEL]))
-    if (planned.services.every((service) => running(own).has(service))) return result(await this.ps(target))
-    const stopped = own.filter((container) => container.state !== 'running')
-    if (stopped.length > 0) {
-      await this.engine.startContainers(stopped.map((container) => container.id))
-      if (planned.services.every((service) => running(own).has(service) || stopped.some((container) => container.labels[COMPOSE_SERVICE_LABEL] === service))) return result(await this.ps(target))
+    if (busy.length > 0) throw busyPortError(target, busy, all.filter((container) => isRunning(container) && container.ports.length > 0))
+    const service = (container: EngineContainer) => container.labels[COMPOSE_SERVICE_LABEL] ?? ''
+    const current = (container: EngineContainer) => container.labels[CONFIG_LABEL] === planned.configs[service(container)]
+    const running = (containers: EngineContainer[]) => new Set(containers.filter(isRunning).map(service))
+    if (planned.services.every((name) => running(own).has(name))) {
+      const older = own.filter((container) => isRunning(container) && !current(container)).map(service)
+      if (older.length > 0) this.context.warn(`note: ${older.join(', ')} of ${target.project} ${older.length === 1 ? 'runs a container' : 'run containers'} made from another compose file than the current one; a running stack is left as it is: \`${shellCommand(['yard', 'down', ...worktreeFlag(target)])}\` then \`yard up\` makes ${older.length === 1 ? 'it' : 'them'} afresh`)
+      return result(own)
     }
+    const stopped = own.filter((container) => !isRunning(container))
+    const stale = stopped.filter((container) => !current(container))
+    if (stale.length > 0) {
+      this.context.warn(`note: recreating ${describeContainers(stale)} of ${target.project}: stopped, and made from another compose file than the current one`)
+      await this.engine.removeContainers(stale.map((container) => container.id), 0)
+    }
+    const again = stopped.filter(current)
+    if (again.length > 0) this.context.warn(`note: starting ${describeContainers(again)} of ${target.project} again, as made by an earlier \`yard up\``)
 
     const provider = await detection
     // The rendered file first: a state directory that cannot be written must leave nothing behind.
@@ -131,20 +155,11 @@ export class ComposeStack implements StackBackend {
     const outcome = await this.runProvider(provider, target, spec, [file], ['up', '-d'])
     if (outcome.exitCode === 127) await forgetComposeProvider(this.context.stateDir)
 
-    const after = await this.engine.containers(this.projectFilter(target))
-    const missing = planned.services.filter((service) => !running(after).has(service))
-    if (outcome.exitCode !== 0 || missing.length > 0) {
-      const said = `${outcome.stdout}\n${outcome.stderr}`.split('\n').filter((line) => /error|Error|refused|denied|in use|not found/.test(line)).slice(-6).join('\n')
-      const exited = await this.exitedServices(after, missing)
-      const left = [...running(after)].filter(Boolean).sort()
-      const flag = target.isMain ? [] : ['--worktree', target.name]
-      throw new OperationError(missing.length > 0 ? `${target.project}: ${missing.join(', ')} did not start` : `${provider.id} up failed with exit code ${outcome.exitCode}`, {
-        why: `${[said, exited].filter(Boolean).join('\n') || `${provider.id} exited ${outcome.exitCode}`}\n${left.length > 0 ? `left running: ${left.join(', ')}` : 'nothing of it is running'}`,
-        fix: `see \`${shellCommand(['yard', 'logs', ...flag, ...missing])}\`; \`${shellCommand(['yard', 'down', ...flag])}\` removes what it left; run with --verbose for the provider's command`,
-      })
-    }
-    await this.box.join(target, planned.networks)
-    return result(await this.ps(target))
+    const after = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers
+    const missing = planned.services.filter((name) => !running(after).has(name))
+    if (outcome.exitCode !== 0 || missing.length > 0) throw partWayError(target, provider.id, outcome, missing, after, await this.exitedServices(after, missing))
+    if (box?.state === 'running') await this.box.connect(box, planned.networks)
+    return result(after)
   }
 
   /**
@@ -208,10 +223,7 @@ export class ComposeStack implements StackBackend {
 
   /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */
   async ps(target: Target): Promise<StackContainer[]> {
-    const ownership = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], [])
-    return ownership.containers
-      .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}))
-      .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+    return serviceRows(new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers)
   }
 
   /**

@@ -9,6 +9,7 @@ import type {Target} from '../../../src/core/backend.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
 import {isolate, projectImageTag, type IsolationSettings} from '../../../src/plugins/compose-stack/isolate.js'
 import {refusalError} from '../../../src/plugins/compose-stack/isolation-report.js'
+import {imageReferenceProblem} from '../../../src/core/image-reference.js'
 
 const main: Target = {name: 'main', isMain: true, prefix: 'app', project: 'app', owner: 'o1', offset: 0, offsetSource: 'main', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
 const feat: Target = {...main, name: 'feat', isMain: false, project: 'app-feat', offset: 7, offsetSource: 'hash', checkoutPath: '/src/app-worktrees/feat'}
@@ -56,10 +57,62 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     ])
   })
 
+  it('worktree: network_mode container: and volumes_from container: follow the renamed container; others are refused or shared', () => {
+    const file: ComposeModelDocument = {
+      services: {
+        vpn: {image: 'v', container_name: 'vpn'},
+        app: {image: 'a', network_mode: 'container:vpn', volumes_from: ['container:vpn:ro', 'vpn', 'container:app_web_1']},
+        web: {image: 'w', network_mode: 'service:vpn', volumes_from: ['container:company-cache']},
+        probe: {image: 'p', network_mode: 'container:company-proxy'},
+      },
+    }
+    const {compose, report} = isolate(file, feat, settings)
+    expect(compose.services.vpn.container_name).to.equal('app-feat-vpn')
+    expect(compose.services.app.network_mode).to.equal('container:app-feat-vpn')
+    // main's default name of the web service (podman-compose: <project>_<service>_1) becomes the worktree's.
+    expect(compose.services.app.volumes_from).to.deep.equal(['container:app-feat-vpn:ro', 'vpn', 'container:app-feat_web_1'])
+    expect(compose.services.web.network_mode, 'a service key does not change').to.equal('service:vpn')
+    expect(compose.services.web.volumes_from).to.deep.equal(['container:company-cache'])
+    expect(compose.services.probe.network_mode).to.equal('container:company-proxy')
+    expect(report.filter((entry) => entry.kind !== 'rewrite' || entry.detail.includes('container:')).map((entry) => [entry.kind, entry.service, entry.detail.split(' joins')[0]])).to.deep.equal([
+      ['rewrite', 'app', 'network_mode: container:vpn'],
+      ['rewrite', 'app', 'volumes_from container:vpn:ro'],
+      ['rewrite', 'app', 'volumes_from container:app_web_1'],
+      ['shared', 'web', 'volumes_from container:company-cache'],
+      ['refused', 'probe', 'network_mode: container:company-proxy'],
+    ])
+    expect(refusalError(feat.project, report)!.fix).to.include('[stack] allow-shared = ["probe"]')
+    const allowed = isolate(file, feat, {...settings, allowShared: ['probe']}).report.find((entry) => entry.service === 'probe')!
+    expect(allowed.kind).to.equal('shared')
+    expect(isolate(file, main, settings).compose.services.app.network_mode, 'main runs its literal values').to.equal('container:vpn')
+  })
+
+  it('suggests one [stack] allow-shared setting for every service refused for sharing, keeping those allowed', () => {
+    const file: ComposeModelDocument = {services: {agent: {image: 'a', network_mode: 'host'}, probe: {image: 'p', network_mode: 'container:proxy'}, 'my"odd': {image: 'o', network_mode: 'host'}, old: {image: 'o', network_mode: 'host'}}}
+    const refused = isolate(file, feat, {...settings, allowShared: ['old']}).report.filter((entry) => entry.kind === 'refused')
+    expect(refused).to.have.length(3)
+    for (const entry of refused) expect(entry.action).to.include('[stack] allow-shared = ["old", "probe", "agent", "my\\"odd"] in yard.toml')
+  })
+
   it('tags builds per project, keeping the repository and tag', () => {
     expect(projectImageTag('registry.example.com:5000/team/app', 'app-feat')).to.equal('registry.example.com:5000/team/app:latest-app-feat')
     expect(projectImageTag('app:1.2', 'app-feat')).to.equal('app:1.2-app-feat')
     expect(projectImageTag('app@sha256:abc', 'app-feat')).to.equal(undefined)
+  })
+
+  it('gives a valid, distinct tag for long tags and projects, empty tags and odd characters', () => {
+    const long = 'a'.repeat(120)
+    const project = `app-${'f'.repeat(60)}`
+    const one = projectImageTag(`registry.example.com/team/app:${long}`, project)!
+    const two = projectImageTag(`registry.example.com/team/app:${long}`, `${project}x`)!
+    for (const image of [one, two, projectImageTag('app:', 'app-feat')!, projectImageTag('app:.hidden', 'app-feat')!, projectImageTag(`app:${'v'.repeat(128)}`, 'a')!]) {
+      expect(imageReferenceProblem(image), image).to.equal(undefined)
+      expect(image.slice(image.lastIndexOf(':') + 1)).to.match(/^\w[\w.-]{0,127}$/)
+    }
+    expect(one).to.not.equal(two)
+    expect(one).to.match(/^registry\.example\.com\/team\/app:a{115}-[0-9a-f]{12}$/)
+    expect(projectImageTag('app:', 'app-feat')).to.equal('app:latest-app-feat')
+    expect(projectImageTag('app:.hidden', 'app-feat')).to.equal('app:hidden-app-feat')
   })
 
   it('refuses network_mode: host, fixed addresses, subnets and external resources in a worktree, with the way out', () => {

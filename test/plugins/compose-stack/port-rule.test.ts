@@ -8,7 +8,7 @@ import fc from 'fast-check'
 
 import type {Target} from '../../../src/core/backend.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
-import {rewritePorts} from '../../../src/plugins/compose-stack/isolate-ports.js'
+import {mayBeKeyed, probePortValues, rewritePorts} from '../../../src/plugins/compose-stack/isolate-ports.js'
 import {movePort, portRule} from '../../../src/plugins/compose-stack/port-rule.js'
 import {classify, parsePublished} from '../../../src/plugins/compose-stack/published-ports.js'
 
@@ -46,6 +46,35 @@ function expectDisjoint(model: ModelAt, keys: Record<string, number> = {}): void
     for (const key of Object.values(keys)) mine.push(`${key + offset}/tcp`)
     for (const port of new Set(mine)) {
       if (owner.has(port)) expect.fail(`offsets ${owner.get(port)} and ${offset} both publish ${port}`)
+      owner.set(port, offset)
+    }
+  }
+}
+
+/**
+ * A checkout's rendered ports as stack-plan.ts makes them: the model resolved with the `[ports]`
+ * values of `offset`, and, when a host port equals one, the probe resolved with them shifted.
+ */
+function renderKeyed(at: (values: Record<string, number>) => ComposeModelDocument, offset: number, bases: Record<string, number>) {
+  const checkout = target(offset, bases)
+  const model = at(checkout.ports)
+  const probe = mayBeKeyed(model, checkout) ? at(probePortValues(model, checkout)!) : undefined
+  const {report} = rewritePorts(model, checkout, probe)
+  return {model, report}
+}
+
+/**
+ * Asserts that no checkout (offsets 0..89) publishes a host port twice, and that the host ports
+ * of different checkouts — what they publish and their `[ports]` values, used or not — are disjoint.
+ */
+function expectDisjointKeyed(at: (values: Record<string, number>) => ComposeModelDocument, bases: Record<string, number>): void {
+  const owner = new Map<number, number>()
+  for (let offset = 0; offset <= 89; offset++) {
+    const mine = published(renderKeyed(at, offset, bases).model).map((port) => Number.parseInt(port, 10))
+    const twice = mine.find((port, index) => mine.indexOf(port) !== index)
+    if (twice !== undefined) expect.fail(`offset ${offset} publishes ${twice} twice`)
+    for (const port of new Set([...mine, ...Object.values(bases).map((base) => base + offset)])) {
+      if (owner.has(port)) expect.fail(`offsets ${owner.get(port)} and ${offset} both hold ${port}`)
       owner.set(port, offset)
     }
   }
@@ -97,6 +126,62 @@ describe('the port rule (DESIGN.md §4.2)', () => {
       fc.pre(!refused)
       expectDisjoint(model)
     }), {numRuns: 100})
+  })
+
+  it('gives disjoint host ports for any file with a [ports] table, literals inside its ranges included (property)', () => {
+    // Bases at least 90 apart (yard's config check), literals drawn near them (inside [base, base + 89],
+    // equal to some worktree's value) and anywhere, and entries that use a key.
+    const file = fc.uniqueArray(fc.integer({min: 0, max: 660}), {minLength: 1, maxLength: 3}).chain((slots) => {
+      const bases = slots.map((slot) => 1024 + slot * 97)
+      const near = fc.tuple(fc.constantFrom(...bases), fc.integer({min: 0, max: 89})).map(([base, delta]) => base + delta)
+      const literal = fc.tuple(fc.oneof(near, fc.integer({min: 1, max: 65_535})), fc.integer({min: 0, max: 3}), fc.constantFrom('tcp', 'udp'))
+      const entry = fc.oneof(
+        literal.map(([port, size, protocol]) => ({literal: {start: port, end: Math.min(port + size, 65_535)}, protocol})),
+        fc.integer({min: 0, max: bases.length - 1}).map((key) => ({key: `K${key}`, protocol: 'tcp'})),
+      )
+      return fc.record({bases: fc.constant(Object.fromEntries(bases.map((base, index) => [`K${index}`, base]))), services: fc.array(fc.array(entry, {maxLength: 5}), {minLength: 1, maxLength: 4})})
+    })
+    fc.assert(fc.property(file, ({bases, services}) => {
+      // One file as written: every literal port at most once, every key at most once.
+      const numbers = services.flat().flatMap((entry) => ('literal' in entry ? Array.from({length: entry.literal.end - entry.literal.start + 1}, (_, index) => `p${entry.literal.start + index}`) : [entry.key]))
+      fc.pre(new Set(numbers).size === numbers.length)
+      const at = (values: Record<string, number>): ComposeModelDocument => ({
+        services: Object.fromEntries(services.map((entries, index) => [`s${index}`, {
+          ports: entries.map((entry) => ('literal' in entry ? `${entry.literal.start}-${entry.literal.end}:${entry.literal.start}-${entry.literal.end}/${entry.protocol}` : `${values[entry.key]}:8080`)),
+        }])),
+      })
+      const refused = rewritePorts(at(bases), target(0, bases)).report.some((entry) => entry.kind === 'refused')
+      fc.pre(!refused)
+      expectDisjointKeyed(at, bases)
+    }), {numRuns: 60})
+  })
+
+  it('a literal equal to a worktree\'s [ports] value is moved there, and main moves its literals inside a [ports] range', () => {
+    const bases = {DB_PORT: 5432}
+    // The replica's 5433 is DB_PORT at offset 1; the admin's 5500 is DB_PORT at offset 68.
+    const at = (values: Record<string, number>): ComposeModelDocument => ({services: {db: {ports: [`${values.DB_PORT}:5432`]}, replica: {ports: ['5433:5433']}, admin: {ports: ['5500:80', '8080:8080']}}})
+    expectDisjointKeyed(at, bases)
+    const first = renderKeyed(at, 1, bases)
+    expect(first.model.services.db.ports).to.deep.equal(['5433:5432'])
+    // L = 5433 5500 8080; the window avoids [5432, 5521] and L: B = 20000, offset 1's block starts there.
+    expect(first.model.services.replica.ports).to.deep.equal(['20000:5433'])
+    const main = renderKeyed(at, 0, bases)
+    expect(main.model.services.db.ports).to.deep.equal(['5432:5432'])
+    // Main's block is the 90th: 20000 + 89·100.
+    expect(main.model.services.replica.ports).to.deep.equal(['28900:5433'])
+    expect(main.model.services.admin.ports).to.deep.equal(['28901:80', '8080:8080'])
+    expect(main.report.map((entry) => entry.action)).to.deep.equal([
+      'published as 28900 (it lies in a [ports] range (DB_PORT 5432-5521), where a worktree publishes that key)',
+      'published as 28901 (it lies in a [ports] range (DB_PORT 5432-5521), where a worktree publishes that key)',
+    ])
+  })
+
+  it('probes the [ports] keys at valid ports that no entry of the file publishes, keeping their order', () => {
+    const checkout = target(89, {LOW: 65_300, HIGH: 65_440})
+    const model: ComposeModelDocument = {services: {s: {ports: [`${65_389}:80`, `${65_529}:81`, '65530-65535:90-95', '65388:65388']}}}
+    const values = probePortValues(model, checkout)!
+    // +1..+6 would leave 65535 or land on 65530-65535, so the keys move down: the first free d is −2.
+    expect(values).to.deep.equal({LOW: 65_387, HIGH: 65_527})
   })
 
   it('refuses, rather than half-moves, a file whose fixed ports leave no window', () => {
