@@ -86,6 +86,12 @@ export function demandedRepo(repo: Repo, node: string): DemandedRepo {
 /** The cache demand of one node, over an open connection. */
 export class KubeCacheDemand implements CacheDemand {
   private informers?: {pods: Informer<PodVolumes & {metadata: object}>; repos: Informer<Repo>}
+  /**
+   * Entries this agent wrote whose watch event has not come back yet, by key, with the Repo's
+   * resourceVersion seen when it wrote them: until the watched Repo changes, they are what it
+   * reported (else every pass in between would send the same patch again).
+   */
+  private readonly written = new Map<string, {version: string | undefined; status: CacheNodeStatus}>()
 
   constructor(
     private readonly kube: Kube,
@@ -102,8 +108,18 @@ export class KubeCacheDemand implements CacheDemand {
 
   /** @throws OperationError when the Repos cannot be listed (not watching; the CRD missing included: `yard cluster install`). */
   async repos(): Promise<DemandedRepo[]> {
-    const items = this.informers ? this.informers.repos.list() : ((await this.listRepos()).items ?? [])
-    return items.map((repo) => demandedRepo(repo, this.node))
+    if (!this.informers) return ((await this.listRepos()).items ?? []).map((repo) => demandedRepo(repo, this.node))
+    return this.informers.repos.list().map((repo) => {
+      const demanded = demandedRepo(repo, this.node)
+      const written = this.written.get(demanded.key)
+      if (written === undefined) return demanded
+      // resourceVersions are compared for equality only (Kubernetes docs: they are opaque).
+      if (written.version !== repo.metadata.resourceVersion) {
+        this.written.delete(demanded.key)
+        return demanded
+      }
+      return {...demanded, reported: written.status}
+    })
   }
 
   /**
@@ -148,6 +164,7 @@ export class KubeCacheDemand implements CacheDemand {
         kube.mergePatch,
       ),
     )
+    if (this.informers) this.written.set(key, {version: this.informers.repos.list().find((repo) => repo.metadata.name === key)?.metadata.resourceVersion, status})
   }
 }
 

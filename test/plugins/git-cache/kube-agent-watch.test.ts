@@ -66,7 +66,8 @@ describe('git-cache: the cluster agent watches (informers)', function () {
     return key
   }
 
-  const present = (key: string) => existsSync(path.join(root, key, 'HEAD'))
+  /** Cloned and reported: HEAD alone appears before the clone has its refs. */
+  const present = (key: string) => existsSync(path.join(root, key, 'HEAD')) && api.get(REPOS, NAMESPACE, key)?.status?.nodes?.[NODE]?.present === true
   const count = (verb: string, resource: string) => api.calls.filter((call) => call.verb === verb && call.resource === resource && call.subresource === undefined).length
 
   it('clones a Repo declared ahead, serves an ask, evicts a removed Repo, each on the change, with its resync 10 minutes away', async () => {
