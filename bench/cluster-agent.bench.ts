@@ -9,9 +9,9 @@
  * Rows: (a) idle for BENCH_IDLE_MINUTES simulated minutes (default 30) with nothing to cache:
  * the watches' reconnects only; target ≤ 1 request per node per minute. (b) a burst of
  * BENCH_CREATES (default 100) sandbox creates: each declares one of 5 Repos and starts a pod
- * mounting it on node (k mod N); the agents clone on first demand and report. Run at N and at
- * N/5 nodes: requests follow the (node, repository) pairs the creates make, at most one report
- * per create, not the number of nodes (watch reconnects during the burst are counted apart: they
+ * mounting it on node (k mod U) of U nodes used; the agents clone on first demand and report.
+ * Run on all N nodes, on N/5 of N nodes, and on N/5 of N/5 nodes: requests follow the (node,
+ * repository) pairs the creates make, at most one report per create, not the number of nodes (watch reconnects during the burst are counted apart: they
  * follow the clock, at the idle row's rate).
  * A row's figure is its phase's wall-clock time; the request counts are in its note and under
  * `requests` in results.json.
@@ -137,14 +137,17 @@ const rows: Array<RowResult & {requests: object}> = []
   await stopCluster(cluster)
 }
 
-for (const count of [...new Set([nodes, Math.max(1, Math.round(nodes / 5))])]) {
-  log(`a burst of ${creates} creates on ${count} nodes`)
-  const cluster = await startCluster(count, join(dir, `burst-${count}`))
+const fifth = Math.max(1, Math.round(nodes / 5))
+// [nodes running an agent, nodes the creates land on]
+const bursts: Array<[number, number]> = [[nodes, nodes], [nodes, fifth], [fifth, fifth]]
+for (const [count, used] of bursts) {
+  log(`a burst of ${creates} creates on ${used} of ${count} nodes`)
+  const cluster = await startCluster(count, join(dir, `burst-${count}-${used}`))
   const from = cluster.api.calls.length
   const started = Date.now()
   const pairs = new Set<string>()
   for (let index = 0; index < creates; index++) {
-    const node = index % count
+    const node = index % used
     pairs.add(`${node}/${index % REPOS}`)
     await create(cluster.api, index, urls[index % REPOS], `node-${node}`, cluster.roots[node])
   }
@@ -159,7 +162,7 @@ for (const count of [...new Set([nodes, Math.max(1, Math.round(nodes / 5))])]) {
   // Watch reconnects run on their own clock (the idle row's rate) over the burst's simulated minutes; the rest the creates caused.
   const caused = requests.total - requests.watch
   const minutes = (took * scale) / 60_000
-  rows.push(row(`burst of ${creates} creates, ${count} nodes`, took, `${caused} requests caused (${requests.patch} status reports, ${requests.list} lists) for ${pairs.size} node×repository pairs, ${(caused / creates).toFixed(2)} per create; besides, ${requests.watch} watch reconnects over ${minutes.toFixed(0)} simulated minutes`, {...requests, caused, pairs: pairs.size, perCreate: caused / creates, simulatedMinutes: minutes}))
+  rows.push(row(`burst of ${creates} creates on ${used} of ${count} nodes`, took, `${caused} requests caused (${requests.patch} status reports, ${requests.list} lists) for ${pairs.size} node×repository pairs, ${(caused / creates).toFixed(2)} per create; besides, ${requests.watch} watch reconnects over ${minutes.toFixed(0)} simulated minutes`, {...requests, caused, pairs: pairs.size, perCreate: caused / creates, simulatedMinutes: minutes}))
   await stopCluster(cluster)
 }
 
