@@ -451,8 +451,8 @@ export interface CacheDemand {
   /**
    * Starts watching what the cluster wants (list, then watch from its resourceVersion; relists
    * after `410 Gone`, reconnects with backoff) until `signal` aborts; resolves once the first
-   * lists are in. `onChange` runs on every change seen, `onError` on every failed list or watch
-   * (retried by itself). Optional: a demand without it is read by polling.
+   * lists are in. `onChange` runs on every change seen and after a recovery, `onError` on the first
+   * failed list or watch of an outage (retried by itself, with backoff). Optional: a demand without it is read by polling.
    */
   watch?(options: {signal: AbortSignal; onChange: () => void; onError: (error: unknown) => void}): Promise<void>
   /** Writes this node's entry of one repository's status, and nothing else. */

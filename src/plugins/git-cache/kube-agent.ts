@@ -77,21 +77,16 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
   let changed = false
   let wake: (() => void) | undefined
   if (watching) {
-    let failing = false
     const stop = new AbortController()
     options.signal?.addEventListener('abort', () => stop.abort(), {once: true})
     const ready = demand.watch!({
       signal: stop.signal,
       onChange: () => {
         changed = true
-        failing = false
         wake?.()
       },
-      onError: (error) => {
-        // One warning per outage: the informers retry by themselves, with backoff.
-        if (!failing) cache.context.warn(`warning: the cache agent of node ${demand.node} lost its watch of the cluster; retrying with backoff: ${describe(error)}`)
-        failing = true
-      },
+      // Once per outage of each watch: the informers retry by themselves, with backoff.
+      onError: (error) => cache.context.warn(`warning: the cache agent of node ${demand.node} lost its watch of the cluster; retrying with backoff: ${describe(error)}`),
     })
     await Promise.race([ready, new Promise((resolve) => stop.signal.addEventListener('abort', resolve, {once: true}))])
     if (stop.signal.aborted) return totals

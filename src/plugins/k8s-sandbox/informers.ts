@@ -41,6 +41,7 @@ export interface InformerOptions<T extends KubernetesObject> {
   fieldSelector?: string
   signal: AbortSignal
   onChange: () => void
+  /** The first failure of an outage (the retries after it are silent until one succeeds). */
   onError: (error: unknown) => void
   timing?: WatchTiming
 }
@@ -69,6 +70,8 @@ export function startInformer<T extends KubernetesObject>(kube: Kube, options: I
     failedDuring = false
     await informer.start()
     if (!failedDuring && informer.latestResourceVersion() !== '') {
+      // Back after a failure: a change to look at (the watcher re-reads, and knows it recovered).
+      if (failures > 0) options.onChange()
       failures = 0
       resolveSynced()
     }
@@ -77,7 +80,8 @@ export function startInformer<T extends KubernetesObject>(kube: Kube, options: I
   informer.on('error', (error) => {
     failedDuring = true
     if (signal.aborted) return
-    options.onError(error)
+    // Once per outage: the retries that follow say nothing until one succeeds.
+    if (failures === 0) options.onError(error)
     const wait = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** failures) * (0.8 + 0.4 * Math.random())
     failures++
     clearTimeout(retry)

@@ -94,6 +94,16 @@ describe('git-cache: the cluster agent watches (informers)', function () {
     expect(h.warnings).to.deep.equal([])
   })
 
+  it('fetches on its Repo\'s refreshInterval while watching, woken for the refresh due, not by the resync', async () => {
+    const upstream = makeUpstream('app')
+    await startAgent()
+    const {key} = repoIdentity(upstream)
+    await api.put(repoObject(key, NAMESPACE, {url: upstream, prefetch: true, refreshInterval: '2s'}) as unknown as KubeObject)
+    await until(() => present(key))
+    const later = commitTo(upstream, 'main', 'later', 'fetched on the interval\n')
+    await until(() => git(path.join(root, key), ['rev-parse', 'main']) === later, 6000)
+  })
+
   it('survives 410 Gone: a watch from a compacted resourceVersion lists again and goes on watching', async () => {
     const upstream = makeUpstream('app')
     await startAgent()
@@ -114,8 +124,9 @@ describe('git-cache: the cluster agent watches (informers)', function () {
     await until(() => git(path.join(root, key), ['rev-parse', 'main']) === later)
     expect(api.calls.filter((call) => call.verb === 'watch').length).to.equal(gone)
     expect([count('list', 'pods'), count('list', 'repos')]).to.deep.equal([2, 2])
-    expect(h.warnings).to.have.length(1)
-    expect(h.warnings[0]).to.include('lost its watch')
+    // One warning per watch cut (pods, Repos), none for each retry.
+    expect(h.warnings).to.have.length(2)
+    expect(h.warnings.every((warning) => warning.includes('lost its watch'))).to.equal(true)
   })
 
   it('reconnects after an API server restart from its resourceVersion, seeing what changed meanwhile without a relist', async () => {
