@@ -507,10 +507,20 @@ export interface DemandedRepo {
 export interface CacheDemand {
   /** The node this agent serves. */
   readonly node: string
-  /** Cache keys mounted by pods on this node that have not ended (phase not Succeeded or Failed). */
-  mountedKeys(): Promise<Set<string>>
-  /** Every repository the cluster wants cached. */
+  /**
+   * Cache keys mounted by pods on this node that have not ended (phase not Succeeded or Failed);
+   * once watching, from the watch's cache, unless `fresh` asks the server again.
+   */
+  mountedKeys(options?: {fresh?: boolean}): Promise<Set<string>>
+  /** Every repository the cluster wants cached; once watching, from the watch's cache. */
   repos(): Promise<DemandedRepo[]>
+  /**
+   * Starts watching what the cluster wants (list, then watch from its resourceVersion; relists
+   * after `410 Gone`, reconnects with backoff) until `signal` aborts; resolves once the first
+   * lists are in. `onChange` runs on every change seen and after a recovery, `onError` on the first
+   * failed list or watch of an outage (retried by itself, with backoff). Optional: a demand without it is read by polling.
+   */
+  watch?(options: {signal: AbortSignal; onChange: () => void; onError: (error: unknown) => void}): Promise<void>
   /** Writes this node's entry of one repository's status, and nothing else. */
   report(key: string, status: CacheNodeStatus): Promise<void>
 }

@@ -20,6 +20,11 @@
  *   git's own mechanisms, for that git process only (credentials.ts).
  * Pods are listed before Repos: a sandbox's Repo is made before its pod, so a pod that the first
  * list misses has its Repo in the second, and its cache is not evicted.
+ *
+ * As a loop, the agent watches (`CacheDemand.watch`, informers): a pass runs when a change is seen
+ * (a Repo added, asked or removed, a pod on this node appearing or ending), when a refresh falls
+ * due, when a clone or fetch ends, and on a slow resync (`pollMs`, default 60 s) that reads the
+ * watch caches again without a request. A demand that cannot watch, and `once`, list instead.
  */
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
 import {YardError} from '../../core/errors.js'
@@ -56,8 +61,9 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     if (event.action !== 'skipped') totals[event.action].push(event.key)
     options.onEvent?.(event)
   }
-  // Each poll is two list calls per node: slower than the local agent's file reads.
-  const pollMs = options.pollMs ?? 5000
+  const watching = !options.once && demand.watch !== undefined
+  // Polling, each pass is two list calls per node; watching, a resync reads the watch caches.
+  const pollMs = options.pollMs ?? (watching ? 60_000 : 5000)
   const sweepMs = options.sweepMs ?? 10 * 60_000
   const nextDue = new Map<string, number>()
   const inFlight = new Map<string, Promise<void>>()
@@ -66,6 +72,25 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
   const served = new Map<string, string>()
   let nextSweep = 0
   let warnedUnmarked = false
+  // The earliest instant a refresh falls due (plan), so that a watching loop wakes for it.
+  let soonest = Infinity
+  let changed = false
+  let wake: (() => void) | undefined
+  if (watching) {
+    const stop = new AbortController()
+    options.signal?.addEventListener('abort', () => stop.abort(), {once: true})
+    const ready = demand.watch!({
+      signal: stop.signal,
+      onChange: () => {
+        changed = true
+        wake?.()
+      },
+      // Once per outage of each watch: the informers retry by themselves, with backoff.
+      onError: (error) => cache.context.warn(`warning: the cache agent of node ${demand.node} lost its watch of the cluster; retrying with backoff: ${describe(error)}`),
+    })
+    await Promise.race([ready, new Promise((resolve) => stop.signal.addEventListener('abort', resolve, {once: true}))])
+    if (stop.signal.aborted) return totals
+  }
 
   const report = async (repo: DemandedRepo, status: CacheNodeStatus) => {
     if (sameStatus(repo.reported, status)) return
@@ -134,7 +159,10 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       const retry = present || (record?.lastError ?? null) !== null
       const dueAt = retry ? (nextDue.get(repo.key) ?? lastAttempt + 0.8 * (repo.refreshMs ?? options.intervalMs)) : 0
       if ((present || mounted) && (asked || Date.now() >= dueAt)) due.push({repo, kind: present ? 'fetch' : 'clone', onDemand: asked})
-      else await report(repo, status)
+      else {
+        if ((present || mounted) && Number.isFinite(dueAt)) soonest = Math.min(soonest, dueAt)
+        await report(repo, status)
+      }
     }
     // Asks first: somebody is waiting for them; then clones (a pod waits for those too).
     return due.sort((a, b) => Number(b.onDemand) - Number(a.onDemand) || Number(b.kind === 'clone') - Number(a.kind === 'clone'))
@@ -145,7 +173,7 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     const wanted = new Set(view.repos.map((repo) => repo.key))
     const candidates = (await keysInRoot(root)).filter((key) => !wanted.has(key) && !view.mounted.has(key) && !inFlight.has(key))
     if (candidates.length === 0) return
-    const mountedNow = await demand.mountedKeys()
+    const mountedNow = await demand.mountedKeys({fresh: true})
     for (const key of candidates.filter((candidate) => !mountedNow.has(candidate))) {
       const paths = cachePaths(root, key)
       try {
@@ -161,6 +189,8 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
 
   for (;;) {
     let due: Work[] = []
+    changed = false
+    soonest = Infinity
     try {
       const mounted = await demand.mountedKeys()
       const view: View = {mounted, repos: await demand.repos()}
@@ -198,8 +228,13 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       await Promise.all(inFlight.values())
       break
     }
-    // Wake on the first of: a clone or fetch finishing (a slot frees), the poll, a stop.
-    await Promise.race([...inFlight.values(), sleep(pollMs, options.signal)])
+    // Wake on the first of: a clone or fetch finishing (a slot frees), the poll, a stop; watching,
+    // also a change seen, or the next refresh due (nextDue is set when a fetch ends, seen then).
+    if (watching && changed) continue
+    const changedNow = watching ? new Promise<void>((resolve) => (wake = resolve)) : undefined
+    const waitMs = watching ? Math.max(0, Math.min(pollMs, soonest - Date.now())) : pollMs
+    await Promise.race([...inFlight.values(), sleep(waitMs, options.signal), ...(changedNow ? [changedNow] : [])])
+    wake = undefined
   }
   return totals
 }

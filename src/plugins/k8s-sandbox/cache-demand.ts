@@ -7,20 +7,28 @@
  * hold nothing. The agent writes only its own node's entry of a Repo's status, with a JSON merge
  * patch on the status subresource.
  *
- * The API calls made, and so what the agent's Role must grant: list pods, list repos.yard.dev,
- * patch repos.yard.dev/status — see AGENT_API_CALLS.
+ * Running as a loop, the agent watches instead of polling (`watch`, informers.ts): one informer
+ * on the pods of its node (field selector `spec.nodeName`), one on the Repos, and reads both from
+ * their caches — an idle node costs its two watches' reconnects (every 300–600 s each), and a
+ * change one event on an open watch. Pods are listed again only right before an eviction.
+ *
+ * The API calls made, and so what the agent's Role must grant: list and watch pods, list and
+ * watch repos.yard.dev, patch repos.yard.dev/status — see AGENT_API_CALLS.
  */
 import path from 'node:path'
 
 import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
 import {CACHE_KEY_PATTERN} from '../../core/repo-identity.js'
+import {type Informer, startInformer, type WatchTiming} from './informers.js'
 import {Kube, kubeCall, kubeGet, openKube} from './kube.js'
 import {nodeStatusPatch, parseRefreshInterval, Repo, REPO_GROUP, REPO_PLURAL, REPO_VERSION, RepoNodeStatus} from './repo-resource.js'
 
 /** Every API call of the cache agent as RBAC sees it (API group, resource, verb): its Role grants these and no more. */
 export const AGENT_API_CALLS: ReadonlyArray<{apiGroup: string; resource: string; verb: string}> = [
   {apiGroup: '', resource: 'pods', verb: 'list'},
+  {apiGroup: '', resource: 'pods', verb: 'watch'},
   {apiGroup: REPO_GROUP, resource: REPO_PLURAL, verb: 'list'},
+  {apiGroup: REPO_GROUP, resource: REPO_PLURAL, verb: 'watch'},
   {apiGroup: REPO_GROUP, resource: `${REPO_PLURAL}/status`, verb: 'patch'},
 ]
 
@@ -29,6 +37,7 @@ const ENDED_PHASES = new Set(['Succeeded', 'Failed'])
 
 /** The parts of a Pod this module reads. */
 export interface PodVolumes {
+  metadata?: {name?: string}
   spec?: {volumes?: Array<{hostPath?: {path?: string}}>}
   status?: {phase?: string}
 }
@@ -76,28 +85,69 @@ export function demandedRepo(repo: Repo, node: string): DemandedRepo {
 
 /** The cache demand of one node, over an open connection. */
 export class KubeCacheDemand implements CacheDemand {
+  private informers?: {pods: Informer<PodVolumes & {metadata: object}>; repos: Informer<Repo>}
+  /**
+   * Entries this agent wrote whose watch event has not come back yet, by key, with the Repo's
+   * resourceVersion seen when it wrote them: until the watched Repo changes, they are what it
+   * reported (else every pass in between would send the same patch again).
+   */
+  private readonly written = new Map<string, {version: string | undefined; status: CacheNodeStatus}>()
+
   constructor(
     private readonly kube: Kube,
     readonly node: string,
     private readonly cacheRoot: string,
+    private readonly timing?: WatchTiming,
   ) {}
 
-  /** @throws OperationError when the pods cannot be listed. */
-  async mountedKeys(): Promise<Set<string>> {
-    const {kube, node} = this
-    const list = await kubeCall(kube, `list the pods on node ${node} in namespace ${kube.namespace}`, () =>
-      kube.core.listNamespacedPod({namespace: kube.namespace, fieldSelector: `spec.nodeName=${node}`}),
-    )
-    return mountedCacheKeys(list.items as PodVolumes[], this.cacheRoot)
+  /** @throws OperationError when the pods cannot be listed (not watching, or `fresh`). */
+  async mountedKeys({fresh = false}: {fresh?: boolean} = {}): Promise<Set<string>> {
+    if (this.informers && !fresh) return mountedCacheKeys(this.informers.pods.list(), this.cacheRoot)
+    return mountedCacheKeys((await this.listPods()).items as PodVolumes[], this.cacheRoot)
   }
 
-  /** @throws OperationError when the Repos cannot be listed (the CRD missing included: `yard cluster install`). */
+  /** @throws OperationError when the Repos cannot be listed (not watching; the CRD missing included: `yard cluster install`). */
   async repos(): Promise<DemandedRepo[]> {
+    if (!this.informers) return ((await this.listRepos()).items ?? []).map((repo) => demandedRepo(repo, this.node))
+    return this.informers.repos.list().map((repo) => {
+      const demanded = demandedRepo(repo, this.node)
+      const written = this.written.get(demanded.key)
+      if (written === undefined) return demanded
+      // resourceVersions are compared for equality only (Kubernetes docs: they are opaque).
+      if (written.version !== repo.metadata.resourceVersion) {
+        this.written.delete(demanded.key)
+        return demanded
+      }
+      return {...demanded, reported: written.status}
+    })
+  }
+
+  /**
+   * Watches the pods of this node, then the Repos (informers.ts); resolves once both are listed.
+   * Pods first, as in a poll: a sandbox's Repo is made before its pod, so a pod the first list
+   * misses has its Repo in the second.
+   */
+  async watch({signal, onChange, onError}: {signal: AbortSignal; onChange: () => void; onError: (error: unknown) => void}): Promise<void> {
     const {kube} = this
-    const list = (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, () =>
+    const namespace = encodeURIComponent(kube.namespace)
+    const common = {signal, onChange, onError, ...(this.timing ? {timing: this.timing} : {})}
+    const pods = startInformer(kube, {...common, path: `/api/v1/namespaces/${namespace}/pods`, fieldSelector: `spec.nodeName=${this.node}`, list: () => this.listPods() as never})
+    await pods.synced
+    const repos = startInformer(kube, {...common, path: `/apis/${REPO_GROUP}/${REPO_VERSION}/namespaces/${namespace}/${REPO_PLURAL}`, list: () => this.listRepos() as never})
+    await repos.synced
+    if (!signal.aborted) this.informers = {pods: pods as never, repos: repos as never}
+  }
+
+  private listPods() {
+    const {kube, node} = this
+    return kubeCall(kube, `list the pods on node ${node} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, fieldSelector: `spec.nodeName=${node}`}))
+  }
+
+  private async listRepos(): Promise<{items?: Repo[]; metadata?: {resourceVersion?: string}}> {
+    const {kube} = this
+    return (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, () =>
       kube.custom.listNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL}),
     )) as {items?: Repo[]}
-    return (list.items ?? []).map((repo) => demandedRepo(repo, this.node))
   }
 
   /**
@@ -114,6 +164,7 @@ export class KubeCacheDemand implements CacheDemand {
         kube.mergePatch,
       ),
     )
+    if (this.informers) this.written.set(key, {version: this.informers.repos.list().find((repo) => repo.metadata.name === key)?.metadata.resourceVersion, status})
   }
 }
 
@@ -122,7 +173,7 @@ export class KubeCacheDemand implements CacheDemand {
  * node's agent. Nothing is sent yet.
  * @throws InputError (exit 2) when no kubeconfig or context is found (see `openKube`).
  */
-export async function openCacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}, env: NodeJS.ProcessEnv): Promise<CacheDemand> {
+export async function openCacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string; timing?: WatchTiming}, env: NodeJS.ProcessEnv): Promise<CacheDemand> {
   const kube = await openKube({namespace: options.namespace, ...(options.context ? {context: options.context} : {})}, env)
-  return new KubeCacheDemand(kube, options.node, options.cacheRoot)
+  return new KubeCacheDemand(kube, options.node, options.cacheRoot, options.timing)
 }

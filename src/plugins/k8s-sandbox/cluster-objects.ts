@@ -44,14 +44,14 @@ export interface PolicyRule {
 
 /**
  * Exactly what the cache agent (`yard cache agent --kubernetes`, cache-demand.ts) does with the
- * API, in its own namespace: list the pods (on its node, by field selector), list the Repos, and
+ * API, in its own namespace: list and watch the pods (on its node, by field selector), list and watch the Repos, and
  * merge-patch the status subresource of a Repo (its node's entry). Nothing else: no secrets, no
  * writes to pods or to a Repo's spec (Kubernetes docs, "Using RBAC Authorization"; least privilege).
  */
 export function agentRoleRules(): PolicyRule[] {
   return [
-    {apiGroups: [''], resources: ['pods'], verbs: ['list']},
-    {apiGroups: [REPO_GROUP], resources: [REPO_PLURAL], verbs: ['list']},
+    {apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch']},
+    {apiGroups: [REPO_GROUP], resources: [REPO_PLURAL], verbs: ['list', 'watch']},
     {apiGroups: [REPO_GROUP], resources: [`${REPO_PLURAL}/status`], verbs: ['patch']},
   ]
 }

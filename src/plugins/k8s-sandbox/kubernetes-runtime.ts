@@ -23,6 +23,7 @@ import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from
 import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
 import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
 import {MANAGED_BY_LABEL, PREFIX_LABEL} from './manifest.js'
+import {watchPodUntil} from './pod-watch.js'
 import {askForFetch, dropUnusedRepos, repoNodeStates, upsertRepos, waitForCaches} from './kubernetes-repos.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
@@ -128,7 +129,9 @@ export class KubernetesRuntime implements SandboxRuntime {
   }
 
   /**
-   * Polls the Pod until its Ready condition is True.
+   * Waits until the Pod's Ready condition is True: a read, then a watch from its resourceVersion
+   * (pod-watch.ts) until it changes that way, read again to decide. A user who may not watch pods
+   * (403) is served by polling, a read a second at most.
    * @throws OperationError (exit 1) when the budget runs out or the pod ends, with its
    *   conditions, container states and recent events.
    */
@@ -136,6 +139,8 @@ export class KubernetesRuntime implements SandboxRuntime {
     const budgetMs = this.settings.readyTimeoutMs
     const deadline = Date.now() + budgetMs
     let pod: V1Pod | undefined
+    let watchable = true
+    const settled = (next: V1Pod) => isReady(next) || next.status?.phase === 'Failed' || next.status?.phase === 'Succeeded'
     for (;;) {
       // A read that hangs is cut at the deadline (at least one poll's worth), never left pending.
       pod = await this.readPod(name, AbortSignal.timeout(Math.max(pollEvery(budgetMs), deadline - Date.now())))
@@ -148,7 +153,11 @@ export class KubernetesRuntime implements SandboxRuntime {
           fix: `the pod was deleted; check that the nodes can pull or have the image and that namespace ${kube.namespace} has room (kubectl describe pod shows the same), raise [cluster] ready-timeout-seconds for slow nodes, then run yard sandbox create again`,
         })
       }
-      await sleep(Math.min(pollEvery(budgetMs), Math.max(0, deadline - Date.now())))
+      const left = Math.max(0, deadline - Date.now())
+      // No pod to watch from (not found yet): a poll's pause, then read again.
+      const outcome = watchable && pod ? await watchPodUntil(kube, name, pod.metadata?.resourceVersion, settled, left) : 'failed'
+      if (outcome === 'refused') watchable = false
+      if (outcome !== 'changed' && outcome !== 'closed') await sleep(Math.min(pollEvery(budgetMs), Math.max(0, deadline - Date.now())))
     }
   }
 

@@ -2,8 +2,9 @@
  * A FAKE Kubernetes API server, in-process (DESIGN.md §8: no API server can run on these
  * machines). It speaks enough of the REST API for client-node — create, get, list with label and
  * field selectors, replace, patch (merge, strategic as merge, JSON patch) including `/status`,
- * delete, and watch from a resourceVersion — on core and grouped, namespaced and cluster-scoped
- * paths. It validates every body with the Kubernetes schemas (kubernetes-models) and custom
+ * delete, and watch from a resourceVersion (newline-delimited ADDED/MODIFIED/DELETED events,
+ * BOOKMARK events when asked, `410 Gone` as an ERROR event for a compacted resourceVersion,
+ * `timeoutSeconds`) — on core and grouped, namespaced and cluster-scoped paths. It validates every body with the Kubernetes schemas (kubernetes-models) and custom
  * objects with their CRD's openAPIV3Schema, answers 404/409/422 with the real server's Status
  * bodies, and records every call with its RBAC verb so a test can check it against a Role.
  *
@@ -69,6 +70,12 @@ export interface FakeKubeOptions {
   onCreate?: (created: CreatedObject, api: FakeKubeApi) => void | Promise<void>
   /** Runs after each patch through the API (not of a subresource), with the patched object and the patch body, like onCreate. */
   onPatch?: (patched: CreatedObject & {patch: unknown}, api: FakeKubeApi) => void | Promise<void>
+  /**
+   * How much faster than the wall clock the server's own clock runs (default 1): a watch's
+   * `timeoutSeconds` ends after timeoutSeconds / timeScale real seconds. Benches simulate long idle
+   * periods with it; clients must scale their own timers alike.
+   */
+  timeScale?: number
 }
 
 export interface FakeKubeApi {
@@ -102,6 +109,23 @@ export interface FakeKubeApi {
    * 403 for one verb). `times` defaults to 1; Infinity keeps it.
    */
   inject(match: Partial<FakeKubeCall>, failure: {code: number; reason?: string; message?: string}, times?: number): void
+  /** Watches open now. */
+  openWatches(): number
+  /**
+   * Sends a BOOKMARK event (the current resourceVersion, Kubernetes docs "Watch bookmarks") on
+   * every open watch that asked for them (`allowWatchBookmarks=true`).
+   */
+  bookmark(): void
+  /**
+   * Compacts the event log (as etcd does): a watch from a resourceVersion before now is answered
+   * with an ERROR event, code 410 reason Expired ("410 Gone"), and ends.
+   */
+  compact(): void
+  /**
+   * Restarts the server on the same port: every connection (open watches too) is cut, nothing
+   * answers for `downMs` (default 0), then it listens again with the same objects.
+   */
+  restart(options?: {downMs?: number}): Promise<void>
   /** Writes another kubeconfig: another current context (null: none), or more contexts pointing elsewhere. */
   writeKubeconfig(options: {currentContext?: string | null; contexts?: Record<string, string>}): string
   close(): Promise<void>
@@ -115,7 +139,8 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
   const store = new Store()
   const calls: FakeKubeCall[] = []
   const injected: {match: Partial<FakeKubeCall>; failure: {code: number; reason?: string; message?: string}; left: number}[] = []
-  const watches = new Set<http.ServerResponse>()
+  const watches = new Map<http.ServerResponse, {bookmarks: boolean; write: (event: {type: string; object: KubeObject}) => void; type: ResourceType}>()
+  const timeScale = options.timeScale ?? 1
   const dir = mkdtempSync(path.join(os.tmpdir(), 'yard-fake-kube-api-'))
   let url = ''
   let api: FakeKubeApi
@@ -220,8 +245,16 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
     response.writeHead(200, {'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked'})
     // Headers go out now: client-node's watch awaits them before it reads any event.
     response.flushHeaders()
-    watches.add(response)
     const since = query.get('resourceVersion')
+    if (since !== null && since !== '' && since !== '0' && Number(since) < store.compactedRevision) {
+      // The real server answers 200 and then one ERROR event (Kubernetes docs, "410 Gone responses").
+      const gone = new StatusError(410, 'Expired', `too old resource version: ${since} (${store.compactedRevision})`).body()
+      write({type: 'ERROR', object: gone})
+      response.end()
+      return
+    }
+    const bookmarks = query.get('allowWatchBookmarks') === 'true'
+    watches.set(response, {bookmarks, write, type})
     // No resourceVersion, or "0": the current state as ADDED events, then changes (Kubernetes
     // docs, "Efficient detection of changes": "Get State and Start at Most Recent").
     if (since === null || since === '' || since === '0') for (const object of store.list(type, namespace, filter)) write({type: 'ADDED', object})
@@ -237,12 +270,21 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
       if (!response.writableEnded) response.end()
     }
     const seconds = Number(query.get('timeoutSeconds') ?? 0)
-    const timer = seconds > 0 ? setTimeout(finish, seconds * 1000) : undefined
+    // At the timeout the real server ends the watch, with a last bookmark when they were asked for.
+    const timer = seconds > 0 ? setTimeout(() => {
+      if (bookmarks) write(bookmarkOf(type))
+      finish()
+    }, (seconds * 1000) / timeScale) : undefined
     response.on('close', finish)
   }
 
+  function bookmarkOf(type: ResourceType): {type: string; object: KubeObject} {
+    return {type: 'BOOKMARK', object: {apiVersion: apiVersionOf(type), kind: type.kind, metadata: {resourceVersion: String(store.resourceVersion)}}}
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const port = (server.address() as AddressInfo).port
+  url = `http://127.0.0.1:${port}`
 
   const writeKubeconfig = (file: string, current: string | null, contexts: Record<string, string>) => {
     const names = Object.keys(contexts)
@@ -319,8 +361,21 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
     writeKubeconfig({currentContext = 'fake', contexts = {}}) {
       return writeKubeconfig(path.join(dir, `kubeconfig-${++extraConfigs}`), currentContext, {fake: url, ...contexts})
     },
+    openWatches: () => watches.size,
+    bookmark() {
+      for (const watch of watches.values()) if (watch.bookmarks) watch.write(bookmarkOf(watch.type))
+    },
+    compact: () => store.compact(),
+    async restart({downMs = 0} = {}) {
+      // A crash, not a graceful stop: watches are cut without a last event.
+      for (const response of watches.keys()) response.destroy()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await new Promise((resolve) => setTimeout(resolve, downMs))
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+    },
     close() {
-      for (const response of watches) response.end()
+      for (const response of watches.keys()) response.end()
       server.closeAllConnections()
       return new Promise((resolve) => server.close(() => resolve()))
     },

@@ -44,6 +44,8 @@ export class Store {
   private readonly objects = new Map<string, Map<string, KubeObject>>()
   private revision = 0
   readonly events: WatchEvent[] = []
+  /** Events at or below this revision were compacted away: a watch from before it gets 410 Gone. */
+  private compacted = 0
   readonly listeners = new Set<(event: WatchEvent) => void>()
   /** Fields pruned from custom objects (the server's "unknown field" warnings). */
   readonly warnings: string[] = []
@@ -54,6 +56,17 @@ export class Store {
 
   get resourceVersion(): number {
     return this.revision
+  }
+
+  /** The revision up to which the event log was compacted (0: never). */
+  get compactedRevision(): number {
+    return this.compacted
+  }
+
+  /** Drops the event log so far, as etcd's compaction does: watches must start from now. */
+  compact(): void {
+    this.events.splice(0, this.events.length)
+    this.compacted = this.revision
   }
 
   /** The type served at `group/version/plural`, or undefined. */
