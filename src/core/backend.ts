@@ -186,6 +186,12 @@ export interface StackSpec {
   external?: 'refuse' | 'per-checkout' | 'shared'
   /** `[stack] allow-shared`: services that may stay shared (`network_mode: host`) in a worktree. */
   allowShared?: string[]
+  /**
+   * An untrusted worktree's checkout (docs/worktrees.md, "Untrusted worktrees"): a backend that
+   * reads files on the host for the stack reads none outside it, and interpolates from `env`
+   * only, never the host's environment (whose tokens would reach the containers).
+   */
+  confine?: string
 }
 
 /**

@@ -4,7 +4,7 @@
  * when it has the table, else from main's; the main checkout's `yard.local.toml` deep-merged over
  * both; then the environment overrides of Appendix B. Every value keeps its origin.
  */
-import {lstatSync, readFileSync, readlinkSync, statSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {z} from 'zod'
@@ -230,8 +230,12 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     local: path.join(mainPath, LOCAL_CONFIG_FILE),
   }
   const mainToml = validate(yardTomlSchema, refuseTrustTables(readToml(files.main) ?? {}, files.main), files.main) as Table
-  const checkoutToml = files.checkout ? (validate(yardTomlSchema, refuseTrustTables(readToml(files.checkout) ?? {}, files.checkout), files.checkout) as Table) : undefined
   const {rest: localRest, trust} = splitTrustTables(readToml(files.local) ?? {}, files.local)
+  // An untrusted worktree's yard.toml is its code's to write: it could pick a backend that runs
+  // on the host, share volumes or hide the worktree; such a checkout runs with main's config.
+  const untrusted = checkout !== undefined && trust[checkout.name] === 'untrusted'
+  if (untrusted && files.checkout && existsSync(files.checkout) && readFileSync(files.checkout, 'utf8') !== (existsSync(files.main) ? readFileSync(files.main, 'utf8') : '')) options.warn?.(`note: ${files.checkout} is not read (it differs from main's): ${checkout.name} is untrusted, so it runs with the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE}`)
+  const checkoutToml = files.checkout && !untrusted ? (validate(yardTomlSchema, refuseTrustTables(readToml(files.checkout) ?? {}, files.checkout), files.checkout) as Table) : undefined
   const localToml = validate(localTomlSchema, localRest, files.local) as Table
   const checkoutOrigin = checkout ? `${checkout.name}/${CONFIG_FILE}` : CONFIG_FILE
 

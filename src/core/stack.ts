@@ -87,6 +87,7 @@ function specFor(workspace: Workspace, target: Target, config: ProjectConfig, co
     profiles: config.stack.profiles,
     external: config.stack.external,
     allowShared: config.stack['allow-shared'],
+    ...(!target.isMain && config.trust[target.name] === 'untrusted' ? {confine: target.checkoutPath} : {}),
   }
 }
 
@@ -141,6 +142,8 @@ export async function stackUp(context: YardContext, registry: Registry, flag?: s
   if (options.dryRun) {
     if (!spec) return {target: session.target, boxOnly: true, gone: []}
     if (!session.stack.plan) throw new InputError(`stack backend ${session.stack.id} cannot show what it would run`, {fix: 'run yard up without --dry-run, or use a backend with dry runs (compose-stack)'})
+    // An untrusted worktree's refusals are part of what `up` would do.
+    if (session.machineSpec.worktree !== undefined) await refuseReach(session, spec, context)
     const plan = await session.stack.plan(session.target, spec)
     return {target: session.target, boxOnly: plan === undefined, gone: [], plan}
   }

@@ -61,6 +61,19 @@ export function envFilesOutside(files: string[], worktree: string): string[] {
 
 /** Service keys that join a host (or another container's) namespace when set so. */
 const NAMESPACES = ['network_mode', 'pid', 'ipc', 'uts', 'userns_mode', 'cgroup']
+/**
+ * A namespace setting that keeps the container in a namespace of its own (or another service's
+ * of the same project): `bridge`/`none`/`private`/`default`, a named network mode, `service:X`.
+ * Everything else — `host`, `container:X`, `ns:/proc/…`, a path — joins one outside the project.
+ */
+function privateNamespace(key: string, value: unknown): boolean {
+  if (typeof value !== 'string') return false
+  if (/^(host|container:|ns:)|\//.test(value)) return false
+  if (key === 'network_mode') return /^(bridge|none|default|private|slirp4netns(:[^/]*)?|pasta(:[^/]*)?|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)$/.test(value)
+  if (key === 'userns_mode') return /^(auto(:[^/]*)?|keep-id(:[^/]*)?|nomap|private)$/.test(value)
+  return /^(private|shareable|none|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)?$/.test(value)
+}
+
 /** Service keys that grant the host's devices or privileges whenever they are set. */
 const GRANTS = ['cap_add', 'devices', 'device_cgroup_rules', 'security_opt']
 
@@ -74,11 +87,12 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
   const services = isMapping(compose.services) ? compose.services : {}
   for (const [service, raw] of Object.entries(services)) {
     if (!isMapping(raw)) continue
-    if (raw.privileged === true) found.push(`service ${service} is privileged`)
+    // Anything but false: podman-compose passes --privileged for any truthy value (1, "false", "no").
+    if (raw.privileged !== undefined && raw.privileged !== null && raw.privileged !== false) found.push(`service ${service} is privileged (privileged: ${JSON.stringify(raw.privileged)})`)
     for (const key of GRANTS) if (list(raw[key]).length > 0) found.push(`service ${service} sets ${key}`)
     for (const key of NAMESPACES) {
       const value = raw[key]
-      if (typeof value === 'string' && (value === 'host' || value.startsWith('container:'))) found.push(`service ${service} sets ${key}: ${value}`)
+      if (value !== undefined && value !== null && !privateNamespace(key, value)) found.push(`service ${service} sets ${key}: ${JSON.stringify(value)}`)
     }
     for (const from of list(raw.volumes_from)) if (typeof from === 'string' && from.startsWith('container:')) found.push(`service ${service} takes volumes_from ${from}`)
     for (const entry of list(raw.volumes)) {

@@ -68,11 +68,14 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     expect(link.stderr).to.include(`its stack reaches beyond it: service web binds ${path.join(worktree, 'home')}`)
     // Privileges and host namespaces, a volume binding a host path through driver options, and an
     // env_file yard would read on the host.
-    writeFile(worktree, 'compose.yaml', web(['    privileged: true', '    pid: host', '    env_file: [/etc/os-release]', '    volumes:', '      - data:/d', 'volumes:', '  data:', '    driver_opts: {type: none, o: bind, device: /root}']))
+    writeFile(worktree, 'compose.yaml', web(['    env_file: [/etc/os-release]']))
+    const envFile = await run('up', '--worktree', 'pr-1')
+    expect(envFile.exitCode, envFile.stderr).to.equal(3)
+    expect(envFile.stderr).to.include('service web reads env_file /etc/os-release')
+    writeFile(worktree, 'compose.yaml', web(['    privileged: true', '    pid: host', '    volumes:', '      - data:/d', 'volumes:', '  data:', '    driver_opts: {type: none, o: bind, device: /root}']))
     const grants = await run('up', '--worktree', 'pr-1')
     expect(grants.exitCode, grants.stderr).to.equal(3)
-    expect(grants.stderr).to.include('service web reads env_file /etc/os-release')
-    for (const finding of ['service web is privileged', 'service web sets pid: host', 'volume data sets driver_opts']) expect(grants.stderr).to.include(finding)
+    for (const finding of ['service web is privileged (privileged: true)', 'service web sets pid: "host"', 'volume data sets driver_opts']) expect(grants.stderr).to.include(finding)
     expect(projectObjects(`${PREFIX}1-pr-1`).containers).to.deep.equal([])
     // A trusted worktree keeps today's rule: such a bind is a warning, not a refusal.
     expect((await run('worktree', 'add', 'feat', '--no-fetch')).exitCode).to.equal(0)

@@ -37,9 +37,12 @@ function labelConfigs(compose: ComposeModelDocument): Record<string, string> {
 /** yard's own variables of the env of DESIGN.md §3.5: they win over any `.env` (the resolver's yardEnv). */
 const YARD_NAMES = ['MAIN_REPO', 'WORKTREE', 'YARD_CHECKOUT', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT']
 
-/** The shell env and yard's variables of a target, WORKTREE unset for main (DESIGN.md §3.5). */
+/**
+ * The shell env and yard's variables of a target, WORKTREE unset for main (DESIGN.md §3.5). A
+ * confined (untrusted) target gets yard's variables only: the host's environment never reaches it.
+ */
 export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): {env: Record<string, string | undefined>; yardEnv: Record<string, string | undefined>} {
-  const env: Record<string, string | undefined> = {...shell, ...spec.env}
+  const env: Record<string, string | undefined> = spec.confine === undefined ? {...shell, ...spec.env} : {...spec.env}
   const yardEnv: Record<string, string | undefined> = {}
   for (const [key, value] of Object.entries(spec.env)) if (YARD_NAMES.includes(key) || key in target.ports || key.startsWith('YARD_')) yardEnv[key] = value
   if (target.isMain) {
@@ -80,7 +83,7 @@ function fromWarning(warning: ResolveWarning): StackReportEntry {
  */
 export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): Promise<RenderedStack | undefined> {
   const {env, yardEnv} = splitEnv(target, spec, shell)
-  const input = {checkoutPath: target.checkoutPath, configuredFiles: spec.configuredFiles, configuredOrigin: spec.configuredOrigin, profiles: spec.profiles, env, yardEnv}
+  const input = {checkoutPath: target.checkoutPath, configuredFiles: spec.configuredFiles, configuredOrigin: spec.configuredOrigin, profiles: spec.profiles, env, yardEnv, confine: spec.confine}
   const resolved = await resolveComposeProject(input)
   if (!resolved) return undefined
   // A host port equal to a [ports] value may be the key's or a literal of that value: resolving

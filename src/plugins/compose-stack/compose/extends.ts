@@ -9,7 +9,7 @@
  */
 import path from 'node:path'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError, RefusedError} from '../../../core/errors.js'
 import type {LoadContext} from './loader.js'
 import {interpolateDocument} from './loader.js'
 import {applyResets, mergeValue} from './merge.js'
@@ -103,6 +103,7 @@ class ExtendsResolver {
     try {
       documents = this.context.session.documents(file)
     } catch (error) {
+      if (error instanceof RefusedError) throw error
       throw new InputError(`${from}: cannot extend service "${name}": ${(error as Error).message}`, {fix: `correct services.${name}.extends.file in ${from}`, cause: error})
     }
     for (const document of documents) {

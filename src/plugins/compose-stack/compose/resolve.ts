@@ -17,6 +17,7 @@ import {selectComposeFiles} from './files.js'
 import {loadProjectFiles, ResolveSession} from './loader.js'
 import {normalizeServices, removeExtensions} from './normalize.js'
 import {applyProfiles, enabledProfiles} from './profiles.js'
+import {withConfinement} from './read.js'
 import {type ComposeModelDocument, isMapping, type Mapping, type ResolvedProject, type ResolveInput} from './types.js'
 
 export type {ComposeModelDocument, ComposeServiceDocument, ResolvedProject, ResolveInput, ResolveWarning} from './types.js'
@@ -31,14 +32,18 @@ export {escapeInterpolation} from './interpolate.js'
  *   interpolation (`${VAR:?…}`, malformed `${`), an invalid service name, attribute type or
  *   `ports` entry (`validate.ts`), a merge of a mapping with a non-mapping, a broken `include` or
  *   `extends` (missing file or service, cycle, too deep), a missing required `env_file`, an
- *   active service needing an inactive one.
+ *   active service needing an inactive one; RefusedError (exit 3) for a file outside `input.confine`.
  */
 export async function resolveComposeProject(input: ResolveInput): Promise<ResolvedProject | undefined> {
   return resolveComposeProjectSync(input)
 }
 
-/** `resolveComposeProject`, synchronously. */
+/** `resolveComposeProject`, synchronously; confined to `input.confine` when set. */
 export function resolveComposeProjectSync(input: ResolveInput): ResolvedProject | undefined {
+  return withConfinement(input.confine, () => resolveUnconfined(input))
+}
+
+function resolveUnconfined(input: ResolveInput): ResolvedProject | undefined {
   const session = new ResolveSession(input.yardEnv, input.env.HOME || homedir())
   const warn = session.warn.bind(session)
   const shellAndYard = layered(input.env, input.yardEnv)

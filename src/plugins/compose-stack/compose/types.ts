@@ -67,6 +67,8 @@ export interface ResolveInput {
   env: Env
   /** yard's own variables (`[ports]` keys, WORKTREE, COMPOSE_PROJECT_NAME, YARD_*): they always win. */
   yardEnv: Env
+  /** An untrusted worktree: every file read must lie inside this directory (read.ts withConfinement). */
+  confine?: string
 }
 
 export interface ResolvedProject {

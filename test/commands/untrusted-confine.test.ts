@@ -1,0 +1,95 @@
+/**
+ * What an untrusted worktree's own files cannot make yard do on the host (docs/worktrees.md,
+ * "Untrusted worktrees"), checked with `yard up --dry-run`, which renders and checks everything
+ * `up` would and starts nothing: its yard.toml is not read, its compose project reads no file
+ * outside it and interpolates nothing from the host's environment, and every truthy privilege
+ * or outside namespace is refused.
+ */
+import {expect} from 'chai'
+import {writeFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
+import {yard} from '../support/yard.js'
+
+const toml = '[project]\nprefix = "yardtest-uc"\n\n[machine]\nbackend = "native"\n\n[ports]\nWEB_PORT = 38900\n'
+const web = (extra: string[] = []) => ['services:', '  web:', '    image: localhost/yardtest-uc:1', '    ports: ["${WEB_PORT}:80"]', ...extra, ''].join('\n')
+
+describe('an untrusted worktree reaches nothing through yard on the host', function () {
+  this.timeout(60_000)
+  let repo: string
+  let worktree: string
+  let secret: string
+  const env = {YARD_STATE_DIR: '', QA_HOST_TOKEN: 'ghp_from_the_host'}
+  const run = (...args: string[]) => yard(args, {cwd: repo, env})
+
+  before(async () => {
+    env.YARD_STATE_DIR = tempDir('uc-state')
+    repo = makeRepo({'yard.toml': toml, 'compose.yaml': web(), '.gitignore': 'yard.local.toml\n'})
+    const added = await run('worktree', 'add', 'pr-1', '--untrusted', '--no-fetch')
+    expect(added.exitCode, added.stderr).to.equal(0)
+    worktree = path.join(`${repo}-worktrees`, 'pr-1')
+    secret = path.join(tempDir('uc-outside'), 'secret.env')
+    writeFileSync(secret, 'SECRET=hunter2\n')
+  })
+
+  after(cleanupTemp)
+
+  const dryRun = async (compose: string[]) => {
+    writeFile(worktree, 'compose.yaml', web(compose))
+    const result = await run('up', '--worktree', 'pr-1', '--dry-run', '--json')
+    // With --json a refusal is the JSON's error; said is everything the user sees.
+    return {...result, said: `${result.stdout}\n${result.stderr}`}
+  }
+
+  it('refuses privileged set to anything but false, and namespaces outside the project', async () => {
+    for (const value of ['1', 'yes', '"on"', '2']) {
+      const result = await dryRun([`    privileged: ${value}`])
+      expect(result.exitCode, `privileged: ${value}: ${result.stderr}`).to.equal(3)
+      expect(result.said).to.include('service web is privileged')
+    }
+    expect((await dryRun(['    privileged: false'])).exitCode).to.equal(0)
+    for (const [key, value] of [['network_mode', 'ns:/proc/1/ns/net'], ['pid', 'host'], ['ipc', 'container:other'], ['network_mode', '/run/netns/x']]) {
+      const result = await dryRun([`    ${key}: "${value}"`])
+      expect(result.exitCode, `${key}: ${value}: ${result.stderr}`).to.equal(3)
+      expect(result.said).to.include(`service web sets ${key}: \\"${value}\\"`)
+    }
+    expect((await dryRun(['    network_mode: bridge'])).exitCode).to.equal(0)
+  })
+
+  it('reads no file outside the worktree: an interpolated env_file, an extends file, an include', async () => {
+    const interpolated = await dryRun([`    env_file: "\${NOPE:-${secret}}"`])
+    expect(interpolated.exitCode, interpolated.stderr).to.equal(3)
+    expect(interpolated.said).to.include(`reads the env file ${secret}`)
+    expect(interpolated.stdout + interpolated.stderr).not.to.include('hunter2')
+    writeFileSync(path.join(path.dirname(secret), 'base.yaml'), `services:\n  base:\n    image: x\n    env_file: [${secret}]\n`)
+    const extended = await dryRun([`    extends: {file: ${path.join(path.dirname(secret), 'base.yaml')}, service: base}`])
+    expect(extended.exitCode, extended.said).to.equal(3)
+    expect(extended.said).to.include('reads the compose file').and.include('base.yaml')
+    expect(extended.stdout + extended.stderr).not.to.include('hunter2')
+  })
+
+  it("interpolates from yard's variables only, never the host's environment", async () => {
+    const result = await dryRun(['    environment:', '      LEAK: ${QA_HOST_TOKEN}'])
+    expect(result.exitCode, result.stderr).to.equal(0)
+    expect(result.stdout).not.to.include('ghp_from_the_host')
+    expect(result.json).to.have.nested.property('compose.services.web.environment.LEAK', '')
+    // A trusted checkout still reads the shell, as compose does.
+    writeFile(repo, 'compose.yaml', web(['    environment:', '      LEAK: ${QA_HOST_TOKEN}']))
+    const main = await run('up', '--dry-run', '--json')
+    expect(main.json).to.have.nested.property('compose.services.web.environment.LEAK', 'ghp_from_the_host')
+    writeFile(repo, 'compose.yaml', web())
+  })
+
+  it("does not read the worktree's yard.toml: no backend, sharing or trust table of its own", async () => {
+    writeFile(worktree, 'yard.toml', `${toml}\n[stack]\nbackend = "procfile-stack"\nexternal = "shared"\n\n[worktrees.pr-1]\ntrust = "trusted"\n`)
+    const result = await dryRun(['    volumes: [shared:/data]', 'volumes:', '  shared:', '    external: true'])
+    expect(result.exitCode, result.stderr).to.equal(3)
+    expect(result.stderr).to.include('is not read').and.include('pr-1 is untrusted')
+    expect(result.said).to.include('external')
+    const list = await run('worktree', 'list', '--json')
+    expect(list.exitCode, list.stderr).to.equal(0)
+    expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-1')).to.include({trust: 'untrusted'})
+    writeFile(worktree, 'yard.toml', toml)
+  })
+})
