@@ -22,6 +22,7 @@ import os from 'node:os'
 import path from 'node:path'
 
 import type {YardContext} from './context.js'
+import {RefusedError} from './errors.js'
 import type {Workspace} from './workspace.js'
 
 /** The agent home, relative to the checkout. */
@@ -33,9 +34,23 @@ export function agentHomeEnv(checkout: string): Record<string, string> {
   return {CLAUDE_CONFIG_DIR: path.join(home, 'claude'), CODEX_HOME: path.join(home, 'codex'), GEMINI_CLI_HOME: path.join(home, 'gemini')}
 }
 
-/** Creates the agent home's directories (Codex refuses a `CODEX_HOME` that does not exist). */
+/**
+ * Creates the agent home's directories (Codex refuses a `CODEX_HOME` that does not exist), never
+ * through a symbolic link: code in the box can make `.yard` one, and yard runs on the host.
+ * @throws RefusedError (exit 3) when `.yard` or a directory below it is a symbolic link.
+ */
 export async function ensureAgentHome(checkout: string): Promise<void> {
-  for (const dir of Object.values(agentHomeEnv(checkout))) await fs.mkdir(dir, {recursive: true})
+  const home = path.join(checkout, AGENT_HOME_DIR)
+  for (const dir of [path.join(checkout, '.yard'), home, ...Object.values(agentHomeEnv(checkout))]) {
+    const stat = await fs.lstat(dir).catch(() => undefined)
+    if (stat?.isSymbolicLink()) {
+      throw new RefusedError(`${dir} is a symbolic link (to ${await fs.readlink(dir)})`, {
+        why: "yard creates the agent home inside the checkout and would create it wherever the link points, outside the checkout",
+        fix: `remove the link (\`rm ${dir}\`) and run the command again; yard makes the directory`,
+      })
+    }
+    if (!stat) await fs.mkdir(dir)
+  }
 }
 
 /** Claude Code's directory name for a working directory under `projects/`. */

@@ -10,6 +10,7 @@ import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './
 import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig, readToml} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError} from './errors.js'
+import {checkGitLink} from './git-link.js'
 import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from './identity.js'
 import {shellCommand} from './shell.js'
 
@@ -298,7 +299,8 @@ export function buildTarget(workspace: Workspace, context: YardContext, name: st
  * verbs work on it), or with `requireCheckout` (verbs that create: `up`, `box up`, `logs`) is
  * refused.
  * @throws InputError (exit 2) for a bad target; with `requireCheckout`, for a worktree whose
- *   directory does not exist.
+ *   directory does not exist; RefusedError (exit 3) for an untrusted worktree whose `.git` link
+ *   was changed (git-link.ts).
  */
 export async function resolveTarget(context: YardContext, flag?: string, options: {requireCheckout?: boolean} = {}): Promise<{workspace: Workspace; target: Target}> {
   const workspace = await openWorkspace(context)
@@ -306,6 +308,7 @@ export async function resolveTarget(context: YardContext, flag?: string, options
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
   if (options.requireCheckout) requireCheckout(target)
   else noteMissingCheckout(target, context)
+  if (!isMain && workspace.config.trust[name] === 'untrusted') checkGitLink(workspace.commonDir, target.checkoutPath, name)
   return {workspace, target}
 }
 

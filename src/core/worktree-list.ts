@@ -8,6 +8,7 @@ import {existsSync} from 'node:fs'
 import type {OffsetSource, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from './git.js'
+import {gitLinkProblem} from './git-link.js'
 import type {Trust} from './trust.js'
 import {shortRef} from './worktree-base.js'
 import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from './workspace.js'
@@ -95,8 +96,15 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
     target,
   }))
   options.onListed?.(listed)
+  // An untrusted checkout whose .git link was changed gets no git run in it (git-link.ts).
+  const unlinked = new Set(listed.filter((checkout) => checkout.trust === 'untrusted' && !checkout.missing).flatMap((checkout) => {
+    const problem = gitLinkProblem(workspace.commonDir, checkout.path)
+    if (problem === undefined) return []
+    context.warn(`warning: the git link of untrusted worktree ${checkout.name} was changed (${problem}); yard runs no git there, so its status is not shown`)
+    return [checkout.name]
+  }))
   // Dirty counts of every present checkout in a few batched processes; ahead/behind per checkout.
-  const present = listed.filter((checkout) => !checkout.missing)
+  const present = listed.filter((checkout) => !checkout.missing && !unlinked.has(checkout.name))
   const [dirty, counts] = await Promise.all([
     dirtyCountsMany(context.runner, present.map((checkout) => checkout.path)).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {

@@ -23,6 +23,7 @@ import {formatArgv} from './process.js'
 import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
 import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
 import {shellQuote} from './shell.js'
+import {checkGitLink} from './git-link.js'
 import {Trust, writeTrust} from './trust.js'
 import type {StackTeardown, WorktreeBackends, WorktreeMachine} from './worktree-backends.js'
 import {BASE_KEY} from './worktree-list.js'
@@ -149,6 +150,8 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       })
     }
   }
+  // The plan runs git in the checkout: not where untrusted code re-pointed its .git (git-link.ts).
+  if (trust === 'untrusted' && present) checkGitLink(workspace.commonDir, checkout, name)
   const link = worktree && present ? await fs.readlink(checkout).catch(() => undefined) : undefined
   if (link !== undefined) {
     // `git worktree remove` would delete the files of the directory the link points at, then fail

@@ -6,7 +6,8 @@
  * or outside namespace is refused.
  */
 import {expect} from 'chai'
-import {writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -91,5 +92,39 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     expect(list.exitCode, list.stderr).to.equal(0)
     expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-1')).to.include({trust: 'untrusted'})
     writeFile(worktree, 'yard.toml', toml)
+  })
+
+  it('runs no git where the box re-pointed the worktree\'s .git, and says how to put it back', async () => {
+    const marker = path.join(tempDir('uc-marker'), 'ran')
+    const link = path.join(worktree, '.git')
+    const original = readFileSync(link, 'utf8')
+    mkdirSync(path.join(worktree, '.evil'), {recursive: true})
+    writeFileSync(path.join(worktree, '.evil', 'HEAD'), 'ref: refs/heads/main\n')
+    writeFileSync(path.join(worktree, '.evil', 'config'), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker}"\n`)
+    mkdirSync(path.join(worktree, '.evil', 'objects'), {recursive: true})
+    mkdirSync(path.join(worktree, '.evil', 'refs'), {recursive: true})
+    writeFileSync(link, 'gitdir: .evil\n')
+    try {
+      const list = await run('worktree', 'list', '--json')
+      expect(list.exitCode, list.stderr).to.equal(0)
+      expect(list.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
+      expect((list.json as Array<{name: string; dirty: unknown}>).find((row) => row.name === 'pr-1')).to.include({dirty: null})
+      const remove = await run('worktree', 'remove', 'pr-1', '--dry-run')
+      expect(remove.exitCode, remove.stderr).to.equal(3)
+      expect(remove.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
+      const up = await run('up', 'pr-1', '--dry-run')
+      expect(up.exitCode, up.stderr).to.equal(3)
+      expect(existsSync(marker), 'git ran with the config the box wrote').to.equal(false)
+      // The printed fix puts the link back.
+      const fix = /put the link back: (.*)$/m.exec(remove.stderr)?.[1]
+      expect(fix, remove.stderr).to.be.a('string')
+      expect(spawnSync('sh', ['-c', fix!]).status).to.equal(0)
+      expect(readFileSync(link, 'utf8')).to.equal(original)
+    } finally {
+      writeFileSync(link, original)
+    }
+    const again = await run('worktree', 'list', '--json')
+    expect(again.stderr).not.to.include('was changed')
+    expect(existsSync(marker)).to.equal(false)
   })
 })
