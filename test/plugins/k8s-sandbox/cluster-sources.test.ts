@@ -37,6 +37,9 @@ describe('sandbox create --runtime kubernetes refuses sources only this machine 
     'https://127.0.0.1/acme/app.git',
     'http://127.8.9.10:3000/acme/app.git',
     'http://[::1]:3000/acme/app.git',
+    'https://localhost./acme/app.git',
+    'https://LOCALHOST/acme/app.git',
+    'http://0.0.0.0/acme/app.git',
   ]
 
   it('exits 2 naming the rule and the fix, and the cluster is asked to create nothing', async () => {
