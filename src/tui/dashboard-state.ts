@@ -9,6 +9,7 @@ import type {CheckoutDetails} from '../core/dashboard-details.js'
 import {frameOf, viewOf} from './dashboard-frame.js'
 import {KEY_TABLE, shellProblem} from './dashboard-view.js'
 
+/** A row of the table: a checkout (local mode) or a sandbox (cluster mode). */
 export type Row = LocalRow | ClusterRow
 
 /** Why the screen ended: quit (with its exit code), or a shell or the logs asked for in a row. */
@@ -17,6 +18,7 @@ export type DashboardExit = {kind: 'quit'; code: number; mode: DashboardMode; se
 /** What the keys go to: the table, the `n` prompt, a removal's y/N, or the `/` filter being typed. */
 export type Phase = {kind: 'browse'} | {kind: 'naming'; text: string} | {kind: 'confirming'; name: string; mode: DashboardMode} | {kind: 'filtering'}
 
+/** Everything the screen shows, besides the terminal itself. */
 export interface DashboardState {
   phase: Phase
   mode: DashboardMode
@@ -52,6 +54,7 @@ export interface Keypress {
   downArrow?: boolean
 }
 
+/** What happens to the screen: a key, a timer's tick, an effect's outcome, a new terminal size. */
 export type DashboardEvent =
   | {type: 'key'; press: Keypress}
   | {type: 'tick'}
@@ -69,6 +72,7 @@ export type DashboardEvent =
 /** A command of the services the screen runs; `create` selects the new row once it is there. */
 export type Work = 'up' | 'down' | 'boxUp' | 'remove' | 'create'
 
+/** What the screen must do after a step; its outcome comes back as a `DashboardEvent`. */
 export type Effect =
   | {kind: 'load'; mode: DashboardMode; announce: boolean}
   | {kind: 'run'; work: Work; name: string; mode: DashboardMode}
@@ -77,6 +81,7 @@ export type Effect =
   | {kind: 'fade'; seq: number}
   | {kind: 'exit'; exit: DashboardExit}
 
+/** A state and the effects to perform, in order. */
 export interface Step {
   state: DashboardState
   effects: Effect[]
@@ -87,6 +92,7 @@ export interface ReduceContext {
   checkName(name: string): string | undefined
 }
 
+/** The screen before its first rows: `selected` is the row index to start on, `size` the terminal's columns and rows. */
 export function initialState(mode: DashboardMode, selected: number, size: {columns: number; rows: number}): DashboardState {
   return {
     phase: {kind: 'browse'}, mode, rows: {local: undefined, cluster: undefined}, selection: {index: selected}, window: 0, help: false, filter: '',
@@ -96,7 +102,8 @@ export function initialState(mode: DashboardMode, selected: number, size: {colum
 
 /**
  * The next state after `event` and the effects to perform, in order. The window is settled here
- * (from the layout of the next state), so rendering never writes it.
+ * (from the layout of the next state), so rendering never writes it. Throws what drawing a row
+ * throws (a row's cell that cannot be drawn); the screen then ends as after a render that throws.
  */
 export function reduce(state: DashboardState, event: DashboardEvent, context: ReduceContext): Step {
   const step = apply(state, event, context)
