@@ -183,6 +183,8 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(running(), 'an ended exec leaves no record').to.equal(0)
     const after = cli(fixture, ['exec', 'feat/feat-login', '--', 'rm', 'concurrent'])
     expect(after.stderr).not.to.include('another yard exec')
+    // Leave the worktrees as they were: later tests count their unsaved work.
+    expect(cli(fixture, ['exec', '--sandbox', 'feat', '--slot', 'lib', '--', 'rm', 'x']).status).to.equal(0)
   })
 
   it('yard exec NAME/.., NAME/. and NAME/ name no branch directory: exit 2, and nothing runs (they would run in /work or /work/<slot>)', () => {
