@@ -2,7 +2,7 @@
  * The cache agent (`yard cache agent`, the loop a cluster's DaemonSet runs; DESIGN.md §5.1,
  * git-cache-notes §2): refreshes every known cache on its interval ±20 % jitter, serves
  * on-demand asks (a borrower's lease newer than the latest attempt) within the on-demand budget,
- * at most 4 caches at once; sweeps the root for unknown repositories named like caches (adopted:
+ * at most 4 caches at once (the scheduler of scheduler.ts); sweeps the root for unknown repositories named like caches (adopted:
  * pinned, not fetched) and cache-named entries that are not repositories and have no borrower
  * (removed) — only in a root that carries the marker file.
  */
@@ -11,18 +11,10 @@ import path from 'node:path'
 
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../core/backend.js'
 import {RefusedError} from '../../core/errors.js'
-import type {GitCache} from './cache.js'
-import {discardHalfClone} from './cache.js'
 import {cachePaths, CachePaths, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
 import {readLeases, sortLeases} from './leases.js'
-
-/** Caches refreshed at once, at most (git-cache-notes §2.1). */
-export const AGENT_CONCURRENCY = 4
-
-/** A wait drawn from `intervalMs` ±20 % (`random` in [0, 1)). */
-export function jitteredInterval(intervalMs: number, random: () => number = Math.random): number {
-  return Math.round(intervalMs * (0.8 + 0.4 * random()))
-}
+import {Pass, runSchedule, sleep, tally} from './scheduler.js'
+import {CacheStore, discardHalfClone} from './store.js'
 
 /** A cache due for a fetch: asked for since its latest attempt (`onDemand`) or by interval. */
 export interface Due {
@@ -35,63 +27,53 @@ export interface Due {
  * Runs the agent until `signal` aborts (or one pass with `once`).
  * @returns every key adopted, removed, fetched or failed.
  */
-export async function runAgent(cache: GitCache, root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
-  const totals: CacheAgentPass = {adopted: [], removed: [], fetched: [], failed: []}
-  const emit = (event: CacheAgentEvent) => {
-    if (event.action !== 'skipped') totals[event.action]?.push(event.key)
-    options.onEvent?.(event)
-  }
+export async function runAgent(cache: CacheStore, root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
+  const {totals, emit} = tally<CacheAgentPass>({adopted: [], removed: [], fetched: [], failed: []}, options)
   const pollMs = options.pollMs ?? 2000
+  const sweeping = periodicSweep(cache, root, options, emit, 'adopts and removes nothing')
+  await runSchedule<Due>(
+    {
+      key: (item) => item.key,
+      intervalMs: () => options.intervalMs,
+      plan: async (pass) => {
+        if (sweeping.due()) await sweeping.run(await ensureRoot(root))
+        return dueCaches(root, options.intervalMs, pass)
+      },
+      perform: (item) => refresh(cache, root, item, emit),
+      idle: () => sleep(pollMs, options.signal),
+    },
+    options,
+  )
+  return totals
+}
+
+/**
+ * The sweep every `options.sweepMs` (default 10 minutes), due at once: `run` sweeps a marked
+ * root (`held` as in `sweep`), and for a root without the marker warns once that the agent
+ * `refrains` (what it does not do there).
+ */
+export function periodicSweep(cache: CacheStore, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, refrains: string) {
   const sweepMs = options.sweepMs ?? 10 * 60_000
-  const nextDue = new Map<string, number>()
-  const inFlight = new Map<string, Promise<void>>()
-  const attempted = new Set<string>()
-  const finished = new Map<string, number>()
   let nextSweep = 0
   let warnedUnmarked = false
-
-  for (;;) {
-    if (Date.now() >= nextSweep) {
-      const marked = await ensureRoot(root)
-      if (marked) await sweep(cache, root, options, emit)
+  return {
+    due: () => Date.now() >= nextSweep,
+    async run(marked: boolean, held?: ReadonlySet<string>): Promise<void> {
+      if (marked) await sweep(cache, root, options, emit, held)
       else if (!warnedUnmarked) {
-        cache.context.warn(`warning: ${root} holds other files and no ${ROOT_MARKER}: the agent adopts and removes nothing there`)
+        cache.context.warn(`warning: ${root} holds other files and no ${ROOT_MARKER}: the agent ${refrains} there`)
         warnedUnmarked = true
       }
       nextSweep = Date.now() + sweepMs
-    }
-    // One pass refreshes each cache at most once. A fetch that ended during the scan was seen
-    // with its old record: it is not due again until the next scan.
-    const scanned = Date.now()
-    const due = (await dueCaches(root, options.intervalMs, nextDue)).filter(
-      (item) => !inFlight.has(item.key) && !(options.once && attempted.has(item.key)) && !((finished.get(item.key) ?? -1) >= scanned),
-    )
-    for (const item of due) {
-      if (inFlight.size >= AGENT_CONCURRENCY) break
-      attempted.add(item.key)
-      const work = refresh(cache, root, item, emit).finally(() => {
-        nextDue.set(item.key, Date.now() + jitteredInterval(options.intervalMs))
-        finished.set(item.key, Date.now())
-        inFlight.delete(item.key)
-      })
-      inFlight.set(item.key, work)
-    }
-    if (options.once && inFlight.size === 0 && due.length === 0) break
-    if (options.signal?.aborted) {
-      await Promise.all(inFlight.values())
-      break
-    }
-    // Wake on the first of: a fetch finishing (a slot frees), the poll, a stop.
-    await Promise.race([...inFlight.values(), sleep(pollMs, options.signal)])
+    },
   }
-  return totals
 }
 
 /**
  * Fetches one cache (with maintenance when due) and emits `fetched` or `failed`; never throws.
  * Shared by the local agent and the cluster agent (DESIGN.md §5.1).
  */
-export async function refresh(cache: GitCache, root: string, item: Due, emit: (event: CacheAgentEvent) => void): Promise<void> {
+export async function refresh(cache: CacheStore, root: string, item: Due, emit: (event: CacheAgentEvent) => void): Promise<void> {
   try {
     const result = await cache.fetchKey(root, item.key, item.url, item.onDemand)
     if (result.fetched) emit({action: 'fetched', key: item.key, detail: [item.onDemand ? 'on demand' : undefined, result.maintained ? 'maintained' : undefined].filter(Boolean).join(', ') || undefined})
@@ -106,10 +88,11 @@ export async function refresh(cache: GitCache, root: string, item: Due, emit: (e
  * attempt (on demand), or due by interval — the jittered instant after the agent's own latest
  * attempt, or for a cache it has not touched yet, 0.8 × interval after the recorded attempt.
  */
-async function dueCaches(root: string, intervalMs: number, nextDue: Map<string, number>): Promise<Due[]> {
+async function dueCaches(root: string, intervalMs: number, {busy, nextDue}: Pass): Promise<Due[]> {
   const due: Due[] = []
   const now = Date.now()
   for (const key of await keysInRoot(root)) {
+    if (busy(key)) continue
     const paths = cachePaths(root, key)
     const record = await readRecord(paths)
     if (!record?.url || !isPresent(paths)) continue
@@ -129,7 +112,7 @@ async function dueCaches(root: string, intervalMs: number, nextDue: Map<string, 
  * are borrowed whatever their leases say (cluster mode: a pod on the node mounts them, and its
  * hostPath volume made the empty directory the clone will fill).
  */
-export async function sweep(cache: GitCache, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, held: ReadonlySet<string> = new Set()): Promise<void> {
+export async function sweep(cache: CacheStore, root: string, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, held: ReadonlySet<string> = new Set()): Promise<void> {
   for (const key of await keysInRoot(root)) {
     const paths = cachePaths(root, key)
     try {
@@ -144,7 +127,7 @@ export async function sweep(cache: GitCache, root: string, options: CacheAgentOp
   }
 }
 
-async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, held: boolean): Promise<void> {
+async function sweepKey(cache: CacheStore, paths: CachePaths, options: CacheAgentOptions, emit: (event: CacheAgentEvent) => void, held: boolean): Promise<void> {
   const record = await readRecord(paths)
   if (isPresent(paths)) {
     if (record === undefined) {
@@ -164,18 +147,4 @@ async function sweepKey(cache: GitCache, paths: CachePaths, options: CacheAgentO
     await fs.rm(entry, {recursive: true, force: true})
     emit({action: 'removed', key: path.basename(entry), detail: 'not a repository, and nobody borrows it'})
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    signal?.addEventListener('abort', done, {once: true})
-  })
 }

@@ -5,7 +5,7 @@
  * failed clone empties the directory (keeping the directory itself), removes the marker and
  * fails the caller at once.
  */
-import {existsSync, promises as fs} from 'node:fs'
+import {promises as fs} from 'node:fs'
 
 import type {
   BackendContext,
@@ -22,8 +22,6 @@ import type {
   CacheStatus,
 } from '../../core/backend.js'
 import {InputError, OperationError, YardError} from '../../core/errors.js'
-import {withLock} from '../../core/lock.js'
-import {endGroup, groupsWritingTo} from '../../core/process-group.js'
 import type {ProcessRunner} from '../../core/process.js'
 import {repoIdentity} from '../../core/repo-identity.js'
 import {shellCommand} from '../../core/shell.js'
@@ -34,12 +32,13 @@ import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorT
 import {readLeases, removeLease, writeLease} from './leases.js'
 import {checkOrigin} from './origin.js'
 import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
+import {CacheStore, discardHalfClone, withCacheLock} from './store.js'
 import {cacheSubmodules} from './submodules.js'
 import {fetchLfs, LfsMode} from './lfs.js'
 
 export const GIT_CACHE_ID = 'git-cache'
 
-export class GitCache implements CacheBackend {
+export class GitCache implements CacheBackend, CacheStore {
   readonly kind = 'cache' as const
   readonly id = GIT_CACHE_ID
 
@@ -48,18 +47,9 @@ export class GitCache implements CacheBackend {
     readonly budgets: CacheBudgets = DEFAULT_BUDGETS,
   ) {}
 
-  /**
-   * Runs `work` holding the cache's lock (one writer per cache), with a runner that records in
-   * the lock the process group of each git it runs: git survives a kill of yard, and the next
-   * writer ends that orphan before it cleans up under it. A lock whose process is gone, or older
-   * than the longest operation, is taken over with a warning.
-   * @throws RefusedError (exit 3) when a live writer still holds it after `waitMs`.
-   */
+  /** Runs `work` holding the cache's lock (one writer per cache; store.ts). */
   withCacheLock<T>(paths: CachePaths, purpose: string, waitMs: number, work: (runner: ProcessRunner) => Promise<T>): Promise<T> {
-    const budgetMs = Math.max(this.budgets.cloneMs, this.budgets.fetchMs + this.budgets.maintainMs) + 60_000
-    return withLock(paths.lock, {budgetMs, waitMs, purpose: `cache ${purpose} ${paths.key}`, warn: this.context.warn}, (lock) =>
-      work(this.context.runner.withGroupReporter((pgid) => lock.recordGroup(pgid))),
-    )
+    return withCacheLock(this.context, this.budgets, paths, purpose, waitMs, work)
   }
 
   /** The same cache backend whose git processes get `env` too (cluster credentials, credentials.ts). */
@@ -286,19 +276,6 @@ export class GitCache implements CacheBackend {
   agent(root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
     return options.demand ? runClusterAgent(this, root, options.demand, options) : runAgent(this, root, options)
   }
-}
-
-/**
- * A leftover `.cloning` marker (seen while holding the lock) means a clone crashed midway: end any
- * git still cloning into the directory (a killed holder's child it had no time to record in the
- * lock), empty the directory (keeping it), drop the marker.
- */
-export async function discardHalfClone(paths: CachePaths): Promise<boolean> {
-  if (!existsSync(paths.marker)) return false
-  for (const group of groupsWritingTo(paths.repo)) await endGroup(group)
-  if (existsSync(paths.repo)) await emptyDirectory(paths.repo)
-  await fs.rm(paths.marker, {force: true})
-  return true
 }
 
 /** The identity a caller asked for, when it gave a url (the agent gives the record's). */

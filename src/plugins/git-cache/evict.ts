@@ -8,9 +8,9 @@ import path from 'node:path'
 
 import type {BorrowerProbe, CacheEvictResult} from '../../core/backend.js'
 import {InputError, RefusedError} from '../../core/errors.js'
-import type {GitCache} from './cache.js'
 import type {CachePaths} from './layout.js'
 import {describeBorrower, sortLeases} from './leases.js'
+import type {CacheStore} from './store.js'
 
 /**
  * Evicts one cache, holding its lock. Leases whose holders are provably gone are cleared first
@@ -18,7 +18,7 @@ import {describeBorrower, sortLeases} from './leases.js'
  * @throws InputError (exit 2) when nothing of the cache exists.
  * @throws RefusedError (exit 3) naming every live borrower.
  */
-export async function evictCache(cache: GitCache, paths: CachePaths, url: string, options: {dryRun: boolean; probe?: BorrowerProbe}): Promise<CacheEvictResult> {
+export async function evictCache(cache: CacheStore, paths: CachePaths, url: string, options: {dryRun: boolean; probe?: BorrowerProbe}): Promise<CacheEvictResult> {
   const entries = [paths.repo, paths.marker, paths.record, paths.leases]
   if (!entries.some((entry) => existsSync(entry))) {
     throw new InputError(`there is no cache ${paths.key} for ${url} in ${path.dirname(paths.repo)}`, {

@@ -29,11 +29,12 @@
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
 import {YardError} from '../../core/errors.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../core/repo-identity.js'
-import {AGENT_CONCURRENCY, jitteredInterval, refresh, sleep, sweep} from './agent.js'
-import type {GitCache} from './cache.js'
+import {periodicSweep, refresh} from './agent.js'
 import {credentialsFor, missingCredentialsNote} from './credentials.js'
 import {evictCache} from './evict.js'
-import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
+import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord} from './layout.js'
+import {Pass, runSchedule, sleep, tally} from './scheduler.js'
+import type {CacheStore} from './store.js'
 
 /** Urls that reach another machine, whose failure may be missing credentials (not local paths or file://). */
 const REMOTE_URL = /^(?:https?:\/\/|ssh:\/\/|git\+ssh:\/\/|[^/:@]+@[^/:]+:)/i
@@ -55,23 +56,14 @@ interface View {
  * @returns every key cloned, fetched, adopted, removed, evicted or failed.
  * @throws OperationError from the demand source (with `once`).
  */
-export async function runClusterAgent(cache: GitCache, root: string, demand: CacheDemand, options: CacheAgentOptions): Promise<CacheAgentPass> {
-  const totals: Required<CacheAgentPass> = {cloned: [], fetched: [], adopted: [], removed: [], evicted: [], failed: []}
-  const emit = (event: CacheAgentEvent) => {
-    if (event.action !== 'skipped') totals[event.action].push(event.key)
-    options.onEvent?.(event)
-  }
+export async function runClusterAgent(cache: CacheStore, root: string, demand: CacheDemand, options: CacheAgentOptions): Promise<CacheAgentPass> {
+  const {totals, emit} = tally<Required<CacheAgentPass>>({cloned: [], fetched: [], adopted: [], removed: [], evicted: [], failed: []}, options)
   const watching = !options.once && demand.watch !== undefined
   // Polling, each pass is two list calls per node; watching, a resync reads the watch caches.
   const pollMs = options.pollMs ?? (watching ? 60_000 : 5000)
-  const sweepMs = options.sweepMs ?? 10 * 60_000
-  const nextDue = new Map<string, number>()
-  const inFlight = new Map<string, Promise<void>>()
-  const attempted = new Set<string>()
+  const sweeping = periodicSweep(cache, root, options, emit, 'adopts, removes and evicts nothing')
   // Asks served, by key: a client whose clock runs ahead does not get the same ask served twice.
   const served = new Map<string, string>()
-  let nextSweep = 0
-  let warnedUnmarked = false
   // The earliest instant a refresh falls due (plan), so that a watching loop wakes for it.
   let soonest = Infinity
   let changed = false
@@ -136,10 +128,10 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
   }
 
   /** The work due now; every repository not due gets its status reconciled instead. */
-  const plan = async (view: View): Promise<Work[]> => {
+  const planView = async (view: View, {busy, nextDue}: Pass): Promise<Work[]> => {
     const due: Work[] = []
     for (const repo of view.repos) {
-      if (!CACHE_KEY_PATTERN.test(repo.key) || inFlight.has(repo.key) || (options.once && attempted.has(repo.key))) continue
+      if (!CACHE_KEY_PATTERN.test(repo.key) || busy(repo.key)) continue
       const paths = cachePaths(root, repo.key)
       const record = await readRecord(paths)
       const present = isPresent(paths)
@@ -169,7 +161,7 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
   }
 
   /** Evicts every cache whose Repo is gone and that no pod on this node mounts (checked again first). */
-  const evictUnwanted = async (view: View): Promise<void> => {
+  const evictUnwanted = async (view: View, {inFlight, nextDue}: Pass): Promise<void> => {
     const wanted = new Set(view.repos.map((repo) => repo.key))
     const candidates = (await keysInRoot(root)).filter((key) => !wanted.has(key) && !view.mounted.has(key) && !inFlight.has(key))
     if (candidates.length === 0) return
@@ -187,7 +179,8 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
     }
   }
 
-  for (;;) {
+  /** A pass: what the cluster wants (pods first, see above), the sweep when due, the work due, evictions. */
+  const plan = async (pass: Pass): Promise<Work[]> => {
     let due: Work[] = []
     changed = false
     soonest = Infinity
@@ -196,46 +189,30 @@ export async function runClusterAgent(cache: GitCache, root: string, demand: Cac
       const view: View = {mounted, repos: await demand.repos()}
       // Pods' hostPath volumes may have made cache-named directories before the agent's first pass.
       const marked = await ensureRoot(root, {claimCacheNamed: true})
-      if (Date.now() >= nextSweep) {
-        if (marked) await sweep(cache, root, options, emit, new Set([...mounted, ...inFlight.keys()]))
-        else if (!warnedUnmarked) {
-          cache.context.warn(`warning: ${root} holds other files and no ${ROOT_MARKER}: the agent adopts, removes and evicts nothing there`)
-          warnedUnmarked = true
-        }
-        nextSweep = Date.now() + sweepMs
-      }
-      due = await plan(view)
-      if (marked) await evictUnwanted(view)
+      if (sweeping.due()) await sweeping.run(marked, new Set([...mounted, ...pass.inFlight.keys()]))
+      due = await planView(view, pass)
+      if (marked) await evictUnwanted(view, pass)
     } catch (error) {
-      if (options.once) {
-        await Promise.allSettled(inFlight.values())
-        throw error
-      }
+      // The scheduler waits for the work in flight, then rethrows.
+      if (options.once) throw error
       cache.context.warn(`warning: the cache agent of node ${demand.node} could not read what the cluster wants; trying again in ${pollMs} ms: ${describe(error)}`)
     }
-    for (const item of due) {
-      if (inFlight.size >= AGENT_CONCURRENCY) break
-      const {key} = item.repo
-      attempted.add(key)
-      const work = perform(item).finally(() => {
-        nextDue.set(key, Date.now() + jitteredInterval(item.repo.refreshMs ?? options.intervalMs))
-        inFlight.delete(key)
-      })
-      inFlight.set(key, work)
-    }
-    if (options.once && inFlight.size === 0 && due.length === 0) break
-    if (options.signal?.aborted) {
-      await Promise.all(inFlight.values())
-      break
-    }
-    // Wake on the first of: a clone or fetch finishing (a slot frees), the poll, a stop; watching,
-    // also a change seen, or the next refresh due (nextDue is set when a fetch ends, seen then).
-    if (watching && changed) continue
+    return due
+  }
+
+  /**
+   * The first of a change seen (watching) or the poll; watching, also the next refresh due
+   * (nextDue is set when a fetch ends, seen in the pass that follows). A change seen during the
+   * pass runs the next one at once.
+   */
+  const idle = (): Promise<unknown> | undefined => {
+    if (watching && changed) return undefined
     const changedNow = watching ? new Promise<void>((resolve) => (wake = resolve)) : undefined
     const waitMs = watching ? Math.max(0, Math.min(pollMs, soonest - Date.now())) : pollMs
-    await Promise.race([...inFlight.values(), sleep(waitMs, options.signal), ...(changedNow ? [changedNow] : [])])
-    wake = undefined
+    return Promise.race([sleep(waitMs, options.signal), ...(changedNow ? [changedNow] : [])])
   }
+
+  await runSchedule<Work>({key: (item) => item.repo.key, intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs, plan, perform, idle}, options)
   return totals
 }
 

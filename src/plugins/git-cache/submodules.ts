@@ -11,8 +11,8 @@ import type {ProcessRunner} from '../../core/process.js'
 import {repoIdentity} from '../../core/repo-identity.js'
 import {redactUrl} from '../../core/repo-url.js'
 import {resolveSubmoduleUrl} from '../../core/submodule-url.js'
-import type {GitCache} from './cache.js'
 import {cachePaths, isPresent} from './layout.js'
+import type {CacheStore} from './store.js'
 
 /** Deeper than this, nested submodules get no cache (worktree-submodules.ts stops at 8 too). */
 export const MAX_SUBMODULE_DEPTH = 8
@@ -70,7 +70,7 @@ export type SubmoduleCache = CacheSubmodule
  * superproject's cache stays usable.
  * @returns every submodule cache reached, nested ones included, each once (by key).
  */
-export async function cacheSubmodules(cache: GitCache, root: string, superUrl: string, repo: string, options: {fetch: boolean; onDemand?: boolean}): Promise<SubmoduleCache[]> {
+export async function cacheSubmodules(cache: CacheStore, root: string, superUrl: string, repo: string, options: {fetch: boolean; onDemand?: boolean}): Promise<SubmoduleCache[]> {
   const found = new Map<string, SubmoduleCache>()
   const visit = async (url: string, at: string, rev: string, depth: number): Promise<void> => {
     if (depth >= MAX_SUBMODULE_DEPTH) return
