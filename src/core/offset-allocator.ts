@@ -18,10 +18,10 @@ import {excludePinFile, PinWrite, removeYardPin, restorePinFile, writePin} from 
 import {GitWorktree, gitWorktrees, resolveOffset, Workspace, worktreesUnderRoot} from './workspace.js'
 
 /** How long a holder of the offsets lock may take (a `git worktree add` of a big repository included). */
-export const OFFSETS_LOCK_BUDGET_MS = 10 * 60_000
+const OFFSETS_LOCK_BUDGET_MS = 10 * 60_000
 
 /** The lock every offset decision and pin edit holds: `<git common dir>/yard/offsets.lock`. */
-export function offsetsLockPath(commonDir: string): string {
+function offsetsLockPath(commonDir: string): string {
   return path.join(commonDir, 'yard', 'offsets.lock')
 }
 
