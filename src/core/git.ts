@@ -6,6 +6,7 @@
  */
 import path from 'node:path'
 
+import {InputError} from './errors.js'
 import type {ProcessRunner} from './process.js'
 
 /** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
@@ -76,6 +77,22 @@ export function validBranchName(branch: string): boolean {
 export async function isValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<boolean> {
   const result = await runner.git(['check-ref-format', '--branch', branch], {cwd, allowFailure: true})
   return result.exitCode === 0
+}
+
+/**
+ * The error for a BRANCH yard refuses to create (exit 2); `why` defaults to git-check-ref-format(1)'s
+ * refusal.
+ */
+export function invalidBranchName(branch: string, why = 'git check-ref-format --branch refuses it'): InputError {
+  return new InputError(`invalid branch name "${branch}"`, {why, fix: 'choose another branch name (see git-check-ref-format(1))'})
+}
+
+/**
+ * Refuses a BRANCH `git check-ref-format --branch` refuses.
+ * @throws InputError (exit 2) `invalidBranchName`.
+ */
+export async function requireValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<void> {
+  if (!(await isValidBranchName(runner, cwd, branch))) throw invalidBranchName(branch)
 }
 
 export interface DirtyCounts {

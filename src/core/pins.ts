@@ -2,7 +2,8 @@
  * Offset pins (DESIGN.md §3.4): the `[worktree-offsets]` table of the main checkout's
  * `yard.local.toml`, edited as text so that comments, blank lines and every other table survive.
  * Each edit is re-parsed and compared with what was meant before it replaces the file
- * (atomically). Callers hold the project's offsets lock (`offsetsLockPath`) around an edit.
+ * (atomically). Callers hold the project's offsets lock around an edit (offset-allocator.ts
+ * `withOffsetsLock`, which also decides and undoes the pins).
  * A pin yard writes carries a trailing `# yard: <why>` comment (`YARD_PIN_MARK`); removals delete
  * only those, so a pin a person wrote (a port an OAuth callback allowlist knows) outlives the
  * worktree.
@@ -18,14 +19,6 @@ import {InputError, OperationError} from './errors.js'
 import type {Workspace} from './workspace.js'
 
 export const PINS_TABLE = 'worktree-offsets'
-
-/** The lock every offset decision and pin edit holds: `<git common dir>/yard/offsets.lock`. */
-export function offsetsLockPath(commonDir: string): string {
-  return path.join(commonDir, 'yard', 'offsets.lock')
-}
-
-/** How long a holder of the offsets lock may take (a `git worktree add` of a big repository included). */
-export const OFFSETS_LOCK_BUDGET_MS = 10 * 60_000
 
 type Table = Record<string, unknown>
 

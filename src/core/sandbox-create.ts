@@ -16,21 +16,18 @@ import type {CacheAddResult, CacheBackend, OffsetSource, SandboxAttachResult, Sa
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
-import {isValidBranchName} from './git.js'
+import {requireValidBranchName} from './git.js'
 import {requireClusterSource} from './cluster-source.js'
 import {staleNote} from './stale.js'
 import {buildDefaultImage} from './image.js'
 import {validateImageReference} from './image-reference.js'
-import {nameProblem, validateName} from './identity.js'
-import {withLock} from './lock.js'
-import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
+import {validateName} from './identity.js'
+import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from './offset-allocator.js'
 import {busyPorts} from './port-probe.js'
 import type {Registry} from './registry.js'
 import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
-import {chooseOffset} from './worktree-add.js'
-import {gitWorktrees, resolveOffset, worktreesUnderRoot} from './workspace.js'
 
 export interface CreateOptions {
   name: string
@@ -75,9 +72,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   const {workspace, backend, runtime} = session
   // Refused before the cluster is asked anything: the node would fail only after the Repo exists.
   if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
-  if (!(await isValidBranchName(context.runner, workspace.mainPath, branch))) {
-    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
-  }
+  await requireValidBranchName(context.runner, workspace.mainPath, branch)
   const probe = sandboxTarget(workspace, context, name)
   if (await backend.get(probe, runtime)) {
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`})
@@ -90,7 +85,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   const {cache, root} = await openSandboxCache(context, registry, workspace)
   const stale = local ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, name) : {}
   const leased: string[] = []
-  let pinWrite: PinWrite | undefined
+  let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
   try {
     for (const repo of local ? repos : []) {
@@ -99,10 +94,11 @@ export async function createSandbox(context: YardContext, registry: Registry, op
         leased.push(url)
       }
     }
-    const placed = await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox create ${name}`, warn: context.warn}, async () => {
-      const decided = await decideOffset(context, session, name)
-      if (decided.pin !== undefined) pinWrite = await writePin(workspace.config.files.local, name, decided.pin, `clash with ${decided.clashedWith.join(', ')}`)
-      const target = sandboxTarget(workspace, context, name, {offset: decided.offset, offsetSource: decided.pin !== undefined ? 'pin' : decided.source})
+    const target = await withOffsetsLock(context, workspace, `sandbox create ${name}`, async () => {
+      // Read under the lock: another create or add may have pinned meanwhile.
+      const fresh = {...workspace, config: loadConfig({mainPath: workspace.mainPath, env: context.env})}
+      allocation = await allocateOffset(context, fresh, {name, kind: 'sandbox', sandboxes: () => knownSandboxes(context, {...session, workspace: fresh})})
+      const target = sandboxTarget(workspace, context, name, {offset: allocation.offset, offsetSource: allocation.offsetSource})
       const busy = local ? await busyPorts(target.ports, new Set()) : []
       if (busy.length > 0) {
         throw new RefusedError(`host port${busy.length === 1 ? '' : 's'} ${busy.map(({key, port}) => `${port} (${key})`).join(', ')} of sandbox ${name} ${busy.length === 1 ? 'is' : 'are'} busy`, {
@@ -114,25 +110,21 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       context.progress?.step(`starting pod ${target.project}`)
       await backend.create(target, spec)
       made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
-      return {target, decided}
+      return target
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
     const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)}))
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
     warnUnpushable(context, name, repos, branch)
-    const {target, decided} = placed
-    if (decided.pin !== undefined) {
-      await excludePinFile(context, workspace)
-      context.warn(`note: ${name}'s offset ${decided.hashOffset} clashes with ${decided.clashedWith.join(', ')}: pinned ${name} to offset ${decided.pin} in ${workspace.config.files.local}`)
-    }
+    await notePin(context, workspace, allocation!)
     return {
       ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale},
-      pinned: decided.pin !== undefined ? {hashOffset: decided.hashOffset, clashedWith: decided.clashedWith} : null,
+      pinned: allocation!.pin !== undefined ? {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith} : null,
     }
   } catch (error) {
     if (made) await backend.remove(made).catch(() => undefined)
-    if (pinWrite) await restorePinFile(workspace.config.files.local, pinWrite.text).catch(() => undefined)
+    await undoPin(workspace, allocation).catch(() => undefined)
     for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error
   }
@@ -221,34 +213,6 @@ async function requireRef(context: YardContext, cachePath: string, repo: Sandbox
   })
 }
 
-interface OffsetDecision {
-  offset: number
-  source: OffsetSource
-  hashOffset: number
-  pin?: number
-  clashedWith: string[]
-}
-
-/**
- * The newcomer's offset (DESIGN.md §3.4): a worktree of the same name is the same identity and
- * lends its offset; otherwise a clash with any worktree or sandbox pins the lowest free one.
- * Runs under the offsets lock (pins re-read).
- */
-async function decideOffset(context: YardContext, session: SandboxSession, name: string): Promise<OffsetDecision> {
-  const fresh = {...session.workspace, config: loadConfig({mainPath: session.workspace.mainPath, env: context.env})}
-  const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
-  const worktrees = (await worktreesUnderRoot(fresh, context, await gitWorktrees(fresh, context))).filter((entry) => nameProblem(entry.name) === undefined)
-  if (worktrees.some((entry) => entry.name === name)) return {offset: current.offset, source: current.offsetSource, hashOffset: current.offset, clashedWith: []}
-  const others = [
-    ...worktrees.map((entry) => ({name: entry.name, offset: resolveOffset(fresh, context, entry.name, false, {useEnvOffset: false}).offset, kind: 'worktree'})),
-    // A sandbox named like a worktree is that worktree's identity: counted once.
-    ...(await knownSandboxes(context, {...session, workspace: fresh})).filter((sandbox) => sandbox.name !== name && !worktrees.some((entry) => entry.name === sandbox.name)).map((sandbox) => ({...sandbox, kind: 'sandbox'})),
-  ]
-  const choice = chooseOffset(name, current.offset, others)
-  if (choice.full) context.warn(`warning: every offset is taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
-  return {offset: choice.offset, source: current.offsetSource, hashOffset: current.offset, pin: choice.pin, clashedWith: choice.clashedWith}
-}
-
 /** The host user's git `user.name` / `user.email`, as git reads them in the main checkout. */
 async function hostGitIdentity(context: YardContext, mainPath: string): Promise<{name?: string; email?: string}> {
   const read = async (key: string) => {
@@ -270,9 +234,7 @@ async function hostGitIdentity(context: YardContext, mainPath: string): Promise<
 export async function attachSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
   const branch = checkSandboxBranch(options.branch ?? `wt/${validateName(options.name, 'sandbox name')}`)
   const session = await openSandboxes(context, registry, options.runtime)
-  if (!(await isValidBranchName(context.runner, session.workspace.mainPath, branch))) {
-    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
-  }
+  await requireValidBranchName(context.runner, session.workspace.mainPath, branch)
   const {sandbox} = await requireSandbox(context, session, options.name)
   const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, registry, session, sandbox.spec.repos)
   const attached = warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))

@@ -11,7 +11,7 @@ import path from 'node:path'
 
 import type {YardContext} from './context.js'
 import {InputError, OperationError, RefusedError} from './errors.js'
-import {isValidBranchName} from './git.js'
+import {requireValidBranchName} from './git.js'
 import type {Registry} from './registry.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
 import {branchDirectory, checkBranchDirectory} from './sandbox-repos.js'
@@ -54,9 +54,7 @@ export async function pullSandbox(context: YardContext, registry: Registry, opti
   if (options.branch !== undefined && options.branch.startsWith('-')) throw new InputError(`invalid --branch "${options.branch}": it starts with "-"`, {fix: 'choose a branch name that does not start with "-"'})
   const session = await openSandboxes(context, registry, options.runtime)
   const mainPath = session.workspace.mainPath
-  if (options.branch !== undefined && !(await isValidBranchName(context.runner, mainPath, options.branch))) {
-    throw new InputError(`invalid branch name "${options.branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
-  }
+  if (options.branch !== undefined) await requireValidBranchName(context.runner, mainPath, options.branch)
   const {sandbox} = await requireSandbox(context, session, name)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)
   const slot = options.slot ?? slots[0]

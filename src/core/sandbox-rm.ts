@@ -13,8 +13,8 @@ import path from 'node:path'
 import type {CacheBackend, SandboxRecord, SandboxSaved, SandboxUnsaved, Target} from './backend.js'
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
-import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin, YARD_PIN_MARK} from './pins.js'
+import {releasePin} from './offset-allocator.js'
+import {pinAuthor, YARD_PIN_MARK} from './pins.js'
 import type {Registry} from './registry.js'
 import {repoIdentity} from './repo-identity.js'
 import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
@@ -145,8 +145,7 @@ function pinToDelete(session: SandboxSession, name: string): string | undefined 
 async function deletePin(context: YardContext, session: SandboxSession, name: string): Promise<void> {
   const file = session.workspace.config.files.local
   if (existsSync(worktreePath(session.workspace, name))) return
-  const pin = await withLock(offsetsLockPath(session.workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `sandbox rm ${name}`, warn: context.warn}, () =>
-    removeYardPin(file, name))
+  const pin = await releasePin(context, session.workspace, name, `sandbox rm ${name}`)
   if (pin === 'kept') context.warn(`note: kept the hand-written pin of ${name} in ${file} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`)
 }
 

@@ -17,21 +17,21 @@ import {isBareLayout} from './bare-layout.js'
 import {loadConfig} from './config.js'
 import type {YardContext} from './context.js'
 import {boundLines, InputError, OperationError} from './errors.js'
-import {ensureFetchRefspec, listRemotes, readRefs, RefEntry, validBranchName} from './git.js'
+import {ensureFetchRefspec, invalidBranchName, listRemotes, readRefs, RefEntry, validBranchName} from './git.js'
 import {copyIgnoredFiles} from './ignored-files.js'
-import {lowestFreeOffset, nameFromBranch, nameProblem, OFFSET_SLOTS, validateName} from './identity.js'
-import {withLock} from './lock.js'
+import {nameFromBranch, validateName} from './identity.js'
 import {worktreeMachineName} from './machine.js'
+import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from './offset-allocator.js'
 import {gitProgressListener} from './progress.js'
 import {shellQuote} from './shell.js'
 import {Trust, TrustWrite, writeTrust} from './trust.js'
-import {checkPinFile, excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, PinWrite, restorePinFile, writePin} from './pins.js'
+import {checkPinFile, excludePinFile, restorePinFile} from './pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './worktree-base.js'
 import type {WorktreeBackends} from './worktree-backends.js'
 import {checkOutSparse, fetchMissingObjects, gitCopiesSparse, NO_MAINTENANCE, readCheckoutConfig} from './worktree-checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './worktree-journal.js'
 import {initSubmodules, SubmoduleOutcome} from './worktree-submodules.js'
-import {GitWorktree, gitWorktrees, openWorkspace, resolveOffset, Workspace, worktreePath, worktreesUnderRoot} from './workspace.js'
+import {GitWorktree, gitWorktrees, openWorkspace, Workspace, worktreePath} from './workspace.js'
 
 /** How long `git fetch` of the base's remote may take before yard goes on without it. */
 export const FETCH_BUDGET_MS = 120_000
@@ -80,30 +80,6 @@ export interface AddResult {
   machine: string
 }
 
-/** The newcomer's offset decision (DESIGN.md §3.4, "Collisions"). Pure. */
-export interface OffsetChoice {
-  offset: number
-  /** The offset to pin (write to `[worktree-offsets]`), when the current one must change. */
-  pin?: number
-  clashedWith: string[]
-  /** Every slot is taken: the clash stays (the caller warns). */
-  full: boolean
-}
-
-/**
- * Chooses a new name's offset among the known ones: a sandbox of the same name is the same
- * identity and lends its offset; a clash with any other name moves the newcomer to the lowest
- * free offset in 1..89.
- */
-export function chooseOffset(name: string, current: number, others: ReadonlyArray<{name: string; offset: number; kind: string}>): OffsetChoice {
-  const twin = others.find((other) => other.kind === 'sandbox' && other.name === name)
-  if (twin) return twin.offset === current ? {offset: current, clashedWith: [], full: false} : {offset: twin.offset, pin: twin.offset, clashedWith: [], full: false}
-  const clashedWith = others.filter((other) => other.name !== name && other.offset === current).map((other) => other.name).sort()
-  if (clashedWith.length === 0) return {offset: current, clashedWith, full: false}
-  const free = lowestFreeOffset(others.filter((other) => other.name !== name).map((other) => other.offset))
-  return free === undefined ? {offset: current, clashedWith, full: true} : {offset: free, pin: free, clashedWith, full: false}
-}
-
 /** The name and branch of a request: NAME [BRANCH], or `--branch BRANCH` alone (DESIGN.md §3.1, §4.1). */
 function nameAndBranch(options: AddOptions): {name: string; branch: string} {
   if (options.name === undefined && options.branch === undefined) {
@@ -131,8 +107,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const configured = configuredBase(workspace.config)
 
   const fetched = options.fetch ? await fetchBaseRemote(context, mainPath, options.from, configured?.ref) : null
-  const lock = offsetsLockPath(workspace.commonDir)
-  const placed = await withLock(lock, {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree add ${name}`, warn: context.warn}, async () => {
+  const placed = await withOffsetsLock(context, workspace, `worktree add ${name}`, async () => {
     // An add of this name killed half-way is undone first (its journal says what it made).
     const undone = await recoverInterruptedAdd(context, workspace, name)
     if (undone.length > 0) context.warn(`note: an earlier \`yard worktree add ${name}\` was stopped half-way; rolled back: ${undone.join('; ')}`)
@@ -167,29 +142,21 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
     await writeAddJournal(workspace.commonDir, {name, target, branch, branchSource, commit: base?.commit ?? refs.get(remoteRef)?.oid, pinBefore: pinValue(fresh.config.pins[name])})
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
-    let pinWrite: PinWrite | undefined
-    const deciding = (async () => {
-      const others = await knownOffsets(fresh, context, worktrees, await options.backends.sandboxes(fresh))
-      const current = resolveOffset(fresh, context, name, false, {useEnvOffset: false})
-      const choice = chooseOffset(name, current.offset, others)
-      if (choice.pin !== undefined) pinWrite = await writePin(pinFile, name, choice.pin, choice.clashedWith.length > 0 ? `clash with ${choice.clashedWith.join(', ')}` : `offset of sandbox ${name}`)
-      return {current, choice}
-    })()
+    const deciding = allocateOffset(context, fresh, {name, kind: 'worktree', worktrees, sandboxes: () => options.backends.sandboxes(fresh)})
     const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
     const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules, sparse: gitConfig.sparse})
     const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
-      await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, pinnedOver: pinWrite, trustedOver: trustWrite})
+      const allocation = decided.status === 'fulfilled' ? decided.value : undefined
+      await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, allocation, trustedOver: trustWrite})
       await removeAddJournal(workspace.commonDir, name)
       throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
     }
-    const {current, choice} = decided.value
-    if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
     await removeAddJournal(workspace.commonDir, name)
-    return {current, choice, branchSource, base, submodules: added.value, trust: options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const)}
+    return {allocation: decided.value, branchSource, base, submodules: added.value, trust: options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const)}
   })
 
-  const {current, choice, branchSource, base, submodules, trust} = placed
+  const {allocation, branchSource, base, submodules, trust} = placed
   if (workspace.config.worktrees.copy.length > 0) context.progress?.step('copying ignored files from main')
   const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
   context.progress?.done()
@@ -197,12 +164,8 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   if (trust === 'untrusted') {
     if (!options.untrusted) context.warn(`note: ${workspace.config.files.local} records ${name} as untrusted (from before), so it stays untrusted: \`yard worktree trust ${name} --trusted\` changes that`)
   } else await options.backends.machineReady(workspace)
-  if (options.untrusted && choice.pin === undefined) await excludePinFile(context, workspace)
-  if (choice.pin !== undefined) {
-    await excludePinFile(context, workspace)
-    const why = choice.clashedWith.length > 0 ? `offset ${current.offset} clashes with ${choice.clashedWith.join(', ')}` : `sandbox ${name} (the same identity) has offset ${choice.pin}`
-    context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${choice.pin} in ${workspace.config.files.local}`)
-  }
+  if (options.untrusted && allocation.pin === undefined) await excludePinFile(context, workspace)
+  await notePin(context, workspace, allocation)
   return {
     name,
     path: target,
@@ -211,9 +174,9 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     upstream: branchSource === 'remote' ? `origin/${branch}` : null,
     base: base ? {ref: base.ref, commit: base.commit, source: base.source} : null,
     fetched,
-    offset: choice.offset,
-    offsetSource: choice.pin !== undefined ? 'pin' : current.offsetSource,
-    pinned: choice.pin !== undefined && choice.clashedWith.length > 0 ? {hashOffset: current.offset, clashedWith: choice.clashedWith} : null,
+    offset: allocation.offset,
+    offsetSource: allocation.offsetSource,
+    pinned: allocation.pin !== undefined && allocation.clashedWith.length > 0 ? {hashOffset: allocation.hashOffset, clashedWith: allocation.clashedWith} : null,
     copied,
     submodules,
     trust,
@@ -232,24 +195,10 @@ async function decideBase(context: YardContext, workspace: Workspace, request: {
     if (from !== undefined) context.warn(`note: --from ${from} was ignored: ${branchSource === 'existing' ? `branch ${branch} exists and is checked out as it is` : `origin/${branch} exists, so ${branch} is created tracking it`}`)
     return undefined
   }
-  if (!request.validBranch) {
-    throw new InputError(`invalid branch name "${branch}"`, {why: 'git check-ref-format --branch refuses it', fix: 'choose another branch name (see git-check-ref-format(1))'})
-  }
+  if (!request.validBranch) throw invalidBranchName(branch)
   const base = await resolveBase(context, {mainPath: workspace.mainPath, from, config: workspace.config, refs: request.refs})
   if (base.source === 'default-branch' && !base.recorded.startsWith('refs/remotes/')) context.warn(`note: no origin/HEAD or origin/main: forking from the local ${base.ref}`)
   return base
-}
-
-/**
- * The offsets already taken (DESIGN.md §3.4): every worktree under the root (pin or hash; an
- * offset does not depend on a worktree's own yard.toml, so a broken one cannot hide it) and
- * every sandbox. `WT_OFFSET` plays no part.
- */
-async function knownOffsets(workspace: Workspace, context: YardContext, worktrees: GitWorktree[], sandboxes: Array<{name: string; offset: number}>): Promise<Array<{name: string; offset: number; kind: string}>> {
-  const known = (await worktreesUnderRoot(workspace, context, worktrees))
-    .filter(({name}) => nameProblem(name) === undefined)
-    .map(({name}) => ({name, offset: resolveOffset(workspace, context, name, false, {useEnvOffset: false}).offset, kind: 'worktree'}))
-  return [...known, ...sandboxes.map((sandbox) => ({...sandbox, kind: 'sandbox'}))]
 }
 
 /**
@@ -351,7 +300,7 @@ async function gitWorktreeAdd(context: YardContext, workspace: Workspace, reques
  * Undoes what a failed `git worktree add` left: the branch it created (only while it still points
  * where it was created), git's registration of the path, and the pin this call wrote.
  */
-async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; pinnedOver?: PinWrite; trustedOver?: TrustWrite}): Promise<void> {
+async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; allocation?: OffsetAllocation; trustedOver?: TrustWrite}): Promise<void> {
   const {mainPath} = workspace
   const undone: string[] = []
   // The worktree first: a branch checked out in a worktree is not deleted from under it.
@@ -375,14 +324,10 @@ async function rollBack(context: YardContext, workspace: Workspace, state: {targ
     // The base was recorded before the checkout; it goes with the branch.
     if (state.branchSource === 'new' && gone) await context.runner.git(['config', '--unset', `branch.${state.branch}.yardBase`], {cwd: mainPath, allowFailure: true})
   }
-  if (state.pinnedOver) {
-    // Still under the lock: nobody else has edited the file since, so its old text goes back as it was.
-    const {previous, text} = state.pinnedOver
-    await restorePinFile(state.pinFile, text).then(
-      () => undone.push(previous === undefined ? `deleted the pin of ${state.name}` : `restored the pin of ${state.name}`),
-      (error: Error) => context.warn(`warning: could not undo the pin of ${state.name} in ${state.pinFile}: ${error.message}`),
-    )
-  }
+  await undoPin(workspace, state.allocation).then(
+    (what) => what && undone.push(what),
+    (error: Error) => context.warn(`warning: could not undo the pin of ${state.name} in ${state.pinFile}: ${error.message}`),
+  )
   if (state.trustedOver) {
     // After the pin's: the trust record was written first, so its text is the older one.
     await restorePinFile(state.pinFile, state.trustedOver.text).then(

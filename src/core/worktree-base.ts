@@ -8,7 +8,7 @@ import type {ProjectConfig} from './config.js'
 import {originLabel} from './config.js'
 import type {YardContext} from './context.js'
 import {InputError} from './errors.js'
-import {fullRefName, readRefs, RefEntry, remoteOf, resolveCommit} from './git.js'
+import {fullRefName, invalidBranchName, readRefs, RefEntry, remoteOf, resolveCommit} from './git.js'
 import {shellQuote} from './shell.js'
 
 export type BaseSource = 'from' | 'config' | 'origin-head' | 'default-branch' | 'current-head'
@@ -60,12 +60,9 @@ export function checkBranchRequest(branch: string, name: string, request: {valid
     })
   }
   if (!request.valid || branch === '@' || branch.startsWith('refs/')) {
-    throw new InputError(`invalid branch name "${branch}"`, {
-      why: branch === '@' ? 'git reads "@" as HEAD'
-        : request.valid ? `the branch would be refs/heads/${branch}, and "${branch}" names the ref ${branch}, not it (git-rev-parse(1), "SPECIFYING REVISIONS")`
-        : 'git check-ref-format --branch refuses it (HEAD, for one, always means the checked-out commit)',
-      fix: 'choose another branch name (see git-check-ref-format(1))',
-    })
+    throw invalidBranchName(branch, branch === '@' ? 'git reads "@" as HEAD'
+      : request.valid ? `the branch would be refs/heads/${branch}, and "${branch}" names the ref ${branch}, not it (git-rev-parse(1), "SPECIFYING REVISIONS")`
+      : 'git check-ref-format --branch refuses it (HEAD, for one, always means the checked-out commit)')
   }
 }
 

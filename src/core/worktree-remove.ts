@@ -16,8 +16,8 @@ import type {YardContext} from './context.js'
 import {ExitCode, InputError, RefusedError, YardError} from './errors.js'
 import {branchConfig, dirtyCounts, listRemotes} from './git.js'
 import {validateName} from './identity.js'
-import {withLock} from './lock.js'
-import {OFFSETS_LOCK_BUDGET_MS, offsetsLockPath, pinAuthor, removeYardPin} from './pins.js'
+import {releasePin, withOffsetsLock} from './offset-allocator.js'
+import {pinAuthor} from './pins.js'
 import {agentHomePart, ArchivedPart, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence, saveOutsideWork} from './removal-archive.js'
 import {formatArgv} from './process.js'
 import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
@@ -323,9 +323,9 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
   }
   // Its own machine goes after the worktree (the teardown ran inside it), before the record that names it.
   if (plan.machine) await plan.machine.remove()
-  const lockOptions = {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree remove ${name}`, warn: context.warn}
-  const pin = summary.pin === null ? 'absent' : await withLock(offsetsLockPath(workspace.commonDir), lockOptions, () => removeYardPin(workspace.config.files.local, name))
-  if (summary.trust === 'untrusted') await withLock(offsetsLockPath(workspace.commonDir), lockOptions, () => writeTrust(workspace.config.files.local, name, 'trusted'))
+  const purpose = `worktree remove ${name}`
+  const pin = summary.pin === null ? 'absent' : await releasePin(context, workspace, name, purpose)
+  if (summary.trust === 'untrusted') await withOffsetsLock(context, workspace, purpose, () => writeTrust(workspace.config.files.local, name, 'trusted'))
   return {
     name,
     path: checkout,

@@ -8,9 +8,9 @@
 import type {YardContext} from './context.js'
 import {InputError, RefusedError} from './errors.js'
 import {validateName} from './identity.js'
-import {withLock} from './lock.js'
 import {createMachine, machineSpec, worktreeMachineName} from './machine.js'
-import {excludePinFile, OFFSETS_LOCK_BUDGET_MS, offsetsLockPath} from './pins.js'
+import {withOffsetsLock} from './offset-allocator.js'
+import {excludePinFile} from './pins.js'
 import type {Registry} from './registry.js'
 import {stateDir} from './state.js'
 import {Trust, writeTrust} from './trust.js'
@@ -66,7 +66,7 @@ export async function setWorktreeTrust(context: YardContext, registry: Registry,
     }
   }
   const file = workspace.config.files.local
-  await withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose: `worktree trust ${name}`, warn: context.warn}, () => writeTrust(file, name, options.trust))
+  await withOffsetsLock(context, workspace, `worktree trust ${name}`, () => writeTrust(file, name, options.trust))
   if (options.trust === 'untrusted') await excludePinFile(context, workspace)
   return {name, trust: options.trust, changed: true, machine: machineName}
 }
