@@ -5,6 +5,7 @@
  * are not asks are left alone. The pod's side runs in test/plugins/k8s-sandbox/fetch-through.test.ts.
  */
 import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -46,7 +47,6 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
       expect(fetchStarts).to.have.length(1)
       const cached = (await node.cache.list(node.root)).find((row) => row.key === added.key)
       expect(cached?.stale).to.equal(false)
-      const {execFileSync} = await import('node:child_process')
       expect(execFileSync('git', ['-C', added.path, 'rev-parse', 'refs/heads/main'], {encoding: 'utf8'}).trim()).to.equal(later)
 
       // Asked again at once: served, but not before the gap since the last fetch started.
