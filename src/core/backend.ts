@@ -698,8 +698,12 @@ export interface SandboxBackend {
   get(target: Target, runtime: string): Promise<SandboxRecord | undefined>
   /** Starts the pod; the caches must be present and leased. @throws OperationError when the runtime fails (nothing left running). */
   create(target: Target, spec: SandboxSpec): Promise<void>
-  /** Idempotent attach inside the pod; `gitIdentity` is the host user's. @throws InputError for a branch directory clash. */
-  attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
+  /**
+   * Idempotent attach inside the pod; `gitIdentity` is the host user's; `fetchThroughSeconds` is
+   * `[cache] fetch-through-seconds` (how long a fetch in the pod waits for the cache's refresh).
+   * @throws InputError for a branch directory clash.
+   */
+  attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult>
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
   /**

@@ -101,7 +101,7 @@ export const projectTables = {
   project: z.strictObject({prefix: text(), 'main-worktree': text()}),
   worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text(), copy: z.array(text()), 'keep-ignored': z.array(text())}),
   machine: z.strictObject({backend: text(), name: text().regex(MACHINE_NAME_PATTERN, 'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"'), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
-  cache: z.strictObject({backend: text(), root: text(), lfs: z.enum(['all', 'off'])}),
+  cache: z.strictObject({backend: text(), root: text(), lfs: z.enum(['all', 'off']), 'fetch-through-seconds': tomlInteger(1, 600)}),
   cluster: z.strictObject({
     backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: image(), 'cache-root': text(),
     'refresh-interval': text().regex(/^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m'),

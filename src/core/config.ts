@@ -44,7 +44,7 @@ export interface ProjectConfig {
   /** `mounts`: what the box can reach (docs/stacks.md); never from a worktree's own yard.toml. */
   box: {image?: string; mounts: (typeof BOX_MOUNTS)[number]}
   /** `lfs`: `[cache] lfs`; absent = the cache backend decides (git-cache: "all" when the repository uses LFS). */
-  cache: {backend: string; root: string; lfs?: 'all' | 'off'}
+  cache: {backend: string; root: string; lfs?: 'all' | 'off'; 'fetch-through-seconds': number}
   cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string; 'refresh-interval'?: string; 'ready-timeout-seconds': number; 'cache-timeout-seconds': number}
   /** `[ports]`: env var name → base port. */
   ports: Record<string, number>
@@ -397,6 +397,7 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
     cache: {
       backend: def('cache.backend', 'git-cache'),
       root: path.resolve(mainPath, def('cache.root', path.join(stateDir(env), 'caches'))),
+      'fetch-through-seconds': def('cache.fetch-through-seconds', 10),
       ...stripUndefined({lfs: optional('cache', 'lfs') as 'all' | 'off' | undefined}),
     },
     cluster: stripUndefined({

@@ -113,7 +113,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       return target
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
-    const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath)}))
+    const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath), fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
     warnUnpushable(context, name, repos, branch)
@@ -237,7 +237,7 @@ export async function attachSandbox(context: YardContext, registry: Registry, op
   await requireValidBranchName(context.runner, session.workspace.mainPath, branch)
   const {sandbox} = await requireSandbox(context, session, options.name)
   const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, registry, session, sandbox.spec.repos)
-  const attached = warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath)}))
+  const attached = warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath), fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds']}))
   for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
   return {name: sandbox.name, ...attached, stale: {...stale, ...attached.stale}}
 }

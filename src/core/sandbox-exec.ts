@@ -9,8 +9,9 @@ import type {YardContext} from './context.js'
 import {execInBox} from './box.js'
 import {ExitCode, InputError, OperationError, YardError} from './errors.js'
 import {recordExec} from './exec-registry.js'
+import {serveAsks} from './fetch-through.js'
 import type {Registry} from './registry.js'
-import {openSandboxes, requireSandbox} from './sandbox.js'
+import {openSandboxCache, openSandboxes, requireSandbox} from './sandbox.js'
 import {branchDirectory, checkBranchDirectory} from './sandbox-repos.js'
 import {shellCommand} from './shell.js'
 import {stateDir} from './state.js'
@@ -73,7 +74,8 @@ async function sandboxExists(context: YardContext, registry: Registry, name: str
  * Runs argv in `/work/<slot>/<branch dir>` of sandbox `name` (DESIGN.md §5.2): the first slot
  * unless `slot`; the branch attached at create unless `branch`. When another `yard exec` that may
  * write (exec-registry.ts) runs in the same worktree, warns on stderr first: concurrent agents
- * belong in separate sandboxes (docs/sandboxes.md, "One agent per workspace").
+ * belong in separate sandboxes (docs/sandboxes.md, "One agent per workspace"). On podman, while
+ * the command runs, yard serves the pod's fetch-through asks (fetch-through.ts).
  */
 export async function execInSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean}): Promise<number> {
   // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
@@ -88,9 +90,21 @@ export async function execInSandbox(context: YardContext, registry: Registry, op
   for (const writer of writers) {
     context.warn(`warning: another yard exec runs in ${options.name}/${directory} (pid ${writer.pid}, since ${writer.started}: ${shellCommand(writer.argv)}); two agents in one worktree overwrite each other's index, HEAD and files — give each its own sandbox (yard sandbox create NAME --repo …)`)
   }
+  const serving = new AbortController()
+  const served = sandbox.runtime === 'podman' ? (await startServing(context, registry, session.workspace, sandbox, serving.signal)).done : Promise.resolve()
   try {
     return await session.backend.exec(sandbox, {slot, directory}, options.argv, {tty: options.tty}).catch(asExecFailure)
   } finally {
+    serving.abort()
+    await served
     release()
   }
+}
+
+/** serveAsks on the workspace's cache; a cache backend that cannot be opened serves nothing (the pod's fetch reads the cache after its wait). */
+async function startServing(context: YardContext, registry: Registry, workspace: Parameters<typeof openSandboxCache>[2], sandbox: Parameters<typeof serveAsks>[1], signal: AbortSignal): Promise<{done: Promise<void>}> {
+  const side = await openSandboxCache(context, registry, workspace).catch(() => undefined)
+  if (side === undefined) return {done: Promise.resolve()}
+  // Wrapped: awaiting a bare promise here would wait for the whole serving loop.
+  return {done: serveAsks(stateDir(context.env), sandbox, {...side, lfs: workspace.config.cache.lfs}, signal).catch(() => undefined)}
 }

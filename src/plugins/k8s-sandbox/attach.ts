@@ -7,6 +7,7 @@
  */
 import type {SandboxAttachResult, SandboxSpec} from '../../core/backend.js'
 import {InputError, OperationError} from '../../core/errors.js'
+import {FETCH_THROUGH_PATH, fetchThroughScript} from '../../core/fetch-through.js'
 import {withoutCredentials} from '../../core/repo-url.js'
 import {branchDirectory} from '../../core/sandbox-repos.js'
 import {initPodSubmodules, PodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
@@ -51,7 +52,7 @@ async function exists(runtime: SandboxRuntime, pod: string, podPath: string): Pr
  * @throws InputError (exit 2) when a branch directory holds a different branch, naming both.
  * @throws OperationError (exit 1) when git fails in the pod.
  */
-export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, request: {branch: string; gitIdentity: {name?: string; email?: string}; sandbox: string}): Promise<SandboxAttachResult> {
+export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, request: {branch: string; gitIdentity: {name?: string; email?: string}; sandbox: string; fetchThroughSeconds?: number}): Promise<SandboxAttachResult> {
   const {branch} = request
   const directory = branchDirectory(branch)
   const present = await Promise.all(spec.repos.map((repo) => exists(runtime, pod, `${defaultCheckout(repo.slot)}/.git`)))
@@ -71,6 +72,9 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
   if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
 
   await rewriteSubmoduleUrls(runtime, pod, spec.repos)
+  // Fetch-through (core/fetch-through.ts) needs the host's asks directories: podman only so far.
+  const fetchThrough = runtime.id === 'podman'
+  if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10)
   const slots: SandboxAttachResult['slots'] = []
   for (const [index, repo] of spec.repos.entries()) {
     const home = defaultCheckout(repo.slot)
@@ -99,6 +103,7 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
       await addSubmodules(target)
     }
     await podGit(runtime, pod, ['-C', home, 'remote', 'set-url', '--push', 'origin', withoutCredentials(repo.url)])
+    if (fetchThrough) await podGit(runtime, pod, ['-C', home, 'config', 'remote.origin.uploadpack', FETCH_THROUGH_PATH])
     slots.push({slot: repo.slot, default: home, path: target, created, ...(submodules.initialised.length + submodules.failed.length > 0 ? {submodules} : {})})
   }
   return {branch, slots}
@@ -112,8 +117,20 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
  * @throws OperationError when the fetch from the cache fails.
  */
 async function catchUp(runtime: SandboxRuntime, pod: string, home: string): Promise<void> {
-  await podGit(runtime, pod, ['-C', home, 'fetch', '--quiet', '--tags', 'origin'])
+  // The host fetched the caches just now: plain upload-pack, no fetch-through ask.
+  await podGit(runtime, pod, ['-C', home, 'fetch', '--quiet', '--tags', '--upload-pack=git-upload-pack', 'origin'])
   await runtime.run(pod, ['git', '-C', home, 'merge', '--ff-only', '--quiet'])
+}
+
+/**
+ * Writes origin's uploadpack script (fetchThroughScript) to FETCH_THROUGH_PATH in the pod; the
+ * script is passed as an argument, never spliced into the shell line.
+ */
+async function writeFetchThrough(runtime: SandboxRuntime, pod: string, seconds: number): Promise<void> {
+  const dir = FETCH_THROUGH_PATH.slice(0, FETCH_THROUGH_PATH.lastIndexOf('/'))
+  const line = `mkdir -p ${dir} && printf '%s' "$1" > ${FETCH_THROUGH_PATH}.tmp && chmod 755 ${FETCH_THROUGH_PATH}.tmp && mv -f ${FETCH_THROUGH_PATH}.tmp ${FETCH_THROUGH_PATH}`
+  const result = await runtime.run(pod, ['sh', '-c', line, 'sh', fetchThroughScript(seconds)])
+  if (result.exitCode !== 0) throw new OperationError(`writing ${FETCH_THROUGH_PATH} failed in the sandbox pod ${pod} (exit ${result.exitCode})`, {why: result.stderr.trim() || undefined, fix: 'check that /work is writable in the image, then run yard sandbox attach again'})
 }
 
 /** `origin/HEAD`; for `#REF`, `refs/remotes/origin/<ref>` when it exists, else the ref verbatim. */

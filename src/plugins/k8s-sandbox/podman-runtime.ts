@@ -11,9 +11,10 @@ import {stringify} from 'yaml'
 
 import type {BackendContext} from '../../core/backend.js'
 import {execFailure, isEngineExecFailure} from '../../core/engine-exec.js'
+import {asksRoot, podAsksPath} from '../../core/fetch-through.js'
 import {OperationError} from '../../core/errors.js'
 import type {RunResult} from '../../core/process.js'
-import {PREFIX_LABEL, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
+import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 /** podman names a played pod's container `<pod>-<container>`. */
@@ -61,7 +62,10 @@ export class PodmanRuntime implements SandboxRuntime {
     // those are kept beside the pod in the state directory and merged back by get().
     const long = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([, value]) => value.length > 63))
     const short = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([key]) => !(key in long)))
-    const played = podOwnEmptyDirs({...manifest, metadata: {...metadata, annotations: short}}, name)
+    const asks = asksRoot(this.context.stateDir, name)
+    const played = withAsks(podOwnEmptyDirs({...manifest, metadata: {...metadata, annotations: short}}, name), asks, repoKeys(metadata.annotations))
+    await fs.rm(asks, {recursive: true, force: true})
+    for (const key of repoKeys(metadata.annotations)) await fs.mkdir(path.join(asks, key), {recursive: true})
     await fs.mkdir(path.dirname(this.annotationsFile(name)), {recursive: true})
     await fs.writeFile(this.annotationsFile(name), JSON.stringify(long) + '\n')
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pod-'))
@@ -89,6 +93,7 @@ export class PodmanRuntime implements SandboxRuntime {
     // for a missing volume, so no `volume exists` round trip first.
     await this.context.runner.run('podman', ['volume', 'rm', '--force', `${name}-${WORK_VOLUME}`])
     await fs.rm(this.annotationsFile(name), {force: true})
+    await fs.rm(asksRoot(this.context.stateDir, name), {recursive: true, force: true})
   }
 
   /** Whether the pod exists (`podman pod exists`: exit 0 yes, 1 no); undefined when podman cannot tell. */
@@ -105,10 +110,12 @@ export class PodmanRuntime implements SandboxRuntime {
     const file = this.annotationsFile(name)
     const work = `${name}-${WORK_VOLUME}`
     const volume = (await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0
-    const found = [...(existsSync(file) ? [`record ${file}`] : []), ...(volume ? [`volume ${work}`] : [])]
+    const asks = asksRoot(this.context.stateDir, name)
+    const found = [...(existsSync(file) ? [`record ${file}`] : []), ...(existsSync(asks) ? [`asks ${asks}`] : []), ...(volume ? [`volume ${work}`] : [])]
     if (!options.dryRun) {
       if (volume) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
       await fs.rm(file, {force: true})
+      await fs.rm(asks, {recursive: true, force: true})
     }
     return found
   }
@@ -161,6 +168,30 @@ function podOwnEmptyDirs(manifest: Record<string, unknown>, pod: string): Record
       ...spec,
       volumes: spec.volumes.map((volume) => ({...volume, name: rename(volume.name)})),
       containers: spec.containers.map((container) => ({...container, volumeMounts: container.volumeMounts?.map((mount) => ({...mount, name: rename(mount.name)}))})),
+    },
+  }
+}
+
+/** The cache keys of the pod's repositories (not their submodules'), from its spec annotation. */
+function repoKeys(annotations: Record<string, string> | undefined): string[] {
+  const spec = JSON.parse(annotations?.[SPEC_ANNOTATION] ?? '{}') as {repos?: Array<{key: string}>}
+  return [...new Set((spec.repos ?? []).map((repo) => repo.key))]
+}
+
+/**
+ * Fetch-through (core/fetch-through.ts): per repository's cache, the host directory
+ * `<asks>/<key>` mounted writable at `/yard/asks/<key>` — the only place of this machine the pod
+ * may write, and only to ask for a refresh of a cache it mounts read-only anyway.
+ */
+function withAsks(manifest: Record<string, unknown>, asks: string, keys: string[]): Record<string, unknown> {
+  const spec = manifest.spec as {volumes: Array<Record<string, unknown>>; containers: Array<{volumeMounts?: Array<Record<string, unknown>>}>}
+  const [workspace, ...rest] = spec.containers
+  return {
+    ...manifest,
+    spec: {
+      ...spec,
+      volumes: [...spec.volumes, ...keys.map((key) => ({name: `asks-${key}`, hostPath: {path: path.join(asks, key), type: 'Directory'}}))],
+      containers: [{...workspace, volumeMounts: [...(workspace.volumeMounts ?? []), ...keys.map((key) => ({name: `asks-${key}`, mountPath: podAsksPath(key)}))]}, ...rest],
     },
   }
 }

@@ -90,7 +90,7 @@ export class K8sSandbox implements SandboxBackend {
    * could not fetch comes back as `stale`); then attach inside the pod, whose `default/` fetches
    * from the cache. On podman core fetched the local caches already.
    */
-  async attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
+  async attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult> {
     const runtime = this.runtime(sandbox.runtime)
     const stale = runtime instanceof KubernetesRuntime ? await runtime.freshen(sandbox.project, sandbox.spec.repos) : {}
     const attached = await attachInPod(runtime, sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})

@@ -1,0 +1,82 @@
+/**
+ * Fetch-through on the podman runtime (issue 18, acceptance 3; core/fetch-through.ts): a commit
+ * pushed upstream after the sandbox exists reaches `git fetch origin` inside it without `yard
+ * cache fetch`; with the upstream unreachable the fetch still succeeds from the cache and says
+ * once on stderr that the cache is stale; without a yard exec serving, the fetch waits only
+ * `[cache] fetch-through-seconds`; the pod still cannot write the cache.
+ */
+import {expect} from 'chai'
+import {renameSync} from 'node:fs'
+
+import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {cleanupTemp} from '../../support/repo.js'
+import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {yard} from '../../support/yard.js'
+import {commitTo} from '../git-cache/support.js'
+import {cli, inPodTry, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+
+const prefix = `${SANDBOX_TEST_PREFIX}g`
+const pod = `${prefix}-ft`
+
+describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch first (podman)', function () {
+  this.timeout(180_000)
+  let fixture: SandboxFixture
+  let upstream: string
+  let key: string
+  const inSandbox = (...argv: string[]) => cli(fixture, ['exec', 'ft/wt-ft', '--', ...argv])
+
+  before(async () => {
+    sweep(prefix)
+    await ensureDefaultImage()
+    upstream = makeUpstream('app')
+    key = repoIdentity(upstream).key
+    fixture = makeApp(prefix, 'WEB_PORT = 38940\n\n[cache]\nfetch-through-seconds = 3')
+    const created = await yard(['sandbox', 'create', 'ft', '--runtime', 'podman', '--repo', upstream], {cwd: fixture.app, env: fixture.env})
+    expect(created.exitCode, created.stderr).to.equal(0)
+  })
+  after(() => {
+    sweep(prefix)
+    cleanupTemp()
+  })
+
+  it('a commit pushed after create is origin/main after yard exec … git fetch origin, with no stale note', () => {
+    const later = commitTo(upstream, 'main', 'later', 'pushed after the sandbox exists\n')
+    const fetched = inSandbox('git', 'fetch', 'origin')
+    expect(fetched.status, fetched.stderr).to.equal(0)
+    expect(fetched.stderr).not.to.include('yard:')
+    const log = inSandbox('git', 'log', '-1', '--format=%H', 'origin/main')
+    expect(log.stdout.trim(), log.stderr).to.equal(later)
+  })
+
+  it('with the upstream unreachable the fetch reads the cache and prints one stale line', () => {
+    renameSync(upstream, `${upstream}.away`)
+    try {
+      const fetched = inSandbox('git', 'fetch', 'origin')
+      expect(fetched.status, fetched.stderr).to.equal(0)
+      const notes = fetched.stderr.split('\n').filter((line) => line.startsWith('yard: '))
+      expect(notes, fetched.stderr).to.have.length(1)
+      expect(notes[0]).to.match(new RegExp(`^yard: the cache ${key} is stale since \\S+ \\(\\d+[smhd] ago\\): .*; reading what the cache holds$`))
+    } finally {
+      renameSync(`${upstream}.away`, upstream)
+    }
+  })
+
+  it('without a yard exec to answer, the fetch waits fetch-through-seconds, then reads the cache', () => {
+    const started = Date.now()
+    const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
+    const seconds = (Date.now() - started) / 1000
+    expect(fetched.status, fetched.stderr).to.equal(0)
+    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 3s`)
+    expect(seconds).to.be.within(2.5, 10)
+  })
+
+  it('the pod still cannot write the cache', () => {
+    for (const target of [`/repos/${key}/intruder`, `/repos/${key}/refs/heads/intruder`]) {
+      const touched = inPodTry(pod, 'touch', target)
+      expect(touched.status, `touch ${target}`).not.to.equal(0)
+      expect(touched.stderr).to.match(/Read-only file system/)
+    }
+    const pushed = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'push', `/repos/${key}`, 'HEAD:refs/heads/intruder')
+    expect(pushed.status).not.to.equal(0)
+  })
+})
