@@ -12,7 +12,7 @@ import type {BackendContext, ImplicitPort, ProjectContainers, StackBackend, Stac
 import type {ComposeProvider} from '../../core/compose-provider.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {busyPorts} from '../../core/port-probe.js'
-import {shellCommand} from '../../core/shell.js'
+import {withLock} from '../../core/lock.js'
 import {ComposeBox} from './box.js'
 import {Engine, type EngineContainer} from './engine.js'
 import {refusalError} from './isolation-report.js'
@@ -22,7 +22,7 @@ import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
 import {renderedPath, writeRendered} from './render.js'
 import {planStack} from './stack-plan.js'
-import {describeContainers, isRunning, partWayError, worktreeFlag} from './up-failure.js'
+import {describeContainers, isRunning, partWayError} from './up-failure.js'
 
 /**
  * What `up` probes with a real bind: the `[ports]` host ports and every TCP implicit port (each
@@ -42,6 +42,11 @@ function serviceRows(containers: readonly EngineContainer[]): StackContainer[] {
     .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}))
     .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
 }
+
+/** A lock older than this (ms) is an `up` that died: image builds included, no up takes longer. */
+const UP_BUDGET_MS = 60 * 60 * 1000
+/** How long (ms) an `up` waits for another `up` of the same project before it refuses. */
+const UP_WAIT_MS = 10 * 60 * 1000
 
 export class ComposeStack implements StackBackend {
   readonly kind = 'stack'
@@ -115,6 +120,13 @@ export class ComposeStack implements StackBackend {
    *   does not run (naming the services it left running and stopped, which `yard down` removes).
    */
   async up(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
+    // One `up` of a project at a time: two would race the provider for its volumes and networks.
+    const lock = path.join(path.dirname(renderedPath(this.context.stateDir, target.project)), 'up.lock')
+    await fs.mkdir(path.dirname(lock), {recursive: true}).catch(() => undefined)
+    return withLock(lock, {budgetMs: UP_BUDGET_MS, waitMs: UP_WAIT_MS, purpose: `yard up of ${target.project}`, warn: this.context.warn}, () => this.upAlone(target, spec))
+  }
+
+  private async upAlone(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
     const planned = await planStack(target, spec, this.context.env)
     if (!planned) return
     const refused = refusalError(target.project, planned.report)
@@ -135,18 +147,15 @@ export class ComposeStack implements StackBackend {
     const service = (container: EngineContainer) => container.labels[COMPOSE_SERVICE_LABEL] ?? ''
     const current = (container: EngineContainer) => container.labels[CONFIG_LABEL] === planned.configs[service(container)]
     const running = (containers: EngineContainer[]) => new Set(containers.filter(isRunning).map(service))
-    if (planned.services.every((name) => running(own).has(name))) {
-      const older = own.filter((container) => isRunning(container) && !current(container)).map(service)
-      if (older.length > 0) this.context.warn(`note: ${older.join(', ')} of ${target.project} ${older.length === 1 ? 'runs a container' : 'run containers'} made from another compose file than the current one; a running stack is left as it is: \`${shellCommand(['yard', 'down', ...worktreeFlag(target)])}\` then \`yard up\` makes ${older.length === 1 ? 'it' : 'them'} afresh`)
-      return result(own)
-    }
-    const stopped = own.filter((container) => !isRunning(container))
-    const stale = stopped.filter((container) => !current(container))
+    // A container made from another definition (an edited compose file, a moved port) is made
+    // afresh, as docker compose does: the provider alone would keep it, and its old ports.
+    const stale = own.filter((container) => !current(container))
+    if (stale.length === 0 && planned.services.every((name) => running(own).has(name))) return result(own)
     if (stale.length > 0) {
-      this.context.warn(`note: recreating ${describeContainers(stale)} of ${target.project}: stopped, and made from another compose file than the current one`)
-      await this.engine.removeContainers(stale.map((container) => container.id), 0)
+      this.context.warn(`note: recreating ${describeContainers(stale)} of ${target.project}: made from another compose file than the current one (volumes are kept)`)
+      await this.engine.removeContainers(stale.map((container) => container.id), 10)
     }
-    const again = stopped.filter(current)
+    const again = own.filter((container) => !isRunning(container) && current(container))
     if (again.length > 0) this.context.warn(`note: starting ${describeContainers(again)} of ${target.project} again, as made by an earlier \`yard up\``)
 
     const provider = await detection

@@ -6,13 +6,14 @@
  * `down` removes everything; `up --json` gives the report, the services and the published ports.
  */
 import {expect} from 'chai'
+import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../../../src/core/backend.js'
 import {cleanupTemp, makeRepo} from '../../support/repo.js'
 import {BUSYBOX_IMAGE, fetchText, podmanEnv, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
-import {yard} from '../../support/yard.js'
+import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-s7'
 const WEB_PORT = 38_640
@@ -62,7 +63,7 @@ describe('compose-stack: up that fails part-way (DESIGN.md §4.2)', function () 
     writeFileSync(path.join(repo, 'compose.yaml'), compose("trap 'exit 0' TERM; sleep 100000 & wait"))
     const fixed = await run(['up', '--json'])
     expect(fixed.exitCode, fixed.stderr).to.equal(0)
-    expect(fixed.stderr).to.include('note: recreating worker (exited) of yardtest-s7: stopped, and made from another compose file than the current one')
+    expect(fixed.stderr).to.include('note: recreating worker (exited) of yardtest-s7: made from another compose file than the current one')
     const json = fixed.json as {report: StackReportEntry[]; services: StackContainer[]; implicitPorts: ImplicitPort[]}
     expect(json.services.map((row) => [row.service, row.state])).to.deep.equal([['web', 'running'], ['worker', 'running']])
     expect(json.services[0].ports).to.deep.equal([{host: WEB_PORT, container: 8080}])
@@ -71,6 +72,39 @@ describe('compose-stack: up that fails part-way (DESIGN.md §4.2)', function () 
     const again = await run(['up'])
     expect(again.exitCode, again.stderr).to.equal(0)
     expect(again.stderr).not.to.include('note:')
+  })
+
+  it('a running container made from an edited definition is made afresh, as docker compose does', async () => {
+    const worker = "trap 'exit 0' TERM; sleep 100000 & wait"
+    const edited = ['services:', '  web:', webService('edited', `${WEB_PORT}:8080`), '  worker:', `    image: ${BUSYBOX_IMAGE}`, `    command: ["sh", "-c", ${JSON.stringify(worker)}]`, ''].join('\n')
+    writeFileSync(path.join(repo, 'compose.yaml'), edited)
+    const up = await run(['up'])
+    expect(up.exitCode, up.stderr).to.equal(0)
+    expect(up.stderr).to.include('note: recreating web of yardtest-s7: made from another compose file than the current one')
+    expect(up.stderr).not.to.include('worker')
+    expect(await fetchText(WEB_PORT)).to.equal('edited')
+    const again = await run(['up'])
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(again.stderr).not.to.include('note:')
+  })
+
+  it('two ups of one project at once take turns: both succeed', async () => {
+    expect((await run(['down'])).exitCode).to.equal(0)
+    const childEnv: NodeJS.ProcessEnv = {...process.env}
+    for (const [key, value] of Object.entries(env)) {
+      if (value === undefined) delete childEnv[key]
+      else childEnv[key] = value
+    }
+    const up = () => new Promise<{code: number | null; stderr: string}>((resolve) => {
+      const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'up'], {cwd: repo, env: childEnv, stdio: ['ignore', 'ignore', 'pipe']})
+      let stderr = ''
+      child.stderr.on('data', (chunk) => (stderr += String(chunk)))
+      child.on('exit', (code) => resolve({code, stderr}))
+    })
+    const [first, second] = await Promise.all([up(), up()])
+    expect(first.code, first.stderr).to.equal(0)
+    expect(second.code, second.stderr).to.equal(0)
+    expect(await fetchText(WEB_PORT)).to.equal('edited')
   })
 
   it('down removes everything it left', async () => {
