@@ -4,7 +4,7 @@
  * `docker-compose.yml`. None → the checkout is box-only. Paths are made absolute against the
  * targeted checkout, never the main one (DESIGN.md §3.5).
  */
-import {existsSync} from 'node:fs'
+import {existsSync, lstatSync} from 'node:fs'
 import path from 'node:path'
 
 import {InputError} from './errors.js'
@@ -20,7 +20,8 @@ export const DEFAULT_COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-com
  */
 export function composeFiles(checkoutPath: string, configured: string[] | undefined, origin = 'yard.toml'): string[] {
   if (configured === undefined) {
-    const found = DEFAULT_COMPOSE_FILES.map((name) => path.join(checkoutPath, name)).find((file) => existsSync(file))
+    // lstat: a name that is there but no readable file (a dangling link) is the stack's to refuse, not box-only.
+    const found = DEFAULT_COMPOSE_FILES.map((name) => path.join(checkoutPath, name)).find((file) => present(file))
     return found === undefined ? [] : [found]
   }
   return configured.map((file) => {
@@ -33,4 +34,14 @@ export function composeFiles(checkoutPath: string, configured: string[] | undefi
     }
     return absolute
   })
+}
+
+/** Something is there under this name, a dangling symbolic link included. */
+function present(file: string): boolean {
+  try {
+    lstatSync(file)
+    return true
+  } catch {
+    return false
+  }
 }

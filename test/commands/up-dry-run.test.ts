@@ -4,6 +4,8 @@
  * the compose file is invalid. Reads files only: no engine.
  */
 import {expect} from 'chai'
+import {symlinkSync} from 'node:fs'
+import path from 'node:path'
 
 import {addWorktree, cleanupTemp, makeRepo} from '../support/repo.js'
 import {yard} from '../support/yard.js'
@@ -35,6 +37,17 @@ describe('yard up --dry-run: the exit code up would give (DESIGN.md §4.2)', () 
     expect(text.exitCode).to.equal(3)
     expect(text.stdout).to.include('# isolation report:').and.to.match(/refused +agent: network_mode: host/)
     expect(text.stderr).to.include('yard up would refuse worktree feat').and.to.include('1 refusal in the isolation report above')
+  })
+
+  it('exits 2 for a compose file name that is a dangling or looping symbolic link, not box-only', async () => {
+    for (const [name, target] of [['compose.yaml', '/nonexistent/compose.yaml'], ['docker-compose.yml', 'docker-compose.yml']]) {
+      const repo = makeRepo({'yard.toml': '[project]\nprefix = "dangle"\n'})
+      symlinkSync(target, path.join(repo, name))
+      const result = await yard(['up', '--dry-run'], {cwd: repo, env: clean})
+      expect(result.exitCode, `${name}: ${result.stdout}${result.stderr}`).to.equal(2)
+      expect(result.stderr).to.include('is not a readable compose file')
+      expect(result.stdout).not.to.include('box-only')
+    }
   })
 
   it('exits 0 in main, whose literal values need no isolation', async () => {
