@@ -33,6 +33,7 @@ export function refusalError(project: string, report: readonly ReportEntry[]): R
   const line = (entry: ReportEntry) => `${entry.service ?? project}: ${entry.detail}`
   return new RefusedError(`cannot isolate ${project}: ${refused.map(line).join('; ')}`, {
     why: 'two checkouts of the project would share or fight over these, so this worktree\'s stack cannot run beside the others; nothing was created',
-    fix: refused.map((entry) => `${entry.service ?? project}: ${entry.action}`).join('\n'),
+    // One line per refusal, indented below `fix:` (YardError.render keeps indented continuation lines).
+    fix: refused.map((entry) => `${entry.service ?? project}: ${entry.action}`).join('\n       '),
   })
 }

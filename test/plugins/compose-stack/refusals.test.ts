@@ -77,6 +77,9 @@ describe('compose-stack: what cannot be isolated is refused before anything star
     expect(up.stderr).to.match(/dns: ipv4_address 172\.31\.250\.53 on network back/)
     expect(up.stderr).to.match(/volumes\.pg: external volume yardtest-z4-company-pg has a fixed name/)
     expect(up.stderr).to.include('[stack] external = "per-checkout"')
+    // One fix line per refusal, never a literal \n.
+    expect(up.stderr).not.to.include('\\n')
+    expect(up.stderr).to.match(/\n {7}agent: remove network_mode: host/)
     expect(existsSync(path.join(state, 'stacks', `${PREFIX}-feat`, 'compose.yaml')), 'no rendered file: the provider was not run').to.equal(false)
     expect(engineListing()).to.equal(before)
     const doctor = await yard(['doctor', '--json'], {cwd: feat(), env})
@@ -143,7 +146,7 @@ describe('compose-stack: what cannot be isolated is refused before anything star
     const up = await run(['up', '--json', '--worktree', 'feat'])
     expect(up.exitCode, up.stderr).to.equal(0)
     const json = up.json as Record<string, unknown> & {services: Array<{service: string}>; report: unknown[]}
-    expect(Object.keys(json)).to.deep.equal(['project', 'boxOnly', 'files', 'report', 'services', 'ports', 'implicitPorts'])
+    expect(Object.keys(json)).to.deep.equal(['project', 'boxOnly', 'files', 'report', 'services', 'ports', 'implicitPorts', 'stoppedShared'])
     expect(json.services.map((service) => service.service).sort()).to.deep.equal(['db', 'dns'])
     expect(json.report.length).to.be.greaterThan(0)
     expect((await run(['nuke', '--worktree', 'feat'])).exitCode).to.equal(0)
