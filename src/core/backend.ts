@@ -713,6 +713,11 @@ export interface SandboxBackend {
    * @throws InputError (exit 2) when that worktree does not exist or is detached.
    */
   bundleBranch?(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}>
+  /**
+   * Optional, with bundleBranch: records in the sandbox that `commit` of `branch` is now kept on
+   * the host (`yard sandbox pull` fetched it), so `unsaved` and `rm` no longer count it.
+   */
+  markPulled?(sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void>
   /** The worktrees and every ref (branch, detached HEAD, stash) holding commits the cache lacks. */
   unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved>
   /**

@@ -64,11 +64,14 @@ export async function pullSandbox(context: YardContext, registry: Registry, opti
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pull-'))
   try {
     const file = path.join(scratch, 'branch.bundle')
-    const {branch, commit} = await session.backend.bundleBranch(sandbox, {slot, directory: branchDirectory(asked ?? sandbox.spec.branch)}, file)
+    const place = {slot, directory: branchDirectory(asked ?? sandbox.spec.branch)}
+    const {branch, commit} = await session.backend.bundleBranch(sandbox, place, file)
     const ref = `refs/remotes/sandbox/${name}/${branch}`
     // The remote-tracking ref mirrors the sandbox's branch, so it may move any way (`+`).
     const fetched = await context.runner.git(['fetch', '--quiet', '--no-tags', '--', file, `+refs/heads/${branch}:${ref}`], {cwd: mainPath, allowFailure: true, timeoutMs: 600_000, budget: 'fetch'})
     if (fetched.exitCode !== 0) throw new OperationError(`could not fetch ${branch} of the sandbox ${name} into ${mainPath}`, {why: gitFailure(fetched.stderr) || undefined, fix: 'fix what git reports, then run yard sandbox pull again'})
+    // Only now that the host holds it: the sandbox counts the commit as saved (rm no longer refuses on it).
+    await session.backend.markPulled?.(sandbox, place, branch, commit)
     const local = options.branch === undefined ? null : await updateLocal(context, mainPath, {local: options.branch, commit, ref, force: options.force, from: `${name}/${branch}`})
     return {name, slot, branch, commit, ref, local}
   } finally {

@@ -11,7 +11,7 @@ import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
-import {bundleBranch, saveUnsaved} from './save.js'
+import {bundleBranch, markPulled, saveUnsaved} from './save.js'
 import {podUnsaved, podWorktrees} from './unsaved.js'
 // client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
 import type {SandboxPortForward} from '../../core/backend.js'
@@ -103,6 +103,10 @@ export class K8sSandbox implements SandboxBackend {
 
   bundleBranch(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}> {
     return bundleBranch(this.runtime(sandbox.runtime), sandbox, place, file)
+  }
+
+  markPulled(sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void> {
+    return markPulled(this.runtime(sandbox.runtime), sandbox, place, branch, commit)
   }
 
   unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved> {

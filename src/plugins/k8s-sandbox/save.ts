@@ -11,7 +11,7 @@ import {InputError, OperationError} from '../../core/errors.js'
 import {checkBranchDirectory} from '../../core/sandbox-repos.js'
 import {defaultCheckout} from './attach.js'
 import type {SandboxRuntime} from './runtime.js'
-import {CACHE_HAS} from './unsaved.js'
+import {CACHE_HAS_SH} from './unsaved.js'
 
 const SAVE_DIR = '/tmp/yard-save'
 
@@ -28,7 +28,7 @@ rm -rf ${SAVE_DIR} && mkdir -p ${SAVE_DIR} || exit 1
 while [ $# -gt 0 ]; do
   case $1 in
     ref) git -C "$2" update-ref "$3" "$4" || exit 1; shift 4 ;;
-    bundle) git -C "$2" bundle create --quiet "$4" --branches --glob="refs/yard/sandbox/$3/*" --not ${CACHE_HAS.join(' ')} || exit 1; shift 4 ;;
+    bundle) git -C "$2" bundle create --quiet "$4" --branches --glob="refs/yard/sandbox/$3/*" --not ${CACHE_HAS_SH} || exit 1; shift 4 ;;
     patch)
       GIT_INDEX_FILE="$3.index" git -C "$2" read-tree HEAD && GIT_INDEX_FILE="$3.index" git -C "$2" add --all && GIT_INDEX_FILE="$3.index" git -C "$2" diff --cached --binary HEAD >"$3" || exit 1
       rm -f "$3.index"; shift 3 ;;
@@ -102,4 +102,15 @@ export async function bundleBranch(runtime: SandboxRuntime, sandbox: SandboxReco
   await runtime.copyOut(pod, bundle, file)
   await runtime.run(pod, ['rm', '-f', bundle])
   return {branch: ref.slice('refs/heads/'.length), commit: commit.stdout.trim()}
+}
+
+/**
+ * Records in the pod that `commit` of `branch` is kept on the host (refs/yard/pulled/<branch>,
+ * one of CACHE_HAS), after `yard sandbox pull` fetched it there.
+ * @throws OperationError (exit 1) when git in the pod cannot write the ref.
+ */
+export async function markPulled(runtime: SandboxRuntime, sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void> {
+  const dir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
+  const marked = await runtime.run(sandbox.project, ['git', '-C', dir, 'update-ref', `refs/yard/pulled/${branch}`, commit])
+  if (marked.exitCode !== 0) throw new OperationError(`could not record the pull of ${branch} in the sandbox ${sandbox.name}`, {why: marked.stderr.trim() || undefined, fix: 'the commits are on the host all the same; yard sandbox rm counts them as unsaved until the next pull records them'})
 }

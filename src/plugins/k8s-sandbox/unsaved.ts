@@ -11,8 +11,14 @@ import type {SandboxSpec, SandboxUnsaved, SandboxUnsavedRef, SandboxWorktree} fr
 import {OperationError} from '../../core/errors.js'
 import type {SandboxRuntime} from './runtime.js'
 
-/** The revisions "the cache has" in every count and bundle. */
-export const CACHE_HAS = ['--remotes=origin', '--alternate-refs']
+/**
+ * The revisions kept elsewhere in every count and bundle: what the cache has, and what
+ * `yard sandbox pull` brought to the host (`refs/yard/pulled/<branch>`, markPulled).
+ */
+export const CACHE_HAS = ['--remotes=origin', '--alternate-refs', '--glob=refs/yard/pulled/*']
+
+/** CACHE_HAS as words of a shell script, each single-quoted (the glob is git's, not the shell's). */
+export const CACHE_HAS_SH = CACHE_HAS.map((word) => `'${word}'`).join(' ')
 
 /**
  * Runs in the pod as `sh -c SCAN_SCRIPT sh SLOT…` (a fixed script; the slots are arguments, never
@@ -43,18 +49,18 @@ for slot do
             printf 'lfs\\t%s\\n' "$(git -C "$dir" lfs ls-files 2>/dev/null | grep -c '^[0-9a-f]* - ')"
           fi
           if [ -z "$branch" ] && [ -n "$head" ]; then
-            count=$(git -C "$dir" rev-list --count HEAD --not --branches ${CACHE_HAS.join(' ')}) || exit 1
+            count=$(git -C "$dir" rev-list --count HEAD --not --branches ${CACHE_HAS_SH}) || exit 1
             printf 'detached\\t%s\\n' "$count"
           fi
         fi
         dir= ;;
     esac
   done || exit 1
-  ahead=$(git -C "$home" rev-list --count --branches --not ${CACHE_HAS.join(' ')}) || exit 1
+  ahead=$(git -C "$home" rev-list --count --branches --not ${CACHE_HAS_SH}) || exit 1
   if [ "$ahead" != 0 ]; then
     heads=$(git -C "$home" for-each-ref --format='%(objectname) %(refname)' refs/heads) || exit 1
     printf '%s\\n' "$heads" | while read -r sha ref; do
-      count=$(git -C "$home" rev-list --count "$sha" --not ${CACHE_HAS.join(' ')}) || exit 1
+      count=$(git -C "$home" rev-list --count "$sha" --not ${CACHE_HAS_SH}) || exit 1
       [ "$count" = 0 ] || printf 'ref\\t%s\\t%s\\t%s\\n' "$ref" "$sha" "$count"
     done || exit 1
   fi

@@ -63,5 +63,12 @@ describe('yard sandbox pull (DESIGN.md §5.2)', function () {
     const rm = await run(['sandbox', 'rm', 'pull'])
     expect(rm.exitCode).to.equal(3)
     expect(rm.stderr).to.include('yard sandbox pull pull/BRANCH')
+    // Once pulled, the commits are kept on the host: rm no longer counts them as unsaved.
+    expect((await run(['sandbox', 'pull', 'pull/feat/x'])).exitCode).to.equal(0)
+    const list = await run(['sandbox', 'list', '--json'])
+    expect(JSON.stringify(list.json)).not.to.include('unpushed":["')
+    const clean = await run(['sandbox', 'rm', 'pull', '--dry-run'])
+    expect(clean.exitCode, clean.stderr).to.equal(0)
+    expect(`${clean.stdout}${clean.stderr}`).not.to.include('not on origin')
   })
 })
