@@ -167,9 +167,13 @@ async function refuseReach(session: StackSession, spec: StackSpec, context: Yard
   const findings = envFilesOutside(spec.files, target.checkoutPath)
   const native = session.socketEnv.CONTAINER_HOST === undefined
   if (native) {
-    const plan = await session.stack.plan?.(target, spec)
+    // A confined read refused while rendering is one more finding when others are already known.
+    const plan = await session.stack.plan?.(target, spec).catch((error: unknown) => {
+      if (error instanceof RefusedError && findings.length > 0) return null
+      throw error
+    })
     if (plan) findings.push(...hostReach(plan.compose, target.checkoutPath))
-    else context.warn(`warning: the stack backend ${session.stack.id} cannot show what it would run, so yard cannot check what untrusted worktree ${target.name}'s stack reaches on the host`)
+    else if (plan === undefined) context.warn(`warning: the stack backend ${session.stack.id} cannot show what it would run, so yard cannot check what untrusted worktree ${target.name}'s stack reaches on the host`)
   }
   const [first] = findings
   if (first === undefined) return
