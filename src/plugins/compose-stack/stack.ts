@@ -122,7 +122,9 @@ export class ComposeStack implements StackBackend {
   async up(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
     // One `up` of a project at a time: two would race the provider for its volumes and networks.
     const lock = path.join(path.dirname(renderedPath(this.context.stateDir, target.project)), 'up.lock')
-    await fs.mkdir(path.dirname(lock), {recursive: true}).catch(() => undefined)
+    // A state directory that takes no lock takes no rendered file either: writeRendered says why, before anything starts.
+    const lockable = await fs.mkdir(path.dirname(lock), {recursive: true}).then(() => true, () => false)
+    if (!lockable) return this.upAlone(target, spec)
     return withLock(lock, {budgetMs: UP_BUDGET_MS, waitMs: UP_WAIT_MS, purpose: `yard up of ${target.project}`, warn: this.context.warn}, () => this.upAlone(target, spec))
   }
 
