@@ -44,7 +44,8 @@ describe('compose-stack: nuke removes exactly its own volumes (case 7)', functio
     expect(dry.json).to.deep.equal({
       project: `${prefix}-a`,
       dryRun: true,
-      removed: [`container ${prefix}-a_store_1`, `network ${prefix}-a_default`, `volume ${prefix}-a_data`],
+      // yard's own state of the project (its rendered compose file) goes too.
+      removed: [`container ${prefix}-a_store_1`, `network ${prefix}-a_default`, `volume ${prefix}-a_data`, `yard state ${path.join(env.YARD_STATE_DIR!, 'stacks', `${prefix}-a`)}`],
     })
     expect(volumes()).to.deep.equal(before)
     expect(projectObjects(`${prefix}-a`).containers).to.deep.equal([`${prefix}-a_store_1`])
