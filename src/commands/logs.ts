@@ -1,8 +1,11 @@
 import {Args, Flags} from '@oclif/core'
+import {existsSync} from 'node:fs'
 
+import type {YardContext} from '../core/context.js'
 import {InputError} from '../core/errors.js'
 import {loadRegistry} from '../core/registry.js'
 import {describeTarget, stackLogs} from '../core/stack.js'
+import {openWorkspace, worktreePath} from '../core/workspace.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
 /** `yard logs [SERVICE…] [-f] [--tail N] [--since T] [-t]` (DESIGN.md §4.2): the stack's logs on stdout. */
@@ -24,7 +27,23 @@ export default class Logs extends BaseCommand {
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Logs)
     if (flags.since?.startsWith('-')) throw new InputError(`--since ${flags.since} is not a time`, {fix: 'give a timestamp (2026-12-01T10:00:00) or a duration such as 10m'})
-    const outcome = await stackLogs(this.context, await loadRegistry(this.config), {flag: flags.worktree, services: argv as string[], follow: flags.follow, tail: flags.tail, since: flags.since, timestamps: flags.timestamps})
+    const services = argv as string[]
+    const outcome = await stackLogs(this.context, await loadRegistry(this.config), {flag: flags.worktree, services, follow: flags.follow, tail: flags.tail, since: flags.since, timestamps: flags.timestamps}).catch(async (error: unknown) => {
+      // `yard logs feat` where feat is a worktree, not a service: the other commands take the name positionally.
+      const named = flags.worktree === undefined && services.length === 1 ? services[0] : undefined
+      if (error instanceof InputError && named !== undefined && (await isWorktree(this.context, named))) {
+        throw new InputError(error.message, {why: `${error.why ? `${error.why}; ` : ''}${named} is a worktree, and the words of yard logs are services`, fix: `yard logs -w ${named}`, cause: error})
+      }
+      throw error
+    })
     if (outcome.boxOnly) this.print(`${describeTarget(outcome.target)} is box-only (no compose file): no stack logs`)
+  }
+}
+
+async function isWorktree(context: YardContext, name: string): Promise<boolean> {
+  try {
+    return existsSync(worktreePath(await openWorkspace(context), name))
+  } catch {
+    return false
   }
 }

@@ -20,15 +20,16 @@ export interface CompletionCommand {
 }
 
 /** What a word can be, by the command and its position. */
-type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'services' | 'caches'
+type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches'
 
 /** The positional values of each command (by canonical id); logs' words are all services. */
 const POSITIONAL: Record<string, ValueKind> = {
   up: 'targets', down: 'targets', ps: 'targets', nuke: 'targets', env: 'targets', config: 'targets', ports: 'targets',
   'box:up': 'targets', 'box:down': 'targets', 'box:ps': 'targets',
-  'worktree:remove': 'worktrees',
+  'worktree:remove': 'worktrees', 'worktree:trust': 'worktrees',
   exec: 'anywhere', shell: 'anywhere',
   'sandbox:attach': 'sandboxes', 'sandbox:forward': 'sandboxes', 'sandbox:manifest': 'sandboxes', 'sandbox:rm': 'sandboxes',
+  'sandbox:pull': 'sandbox-branches',
   logs: 'services',
   'cache:fetch': 'caches', 'cache:evict': 'caches', 'cache:maintain': 'caches', 'cache:identity': 'caches',
 }
@@ -99,6 +100,8 @@ async function values(context: YardContext, registry: Registry, kind: ValueKind 
     }
     case 'sandboxes':
       return (await sandboxBranches(context, registry)).filter((name) => !name.includes('/'))
+    case 'sandbox-branches':
+      return sandboxBranches(context, registry)
     case 'services':
       return services(context, registry, namedWorktree(words))
     case 'caches':

@@ -173,7 +173,8 @@ function onKey(state: DashboardState, press: Keypress, context: ReduceContext): 
     if (press.backspace || press.delete) return done({...state, filter: state.filter.slice(0, -1)})
     return done(typed(press) ? {...state, filter: state.filter + press.input} : state)
   }
-  if (press.escape) return done({...state, help: false})
+  // Esc in the table: the help first, then a filter kept with Enter.
+  if (press.escape) return state.help || state.filter === '' ? done({...state, help: false}) : say({...state, filter: ''}, 'filter cleared')
   const entry = KEY_TABLE.find((candidate) => BINDINGS[candidate.key].matches(press))
   if (entry === undefined) return done(state)
   if (!entry.modes.includes(state.mode)) return say(state, entry.elsewhere ?? `${press.input} does nothing in ${state.mode} mode`)

@@ -53,6 +53,8 @@ describe('shell completion of worktrees, sandboxes, services and cache urls; san
     expect(await complete('exec', 'sbx/f')).to.deep.equal(['sbx/feat/cart'])
     expect(await complete('exec', 'feat', '--', '')).to.deep.equal([])
     expect(await complete('sandbox', 'rm', '')).to.deep.equal(['sbx'])
+    expect(await complete('sandbox', 'pull', '')).to.deep.equal(['sbx', 'sbx/feat/cart', 'sbx/main'])
+    expect(await complete('worktree', 'trust', '')).to.deep.equal(['feat', 'fix'])
     expect(await complete('exec', '--sandbox', '')).to.deep.equal(['sbx'])
     expect(await complete('logs', '')).to.deep.equal(['web', 'worker'])
     expect(await complete('logs', 'web', 'w')).to.deep.equal(['web', 'worker'])

@@ -132,6 +132,9 @@ describe('dashboard reducer: keys beyond the help screen, and rows that are not 
     expect(reduce(stateIn('local', {kind: 'naming', text: 'w3'}), esc, context).state).to.deep.include({phase: {kind: 'browse'}, status: 'new: cancelled'})
     expect(reduce(stateIn('local', {kind: 'confirming', name: 'w1', mode: 'local'}), esc, context).state.status).to.equal('remove w1: declined, nothing was changed')
     expect(reduce(stateIn('local', {kind: 'filtering'}, {filter: 'w'}), esc, context).state).to.deep.include({phase: {kind: 'browse'}, filter: ''})
+    // A filter kept with Enter: Esc in the table clears it (the help, when open, goes first).
+    expect(reduce(stateIn('local', {kind: 'browse'}, {filter: 'w1'}), esc, context).state).to.deep.include({filter: '', status: 'filter cleared'})
+    expect(reduce(stateIn('local', {kind: 'browse'}, {filter: 'w1', help: true}), esc, context).state).to.deep.include({filter: 'w1', help: false})
   })
 
   it('y removes after the question; Backspace edits the name and the filter', () => {
