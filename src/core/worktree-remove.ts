@@ -119,6 +119,8 @@ export interface RemoveOptions {
   force: boolean
   dryRun: boolean
   backends: WorktreeBackends
+  /** `--delete-branch`: a refusal says the branch goes too (the command checks it is merged). */
+  deleteBranch?: boolean
 }
 
 /**
@@ -200,7 +202,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       if (options.dryRun) throw error
     }
   }
-  const refusal = options.force ? undefined : refusalOf(summary)
+  const refusal = options.force ? undefined : refusalOf(summary, options.deleteBranch ?? false)
   return {summary, refusal, workspace, target, teardown: 'skipped' in teardown ? undefined : teardown, ...(machine ? {machine} : {})}
 }
 
@@ -229,13 +231,13 @@ function plural(count: number, word: string): string {
 }
 
 /** The refusal for unsaved work or a lock (DESIGN.md §4.1), or undefined. */
-function refusalOf(summary: RemovalSummary): RefusedError | undefined {
+function refusalOf(summary: RemovalSummary, deleteBranch: boolean): RefusedError | undefined {
   const {unsaved, outside, name} = summary
   const outsideWork = outside !== null && hasOutsideWork(outside)
   if (unsaved && (unsaved.modified + unsaved.untracked + unsaved.unpushed + unsaved.detached > 0 || outsideWork)) {
     const detached = unsaved.detached > 0 ? `, ${plural(unsaved.detached, 'commit')} on a detached HEAD that no branch holds` : ''
     const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}${detached}${outside ? describeOutside(outside) : ''}`
-    const kept = summary.branch ? ` and the branch ${summary.branch} is kept` : unsaved.detached > 0 ? ', the detached HEAD with them' : ''
+    const kept = summary.branch ? ` and the branch ${summary.branch} is ${deleteBranch ? 'deleted (--delete-branch: it is merged into its base)' : 'kept'}` : unsaved.detached > 0 ? ', the detached HEAD with them' : ''
     const archived = outsideWork ? '; submodules, nested repositories and kept ignored files are archived under <state dir>/removed/' : ''
     return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
       why: 'removing the worktree would lose it',

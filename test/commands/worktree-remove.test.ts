@@ -300,6 +300,15 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
 
     const dry = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--dry-run'], {cwd: repo, env})
     expect(dry.stdout).to.include('delete the branch wt/feat (merged into main)')
+    // A refusal agrees with the plan: with --force the branch goes too.
+    writeFileSync(path.join(rootOf(repo), 'feat', 'draft.txt'), 'draft\n')
+    const wouldRefuse = await yard(['worktree', 'remove', 'feat', '--dry-run'], {cwd: repo, env})
+    expect(wouldRefuse.exitCode).to.equal(3)
+    expect(wouldRefuse.stderr).to.include('yard worktree remove feat would refuse (exit 3)')
+    const unsaved = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--yes'], {cwd: repo, env})
+    expect(unsaved.exitCode).to.equal(3)
+    expect(unsaved.stderr).to.include('the branch wt/feat is deleted (--delete-branch').and.not.include('wt/feat is kept')
+    rmSync(path.join(rootOf(repo), 'feat', 'draft.txt'))
     const merged = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--yes'], {cwd: repo, env})
     expect(merged.exitCode, merged.stderr).to.equal(0)
     expect(merged.stdout).to.include('deleted branch wt/feat')

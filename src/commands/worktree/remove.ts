@@ -43,10 +43,11 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
       })
     }
     const backends = registryBackends(() => loadRegistry(this.config), this.context)
-    const plan = await planRemoval(this.context, {name: args.name, force: flags.force, dryRun: flags['dry-run'], backends})
+    const plan = await planRemoval(this.context, {name: args.name, force: flags.force, dryRun: flags['dry-run'], backends, deleteBranch: flags['delete-branch']})
     const branch = flags['delete-branch'] ? plan.summary.branch : null
     const mergedInto = branch === null ? undefined : await requireMergedBranch(this.context, plan.workspace.mainPath, branch)
     this.print(renderPlan(plan.summary, flags['dry-run']) + (branch === null ? '' : `\n  delete the branch ${branch} (merged into ${mergedInto})`))
+    if (plan.refusal && flags['dry-run']) this.context.warn(`yard worktree remove ${args.name} would refuse (exit 3), as below; the plan above is what --force would do`)
     if (plan.refusal) throw plan.refusal
     if (flags['dry-run']) return {plan: plan.summary}
     await this.confirmOrRefuse(`Remove worktree ${args.name}${branch === null ? '' : ` and its branch ${branch}`}?`, {yes: flags.yes || flags.force, flag: '--yes'})
