@@ -10,6 +10,7 @@ import React from 'react'
 
 import {boxUp, SHELL_ARGV} from '../core/box.js'
 import type {YardContext} from '../core/context.js'
+import {RefusedError} from '../core/errors.js'
 import {ClusterRow, DashboardMode, gatherCluster, gatherLocal, LocalRow} from '../core/dashboard.js'
 import {createFromDashboard} from '../core/dashboard-create.js'
 import {gatherDetails} from '../core/dashboard-details.js'
@@ -18,6 +19,7 @@ import {nameProblem} from '../core/identity.js'
 import type {Registry} from '../core/registry.js'
 import {execAnywhere} from '../core/sandbox-exec.js'
 import {removeSandbox} from '../core/sandbox-rm.js'
+import {shellCommand} from '../core/shell.js'
 import {stackDown, stackLogs, stackUp} from '../core/stack.js'
 import {registryBackends} from '../core/worktree-backends.js'
 import {describeStackStep, executeRemoval, planRemoval, RemovalSummary} from '../core/worktree-remove.js'
@@ -64,11 +66,11 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
       if (mode === 'cluster') {
         // rm's own plan and refusals (unsaved work, naming each worktree and commit).
         const {result, refusal} = await removeSandbox(quiet, registry, {name, force: false, dryRun: true})
-        if (refusal) throw refusal
+        if (refusal) throw forcedInShell(refusal, ['yard', 'sandbox', 'rm', name, '--force'])
         return `remove sandbox ${name}: ${result.goes.join(', ')}`
       }
       const plan = await planRemoval(quiet, {name, force: false, dryRun: true, backends: registryBackends(async () => registry, quiet)})
-      if (plan.refusal) throw plan.refusal
+      if (plan.refusal) throw forcedInShell(plan.refusal, ['yard', 'worktree', 'remove', name, '--force'])
       return describePlan(plan.summary)
     },
     remove: (name, mode = 'local') => acting(async (actionContext) => {
@@ -93,6 +95,15 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
     }),
     details: (name) => traced(trace, `details ${name}`, () => gatherDetails(quiet, registry, name)),
   }
+}
+
+/**
+ * A refusal as the dashboard says it: the dashboard never forces, so "pass --force" becomes the
+ * shell command that does (after `q`).
+ */
+function forcedInShell(refusal: RefusedError, command: string[]): RefusedError {
+  const fix = refusal.fix?.replace(/\bpass --force\b/, `run \`${shellCommand(command)}\` in a shell`)
+  return new RefusedError(refusal.message, {why: refusal.why, fix, cause: refusal})
 }
 
 /** The streams the screen runs on: the process's own, or a test's. */

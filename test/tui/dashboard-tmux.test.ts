@@ -186,6 +186,8 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     tmux('send-keys', '-t', 't', 'x')
     const text = await waitFor(/remove docs refused/)
     expect(text).to.match(/1 untracked/)
+    // The dashboard never forces: the fix is the shell command that does (cut where the pane ends).
+    expect(text.replaceAll('\n', ' ').replace(/\s+/g, ' ')).to.include('run `yard worktree remove docs --force`').and.not.include('pass --force')
     tmux('send-keys', '-t', 't', 'r')
     await waitFor((shown) => rowOf(shown, 'docs').includes('0M 1U'))
     expect(readFileSync(path.join(`${repo}-worktrees`, 'docs', 'draft.md'), 'utf8')).to.equal('not committed\n')
