@@ -15,10 +15,15 @@ interface Span {
   end: number
 }
 
-/** Runners that record when each of their git calls started and ended, under a label. */
+/**
+ * Runners that record when each of their git calls made under a cache lock started and ended,
+ * under a label. The lock's runner is the one `withGroupReporter` makes (store.ts); reads made
+ * after the lock is released (a fetch's `.gitmodules` discovery) are not writes and not counted.
+ */
 function timedRunner(label: string, spans: Span[]): typeof ProcessRunner {
   return class extends ProcessRunner {
     override async run(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+      if (!this.options.onGroup) return super.run(file, args, options)
       const start = performance.now()
       try {
         return await super.run(file, args, options)
