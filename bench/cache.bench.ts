@@ -16,7 +16,7 @@ import {readdir, readFile, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-import {ProcessRunner} from '../src/core/process.js'
+import {ProcessRunner} from '../src/sdk/process.js'
 import {GitCache} from '../src/plugins/git-cache/cache.js'
 import {repoRoot} from './fixtures.js'
 import {cloneInto, generatedRepo} from './generated-repo.js'

@@ -11,7 +11,7 @@
 import {existsSync, mkdirSync, renameSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../src/core/repo-identity.js'
+import {repoIdentity} from '../src/sdk/repo-identity.js'
 import {cacheState, killPoint, KillPoint, makeBulkyUpstream, startCacheAdd} from '../test/support/kill-points.js'
 import {benchCacheDir} from './generated-repo.js'
 import {makeScratchDir} from './lib.js'

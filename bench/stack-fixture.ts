@@ -7,8 +7,8 @@ import {chmod, copyFile, mkdir, symlink, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-import {CONTAINERS_CONF_TEXT} from '../src/core/containers-conf.js'
-import {findStaticBusybox} from '../src/core/podman-probe.js'
+import {CONTAINERS_CONF_TEXT} from '../src/core/machine/containers-conf.js'
+import {findStaticBusybox} from '../src/core/machine/podman-probe.js'
 import {makeScratchDir} from './lib.js'
 
 const run = promisify(execFile)

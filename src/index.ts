@@ -1,1 +1,1 @@
-export {YardError, InputError, RefusedError, OperationError, ExitCode} from './core/errors.js'
+export {YardError, InputError, RefusedError, OperationError, ExitCode} from './sdk/errors.js'

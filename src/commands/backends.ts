@@ -1,4 +1,4 @@
-import {BackendEntry, loadRegistry} from '../core/registry.js'
+import {BackendEntry, loadRegistry} from '../core/registry/registry.js'
 import {formatTable} from '../tui/table.js'
 import {BaseCommand} from './base.js'
 

@@ -1,5 +1,5 @@
-import {loadRegistry} from '../core/registry.js'
-import {CompletionCommand, completionCandidates} from '../core/completion.js'
+import {loadRegistry} from '../core/registry/registry.js'
+import {CompletionCommand, completionCandidates} from '../core/host/completion.js'
 import {BaseCommand} from './base.js'
 
 /** `yard complete -- WORD…` (hidden): what the scripts of `yard completion` call on every TAB. */

@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 
-import {InputError} from '../core/errors.js'
-import {loadRegistry} from '../core/registry.js'
+import {InputError} from '../sdk/errors.js'
+import {loadRegistry} from '../core/registry/registry.js'
 import {BaseCommand} from './base.js'
 
 /** `yard mcp [--read-only] [--project PATH]` (docs/agents.md): a Model Context Protocol server on stdio. */

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {InputError} from '../core/errors.js'
-import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/ports.js'
-import {loadRegistry} from '../core/registry.js'
-import {registryBackends} from '../core/worktree-backends.js'
+import {InputError} from '../sdk/errors.js'
+import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/identity/ports.js'
+import {loadRegistry} from '../core/registry/registry.js'
+import {registryBackends} from '../core/worktree/backends.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Ports extends BaseCommand {

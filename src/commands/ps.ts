@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import type {StackContainer} from '../core/backend.js'
-import {InputError} from '../core/errors.js'
-import {loadRegistry} from '../core/registry.js'
-import {stackPs} from '../core/stack.js'
-import {CheckoutContainers, psAllCheckouts} from '../core/stack-all.js'
+import type {StackContainer} from '../sdk/stack.js'
+import {InputError} from '../sdk/errors.js'
+import {loadRegistry} from '../core/registry/registry.js'
+import {stackPs} from '../core/stack/stack.js'
+import {CheckoutContainers, psAllCheckouts} from '../core/stack/stack-all.js'
 import {formatContainers} from '../tui/containers.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 

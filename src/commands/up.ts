@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 import {stringify} from 'yaml'
 
-import type {ImplicitPort, StackContainer, StackReportEntry} from '../core/backend.js'
-import {loadRegistry} from '../core/registry.js'
-import {describeSharedStop, describeTarget, stackUp} from '../core/stack.js'
+import type {ImplicitPort, StackContainer, StackReportEntry} from '../sdk/stack.js'
+import {loadRegistry} from '../core/registry/registry.js'
+import {describeSharedStop, describeTarget, stackUp} from '../core/stack/stack.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 /** The JSON of `yard up --dry-run --json` (DESIGN.md §4.2). */

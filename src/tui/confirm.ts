@@ -5,7 +5,7 @@
  */
 import {createInterface} from 'node:readline'
 
-import {ExitCode, YardError} from '../core/errors.js'
+import {ExitCode, YardError} from '../sdk/errors.js'
 
 export interface PromptStreams {
   input: NodeJS.ReadableStream & {isTTY?: boolean}

@@ -1,4 +1,4 @@
-import type {StackContainer} from '../core/backend.js'
+import type {StackContainer} from '../sdk/stack.js'
 import {formatTable} from './table.js'
 
 /** The table `yard ps` and `yard box ps` print. */

@@ -1,10 +1,10 @@
 /**
- * How the command layer shows a long use case's progress (core/progress.ts): Ink on a terminal
+ * How the command layer shows a long use case's progress (sdk/progress.ts): Ink on a terminal
  * (progress.tsx), one line per step off it, nothing with `--quiet` or `--json`. Ink and React
  * are imported only when a terminal shows progress: every other command starts without them.
  */
-import {terminalSafe} from '../core/errors.js'
-import type {ProgressPort} from '../core/progress.js'
+import {terminalSafe} from '../sdk/errors.js'
+import type {ProgressPort} from '../sdk/progress.js'
 
 /** A port the command ends once the use case returned or threw, before it prints its result. */
 export interface ProgressRenderer extends ProgressPort {

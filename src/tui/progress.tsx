@@ -1,5 +1,5 @@
 /**
- * A long use case's progress on a terminal (core/progress.ts; chosen by progress-renderer.ts):
+ * A long use case's progress on a terminal (sdk/progress.ts; chosen by progress-renderer.ts):
  * Ink draws the steps done, the current one with a spinner, and a bar with counts, bytes and
  * rate when the tool reports them. Ink redraws and erases its frame (no escape codes of ours);
  * the spinner's frames are cli-spinners' `dots`.
@@ -9,8 +9,8 @@ import {Box, render, Text} from 'ink'
 // React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
 import React, {useEffect, useState} from 'react'
 
-import {terminalSafe} from '../core/errors.js'
-import type {ProgressUpdate} from '../core/progress.js'
+import {terminalSafe} from '../sdk/errors.js'
+import type {ProgressUpdate} from '../sdk/progress.js'
 import type {ProgressRenderer} from './progress-renderer.js'
 
 /** What the screen shows: the steps done with their seconds (a note has none), the current step and its update. */

@@ -1,7 +1,7 @@
 import {runCommand} from '@oclif/test'
 import {expect} from 'chai'
 
-import type {BackendEntry} from '../../src/core/registry.js'
+import type {BackendEntry} from '../../src/core/registry/registry.js'
 import {loadTestConfig} from '../support/oclif-config.js'
 
 const badAndGood = ['good', 'throwing', 'malformed', 'future']

@@ -12,7 +12,7 @@ import {promisify} from 'node:util'
 import {expect} from 'chai'
 import {parseAllDocuments} from 'yaml'
 
-import {repoIdentity} from '../../src/core/repo-identity.js'
+import {repoIdentity} from '../../src/sdk/repo-identity.js'
 import {agentRoleRules} from '../../src/plugins/k8s-sandbox/cluster-objects.js'
 import {repoCrd} from '../../src/plugins/k8s-sandbox/repo-resource.js'
 import {startFakeKubeApi, type FakeKubeApi, type KubeObject} from '../support/fake-kube-api/index.js'

@@ -7,7 +7,7 @@ import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 
-import type {ClusterRow, LocalRow} from '../../src/core/dashboard.js'
+import type {ClusterRow, LocalRow} from '../../src/core/dashboard/dashboard.js'
 import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
 import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, sweep, webService} from '../support/podman.js'
 import {addWorktree, cleanupTemp, makeRepo, writeFile} from '../support/repo.js'

@@ -2,8 +2,8 @@ import {expect} from 'chai'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {CONTAINERS_CONF_TEXT} from '../../src/core/containers-conf.js'
-import type {DoctorReport} from '../../src/core/doctor.js'
+import {CONTAINERS_CONF_TEXT} from '../../src/core/machine/containers-conf.js'
+import type {DoctorReport} from '../../src/core/host/doctor.js'
 import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 

@@ -3,7 +3,7 @@ import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, s
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
-import {yardTomlSchema} from '../../src/core/config-schema.js'
+import {yardTomlSchema} from '../../src/core/config/config-schema.js'
 import {addWorktree, cleanupTemp, git, makeRepo, tempDir} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 

@@ -1,7 +1,7 @@
 /** `yard machine status` with the native backend (DESIGN.md §4.3, Appendix A). */
 import {expect} from 'chai'
 
-import type {BackendEntry} from '../../src/core/registry.js'
+import type {BackendEntry} from '../../src/core/registry/registry.js'
 import {cleanupTemp, makeRepo} from '../support/repo.js'
 import {podmanEnv} from '../support/podman.js'
 import {yard} from '../support/yard.js'

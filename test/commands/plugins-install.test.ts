@@ -8,7 +8,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {BackendEntry} from '../../src/core/registry.js'
+import type {BackendEntry} from '../../src/core/registry/registry.js'
 import {freshHomes, Homes, killRecorded, userPlugins, yardIn} from '../examples/support.js'
 import {builtPackage} from '../support/built-package.js'
 import {cleanupTemp} from '../support/repo.js'

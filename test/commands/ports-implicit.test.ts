@@ -5,8 +5,8 @@
  */
 import {expect} from 'chai'
 
-import type {ImplicitPort} from '../../src/core/backend.js'
-import type {PortsReport} from '../../src/core/ports.js'
+import type {ImplicitPort} from '../../src/sdk/stack.js'
+import type {PortsReport} from '../../src/core/identity/ports.js'
 import {addWorktree, cleanupTemp, makeRepo, writeFile} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 

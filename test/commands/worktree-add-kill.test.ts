@@ -7,7 +7,7 @@ import {expect} from 'chai'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {writeAddJournal} from '../../src/core/worktree-journal.js'
+import {writeAddJournal} from '../../src/core/worktree/journal.js'
 import {addState, killAt, KillPoint} from '../support/interrupted-add.js'
 import {cleanupTemp, git, tempDir} from '../support/repo.js'
 import {cleanEnv} from '../support/worktrees.js'

@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {hashOffset, nameFromBranch} from '../../src/core/identity.js'
+import {hashOffset, nameFromBranch} from '../../src/core/identity/identity.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {cleanEnv, commit, hasBranch, registered, remoteSetup, rootOf} from '../support/worktrees.js'
 import {yard} from '../support/yard.js'

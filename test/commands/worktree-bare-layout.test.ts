@@ -7,7 +7,7 @@ import {expect} from 'chai'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {ownerHash} from '../../src/core/identity.js'
+import {ownerHash} from '../../src/core/identity/identity.js'
 import {BUSYBOX_IMAGE, podman, podmanEnv, prepareStackTests, projectObjects, sweep} from '../support/podman.js'
 import {cleanupTemp, git, tempDir, writeFile} from '../support/repo.js'
 import {cleanEnv} from '../support/worktrees.js'

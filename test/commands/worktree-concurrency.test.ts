@@ -4,7 +4,7 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
-import {hashOffset} from '../../src/core/identity.js'
+import {hashOffset} from '../../src/core/identity/identity.js'
 import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {cleanEnv, registered, rootOf} from '../support/worktrees.js'
 import {projectRoot, yard} from '../support/yard.js'

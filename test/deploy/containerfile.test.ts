@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import {expect} from 'chai'
 
-import {defaultAgentImage} from '../../src/core/cluster.js'
+import {defaultAgentImage} from '../../src/core/cluster/cluster.js'
 import {clusterObjects} from '../../src/plugins/k8s-sandbox/cluster-objects.js'
 import {projectRoot} from '../support/yard.js'
 

@@ -10,7 +10,7 @@ import {cpSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {promisify} from 'node:util'
 
-import type {BackendEntry} from '../../src/core/registry.js'
+import type {BackendEntry} from '../../src/core/registry/registry.js'
 import {builtPackage} from '../support/built-package.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 import {freshHomes, yardIn} from './support.js'

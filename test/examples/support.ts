@@ -7,7 +7,7 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-import {isPortFree} from '../../src/core/port-probe.js'
+import {isPortFree} from '../../src/sdk/port-probe.js'
 import {builtYard, CliRun} from '../support/built-package.js'
 import {addWorktree, makeRepo, tempDir} from '../support/repo.js'
 

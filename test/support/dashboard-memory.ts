@@ -2,8 +2,8 @@
  * Dashboard services over rows kept in memory, for the screen's tests (ink-testing-library and the
  * tmux pane of test/support/dashboard-pane.tsx): what the screen asks for is recorded in `calls`.
  */
-import type {ClusterRow, DashboardMode, LocalRow} from '../../src/core/dashboard.js'
-import {nameProblem} from '../../src/core/identity.js'
+import type {ClusterRow, DashboardMode, LocalRow} from '../../src/core/dashboard/dashboard.js'
+import {nameProblem} from '../../src/core/identity/identity.js'
 import type {DashboardServices} from '../../src/tui/dashboard-app.js'
 
 export function localRow(name: string, offset: number): LocalRow {

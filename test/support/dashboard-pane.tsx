@@ -4,8 +4,8 @@
  * rows of dashboard-memory.ts. Prints `exit=CODE` when it ends.
  * Usage: node --import tsx test/support/dashboard-pane.tsx [--empty-cluster] [--fade-ms N]
  */
-import {createContext} from '../../src/core/context.js'
-import {loadRegistry} from '../../src/core/registry.js'
+import {createContext} from '../../src/core/kernel/context.js'
+import {loadRegistry} from '../../src/core/registry/registry.js'
 import {runDashboard} from '../../src/tui/dashboard-run.js'
 import {memoryServices} from './dashboard-memory.js'
 import {testConfig} from './yard.js'

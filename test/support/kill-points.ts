@@ -10,7 +10,7 @@ import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSy
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {repoIdentity} from '../../src/core/repo-identity.js'
+import {repoIdentity} from '../../src/sdk/repo-identity.js'
 
 const devJs = path.join(path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url)))), 'bin', 'dev.js')
 const gitEnv = {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'}

@@ -2,7 +2,7 @@
 // prints the sleep's pid and waits to be killed: the lock tests' orphaned child.
 import {spawn} from 'node:child_process'
 
-import {acquireLock} from '../../src/core/lock.js'
+import {acquireLock} from '../../src/sdk/lock.js'
 
 const [lockPath] = process.argv.slice(2)
 const lock = await acquireLock(lockPath, {budgetMs: 600_000, purpose: 'orphan test'})

@@ -2,7 +2,7 @@
 // lock tests to prove mutual exclusion across processes.
 import {existsSync, rmSync, writeFileSync} from 'node:fs'
 
-import {withLock} from '../../src/core/lock.js'
+import {withLock} from '../../src/sdk/lock.js'
 
 const [lockPath, marker, rounds] = process.argv.slice(2)
 let violations = 0

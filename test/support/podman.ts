@@ -9,10 +9,10 @@ import {chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, wr
 import os from 'node:os'
 import path from 'node:path'
 
-import {CONTAINERS_CONF_TEXT} from '../../src/core/containers-conf.js'
-import {createContext} from '../../src/core/context.js'
-import {buildDefaultImage} from '../../src/core/image.js'
-import {findStaticBusybox} from '../../src/core/podman-probe.js'
+import {CONTAINERS_CONF_TEXT} from '../../src/core/machine/containers-conf.js'
+import {createContext} from '../../src/core/kernel/context.js'
+import {buildDefaultImage} from '../../src/core/machine/image.js'
+import {findStaticBusybox} from '../../src/core/machine/podman-probe.js'
 import {tempDir} from './repo.js'
 
 /** Every podman object the stack tests make starts with this (project prefixes included). */

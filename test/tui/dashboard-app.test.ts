@@ -7,8 +7,8 @@ import {expect} from 'chai'
 import {render} from 'ink-testing-library'
 import {createElement} from 'react'
 
-import type {ClusterRow, DashboardMode, LocalRow} from '../../src/core/dashboard.js'
-import {nameProblem} from '../../src/core/identity.js'
+import type {ClusterRow, DashboardMode, LocalRow} from '../../src/core/dashboard/dashboard.js'
+import {nameProblem} from '../../src/core/identity/identity.js'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 

@@ -8,7 +8,7 @@ import {expect} from 'chai'
 import {render} from 'ink-testing-library'
 import {createElement} from 'react'
 
-import type {DashboardMode} from '../../src/core/dashboard.js'
+import type {DashboardMode} from '../../src/core/dashboard/dashboard.js'
 import {DashboardApp, DashboardExit, DashboardServices} from '../../src/tui/dashboard-app.js'
 import {shellBanner} from '../../src/tui/dashboard-run.js'
 import {filterRows, keyNotApplying, selectionIn, sortRows, statusLayout, wrapText} from '../../src/tui/dashboard-view.js'

@@ -5,8 +5,8 @@
  */
 import {expect} from 'chai'
 
-import type {DashboardMode} from '../../src/core/dashboard.js'
-import {nameProblem} from '../../src/core/identity.js'
+import type {DashboardMode} from '../../src/core/dashboard/dashboard.js'
+import {nameProblem} from '../../src/core/identity/identity.js'
 import {BINDINGS, DashboardEvent, DashboardState, Effect, initialState, Keypress, Phase, reduce, Step} from '../../src/tui/dashboard-state.js'
 import {HELP_KEYS, KEY_TABLE, keyNotApplying} from '../../src/tui/dashboard-view.js'
 import {localRow, sandboxRow} from '../support/dashboard-memory.js'

@@ -1,6 +1,6 @@
-import {boxDown} from '../../core/box.js'
-import {loadRegistry} from '../../core/registry.js'
-import {describeTarget} from '../../core/stack.js'
+import {boxDown} from '../../core/machine/box.js'
+import {loadRegistry} from '../../core/registry/registry.js'
+import {describeTarget} from '../../core/stack/stack.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
 /** `yard box down` (DESIGN.md §4.2). */

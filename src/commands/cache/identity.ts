@@ -1,6 +1,6 @@
 import {Args} from '@oclif/core'
 
-import {RepoIdentity, repoIdentity} from '../../core/repo-identity.js'
+import {RepoIdentity, repoIdentity} from '../../sdk/repo-identity.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache identity URL` (DESIGN.md §5.1, Appendix A): pure, touches nothing. */

@@ -1,7 +1,7 @@
-import type {CacheStatus} from '../../core/backend.js'
-import {openCache} from '../../core/cache.js'
-import {loadRegistry} from '../../core/registry.js'
-import {formatAge, formatBytes} from '../../core/units.js'
+import type {CacheStatus} from '../../sdk/cache.js'
+import {openCache} from '../../core/cache/cache.js'
+import {loadRegistry} from '../../core/registry/registry.js'
+import {formatAge, formatBytes} from '../../core/kernel/units.js'
 import {Column, formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
 

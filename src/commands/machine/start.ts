@@ -1,5 +1,5 @@
-import {machineStart, MachineOutcome} from '../../core/machine.js'
-import {loadRegistry} from '../../core/registry.js'
+import {machineStart, MachineOutcome} from '../../core/machine/machine.js'
+import {loadRegistry} from '../../core/registry/registry.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine start` (DESIGN.md §4.3). */

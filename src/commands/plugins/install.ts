@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {commands} from '@oclif/plugin-plugins'
 
-import {YardError} from '../../core/errors.js'
-import {classifyPluginSource, consentToInstall} from '../../core/plugin-source.js'
+import {YardError} from '../../sdk/errors.js'
+import {classifyPluginSource, consentToInstall} from '../../core/registry/plugin-source.js'
 import {confirm} from '../../tui/confirm.js'
 
 const BaseInstall: (typeof commands)['plugins:install'] = commands['plugins:install']

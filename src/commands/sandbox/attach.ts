@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import type {SandboxAttachResult} from '../../core/backend.js'
-import {loadRegistry} from '../../core/registry.js'
-import {attachSandbox} from '../../core/sandbox-create.js'
+import type {SandboxAttachResult} from '../../sdk/sandbox.js'
+import {loadRegistry} from '../../core/registry/registry.js'
+import {attachSandbox} from '../../core/sandbox/create.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox attach NAME [--branch BRANCH]` (DESIGN.md §5.2): idempotent. */

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {InputError} from '../../core/errors.js'
-import {formatArgv} from '../../core/process.js'
-import {loadRegistry} from '../../core/registry.js'
-import {ForwardResult, forwardSandbox} from '../../core/sandbox-forward.js'
+import {InputError} from '../../sdk/errors.js'
+import {formatArgv} from '../../sdk/process.js'
+import {loadRegistry} from '../../core/registry/registry.js'
+import {ForwardResult, forwardSandbox} from '../../core/sandbox/forward.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox forward NAME [--runtime] [--dry-run]` (DESIGN.md §5.2). */

@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {InputError} from '../../core/errors.js'
-import {loadRegistry} from '../../core/registry.js'
-import {AddResult, addWorktree} from '../../core/worktree-add.js'
-import {registryBackends} from '../../core/worktree-backends.js'
+import {InputError} from '../../sdk/errors.js'
+import {loadRegistry} from '../../core/registry/registry.js'
+import {AddResult, addWorktree} from '../../core/worktree/add.js'
+import {registryBackends} from '../../core/worktree/backends.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 export default class WorktreeAdd extends BaseCommand {

@@ -3,7 +3,7 @@
  * TerminalCapture): stdout carries the protocol, so `exec` and `logs` output is kept, bounded,
  * for the tool's result; anything else such a child writes goes to stderr.
  */
-import type {TerminalCapture} from '../process.js'
+import type {TerminalCapture} from '../../sdk/process.js'
 
 /** Passes such output on to stderr: the server's log, never its protocol channel. */
 export const STDERR_CAPTURE: TerminalCapture = {

@@ -7,7 +7,7 @@
  */
 import {z} from 'zod'
 
-import {execAnywhere} from '../sandbox-exec.js'
+import {execAnywhere} from '../sandbox/exec.js'
 import {ExecCapture} from './capture.js'
 import {defineTool} from './tool.js'
 

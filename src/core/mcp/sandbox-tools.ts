@@ -1,9 +1,9 @@
 /** `sandbox_create`, `sandbox_list`, `sandbox_attach`, `sandbox_rm`: `yard sandbox …` (DESIGN.md §5.2). */
 import {z} from 'zod'
 
-import {attachSandbox, createSandbox} from '../sandbox-create.js'
-import {removeSandbox} from '../sandbox-rm.js'
-import {listSandboxes} from '../sandbox.js'
+import {attachSandbox, createSandbox} from '../sandbox/create.js'
+import {removeSandbox} from '../sandbox/rm.js'
+import {listSandboxes} from '../sandbox/sandbox.js'
 import {count, defineTool, nameArg, runtimeArg} from './tool.js'
 
 export const sandboxCreate = defineTool({

@@ -4,13 +4,13 @@
  */
 import {z} from 'zod'
 
-import {boxDown, boxUp} from '../box.js'
-import {stackEnv} from '../env.js'
-import {InputError} from '../errors.js'
-import {machineSocketEnv} from '../machine.js'
-import {allPorts, sandboxPorts, targetPorts} from '../ports.js'
-import {describeTarget, stackDown, stackLogs, stackPs, stackUp} from '../stack.js'
-import {resolveTarget} from '../workspace.js'
+import {boxDown, boxUp} from '../machine/box.js'
+import {stackEnv} from '../config/env.js'
+import {InputError} from '../../sdk/errors.js'
+import {machineSocketEnv} from '../machine/machine.js'
+import {allPorts, sandboxPorts, targetPorts} from '../identity/ports.js'
+import {describeTarget, stackDown, stackLogs, stackPs, stackUp} from '../stack/stack.js'
+import {resolveTarget} from '../workspace/workspace.js'
 import {count, defineTool, worktreeArg} from './tool.js'
 import {TailCapture} from './capture.js'
 

@@ -1,8 +1,8 @@
 /** `cache_list` and `doctor`: `yard cache list` and `yard doctor` (DESIGN.md §5.1, Appendix A). */
 import {z} from 'zod'
 
-import {openCache} from '../cache.js'
-import {runDoctor} from '../doctor.js'
+import {openCache} from '../cache/cache.js'
+import {runDoctor} from '../host/doctor.js'
 import {count, defineTool} from './tool.js'
 
 export const cacheList = defineTool({

@@ -5,11 +5,11 @@
  */
 import {z} from 'zod'
 
-import type {YardContext} from '../context.js'
-import {RefusedError} from '../errors.js'
-import type {TerminalCapture} from '../process.js'
-import type {Registry} from '../registry.js'
-import type {WorktreeBackends} from '../worktree-backends.js'
+import type {YardContext} from '../kernel/context.js'
+import {RefusedError} from '../../sdk/errors.js'
+import type {TerminalCapture} from '../../sdk/process.js'
+import type {Registry} from '../registry/registry.js'
+import type {WorktreeBackends} from '../worktree/backends.js'
 
 /** What a tool call gets from the server: contexts on the server's checkout, the registry. */
 export interface ToolCall {

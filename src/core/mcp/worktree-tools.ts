@@ -1,10 +1,10 @@
 /** `worktree_add`, `worktree_list`, `worktree_remove`: `yard worktree add|list|remove` (DESIGN.md §4.1). */
 import {z} from 'zod'
 
-import {InputError} from '../errors.js'
-import {addWorktree} from '../worktree-add.js'
-import {listWorktrees} from '../worktree-list.js'
-import {executeRemoval, planRemoval} from '../worktree-remove.js'
+import {InputError} from '../../sdk/errors.js'
+import {addWorktree} from '../worktree/add.js'
+import {listWorktrees} from '../worktree/list.js'
+import {executeRemoval, planRemoval} from '../worktree/remove.js'
 import {count, defineTool, nameArg, notConfirmed, withDetails} from './tool.js'
 
 export const worktreeAdd = defineTool({

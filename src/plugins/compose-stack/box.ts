@@ -9,10 +9,11 @@
 import {existsSync, promises as fs, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {BackendContext, BoxCapability, BoxSpec, StackContainer, Target} from '../../core/backend.js'
-import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../core/errors.js'
-import {execFailure, isEngineExecFailure} from '../../core/engine-exec.js'
-import type {RunResult} from '../../core/process.js'
+import type {BackendContext, Target} from '../../sdk/target.js'
+import type {BoxCapability, BoxSpec, StackContainer} from '../../sdk/stack.js'
+import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../sdk/errors.js'
+import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import type {RunResult} from '../../sdk/process.js'
 import type {Engine, EngineContainer} from './engine.js'
 import {labelArgs} from './engine.js'
 import {COMPOSE_PROJECT_LABEL, OWNER_LABEL, resourceLabels, ROLE_LABEL, yardLabels} from './labels.js'
@@ -154,7 +155,7 @@ export class ComposeBox implements BoxCapability {
     return result.exitCode
   }
 
-  /** `podman exec` on this terminal; the engine's own failures are held back (core/engine-exec.ts). */
+  /** `podman exec` on this terminal; the engine's own failures are held back (sdk/engine-exec.ts). */
   private runExec(container: string, target: Target, argv: string[], options: {tty: boolean}): Promise<RunResult> {
     return this.context.runner.run(this.engine.command, ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', target.checkoutPath, container, ...argv], {
       stdio: 'inherit',

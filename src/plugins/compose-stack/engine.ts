@@ -4,8 +4,8 @@
  * checkout's directory is gone. Queries filter by label (an exact match), never by name (a
  * substring match). `podman` and `docker` share the `inspect` shapes read here.
  */
-import {OperationError} from '../../core/errors.js'
-import type {ProcessRunner} from '../../core/process.js'
+import {OperationError} from '../../sdk/errors.js'
+import type {ProcessRunner} from '../../sdk/process.js'
 
 export type EngineCommand = 'podman' | 'docker'
 

@@ -2,8 +2,9 @@
  * The built-in `compose-stack` backend (DESIGN.md §4.2), registered through the `yard:backends`
  * hook exactly like a third-party plugin's.
  */
-import type {BackendFactory, BackendsHookResult, StackBackend} from '../../core/backend.js'
-import {CONTRACT_VERSION} from '../../core/backend.js'
+import type {BackendFactory, BackendsHookResult} from '../../sdk/factory.js'
+import type {StackBackend} from '../../sdk/stack.js'
+import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const composeStackFactory: BackendFactory<StackBackend> = {
   kind: 'stack',

@@ -4,7 +4,8 @@
  * rule — in a worktree always, in main only when it lies in a `[ports]` range. Also the list of
  * these implicit ports, as `yard ports` shows them and `yard env` exports them.
  */
-import type {ImplicitPort, Target} from '../../core/backend.js'
+import type {ImplicitPort} from '../../sdk/stack.js'
+import type {Target} from '../../sdk/target.js'
 import type {ComposeModelDocument} from './compose/types.js'
 import {MAX_OFFSET, moveRange, moves, portRule, type PortRange} from './port-rule.js'
 import {classify, describeHost, formatPublished, parsePublished, rangeText, type PublishedPort} from './published-ports.js'

@@ -8,7 +8,7 @@
  * cannot be isolated (refused unless `[stack] allow-shared` lists the service, like
  * `network_mode: host`); its volumes are shared (a "shared" entry).
  */
-import type {Target} from '../../core/backend.js'
+import type {Target} from '../../sdk/target.js'
 import type {ComposeModelDocument} from './compose/types.js'
 import type {IsolationSettings} from './isolate.js'
 import {ALLOW_SHARED, type ReportEntry} from './isolation-report.js'

@@ -7,7 +7,7 @@
  */
 import path from 'node:path'
 
-import type {Target} from '../../core/backend.js'
+import type {Target} from '../../sdk/target.js'
 import {isMapping, type ComposeModelDocument} from './compose/types.js'
 import type {IsolationSettings} from './isolate.js'
 import {ALLOW_SHARED, type ReportEntry} from './isolation-report.js'

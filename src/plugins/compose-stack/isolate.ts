@@ -9,7 +9,8 @@
  */
 import {createHash} from 'node:crypto'
 
-import type {ImplicitPort, Target} from '../../core/backend.js'
+import type {ImplicitPort} from '../../sdk/stack.js'
+import type {Target} from '../../sdk/target.js'
 import {deepClone, isMapping, type ComposeModelDocument, type ComposeServiceDocument, type Mapping} from './compose/types.js'
 import {sharedResources} from './isolate-shared.js'
 import {rewritePorts} from './isolate-ports.js'
@@ -41,7 +42,7 @@ function labelMap(labels: unknown): Record<string, string> {
   return isMapping(labels) ? Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, value === null ? '' : String(value)])) : {}
 }
 
-/** The tag grammar of distribution/reference (src/core/image-reference.ts): `[\w][\w.-]{0,127}`. */
+/** The tag grammar of distribution/reference (src/core/machine/image-reference.ts): `[\w][\w.-]{0,127}`. */
 const TAG_MAX = 128
 /** Characters of a tag after the first. */
 const TAG_REST = /[^\w.-]+/g

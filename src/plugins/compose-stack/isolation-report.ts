@@ -3,8 +3,8 @@
  * changed in a worktree's rendered file, what it refuses, and what stays shared by every
  * checkout. `yard up --dry-run` prints it; refusals stop `up` before anything starts.
  */
-import type {StackReportEntry} from '../../core/backend.js'
-import {RefusedError} from '../../core/errors.js'
+import type {StackReportEntry} from '../../sdk/stack.js'
+import {RefusedError} from '../../sdk/errors.js'
 
 export type ReportEntry = StackReportEntry
 

@@ -2,10 +2,10 @@
  * The labels yard puts on everything a stack creates (DESIGN.md §3.1 "Ownership", §4.2); the
  * rendered compose file carries them (isolate.ts).
  */
-import type {Target} from '../../core/backend.js'
-import {OWNER_LABEL, PROJECT_LABEL} from '../../core/labels.js'
+import type {Target} from '../../sdk/target.js'
+import {OWNER_LABEL, PROJECT_LABEL} from '../../sdk/labels.js'
 
-export {OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from '../../core/labels.js'
+export {OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from '../../sdk/labels.js'
 /** Set by every compose provider on containers, volumes and networks. */
 export const COMPOSE_PROJECT_LABEL = 'com.docker.compose.project'
 export const COMPOSE_SERVICE_LABEL = 'com.docker.compose.service'

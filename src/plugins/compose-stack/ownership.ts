@@ -2,8 +2,8 @@
  * Who owns what a project name labels (DESIGN.md §3.1 "Ownership"), and the refusals of `up`:
  * a project name used by another owner, and busy host ports (DESIGN.md §4.2).
  */
-import type {Target} from '../../core/backend.js'
-import {RefusedError} from '../../core/errors.js'
+import type {Target} from '../../sdk/target.js'
+import {RefusedError} from '../../sdk/errors.js'
 import type {EngineContainer, EngineResource} from './engine.js'
 import {CHECKOUT_LABEL, COMPOSE_PROJECT_LABEL, COMPOSE_WORKING_DIR_LABEL, OWNER_LABEL, PROJECT_LABEL} from './labels.js'
 

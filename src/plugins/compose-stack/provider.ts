@@ -7,8 +7,8 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {composeProviderShape, type ComposeProvider, type ComposeProviderId, COMPOSE_PROVIDERS, requireComposeProvider} from '../../core/compose-provider.js'
-import type {ProcessRunner} from '../../core/process.js'
+import {composeProviderShape, type ComposeProvider, type ComposeProviderId, COMPOSE_PROVIDERS, requireComposeProvider} from '../../sdk/compose-provider.js'
+import type {ProcessRunner} from '../../sdk/process.js'
 
 /** How long a detection is trusted, in milliseconds. */
 export const PROVIDER_MEMORY_MS = 60 * 60_000

@@ -3,8 +3,8 @@
  * `logs --tail N --timestamps` of each container, captured (never on the terminal), merged in
  * time order, each line led by its service name. Bounded in lines and in time.
  */
-import type {StackContainer} from '../../core/backend.js'
-import type {ProcessRunner} from '../../core/process.js'
+import type {StackContainer} from '../../sdk/stack.js'
+import type {ProcessRunner} from '../../sdk/process.js'
 
 /** How long one container's logs may take before it is left out, in milliseconds. */
 const LOGS_BUDGET_MS = 3000

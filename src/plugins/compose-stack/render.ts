@@ -8,8 +8,8 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {Target} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
+import type {Target} from '../../sdk/target.js'
+import {OperationError} from '../../sdk/errors.js'
 import {renderComposeFile} from './compose/render.js'
 import type {ComposeModelDocument} from './compose/types.js'
 

@@ -5,7 +5,8 @@
  */
 import {createHash} from 'node:crypto'
 
-import type {StackPlan, StackReportEntry, StackSpec, Target} from '../../core/backend.js'
+import type {StackPlan, StackReportEntry, StackSpec} from '../../sdk/stack.js'
+import type {Target} from '../../sdk/target.js'
 import {resolveComposeProject} from './compose/resolve.js'
 import type {ComposeModelDocument, ResolveInput, ResolveWarning} from './compose/types.js'
 import {isolate} from './isolate.js'

@@ -2,9 +2,9 @@
  * What `up` says when it fails part-way (DESIGN.md §4.2, docs/stacks.md "Ownership"): the
  * services it left running and stopped, what the provider said, and the way on.
  */
-import type {Target} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
-import {shellCommand} from '../../core/shell.js'
+import type {Target} from '../../sdk/target.js'
+import {OperationError} from '../../sdk/errors.js'
+import {shellCommand} from '../../sdk/shell.js'
 import type {EngineContainer} from './engine.js'
 import {COMPOSE_SERVICE_LABEL} from './labels.js'
 

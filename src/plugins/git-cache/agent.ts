@@ -9,8 +9,8 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../core/backend.js'
-import {RefusedError} from '../../core/errors.js'
+import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../sdk/cache.js'
+import {RefusedError} from '../../sdk/errors.js'
 import {cachePaths, CachePaths, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
 import {readLeases, sortLeases} from './leases.js'
 import {Pass, runSchedule, sleep, tally} from './scheduler.js'

@@ -7,24 +7,12 @@
  */
 import {promises as fs} from 'node:fs'
 
-import type {
-  BackendContext,
-  BorrowerProbe,
-  CacheAddResult,
-  CacheAgentOptions,
-  CacheAgentPass,
-  CacheBackend,
-  CacheBorrower,
-  CacheBorrowerSpec,
-  CacheEvictResult,
-  CacheFetchResult,
-  CacheMaintainResult,
-  CacheStatus,
-} from '../../core/backend.js'
-import {InputError, OperationError, YardError} from '../../core/errors.js'
-import type {ProcessRunner} from '../../core/process.js'
-import {repoIdentity} from '../../core/repo-identity.js'
-import {shellCommand} from '../../core/shell.js'
+import type {BackendContext} from '../../sdk/target.js'
+import type {BorrowerProbe, CacheAddResult, CacheAgentOptions, CacheAgentPass, CacheBackend, CacheBorrower, CacheBorrowerSpec, CacheEvictResult, CacheFetchResult, CacheMaintainResult, CacheStatus} from '../../sdk/cache.js'
+import {InputError, OperationError, YardError} from '../../sdk/errors.js'
+import type {ProcessRunner} from '../../sdk/process.js'
+import {repoIdentity} from '../../sdk/repo-identity.js'
+import {shellCommand} from '../../sdk/shell.js'
 import {runAgent} from './agent.js'
 import {evictCache} from './evict.js'
 import {runClusterAgent} from './kube-agent.js'

@@ -6,8 +6,8 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {BorrowerProbe, CacheEvictResult} from '../../core/backend.js'
-import {InputError, RefusedError} from '../../core/errors.js'
+import type {BorrowerProbe, CacheEvictResult} from '../../sdk/cache.js'
+import {InputError, RefusedError} from '../../sdk/errors.js'
 import type {CachePaths} from './layout.js'
 import {describeBorrower, sortLeases} from './leases.js'
 import type {CacheStore} from './store.js'

@@ -2,8 +2,9 @@
  * The built-in cache backend `git-cache` (DESIGN.md §5.1), registered through the
  * `yard:backends` hook exactly like a third-party plugin's backends.
  */
-import type {BackendFactory, CacheBackend} from '../../core/backend.js'
-import {CONTRACT_VERSION} from '../../core/backend.js'
+import type {BackendFactory} from '../../sdk/factory.js'
+import type {CacheBackend} from '../../sdk/cache.js'
+import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const gitCacheFactory: BackendFactory<CacheBackend> = {
   kind: 'cache',

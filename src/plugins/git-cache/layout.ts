@@ -7,8 +7,8 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {OperationError, RefusedError, YardError} from '../../core/errors.js'
-import {CACHE_ENTRY_PATTERN, CACHE_KEY_PATTERN} from '../../core/repo-identity.js'
+import {OperationError, RefusedError, YardError} from '../../sdk/errors.js'
+import {CACHE_ENTRY_PATTERN, CACHE_KEY_PATTERN} from '../../sdk/repo-identity.js'
 
 /** The marker file that makes a directory a cache root yard may clean up. */
 export const ROOT_MARKER = '.yard-cache-root'

@@ -7,9 +7,9 @@ import {existsSync, promises as fs} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import type {BorrowerProbe, CacheBorrower, CacheBorrowerSpec} from '../../core/backend.js'
-import {InputError} from '../../core/errors.js'
-import {isAlive} from '../../core/lock.js'
+import type {BorrowerProbe, CacheBorrower, CacheBorrowerSpec} from '../../sdk/cache.js'
+import {InputError} from '../../sdk/errors.js'
+import {isAlive} from '../../sdk/lock.js'
 import type {CachePaths} from './layout.js'
 
 const KIND = /^[a-z][a-z0-9-]{0,30}$/

@@ -6,7 +6,7 @@
  * --shared`, as a sandbox's) then reads them from there with no remote reachable: its origin is
  * the cache path, which git-lfs reads through its local-file transfer.
  */
-import type {ProcessRunner} from '../../core/process.js'
+import type {ProcessRunner} from '../../sdk/process.js'
 import type {CacheBudgets} from './repository.js'
 
 /** `[cache] lfs`: fetch every ref's LFS objects, or none; undefined is "all" when the repository uses LFS. */

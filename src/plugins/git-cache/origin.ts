@@ -5,10 +5,10 @@
  * another repository's objects into every clone made from it: add, fetch, maintain and adoption
  * refuse it.
  */
-import {RefusedError} from '../../core/errors.js'
-import type {ProcessRunner} from '../../core/process.js'
-import {repoIdentity} from '../../core/repo-identity.js'
-import {redactUrl} from '../../core/repo-url.js'
+import {RefusedError} from '../../sdk/errors.js'
+import type {ProcessRunner} from '../../sdk/process.js'
+import {repoIdentity} from '../../sdk/repo-identity.js'
+import {redactUrl} from '../../sdk/repo-url.js'
 import type {CachePaths, CacheRecord} from './layout.js'
 
 /** The url a cache fetches from, as git has it and without credentials. */

@@ -4,8 +4,8 @@
  * ProcessRunner (`GIT_TERMINAL_PROMPT=0`), with `--` before every url and a time budget after
  * which the whole process group is killed.
  */
-import type {ProcessRunner, RunOptions} from '../../core/process.js'
-import {gitProgressListener, ProgressPort} from '../../core/progress.js'
+import type {ProcessRunner, RunOptions} from '../../sdk/process.js'
+import {gitProgressListener, ProgressPort} from '../../sdk/progress.js'
 import {objectCounts} from './layout.js'
 
 /** Time budgets in ms (DESIGN.md §5.1; git-cache-notes §2.12). */

@@ -8,7 +8,7 @@
  * half-way. When a key's work ends it falls due again on its interval ±20 % (`nextDue`). What is
  * due, and what the work is, is the agent's.
  */
-import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../core/backend.js'
+import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../sdk/cache.js'
 
 /** Caches worked on at once, at most (git-cache-notes §2.1). */
 export const AGENT_CONCURRENCY = 4

@@ -7,10 +7,11 @@
  */
 import {existsSync, promises as fs} from 'node:fs'
 
-import type {BackendContext, CacheAddResult, CacheFetchResult} from '../../core/backend.js'
-import {withLock} from '../../core/lock.js'
-import {endGroup, groupsWritingTo} from '../../core/process-group.js'
-import type {ProcessRunner} from '../../core/process.js'
+import type {BackendContext} from '../../sdk/target.js'
+import type {CacheAddResult, CacheFetchResult} from '../../sdk/cache.js'
+import {withLock} from '../../sdk/lock.js'
+import {endGroup, groupsWritingTo} from '../../sdk/process-group.js'
+import type {ProcessRunner} from '../../sdk/process.js'
 import {CachePaths, emptyDirectory} from './layout.js'
 import type {LfsMode} from './lfs.js'
 import type {CacheBudgets} from './repository.js'

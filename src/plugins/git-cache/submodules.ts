@@ -5,12 +5,12 @@
  * cache path. Read from `.gitmodules` at the default branch of the bare cache, and one level
  * deeper at the commit each gitlink records, up to MAX_SUBMODULE_DEPTH.
  */
-import type {CacheSubmodule} from '../../core/backend.js'
-import {YardError} from '../../core/errors.js'
-import type {ProcessRunner} from '../../core/process.js'
-import {repoIdentity} from '../../core/repo-identity.js'
-import {redactUrl} from '../../core/repo-url.js'
-import {resolveSubmoduleUrl} from '../../core/submodule-url.js'
+import type {CacheSubmodule} from '../../sdk/cache.js'
+import {YardError} from '../../sdk/errors.js'
+import type {ProcessRunner} from '../../sdk/process.js'
+import {repoIdentity} from '../../sdk/repo-identity.js'
+import {redactUrl} from '../../sdk/repo-url.js'
+import {resolveSubmoduleUrl} from '../../sdk/submodule-url.js'
 import {cachePaths, isPresent} from './layout.js'
 import type {CacheStore} from './store.js'
 

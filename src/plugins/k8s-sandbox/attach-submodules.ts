@@ -9,10 +9,10 @@
  * `protocol.file.allow=always` (git refuses local submodule clones by default since 2.38.1) is
  * given only to the `git submodule update` attach runs.
  */
-import type {SandboxRepo} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
-import {withoutCredentials} from '../../core/repo-url.js'
-import {resolveSubmoduleUrl} from '../../core/submodule-url.js'
+import type {SandboxRepo} from '../../sdk/sandbox.js'
+import {OperationError} from '../../sdk/errors.js'
+import {withoutCredentials} from '../../sdk/repo-url.js'
+import {resolveSubmoduleUrl} from '../../sdk/submodule-url.js'
 import {repoMountPath} from './manifest.js'
 import type {SandboxRuntime} from './runtime.js'
 

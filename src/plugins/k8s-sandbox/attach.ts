@@ -5,11 +5,11 @@
  * an existing `default/` first fetches from the cache (catchUp), so a new branch starts from what
  * the cache holds now. Idempotent: what exists is kept as it is, uncommitted work included.
  */
-import type {SandboxAttachResult, SandboxSpec} from '../../core/backend.js'
-import {InputError, OperationError} from '../../core/errors.js'
-import {FETCH_THROUGH_PATH, fetchThroughScript} from '../../core/fetch-through.js'
-import {withoutCredentials} from '../../core/repo-url.js'
-import {branchDirectory} from '../../core/sandbox-repos.js'
+import type {SandboxAttachResult, SandboxSpec} from '../../sdk/sandbox.js'
+import {InputError, OperationError} from '../../sdk/errors.js'
+import {FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
+import {withoutCredentials} from '../../sdk/repo-url.js'
+import {branchDirectory} from '../../sdk/sandbox-repos.js'
 import {initPodSubmodules, PodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {repoMountPath} from './manifest.js'
 import type {SandboxRuntime} from './runtime.js'
@@ -72,7 +72,7 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
   if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
 
   await rewriteSubmoduleUrls(runtime, pod, spec.repos)
-  // Fetch-through (core/fetch-through.ts) needs the host's asks directories: podman only so far.
+  // Fetch-through (sdk/fetch-through.ts) needs the host's asks directories: podman only so far.
   const fetchThrough = runtime.id === 'podman'
   if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10)
   const slots: SandboxAttachResult['slots'] = []

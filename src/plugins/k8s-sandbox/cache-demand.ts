@@ -17,8 +17,8 @@
  */
 import path from 'node:path'
 
-import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
-import {CACHE_KEY_PATTERN} from '../../core/repo-identity.js'
+import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
+import {CACHE_KEY_PATTERN} from '../../sdk/repo-identity.js'
 import {type Informer, startInformer, type WatchTiming} from './informers.js'
 import {Kube, kubeCall, kubeGet, openKube} from './kube.js'
 import {nodeStatusPatch, parseRefreshInterval, Repo, REPO_GROUP, REPO_PLURAL, REPO_VERSION, RepoNodeStatus} from './repo-resource.js'

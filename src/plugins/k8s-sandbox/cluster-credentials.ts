@@ -12,7 +12,7 @@ import {createHash} from 'node:crypto'
 
 import type {V1Secret} from '@kubernetes/client-node'
 
-import type {ClusterCredential, ClusterCredentialInput} from '../../core/backend.js'
+import type {ClusterCredential, ClusterCredentialInput} from '../../sdk/sandbox.js'
 import {CREDENTIALS_SECRET} from './cluster-objects.js'
 import {kubeCall, kubeGet, type Kube} from './kube.js'
 

@@ -4,7 +4,7 @@
  * exists, so a first create finds its cache warm. Removing one deletes the Repo: each node then
  * evicts the cache once no pod on it that has not ended mounts it (the agent's rule, kube-agent.ts).
  */
-import type {ClusterRepo} from '../../core/backend.js'
+import type {ClusterRepo} from '../../sdk/sandbox.js'
 import {isNotFound, kubeCall, kubeError, type Kube} from './kube.js'
 import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
 import {readRepo, nodesPresent} from './kubernetes-repos.js'

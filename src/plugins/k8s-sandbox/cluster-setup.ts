@@ -4,7 +4,8 @@
  * differs, so a second run changes nothing and fields others set stay — and reports the cache
  * agent per node and every Repo's per-node state.
  */
-import type {ClusterCredential, ClusterCredentialInput, ClusterInstallStep, ClusterRepo, ClusterSettings, ClusterStatus, SandboxClusterSetup} from '../../core/backend.js'
+import type {ClusterCredential, ClusterCredentialInput, ClusterInstallStep, ClusterRepo, ClusterStatus, SandboxClusterSetup} from '../../sdk/sandbox.js'
+import type {ClusterSettings} from '../../sdk/target.js'
 import * as credentials from './cluster-credentials.js'
 import * as repos from './cluster-repos.js'
 import {AGENT_NAME, AGENT_SELECTOR, clusterObjects} from './cluster-objects.js'

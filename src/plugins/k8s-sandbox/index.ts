@@ -2,8 +2,9 @@
  * The built-in sandbox backend `k8s-sandbox` (DESIGN.md §5.2), registered through the
  * `yard:backends` hook exactly like a third-party plugin's backends.
  */
-import type {BackendFactory, SandboxBackend} from '../../core/backend.js'
-import {CONTRACT_VERSION} from '../../core/backend.js'
+import type {BackendFactory} from '../../sdk/factory.js'
+import type {SandboxBackend} from '../../sdk/sandbox.js'
+import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const k8sSandboxFactory: BackendFactory<SandboxBackend> = {
   kind: 'sandbox',

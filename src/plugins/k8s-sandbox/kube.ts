@@ -11,8 +11,8 @@ import path from 'node:path'
 
 import type * as k8s from '@kubernetes/client-node'
 
-import {InputError, OperationError, YardError} from '../../core/errors.js'
-import {shellQuote} from '../../core/shell.js'
+import {InputError, OperationError, YardError} from '../../sdk/errors.js'
+import {shellQuote} from '../../sdk/shell.js'
 
 /** Which cluster and namespace: `[cluster] context` (undefined: the kubeconfig's current one) and `[cluster] namespace`. */
 export interface KubeTarget {

@@ -4,8 +4,8 @@
  * argv builders; every word yard puts there is checked, and the user's words stay arguments
  * after `--`, never script text.
  */
-import type {SandboxPortForward} from '../../core/backend.js'
-import {InputError} from '../../core/errors.js'
+import type {SandboxPortForward} from '../../sdk/sandbox.js'
+import {InputError} from '../../sdk/errors.js'
 import {WORKSPACE_CONTAINER} from './manifest.js'
 
 /** Which cluster and namespace kubectl talks to; always passed explicitly. */

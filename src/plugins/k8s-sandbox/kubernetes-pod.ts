@@ -6,7 +6,7 @@
  */
 import type {CoreV1Event, V1Pod} from '@kubernetes/client-node'
 
-import type {SandboxSpec} from '../../core/backend.js'
+import type {SandboxSpec} from '../../sdk/sandbox.js'
 import {SPEC_ANNOTATION} from './manifest.js'
 import type {RuntimePod} from './runtime.js'
 

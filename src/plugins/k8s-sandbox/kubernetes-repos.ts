@@ -5,11 +5,12 @@
  * declarations: another sandbox's Repo is never changed, and only a failed create removes the
  * Repos it made itself, when no other pod mounts them.
  */
-import type {CacheNodeStatus, SandboxRepo} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
-import {formatDuration} from '../../core/process.js'
-import {staleNote} from '../../core/stale.js'
-import {withoutCredentials} from '../../core/repo-url.js'
+import type {CacheNodeStatus} from '../../sdk/cache.js'
+import type {SandboxRepo} from '../../sdk/sandbox.js'
+import {OperationError} from '../../sdk/errors.js'
+import {formatDuration} from '../../sdk/process.js'
+import {staleNote} from '../../sdk/stale.js'
+import {withoutCredentials} from '../../sdk/repo-url.js'
 import {abortOn, isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
 import {MANAGED_BY_LABEL} from './manifest.js'

@@ -3,12 +3,13 @@
  * the API, the podman runtime through `podman kube play`. A plain object, serialised with `yaml`.
  */
 
-import type {SandboxSpec, Target} from '../../core/backend.js'
-import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../core/labels.js'
-import {withoutCredentials} from '../../core/repo-url.js'
+import type {SandboxSpec} from '../../sdk/sandbox.js'
+import type {Target} from '../../sdk/target.js'
+import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../sdk/labels.js'
+import {withoutCredentials} from '../../sdk/repo-url.js'
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
-export {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../core/labels.js'
+export {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../sdk/labels.js'
 /** The SandboxSpec the pod was made from, as JSON: what attach, exec and rm read back. */
 export const SPEC_ANNOTATION = 'yard.dev/spec'
 

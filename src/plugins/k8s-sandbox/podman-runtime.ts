@@ -9,11 +9,11 @@ import path from 'node:path'
 
 import {stringify} from 'yaml'
 
-import type {BackendContext} from '../../core/backend.js'
-import {execFailure, isEngineExecFailure} from '../../core/engine-exec.js'
-import {asksRoot, podAsksPath} from '../../core/fetch-through.js'
-import {OperationError} from '../../core/errors.js'
-import type {RunResult} from '../../core/process.js'
+import type {BackendContext} from '../../sdk/target.js'
+import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import {asksRoot, podAsksPath} from '../../sdk/fetch-through.js'
+import {OperationError} from '../../sdk/errors.js'
+import type {RunResult} from '../../sdk/process.js'
 import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
@@ -179,7 +179,7 @@ function repoKeys(annotations: Record<string, string> | undefined): string[] {
 }
 
 /**
- * Fetch-through (core/fetch-through.ts): per repository's cache, the host directory
+ * Fetch-through (sdk/fetch-through.ts): per repository's cache, the host directory
  * `<asks>/<key>` mounted writable at `/yard/asks/<key>` — the only place of this machine the pod
  * may write, and only to ask for a refresh of a cache it mounts read-only anyway.
  */

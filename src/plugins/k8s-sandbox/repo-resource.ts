@@ -6,7 +6,7 @@
  *
  * Plain constants and objects: nothing here loads client-node.
  */
-import {InputError} from '../../core/errors.js'
+import {InputError} from '../../sdk/errors.js'
 
 export const REPO_GROUP = 'yard.dev'
 export const REPO_VERSION = 'v1alpha1'

@@ -4,7 +4,7 @@
  * terminals, a `Repo` resource per cache key) plugs in beside `podman` without touching attach,
  * rm or exec.
  */
-import type {RunResult} from '../../core/process.js'
+import type {RunResult} from '../../sdk/process.js'
 
 /** A pod as a runtime reports it. */
 export interface RuntimePod {

@@ -4,9 +4,11 @@
  * differs: `podman` (podman-runtime.ts) or `kubernetes` (kubernetes-runtime.ts, which loads
  * client-node only when it first talks to a cluster).
  */
-import type {BackendContext, CacheBorrower, CacheDemand, CacheNodeStatus, SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSaved, SandboxSpec, SandboxSummary, SandboxUnsaved, SandboxWorktree, Target} from '../../core/backend.js'
-import {InputError, RefusedError} from '../../core/errors.js'
-import {checkBranchDirectory} from '../../core/sandbox-repos.js'
+import type {BackendContext, Target} from '../../sdk/target.js'
+import type {CacheBorrower, CacheDemand, CacheNodeStatus} from '../../sdk/cache.js'
+import type {SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSaved, SandboxSpec, SandboxSummary, SandboxUnsaved, SandboxWorktree} from '../../sdk/sandbox.js'
+import {InputError, RefusedError} from '../../sdk/errors.js'
+import {checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {attachInPod} from './attach.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
@@ -14,7 +16,7 @@ import type {RuntimePod, SandboxRuntime} from './runtime.js'
 import {bundleBranch, markPulled, saveUnsaved} from './save.js'
 import {podUnsaved, podWorktrees} from './unsaved.js'
 // client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
-import type {SandboxPortForward} from '../../core/backend.js'
+import type {SandboxPortForward} from '../../sdk/sandbox.js'
 import {KubernetesRuntime} from './kubernetes-runtime.js'
 
 export const K8S_SANDBOX_ID = 'k8s-sandbox'
@@ -169,7 +171,7 @@ export class K8sSandbox implements SandboxBackend {
    * cluster-setup.ts and client-node load on first use.
    * @throws InputError (exit 2) when the backend was given no [cluster] settings.
    */
-  async clusterSetup(): Promise<import('../../core/backend.js').SandboxClusterSetup> {
+  async clusterSetup(): Promise<import('../../sdk/index.js').SandboxClusterSetup> {
     const cluster = this.context.cluster
     if (!cluster) {
       throw new InputError('the k8s-sandbox backend was given no [cluster] settings', {

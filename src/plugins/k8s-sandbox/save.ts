@@ -6,9 +6,9 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {SandboxRecord, SandboxSaved, SandboxSpec, SandboxUnsaved} from '../../core/backend.js'
-import {InputError, OperationError} from '../../core/errors.js'
-import {checkBranchDirectory} from '../../core/sandbox-repos.js'
+import type {SandboxRecord, SandboxSaved, SandboxSpec, SandboxUnsaved} from '../../sdk/sandbox.js'
+import {InputError, OperationError} from '../../sdk/errors.js'
+import {checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {defaultCheckout} from './attach.js'
 import type {SandboxRuntime} from './runtime.js'
 import {CACHE_HAS_SH} from './unsaved.js'

@@ -7,8 +7,8 @@
  */
 import path from 'node:path'
 
-import type {SandboxSpec, SandboxUnsaved, SandboxUnsavedRef, SandboxWorktree} from '../../core/backend.js'
-import {OperationError} from '../../core/errors.js'
+import type {SandboxSpec, SandboxUnsaved, SandboxUnsavedRef, SandboxWorktree} from '../../sdk/sandbox.js'
+import {OperationError} from '../../sdk/errors.js'
 import type {SandboxRuntime} from './runtime.js'
 
 /**

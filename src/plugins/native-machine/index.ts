@@ -2,8 +2,9 @@
  * The built-in `native` machine backend (DESIGN.md §4.3, the Linux default), registered through
  * the `yard:backends` hook exactly like a third-party plugin's.
  */
-import type {BackendFactory, BackendsHookResult, MachineBackend} from '../../core/backend.js'
-import {CONTRACT_VERSION} from '../../core/backend.js'
+import type {BackendFactory, BackendsHookResult} from '../../sdk/factory.js'
+import type {MachineBackend} from '../../sdk/machine.js'
+import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const nativeMachineFactory: BackendFactory<MachineBackend> = {
   kind: 'machine',

@@ -4,7 +4,8 @@
  */
 import os from 'node:os'
 
-import type {BackendContext, MachineBackend, MachineStatus} from '../../core/backend.js'
+import type {BackendContext} from '../../sdk/target.js'
+import type {MachineBackend, MachineStatus} from '../../sdk/machine.js'
 
 export class NativeMachine implements MachineBackend {
   readonly kind = 'machine'

@@ -6,10 +6,11 @@
  */
 import {promises as fs} from 'node:fs'
 
-import type {BackendContext, MachineBackend, MachineSpec, MachineStatus} from '../../core/backend.js'
-import {InputError, OperationError, RefusedError} from '../../core/errors.js'
-import type {RunOptions} from '../../core/process.js'
-import {shellQuote} from '../../core/shell.js'
+import type {BackendContext} from '../../sdk/target.js'
+import type {MachineBackend, MachineSpec, MachineStatus} from '../../sdk/machine.js'
+import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
+import type {RunOptions} from '../../sdk/process.js'
+import {shellQuote} from '../../sdk/shell.js'
 import {InspectedMachine, ListedMachine, parseInspect, parseList, readMounts, socketAnswers} from './podman-json.js'
 
 /** How long `podman machine init` may take: it may download the machine image. */

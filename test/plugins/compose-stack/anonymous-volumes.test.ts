@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 
-import type {Target} from '../../../src/core/backend.js'
+import type {Target} from '../../../src/sdk/target.js'
 import {isAnonymousVolume, Ownership} from '../../../src/plugins/compose-stack/ownership.js'
 
 const target: Target = {name: 'feat', isMain: false, prefix: 'app', project: 'app-feat', owner: 'o1', offset: 3, offsetSource: 'pin', ports: {}, checkoutPath: '/c', mainPath: '/m'}

@@ -7,7 +7,7 @@ import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
 import path from 'node:path'
 
-import type {StackContainer} from '../../../src/core/backend.js'
+import type {StackContainer} from '../../../src/sdk/stack.js'
 import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
 import {ensureDefaultImage, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'

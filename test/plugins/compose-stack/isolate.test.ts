@@ -5,11 +5,11 @@
  */
 import {expect} from 'chai'
 
-import type {Target} from '../../../src/core/backend.js'
+import type {Target} from '../../../src/sdk/target.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
 import {isolate, projectImageTag, type IsolationSettings} from '../../../src/plugins/compose-stack/isolate.js'
 import {refusalError} from '../../../src/plugins/compose-stack/isolation-report.js'
-import {imageReferenceProblem} from '../../../src/core/image-reference.js'
+import {imageReferenceProblem} from '../../../src/core/machine/image-reference.js'
 
 const main: Target = {name: 'main', isMain: true, prefix: 'app', project: 'app', owner: 'o1', offset: 0, offsetSource: 'main', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
 const feat: Target = {...main, name: 'feat', isMain: false, project: 'app-feat', offset: 7, offsetSource: 'hash', checkoutPath: '/src/app-worktrees/feat'}

@@ -6,7 +6,7 @@
 import {expect} from 'chai'
 import fc from 'fast-check'
 
-import type {Target} from '../../../src/core/backend.js'
+import type {Target} from '../../../src/sdk/target.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
 import {mayBeKeyed, probePortValues, rewritePorts} from '../../../src/plugins/compose-stack/isolate-ports.js'
 import {movePort, portRule} from '../../../src/plugins/compose-stack/port-rule.js'

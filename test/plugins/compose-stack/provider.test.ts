@@ -3,7 +3,7 @@ import {expect} from 'chai'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {ProcessRunner} from '../../../src/core/process.js'
+import {ProcessRunner} from '../../../src/sdk/process.js'
 import {composeProvider, PROVIDER_MEMORY_MS} from '../../../src/plugins/compose-stack/provider.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 

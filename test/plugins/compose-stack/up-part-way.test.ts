@@ -10,7 +10,7 @@ import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {ImplicitPort, StackContainer, StackReportEntry} from '../../../src/core/backend.js'
+import type {ImplicitPort, StackContainer, StackReportEntry} from '../../../src/sdk/stack.js'
 import {cleanupTemp, makeRepo} from '../../support/repo.js'
 import {BUSYBOX_IMAGE, fetchText, podmanEnv, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'

@@ -9,7 +9,7 @@
 import {expect} from 'chai'
 import path from 'node:path'
 
-import type {ImplicitPort} from '../../../src/core/backend.js'
+import type {ImplicitPort} from '../../../src/sdk/stack.js'
 import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
 import {BUSYBOX_IMAGE, fetchText, podman, podmanEnv, podmanTry, prepareStackTests, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'

@@ -4,7 +4,7 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import {ProcessRunner, RunOptions, RunResult} from '../../../src/core/process.js'
+import {ProcessRunner, RunOptions, RunResult} from '../../../src/sdk/process.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, git, gitEnv, harness, makeUpstream} from './support.js'

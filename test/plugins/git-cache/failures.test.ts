@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {CacheStatus} from '../../../src/core/backend.js'
+import type {CacheStatus} from '../../../src/sdk/cache.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, git, harness, makeUpstream} from './support.js'

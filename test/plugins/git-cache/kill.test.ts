@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {cacheState, killPoint, makeBulkyUpstream, startCacheAdd, throttledSsh} from '../../support/kill-points.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'

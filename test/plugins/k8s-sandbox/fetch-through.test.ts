@@ -1,5 +1,5 @@
 /**
- * Fetch-through on the podman runtime (issue 18, acceptance 3; core/fetch-through.ts): a commit
+ * Fetch-through on the podman runtime (issue 18, acceptance 3; sdk/fetch-through.ts): a commit
  * pushed upstream after the sandbox exists reaches `git fetch origin` inside it without `yard
  * cache fetch`; with the upstream unreachable the fetch still succeeds from the cache and says
  * once on stderr that the cache is stale; without a yard exec serving, the fetch waits only
@@ -8,7 +8,7 @@
 import {expect} from 'chai'
 import {renameSync} from 'node:fs'
 
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'

@@ -12,7 +12,7 @@ import {expect} from 'chai'
 import {renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {openCacheDemand} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'

@@ -9,7 +9,7 @@ import path from 'node:path'
 
 import {expect} from 'chai'
 
-import {InputError, OperationError} from '../../../src/core/errors.js'
+import {InputError, OperationError} from '../../../src/sdk/errors.js'
 import {kubeCall, kubeGet, openKube} from '../../../src/plugins/k8s-sandbox/kube.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
 import {startFakeKubeApi, type FakeKubeApi} from '../../support/fake-kube-api/index.js'

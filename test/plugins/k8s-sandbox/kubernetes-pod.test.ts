@@ -4,7 +4,7 @@
  */
 import {expect} from 'chai'
 
-import {InputError} from '../../../src/core/errors.js'
+import {InputError} from '../../../src/sdk/errors.js'
 import {copyOutArgv, execArgv, portForwardArgv, WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
 import {mountedCacheKeys} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
 import {describePodState, recentEvents, withCacheAffinity} from '../../../src/plugins/k8s-sandbox/kubernetes-pod.js'

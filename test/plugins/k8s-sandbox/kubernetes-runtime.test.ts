@@ -12,7 +12,7 @@ import net from 'node:net'
 import {setTimeout as delay} from 'node:timers/promises'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
 import {WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'

@@ -1,9 +1,10 @@
 /** The sandbox Pod and the `--repo` rules (DESIGN.md §5.2): pure, no podman. */
 import {expect} from 'chai'
 
-import type {SandboxSpec, Target} from '../../../src/core/backend.js'
-import {InputError} from '../../../src/core/errors.js'
-import {branchDirectory, checkSandboxBranch, parseRepoFlag, parseRepoFlags} from '../../../src/core/sandbox-repos.js'
+import type {SandboxSpec} from '../../../src/sdk/sandbox.js'
+import type {Target} from '../../../src/sdk/target.js'
+import {InputError} from '../../../src/sdk/errors.js'
+import {branchDirectory, checkSandboxBranch, parseRepoFlag, parseRepoFlags} from '../../../src/sdk/sandbox-repos.js'
 import {podManifest} from '../../../src/plugins/k8s-sandbox/manifest.js'
 
 const target: Target = {

@@ -5,9 +5,10 @@
  */
 import {expect} from 'chai'
 
-import type {BackendContext, SandboxSpec, Target} from '../../../src/core/backend.js'
-import {ProcessRunner} from '../../../src/core/process.js'
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import type {BackendContext, Target} from '../../../src/sdk/target.js'
+import type {SandboxSpec} from '../../../src/sdk/sandbox.js'
+import {ProcessRunner} from '../../../src/sdk/process.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {KubernetesRuntime} from '../../../src/plugins/k8s-sandbox/kubernetes-runtime.js'
 import {podManifest} from '../../../src/plugins/k8s-sandbox/manifest.js'
 import {repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'

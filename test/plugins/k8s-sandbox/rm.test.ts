@@ -11,7 +11,7 @@ import {randomBytes} from 'node:crypto'
 import {existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {PROBE_GRACE_MS} from '../../../src/plugins/git-cache/leases.js'
 import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'

@@ -8,7 +8,7 @@ import {expect} from 'chai'
 import {existsSync, renameSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/core/repo-identity.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {cleanupTemp, git, tempDir, writeFile} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {cli, inPod, makeApp, SANDBOX_TEST_PREFIX} from './support.js'

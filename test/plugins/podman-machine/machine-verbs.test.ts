@@ -6,7 +6,7 @@
 import {expect} from 'chai'
 import path from 'node:path'
 
-import type {MachineStatus} from '../../../src/core/backend.js'
+import type {MachineStatus} from '../../../src/sdk/machine.js'
 import {FakePodmanMachine} from '../../support/fake-podman-machine.js'
 import {cleanupTemp, makeRepo} from '../../support/repo.js'
 import {podmanEnv} from '../../support/podman.js'

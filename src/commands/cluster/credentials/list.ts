@@ -1,6 +1,6 @@
-import type {ClusterCredential} from '../../../core/backend.js'
-import {listCredentials} from '../../../core/cluster-credentials.js'
-import {loadRegistry} from '../../../core/registry.js'
+import type {ClusterCredential} from '../../../sdk/sandbox.js'
+import {listCredentials} from '../../../core/cluster/credentials.js'
+import {loadRegistry} from '../../../core/registry/registry.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 

@@ -1,6 +1,6 @@
-import type {ClusterRepo} from '../../../core/backend.js'
-import {listClusterRepos} from '../../../core/cluster-repos.js'
-import {loadRegistry} from '../../../core/registry.js'
+import type {ClusterRepo} from '../../../sdk/sandbox.js'
+import {listClusterRepos} from '../../../core/cluster/repos.js'
+import {loadRegistry} from '../../../core/registry/registry.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 

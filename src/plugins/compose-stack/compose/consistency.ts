@@ -6,7 +6,7 @@
  * out by its profiles says which profile enables it. A `depends_on` with `required: false` on a
  * missing service is dropped, as Compose skips it.
  */
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {isMapping, type Mapping} from './types.js'
 
 /**

@@ -8,7 +8,7 @@
  * takes KEY from the caller's environment, when set there.
  */
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {interpolate, InvalidTemplateError, MissingVariableError} from './interpolate.js'
 import {readProjectFile} from './read.js'
 import type {Env} from './types.js'

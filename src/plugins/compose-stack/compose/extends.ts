@@ -9,7 +9,7 @@
  */
 import path from 'node:path'
 
-import {InputError, RefusedError} from '../../../core/errors.js'
+import {InputError, RefusedError} from '../../../sdk/errors.js'
 import type {LoadContext} from './loader.js'
 import {interpolateDocument} from './loader.js'
 import {applyResets, mergeValue} from './merge.js'

@@ -11,7 +11,7 @@
 import {accessSync, constants, existsSync, lstatSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import type {Env, ResolveWarning} from './types.js'
 
 /** compose-go's DefaultFileNames, in its order of preference. */

@@ -16,7 +16,7 @@ import {existsSync, realpathSync, statSync} from 'node:fs'
 import {isDeepStrictEqual} from 'node:util'
 import path from 'node:path'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {addEnvFileValues} from './env.js'
 import {readEnvFile} from './env-file.js'
 import type {LoadContext} from './loader.js'

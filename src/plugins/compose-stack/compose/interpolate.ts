@@ -5,7 +5,7 @@
  * nest further expressions. A `$` not followed by a name or `{` stays as written; a `${` that is
  * not a valid expression is an error, as in compose-go's `template` package.
  */
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {type Env, isMapping, keyPath} from './types.js'
 
 /** A `${VAR:?message}` whose variable is missing. */

@@ -8,7 +8,7 @@
  * directory and environment. Every file is read and parsed once per resolution.
  */
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {applyExtends} from './extends.js'
 import {applyIncludes} from './include.js'
 import {interpolateModel} from './interpolate.js'

@@ -10,7 +10,7 @@
  * driver; `ulimits` entries are replaced. Uniqueness of `ports`, `volumes`, … is `unique.ts`.
  * `!reset` and `!override` (see `yaml.ts`) are applied by `applyResets`.
  */
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {isMapping, keyPath, type Mapping} from './types.js'
 
 type Merger = (base: unknown, override: unknown, path: string[], file: string) => unknown

@@ -10,7 +10,7 @@
  */
 import {existsSync} from 'node:fs'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {readEnvFile} from './env-file.js'
 import {toMapping} from './merge.js'
 import {isMapping, type Mapping} from './types.js'

@@ -7,7 +7,7 @@
 import {readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 
-import {InputError, RefusedError} from '../../../core/errors.js'
+import {InputError, RefusedError} from '../../../sdk/errors.js'
 
 /** The largest file yard reads for a project (bytes): compose and env files are kilobytes. */
 export const MAX_PROJECT_FILE_BYTES = 16 * 1024 * 1024

@@ -10,7 +10,7 @@
 import {homedir} from 'node:os'
 import path from 'node:path'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {checkReferences} from './consistency.js'
 import {addEnvFileValues, layered, readOptionalEnvFile} from './env.js'
 import {selectComposeFiles} from './files.js'

@@ -10,7 +10,7 @@
  */
 import {z} from 'zod'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {readPublished} from '../published-ports.js'
 import {isMapping, keyPath, type Mapping, type ResolveWarning} from './types.js'
 

@@ -6,7 +6,7 @@
  */
 import {type Alias, type Document, isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, type YAMLMap} from 'yaml'
 
-import {InputError} from '../../../core/errors.js'
+import {InputError} from '../../../sdk/errors.js'
 import {isMapping, keyPath, type Mapping} from './types.js'
 
 /** One YAML document of a compose file, as plain data. */

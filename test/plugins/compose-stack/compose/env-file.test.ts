@@ -1,7 +1,7 @@
 /** Compose's env file format (compose-go `dotenv`), table-driven. */
 import {expect} from 'chai'
 
-import {InputError} from '../../../../src/core/errors.js'
+import {InputError} from '../../../../src/sdk/errors.js'
 import {parseEnvFile} from '../../../../src/plugins/compose-stack/compose/env-file.js'
 
 const table: Array<{title: string; text: string; env?: Record<string, string>; expected: Record<string, string>}> = [

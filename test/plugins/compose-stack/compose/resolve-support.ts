@@ -1,7 +1,7 @@
 /** Shared by the resolver's table tests: writes a case's fixture files and resolves them. */
 import {expect} from 'chai'
 
-import {InputError} from '../../../../src/core/errors.js'
+import {InputError} from '../../../../src/sdk/errors.js'
 import {resolveComposeProject} from '../../../../src/plugins/compose-stack/compose/resolve.js'
 import type {ResolvedProject, ResolveInput} from '../../../../src/plugins/compose-stack/compose/types.js'
 import {tempDir, writeFile} from '../../../support/repo.js'

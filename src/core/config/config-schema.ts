@@ -1,0 +1,186 @@
+/**
+ * The schema of `yard.toml` and `yard.local.toml` (DESIGN.md §3.2). It is the source of
+ * docs/configuration.md: every key, its type and its environment override are listed here.
+ * Keys are kebab-case; integers come from the TOML parser as bigint, so floats, booleans and
+ * strings are refused where an integer is meant.
+ */
+import {z} from 'zod'
+
+import {OFFSET_SLOTS} from '../identity/identity.js'
+import {imageReferenceProblem} from '../machine/image-reference.js'
+
+/** Highest `[ports]` base: base + 89 must stay a valid port. */
+export const MAX_PORT_BASE = 65535 - OFFSET_SLOTS
+/** `[ports]` keys are environment variable names. */
+export const PORT_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/
+
+/** A TOML value in words, for messages: `the integer 5`, `the string "x"`, `an array`. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'bigint') return `the integer ${value}`
+  if (typeof value === 'number') return `the float ${value}`
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
+  if (typeof value === 'boolean') return `the boolean ${value}`
+  if (Array.isArray(value)) return 'an array'
+  return value === null ? 'null' : typeof value === 'object' ? 'a table' : typeof value
+}
+
+/** A TOML integer within [min, max], as a number. */
+export function tomlInteger(min: number, max: number) {
+  return z.unknown().transform((value, context) => {
+    const number = typeof value === 'bigint' ? Number(value) : undefined
+    if (number === undefined || number < min || number > max) {
+      context.addIssue({code: 'custom', message: `expected an integer from ${min} to ${max}, got ${describeValue(value)}`})
+      return z.NEVER
+    }
+    return number
+  })
+}
+
+/**
+ * Names a `[ports]` key may not take: the variables yard itself exports to stacks and boxes
+ * (DESIGN.md §3.5), anything starting with `YARD_`, and shell variables whose loss breaks a shell.
+ */
+export const RESERVED_PORT_KEYS: readonly string[] = [
+  'MAIN_REPO', 'WORKTREE', 'WT_OFFSET', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT', 'CONTAINERS_CONF', 'CONTAINER_HOST', 'DOCKER_HOST',
+  'PATH', 'HOME', 'USER', 'SHELL', 'PWD', 'OLDPWD', 'IFS', 'TERM', 'LANG', 'HOSTNAME', 'TMPDIR', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_OPTIONS',
+]
+
+/** `[ports]`: a table of environment variable name → base port (DESIGN.md §3.4, "Ports"). */
+function portsTable() {
+  const base = tomlInteger(1, MAX_PORT_BASE)
+  return z.unknown().transform((value, context) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      context.addIssue({code: 'custom', message: `expected a table of NAME = base port, got ${describeValue(value)}`})
+      return z.NEVER
+    }
+    const ports: Record<string, number> = {}
+    for (const [key, raw] of Object.entries(value)) {
+      if (!PORT_KEY_PATTERN.test(key)) {
+        context.addIssue({code: 'custom', path: [key], message: 'a port key is an environment variable name: upper-case letters, digits and _, not starting with a digit'})
+      } else if (RESERVED_PORT_KEYS.includes(key) || key.startsWith('YARD_')) {
+        context.addIssue({code: 'custom', path: [key], message: `${key} is a variable yard or your shell already uses; exporting a port under that name would overwrite it`})
+      } else {
+        const parsed = base.safeParse(raw)
+        if (parsed.success) ports[key] = parsed.data
+        else context.addIssue({code: 'custom', path: [key], message: parsed.error.issues[0].message})
+      }
+    }
+    return ports
+  })
+}
+
+/**
+ * A non-empty string that does not start with `-`: config values reach tools' argv (`podman
+ * machine init NAME`, `--context X`, `git rev-parse BASE`), where a leading `-` is read as an option.
+ */
+const text = () =>
+  z
+    .string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`})
+    .min(1, 'must not be empty')
+    .refine((value) => !value.startsWith('-'), {message: 'must not start with "-": the tool it is handed to would read it as an option'})
+
+/** An image reference (core/machine/image-reference.ts). */
+const image = () =>
+  z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).superRefine((value, context) => {
+    const problem = imageReferenceProblem(value)
+    if (problem !== undefined) context.addIssue({code: 'custom', message: `${JSON.stringify(value)} is not an image reference: ${problem}`})
+  })
+
+/** podman's machine names: a letter or digit, then letters, digits, `_`, `.` and `-` (podman machine init). */
+export const MACHINE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
+
+export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
+/** `[stack] external`: what a worktree does with `external: true` volumes and networks (DESIGN.md §4.2). */
+export const STACK_EXTERNAL = ['refuse', 'per-checkout', 'shared'] as const
+export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
+/** `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts it commits with (worktree). */
+export const BOX_MOUNTS = ['all', 'worktree'] as const
+
+/** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
+export const projectTables = {
+  project: z.strictObject({prefix: text(), 'main-worktree': text()}),
+  worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text(), copy: z.array(text()), 'keep-ignored': z.array(text())}),
+  machine: z.strictObject({backend: text(), name: text().regex(MACHINE_NAME_PATTERN, 'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"'), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
+  cache: z.strictObject({backend: text(), root: text(), lfs: z.enum(['all', 'off']), 'fetch-through-seconds': tomlInteger(1, 600)}),
+  cluster: z.strictObject({
+    backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: image(), 'cache-root': text(),
+    'refresh-interval': text().regex(/^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m'),
+    'ready-timeout-seconds': tomlInteger(1, 3600), 'cache-timeout-seconds': tomlInteger(1, 86_400),
+  }),
+}
+
+/** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */
+export const checkoutTables = {
+  ports: portsTable(),
+  stack: z.strictObject({
+    backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1),
+    profiles: z.array(text()), external: z.enum(STACK_EXTERNAL), 'allow-shared': z.array(text()),
+  }),
+  box: z.strictObject({image: image(), mounts: z.enum(BOX_MOUNTS)}),
+}
+
+const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>
+  Object.fromEntries(Object.entries(tables).map(([key, schema]) => [key, (schema instanceof z.ZodObject ? schema.partial() : schema).optional()])) as {[K in keyof T]: z.ZodOptional<T[K]>}
+
+/** `yard.toml`: every table optional, every key optional. */
+export const yardTomlSchema = z.strictObject({...partial(projectTables), ...partial(checkoutTables)})
+
+/** `yard.local.toml`: the same, plus `[worktree-offsets]` (pins are checked by identity rules). */
+export const localTomlSchema = z.strictObject({
+  ...partial(projectTables),
+  ...partial(checkoutTables),
+  'worktree-offsets': z.record(z.string(), z.unknown()).optional(),
+})
+
+export type YardToml = z.infer<typeof yardTomlSchema>
+export type LocalToml = z.infer<typeof localTomlSchema>
+
+/** Known keys of each table, for "did you mean" (the schema's own key lists). */
+export function knownKeys(table?: string): string[] {
+  if (table === undefined) return Object.keys(localTomlSchema.shape)
+  const schema = (projectTables as Record<string, z.ZodTypeAny>)[table] ?? (checkoutTables as Record<string, z.ZodTypeAny>)[table]
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : []
+}
+
+/** Environment overrides (DESIGN.md Appendix B): variable → `table.key`. */
+export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
+  YARD_PREFIX: 'project.prefix',
+  YARD_WORKTREES_ROOT: 'worktrees.root',
+  YARD_WORKTREE_BASE: 'worktrees.base',
+  YARD_TRANSCRIPTS_ARCHIVE: 'worktrees.transcripts-archive',
+  YARD_MACHINE_BACKEND: 'machine.backend',
+  YARD_STACK_PROVIDER: 'stack.provider',
+  YARD_CACHE_ROOT: 'cache.root',
+  YARD_KUBE_CONTEXT: 'cluster.context',
+  YARD_NAMESPACE: 'cluster.namespace',
+}
+
+/** Edit distance, for "did you mean". */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({length: b.length + 1}, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0]
+    row[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j]
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
+      previous = current
+    }
+  }
+  return row[b.length]
+}
+
+/**
+ * The closest of `candidates` to `word`, when close enough to be a typo: at most 2 edits and
+ * fewer than half the word's length (so `x` suggests nothing); never `word` itself.
+ */
+export function didYouMean(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const candidate of candidates) {
+    if (candidate === word) continue
+    const distance = editDistance(word.toLowerCase(), candidate)
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance]
+  }
+  return best !== undefined && bestDistance <= 2 && bestDistance * 2 < word.length ? best : undefined
+}

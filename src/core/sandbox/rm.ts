@@ -1,0 +1,171 @@
+/**
+ * `yard sandbox rm NAME [--force] [--dry-run]` (DESIGN.md §5.2): refuses while a slot holds
+ * modified or untracked files, or commits the cache lacks — on a branch, a detached HEAD or in a
+ * stash; `--force` first saves, under `<state dir>/sandboxes/<name>/<time>/`, per slot a bundle of
+ * just those commits (sandbox-restore.ts says how they come back) and a patch per dirty worktree.
+ * Then the pod goes, the leases are released and the name's pin is deleted (unless a worktree of
+ * that name still uses it). A sandbox whose pod was removed outside yard has its leftovers
+ * (leases, the runtime's record, the pin) cleaned instead.
+ */
+import {existsSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+
+import type {CacheBackend} from '../../sdk/cache.js'
+import type {SandboxRecord, SandboxSaved, SandboxUnsaved} from '../../sdk/sandbox.js'
+import type {Target} from '../../sdk/target.js'
+import type {YardContext} from '../kernel/context.js'
+import {InputError, RefusedError} from '../../sdk/errors.js'
+import {releasePin} from '../identity/offset-allocator.js'
+import {pinAuthor, YARD_PIN_MARK} from '../identity/pins.js'
+import type {Registry} from '../registry/registry.js'
+import {repoIdentity} from '../../sdk/repo-identity.js'
+import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
+import {restoreCommands, SlotRestore} from './restore.js'
+import {stateDir} from '../kernel/state.js'
+import {worktreePath} from '../workspace/workspace.js'
+
+export interface RemoveResult {
+  name: string
+  project: string
+  runtime: string
+  dryRun: boolean
+  /** The pod was gone already (removed outside yard): only what it left behind is cleaned. */
+  lost: boolean
+  /** Unsaved work, one `path: what` line each. */
+  unsaved: string[]
+  /** What `--force` saves: per slot the refs its bundle holds, and the worktrees patched. */
+  toSave: {bundles: Array<{slot: string; refs: string[]}>; patches: string[]}
+  /** Where the bundles and patches went (null: nothing saved). */
+  savedIn: string | null
+  saved: string[]
+  /** How each slot's saved work comes back. */
+  restore: SlotRestore[]
+  /** What goes (with `dryRun`: would go): `pod P`, `lease sandbox P on the cache K`, the pin… */
+  goes: string[]
+  removed: boolean
+}
+
+/** The borrower a sandbox is in its caches' leases (as sandbox-create.ts takes them). */
+const borrowerOf = (project: string) => ({kind: 'sandbox', name: project})
+
+/** `path: status line` per dirty file and `path: what not on origin` per unsaved ref. */
+function describeUnsaved(work: SandboxUnsaved): string[] {
+  return [
+    ...work.worktrees.flatMap((worktree) => worktree.dirty.map((line) => `${worktree.path}: ${line.trim()}`)),
+    ...work.refs.map((ref) => `${ref.what} not on origin`),
+  ]
+}
+
+/**
+ * Plans and, unless `dryRun`, removes the sandbox (see the module comment). With `dryRun` the
+ * plan comes back even when rm would refuse, with that refusal beside it.
+ * @throws InputError (exit 2) for an unknown sandbox with nothing left of it; RefusedError (exit 3)
+ *   for unsaved work without `force` (not with `dryRun`), listing it; OperationError (exit 1)
+ *   when saving or the runtime fails (nothing is removed when saving fails).
+ */
+export async function removeSandbox(context: YardContext, registry: Registry, options: {name: string; force: boolean; dryRun: boolean; runtime?: string}): Promise<{result: RemoveResult; refusal?: RefusedError}> {
+  const session = await openSandboxes(context, registry, options.runtime)
+  const target = sandboxTarget(session.workspace, context, options.name)
+  const sandbox = await session.backend.get(target, session.runtime)
+  const caches = await openSandboxCache(context, registry, session.workspace)
+  if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
+
+  if (sandbox.phase === 'Running') context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
+  const work: SandboxUnsaved = sandbox.phase === 'Running' ? await session.backend.unsaved(sandbox) : {worktrees: [], refs: []}
+  const unsaved = describeUnsaved(work)
+  const slots = [...new Set(work.refs.map((ref) => ref.slot))]
+  const toSave = {bundles: slots.map((slot) => ({slot, refs: work.refs.filter((ref) => ref.slot === slot).map((ref) => ref.ref)})), patches: work.worktrees.filter((row) => row.dirty.length > 0).map((row) => row.path)}
+  const local = sandbox.runtime !== 'kubernetes'
+  const pin = pinToDelete(session, sandbox.name)
+  const leases = local ? sandbox.spec.repos.flatMap((repo) => [repo, ...(repo.submodules ?? [])]) : []
+  const goes = [`pod ${sandbox.project}`, ...leases.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`), ...(pin ? [pin] : [])]
+  const saveRoot = path.join(stateDir(context.env), 'sandboxes', sandbox.name)
+  const refusal = unsaved.length > 0 && !options.force ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
+    why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
+    fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
+  }) : undefined
+  if (refusal && !options.dryRun) throw refusal
+  const savedIn = options.force && unsaved.length > 0 ? path.join(saveRoot, new Date().toISOString().replaceAll(':', '-')) : null
+  const base = {name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, dryRun: options.dryRun, lost: false, unsaved, toSave, savedIn, goes}
+  if (options.dryRun) return {result: {...base, saved: [], restore: [], removed: false}, refusal}
+
+  if (savedIn) context.progress?.step(`saving unsaved work under ${savedIn}`)
+  const saved: SandboxSaved = savedIn ? await session.backend.save(sandbox, work, savedIn) : {files: [], bundles: [], patches: []}
+  context.progress?.step(`removing pod ${sandbox.project}`)
+  await session.backend.remove(sandbox)
+  // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
+  for (const repo of leases) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
+  await deletePin(context, session, sandbox.name)
+  const restore = restoreCommands(sandbox.name, sandbox.spec.repos, saved, work.refs, sandbox.spec.branch)
+  return {result: {...base, saved: saved.files, restore, removed: true}}
+}
+
+/**
+ * A sandbox whose pod is gone (`podman pod rm` outside yard): its leases, what the runtime kept
+ * of it and its pin are what is left; cleaned unless `dryRun`.
+ * @throws InputError (exit 2) when nothing is left either: there is no such sandbox.
+ */
+async function removeLost(context: YardContext, session: SandboxSession, caches: {cache: CacheBackend; root: string}, target: Target, options: {name: string; dryRun: boolean}): Promise<RemoveResult> {
+  const name = options.name
+  const {project} = target
+  const noSandbox = new InputError(`there is no sandbox ${name} (pod ${project}) on the ${session.runtime} runtime`, {
+    fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
+  })
+  const kept = await session.backend.clearLost?.(project, session.runtime, {dryRun: true})
+  if (kept === undefined) throw noSandbox
+  const leased = session.runtime === 'kubernetes' ? [] : (await caches.cache.list(caches.root)).filter((row) => row.borrowers.some((lease) => lease.kind === 'sandbox' && lease.name === project))
+  if (kept.length === 0 && leased.length === 0) throw noSandbox
+  const pin = pinToDelete(session, name)
+  const goes = [...kept, ...leased.map((row) => `lease sandbox ${project} on the cache ${row.key}`), ...(pin ? [pin] : [])]
+  if (!options.dryRun) {
+    await session.backend.clearLost!(project, session.runtime, {dryRun: false})
+    for (const row of leased) {
+      if (row.url) await caches.cache.release(caches.root, row.url, borrowerOf(project))
+      else context.warn(`warning: the cache ${row.key} has no url recorded, so the lease of sandbox ${project} stays: delete ${path.join(caches.root, `${row.key}.leases`, `sandbox.${project}`)}`)
+    }
+    await deletePin(context, session, name)
+  }
+  return {
+    name, project, runtime: session.runtime, dryRun: options.dryRun, lost: true, unsaved: [], toSave: {bundles: [], patches: []},
+    savedIn: null, saved: [], restore: [], goes, removed: !options.dryRun,
+  }
+}
+
+/**
+ * `pin NAME = N in FILE` when rm deletes it: there is one, yard wrote it (marked, item 6 of the
+ * reliability rules: a hand-written pin stays), and no worktree of that name uses it.
+ */
+function pinToDelete(session: SandboxSession, name: string): string | undefined {
+  const pin = session.workspace.config.pins[name]
+  if (pin === undefined || existsSync(worktreePath(session.workspace, name))) return undefined
+  const file = session.workspace.config.files.local
+  if (pinAuthor(readText(file), name) !== 'yard') return undefined
+  return `pin ${name} = ${String(pin)} in ${file}`
+}
+
+/** Deletes the pin when yard wrote it; says so when a hand-written one of that name stays. */
+async function deletePin(context: YardContext, session: SandboxSession, name: string): Promise<void> {
+  const file = session.workspace.config.files.local
+  if (existsSync(worktreePath(session.workspace, name))) return
+  const pin = await releasePin(context, session.workspace, name, `sandbox rm ${name}`)
+  if (pin === 'kept') context.warn(`note: kept the hand-written pin of ${name} in ${file} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`)
+}
+
+const readText = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * How to keep a sandbox's commits: push them, unless an origin is a path on this host (the pod
+ * cannot push there): then `yard sandbox pull`.
+ */
+function keepHint(sandbox: SandboxRecord): string {
+  const local = sandbox.spec.repos.some((repo) => repoIdentity(repo.url).scheme === 'local')
+  return local
+    ? `commit them and bring them here (yard sandbox pull ${sandbox.name}/BRANCH [--slot SLOT]: the pod cannot push to an origin that is a path on this host)`
+    : `commit and push them (yard exec ${sandbox.name}/BRANCH -- git push origin BRANCH)`
+}

@@ -1,0 +1,176 @@
+/**
+ * Sandbox use cases (DESIGN.md §5.2): which backend and runtime apply, a sandbox's Target (the
+ * same identity rules as worktrees, §3), `list` and `manifest`. Create and attach are in
+ * sandbox-create.ts, rm in sandbox-rm.ts, exec in sandbox-exec.ts.
+ */
+import {stringify} from 'yaml'
+
+import type {CacheBackend} from '../../sdk/cache.js'
+import type {ClusterSettings, OffsetSource, Target} from '../../sdk/target.js'
+import type {SandboxBackend, SandboxRecord, SandboxWorktree} from '../../sdk/sandbox.js'
+import type {YardContext} from '../kernel/context.js'
+import {InputError} from '../../sdk/errors.js'
+import {portsFor, validateName} from '../identity/identity.js'
+import type {Registry} from '../registry/registry.js'
+import {stateDir} from '../kernel/state.js'
+import {buildTarget, openWorkspace, Workspace} from '../workspace/workspace.js'
+
+/** Everything a sandbox command works with. */
+export interface SandboxSession {
+  workspace: Workspace
+  backend: SandboxBackend
+  /** `--runtime`, else `[cluster] runtime`. */
+  runtime: string
+}
+
+/**
+ * Opens the workspace and the `[cluster] backend` through the registry.
+ * @throws InputError (exit 2) for invalid config, an unknown backend or runtime.
+ */
+export async function openSandboxes(context: YardContext, registry: Registry, runtimeFlag?: string): Promise<SandboxSession> {
+  const workspace = await openWorkspace(context)
+  const backend = await registry.create('sandbox', workspace.config.cluster.backend, {...backendContext(context), cluster: clusterSettings(workspace)})
+  const runtime = runtimeFlag ?? workspace.config.cluster.runtime
+  if (!backend.runtimes.includes(runtime)) {
+    throw new InputError(`unknown sandbox runtime "${runtime}"`, {why: `the ${backend.id} backend runs ${backend.runtimes.join(', ')}`, fix: `use --runtime ${backend.runtimes[0]}`})
+  }
+  return {workspace, backend, runtime}
+}
+
+/** The `[cache] backend` through the registry, and `[cache] root`. */
+export async function openSandboxCache(context: YardContext, registry: Registry, workspace: Workspace): Promise<{cache: CacheBackend; root: string}> {
+  return {cache: await registry.create('cache', workspace.config.cache.backend, backendContext(context)), root: workspace.config.cache.root}
+}
+
+/** The `[cluster]` settings a cluster runtime needs (DESIGN.md §5.2; defaults in config.ts). */
+export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSettings {
+  const cluster = workspace.config.cluster
+  return {
+    context: cluster.context,
+    namespace: cluster.namespace,
+    cacheRoot: cluster['cache-root'],
+    refreshInterval: cluster['refresh-interval'],
+    readyTimeoutMs: cluster['ready-timeout-seconds'] * 1000,
+    cacheTimeoutMs: cluster['cache-timeout-seconds'] * 1000,
+  }
+}
+
+export function backendContext(context: YardContext) {
+  return {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn, progress: context.progress}
+}
+
+/**
+ * The Target of sandbox `name` (DESIGN.md §2, §3): project `<prefix>-<name>`, checkout = the main
+ * checkout, `[ports]` from main's config; the offset given (an existing sandbox's label), else
+ * the pin or hash as for a worktree. `WT_OFFSET` plays no part: the offset is decided under the
+ * project lock.
+ */
+export function sandboxTarget(workspace: Workspace, context: YardContext, name: string, offset?: {offset: number; offsetSource: OffsetSource}): Target {
+  const base = buildTarget(workspace, context, validateName(name, 'sandbox name'), false, {useEnvOffset: false})
+  const chosen = offset ?? {offset: base.offset, offsetSource: base.offsetSource}
+  return {...base, ...chosen, checkoutPath: workspace.mainPath, ports: portsFor(workspace.config.ports, chosen.offset)}
+}
+
+/**
+ * The existing sandbox `name` and its Target (offset from its label).
+ * @throws InputError (exit 2) when there is none; RefusedError (exit 3) when another checkout owns the pod.
+ */
+export async function requireSandbox(context: YardContext, session: SandboxSession, name: string): Promise<{target: Target; sandbox: SandboxRecord}> {
+  const probe = sandboxTarget(session.workspace, context, name)
+  const sandbox = await session.backend.get(probe, session.runtime)
+  if (!sandbox) {
+    throw new InputError(`there is no sandbox ${name} (pod ${probe.project}) on the ${session.runtime} runtime`, {
+      fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
+    })
+  }
+  return {target: sandboxTarget(session.workspace, context, name, {offset: sandbox.offset, offsetSource: 'label'}), sandbox}
+}
+
+/** One row of `yard sandbox list` (DESIGN.md Appendix A). */
+export interface SandboxListRow {
+  name: string
+  project: string
+  runtime: string
+  phase: string
+  offset: number
+  offsetSource: OffsetSource
+  ports: Record<string, number>
+  /** The node the pod runs on (kubernetes), or null. */
+  node: string | null
+  /**
+   * Per slot its cache's freshness where the pod runs: podman, the local cache's record; a
+   * cluster, the Repo status entry of the pod's node — stale when that node's latest clone or
+   * fetch failed, or when it does not hold the cache. Per worktree: `dirty` (modified or
+   * untracked files), `unpushed` (its branches' commits the cache lacks, `branch (n commits)`)
+   * and `unsaved`, either of them: what `sandbox rm` refuses on (both always set by
+   * `listSandboxes`); `lfsPointers` only in a worktree that uses LFS.
+   */
+  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean; unpushed?: string[]; unsaved?: boolean; lfsPointers?: number}>}>
+}
+
+/** A cache's freshness as `yard sandbox list` shows it. */
+interface Freshness {
+  stale: boolean
+  lastFetched: string | null
+  lastError: string | null
+}
+
+/** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
+export async function listSandboxes(context: YardContext, registry: Registry, runtimeFlag?: string): Promise<SandboxListRow[]> {
+  const session = await openSandboxes(context, registry, runtimeFlag)
+  const summaries = await session.backend.list(session.workspace.prefix, {timeoutMs: 10_000, runtime: session.runtime})
+  const sandboxes = await Promise.all(summaries.map((summary) => requireSandbox(context, session, summary.name)))
+  const keys = [...new Set(sandboxes.flatMap(({sandbox}) => sandbox.spec.repos.map((repo) => repo.key)))]
+  const nodeStates = keys.length > 0 ? await session.backend.cacheStates?.(session.runtime, keys) : undefined
+  let freshness: (key: string, node: string | undefined) => Freshness
+  if (nodeStates !== undefined) {
+    freshness = (key, node) => {
+      const entry = node === undefined ? undefined : nodeStates[key]?.[node]
+      // A pod not yet scheduled has no cache to be stale; a scheduled one whose node has nothing is.
+      if (entry === undefined) return {stale: node !== undefined, lastFetched: null, lastError: null}
+      return {stale: !entry.present || entry.lastError !== null, lastFetched: entry.lastFetched, lastError: entry.lastError}
+    }
+  } else {
+    const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+    const local = new Map((await cache.list(root)).map((row) => [row.key, {stale: row.stale, lastFetched: row.lastFetched, lastError: row.lastError}]))
+    freshness = (key) => local.get(key) ?? {stale: false, lastFetched: null, lastError: null}
+  }
+  const rows: SandboxListRow[] = []
+  for (const {target, sandbox} of sandboxes) {
+    const worktrees: SandboxWorktree[] = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
+    rows.push({
+      name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports, node: sandbox.node ?? null,
+      repos: sandbox.spec.repos.map((repo) => ({
+        slot: repo.slot, identity: repo.identity, key: repo.key, ...freshness(repo.key, sandbox.node),
+        // lfsPointers: only for a worktree that uses LFS (files still pointers; 0 when all are checked out).
+        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, unpushed: row.unpushed, unsaved: row.dirty.length > 0 || row.unpushed.length > 0, ...(row.lfsPointers === undefined ? {} : {lfsPointers: row.lfsPointers})})),
+      })),
+    })
+  }
+  return rows.sort((a, b) => a.name.localeCompare(b.name))
+}
+
+/** `yard sandbox manifest NAME`: the Pod object the sandbox was made with. */
+export async function sandboxManifest(context: YardContext, registry: Registry, name: string, runtimeFlag?: string): Promise<Record<string, unknown>> {
+  const session = await openSandboxes(context, registry, runtimeFlag)
+  const {target, sandbox} = await requireSandbox(context, session, name)
+  return session.backend.manifest(target, sandbox.spec)
+}
+
+/** A manifest as YAML, as `podman kube play` and `kubectl apply -f` read it. */
+export function manifestText(manifest: Record<string, unknown>): string {
+  return stringify(manifest, {lineWidth: 0})
+}
+
+/**
+ * The sandboxes of the project as name and offset, for collisions and `yard ports` (DESIGN.md
+ * §3.4); a runtime that fails is left out with a note.
+ */
+export async function knownSandboxes(context: YardContext, session: SandboxSession): Promise<Array<{name: string; offset: number}>> {
+  try {
+    return (await session.backend.list(session.workspace.prefix, {timeoutMs: 2000, runtime: session.runtime})).map(({name, offset}) => ({name, offset}))
+  } catch (error) {
+    context.warn(`note: sandboxes of the ${session.runtime} runtime are left out: ${(error as Error).message}`)
+    return []
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Which compose files a checkout's stack uses (DESIGN.md §4.2): `[stack] files` (relative to the
+ * checkout), else the first that exists of `compose.yaml`, `compose.yml`, `docker-compose.yaml`,
+ * `docker-compose.yml`. None → the checkout is box-only. Paths are made absolute against the
+ * targeted checkout, never the main one (DESIGN.md §3.5).
+ */
+import {existsSync, lstatSync} from 'node:fs'
+import path from 'node:path'
+
+import {InputError} from '../../sdk/errors.js'
+
+/** The default discovery order. */
+export const DEFAULT_COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'] as const
+
+/**
+ * The absolute compose files of a checkout; an empty list means box-only.
+ * @param configured `[stack] files` when set (each relative to the checkout, or absolute)
+ * @param origin where `[stack] files` was set, for the error
+ * @throws InputError (exit 2) when a configured file does not exist, naming it and the key.
+ */
+export function composeFiles(checkoutPath: string, configured: string[] | undefined, origin = 'yard.toml'): string[] {
+  if (configured === undefined) {
+    // lstat: a name that is there but no readable file (a dangling link) is the stack's to refuse, not box-only.
+    const found = DEFAULT_COMPOSE_FILES.map((name) => path.join(checkoutPath, name)).find((file) => present(file))
+    return found === undefined ? [] : [found]
+  }
+  return configured.map((file) => {
+    const absolute = path.resolve(checkoutPath, file)
+    if (!existsSync(absolute)) {
+      throw new InputError(`compose file ${absolute} does not exist`, {
+        why: `[stack] files (${origin}) lists ${file}, relative to the checkout ${checkoutPath}`,
+        fix: `create it, or correct [stack] files in ${origin}`,
+      })
+    }
+    return absolute
+  })
+}
+
+/** Something is there under this name, a dangling symbolic link included. */
+function present(file: string): boolean {
+  try {
+    lstatSync(file)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The link of a linked worktree to its repository (gitrepository-layout(5), "worktrees"): the
+ * checkout's `.git` is a file `gitdir: <common dir>/worktrees/<id>`, and that directory's
+ * `gitdir` file names the checkout's `.git` back. Code in an untrusted worktree's box can
+ * rewrite `.git` to point at a directory of its own whose config git would then obey on the
+ * host (`core.fsmonitor`, filter drivers run commands), so yard runs no git in such a checkout
+ * until the link is as git made it.
+ */
+import {lstatSync, readdirSync, readFileSync, realpathSync} from 'node:fs'
+import path from 'node:path'
+
+import {RefusedError} from '../../sdk/errors.js'
+import {shellQuote} from '../../sdk/shell.js'
+
+function real(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+/**
+ * Why the `.git` of the linked worktree `checkout` is not the link git made to `commonDir`, or
+ * undefined when it is (or the checkout is gone: nothing of it can run then).
+ */
+export function gitLinkProblem(commonDir: string, checkout: string): string | undefined {
+  const link = path.join(checkout, '.git')
+  let stat
+  try {
+    stat = lstatSync(link)
+  } catch {
+    return undefined
+  }
+  if (!stat.isFile()) return `${link} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'a directory'}, not the file git writes for a worktree`
+  if (stat.size > 4096) return `${link} is ${stat.size} bytes, not the one line git writes`
+  const match = /^gitdir: (.+)\n?$/.exec(readFileSync(link, 'utf8'))
+  if (!match) return `${link} is not a single \`gitdir:\` line`
+  const gitDir = path.resolve(checkout, match[1])
+  const worktrees = path.join(real(commonDir), 'worktrees')
+  if (path.dirname(real(gitDir)) !== worktrees) return `${link} points at ${gitDir}, not into ${worktrees}`
+  let back: string
+  try {
+    back = readFileSync(path.join(gitDir, 'gitdir'), 'utf8').trim()
+  } catch {
+    return `${gitDir} has no gitdir file naming ${link}`
+  }
+  if (real(back) !== real(link)) return `${gitDir} belongs to ${back}, not to ${link}`
+  return undefined
+}
+
+/** The one line git writes into a worktree's `.git`, as a command that puts it back. */
+function restoreCommand(commonDir: string, checkout: string): string {
+  const worktrees = path.join(real(commonDir), 'worktrees')
+  const link = real(path.join(checkout, '.git'))
+  const pointsHere = (candidate: string): boolean => {
+    try {
+      return real(readFileSync(path.join(worktrees, candidate, 'gitdir'), 'utf8').trim()) === link
+    } catch {
+      return false
+    }
+  }
+  let names: string[] = []
+  try {
+    names = readdirSync(worktrees)
+  } catch {
+    // No worktrees directory: the default id below.
+  }
+  // git names the admin directory after the checkout's directory unless that was taken (then `name1`, …).
+  const id = [path.basename(checkout), ...names].find(pointsHere) ?? path.basename(checkout)
+  return `printf 'gitdir: %s\\n' ${shellQuote(path.join(worktrees, id))} > ${shellQuote(path.join(checkout, '.git'))}`
+}
+
+/**
+ * Refuses to go on in untrusted worktree `name` whose `.git` link was changed (gitLinkProblem).
+ * @throws RefusedError (exit 3) naming what changed and the command that restores the link.
+ */
+export function checkGitLink(commonDir: string, checkout: string, name: string): void {
+  const problem = gitLinkProblem(commonDir, checkout)
+  if (problem === undefined) return
+  throw new RefusedError(`the git link of untrusted worktree ${name} was changed: ${problem}`, {
+    why: "git obeys the config of the directory .git points at, and such config can run commands on this host; yard runs no git in that checkout",
+    fix: `look at what its box wrote, then put the link back: ${restoreCommand(commonDir, checkout)}`,
+  })
+}

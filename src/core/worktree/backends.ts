@@ -1,0 +1,148 @@
+/**
+ * What the worktree use cases need from backends, as a small interface so that core never
+ * depends on oclif and tests can hand in their own: the project's sandboxes (for offset
+ * collisions, DESIGN.md §3.4), the stack teardown of a removed worktree (box down, stack nuke,
+ * DESIGN.md §4.1) and a running machine for a new one (§4.3). `registryBackends` answers them
+ * from the backend registry that config selects.
+ */
+import type {Target} from '../../sdk/target.js'
+import {loadConfig} from '../config/config.js'
+import type {YardContext} from '../kernel/context.js'
+import {isUntrusted, machineSpec} from '../machine/machine.js'
+import {ensureMachineQuietly} from '../machine/ensure.js'
+import type {Registry} from '../registry/registry.js'
+import {clusterSettings} from '../sandbox/sandbox.js'
+import {stateDir} from '../kernel/state.js'
+import type {Workspace} from '../workspace/workspace.js'
+
+/** How long the sandboxes of one runtime may take to answer before they are left out (DESIGN.md §3.4). */
+export const SANDBOX_LIST_TIMEOUT_MS = 2_000
+
+export interface StackTeardown {
+  /** The stack backend's id (`[stack] backend`). */
+  backend: string
+  /**
+   * Box down, then stack nuke, of one target; works from the Target alone (the checkout may be
+   * gone). Returns what went, or with `dryRun` what would go.
+   * @throws whatever the backend throws (a YardError passes through the command's catch).
+   */
+  teardown(target: Target, options: {dryRun: boolean}): Promise<string[]>
+}
+
+export interface WorktreeBackends {
+  /**
+   * Every sandbox of the project, as name and offset (its `yard.dev/offset` label). Runtimes that
+   * do not answer within `SANDBOX_LIST_TIMEOUT_MS` are left out with a note; never rejects.
+   */
+  sandboxes(workspace: Workspace): Promise<Array<{name: string; offset: number}>>
+  /**
+   * The teardown of the stack backend the target's config selects (`[stack] backend`, a
+   * per-checkout table), or why there is none (then teardown is skipped with a note).
+   */
+  stackTeardown(workspace: Workspace, target: Target): Promise<StackTeardown | {skipped: string}>
+  /**
+   * Makes sure the project's machine exists and runs, after a worktree was added (DESIGN.md
+   * §4.3); a machine that cannot come up is a warning, never a failure. Never rejects.
+   */
+  machineReady(workspace: Workspace): Promise<void>
+  /**
+   * The untrusted worktree `name`'s own machine when it exists (docs/worktrees.md, "Untrusted
+   * worktrees"), to be removed with the worktree; undefined for a trusted worktree, a backend
+   * without VMs, or a machine that is absent. Never creates or starts anything.
+   */
+  worktreeMachine?(workspace: Workspace, name: string): Promise<WorktreeMachine | undefined>
+}
+
+/** An untrusted worktree's own machine, as `worktree remove` finds it. */
+export interface WorktreeMachine {
+  name: string
+  state: string
+  /** Removes it with its disk: every container, image and volume inside. */
+  remove(): Promise<void>
+}
+
+/** No sandboxes and no stack: what core tests and commands without a registry use. */
+export const NO_BACKENDS: WorktreeBackends = {
+  sandboxes: async () => [],
+  stackTeardown: async () => ({skipped: 'no stack backend is registered'}),
+  machineReady: async () => {},
+}
+
+/**
+ * Answers from the backend registry, loaded on first use only (`load` is
+ * `() => loadRegistry(this.config)` in a command).
+ *
+ * Sandboxes: the `[cluster] backend` when a plugin registers it (the built-in k8s-sandbox by
+ * default), its `list()` on `[cluster] runtime` asked with the 2 s budget, so `worktree add` pins
+ * around sandbox offsets; an unreachable cluster is left out with a note.
+ */
+export function registryBackends(load: () => Promise<Registry>, context: YardContext): WorktreeBackends {
+  const backendContext = () => ({runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  return {
+    async sandboxes(workspace) {
+      const registry = await load()
+      const id = workspace.config.cluster.backend
+      if (!registry.factory('sandbox', id)) return []
+      let timer: NodeJS.Timeout | undefined
+      const budget = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`it did not answer within ${SANDBOX_LIST_TIMEOUT_MS / 1000} s`)), SANDBOX_LIST_TIMEOUT_MS)
+      })
+      try {
+        const backend = await Promise.race([registry.create('sandbox', id, {...backendContext(), cluster: clusterSettings(workspace)}), budget])
+        const runtime = backend.runtimes.includes(workspace.config.cluster.runtime) ? workspace.config.cluster.runtime : undefined
+        const sandboxes = await Promise.race([backend.list(workspace.prefix, {timeoutMs: SANDBOX_LIST_TIMEOUT_MS, runtime}), budget])
+        return sandboxes.map((sandbox) => ({name: sandbox.name, offset: sandbox.offset}))
+      } catch (error) {
+        context.warn(`note: sandboxes of the ${id} backend (runtime ${workspace.config.cluster.runtime}) are left out of the offset check: ${(error as Error).message}`)
+        return []
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+
+    async machineReady(workspace) {
+      await ensureMachineQuietly(context, await load(), workspace)
+    },
+
+    async worktreeMachine(workspace, name) {
+      if (!isUntrusted(workspace, name)) return undefined
+      const registry = await load()
+      const machineId = workspace.config.machine.backend
+      if (!registry.factory('machine', machineId)) return undefined
+      const machine = await registry.create('machine', machineId, backendContext())
+      if (machine.id === 'native') return undefined
+      const spec = machineSpec(workspace, name)
+      const status = await machine.status(spec)
+      if (status.state === 'absent') return undefined
+      return {name: spec.name, state: status.state, remove: () => machine.rm(spec)}
+    },
+
+    async stackTeardown(workspace, target) {
+      const registry = await load()
+      const id = loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env}).stack.backend
+      if (!registry.factory('stack', id)) {
+        const known = registry.ids('stack')
+        return {skipped: `no stack backend "${id}" is registered${known.length > 0 ? ` (registered: ${known.join(', ')})` : ''}`}
+      }
+      // The machine backend provides the engine socket; teardown never creates or starts a machine.
+      const machineId = workspace.config.machine.backend
+      const spec = machineSpec(workspace, target.name)
+      const socketEnv = registry.factory('machine', machineId) ? await (await registry.create('machine', machineId, backendContext())).socketEnv(spec) : {}
+      if (socketEnv === null) return {skipped: `machine ${spec.name} is not running, so nothing of ${target.project} runs`}
+      const stack = await registry.create('stack', id, {...backendContext(), runner: context.runner.withEnv(socketEnv)})
+      return {
+        backend: id,
+        async teardown(target, {dryRun}) {
+          if (dryRun) {
+            const items = await stack.nuke(target, {dryRun: true})
+            // A backend's nuke may include the box already (compose-stack does): list it once.
+            const box = stack.box ? (await stack.box.ps(target)).map((container) => container.container) : []
+            return [...box.filter((name) => !items.some((item) => item.includes(name))).map((name) => `container ${name} (box)`), ...items]
+          }
+          const box = stack.box ? await stack.box.down(target) : []
+          return [...box, ...(await stack.nuke(target, {dryRun: false}))]
+        },
+      }
+    },
+  }
+}

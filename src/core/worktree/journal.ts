@@ -1,0 +1,144 @@
+/**
+ * The journal of a `worktree add` in flight (DESIGN.md §4.1): `<git common dir>/yard/adding/<name>.json`,
+ * written under the offsets lock before `git worktree add` and removed when the add is complete
+ * or rolled back. A journal found by the next add of that name (which holds the same lock, so its
+ * writer is gone) means the process was killed half-way — git's checkout of thousands of files
+ * cut short, an empty index, the `initializing` lock left in `.git/worktrees/<id>` — and what it
+ * made is rolled back before the add starts again, so the rerun leaves the state a clean run leaves.
+ */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import {atomicWrite} from '../kernel/atomic-write.js'
+import {loadConfig} from '../config/config.js'
+import type {YardContext} from '../kernel/context.js'
+import {RefusedError} from '../../sdk/errors.js'
+import {readRefs} from '../workspace/git.js'
+import {writePin} from '../identity/pins.js'
+import {shellQuote} from '../../sdk/shell.js'
+import type {Workspace} from '../workspace/workspace.js'
+
+/** What an add is about to make, enough to undo it. */
+export interface AddJournal {
+  name: string
+  /** The worktree's absolute path (absent or an empty directory when the journal was written). */
+  target: string
+  branch: string
+  /** `new` and `remote`: the add creates the branch, at `commit`; `existing`: it only checks it out. */
+  branchSource: 'new' | 'existing' | 'remote'
+  /** The commit a created branch starts at (the base, or `origin/<branch>`). */
+  commit?: string
+  /** The name's pin before the add (null: none), put back on rollback. */
+  pinBefore: number | null
+  pid: number
+  started: string
+}
+
+/** `<common dir>/yard/adding/<name>.json`. */
+export function addJournalPath(commonDir: string, name: string): string {
+  return path.join(commonDir, 'yard', 'adding', `${name}.json`)
+}
+
+/** Writes the journal (atomically) before anything of the add is made. */
+export async function writeAddJournal(commonDir: string, journal: Omit<AddJournal, 'pid' | 'started'>): Promise<void> {
+  const file = addJournalPath(commonDir, journal.name)
+  await fs.mkdir(path.dirname(file), {recursive: true})
+  await atomicWrite(file, JSON.stringify({...journal, pid: process.pid, started: new Date().toISOString()}, null, 2) + '\n')
+}
+
+/** Removes the journal: the add is complete, or undone. */
+export async function removeAddJournal(commonDir: string, name: string): Promise<void> {
+  await fs.rm(addJournalPath(commonDir, name), {force: true})
+}
+
+async function readJournal(commonDir: string, name: string): Promise<AddJournal | undefined> {
+  const text = await fs.readFile(addJournalPath(commonDir, name), 'utf8').catch(() => undefined)
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text) as AddJournal
+  } catch {
+    // Cut short before the rename of atomicWrite cannot happen; anything else is not ours to read.
+    return undefined
+  }
+}
+
+/**
+ * git's administrative directories of worktrees at `target`: `<common dir>/worktrees/<id>` whose
+ * `gitdir` names `<target>/.git`, or — killed before git wrote it — whose id is the target's
+ * basename (git's choice, with a number appended when taken) and which has no `gitdir` yet.
+ */
+async function adminDirs(commonDir: string, target: string): Promise<string[]> {
+  const root = path.join(commonDir, 'worktrees')
+  const ids = await fs.readdir(root).catch(() => [] as string[])
+  const base = path.basename(target)
+  const found: string[] = []
+  for (const id of ids) {
+    const gitdir = await fs.readFile(path.join(root, id, 'gitdir'), 'utf8').catch(() => undefined)
+    // Names are [a-z0-9-] (DESIGN.md §3.1), so the basename needs no escaping in a pattern.
+    const ours = gitdir === undefined ? new RegExp(`^${base}\\d*$`).test(id) : path.resolve(gitdir.trim()) === path.join(target, '.git')
+    if (ours) found.push(path.join(root, id))
+  }
+  return found
+}
+
+/**
+ * Rolls back what an interrupted `worktree add NAME` made, when its journal is there: the half
+ * worktree (directory and git's administrative entry), the branch it created while the branch
+ * still points where it was created (no new commits), that branch's config
+ * (`yardBase`, or the upstream of a tracking branch) and the pin it wrote. Each step is safe to
+ * repeat; the journal goes last, so a rollback killed in turn is finished by the next run.
+ * Must be called under the project's offsets lock (every journal is written under it).
+ * @returns what was undone, for a note; empty when there was no journal.
+ * @throws RefusedError (exit 3) when the worktree is complete and holds changes: work done in it
+ *   since is not thrown away.
+ */
+export async function recoverInterruptedAdd(context: YardContext, workspace: Workspace, name: string): Promise<string[]> {
+  const {commonDir, mainPath} = workspace
+  const journal = await readJournal(commonDir, name)
+  if (journal === undefined) return []
+  const git = (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
+  const undone: string[] = []
+  const admin = await adminDirs(commonDir, journal.target)
+  const checkingOut = await Promise.all(admin.map((dir) => fs.readFile(path.join(dir, 'locked'), 'utf8').then(() => true, () => false)))
+  if (admin.length > 0 && !checkingOut.some(Boolean)) {
+    // git finished the checkout: changes there now are someone's work.
+    const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all'], {cwd: journal.target, allowFailure: true})
+    if (status.exitCode === 0 && status.stdout.trim() !== '') {
+      throw new RefusedError(`worktree ${name} was being added when yard was stopped, and ${journal.target} has changes since`, {
+        why: 'yard rolls an interrupted add back before adding again, which would throw those changes away',
+        fix: `keep the worktree: commit or move the changes, then remove it with \`yard worktree remove ${name}\` (or delete ${shellQuote(addJournalPath(commonDir, name))} to leave it as it is)`,
+      })
+    }
+  }
+  if (admin.length > 0) {
+    // `-f -f` removes a worktree git still holds locked ("initializing"): the one yard was creating.
+    await git(['worktree', 'remove', '--force', '--force', journal.target])
+    for (const dir of admin) await fs.rm(dir, {recursive: true, force: true})
+  }
+  const present = await fs.lstat(journal.target).then(() => true, () => false)
+  if (present) await fs.rm(journal.target, {recursive: true, force: true})
+  if (admin.length > 0 || present) undone.push(`removed the half-made worktree ${journal.target}`)
+
+  if (journal.branchSource !== 'existing' && journal.commit !== undefined) {
+    const ref = `refs/heads/${journal.branch}`
+    const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
+    const deleted = at === journal.commit && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
+    if (deleted) undone.push(`deleted branch ${journal.branch}`)
+    if (deleted || at === undefined) {
+      if (journal.branchSource === 'new') await git(['config', '--unset', `branch.${journal.branch}.yardBase`])
+      else await git(['config', '--remove-section', `branch.${journal.branch}`])
+    }
+  }
+  const {files, pins} = loadConfig({mainPath, env: context.env})
+  if (pinValue(pins[name]) !== journal.pinBefore) {
+    await writePin(files.local, name, journal.pinBefore ?? undefined)
+    undone.push(journal.pinBefore === null ? `deleted the pin of ${name}` : `restored the pin of ${name}`)
+  }
+  await removeAddJournal(commonDir, name)
+  return undone
+}
+
+/** A pin as the journal records it: its integer value, or null when there is none (or it is no integer). */
+export function pinValue(pin: unknown): number | null {
+  return typeof pin === 'bigint' ? Number(pin) : null
+}

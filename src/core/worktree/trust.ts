@@ -1,0 +1,72 @@
+/**
+ * `yard worktree trust NAME --untrusted|--trusted` (docs/worktrees.md, "Untrusted worktrees"):
+ * records a worktree's trust in the main checkout's yard.local.toml. A change never leaves
+ * something running with the reach of the other trust: a stack or box of a worktree being
+ * marked untrusted that still runs on the shared machine, or the own machine of one being
+ * marked trusted, is refused (exit 3) with the command that clears it.
+ */
+import type {YardContext} from '../kernel/context.js'
+import {InputError, RefusedError} from '../../sdk/errors.js'
+import {validateName} from '../identity/identity.js'
+import {createMachine, machineSpec, worktreeMachineName} from '../machine/machine.js'
+import {withOffsetsLock} from '../identity/offset-allocator.js'
+import {excludePinFile} from '../identity/pins.js'
+import type {Registry} from '../registry/registry.js'
+import {stateDir} from '../kernel/state.js'
+import {Trust, writeTrust} from './trust-record.js'
+import {buildTarget, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
+
+export interface TrustOutcome {
+  name: string
+  trust: Trust
+  /** False when it was recorded so already. */
+  changed: boolean
+  /** The machine its stack and box run on from now on. */
+  machine: string
+}
+
+/**
+ * Sets the trust of worktree `name`.
+ * @throws InputError (exit 2) for an invalid name or a worktree that does not exist;
+ *   RefusedError (exit 3) while its stack or box runs on the shared machine (to untrusted) or
+ *   its own machine exists (to trusted); OperationError (exit 1) when yard.local.toml cannot be edited.
+ */
+export async function setWorktreeTrust(context: YardContext, registry: Registry, options: {name: string; trust: Trust}): Promise<TrustOutcome> {
+  const name = validateName(options.name, 'worktree name')
+  const workspace = await openWorkspace(context)
+  if (!(await worktreesUnderRoot(workspace, context)).some((entry) => entry.name === name)) {
+    throw new InputError(`there is no worktree named ${name}`, {fix: `see \`yard worktree list\`; \`yard worktree add ${name}${options.trust === 'untrusted' ? ' --untrusted' : ''}\` makes one`})
+  }
+  const machineName = options.trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name
+  const current = workspace.config.trust[name] ?? 'trusted'
+  if (current === options.trust) return {name, trust: current, changed: false, machine: machineName}
+  const {machine} = await createMachine(context, registry, workspace)
+  if (options.trust === 'untrusted') {
+    // What runs now runs on the shared machine with the shared mounts.
+    const socketEnv = await machine.socketEnv(machineSpec(workspace))
+    if (socketEnv !== null) {
+      const stack = await registry.create('stack', workspace.config.stack.backend, {runner: context.runner.withEnv(socketEnv), env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+      const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
+      const running = [...(await stack.ps(target)), ...(stack.box ? await stack.box.ps(target) : [])]
+      if (running.length > 0) {
+        throw new RefusedError(`worktree ${name}'s stack or box runs on the shared machine (${running.map((container) => container.container).join(', ')})`, {
+          why: 'marked untrusted, it would still run there with the shared mounts until it is stopped',
+          fix: `yard down --worktree ${name} && yard box down --worktree ${name}, then run this again`,
+        })
+      }
+    }
+  } else if (machine.id !== 'native') {
+    const own = machineSpec(workspace, name)
+    const status = await machine.status(own)
+    if (status.state !== 'absent') {
+      throw new RefusedError(`worktree ${name}'s own machine ${own.name} exists (${status.state})`, {
+        why: 'marked trusted, it would run on the shared machine and leave its own machine, with the containers and volumes inside, behind',
+        fix: `yard machine rm --worktree ${name} --yes, then run this again`,
+      })
+    }
+  }
+  const file = workspace.config.files.local
+  await withOffsetsLock(context, workspace, `worktree trust ${name}`, () => writeTrust(file, name, options.trust))
+  if (options.trust === 'untrusted') await excludePinFile(context, workspace)
+  return {name, trust: options.trust, changed: true, machine: machineName}
+}
