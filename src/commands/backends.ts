@@ -1,4 +1,4 @@
-import {BackendEntry, loadRegistry} from '../core/registry/registry.js'
+import {BackendEntry, loadRegistry} from '../core/registry/index.js'
 import {formatTable} from '../tui/table.js'
 import {BaseCommand} from './base.js'
 

@@ -4,9 +4,8 @@
  */
 import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
-import {createContext, YardContext} from '../core/kernel/context.js'
+import {createContext, ensureStateDir, YardContext} from '../core/kernel/index.js'
 import {InputError, RefusedError, terminalSafe, YardError} from '../sdk/errors.js'
-import {ensureStateDir} from '../core/kernel/state.js'
 import {progressFor, ProgressRenderer} from '../tui/progress-renderer.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>

@@ -1,5 +1,5 @@
-import {loadRegistry} from '../core/registry/registry.js'
-import {CompletionCommand, completionCandidates} from '../core/host/completion.js'
+import {completionCandidates, CompletionCommand} from '../core/host/index.js'
+import {loadRegistry} from '../core/registry/index.js'
 import {BaseCommand} from './base.js'
 
 /** `yard complete -- WORD…` (hidden): what the scripts of `yard completion` call on every TAB. */

@@ -1,4 +1,4 @@
-import {targetConfigReport, ConfigReport} from '../core/config/config-report.js'
+import {ConfigReport, targetConfigReport} from '../core/config/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class ConfigCommand extends BaseCommand {

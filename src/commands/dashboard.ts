@@ -1,8 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {DashboardSnapshot, gatherSnapshot} from '../core/dashboard/dashboard.js'
-import {dashboardTracer} from '../core/dashboard/trace.js'
-import {loadRegistry} from '../core/registry/registry.js'
+import {DashboardSnapshot, dashboardTracer, gatherSnapshot} from '../core/dashboard/index.js'
+import {loadRegistry} from '../core/registry/index.js'
 import {loadDashboardScreen} from '../tui/dashboard-load.js'
 import {snapshotText} from '../tui/dashboard-table.js'
 import {BaseCommand} from './base.js'

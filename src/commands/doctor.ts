@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {CheckResult, DoctorReport, runDoctor} from '../core/host/doctor.js'
-import {stackIsolationCheck} from '../core/stack/doctor-stack.js'
-import {loadRegistry} from '../core/registry/registry.js'
+import {CheckResult, DoctorReport, runDoctor} from '../core/host/index.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {stackIsolationCheck} from '../core/stack/index.js'
 import {BaseCommand} from './base.js'
 
 const SYMBOL = {ok: '✓', warn: '!', fail: '✗'} as const

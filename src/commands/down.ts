@@ -1,5 +1,5 @@
-import {loadRegistry} from '../core/registry/registry.js'
-import {describeTarget, stackDown} from '../core/stack/stack.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {describeTarget, stackDown} from '../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 /** `yard down` (DESIGN.md §4.2). */

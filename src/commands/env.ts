@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {ENV_FORMATS, renderEnv, stackEnv} from '../core/config/env.js'
-import {machineSocketEnv} from '../core/machine/machine.js'
-import {implicitPortEnv, stackImplicitPorts} from '../core/identity/ports.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {resolveTarget} from '../core/workspace/workspace.js'
+import {ENV_FORMATS, renderEnv, stackEnv} from '../core/config/index.js'
+import {implicitPortEnv, stackImplicitPorts} from '../core/identity/index.js'
+import {machineSocketEnv} from '../core/machine/index.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {resolveTarget} from '../core/workspace/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Env extends BaseCommand {

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {execAnywhere} from '../core/sandbox/exec.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {execAnywhere} from '../core/sandbox/index.js'
 import {BaseCommand, targetName, worktreeFlag} from './base.js'
 
 /** `yard exec [NAME] -- CMD…` (DESIGN.md §4.2): exit codes pass through. */

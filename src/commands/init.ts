@@ -2,7 +2,7 @@ import path from 'node:path'
 
 import {Flags} from '@oclif/core'
 
-import {initProject, InitResult} from '../core/config/init.js'
+import {initProject, InitResult} from '../core/config/index.js'
 import {BaseCommand} from './base.js'
 
 export default class Init extends BaseCommand {

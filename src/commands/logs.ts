@@ -1,11 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
-import type {YardContext} from '../core/kernel/context.js'
+import type {YardContext} from '../core/kernel/index.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {describeTarget, stackLogs} from '../core/stack/index.js'
+import {openWorkspace, worktreePath} from '../core/workspace/index.js'
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {describeTarget, stackLogs} from '../core/stack/stack.js'
-import {openWorkspace, worktreePath} from '../core/workspace/workspace.js'
 import {BaseCommand, worktreeFlag} from './base.js'
 
 /** `yard logs [SERVICE…] [-f] [--tail N] [--since T] [-t]` (DESIGN.md §4.2): the stack's logs on stdout. */

@@ -3,7 +3,7 @@ import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/registry.js'
+import {loadRegistry} from '../core/registry/index.js'
 import {BaseCommand} from './base.js'
 
 /** `yard mcp [--read-only] [--project PATH]` (docs/agents.md): a Model Context Protocol server on stdio. */
@@ -24,7 +24,7 @@ export default class Mcp extends BaseCommand {
       throw new InputError(`--project ${flags.project}: there is no directory ${project}`, {fix: 'name a checkout of the repository yard should serve'})
     }
     // The SDK loads only here: no other command pays for it.
-    const {serveStdio} = await import('../core/mcp/server.js')
+    const {serveStdio} = await import('../core/mcp/index.js')
     await serveStdio({project, readOnly: flags['read-only'], loadRegistry: () => loadRegistry(this.config), selfRoot: this.config.root, version: this.config.version, verbose: this.isVerbose()})
   }
 }

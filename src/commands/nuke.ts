@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {loadRegistry} from '../core/registry/registry.js'
-import {describeTarget, stackNuke} from '../core/stack/stack.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {describeTarget, stackNuke} from '../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 /** `yard nuke` (DESIGN.md §4.2): no prompt, its name is the explicit request. */

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {InputError} from '../sdk/errors.js'
-import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/identity/ports.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {registryBackends} from '../core/worktree/backends.js'
+import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/identity/index.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {registryBackends} from '../core/worktree/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Ports extends BaseCommand {

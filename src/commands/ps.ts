@@ -2,9 +2,8 @@ import {Flags} from '@oclif/core'
 
 import type {StackContainer} from '../sdk/stack.js'
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {stackPs} from '../core/stack/stack.js'
-import {CheckoutContainers, psAllCheckouts} from '../core/stack/stack-all.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {CheckoutContainers, psAllCheckouts, stackPs} from '../core/stack/index.js'
 import {formatContainers} from '../tui/containers.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 

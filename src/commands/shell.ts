@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {SHELL_ARGV} from '../core/machine/box.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {execAnywhere} from '../core/sandbox/exec.js'
+import {SHELL_ARGV} from '../core/machine/index.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {execAnywhere} from '../core/sandbox/index.js'
 import {BaseCommand, targetName, worktreeFlag} from './base.js'
 
 /** `yard shell [NAME]` (DESIGN.md §4.2): a login shell in the box. */

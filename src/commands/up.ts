@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 import {stringify} from 'yaml'
 
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../sdk/stack.js'
-import {loadRegistry} from '../core/registry/registry.js'
-import {describeSharedStop, describeTarget, stackUp} from '../core/stack/stack.js'
+import {loadRegistry} from '../core/registry/index.js'
+import {describeSharedStop, describeTarget, stackUp} from '../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 /** The JSON of `yard up --dry-run --json` (DESIGN.md §4.2). */

@@ -3,8 +3,7 @@
  * a local row the facts asked for when the pane opened — containers with their ports, recent
  * log lines and `git status` — each "…" until they come.
  */
-import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/dashboard.js'
-import type {CheckoutDetails} from '../core/dashboard/details.js'
+import type {CheckoutDetails, ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
 import {detailLines} from './dashboard-table.js'
 
 /** `web running 38839→8080`: a container's service, state and published ports. */

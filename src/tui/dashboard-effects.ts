@@ -5,8 +5,7 @@
  */
 import {useCallback, useEffect, useReducer, useRef} from 'react'
 
-import type {DashboardMode, LocalRow, ClusterRow} from '../core/dashboard/dashboard.js'
-import type {CheckoutDetails} from '../core/dashboard/details.js'
+import type {CheckoutDetails, ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
 import {DashboardEvent, DashboardExit, DashboardState, Effect, initialState, reduce, Row} from './dashboard-state.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */

@@ -3,7 +3,7 @@
  * screen as text, fitted to the terminal's size. Pure: the component only turns these lines into
  * Ink elements.
  */
-import type {ClusterRow, LocalRow} from '../core/dashboard/dashboard.js'
+import type {ClusterRow, LocalRow} from '../core/dashboard/index.js'
 import {detailPaneLines} from './dashboard-detail.js'
 import {layoutScreen} from './dashboard-layout.js'
 import type {DashboardState, Row} from './dashboard-state.js'

@@ -4,8 +4,7 @@
  * effects the screen then performs (load rows, run a command, start a fade, leave). No Ink, no
  * timers, no promises here: `reduce` is pure, so its rules are tested table by table.
  */
-import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/dashboard.js'
-import type {CheckoutDetails} from '../core/dashboard/details.js'
+import type {CheckoutDetails, ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
 import {frameOf, viewOf} from './dashboard-frame.js'
 import {KEY_TABLE, shellProblem} from './dashboard-view.js'
 

@@ -2,7 +2,7 @@
  * The dashboard's table (DESIGN.md §6) as plain cells: the same columns for the non-TTY snapshot
  * and the Ink screen. Columns that do not fit a width are cut with an ellipsis, the widest first.
  */
-import type {ClusterRow, LocalRow, RunState} from '../core/dashboard/dashboard.js'
+import type {ClusterRow, LocalRow, RunState} from '../core/dashboard/index.js'
 import {Column, formatTable} from './table.js'
 
 /** `running 2/3`, `stopped`, `absent`, `?` (failed probe), `…` (probe still out). */

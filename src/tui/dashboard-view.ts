@@ -3,7 +3,7 @@
  * table (which keys apply in which mode; the help screen is made from it), the rows' order, the
  * filter and where the selection goes, and how a long status message keeps its end.
  */
-import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/dashboard.js'
+import type {ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
 
 /** One key of the screen: what it does, and the modes it applies in. */
 export interface KeyEntry {

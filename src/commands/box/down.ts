@@ -1,6 +1,6 @@
-import {boxDown} from '../../core/machine/box.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {describeTarget} from '../../core/stack/stack.js'
+import {boxDown} from '../../core/machine/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {describeTarget} from '../../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
 /** `yard box down` (DESIGN.md §4.2). */

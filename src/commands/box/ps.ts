@@ -1,6 +1,6 @@
 import type {StackContainer} from '../../sdk/stack.js'
-import {boxPs} from '../../core/machine/box.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {boxPs} from '../../core/machine/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {formatContainers} from '../../tui/containers.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 

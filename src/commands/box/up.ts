@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {boxUp} from '../../core/machine/box.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {describeSharedStop, describeTarget} from '../../core/stack/stack.js'
+import {boxUp} from '../../core/machine/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {describeSharedStop, describeTarget} from '../../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
 /** `yard box up` (DESIGN.md §4.2). */

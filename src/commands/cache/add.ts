@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
 import type {CacheAddResult, CacheFetchResult} from '../../sdk/cache.js'
-import {addCache, openCache} from '../../core/cache/cache.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {addCache, openCache} from '../../core/cache/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard cache add URL` (DESIGN.md §5.1): clone when missing, adopt when found. */

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import type {CacheAgentPass} from '../../sdk/cache.js'
-import {parseInterval, runCacheAgent} from '../../core/cache/cache.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {parseInterval, runCacheAgent} from '../../core/cache/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache agent [--interval 5m] [--once] [--kubernetes]` (DESIGN.md §5.1): the loop a node runs. */

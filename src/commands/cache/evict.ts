@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {CacheEvictResult} from '../../sdk/cache.js'
-import {evictCache} from '../../core/cache/cache.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {evictCache} from '../../core/cache/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache evict URL [--dry-run]` (DESIGN.md §5.1): no force, a borrowed cache is never evicted. */

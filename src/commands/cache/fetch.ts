@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {CacheFetchResult} from '../../sdk/cache.js'
-import {fetchCaches, openCache} from '../../core/cache/cache.js'
+import {fetchCaches, openCache} from '../../core/cache/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/registry.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard cache fetch [URL | --all]` (DESIGN.md §5.1): fetch in place, never pruning. */

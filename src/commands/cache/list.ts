@@ -1,7 +1,7 @@
 import type {CacheStatus} from '../../sdk/cache.js'
-import {openCache} from '../../core/cache/cache.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {formatAge, formatBytes} from '../../core/kernel/units.js'
+import {openCache} from '../../core/cache/index.js'
+import {formatAge, formatBytes} from '../../core/kernel/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {Column, formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
 

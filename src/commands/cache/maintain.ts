@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {CacheMaintainResult} from '../../sdk/cache.js'
-import {maintainCaches, openCache} from '../../core/cache/cache.js'
+import {maintainCaches, openCache} from '../../core/cache/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/registry.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache maintain [URL | --all] [--force]` (DESIGN.md §5.1). */

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {clusterInstall, type ClusterInstallResult} from '../../core/cluster/cluster.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {clusterInstall, type ClusterInstallResult} from '../../core/cluster/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cluster install [--dry-run] [--image IMAGE]` (DESIGN.md §5.2; docs/cluster.md). */

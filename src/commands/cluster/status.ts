@@ -1,6 +1,6 @@
 import type {ClusterStatus as Status} from '../../sdk/sandbox.js'
-import {clusterStatus} from '../../core/cluster/cluster.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {clusterStatus} from '../../core/cluster/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {age} from '../../tui/dashboard-table.js'
 import {formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {buildDefaultImage, ImageBuild} from '../../core/machine/image.js'
+import {buildDefaultImage, ImageBuild} from '../../core/machine/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard image build` (DESIGN.md §8). */

@@ -1,5 +1,5 @@
-import {machineInit, MachineOutcome} from '../../core/machine/machine.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {machineInit, MachineOutcome} from '../../core/machine/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine init` (DESIGN.md §4.3). */

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {machineRm, MachineOutcome} from '../../core/machine/machine.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {MachineOutcome, machineRm} from '../../core/machine/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine rm` (DESIGN.md §4.3): destroys the VM's disk, so it asks first. */

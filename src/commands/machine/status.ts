@@ -1,6 +1,6 @@
 import type {MachineStatus} from '../../sdk/machine.js'
-import {machineStatus} from '../../core/machine/machine.js'
-import {loadRegistry} from '../../core/registry/registry.js'
+import {machineStatus} from '../../core/machine/index.js'
+import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine status` (DESIGN.md §4.3, Appendix A). */

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {commands} from '@oclif/plugin-plugins'
 
 import {YardError} from '../../sdk/errors.js'
-import {classifyPluginSource, consentToInstall} from '../../core/registry/plugin-source.js'
+import {classifyPluginSource, consentToInstall} from '../../core/registry/index.js'
 import {confirm} from '../../tui/confirm.js'
 
 const BaseInstall: (typeof commands)['plugins:install'] = commands['plugins:install']

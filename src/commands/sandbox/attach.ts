@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {SandboxAttachResult} from '../../sdk/sandbox.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {attachSandbox} from '../../core/sandbox/create.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {attachSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox attach NAME [--branch BRANCH]` (DESIGN.md §5.2): idempotent. */

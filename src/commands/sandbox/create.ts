@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/registry.js'
-import {createSandbox, CreateResult} from '../../core/sandbox/create.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {CreateResult, createSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard sandbox create NAME --repo [SLOT=]URL[#REF]…` (DESIGN.md §5.2). */

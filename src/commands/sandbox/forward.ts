@@ -2,8 +2,8 @@ import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../sdk/errors.js'
 import {formatArgv} from '../../sdk/process.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {ForwardResult, forwardSandbox} from '../../core/sandbox/forward.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {ForwardResult, forwardSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox forward NAME [--runtime] [--dry-run]` (DESIGN.md §5.2). */

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/registry.js'
-import {listSandboxes, SandboxListRow} from '../../core/sandbox/sandbox.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {listSandboxes, SandboxListRow} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox list [--json]` (DESIGN.md §5.2, Appendix A). */

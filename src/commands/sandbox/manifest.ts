@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/registry.js'
-import {manifestText, sandboxManifest} from '../../core/sandbox/sandbox.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {manifestText, sandboxManifest} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox manifest NAME` (DESIGN.md §5.2): the Pod YAML. */

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/registry.js'
-import {PullResult, pullSandbox} from '../../core/sandbox/pull.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {PullResult, pullSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard sandbox pull NAME[/BRANCH]` (DESIGN.md §5.2): a sandbox's branch into the main checkout. */

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/registry.js'
-import {removeSandbox, RemoveResult} from '../../core/sandbox/rm.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {RemoveResult, removeSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard sandbox rm NAME [--force] [--dry-run]` (DESIGN.md §5.2). */

@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {AddResult, addWorktree} from '../../core/worktree/add.js'
-import {registryBackends} from '../../core/worktree/backends.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {AddResult, addWorktree, registryBackends} from '../../core/worktree/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 export default class WorktreeAdd extends BaseCommand {

@@ -1,6 +1,6 @@
-import {loadRegistry} from '../../core/registry/registry.js'
-import {describeRunState, psAllCheckouts} from '../../core/stack/stack-all.js'
-import {listWorktrees, WorktreeRow} from '../../core/worktree/list.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {describeRunState, psAllCheckouts} from '../../core/stack/index.js'
+import {listWorktrees, WorktreeRow} from '../../core/worktree/index.js'
 import {formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
 

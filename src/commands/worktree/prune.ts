@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {PruneEntry, pruneWorktrees} from '../../core/worktree/prune.js'
+import {PruneEntry, pruneWorktrees} from '../../core/worktree/index.js'
 import {BaseCommand} from '../base.js'
 
 export default class WorktreePrune extends BaseCommand {

@@ -1,12 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {deleteBranch, requireMergedBranch} from '../../core/worktree/branch-delete.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {deleteBranch, describeStackStep, executeRemoval, type OutsideWork, planRemoval, registryBackends, RemovalResult, RemovalSummary, requireMergedBranch} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/registry.js'
 import {shellCommand} from '../../sdk/shell.js'
-import {registryBackends} from '../../core/worktree/backends.js'
-import type {OutsideWork} from '../../core/worktree/removal-archive.js'
-import {describeStackStep, executeRemoval, planRemoval, RemovalResult, RemovalSummary} from '../../core/worktree/remove.js'
 import {BaseCommand, targetName, worktreeFlag} from '../base.js'
 
 export default class WorktreeRemove extends BaseCommand {

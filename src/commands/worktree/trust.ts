@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/registry.js'
-import {setWorktreeTrust, TrustOutcome} from '../../core/worktree/trust.js'
+import {loadRegistry} from '../../core/registry/index.js'
+import {setWorktreeTrust, TrustOutcome} from '../../core/worktree/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard worktree trust NAME --untrusted|--trusted` (docs/worktrees.md, "Untrusted worktrees"). */

@@ -1,6 +1,6 @@
 import type {ClusterCredential} from '../../../sdk/sandbox.js'
-import {listCredentials} from '../../../core/cluster/credentials.js'
-import {loadRegistry} from '../../../core/registry/registry.js'
+import {listCredentials} from '../../../core/cluster/index.js'
+import {loadRegistry} from '../../../core/registry/index.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {removeCredential} from '../../../core/cluster/credentials.js'
-import {loadRegistry} from '../../../core/registry/registry.js'
+import {removeCredential} from '../../../core/cluster/index.js'
+import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster credentials rm PREFIX`. */

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {setCredential} from '../../../core/cluster/credentials.js'
-import {loadRegistry} from '../../../core/registry/registry.js'
+import {setCredential} from '../../../core/cluster/index.js'
+import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster credentials set PREFIX --token-from-env VAR | --ssh-key FILE` (docs/cluster.md, "Private repositories"). */

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {addClusterRepos} from '../../../core/cluster/repos.js'
-import {loadRegistry} from '../../../core/registry/registry.js'
+import {addClusterRepos} from '../../../core/cluster/index.js'
+import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster repo add URL… [--refresh 10m]` (docs/cluster.md, "Repositories declared ahead"). */

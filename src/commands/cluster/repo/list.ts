@@ -1,6 +1,6 @@
 import type {ClusterRepo} from '../../../sdk/sandbox.js'
-import {listClusterRepos} from '../../../core/cluster/repos.js'
-import {loadRegistry} from '../../../core/registry/registry.js'
+import {listClusterRepos} from '../../../core/cluster/index.js'
+import {loadRegistry} from '../../../core/registry/index.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 

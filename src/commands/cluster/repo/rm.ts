@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {removeClusterRepos} from '../../../core/cluster/repos.js'
-import {loadRegistry} from '../../../core/registry/registry.js'
+import {removeClusterRepos} from '../../../core/cluster/index.js'
+import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster repo rm URL|KEY…`. */

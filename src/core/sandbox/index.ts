@@ -1,0 +1,11 @@
+/** Sandboxes (DESIGN.md §5.2): create, attach, exec, forward, pull, rm. */
+export {attachSandbox, createSandbox} from './create.js'
+export type {CreateResult} from './create.js'
+export {execAnywhere} from './exec.js'
+export {forwardSandbox} from './forward.js'
+export type {ForwardResult} from './forward.js'
+export {pullSandbox} from './pull.js'
+export type {PullResult} from './pull.js'
+export {removeSandbox} from './rm.js'
+export type {RemoveResult} from './rm.js'
+export {listSandboxes, manifestText, SandboxListRow, sandboxManifest} from './sandbox.js'
