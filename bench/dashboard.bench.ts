@@ -12,6 +12,7 @@ import {promisify} from 'node:util'
 
 import {createContext} from '../src/core/kernel/context.js'
 import {gatherLocal} from '../src/core/dashboard/dashboard.js'
+import {backendsOf} from '../src/core/registry/backends.js'
 import {loadRegistry} from '../src/core/registry/registry.js'
 import {listWorktrees} from '../src/core/worktree/list.js'
 import {render as renderScreen} from 'ink-testing-library'
@@ -37,7 +38,7 @@ const paths = names.map((name) => join(`${repo}-worktrees`, name))
 for (const [index, name] of names.entries()) await git('worktree', 'add', '-q', '-b', `wt/${name}`, paths[index])
 
 const context = createContext({env: {...process.env, YARD_STATE_DIR: await scratchDir('dashboard-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined}, cwd: repo, warn: () => {}})
-const registry = await loadRegistry(await loadTestConfig())
+const backends = backendsOf(await loadRegistry(await loadTestConfig()))
 const {runs, warmup} = readRunConfig()
 
 /** Median, min and 90th percentile of `runs` timed calls after `warmup` untimed ones, in ms. */
@@ -57,9 +58,9 @@ async function time(label: string, work: () => Promise<unknown>, extra: Partial<
 const baseline = await time('git status --porcelain=v2 --branch × 50, one after another', async () => {
   for (const path of paths) await run('git', ['status', '--porcelain=v2', '--branch'], {cwd: path})
 })
-const gather = await time('dashboard gather: worktree list, one podman ps for every stack and box, sandbox list', () => gatherLocal(context, registry), {note: 'target ≤ 500 ms'})
+const gather = await time('dashboard gather: worktree list, one podman ps for every stack and box, sandbox list', () => gatherLocal(context, backends), {note: 'target ≤ 500 ms'})
 const gitGather = await time('the gather\'s git part alone (worktree list of 51 checkouts)', () => listWorktrees(context), {extra: true})
-const rows = (await gatherLocal(context, registry)).rows
+const rows = (await gatherLocal(context, backends)).rows
 const lines = await time('the table of 51 rows at 120 columns (tableLines)', async () => tableLines(LOCAL_COLUMNS, rows, 117), {extra: true})
 
 /** Mounts the screen over the gathered rows and waits for its first frame showing the last row. */

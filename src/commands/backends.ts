@@ -1,4 +1,4 @@
-import {BackendEntry, loadRegistry} from '../core/registry/index.js'
+import {BackendEntry} from '../core/registry/index.js'
 import {formatTable} from '../tui/table.js'
 import {BaseCommand} from './base.js'
 
@@ -10,7 +10,7 @@ export default class Backends extends BaseCommand {
 
   async run(): Promise<BackendEntry[]> {
     await this.parse(Backends)
-    const entries = (await loadRegistry(this.config)).entries()
+    const entries = await this.backends.entries()
     this.print(
       formatTable(
         [

@@ -5,6 +5,7 @@
 import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
 
 import {createContext, ensureStateDir, YardContext} from '../core/kernel/index.js'
+import {Backends, createBackends, loadRegistry} from '../core/registry/index.js'
 import {InputError, RefusedError, terminalSafe, YardError} from '../sdk/errors.js'
 import {progressFor, ProgressRenderer} from '../tui/progress-renderer.js'
 
@@ -21,6 +22,7 @@ export abstract class BaseCommand extends Command {
   static usesStateDir = true
 
   private yardContext?: YardContext
+  private yardBackends?: Backends
   private progressRenderer?: ProgressRenderer
 
   /**
@@ -47,6 +49,15 @@ export abstract class BaseCommand extends Command {
       this.yardContext = createContext({verbose, warn, progress, log: warn})
     }
     return this.yardContext
+  }
+
+  /**
+   * The backends of this invocation (core/registry/backends.ts), built once; the registry's
+   * `yard:backends` hooks run on the first backend a use case asks for, never before.
+   */
+  protected get backends(): Backends {
+    this.yardBackends ??= createBackends(() => loadRegistry(this.config))
+    return this.yardBackends
   }
 
   /**

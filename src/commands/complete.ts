@@ -1,5 +1,4 @@
 import {completionCandidates, CompletionCommand} from '../core/host/index.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {BaseCommand} from './base.js'
 
 /** `yard complete -- WORD…` (hidden): what the scripts of `yard completion` call on every TAB. */
@@ -23,7 +22,7 @@ export default class Complete extends BaseCommand {
     }))
     // Notes and warnings of the lookups would land in the middle of the user's command line.
     const quiet = {...this.context, warn: () => {}}
-    const candidates = await completionCandidates(quiet, await loadRegistry(this.config), commands, words)
+    const candidates = await completionCandidates(quiet, this.backends, commands, words)
     if (candidates.length > 0) process.stdout.write(candidates.join('\n') + '\n')
   }
 }

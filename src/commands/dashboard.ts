@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {DashboardSnapshot, dashboardTracer, gatherSnapshot} from '../core/dashboard/index.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {loadDashboardScreen} from '../tui/dashboard-load.js'
 import {snapshotText} from '../tui/dashboard-table.js'
 import {BaseCommand} from './base.js'
@@ -20,14 +19,14 @@ export default class Dashboard extends BaseCommand {
     const mode = flags.mode as 'local' | 'cluster'
     const trace = dashboardTracer(this.context.env)
     trace(`command: run (stdout ${process.stdout.isTTY ? `a terminal ${process.stdout.columns}x${process.stdout.rows}` : 'not a terminal'})`)
-    const registry = await loadRegistry(this.config)
+    const backends = this.backends
     trace('command: registry loaded')
     if (process.stdout.isTTY && !this.jsonEnabled()) {
       const {runDashboard} = await loadDashboardScreen()
-      process.exitCode = await runDashboard({context: this.context, registry, mode})
+      process.exitCode = await runDashboard({context: this.context, backends, mode})
       return
     }
-    const snapshot = await gatherSnapshot(this.context, registry, mode, {budgetMs: 10_000})
+    const snapshot = await gatherSnapshot(this.context, backends, mode, {budgetMs: 10_000})
     for (const note of snapshot.notes) process.stderr.write(`note: ${note.replace(/^note: /, '')}\n`)
     this.print(snapshotText(mode, snapshot.rows))
     return {mode: snapshot.mode, rows: snapshot.rows}

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {CheckResult, DoctorReport, runDoctor} from '../core/host/index.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {stackIsolationCheck} from '../core/stack/index.js'
 import {BaseCommand} from './base.js'
 
@@ -43,7 +42,7 @@ export default class Doctor extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root, extraChecks: [stackIsolationCheck(() => loadRegistry(this.config))]})
+    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root, extraChecks: [stackIsolationCheck(this.backends)]})
     if (this.jsonEnabled()) this.logJson(report)
     else this.log(renderReport(report))
     if (!report.ok) this.exit(1)

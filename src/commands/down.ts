@@ -1,4 +1,3 @@
-import {loadRegistry} from '../core/registry/index.js'
 import {describeTarget, stackDown} from '../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
@@ -13,7 +12,7 @@ export default class Down extends BaseCommand {
   async run(): Promise<{project: string; removed: string[]}> {
     const {args, flags} = await this.parse(Down)
     const worktree = targetName(args, flags)
-    const outcome = await stackDown(this.context, await loadRegistry(this.config), worktree)
+    const outcome = await stackDown(this.context, this.backends, worktree)
     this.print(outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: nothing runs, nothing to do` : outcome.gone.map((item) => `removed ${item}`).join('\n'))
     return {project: outcome.target.project, removed: outcome.gone}
   }

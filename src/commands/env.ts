@@ -3,7 +3,6 @@ import {Flags} from '@oclif/core'
 import {ENV_FORMATS, renderEnv, stackEnv} from '../core/config/index.js'
 import {implicitPortEnv, stackImplicitPorts} from '../core/identity/index.js'
 import {machineSocketEnv} from '../core/machine/index.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {resolveTarget} from '../core/workspace/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
@@ -29,9 +28,8 @@ export default class Env extends BaseCommand {
     const {args, flags} = await this.parse(Env)
     const worktree = targetName(args, flags)
     const {workspace, target} = await resolveTarget(this.context, worktree)
-    const registry = await loadRegistry(this.config)
-    const implicit = await stackImplicitPorts(this.context, async () => registry)(workspace, target)
-    const env = {...stackEnv(target, this.context, await machineSocketEnv(this.context, registry, workspace, target.name)), ...implicitPortEnv(implicit)}
+    const implicit = await stackImplicitPorts(this.context, this.backends)(workspace, target)
+    const env = {...stackEnv(target, this.context, await machineSocketEnv(this.context, this.backends, workspace, target.name)), ...implicitPortEnv(implicit)}
     if (flags.format !== 'json') this.printData(renderEnv(env, flags.format as 'sh' | 'fish', target.isMain ? ['WORKTREE'] : []))
     return env
   }

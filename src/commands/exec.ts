@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {execAnywhere} from '../core/sandbox/index.js'
 import {BaseCommand, targetName, worktreeFlag} from './base.js'
 
@@ -31,7 +30,7 @@ export default class Exec extends BaseCommand {
     const command = this.argv.slice(split + 1)
     const {args, argv, flags} = await this.parse(Exec, this.argv.slice(0, split))
     if (argv.length > 1) throw new InputError(`yard exec takes one worktree name before \`--\`, got ${argv.length}: ${argv.join(' ')}`, {fix: 'yard exec [NAME] -- CMD [ARG…]'})
-    const code = await execAnywhere(this.context, await loadRegistry(this.config), {...flags, name: targetName(args, flags), argv: command, tty: Boolean(process.stdin.isTTY)})
+    const code = await execAnywhere(this.context, this.backends, {...flags, name: targetName(args, flags), argv: command, tty: Boolean(process.stdin.isTTY)})
     if (code !== 0) this.exit(code)
   }
 }

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 import {existsSync} from 'node:fs'
 
 import type {YardContext} from '../core/kernel/index.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {describeTarget, stackLogs} from '../core/stack/index.js'
 import {openWorkspace, worktreePath} from '../core/workspace/index.js'
 import {InputError} from '../sdk/errors.js'
@@ -28,7 +27,7 @@ export default class Logs extends BaseCommand {
     const {flags, argv} = await this.parse(Logs)
     if (flags.since?.startsWith('-')) throw new InputError(`--since ${flags.since} is not a time`, {fix: 'give a timestamp (2026-12-01T10:00:00) or a duration such as 10m'})
     const services = argv as string[]
-    const outcome = await stackLogs(this.context, await loadRegistry(this.config), {flag: flags.worktree, services, follow: flags.follow, tail: flags.tail, since: flags.since, timestamps: flags.timestamps}).catch(async (error: unknown) => {
+    const outcome = await stackLogs(this.context, this.backends, {flag: flags.worktree, services, follow: flags.follow, tail: flags.tail, since: flags.since, timestamps: flags.timestamps}).catch(async (error: unknown) => {
       // `yard logs feat` where feat is a worktree, not a service: the other commands take the name positionally.
       const named = flags.worktree === undefined && services.length === 1 ? services[0] : undefined
       if (error instanceof InputError && named !== undefined && (await isWorktree(this.context, named))) {

@@ -3,7 +3,6 @@ import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {BaseCommand} from './base.js'
 
 /** `yard mcp [--read-only] [--project PATH]` (docs/agents.md): a Model Context Protocol server on stdio. */
@@ -25,6 +24,6 @@ export default class Mcp extends BaseCommand {
     }
     // The SDK loads only here: no other command pays for it.
     const {serveStdio} = await import('../core/mcp/index.js')
-    await serveStdio({project, readOnly: flags['read-only'], loadRegistry: () => loadRegistry(this.config), selfRoot: this.config.root, version: this.config.version, verbose: this.isVerbose()})
+    await serveStdio({project, readOnly: flags['read-only'], backends: this.backends, selfRoot: this.config.root, version: this.config.version, verbose: this.isVerbose()})
   }
 }

@@ -1,6 +1,5 @@
 import {Flags} from '@oclif/core'
 
-import {loadRegistry} from '../core/registry/index.js'
 import {describeTarget, stackNuke} from '../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
@@ -19,7 +18,7 @@ export default class Nuke extends BaseCommand {
     const {args, flags} = await this.parse(Nuke)
     const worktree = targetName(args, flags)
     const dryRun = flags['dry-run']
-    const outcome = await stackNuke(this.context, await loadRegistry(this.config), {flag: worktree, dryRun})
+    const outcome = await stackNuke(this.context, this.backends, {flag: worktree, dryRun})
     const verb = dryRun ? 'would remove' : 'removed'
     this.print(outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: nothing to remove, nothing to do` : outcome.gone.map((item) => `${verb} ${item}`).join('\n'))
     return {project: outcome.target.project, dryRun, removed: outcome.gone}

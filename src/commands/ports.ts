@@ -2,8 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {InputError} from '../sdk/errors.js'
 import {allPorts, PortsReport, sandboxPorts, stackImplicitPorts, targetPorts} from '../core/identity/index.js'
-import {loadRegistry} from '../core/registry/index.js'
-import {registryBackends} from '../core/worktree/index.js'
+import {worktreeBackends} from '../core/worktree/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
 export default class Ports extends BaseCommand {
@@ -21,11 +20,11 @@ export default class Ports extends BaseCommand {
     const {args, flags} = await this.parse(Ports)
     const worktree = targetName(args, flags)
     if (worktree !== undefined && (flags.all || flags.sandbox !== undefined)) throw new InputError(`${worktree} names a worktree, but ${flags.all ? '--all' : '--sandbox'} was given too`, {fix: 'give one target: NAME, --all or --sandbox NAME'})
-    const sandboxes = registryBackends(() => loadRegistry(this.config), this.context).sandboxes
-    const implicit = stackImplicitPorts(this.context, () => loadRegistry(this.config))
+    const sandboxes = worktreeBackends(this.backends, this.context).sandboxes
+    const implicit = stackImplicitPorts(this.context, this.backends)
     const reports = flags.all
       ? await allPorts(this.context, sandboxes, implicit)
-      : [flags.sandbox === undefined ? await targetPorts(this.context, worktree, sandboxes, implicit) : await sandboxPorts(this.context, await loadRegistry(this.config), flags.sandbox, sandboxes)]
+      : [flags.sandbox === undefined ? await targetPorts(this.context, worktree, sandboxes, implicit) : await sandboxPorts(this.context, this.backends, flags.sandbox, sandboxes)]
     for (const report of reports) this.print(renderReport(report))
     return flags.all ? reports : reports[0]
   }

@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core'
 
 import type {StackContainer} from '../sdk/stack.js'
 import {InputError} from '../sdk/errors.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {CheckoutContainers, psAllCheckouts, stackPs} from '../core/stack/index.js'
 import {formatContainers} from '../tui/containers.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
@@ -23,11 +22,11 @@ export default class Ps extends BaseCommand {
     const worktree = targetName(args, flags)
     if (flags.all) {
       if (worktree !== undefined) throw new InputError(`${worktree} names a worktree, but --all was given too`, {fix: 'give one: yard ps NAME, or yard ps --all'})
-      const checkouts = await psAllCheckouts(this.context, await loadRegistry(this.config))
+      const checkouts = await psAllCheckouts(this.context, this.backends)
       this.print(checkouts.map((checkout) => `${checkout.worktree} (${checkout.project})\n${checkout.stack.length + checkout.box.length === 0 ? '  nothing runs' : indent(formatContainers([...checkout.stack, ...checkout.box]))}`).join('\n'))
       return checkouts
     }
-    const rows = await stackPs(this.context, await loadRegistry(this.config), worktree)
+    const rows = await stackPs(this.context, this.backends, worktree)
     this.print(formatContainers(rows))
     return rows
   }

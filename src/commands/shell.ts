@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {SHELL_ARGV} from '../core/machine/index.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {execAnywhere} from '../core/sandbox/index.js'
 import {BaseCommand, targetName, worktreeFlag} from './base.js'
 
@@ -20,7 +19,7 @@ export default class Shell extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Shell)
-    const code = await execAnywhere(this.context, await loadRegistry(this.config), {name: targetName(args, flags), sandbox: flags.sandbox, slot: flags.slot, argv: SHELL_ARGV, tty: Boolean(process.stdin.isTTY)})
+    const code = await execAnywhere(this.context, this.backends, {name: targetName(args, flags), sandbox: flags.sandbox, slot: flags.slot, argv: SHELL_ARGV, tty: Boolean(process.stdin.isTTY)})
     if (code !== 0) this.exit(code)
   }
 }

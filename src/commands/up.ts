@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core'
 import {stringify} from 'yaml'
 
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../sdk/stack.js'
-import {loadRegistry} from '../core/registry/index.js'
 import {describeSharedStop, describeTarget, stackUp} from '../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from './base.js'
 
@@ -42,7 +41,7 @@ export default class Up extends BaseCommand {
   async run(): Promise<DryRunJson | UpJson> {
     const {args, flags} = await this.parse(Up)
     const worktree = targetName(args, flags)
-    const outcome = await stackUp(this.context, await loadRegistry(this.config), worktree, {dryRun: flags['dry-run'], stopShared: flags['stop-shared']})
+    const outcome = await stackUp(this.context, this.backends, worktree, {dryRun: flags['dry-run'], stopShared: flags['stop-shared']})
     const {target, plan} = outcome
     if (flags['dry-run']) {
       if (outcome.boxOnly) this.print(`${describeTarget(target)} is box-only (no compose file): nothing to render`)

@@ -12,10 +12,10 @@ import {ClusterRow, createFromDashboard, DashboardMode, dashboardTracer, gatherC
 import {nameProblem} from '../core/identity/index.js'
 import type {YardContext} from '../core/kernel/index.js'
 import {boxUp, SHELL_ARGV} from '../core/machine/index.js'
-import type {Registry} from '../core/registry/index.js'
+import type {Backends} from '../core/registry/index.js'
 import {execAnywhere, removeSandbox} from '../core/sandbox/index.js'
 import {stackDown, stackLogs, stackUp} from '../core/stack/index.js'
-import {describeStackStep, executeRemoval, planRemoval, registryBackends, RemovalSummary} from '../core/worktree/index.js'
+import {describeStackStep, executeRemoval, planRemoval, worktreeBackends, RemovalSummary} from '../core/worktree/index.js'
 import {RefusedError} from '../sdk/errors.js'
 import {shellCommand} from '../sdk/shell.js'
 import {DashboardApp, DashboardExit, DashboardServices} from './dashboard-app.js'
@@ -30,7 +30,7 @@ const withWarnings = (message: string, warnings: string[]) => (warnings.length =
  * The actions of the screen through core. Warnings never reach the screen directly (it would
  * tear): an action's warnings come back in its status-line message.
  */
-export function dashboardServices(context: YardContext, registry: Registry): DashboardServices {
+export function dashboardServices(context: YardContext, backends: Backends): DashboardServices {
   const quiet: YardContext = {...context, warn: () => {}}
   const trace = dashboardTracer(context.env)
   /** Runs `work` with a context whose warnings are kept, and adds them to its message. */
@@ -48,47 +48,47 @@ export function dashboardServices(context: YardContext, registry: Registry): Das
     'branch kept',
   ].filter(Boolean).join('; ')
   return {
-    load: (mode, onProgress) => traced<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>(trace, `gather ${mode}`, () => (mode === 'local' ? gatherLocal(quiet, registry, {onProgress}) : gatherCluster(quiet, registry))),
+    load: (mode, onProgress) => traced<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>(trace, `gather ${mode}`, () => (mode === 'local' ? gatherLocal(quiet, backends, {onProgress}) : gatherCluster(quiet, backends))),
     up: (name) => acting(async (actionContext) => {
-      const outcome = await stackUp(actionContext, registry, name)
+      const outcome = await stackUp(actionContext, backends, name)
       return outcome.boxOnly ? `${name} is box-only: nothing to start` : `${name} is up`
     }),
     down: (name) => acting(async (actionContext) => {
-      const outcome = await stackDown(actionContext, registry, name)
+      const outcome = await stackDown(actionContext, backends, name)
       return outcome.gone.length === 0 ? `${name}: nothing runs` : `${name} is down (${outcome.gone.length} removed)`
     }),
     planRemove: async (name, mode = 'local') => {
       if (mode === 'cluster') {
         // rm's own plan and refusals (unsaved work, naming each worktree and commit).
-        const {result, refusal} = await removeSandbox(quiet, registry, {name, force: false, dryRun: true})
+        const {result, refusal} = await removeSandbox(quiet, backends, {name, force: false, dryRun: true})
         if (refusal) throw forcedInShell(refusal, ['yard', 'sandbox', 'rm', name, '--force'])
         return `remove sandbox ${name}: ${result.goes.join(', ')}`
       }
-      const plan = await planRemoval(quiet, {name, force: false, dryRun: true, backends: registryBackends(async () => registry, quiet)})
+      const plan = await planRemoval(quiet, {name, force: false, dryRun: true, backends: worktreeBackends(backends, quiet)})
       if (plan.refusal) throw forcedInShell(plan.refusal, ['yard', 'worktree', 'remove', name, '--force'])
       return describePlan(plan.summary)
     },
     remove: (name, mode = 'local') => acting(async (actionContext) => {
       if (mode === 'cluster') {
-        await removeSandbox(actionContext, registry, {name, force: false, dryRun: false})
+        await removeSandbox(actionContext, backends, {name, force: false, dryRun: false})
         return `removed sandbox ${name}`
       }
-      const plan = await planRemoval(actionContext, {name, force: false, dryRun: false, backends: registryBackends(async () => registry, actionContext)})
+      const plan = await planRemoval(actionContext, {name, force: false, dryRun: false, backends: worktreeBackends(backends, actionContext)})
       if (plan.refusal) throw plan.refusal
       await executeRemoval(actionContext, plan, {force: false})
       return `removed ${name}; its branch is kept`
     }),
     boxUp: (name) => acting(async (actionContext) => {
-      const outcome = await boxUp(actionContext, registry, name)
+      const outcome = await boxUp(actionContext, backends, name)
       return outcome.started ? `the box of ${name} is up (${outcome.image})` : `the box of ${name} was running already`
     }),
     checkName: nameProblem,
     create: (mode, name) => acting(async (actionContext) => {
-      const created = await createFromDashboard(actionContext, registry, mode, name)
+      const created = await createFromDashboard(actionContext, backends, mode, name)
       if (created.kind === 'worktree') return `created worktree ${name} on ${created.result.branch} at ${created.result.path}, offset ${created.result.offset}`
       return `created sandbox ${name} (${created.result.runtime}) of ${created.repo}, offset ${created.result.offset}`
     }),
-    details: (name) => traced(trace, `details ${name}`, () => gatherDetails(quiet, registry, name)),
+    details: (name) => traced(trace, `details ${name}`, () => gatherDetails(quiet, backends, name)),
   }
 }
 
@@ -154,7 +154,7 @@ export async function showScreen(services: DashboardServices, mode: DashboardMod
  * SIGINT) or an uncaught error — in a render, a key handler or an action — restores the terminal
  * (`restoreTerminal`) before the process ends; an error ends with exit 1 and its message.
  */
-export async function runDashboard(options: {context: YardContext; registry: Registry; mode: DashboardMode; services?: DashboardServices; statusFadeMs?: number}): Promise<number> {
+export async function runDashboard(options: {context: YardContext; backends: Backends; mode: DashboardMode; services?: DashboardServices; statusFadeMs?: number}): Promise<number> {
   const terminal = processTerminal()
   const onSignal = (signal: NodeJS.Signals) => {
     restoreTerminal(terminal)
@@ -170,7 +170,7 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
   process.on('uncaughtException', onCrash)
   process.on('unhandledRejection', onCrash)
   // Services other than core's only in tests of the screen on a real terminal.
-  const services = options.services ?? dashboardServices(options.context, options.registry)
+  const services = options.services ?? dashboardServices(options.context, options.backends)
   const trace = dashboardTracer(options.context.env)
   let mode = options.mode
   let selected = 0
@@ -198,11 +198,11 @@ export async function runDashboard(options: {context: YardContext; registry: Reg
  * a sandbox that went away, an engine error) is printed with its fix, and the screen comes back
  * when Enter is pressed.
  */
-async function openShell(options: {context: YardContext; registry: Registry}, terminal: Terminal, name: string, mode: DashboardMode): Promise<void> {
+async function openShell(options: {context: YardContext; backends: Backends}, terminal: Terminal, name: string, mode: DashboardMode): Promise<void> {
   const request = mode === 'local' ? {name, local: true, argv: SHELL_ARGV, tty: true} : {sandbox: name, argv: SHELL_ARGV, tty: true}
   terminal.stdout.write(`${shellBanner(mode, name)}\n`)
   try {
-    await execAnywhere(options.context, options.registry, request)
+    await execAnywhere(options.context, options.backends, request)
   } catch (error) {
     const failure = error as {message?: string; fix?: string}
     terminal.stderr.write(`${failure.message ?? String(error)}${failure.fix ? `\nfix: ${failure.fix}` : ''}\n(press Enter to go back to the dashboard)\n`)
@@ -220,7 +220,7 @@ export function shellBanner(mode: DashboardMode, name: string): string {
  * back; Ctrl-C ends the logs (the children get it from the terminal) and the screen comes back.
  * A failure is printed with its fix and the screen comes back on Enter.
  */
-async function followLogs(options: {context: YardContext; registry: Registry}, terminal: Terminal, name: string): Promise<void> {
+async function followLogs(options: {context: YardContext; backends: Backends}, terminal: Terminal, name: string): Promise<void> {
   terminal.stdout.write(`yard: following the logs of ${name}; Ctrl-C returns to the dashboard\n`)
   // Ctrl-C belongs to the logs now: this process stays, and the screen comes back.
   let interrupted = false
@@ -231,7 +231,7 @@ async function followLogs(options: {context: YardContext; registry: Registry}, t
   process.removeAllListeners('SIGINT')
   process.on('SIGINT', ignore)
   try {
-    const outcome = await stackLogs(options.context, options.registry, {flag: name, services: [], follow: true})
+    const outcome = await stackLogs(options.context, options.backends, {flag: name, services: [], follow: true})
     if (outcome.boxOnly) {
       terminal.stderr.write(`${name} is box-only (no compose file): no stack logs\n(press Enter to go back to the dashboard)\n`)
       await waitForEnter(terminal.stdin)

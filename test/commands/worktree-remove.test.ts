@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, ut
 import path from 'node:path'
 
 import {createContext} from '../../src/core/kernel/context.js'
+import {backendsOf} from '../../src/core/registry/backends.js'
 import {loadRegistry} from '../../src/core/registry/registry.js'
 import {dashboardServices} from '../../src/tui/dashboard-run.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -266,7 +267,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
     const step = (name: string) => `stack: box down, then nuke through recording-stack: volume app-${name}_data (data in them is lost)`
-    const services = dashboardServices(createContext({env: {...process.env, ...env}, cwd: repo, warn: () => {}}), await loadRegistry(await testConfig(['recording-stack'])))
+    const services = dashboardServices(createContext({env: {...process.env, ...env}, cwd: repo, warn: () => {}}), backendsOf(await loadRegistry(await testConfig(['recording-stack']))))
     expect(await services.planRemove('alpha')).to.include(step('alpha'))
     const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, ...withStack(log, env)})
     expect(run.exitCode, run.stderr).to.equal(0)

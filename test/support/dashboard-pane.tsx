@@ -5,6 +5,7 @@
  * Usage: node --import tsx test/support/dashboard-pane.tsx [--empty-cluster] [--fade-ms N]
  */
 import {createContext} from '../../src/core/kernel/context.js'
+import {backendsOf} from '../../src/core/registry/backends.js'
 import {loadRegistry} from '../../src/core/registry/registry.js'
 import {runDashboard} from '../../src/tui/dashboard-run.js'
 import {memoryServices} from './dashboard-memory.js'
@@ -15,7 +16,7 @@ const fade = argv.indexOf('--fade-ms')
 const {services} = memoryServices({emptyCluster: argv.includes('--empty-cluster')})
 const code = await runDashboard({
   context: createContext(),
-  registry: await loadRegistry(await testConfig()),
+  backends: backendsOf(await loadRegistry(await testConfig())),
   mode: 'local',
   services,
   statusFadeMs: fade >= 0 ? Number(argv[fade + 1]) : undefined,

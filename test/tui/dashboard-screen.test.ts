@@ -13,6 +13,7 @@ import {createContext} from '../../src/core/kernel/context.js'
 import type {ClusterRow, LocalRow} from '../../src/core/dashboard/dashboard.js'
 import type {CheckoutDetails} from '../../src/core/dashboard/details.js'
 import {nameProblem} from '../../src/core/identity/identity.js'
+import {backendsOf} from '../../src/core/registry/backends.js'
 import {loadRegistry} from '../../src/core/registry/registry.js'
 import {DashboardApp, DashboardServices} from '../../src/tui/dashboard-app.js'
 import {dashboardServices, restoreTerminal, showScreen, Terminal, waitForEnter} from '../../src/tui/dashboard-run.js'
@@ -171,7 +172,7 @@ describe('dashboard: a slow stack backend from a plugin (DESIGN.md §6)', functi
   before(async () => {
     repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-d3"\n\n[stack]\nbackend = "slow-stack"\n\n[ports]\nWEB_PORT = 38700\n', 'compose.yaml': 'services:\n  web:\n    image: none\n'})
     addWorktree(repo, 'feat')
-    const registry = await loadRegistry(await testConfig(['slow-stack']))
+    const registry = backendsOf(await loadRegistry(await testConfig(['slow-stack'])))
     const env = {...process.env, YARD_STATE_DIR: tempDir('yard-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined, YARD_PREFIX: undefined}
     services = dashboardServices(createContext({env, cwd: repo, warn: () => {}}), registry)
   })

@@ -1,5 +1,4 @@
 import {boxDown} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {describeTarget} from '../../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
@@ -13,7 +12,7 @@ export default class BoxDown extends BaseCommand {
   async run(): Promise<{project: string; removed: string[]}> {
     const {args, flags} = await this.parse(BoxDown)
     const worktree = targetName(args, flags)
-    const outcome = await boxDown(this.context, await loadRegistry(this.config), worktree)
+    const outcome = await boxDown(this.context, this.backends, worktree)
     this.print(outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: no box runs, nothing to do` : outcome.gone.map((item) => `removed ${item}`).join('\n'))
     return {project: outcome.target.project, removed: outcome.gone}
   }

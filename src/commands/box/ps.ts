@@ -1,6 +1,5 @@
 import type {StackContainer} from '../../sdk/stack.js'
 import {boxPs} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {formatContainers} from '../../tui/containers.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
@@ -15,7 +14,7 @@ export default class BoxPs extends BaseCommand {
   async run(): Promise<StackContainer[]> {
     const {args, flags} = await this.parse(BoxPs)
     const worktree = targetName(args, flags)
-    const rows = await boxPs(this.context, await loadRegistry(this.config), worktree)
+    const rows = await boxPs(this.context, this.backends, worktree)
     this.print(formatContainers(rows))
     return rows
   }

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {boxUp} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {describeSharedStop, describeTarget} from '../../core/stack/index.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'
 
@@ -19,7 +18,7 @@ export default class BoxUp extends BaseCommand {
   async run(): Promise<{project: string; image: string; started: boolean; stoppedShared: {machine: string; stacks: string[]} | null}> {
     const {args, flags} = await this.parse(BoxUp)
     const worktree = targetName(args, flags)
-    const outcome = await boxUp(this.context, await loadRegistry(this.config), worktree, {stopShared: flags['stop-shared']})
+    const outcome = await boxUp(this.context, this.backends, worktree, {stopShared: flags['stop-shared']})
     if (outcome.stoppedShared) this.print(describeSharedStop(outcome.stoppedShared))
     if (outcome.builtImage) this.print(`built ${outcome.image}`)
     this.print(`${describeTarget(outcome.target)}: box ${outcome.target.project}-box ${outcome.started ? 'started' : 'was already running'} (${outcome.image})`)

@@ -2,7 +2,6 @@ import {Args} from '@oclif/core'
 
 import type {CacheAddResult, CacheFetchResult} from '../../sdk/cache.js'
 import {addCache, openCache} from '../../core/cache/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 /** `yard cache add URL` (DESIGN.md §5.1): clone when missing, adopt when found. */
@@ -15,7 +14,7 @@ export default class CacheAdd extends BaseCommand {
 
   async run(): Promise<CacheAddResult & {fetch?: CacheFetchResult}> {
     const {args} = await this.parse(CacheAdd)
-    const {cache, root, lfs} = await openCache(this.context, await loadRegistry(this.config))
+    const {cache, root, lfs} = await openCache(this.context, this.backends)
     const result = await addCache(cache, root, args.url, lfs)
     if (!result.fetch) this.print(`${result.action} ${result.identity} → ${result.path}`)
     else if (result.fetch.stale) this.print(`${result.identity} is already cached in ${result.path}; the fetch failed, the cache stays as it was (stale): ${result.fetch.error?.trim().split('\n').at(-1) ?? ''}`)

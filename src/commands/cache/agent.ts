@@ -2,7 +2,6 @@ import {Flags} from '@oclif/core'
 
 import type {CacheAgentPass} from '../../sdk/cache.js'
 import {parseInterval, runCacheAgent} from '../../core/cache/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache agent [--interval 5m] [--once] [--kubernetes]` (DESIGN.md §5.1): the loop a node runs. */
@@ -28,7 +27,7 @@ export default class CacheAgent extends BaseCommand {
     const onSignal = () => stop.abort()
     process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
     try {
-      return await runCacheAgent(this.context, await loadRegistry(this.config), {
+      return await runCacheAgent(this.context, this.backends, {
         kubernetes: flags.kubernetes,
         intervalMs,
         once: flags.once,

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 
 import type {CacheEvictResult} from '../../sdk/cache.js'
 import {evictCache} from '../../core/cache/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache evict URL [--dry-run]` (DESIGN.md §5.1): no force, a borrowed cache is never evicted. */
@@ -16,7 +15,7 @@ export default class CacheEvict extends BaseCommand {
 
   async run(): Promise<CacheEvictResult> {
     const {args, flags} = await this.parse(CacheEvict)
-    const result = await evictCache(this.context, await loadRegistry(this.config), args.url, {dryRun: flags['dry-run']})
+    const result = await evictCache(this.context, this.backends, args.url, {dryRun: flags['dry-run']})
     for (const cleared of result.clearedLeases) this.context.warn(`${result.dryRun ? 'would clear' : 'cleared'} the lease of ${cleared.borrower.kind} ${cleared.borrower.name}: ${cleared.reason}`)
     this.print(result.removed.map((entry) => `${result.dryRun ? 'would remove' : 'removed'} ${entry}`).join('\n'))
     return result

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 
 import type {CacheFetchResult} from '../../sdk/cache.js'
 import {fetchCaches, openCache} from '../../core/cache/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
@@ -17,7 +16,7 @@ export default class CacheFetch extends BaseCommand {
   async run(): Promise<CacheFetchResult[]> {
     const {args, flags} = await this.parse(CacheFetch)
     if (args.url === undefined && !flags.all) throw new InputError('give a URL or --all', {why: 'yard cache fetch acts on one cache or on every cache', fix: 'yard cache fetch URL, or yard cache fetch --all'})
-    const {cache, root, lfs} = await openCache(this.context, await loadRegistry(this.config))
+    const {cache, root, lfs} = await openCache(this.context, this.backends)
     const results = await fetchCaches(cache, root, args.url, lfs)
     for (const result of results) this.print(`fetched ${result.identity ?? result.key}${result.maintained ? ' (maintained)' : ''}`)
     return results

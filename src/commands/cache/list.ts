@@ -1,7 +1,6 @@
 import type {CacheStatus} from '../../sdk/cache.js'
 import {openCache} from '../../core/cache/index.js'
 import {formatAge, formatBytes} from '../../core/kernel/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {Column, formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
 
@@ -14,7 +13,7 @@ export default class CacheList extends BaseCommand {
 
   async run(): Promise<CacheStatus[]> {
     await this.parse(CacheList)
-    const {cache, root} = await openCache(this.context, await loadRegistry(this.config))
+    const {cache, root} = await openCache(this.context, this.backends)
     const rows = await cache.list(root)
     const now = Date.now()
     const columns: Array<Column<CacheStatus>> = [

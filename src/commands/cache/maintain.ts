@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 
 import type {CacheMaintainResult} from '../../sdk/cache.js'
 import {maintainCaches, openCache} from '../../core/cache/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {BaseCommand} from '../base.js'
 
@@ -20,7 +19,7 @@ export default class CacheMaintain extends BaseCommand {
   async run(): Promise<CacheMaintainResult[]> {
     const {args, flags} = await this.parse(CacheMaintain)
     if (args.url === undefined && !flags.all) throw new InputError('give a URL or --all', {why: 'yard cache maintain acts on one cache or on every cache', fix: 'yard cache maintain URL, or yard cache maintain --all'})
-    const {cache, root} = await openCache(this.context, await loadRegistry(this.config))
+    const {cache, root} = await openCache(this.context, this.backends)
     const results = await maintainCaches(cache, root, args.url, flags.force)
     for (const result of results) {
       const counts = `${result.after.packs} packs, ${result.after.looseObjects} loose objects`

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {clusterInstall, type ClusterInstallResult} from '../../core/cluster/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cluster install [--dry-run] [--image IMAGE]` (DESIGN.md §5.2; docs/cluster.md). */
@@ -23,7 +22,7 @@ export default class ClusterInstall extends BaseCommand {
 
   async run(): Promise<ClusterInstallResult> {
     const {flags} = await this.parse(ClusterInstall)
-    const result = await clusterInstall(this.context, await loadRegistry(this.config), {
+    const result = await clusterInstall(this.context, this.backends, {
       image: flags.image,
       version: this.config.version,
       dryRun: flags['dry-run'],

@@ -1,6 +1,5 @@
 import type {ClusterStatus as Status} from '../../sdk/sandbox.js'
 import {clusterStatus} from '../../core/cluster/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {age} from '../../tui/dashboard-table.js'
 import {formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
@@ -13,7 +12,7 @@ export default class ClusterStatus extends BaseCommand {
 
   async run(): Promise<Status> {
     await this.parse(ClusterStatus)
-    const status = await clusterStatus(this.context, await loadRegistry(this.config))
+    const status = await clusterStatus(this.context, this.backends)
     const agent = status.agent ? `${status.agent.ready}/${status.agent.desired} ready, image ${status.agent.image}` : 'not installed (run yard cluster install)'
     this.print(`context ${status.context}, namespace ${status.namespace}\ncache agent: ${agent}`)
     if (status.agents.length > 0) {

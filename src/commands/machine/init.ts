@@ -1,5 +1,4 @@
 import {machineInit, MachineOutcome} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine init` (DESIGN.md §4.3). */
@@ -11,7 +10,7 @@ export default class MachineInit extends BaseCommand {
 
   async run(): Promise<MachineOutcome> {
     const {flags} = await this.parse(MachineInit)
-    const outcome = await machineInit(this.context, await loadRegistry(this.config), flags.worktree)
+    const outcome = await machineInit(this.context, this.backends, flags.worktree)
     this.print(outcome.done ? `created machine ${outcome.name}; start it with \`yard machine start\`` : `${outcome.reason}: nothing to do`)
     return outcome
   }

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {MachineOutcome, machineRm} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine rm` (DESIGN.md §4.3): destroys the VM's disk, so it asks first. */
@@ -18,7 +17,7 @@ export default class MachineRm extends BaseCommand {
 
   async run(): Promise<MachineOutcome & {dryRun: boolean}> {
     const {flags} = await this.parse(MachineRm)
-    const outcome = await machineRm(this.context, await loadRegistry(this.config), {
+    const outcome = await machineRm(this.context, this.backends, {
       dryRun: flags['dry-run'],
       worktree: flags.worktree,
       confirm: (question) => this.confirmOrRefuse(question, {yes: flags.yes, flag: '--yes'}),

@@ -1,5 +1,4 @@
 import {MachineOutcome, machineStart} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine start` (DESIGN.md §4.3). */
@@ -11,7 +10,7 @@ export default class MachineStart extends BaseCommand {
 
   async run(): Promise<MachineOutcome> {
     const {flags} = await this.parse(MachineStart)
-    const outcome = await machineStart(this.context, await loadRegistry(this.config), flags.worktree)
+    const outcome = await machineStart(this.context, this.backends, flags.worktree)
     this.print(outcome.done ? `started machine ${outcome.name}` : `${outcome.reason}: nothing to do`)
     return outcome
   }

@@ -1,6 +1,5 @@
 import type {MachineStatus} from '../../sdk/machine.js'
 import {machineStatus} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine status` (DESIGN.md §4.3, Appendix A). */
@@ -12,7 +11,7 @@ export default class MachineStatusCommand extends BaseCommand {
 
   async run(): Promise<MachineStatus> {
     const {flags} = await this.parse(MachineStatusCommand)
-    const status = await machineStatus(this.context, await loadRegistry(this.config), flags.worktree)
+    const status = await machineStatus(this.context, this.backends, flags.worktree)
     const note = status.backend === 'native' ? " (no VM: the host's podman)" : ''
     const fix = status.state === 'absent' ? ' (yard machine init, or yard up)' : ''
     this.print([

@@ -1,5 +1,4 @@
 import {MachineOutcome, machineStop} from '../../core/machine/index.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine stop` (DESIGN.md §4.3). */
@@ -11,7 +10,7 @@ export default class MachineStop extends BaseCommand {
 
   async run(): Promise<MachineOutcome> {
     const {flags} = await this.parse(MachineStop)
-    const outcome = await machineStop(this.context, await loadRegistry(this.config), flags.worktree)
+    const outcome = await machineStop(this.context, this.backends, flags.worktree)
     this.print(outcome.done ? `stopped machine ${outcome.name}` : `${outcome.reason}: nothing to do`)
     return outcome
   }

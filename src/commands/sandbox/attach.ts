@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {SandboxAttachResult} from '../../sdk/sandbox.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {attachSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
@@ -18,7 +17,7 @@ export default class SandboxAttach extends BaseCommand {
 
   async run(): Promise<SandboxAttachResult & {name: string}> {
     const {args, flags} = await this.parse(SandboxAttach)
-    const result = await attachSandbox(this.context, await loadRegistry(this.config), {name: args.name, branch: flags.branch, runtime: flags.runtime})
+    const result = await attachSandbox(this.context, this.backends, {name: args.name, branch: flags.branch, runtime: flags.runtime})
     for (const slot of result.slots) this.print(`${slot.slot}: ${slot.path} on ${result.branch}${slot.created ? '' : ' (already attached)'}`)
     return result
   }

@@ -1,6 +1,5 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/index.js'
 import {CreateResult, createSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
@@ -23,7 +22,7 @@ export default class SandboxCreate extends BaseCommand {
 
   async run(): Promise<CreateResult> {
     const {args, flags} = await this.parse(SandboxCreate)
-    const result = await createSandbox(this.context, await loadRegistry(this.config), {name: args.name, repos: flags.repo, branch: flags.branch, runtime: flags.runtime, image: flags.image})
+    const result = await createSandbox(this.context, this.backends, {name: args.name, repos: flags.repo, branch: flags.branch, runtime: flags.runtime, image: flags.image})
     this.print(`created sandbox ${result.name} (pod ${result.project}, ${result.runtime}) offset ${result.offset} [${result.offsetSource}]`)
     for (const slot of result.slots) this.print(`  ${slot.slot}: ${slot.path} on ${result.branch}  (default: ${slot.default})`)
     for (const [key, port] of Object.entries(result.ports)) this.print(`  ${key}=${port}`)

@@ -2,7 +2,6 @@ import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../sdk/errors.js'
 import {formatArgv} from '../../sdk/process.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {ForwardResult, forwardSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
@@ -19,7 +18,7 @@ export default class SandboxForward extends BaseCommand {
 
   async run(): Promise<ForwardResult> {
     const {args, flags} = await this.parse(SandboxForward)
-    const result = await forwardSandbox(this.context, await loadRegistry(this.config), {
+    const result = await forwardSandbox(this.context, this.backends, {
       name: args.name,
       runtime: flags.runtime,
       dryRun: flags['dry-run'],

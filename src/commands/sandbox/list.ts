@@ -1,6 +1,5 @@
 import {Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/index.js'
 import {listSandboxes, SandboxListRow} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
@@ -14,7 +13,7 @@ export default class SandboxList extends BaseCommand {
 
   async run(): Promise<SandboxListRow[]> {
     const {flags} = await this.parse(SandboxList)
-    const rows = await listSandboxes(this.context, await loadRegistry(this.config), flags.runtime)
+    const rows = await listSandboxes(this.context, this.backends, flags.runtime)
     if (rows.length === 0) this.print('no sandboxes')
     for (const row of rows) {
       this.print(`${row.name} (${row.project}) ${row.runtime} ${row.phase} offset ${row.offset} ${Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ')}`)

@@ -1,6 +1,5 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/index.js'
 import {manifestText, sandboxManifest} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
@@ -14,7 +13,7 @@ export default class SandboxManifest extends BaseCommand {
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(SandboxManifest)
-    const manifest = await sandboxManifest(this.context, await loadRegistry(this.config), args.name, flags.runtime)
+    const manifest = await sandboxManifest(this.context, this.backends, args.name, flags.runtime)
     if (!this.jsonEnabled()) process.stdout.write(manifestText(manifest))
     return manifest
   }

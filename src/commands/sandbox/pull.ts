@@ -1,6 +1,5 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/index.js'
 import {PullResult, pullSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand} from '../base.js'
 
@@ -19,7 +18,7 @@ export default class SandboxPull extends BaseCommand {
 
   async run(): Promise<PullResult> {
     const {args, flags} = await this.parse(SandboxPull)
-    const result = await pullSandbox(this.context, await loadRegistry(this.config), {target: args.target, slot: flags.slot, branch: flags.branch, force: flags.force, runtime: flags.runtime})
+    const result = await pullSandbox(this.context, this.backends, {target: args.target, slot: flags.slot, branch: flags.branch, force: flags.force, runtime: flags.runtime})
     this.print([`${result.ref} at ${result.commit}`, ...(result.local ? [`${result.local.ref} ${result.local.action}`] : [])].join('\n'))
     return result
   }

@@ -1,6 +1,5 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/index.js'
 import {RemoveResult, removeSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
@@ -20,7 +19,7 @@ export default class SandboxRm extends BaseCommand {
 
   async run(): Promise<RemoveResult> {
     const {args, flags} = await this.parse(SandboxRm)
-    const {result, refusal} = await removeSandbox(this.context, await loadRegistry(this.config), {name: args.name, force: flags.force, dryRun: flags['dry-run'], runtime: flags.runtime})
+    const {result, refusal} = await removeSandbox(this.context, this.backends, {name: args.name, force: flags.force, dryRun: flags['dry-run'], runtime: flags.runtime})
     this.print(render(result, flags.force))
     if (refusal) throw refusal
     return result

@@ -1,8 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/index.js'
-import {AddResult, addWorktree, registryBackends} from '../../core/worktree/index.js'
+import {AddResult, addWorktree, worktreeBackends} from '../../core/worktree/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 export default class WorktreeAdd extends BaseCommand {
@@ -39,7 +38,7 @@ Submodules main has checked out are initialised from main's own objects (--no-su
     const {args, flags} = await this.parse(WorktreeAdd)
     if (args.branch !== undefined && flags.branch !== undefined) throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
     // The registry's plugins load while git answers; only sandbox backends are asked (under the lock).
-    const registry = loadRegistry(this.config)
+    void this.backends.ids('sandbox')
     const result = await addWorktree(this.context, {
       name: args.name,
       branch: args.branch ?? flags.branch,
@@ -47,7 +46,7 @@ Submodules main has checked out are initialised from main's own objects (--no-su
       fetch: flags.fetch,
       submodules: flags.submodules,
       untrusted: flags.untrusted,
-      backends: registryBackends(() => registry, this.context),
+      backends: worktreeBackends(this.backends, this.context),
     })
     this.print(describe(result))
     return result

@@ -1,4 +1,3 @@
-import {loadRegistry} from '../../core/registry/index.js'
 import {describeRunState, psAllCheckouts} from '../../core/stack/index.js'
 import {listWorktrees, WorktreeRow} from '../../core/worktree/index.js'
 import {formatTable} from '../../tui/table.js'
@@ -18,7 +17,7 @@ export default class WorktreeList extends BaseCommand {
     // --json keeps its shape (`yard ps --all --json` has the containers); the text asks the
     // engine too, and a stack backend that cannot answer leaves the column unknown.
     if (this.jsonEnabled()) return listing
-    const [rows, containers] = await Promise.all([listing, psAllCheckouts({...this.context, warn: () => {}}, await loadRegistry(this.config)).catch(() => undefined)])
+    const [rows, containers] = await Promise.all([listing, psAllCheckouts({...this.context, warn: () => {}}, this.backends).catch(() => undefined)])
     const state = new Map(containers?.map((checkout) => [checkout.worktree, describeRunState(checkout.stack)]))
     const stack = (row: WorktreeRow) => state.get(row.name) ?? (containers ? '-' : 'unknown')
     this.print(

@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadRegistry} from '../../core/registry/index.js'
-import {deleteBranch, describeStackStep, executeRemoval, type OutsideWork, planRemoval, registryBackends, RemovalResult, RemovalSummary, requireMergedBranch} from '../../core/worktree/index.js'
+import {deleteBranch, describeStackStep, executeRemoval, type OutsideWork, planRemoval, worktreeBackends, RemovalResult, RemovalSummary, requireMergedBranch} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {BaseCommand, targetName, worktreeFlag} from '../base.js'
@@ -39,7 +38,7 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
         fix: 'name a worktree (`yard worktree list` lists them); to tear down main\'s stack, run `yard nuke`',
       })
     }
-    const backends = registryBackends(() => loadRegistry(this.config), this.context)
+    const backends = worktreeBackends(this.backends, this.context)
     const plan = await planRemoval(this.context, {name: args.name, force: flags.force, dryRun: flags['dry-run'], backends, deleteBranch: flags['delete-branch']})
     const branch = flags['delete-branch'] ? plan.summary.branch : null
     const mergedInto = branch === null ? undefined : await requireMergedBranch(this.context, plan.workspace.mainPath, branch)

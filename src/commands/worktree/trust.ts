@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {InputError} from '../../sdk/errors.js'
-import {loadRegistry} from '../../core/registry/index.js'
 import {setWorktreeTrust, TrustOutcome} from '../../core/worktree/index.js'
 import {BaseCommand} from '../base.js'
 
@@ -25,7 +24,7 @@ export default class WorktreeTrust extends BaseCommand {
   async run(): Promise<TrustOutcome> {
     const {args, flags} = await this.parse(WorktreeTrust)
     if (flags.untrusted === flags.trusted) throw new InputError('say which: --untrusted or --trusted', {fix: `yard worktree trust ${args.name} --untrusted (or --trusted)`})
-    const outcome = await setWorktreeTrust(this.context, await loadRegistry(this.config), {name: args.name, trust: flags.untrusted ? 'untrusted' : 'trusted'})
+    const outcome = await setWorktreeTrust(this.context, this.backends, {name: args.name, trust: flags.untrusted ? 'untrusted' : 'trusted'})
     const where = outcome.trust === 'untrusted' ? `its stack and box run on machine ${outcome.machine}, which mounts only the worktree and the git dir read-only` : `it runs on the shared machine ${outcome.machine}`
     this.print(`worktree ${outcome.name} ${outcome.changed ? 'is now' : 'is already'} ${outcome.trust}: ${where}`)
     return outcome

@@ -10,7 +10,7 @@ import type {SandboxBackend} from '../../sdk/sandbox.js'
 import {namespaceFromEnv} from '../cluster/cluster.js'
 import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError} from '../../sdk/errors.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {stateDir} from '../kernel/state.js'
 import {mainConfigIfAny} from '../workspace/workspace.js'
 
@@ -35,20 +35,20 @@ export async function cacheSettings(context: YardContext): Promise<{backend: str
  * sandbox still exists, so the lease of a pod removed outside yard is cleared.
  * @throws what CacheBackend.evict throws (exit 2 unknown cache, exit 3 live borrowers).
  */
-export async function evictCache(context: YardContext, registry: Registry, url: string, options: {dryRun: boolean}): Promise<CacheEvictResult> {
+export async function evictCache(context: YardContext, backends: Backends, url: string, options: {dryRun: boolean}): Promise<CacheEvictResult> {
   const settings = await cacheSettings(context)
-  const {cache, root} = await openCache(context, registry)
-  return cache.evict(root, url, {dryRun: options.dryRun, probe: await sandboxBorrowerProbe(context, registry, settings.sandboxBackend)})
+  const {cache, root} = await openCache(context, backends)
+  return cache.evict(root, url, {dryRun: options.dryRun, probe: await sandboxBorrowerProbe(context, backends, settings.sandboxBackend)})
 }
 
 /**
  * The sandbox backend's `borrowerGone` as a BorrowerProbe; a backend that cannot be loaded, or a
  * probe that fails, proves nothing (the lease stays live), with a note.
  */
-async function sandboxBorrowerProbe(context: YardContext, registry: Registry, id: string): Promise<BorrowerProbe | undefined> {
+async function sandboxBorrowerProbe(context: YardContext, backends: Backends, id: string): Promise<BorrowerProbe | undefined> {
   let sandboxes: SandboxBackend
   try {
-    sandboxes = await registry.create('sandbox', id, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+    sandboxes = await backends.sandbox(context, id)
   } catch (error) {
     context.warn(`note: sandbox borrowers are not checked: ${(error as Error).message}`)
     return undefined
@@ -64,9 +64,9 @@ async function sandboxBorrowerProbe(context: YardContext, registry: Registry, id
  * The cache backend `[cache] backend` selects, created through the registry, and the root.
  * @throws InputError (exit 2) for an unknown backend id or invalid config.
  */
-export async function openCache(context: YardContext, registry: Registry): Promise<{cache: CacheBackend; root: string; lfs?: 'all' | 'off'}> {
+export async function openCache(context: YardContext, backends: Backends): Promise<{cache: CacheBackend; root: string; lfs?: 'all' | 'off'}> {
   const settings = await cacheSettings(context)
-  const cache = await registry.create('cache', settings.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn, progress: context.progress})
+  const cache = await backends.cache(context, settings.backend)
   return {cache, root: settings.root, ...(settings.lfs ? {lfs: settings.lfs} : {})}
 }
 
@@ -192,22 +192,21 @@ export async function clusterAgentSettings(context: YardContext): Promise<Cluste
  * @throws InputError (exit 2) for a missing NODE_NAME, invalid settings, or a sandbox backend
  *   without a cluster mode; OperationError (exit 1) when the cluster cannot be reached (`once`).
  */
-export async function runCacheAgent(context: YardContext, registry: Registry, request: CacheAgentRequest): Promise<CacheAgentPass> {
+export async function runCacheAgent(context: YardContext, backends: Backends, request: CacheAgentRequest): Promise<CacheAgentPass> {
   const options = {intervalMs: request.intervalMs, once: request.once, signal: request.signal, onEvent: request.onEvent}
   if (!request.kubernetes) {
-    const {cache, root} = await openCache(context, registry)
+    const {cache, root} = await openCache(context, backends)
     return cache.agent(root, options)
   }
   const settings = await clusterAgentSettings(context)
-  const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
-  const sandboxes = await registry.create('sandbox', settings.sandboxBackend, backendContext)
+  const sandboxes = await backends.sandbox(context, settings.sandboxBackend)
   if (!sandboxes.cacheDemand) {
     throw new InputError(`the sandbox backend "${sandboxes.id}" cannot drive a cache agent on a cluster`, {
       why: 'cluster mode needs the backend to report the repositories wanted and the caches that pods on the node mount',
       fix: 'select a backend with a kubernetes runtime in [cluster] backend (the built-in k8s-sandbox), or run yard cache agent without --kubernetes',
     })
   }
-  const cache = await registry.create('cache', settings.cacheBackend, backendContext)
+  const cache = await backends.cache(context, settings.cacheBackend)
   const demand = await sandboxes.cacheDemand({node: settings.node, cacheRoot: settings.cacheRoot, namespace: settings.namespace, ...(settings.context ? {context: settings.context} : {})})
   // The DaemonSet mounts the credentials Secret there (docs/cluster.md, "Private repositories").
   const credentialsDir = context.env.YARD_CREDENTIALS_DIR?.trim()

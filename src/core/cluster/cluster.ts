@@ -12,8 +12,8 @@ import type {YardContext} from '../kernel/context.js'
 import {InputError} from '../../sdk/errors.js'
 import {NAME_PATTERN} from '../identity/identity.js'
 import {imageReferenceProblem} from '../machine/image-reference.js'
-import type {Registry} from '../registry/registry.js'
-import {backendContext, clusterSettings} from '../sandbox/sandbox.js'
+import type {Backends} from '../registry/backends.js'
+import {clusterSettings} from '../sandbox/sandbox.js'
 import {mainConfigIfAny} from '../workspace/workspace.js'
 
 /** The agent image when `--image` is not given: what docs/cluster.md builds from deploy/Containerfile. */
@@ -69,9 +69,9 @@ export async function clusterTarget(context: YardContext): Promise<{settings: Cl
  * The cluster setup of the `[cluster] backend`, for those settings.
  * @throws InputError (exit 2) for an unknown backend or one without a cluster setup.
  */
-export async function openClusterSetup(context: YardContext, registry: Registry): Promise<{setup: SandboxClusterSetup; settings: ClusterSettings}> {
+export async function openClusterSetup(context: YardContext, backends: Backends): Promise<{setup: SandboxClusterSetup; settings: ClusterSettings}> {
   const {settings, backend: id} = await clusterTarget(context)
-  const backend = await registry.create('sandbox', id, {...backendContext(context), cluster: settings})
+  const backend = await backends.sandbox(context, id, {cluster: settings})
   if (!backend.clusterSetup) {
     throw new InputError(`the sandbox backend ${id} has no cluster to install`, {
       why: 'yard cluster install and status set up what a cluster runtime needs; this backend does not declare one',
@@ -108,9 +108,9 @@ export interface ClusterInstallResult {
  * @throws InputError (exit 2) for a bad image, config or kubeconfig; OperationError (exit 1) when
  *   the cluster refuses or cannot be reached.
  */
-export async function clusterInstall(context: YardContext, registry: Registry, request: ClusterInstallRequest): Promise<ClusterInstallResult> {
+export async function clusterInstall(context: YardContext, backends: Backends, request: ClusterInstallRequest): Promise<ClusterInstallResult> {
   const image = validateImage(request.image ?? defaultAgentImage(request.version))
-  const {setup, settings} = await openClusterSetup(context, registry)
+  const {setup, settings} = await openClusterSetup(context, backends)
   const objects = setup.objects({image, version: request.version})
   const yaml = objects.map((object) => stringify(object, {lineWidth: 0})).join('---\n')
   const listed = objects.map((object) => {
@@ -125,7 +125,7 @@ export async function clusterInstall(context: YardContext, registry: Registry, r
  * `yard cluster status` (DESIGN.md §5.2): the agent per node and every Repo's per-node state.
  * @throws InputError (exit 2) for config or kubeconfig; OperationError (exit 1) for the cluster.
  */
-export async function clusterStatus(context: YardContext, registry: Registry): Promise<ClusterStatus> {
-  const {setup} = await openClusterSetup(context, registry)
+export async function clusterStatus(context: YardContext, backends: Backends): Promise<ClusterStatus> {
+  const {setup} = await openClusterSetup(context, backends)
   return setup.status()
 }

@@ -12,7 +12,7 @@ import type {ClusterCredential, SandboxClusterSetup} from '../../sdk/sandbox.js'
 import type {YardContext} from '../kernel/context.js'
 import {InputError} from '../../sdk/errors.js'
 import {openClusterSetup} from './cluster.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {rawAuthority, redactUrl} from '../../sdk/repo-url.js'
 
 /** `yard cluster credentials set` flags. */
@@ -53,8 +53,8 @@ export function checkPrefix(prefix: string, kind: 'token' | 'ssh'): string {
   return raw && raw.rest === '' ? `${text}/` : text
 }
 
-async function credentialSetup(context: YardContext, registry: Registry): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'setCredential' | 'listCredentials' | 'removeCredential'>>> {
-  const {setup} = await openClusterSetup(context, registry)
+async function credentialSetup(context: YardContext, backends: Backends): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'setCredential' | 'listCredentials' | 'removeCredential'>>> {
+  const {setup} = await openClusterSetup(context, backends)
   if (!setup.setCredential || !setup.listCredentials || !setup.removeCredential) {
     throw new InputError('the sandbox backend keeps no cluster credentials', {fix: 'set [cluster] backend = "k8s-sandbox" in yard.toml'})
   }
@@ -72,7 +72,7 @@ function readFile(file: string, flag: string): string {
  * @throws InputError (exit 2) for a bad prefix, both or neither kind, an empty variable or a
  *   missing file, before the cluster is asked; OperationError (exit 1) when it refuses.
  */
-export async function setCredential(context: YardContext, registry: Registry, request: CredentialSetRequest): Promise<{entry: ClusterCredential; action: 'created' | 'updated'; secret: string}> {
+export async function setCredential(context: YardContext, backends: Backends, request: CredentialSetRequest): Promise<{entry: ClusterCredential; action: 'created' | 'updated'; secret: string}> {
   const token = request.tokenFromEnv !== undefined
   const ssh = request.sshKey !== undefined
   if (token === ssh) {
@@ -83,7 +83,7 @@ export async function setCredential(context: YardContext, registry: Registry, re
   if (!ssh && request.knownHosts !== undefined) throw new InputError('--known-hosts goes with --ssh-key', {fix: 'leave out --known-hosts for an https token'})
   if (ssh && request.username !== undefined) throw new InputError('--username goes with --token-from-env', {fix: 'an ssh url carries its user (git@host:…)'})
   const prefix = checkPrefix(request.prefix, token ? 'token' : 'ssh')
-  const setup = await credentialSetup(context, registry)
+  const setup = await credentialSetup(context, backends)
   if (token) {
     const variable = request.tokenFromEnv!
     const value = context.env[variable]?.trim()
@@ -103,16 +103,16 @@ export async function setCredential(context: YardContext, registry: Registry, re
 }
 
 /** `yard cluster credentials list`: every entry, without secrets. */
-export async function listCredentials(context: YardContext, registry: Registry): Promise<ClusterCredential[]> {
-  return (await credentialSetup(context, registry)).listCredentials()
+export async function listCredentials(context: YardContext, backends: Backends): Promise<ClusterCredential[]> {
+  return (await credentialSetup(context, backends)).listCredentials()
 }
 
 /**
  * `yard cluster credentials rm PREFIX`.
  * @throws InputError (exit 2) when no entry has that prefix, listing those there are.
  */
-export async function removeCredential(context: YardContext, registry: Registry, prefix: string): Promise<{prefix: string}> {
-  const setup = await credentialSetup(context, registry)
+export async function removeCredential(context: YardContext, backends: Backends, prefix: string): Promise<{prefix: string}> {
+  const setup = await credentialSetup(context, backends)
   if (await setup.removeCredential(prefix.trim())) return {prefix: prefix.trim()}
   const known = (await setup.listCredentials()).map((entry) => entry.prefix)
   throw new InputError(`no credentials for the url prefix ${JSON.stringify(redactUrl(prefix))}`, {why: known.length > 0 ? `the prefixes with credentials are ${known.join(', ')}` : 'the cluster has no credentials', fix: 'yard cluster credentials list shows them'})

@@ -8,13 +8,13 @@ import {requireClusterSource} from './source.js'
 import {openClusterSetup} from './cluster.js'
 import type {YardContext} from '../kernel/context.js'
 import {InputError} from '../../sdk/errors.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../sdk/repo-identity.js'
 
 const REFRESH = /^(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$/
 
-async function repoSetup(context: YardContext, registry: Registry): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'addRepos' | 'listRepos' | 'removeRepos'>>> {
-  const {setup} = await openClusterSetup(context, registry)
+async function repoSetup(context: YardContext, backends: Backends): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'addRepos' | 'listRepos' | 'removeRepos'>>> {
+  const {setup} = await openClusterSetup(context, backends)
   if (!setup.addRepos || !setup.listRepos || !setup.removeRepos) throw new InputError('the sandbox backend declares no cluster repositories', {fix: 'set [cluster] backend = "k8s-sandbox" in yard.toml'})
   return setup as never
 }
@@ -24,7 +24,7 @@ async function repoSetup(context: YardContext, registry: Registry): Promise<Sand
  * the cluster: cluster-source.ts) before the first Repo is made.
  * @throws InputError (exit 2) for a bad url or interval; OperationError (exit 1) from the cluster.
  */
-export async function addClusterRepos(context: YardContext, registry: Registry, urls: string[], options: {refresh?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>> {
+export async function addClusterRepos(context: YardContext, backends: Backends, urls: string[], options: {refresh?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>> {
   if (urls.length === 0) throw new InputError('yard cluster repo add needs at least one url', {fix: 'yard cluster repo add https://github.com/acme/app.git'})
   if (options.refresh !== undefined && (options.refresh === '' || !REFRESH.test(options.refresh) || !/[1-9]/.test(options.refresh))) {
     throw new InputError(`invalid --refresh "${options.refresh}"`, {why: 'a refresh interval is hours, minutes and seconds such as 90s, 10m or 1h30m, not zero', fix: 'use a value like 10m'})
@@ -34,22 +34,22 @@ export async function addClusterRepos(context: YardContext, registry: Registry, 
     requireClusterSource(repo, url, 'the url')
     return {key: repo.key, url: repo.url}
   })
-  return (await repoSetup(context, registry)).addRepos(repos, options.refresh ? {refreshInterval: options.refresh} : {})
+  return (await repoSetup(context, backends)).addRepos(repos, options.refresh ? {refreshInterval: options.refresh} : {})
 }
 
 /** `yard cluster repo list`: every Repo, whether declared ahead, and the nodes holding it. */
-export async function listClusterRepos(context: YardContext, registry: Registry): Promise<ClusterRepo[]> {
-  return (await repoSetup(context, registry)).listRepos()
+export async function listClusterRepos(context: YardContext, backends: Backends): Promise<ClusterRepo[]> {
+  return (await repoSetup(context, backends)).listRepos()
 }
 
 /**
  * `yard cluster repo rm URL|KEY…`: deletes the Repos; a url names its cache key.
  * @throws InputError (exit 2) for an invalid url, or when none of them has a Repo (nothing changed).
  */
-export async function removeClusterRepos(context: YardContext, registry: Registry, names: string[]): Promise<Array<{key: string; removed: boolean; mountedBy: string[]}>> {
+export async function removeClusterRepos(context: YardContext, backends: Backends, names: string[]): Promise<Array<{key: string; removed: boolean; mountedBy: string[]}>> {
   if (names.length === 0) throw new InputError('yard cluster repo rm needs at least one url or key', {fix: 'yard cluster repo list shows them'})
   const keys = [...new Set(names.map((name) => (CACHE_KEY_PATTERN.test(name) ? name : repoIdentity(name).key)))]
-  const results = await (await repoSetup(context, registry)).removeRepos(keys)
+  const results = await (await repoSetup(context, backends)).removeRepos(keys)
   if (results.every((result) => !result.removed)) {
     throw new InputError(`no Repo ${keys.join(', ')} in the cluster`, {fix: 'yard cluster repo list shows the Repos (a url names the Repo of its cache key)'})
   }

@@ -10,7 +10,7 @@ import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import {dashboardTracer, traced, Tracer} from './trace.js'
 import {findClashes} from '../identity/identity.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {listSandboxes, openSandboxes, SandboxListRow} from '../sandbox/sandbox.js'
 import {openStack, StackSession} from '../stack/stack.js'
 import {ListedCheckout, listWorktrees, WorktreeRow} from '../worktree/list.js'
@@ -146,7 +146,7 @@ export interface GatherOptions {
  * stack and box `absent` without asking the engine.
  * @throws InputError (exit 2) outside a repository or for invalid config.
  */
-export async function gatherLocal(context: YardContext, registry: Registry, options: GatherOptions = {}): Promise<{rows: LocalRow[]; notes: string[]}> {
+export async function gatherLocal(context: YardContext, backends: Backends, options: GatherOptions = {}): Promise<{rows: LocalRow[]; notes: string[]}> {
   const budgetMs = options.budgetMs ?? PROBE_BUDGET_MS
   const trace = dashboardTracer(context.env)
   const notes: string[] = []
@@ -162,7 +162,7 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
       ...(found?.byProject?.(checkout.project) ?? {stack: PENDING, box: PENDING}),
     })))
   }
-  const states = traced(trace, 'local: stack backend', () => openStack(quiet, registry, 'main'))
+  const states = traced(trace, 'local: stack backend', () => openStack(quiet, backends, 'main'))
     .catch((error: Error) => {
       notes.push(`stack states unknown: ${error.message}`)
       return undefined
@@ -178,7 +178,7 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
       listed = checkouts
       progress()
     }})),
-    traced(trace, 'local: sandbox offsets', () => sandboxOffsets(quiet, registry, notes)),
+    traced(trace, 'local: sandbox offsets', () => sandboxOffsets(quiet, backends, notes)),
     states,
   ])
   done = true
@@ -190,16 +190,16 @@ export async function gatherLocal(context: YardContext, registry: Registry, opti
   const local = await Promise.all(rows.map(async (row): Promise<LocalRow> => {
     const target = targets.get(row.name)!
     // An untrusted worktree runs on a machine of its own: asked there.
-    const states = row.trust === 'untrusted' ? await ownMachineStates(quiet, registry, target, budgetMs, trace) : await lookup.of(target)
+    const states = row.trust === 'untrusted' ? await ownMachineStates(quiet, backends, target, budgetMs, trace) : await lookup.of(target)
     return {...row, ports: target.ports, clashesWith: target.isMain ? [] : (clashes.get(row.name) ?? []), ...states}
   }))
   return {rows: local, notes}
 }
 
 /** The states of an untrusted worktree, from its own machine (absent when that is not running; unknown when it cannot be asked). */
-async function ownMachineStates(context: YardContext, registry: Registry, target: Target, budgetMs: number, trace: Tracer): Promise<CheckoutStates> {
+async function ownMachineStates(context: YardContext, backends: Backends, target: Target, budgetMs: number, trace: Tracer): Promise<CheckoutStates> {
   try {
-    const session = await traced(trace, `local: machine of ${target.name}`, () => openStack(context, registry, target.name))
+    const session = await traced(trace, `local: machine of ${target.name}`, () => openStack(context, backends, target.name))
     return await (await stackStates(session, budgetMs, trace)).of(target)
   } catch {
     return {stack: UNKNOWN, box: UNKNOWN}
@@ -207,9 +207,9 @@ async function ownMachineStates(context: YardContext, registry: Registry, target
 }
 
 /** Sandboxes as name and offset, for clashes; none (with a note) when no sandbox backend answers. */
-async function sandboxOffsets(context: YardContext, registry: Registry, notes: string[]): Promise<Array<{name: string; offset: number}>> {
+async function sandboxOffsets(context: YardContext, backends: Backends, notes: string[]): Promise<Array<{name: string; offset: number}>> {
   try {
-    const session = await openSandboxes(context, registry)
+    const session = await openSandboxes(context, backends)
     return (await session.backend.list(session.workspace.prefix, {timeoutMs: 2000, runtime: session.runtime})).map(({name, offset}) => ({name, offset}))
   } catch (error) {
     notes.push(`sandboxes left out: ${(error as Error).message}`)
@@ -221,13 +221,13 @@ async function sandboxOffsets(context: YardContext, registry: Registry, notes: s
  * Cluster mode (DESIGN.md §6): every sandbox (`listSandboxes`) with clashes against worktrees
  * and each cache's last fetch. No sandbox backend, or a runtime that fails: no rows and a note.
  */
-export async function gatherCluster(context: YardContext, registry: Registry): Promise<{rows: ClusterRow[]; notes: string[]}> {
+export async function gatherCluster(context: YardContext, backends: Backends): Promise<{rows: ClusterRow[]; notes: string[]}> {
   const trace = dashboardTracer(context.env)
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
   let sandboxes: SandboxListRow[]
   try {
-    sandboxes = await traced(trace, 'cluster: sandbox list', () => listSandboxes(quiet, registry))
+    sandboxes = await traced(trace, 'cluster: sandbox list', () => listSandboxes(quiet, backends))
   } catch (error) {
     notes.push(`sandboxes unavailable: ${(error as Error).message}`)
     return {rows: [], notes}
@@ -245,7 +245,7 @@ export async function gatherCluster(context: YardContext, registry: Registry): P
 }
 
 /** One snapshot of a mode: what `yard dashboard --json` prints when stdout is not a terminal. */
-export async function gatherSnapshot(context: YardContext, registry: Registry, mode: DashboardMode, options: {budgetMs?: number} = {}): Promise<DashboardSnapshot> {
-  const {rows, notes} = mode === 'local' ? await gatherLocal(context, registry, options) : await gatherCluster(context, registry)
+export async function gatherSnapshot(context: YardContext, backends: Backends, mode: DashboardMode, options: {budgetMs?: number} = {}): Promise<DashboardSnapshot> {
+  const {rows, notes} = mode === 'local' ? await gatherLocal(context, backends, options) : await gatherCluster(context, backends)
   return {mode, rows, notes}
 }

@@ -6,7 +6,7 @@
  */
 import type {StackContainer} from '../../sdk/stack.js'
 import type {YardContext} from '../kernel/context.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {openStack} from '../stack/stack.js'
 
 /** How many log lines and git status lines the pane shows at most. */
@@ -53,10 +53,10 @@ async function part<T>(label: string, work: () => Promise<T>, fallback: T, notes
  * The detail facts of checkout `name` (`main` or a worktree), each within 4 s.
  * @throws InputError (exit 2) for an unknown worktree or invalid config (from openStack).
  */
-export async function gatherDetails(context: YardContext, registry: Registry, name: string): Promise<CheckoutDetails> {
+export async function gatherDetails(context: YardContext, backends: Backends, name: string): Promise<CheckoutDetails> {
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
-  const session = await openStack(quiet, registry, name)
+  const session = await openStack(quiet, backends, name)
   const {stack, target} = session
   const [containers, logs, status] = await Promise.all([
     session.running

@@ -6,7 +6,7 @@
  */
 import type {YardContext} from '../kernel/context.js'
 import {openCache} from '../cache/cache.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
 import {openStack, stackSpec} from '../stack/stack.js'
 import {openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
@@ -55,7 +55,7 @@ async function within<T>(work: Promise<T>, late: T): Promise<T> {
  * The candidates for the last of `words` (the words after `yard`, the last one being completed,
  * possibly empty), those that start with it, in order and without repeats.
  */
-export async function completionCandidates(context: YardContext, registry: Registry, commands: readonly CompletionCommand[], words: readonly string[]): Promise<string[]> {
+export async function completionCandidates(context: YardContext, backends: Backends, commands: readonly CompletionCommand[], words: readonly string[]): Promise<string[]> {
   const current = words.at(-1) ?? ''
   const before = words.slice(0, -1)
   const matches = (values: string[]) => [...new Set(values)].filter((value) => value.startsWith(current))
@@ -72,14 +72,14 @@ export async function completionCandidates(context: YardContext, registry: Regis
   const rest = before.slice(length)
   const flagOf = (word: string) => command.flags.find((flag) => word === `--${flag.name}` || (flag.char !== undefined && word === `-${flag.char}`))
   const previous = flagOf(rest.at(-1) ?? '')
-  if (previous?.takesValue) return matches(await values(context, registry, FLAG_VALUES[previous.name], rest))
+  if (previous?.takesValue) return matches(await values(context, backends, FLAG_VALUES[previous.name], rest))
   if (current.startsWith('-')) return matches(command.flags.flatMap((flag) => [`--${flag.name}`]))
   if (rest.includes('--')) return []
   // Words already given as arguments (not flags, not a flag's value): one NAME per command.
   const given = rest.filter((word, index) => !word.startsWith('-') && !flagOf(rest[index - 1] ?? '')?.takesValue).length
   const kind = POSITIONAL[command.id]
   if (kind !== 'services' && given > 0) return []
-  return matches(await values(context, registry, kind, rest))
+  return matches(await values(context, backends, kind, rest))
 }
 
 /** The value of `--worktree`/`-w` among the words, for services of the checkout it names. */
@@ -88,24 +88,24 @@ function namedWorktree(words: readonly string[]): string | undefined {
   return index === -1 ? undefined : words[index + 1]
 }
 
-async function values(context: YardContext, registry: Registry, kind: ValueKind | undefined, words: readonly string[]): Promise<string[]> {
+async function values(context: YardContext, backends: Backends, kind: ValueKind | undefined, words: readonly string[]): Promise<string[]> {
   switch (kind) {
     case 'targets':
       return ['main', ...(await worktreeNames(context))]
     case 'worktrees':
       return worktreeNames(context)
     case 'anywhere': {
-      const [worktrees, sandboxes] = await Promise.all([worktreeNames(context), sandboxBranches(context, registry)])
+      const [worktrees, sandboxes] = await Promise.all([worktreeNames(context), sandboxBranches(context, backends)])
       return ['main', ...worktrees, ...sandboxes]
     }
     case 'sandboxes':
-      return (await sandboxBranches(context, registry)).filter((name) => !name.includes('/'))
+      return (await sandboxBranches(context, backends)).filter((name) => !name.includes('/'))
     case 'sandbox-branches':
-      return sandboxBranches(context, registry)
+      return sandboxBranches(context, backends)
     case 'services':
-      return services(context, registry, namedWorktree(words))
+      return services(context, backends, namedWorktree(words))
     case 'caches':
-      return within(openCache(context, registry).then(async ({cache, root}) => (await cache.list(root)).flatMap((row) => (row.url === null ? [] : [row.url]))), [])
+      return within(openCache(context, backends).then(async ({cache, root}) => (await cache.list(root)).flatMap((row) => (row.url === null ? [] : [row.url]))), [])
     default:
       return []
   }
@@ -116,9 +116,9 @@ async function worktreeNames(context: YardContext): Promise<string[]> {
 }
 
 /** Every sandbox name, then `NAME/BRANCH` for the branch attached at create and every other one attached since. */
-async function sandboxBranches(context: YardContext, registry: Registry): Promise<string[]> {
+async function sandboxBranches(context: YardContext, backends: Backends): Promise<string[]> {
   return within((async () => {
-    const session = await openSandboxes(context, registry)
+    const session = await openSandboxes(context, backends)
     const names: string[] = []
     const branches: string[] = []
     for (const summary of await session.backend.list(session.workspace.prefix, {timeoutMs: LOOKUP_BUDGET_MS, runtime: session.runtime})) {
@@ -133,9 +133,9 @@ async function sandboxBranches(context: YardContext, registry: Registry): Promis
 }
 
 /** The services of the checkout the words name (else the one `yard logs` would target). */
-async function services(context: YardContext, registry: Registry, worktree: string | undefined): Promise<string[]> {
+async function services(context: YardContext, backends: Backends, worktree: string | undefined): Promise<string[]> {
   return within((async () => {
-    const session = await openStack(context, registry, worktree)
+    const session = await openStack(context, backends, worktree)
     const spec = stackSpec(session, context)
     const plan = spec && (await session.stack.plan?.(session.target, spec))
     return Object.keys((plan?.compose.services ?? {}) as Record<string, unknown>)

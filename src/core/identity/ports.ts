@@ -7,7 +7,7 @@ import type {ImplicitPort} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import {YardError} from '../../sdk/errors.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {stackPlanOf} from '../stack/stack.js'
 import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
 import type {Trust} from '../worktree/trust-record.js'
@@ -22,8 +22,8 @@ export type ImplicitPortLister = (workspace: Workspace, target: Target) => Promi
 const noImplicitPorts: ImplicitPortLister = async () => []
 
 /** The implicit ports of a checkout from its stack backend's plan (DESIGN.md §4.2, the port rule). */
-export function stackImplicitPorts(context: YardContext, registry: () => Promise<Registry>): ImplicitPortLister {
-  return async (workspace, target) => (await stackPlanOf(context, await registry(), workspace, target))?.ports ?? []
+export function stackImplicitPorts(context: YardContext, backends: Backends): ImplicitPortLister {
+  return async (workspace, target) => (await stackPlanOf(context, backends, workspace, target))?.ports ?? []
 }
 
 /** Appendix A shape of one `yard ports` entry. */
@@ -118,8 +118,8 @@ export async function targetPorts(context: YardContext, flag?: string, sandboxes
  * and other sandboxes on the same offset (a worktree of the same name is the same identity).
  * @throws InputError (exit 2) for an unknown sandbox.
  */
-export async function sandboxPorts(context: YardContext, registry: Registry, name: string, sandboxes: SandboxLister = noSandboxes): Promise<PortsReport> {
-  const session = await openSandboxes(context, registry)
+export async function sandboxPorts(context: YardContext, backends: Backends, name: string, sandboxes: SandboxLister = noSandboxes): Promise<PortsReport> {
+  const session = await openSandboxes(context, backends)
   const {target} = await requireSandbox(context, session, name)
   const quiet = {...context, warn: () => {}}
   const others = (await listIdentities(session.workspace, quiet, await sandboxes(session.workspace))).filter((row) => !row.target.isMain && row.target.name !== name)

@@ -13,7 +13,7 @@ import type {YardContext} from '../kernel/context.js'
 import {stackEnv} from '../config/env.js'
 import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {buildDefaultImage} from './image.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import type {SharedStop} from './shared.js'
 import {machineNotRunning, openStack, StackSession} from '../stack/stack.js'
 import type {Workspace} from '../workspace/workspace.js'
@@ -52,8 +52,8 @@ export function untrustedBoxMounts(session: StackSession): {mounts: string[]; re
  * §8); mounts the main checkout and the worktrees root at their own paths. The agent CLIs in the
  * box keep their state in `<checkout>/.yard/agent-home/` (agent-home.ts).
  */
-export async function boxUp(context: YardContext, registry: Registry, flag?: string, options: {stopShared?: boolean} = {}): Promise<BoxUpOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: true, requireCheckout: true, stopShared: options.stopShared, command: 'yard box up'})
+export async function boxUp(context: YardContext, backends: Backends, flag?: string, options: {stopShared?: boolean} = {}): Promise<BoxUpOutcome> {
+  const session = await openStack(context, backends, flag, {ensure: true, requireCheckout: true, stopShared: options.stopShared, command: 'yard box up'})
   const box = boxOf(session)
   let image = session.config.box.image
   let builtImage = false
@@ -92,15 +92,15 @@ export async function boxMounts(context: YardContext, workspace: Workspace, targ
 }
 
 /** `yard box down`: what went (empty when no box ran); works when the checkout's directory is gone. */
-export async function boxDown(context: YardContext, registry: Registry, flag?: string): Promise<{target: Target; gone: string[]}> {
-  const session = await openStack(context, registry, flag)
+export async function boxDown(context: YardContext, backends: Backends, flag?: string): Promise<{target: Target; gone: string[]}> {
+  const session = await openStack(context, backends, flag)
   if (!session.running) return {target: session.target, gone: machineNotRunning(session, context).gone}
   return {target: session.target, gone: await boxOf(session).down(session.target)}
 }
 
 /** `yard box ps`. */
-export async function boxPs(context: YardContext, registry: Registry, flag?: string): Promise<StackContainer[]> {
-  const session = await openStack(context, registry, flag)
+export async function boxPs(context: YardContext, backends: Backends, flag?: string): Promise<StackContainer[]> {
+  const session = await openStack(context, backends, flag)
   if (!session.running) {
     machineNotRunning(session, context)
     return []
@@ -115,13 +115,13 @@ export async function boxPs(context: YardContext, registry: Registry, flag?: str
  *   for a stopped box; YardError 125 when yard or the engine fails before the command runs, or
  *   the stack backend has no box.
  */
-export async function execInBox(context: YardContext, registry: Registry, options: {name?: string; argv: string[]; tty: boolean}): Promise<number> {
+export async function execInBox(context: YardContext, backends: Backends, options: {name?: string; argv: string[]; tty: boolean}): Promise<number> {
   if (options.argv.length === 0) {
     throw new InputError('no command given after --', {fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status'})
   }
   // A worktree without a directory is refused (exit 2) before anything else, without the note
   // about the identity it would have: there is no box to run in.
-  const session = await openStack(context, registry, options.name, {requireCheckout: true}).catch((error: unknown) => {
+  const session = await openStack(context, backends, options.name, {requireCheckout: true}).catch((error: unknown) => {
     // yard's own failure before the command ran is 125, as `podman exec` reports its own (DESIGN.md §4.2).
     if (error instanceof OperationError) throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
     throw error

@@ -8,7 +8,7 @@ import type {MachineBackend, MachineSpec} from '../../sdk/machine.js'
 import type {YardContext} from '../kernel/context.js'
 import {OperationError, YardError} from '../../sdk/errors.js'
 import {createMachine} from './machine.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import type {Workspace} from '../workspace/workspace.js'
 
 /**
@@ -41,9 +41,9 @@ export async function ensureMachine(context: YardContext, machine: MachineBacken
  * `yard worktree add`'s part (DESIGN.md §4.3): the new worktree is ready either way, so a machine
  * that cannot be created or started is a warning with its fix, never a failure.
  */
-export async function ensureMachineQuietly(context: YardContext, registry: Registry, workspace: Workspace): Promise<void> {
+export async function ensureMachineQuietly(context: YardContext, backends: Backends, workspace: Workspace): Promise<void> {
   try {
-    const {machine, spec} = await createMachine(context, registry, workspace)
+    const {machine, spec} = await createMachine(context, backends, workspace)
     await ensureMachine(context, machine, spec)
   } catch (error) {
     if (!(error instanceof YardError)) throw error

@@ -7,8 +7,7 @@ import type {MachineBackend, MachineSpec, MachineStatus} from '../../sdk/machine
 import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {validateName} from '../identity/identity.js'
-import type {Registry} from '../registry/registry.js'
-import {stateDir} from '../kernel/state.js'
+import type {Backends} from '../registry/backends.js'
 import {openWorkspace, Workspace, worktreePath} from '../workspace/workspace.js'
 
 /**
@@ -40,8 +39,8 @@ export function isUntrusted(workspace: Workspace, name: string): boolean {
  * Creates the machine backend `[machine] backend` selects, with the spec of the checkout `name`
  * (the shared machine when absent or trusted).
  */
-export async function createMachine(context: YardContext, registry: Registry, workspace: Workspace, name?: string): Promise<{machine: MachineBackend; spec: MachineSpec}> {
-  const machine = await registry.create('machine', workspace.config.machine.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}, workspace.config.origins['machine.backend'])
+export async function createMachine(context: YardContext, backends: Backends, workspace: Workspace, name?: string): Promise<{machine: MachineBackend; spec: MachineSpec}> {
+  const machine = await backends.machine(context, workspace.config.machine.backend, {origin: workspace.config.origins['machine.backend']})
   return {machine, spec: machineSpec(workspace, name)}
 }
 
@@ -62,8 +61,8 @@ export function checkWorktreeMachine(machine: MachineBackend, spec: MachineSpec)
  * §3.5); empty, with a note, when the machine is not running. Starts nothing.
  * @throws OperationError (exit 1) when the machine says it runs but its socket does not answer.
  */
-export async function machineSocketEnv(context: YardContext, registry: Registry, workspace: Workspace, name?: string): Promise<Record<string, string>> {
-  const {machine, spec} = await createMachine(context, registry, workspace, name)
+export async function machineSocketEnv(context: YardContext, backends: Backends, workspace: Workspace, name?: string): Promise<Record<string, string>> {
+  const {machine, spec} = await createMachine(context, backends, workspace, name)
   const env = await machine.socketEnv(spec)
   if (env === null) context.warn(`note: machine ${spec.name} is not running, so there is no CONTAINER_HOST / DOCKER_HOST yet: yard machine start (or yard up)`)
   return env ?? {}
@@ -77,17 +76,17 @@ const platformDefault = (context: YardContext) => context.env.YARD_MACHINE_BACKE
  * machine.
  * @throws InputError (exit 2) for invalid config, an unknown backend id, or a VM backend outside a repository.
  */
-export async function machineStatus(context: YardContext, registry: Registry, worktree?: string): Promise<MachineStatus> {
+export async function machineStatus(context: YardContext, backends: Backends, worktree?: string): Promise<MachineStatus> {
   const workspace = await openWorkspace(context).catch((error: unknown) => {
     if (platformDefault(context) !== 'native') throw error
     return undefined
   })
   if (!workspace) {
     if (worktree !== undefined) throw new InputError('--worktree names a worktree, and there is no repository here', {fix: 'run the command inside the repository'})
-    const machine = await registry.create('machine', 'native', {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+    const machine = await backends.machine(context, 'native')
     return machine.status({name: 'native', mounts: [], cpus: 0, memoryMiB: 0, diskGiB: 0})
   }
-  const {machine, spec} = await createMachine(context, registry, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))
+  const {machine, spec} = await createMachine(context, backends, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))
   const status = await machine.status(spec)
   warnOnMounts(status, spec, context)
   if (status.state === 'unresponsive') {
@@ -131,9 +130,9 @@ function untrustedName(workspace: Workspace, worktree: string): string {
 }
 
 /** The machine and spec (an untrusted worktree's own with `worktree`), and its status unless it is the native one (which needs none). */
-async function open(context: YardContext, registry: Registry, worktree?: string) {
+async function open(context: YardContext, backends: Backends, worktree?: string) {
   const workspace = await openWorkspace(context)
-  const {machine, spec} = await createMachine(context, registry, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))
+  const {machine, spec} = await createMachine(context, backends, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))
   return {machine, spec, status: machine.id === 'native' ? undefined : await machine.status(spec)}
 }
 
@@ -143,8 +142,8 @@ function nothingForNative(machine: MachineBackend, verb: string): MachineOutcome
 }
 
 /** `yard machine init`: creates the machine when absent; an existing one is kept (mounts checked). */
-export async function machineInit(context: YardContext, registry: Registry, worktree?: string): Promise<MachineOutcome> {
-  const {machine, spec, status} = await open(context, registry, worktree)
+export async function machineInit(context: YardContext, backends: Backends, worktree?: string): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, backends, worktree)
   if (!status) return nothingForNative(machine, 'create')
   if (status.state !== 'absent') {
     warnOnMounts(status, spec, context)
@@ -159,8 +158,8 @@ export async function machineInit(context: YardContext, registry: Registry, work
  * @throws OperationError (exit 1) for an absent or unresponsive machine; RefusedError (exit 3)
  *   from the backend while another machine runs.
  */
-export async function machineStart(context: YardContext, registry: Registry, worktree?: string): Promise<MachineOutcome> {
-  const {machine, spec, status} = await open(context, registry, worktree)
+export async function machineStart(context: YardContext, backends: Backends, worktree?: string): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, backends, worktree)
   if (!status) return nothingForNative(machine, 'start')
   if (status.state === 'running') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is already running`}
   if (status.state === 'absent') {
@@ -174,8 +173,8 @@ export async function machineStart(context: YardContext, registry: Registry, wor
 }
 
 /** `yard machine stop`: an absent or stopped machine is nothing to do. */
-export async function machineStop(context: YardContext, registry: Registry, worktree?: string): Promise<MachineOutcome> {
-  const {machine, spec, status} = await open(context, registry, worktree)
+export async function machineStop(context: YardContext, backends: Backends, worktree?: string): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, backends, worktree)
   if (!status) return nothingForNative(machine, 'stop')
   if (status.state === 'absent' || status.state === 'stopped') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is ${status.state}`}
   await machine.stop(spec)
@@ -186,8 +185,8 @@ export async function machineStop(context: YardContext, registry: Registry, work
  * `yard machine rm`: asks `confirm` (which throws to refuse) before removing; with `dryRun`
  * only reports. An absent machine is nothing to do.
  */
-export async function machineRm(context: YardContext, registry: Registry, options: {dryRun: boolean; confirm: (question: string) => Promise<void>; worktree?: string}): Promise<MachineOutcome> {
-  const {machine, spec, status} = await open(context, registry, options.worktree)
+export async function machineRm(context: YardContext, backends: Backends, options: {dryRun: boolean; confirm: (question: string) => Promise<void>; worktree?: string}): Promise<MachineOutcome> {
+  const {machine, spec, status} = await open(context, backends, options.worktree)
   if (!status) return nothingForNative(machine, 'remove')
   if (status.state === 'absent') return {name: spec.name, backend: machine.id, done: false, reason: `there is no machine ${spec.name}`}
   if (options.dryRun) return {name: spec.name, backend: machine.id, done: false, reason: `would remove machine ${spec.name} (${status.state}) with its disk: every container, image and volume inside it`}

@@ -10,8 +10,7 @@ import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import {RefusedError} from '../../sdk/errors.js'
 import {isUntrusted, machineSpec} from './machine.js'
-import type {Registry} from '../registry/registry.js'
-import {stateDir} from '../kernel/state.js'
+import type {Backends} from '../registry/backends.js'
 import {listIdentities, Workspace} from '../workspace/workspace.js'
 
 /** The shared machine stopped for an untrusted worktree's, and the projects that had containers on it. */
@@ -30,14 +29,14 @@ export interface SharedStop {
  * @throws RefusedError (exit 3) while the shared machine runs without `stopShared`, naming it,
  *   the stacks that would go down and `--stop-shared`.
  */
-export async function makeRoomFor(context: YardContext, registry: Registry, workspace: Workspace, machine: MachineBackend, spec: MachineSpec, options: {stopShared: boolean; command: string}): Promise<SharedStop | undefined> {
+export async function makeRoomFor(context: YardContext, backends: Backends, workspace: Workspace, machine: MachineBackend, spec: MachineSpec, options: {stopShared: boolean; command: string}): Promise<SharedStop | undefined> {
   if (!machine.exclusive || spec.worktree === undefined) return undefined
   const own = await machine.status(spec)
   if (own.state === 'running' || own.state === 'unresponsive') return undefined
   const shared = machineSpec(workspace)
   const status = await machine.status(shared)
   if (status.state !== 'running' && status.state !== 'unresponsive') return undefined
-  const stacks = status.state === 'running' ? await runningStacks(context, registry, workspace, machine, shared) : undefined
+  const stacks = status.state === 'running' ? await runningStacks(context, backends, workspace, machine, shared) : undefined
   const going = stacks === undefined ? 'whatever runs on it (its socket does not answer)' : stacks.length === 0 ? 'no stack or box of this project runs there' : `these stacks go down with it: ${stacks.join(', ')}`
   if (!options.stopShared) {
     throw new RefusedError(`machine ${shared.name} is running, and worktree ${spec.worktree}'s own machine ${spec.name} cannot run beside it`, {
@@ -55,9 +54,9 @@ export async function makeRoomFor(context: YardContext, registry: Registry, work
  * shared machine: one `psAll` of the stack backend when it has one, else `ps` and `box.ps` per
  * checkout. Untrusted worktrees run elsewhere and are not asked about.
  */
-async function runningStacks(context: YardContext, registry: Registry, workspace: Workspace, machine: MachineBackend, shared: MachineSpec): Promise<string[]> {
+async function runningStacks(context: YardContext, backends: Backends, workspace: Workspace, machine: MachineBackend, shared: MachineSpec): Promise<string[]> {
   const socketEnv = (await machine.socketEnv(shared)) ?? {}
-  const stack = await registry.create('stack', workspace.config.stack.backend, {runner: context.runner.withEnv(socketEnv), env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  const stack = await backends.stack(context, workspace.config.stack.backend, {socketEnv})
   const quiet = {...context, warn: () => {}}
   const targets: Target[] = (await listIdentities(workspace, quiet)).map((row) => row.target).filter((target) => target.isMain || !isUntrusted(workspace, target.name))
   const running = new Set<string>()

@@ -34,7 +34,7 @@ export const exec = defineTool({
   hints: {openWorld: true},
   async run(args, call) {
     const capture = new ExecCapture(EXEC_OUTPUT_CAP_BYTES, args.timeoutSeconds * 1000)
-    const exitCode = await execAnywhere(call.context(capture), await call.registry(), {
+    const exitCode = await execAnywhere(call.context(capture), call.backends, {
       name: args.name,
       sandbox: args.sandbox,
       slot: args.slot,

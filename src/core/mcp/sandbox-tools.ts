@@ -23,7 +23,7 @@ export const sandboxCreate = defineTool({
   readOnly: false,
   hints: {openWorld: true},
   async run(args, call) {
-    const result = await createSandbox(call.context(), await call.registry(), {name: args.name, repos: args.repos, branch: args.branch, runtime: args.runtime, image: args.image})
+    const result = await createSandbox(call.context(), call.backends, {name: args.name, repos: args.repos, branch: args.branch, runtime: args.runtime, image: args.image})
     return {data: {...result}, text: `created sandbox ${result.name} (pod ${result.project}, ${result.runtime}) offset ${result.offset} [${result.offsetSource}] on ${result.branch}`}
   },
 })
@@ -37,7 +37,7 @@ export const sandboxList = defineTool({
   readOnly: true,
   hints: {openWorld: true},
   async run(args, call) {
-    const rows = await listSandboxes(call.context(), await call.registry(), args.runtime)
+    const rows = await listSandboxes(call.context(), call.backends, args.runtime)
     return {data: {sandboxes: rows}, text: rows.length === 0 ? 'no sandboxes' : `${count(rows.length, 'sandbox')}: ${rows.map((row) => `${row.name} ${row.phase}`).join(', ')}`}
   },
 })
@@ -51,7 +51,7 @@ export const sandboxAttach = defineTool({
   readOnly: false,
   hints: {idempotent: true, openWorld: true},
   async run(args, call) {
-    const result = await attachSandbox(call.context(), await call.registry(), {name: args.name, branch: args.branch, runtime: args.runtime})
+    const result = await attachSandbox(call.context(), call.backends, {name: args.name, branch: args.branch, runtime: args.runtime})
     return {data: {...result}, text: result.slots.map((slot) => `${slot.slot}: ${slot.path} on ${result.branch}${slot.created ? '' : ' (already attached)'}`).join('\n')}
   },
 })
@@ -72,7 +72,7 @@ export const sandboxRm = defineTool({
   readOnly: false,
   hints: {destructive: true, openWorld: true},
   async run(args, call) {
-    const {result, refusal} = await removeSandbox(call.context(), await call.registry(), {name: args.name, force: args.force, dryRun: args.dryRun, runtime: args.runtime})
+    const {result, refusal} = await removeSandbox(call.context(), call.backends, {name: args.name, force: args.force, dryRun: args.dryRun, runtime: args.runtime})
     // As the command: a dry run that rm would refuse ends in that refusal (code 3).
     if (refusal) throw refusal
     const saved = result.savedIn ? `; ${result.dryRun ? 'would save' : 'saved'} unsaved work under ${result.savedIn}` : ''

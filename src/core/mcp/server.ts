@@ -16,8 +16,8 @@ import {z} from 'zod'
 import {createContext, YardContext} from '../kernel/context.js'
 import {ExitCode, InputError, RefusedError, YardError} from '../../sdk/errors.js'
 import {ProcessRunner, TerminalCapture} from '../../sdk/process.js'
-import type {Registry} from '../registry/registry.js'
-import {registryBackends} from '../worktree/backends.js'
+import type {Backends} from '../registry/backends.js'
+import {worktreeBackends} from '../worktree/backends.js'
 import {STDERR_CAPTURE} from './capture.js'
 import {sandboxList} from './sandbox-tools.js'
 import {ToolCall, YardTool, detailsOf} from './tool.js'
@@ -29,8 +29,8 @@ export interface McpServerOptions {
   project: string
   /** Offer only the tools that change nothing; a call to another is refused (code 3). */
   readOnly: boolean
-  /** The backend registry (`() => loadRegistry(this.config)` in the command); loaded on first use, once. */
-  loadRegistry: () => Promise<Registry>
+  /** The command's backends (`this.backends`); the registry loads on first use, once. */
+  backends: Backends
   /** yard's package root, for doctor. */
   selfRoot?: string
   /** yard's version, in the server's `initialize` answer. */
@@ -58,7 +58,7 @@ class Call implements ToolCall {
   readonly warnings: string[] = []
   constructor(
     private readonly options: McpServerOptions,
-    private readonly registryOnce: () => Promise<Registry>,
+    readonly backends: Backends,
   ) {}
 
   get selfRoot() {
@@ -74,12 +74,8 @@ class Call implements ToolCall {
     return {...context, runner: new ProcessRunner({...context.runner.options, capture})}
   }
 
-  registry() {
-    return this.registryOnce()
-  }
-
-  backends(context: YardContext) {
-    return registryBackends(this.registryOnce, context)
+  worktreeBackends(context: YardContext) {
+    return worktreeBackends(this.backends, context)
   }
 }
 
@@ -136,7 +132,7 @@ function argumentError(tool: YardTool, error: z.ZodError): InputError {
  * Runs one `tools/call`. Never throws: an unknown or withheld tool, bad arguments and every
  * failure are tool errors, so the server keeps serving.
  */
-export async function callTool(options: McpServerOptions, registry: () => Promise<Registry>, name: string, args: unknown): Promise<CallToolResult> {
+export async function callTool(options: McpServerOptions, backends: Backends, name: string, args: unknown): Promise<CallToolResult> {
   const offered = toolsFor(options)
   const tool = offered.find((candidate) => candidate.name === name)
   if (!tool) {
@@ -152,7 +148,7 @@ export async function callTool(options: McpServerOptions, registry: () => Promis
   }
   const parsed = tool.input.safeParse(args ?? {})
   if (!parsed.success) return toolError(argumentError(tool, parsed.error), tool)
-  const call = new Call(options, registry)
+  const call = new Call(options, backends)
   try {
     const outcome = await tool.run(parsed.data, call)
     return {
@@ -170,8 +166,6 @@ export async function callTool(options: McpServerOptions, registry: () => Promis
  * resolves when no tool call or resource read is under way.
  */
 export function createServer(options: McpServerOptions): {server: Server; settled: () => Promise<void>} {
-  let registry: Promise<Registry> | undefined
-  const registryOnce = () => (registry ??= options.loadRegistry())
   const running = new Set<Promise<unknown>>()
   const track = <T>(work: Promise<T>): Promise<T> => {
     running.add(work)
@@ -199,7 +193,7 @@ export function createServer(options: McpServerOptions): {server: Server; settle
       },
     })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, (request) => track(callTool(options, registryOnce, request.params.name, request.params.arguments)))
+  server.setRequestHandler(CallToolRequestSchema, (request) => track(callTool(options, options.backends, request.params.name, request.params.arguments)))
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: RESOURCES.map(({uri, name, title, description, mimeType}) => ({uri, name, title, description, mimeType})),
   }))
@@ -207,7 +201,7 @@ export function createServer(options: McpServerOptions): {server: Server; settle
   async function readResource(uri: string) {
     const resource = RESOURCES.find((candidate) => candidate.uri === uri)
     if (!resource) throw new Error(`there is no resource ${uri}; yard offers ${RESOURCES.map((candidate) => candidate.uri).join(', ')}`)
-    const result = await callTool(options, registryOnce, resource.tool.name, {})
+    const result = await callTool(options, options.backends, resource.tool.name, {})
     const data = result.structuredContent ?? {}
     if (result.isError) throw new Error(String((data as {message?: unknown}).message ?? 'failed'))
     return {contents: [{uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify((data as Record<string, unknown>)[resource.key])}]}

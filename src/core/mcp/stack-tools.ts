@@ -25,7 +25,7 @@ export const up = defineTool({
   readOnly: false,
   hints: {idempotent: true},
   async run(args, call) {
-    const outcome = await stackUp(call.context(), await call.registry(), args.worktree)
+    const outcome = await stackUp(call.context(), call.backends, args.worktree)
     const ports = Object.entries(outcome.target.ports).map(([key, port]) => `${key}=${port}`).join(' ')
     return {
       data: {project: outcome.target.project, boxOnly: outcome.boxOnly},
@@ -42,7 +42,7 @@ export const down = defineTool({
   readOnly: false,
   hints: {idempotent: true},
   async run(args, call) {
-    const outcome = await stackDown(call.context(), await call.registry(), args.worktree)
+    const outcome = await stackDown(call.context(), call.backends, args.worktree)
     return {data: {project: outcome.target.project, removed: outcome.gone}, text: outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: nothing runs, nothing to do` : `removed ${outcome.gone.join(', ')}`}
   },
 })
@@ -54,7 +54,7 @@ export const ps = defineTool({
   input: targetInput,
   readOnly: true,
   async run(args, call) {
-    const rows = await stackPs(call.context(), await call.registry(), args.worktree)
+    const rows = await stackPs(call.context(), call.backends, args.worktree)
     return {data: {containers: rows}, text: rows.length === 0 ? 'no containers' : rows.map((row) => `${row.service} ${row.state}`).join(', ')}
   },
 })
@@ -76,7 +76,7 @@ export const logs = defineTool({
   readOnly: true,
   async run(args, call) {
     const capture = new TailCapture(args.tail, 60_000)
-    const outcome = await stackLogs(call.context(capture), await call.registry(), {flag: args.worktree, services: args.services, follow: false})
+    const outcome = await stackLogs(call.context(capture), call.backends, {flag: args.worktree, services: args.services, follow: false})
     const lines = capture.lines()
     return {
       data: {project: outcome.target.project, boxOnly: outcome.boxOnly, tail: args.tail, lines, total: capture.total},
@@ -103,12 +103,12 @@ export const ports = defineTool({
     if (args.all && args.worktree !== undefined) throw new InputError('all and worktree cannot be given together', {fix: 'give one of them'})
     if (args.sandbox !== undefined && (args.all || args.worktree !== undefined)) throw new InputError(`sandbox cannot be given together with ${args.all ? 'all' : 'worktree'}`, {fix: 'give one of them'})
     const context = call.context()
-    const sandboxes = call.backends(context).sandboxes
+    const sandboxes = call.worktreeBackends(context).sandboxes
     if (args.all) {
       const reports = await allPorts(context, sandboxes)
       return {data: {reports}, text: reports.map((report) => `${report.worktree} offset ${report.offset}`).join(', ')}
     }
-    const report = args.sandbox === undefined ? await targetPorts(context, args.worktree, sandboxes) : await sandboxPorts(context, await call.registry(), args.sandbox, sandboxes)
+    const report = args.sandbox === undefined ? await targetPorts(context, args.worktree, sandboxes) : await sandboxPorts(context, call.backends, args.sandbox, sandboxes)
     const list = Object.entries(report.ports).map(([key, port]) => `${key}=${port}`).join(' ')
     return {data: {...report}, text: `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${list ? `: ${list}` : ''}`}
   },
@@ -123,7 +123,7 @@ export const env = defineTool({
   async run(args, call) {
     const context = call.context()
     const {workspace, target} = await resolveTarget(context, args.worktree)
-    const variables = stackEnv(target, context, await machineSocketEnv(context, await call.registry(), workspace, target.name))
+    const variables = stackEnv(target, context, await machineSocketEnv(context, call.backends, workspace, target.name))
     return {data: {...variables}, text: `${count(Object.keys(variables).length, 'variable')} of ${describeTarget(target)}`}
   },
 })
@@ -137,7 +137,7 @@ export const boxUpTool = defineTool({
   readOnly: false,
   hints: {idempotent: true},
   async run(args, call) {
-    const outcome = await boxUp(call.context(), await call.registry(), args.worktree)
+    const outcome = await boxUp(call.context(), call.backends, args.worktree)
     return {
       data: {project: outcome.target.project, image: outcome.image, started: outcome.started},
       text: `the box of ${describeTarget(outcome.target)} ${outcome.started ? 'started' : 'was already running'} (${outcome.image})`,
@@ -153,7 +153,7 @@ export const boxDownTool = defineTool({
   readOnly: false,
   hints: {idempotent: true},
   async run(args, call) {
-    const outcome = await boxDown(call.context(), await call.registry(), args.worktree)
+    const outcome = await boxDown(call.context(), call.backends, args.worktree)
     return {data: {project: outcome.target.project, removed: outcome.gone}, text: outcome.gone.length === 0 ? 'no box ran' : `removed ${outcome.gone.join(', ')}`}
   },
 })

@@ -13,7 +13,7 @@ export const cacheList = defineTool({
   input: z.object({}).strict(),
   readOnly: true,
   async run(_args, call) {
-    const {cache, root} = await openCache(call.context(), await call.registry())
+    const {cache, root} = await openCache(call.context(), call.backends)
     const rows = await cache.list(root)
     return {data: {caches: rows}, text: `${count(rows.length, 'cache')}${rows.some((row) => row.stale) ? ` (${rows.filter((row) => row.stale).length} stale)` : ''}`}
   },

@@ -8,10 +8,10 @@ import {z} from 'zod'
 import type {YardContext} from '../kernel/context.js'
 import {RefusedError} from '../../sdk/errors.js'
 import type {TerminalCapture} from '../../sdk/process.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import type {WorktreeBackends} from '../worktree/backends.js'
 
-/** What a tool call gets from the server: contexts on the server's checkout, the registry. */
+/** What a tool call gets from the server: contexts on the server's checkout, the backends. */
 export interface ToolCall {
   /**
    * A context on the server's checkout (its cwd); warnings go into the call's result and to
@@ -19,9 +19,10 @@ export interface ToolCall {
    * never stdout, which carries the protocol).
    */
   context(capture?: TerminalCapture): YardContext
-  registry(): Promise<Registry>
-  /** The worktree use cases' backends, from the registry, for `context`. */
-  backends(context: YardContext): WorktreeBackends
+  /** The server's backends (core/registry/backends.ts), the registry loaded on first use, once. */
+  backends: Backends
+  /** The worktree use cases' backends, from `backends`, for `context`. */
+  worktreeBackends(context: YardContext): WorktreeBackends
   /** The root of the running yard package (doctor tells it from other `yard`s on PATH). */
   selfRoot?: string
 }

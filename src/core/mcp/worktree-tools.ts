@@ -24,7 +24,7 @@ export const worktreeAdd = defineTool({
   hints: {openWorld: true},
   async run(args, call) {
     const context = call.context()
-    const result = await addWorktree(context, {name: args.name, branch: args.branch, from: args.from, fetch: args.fetch, backends: call.backends(context)})
+    const result = await addWorktree(context, {name: args.name, branch: args.branch, from: args.from, fetch: args.fetch, backends: call.worktreeBackends(context)})
     return {data: {...result}, text: `worktree ${result.name} at ${result.path} on ${result.branch}, offset ${result.offset} [${result.offsetSource}]`}
   },
 })
@@ -66,7 +66,7 @@ export const worktreeRemove = defineTool({
       })
     }
     const context = call.context()
-    const plan = await planRemoval(context, {name: args.name, force: args.force, dryRun: args.dryRun, backends: call.backends(context)})
+    const plan = await planRemoval(context, {name: args.name, force: args.force, dryRun: args.dryRun, backends: call.worktreeBackends(context)})
     if (plan.refusal) throw withDetails(plan.refusal, {plan: plan.summary})
     if (args.dryRun) return {data: {plan: plan.summary}, text: `would remove worktree ${args.name} (${plan.summary.path})`}
     if (!args.yes && !args.force) notConfirmed(`Remove worktree ${args.name}?`, 'yes')

@@ -26,7 +26,7 @@ import {validateImageReference} from '../machine/image-reference.js'
 import {validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {busyPorts} from '../../sdk/port-probe.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from '../../sdk/sandbox-repos.js'
@@ -65,12 +65,12 @@ const borrower = (target: Target) => ({kind: 'sandbox', name: target.project})
  *   before anything is made; RefusedError (exit 3) for a busy host port; OperationError (exit 1)
  *   when a cold clone, the runtime or git in the pod fails.
  */
-export async function createSandbox(context: YardContext, registry: Registry, options: CreateOptions): Promise<CreateResult> {
+export async function createSandbox(context: YardContext, backends: Backends, options: CreateOptions): Promise<CreateResult> {
   const name = validateName(options.name, 'sandbox name')
   const repos = parseRepoFlags(options.repos)
   const branch = checkSandboxBranch(options.branch ?? `wt/${name}`)
   if (options.image !== undefined) validateImageReference(options.image, '--image')
-  const session = await openSandboxes(context, registry, options.runtime)
+  const session = await openSandboxes(context, backends, options.runtime)
   const {workspace, backend, runtime} = session
   // Refused before the cluster is asked anything: the node would fail only after the Repo exists.
   if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
@@ -84,7 +84,7 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
   const local = runtime !== 'kubernetes'
-  const {cache, root} = await openSandboxCache(context, registry, workspace)
+  const {cache, root} = await openSandboxCache(context, backends, workspace)
   const stale = local ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, name) : {}
   const leased: string[] = []
   let allocation: OffsetAllocation | undefined
@@ -233,12 +233,12 @@ async function hostGitIdentity(context: YardContext, mainPath: string): Promise<
  * cache inside the pod, so the branch's base is the new one.
  * @throws InputError (exit 2) for an invalid branch, an unknown sandbox or a directory clash.
  */
-export async function attachSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
+export async function attachSandbox(context: YardContext, backends: Backends, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
   const branch = checkSandboxBranch(options.branch ?? `wt/${validateName(options.name, 'sandbox name')}`)
-  const session = await openSandboxes(context, registry, options.runtime)
+  const session = await openSandboxes(context, backends, options.runtime)
   await requireValidBranchName(context.runner, session.workspace.mainPath, branch)
   const {sandbox} = await requireSandbox(context, session, options.name)
-  const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, registry, session, sandbox.spec.repos)
+  const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, backends, session, sandbox.spec.repos)
   const attached = warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath), fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds']}))
   for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
   return {name: sandbox.name, ...attached, stale: {...stale, ...attached.stale}}
@@ -248,8 +248,8 @@ export async function attachSandbox(context: YardContext, registry: Registry, op
  * An on-demand fetch of each repository's local cache (podman: the pod mounts this machine's
  * caches); a failure warns and is returned per slot, the cache staying as it is.
  */
-async function fetchLocalCaches(context: YardContext, registry: Registry, session: SandboxSession, repos: SandboxRepo[]): Promise<Record<string, string>> {
-  const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+async function fetchLocalCaches(context: YardContext, backends: Backends, session: SandboxSession, repos: SandboxRepo[]): Promise<Record<string, string>> {
+  const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   const stale: Record<string, string> = {}
   const byKey = new Map<string, string>()
   for (const repo of repos) {

@@ -10,7 +10,7 @@ import {execInBox} from '../machine/box.js'
 import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {recordExec} from './exec-registry.js'
 import {serveAsks} from '../../sdk/fetch-through.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {openSandboxCache, openSandboxes, requireSandbox} from './sandbox.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {shellCommand} from '../../sdk/shell.js'
@@ -41,7 +41,7 @@ function asExecFailure(error: unknown): never {
  * @throws InputError (exit 2) for an empty command, an unknown worktree, sandbox, slot or branch
  *   directory (`NAME/..`, `NAME/.` and `NAME/` name none); YardError 125 when yard or the runtime fails before the command runs.
  */
-export async function execAnywhere(context: YardContext, registry: Registry, request: ExecRequest): Promise<number> {
+export async function execAnywhere(context: YardContext, backends: Backends, request: ExecRequest): Promise<number> {
   if (request.argv.length === 0) throw new InputError('no command given after --', {fix: 'yard exec [NAME[/BRANCH]] -- CMD [ARG…], e.g. yard exec feat -- git status'})
   const slash = request.name?.indexOf('/') ?? -1
   if (request.sandbox !== undefined || slash > 0) {
@@ -49,20 +49,20 @@ export async function execAnywhere(context: YardContext, registry: Registry, req
     const name = request.sandbox ?? request.name!.slice(0, slash)
     const branch = slash > 0 ? request.name!.slice(slash + 1) : undefined
     if (request.sandbox !== undefined && request.name !== undefined) throw new InputError(`both --sandbox ${request.sandbox} and ${request.name} name a target`, {fix: 'yard exec --sandbox NAME -- CMD, or yard exec NAME/BRANCH -- CMD'})
-    return execInSandbox(context, registry, {name, branch, slot: request.slot, argv: request.argv, tty: request.tty})
+    return execInSandbox(context, backends, {name, branch, slot: request.slot, argv: request.argv, tty: request.tty})
   }
   if (!request.local && request.name !== undefined && request.name !== 'main') {
     const workspace = await openWorkspace(context)
-    if (!existsSync(worktreePath(workspace, request.name)) && (await sandboxExists(context, registry, request.name))) {
-      return execInSandbox(context, registry, {name: request.name, slot: request.slot, argv: request.argv, tty: request.tty})
+    if (!existsSync(worktreePath(workspace, request.name)) && (await sandboxExists(context, backends, request.name))) {
+      return execInSandbox(context, backends, {name: request.name, slot: request.slot, argv: request.argv, tty: request.tty})
     }
   }
-  return execInBox(context, registry, {name: request.name, argv: request.argv, tty: request.tty})
+  return execInBox(context, backends, {name: request.name, argv: request.argv, tty: request.tty})
 }
 
-async function sandboxExists(context: YardContext, registry: Registry, name: string): Promise<boolean> {
+async function sandboxExists(context: YardContext, backends: Backends, name: string): Promise<boolean> {
   try {
-    const session = await openSandboxes(context, registry)
+    const session = await openSandboxes(context, backends)
     await requireSandbox(context, session, name)
     return true
   } catch {
@@ -77,10 +77,10 @@ async function sandboxExists(context: YardContext, registry: Registry, name: str
  * belong in separate sandboxes (docs/sandboxes.md, "One agent per workspace"). On podman, while
  * the command runs, yard serves the pod's fetch-through asks (fetch-through.ts).
  */
-export async function execInSandbox(context: YardContext, registry: Registry, options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean}): Promise<number> {
+export async function execInSandbox(context: YardContext, backends: Backends, options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean}): Promise<number> {
   // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
   if (options.branch !== undefined) checkBranchDirectory(branchDirectory(options.branch), options.branch)
-  const session = await openSandboxes(context, registry).catch(asExecFailure)
+  const session = await openSandboxes(context, backends).catch(asExecFailure)
   const {sandbox} = await requireSandbox(context, session, options.name).catch(asExecFailure)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)
   const slot = options.slot ?? slots[0]
@@ -91,7 +91,7 @@ export async function execInSandbox(context: YardContext, registry: Registry, op
     context.warn(`warning: another yard exec runs in ${options.name}/${directory} (pid ${writer.pid}, since ${writer.started}: ${shellCommand(writer.argv)}); two agents in one worktree overwrite each other's index, HEAD and files — give each its own sandbox (yard sandbox create NAME --repo …)`)
   }
   const serving = new AbortController()
-  const served = sandbox.runtime === 'podman' ? (await startServing(context, registry, session.workspace, sandbox, serving.signal)).done : Promise.resolve()
+  const served = sandbox.runtime === 'podman' ? (await startServing(context, backends, session.workspace, sandbox, serving.signal)).done : Promise.resolve()
   try {
     return await session.backend.exec(sandbox, {slot, directory}, options.argv, {tty: options.tty}).catch(asExecFailure)
   } finally {
@@ -102,8 +102,8 @@ export async function execInSandbox(context: YardContext, registry: Registry, op
 }
 
 /** serveAsks on the workspace's cache; a cache backend that cannot be opened serves nothing (the pod's fetch reads the cache after its wait). */
-async function startServing(context: YardContext, registry: Registry, workspace: Parameters<typeof openSandboxCache>[2], sandbox: Parameters<typeof serveAsks>[1], signal: AbortSignal): Promise<{done: Promise<void>}> {
-  const side = await openSandboxCache(context, registry, workspace).catch(() => undefined)
+async function startServing(context: YardContext, backends: Backends, workspace: Parameters<typeof openSandboxCache>[2], sandbox: Parameters<typeof serveAsks>[1], signal: AbortSignal): Promise<{done: Promise<void>}> {
+  const side = await openSandboxCache(context, backends, workspace).catch(() => undefined)
   if (side === undefined) return {done: Promise.resolve()}
   // Wrapped: awaiting a bare promise here would wait for the whole serving loop.
   return {done: serveAsks(stateDir(context.env), sandbox, {...side, lfs: workspace.config.cache.lfs}, signal).catch(() => undefined)}

@@ -12,7 +12,7 @@ import path from 'node:path'
 import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {requireValidBranchName} from '../workspace/git.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {gitFailure} from '../worktree/add.js'
@@ -46,13 +46,13 @@ export interface PullResult {
  *   names a local branch that has commits the sandbox's lacks (without `force`), or one checked
  *   out in a worktree with other commits; OperationError (exit 1) when git or the runtime fails.
  */
-export async function pullSandbox(context: YardContext, registry: Registry, options: PullOptions): Promise<PullResult> {
+export async function pullSandbox(context: YardContext, backends: Backends, options: PullOptions): Promise<PullResult> {
   const slash = options.target.indexOf('/')
   const name = slash === -1 ? options.target : options.target.slice(0, slash)
   const asked = slash === -1 ? undefined : options.target.slice(slash + 1)
   if (asked !== undefined) checkBranchDirectory(branchDirectory(asked), asked)
   if (options.branch !== undefined && options.branch.startsWith('-')) throw new InputError(`invalid --branch "${options.branch}": it starts with "-"`, {fix: 'choose a branch name that does not start with "-"'})
-  const session = await openSandboxes(context, registry, options.runtime)
+  const session = await openSandboxes(context, backends, options.runtime)
   const mainPath = session.workspace.mainPath
   if (options.branch !== undefined) await requireValidBranchName(context.runner, mainPath, options.branch)
   const {sandbox} = await requireSandbox(context, session, name)

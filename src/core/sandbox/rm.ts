@@ -17,7 +17,7 @@ import type {YardContext} from '../kernel/context.js'
 import {InputError, RefusedError} from '../../sdk/errors.js'
 import {releasePin} from '../identity/offset-allocator.js'
 import {pinAuthor, YARD_PIN_MARK} from '../identity/pins.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
 import {restoreCommands, SlotRestore} from './restore.js'
@@ -63,11 +63,11 @@ function describeUnsaved(work: SandboxUnsaved): string[] {
  *   for unsaved work without `force` (not with `dryRun`), listing it; OperationError (exit 1)
  *   when saving or the runtime fails (nothing is removed when saving fails).
  */
-export async function removeSandbox(context: YardContext, registry: Registry, options: {name: string; force: boolean; dryRun: boolean; runtime?: string}): Promise<{result: RemoveResult; refusal?: RefusedError}> {
-  const session = await openSandboxes(context, registry, options.runtime)
+export async function removeSandbox(context: YardContext, backends: Backends, options: {name: string; force: boolean; dryRun: boolean; runtime?: string}): Promise<{result: RemoveResult; refusal?: RefusedError}> {
+  const session = await openSandboxes(context, backends, options.runtime)
   const target = sandboxTarget(session.workspace, context, options.name)
   const sandbox = await session.backend.get(target, session.runtime)
-  const caches = await openSandboxCache(context, registry, session.workspace)
+  const caches = await openSandboxCache(context, backends, session.workspace)
   if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
 
   if (sandbox.phase === 'Running') context.progress?.step(`looking for unsaved work in ${sandbox.project}`)

@@ -11,8 +11,7 @@ import type {SandboxBackend, SandboxRecord, SandboxWorktree} from '../../sdk/san
 import type {YardContext} from '../kernel/context.js'
 import {InputError} from '../../sdk/errors.js'
 import {portsFor, validateName} from '../identity/identity.js'
-import type {Registry} from '../registry/registry.js'
-import {stateDir} from '../kernel/state.js'
+import type {Backends} from '../registry/backends.js'
 import {buildTarget, openWorkspace, Workspace} from '../workspace/workspace.js'
 
 /** Everything a sandbox command works with. */
@@ -27,9 +26,9 @@ export interface SandboxSession {
  * Opens the workspace and the `[cluster] backend` through the registry.
  * @throws InputError (exit 2) for invalid config, an unknown backend or runtime.
  */
-export async function openSandboxes(context: YardContext, registry: Registry, runtimeFlag?: string): Promise<SandboxSession> {
+export async function openSandboxes(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxSession> {
   const workspace = await openWorkspace(context)
-  const backend = await registry.create('sandbox', workspace.config.cluster.backend, {...backendContext(context), cluster: clusterSettings(workspace)})
+  const backend = await backends.sandbox(context, workspace.config.cluster.backend, {cluster: clusterSettings(workspace)})
   const runtime = runtimeFlag ?? workspace.config.cluster.runtime
   if (!backend.runtimes.includes(runtime)) {
     throw new InputError(`unknown sandbox runtime "${runtime}"`, {why: `the ${backend.id} backend runs ${backend.runtimes.join(', ')}`, fix: `use --runtime ${backend.runtimes[0]}`})
@@ -38,8 +37,8 @@ export async function openSandboxes(context: YardContext, registry: Registry, ru
 }
 
 /** The `[cache] backend` through the registry, and `[cache] root`. */
-export async function openSandboxCache(context: YardContext, registry: Registry, workspace: Workspace): Promise<{cache: CacheBackend; root: string}> {
-  return {cache: await registry.create('cache', workspace.config.cache.backend, backendContext(context)), root: workspace.config.cache.root}
+export async function openSandboxCache(context: YardContext, backends: Backends, workspace: Workspace): Promise<{cache: CacheBackend; root: string}> {
+  return {cache: await backends.cache(context, workspace.config.cache.backend), root: workspace.config.cache.root}
 }
 
 /** The `[cluster]` settings a cluster runtime needs (DESIGN.md §5.2; defaults in config.ts). */
@@ -53,10 +52,6 @@ export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSe
     readyTimeoutMs: cluster['ready-timeout-seconds'] * 1000,
     cacheTimeoutMs: cluster['cache-timeout-seconds'] * 1000,
   }
-}
-
-export function backendContext(context: YardContext) {
-  return {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn, progress: context.progress}
 }
 
 /**
@@ -116,8 +111,8 @@ interface Freshness {
 }
 
 /** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
-export async function listSandboxes(context: YardContext, registry: Registry, runtimeFlag?: string): Promise<SandboxListRow[]> {
-  const session = await openSandboxes(context, registry, runtimeFlag)
+export async function listSandboxes(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxListRow[]> {
+  const session = await openSandboxes(context, backends, runtimeFlag)
   const summaries = await session.backend.list(session.workspace.prefix, {timeoutMs: 10_000, runtime: session.runtime})
   const sandboxes = await Promise.all(summaries.map((summary) => requireSandbox(context, session, summary.name)))
   const keys = [...new Set(sandboxes.flatMap(({sandbox}) => sandbox.spec.repos.map((repo) => repo.key)))]
@@ -131,7 +126,7 @@ export async function listSandboxes(context: YardContext, registry: Registry, ru
       return {stale: !entry.present || entry.lastError !== null, lastFetched: entry.lastFetched, lastError: entry.lastError}
     }
   } else {
-    const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+    const {cache, root} = await openSandboxCache(context, backends, session.workspace)
     const local = new Map((await cache.list(root)).map((row) => [row.key, {stale: row.stale, lastFetched: row.lastFetched, lastError: row.lastError}]))
     freshness = (key) => local.get(key) ?? {stale: false, lastFetched: null, lastError: null}
   }
@@ -151,8 +146,8 @@ export async function listSandboxes(context: YardContext, registry: Registry, ru
 }
 
 /** `yard sandbox manifest NAME`: the Pod object the sandbox was made with. */
-export async function sandboxManifest(context: YardContext, registry: Registry, name: string, runtimeFlag?: string): Promise<Record<string, unknown>> {
-  const session = await openSandboxes(context, registry, runtimeFlag)
+export async function sandboxManifest(context: YardContext, backends: Backends, name: string, runtimeFlag?: string): Promise<Record<string, unknown>> {
+  const session = await openSandboxes(context, backends, runtimeFlag)
   const {target, sandbox} = await requireSandbox(context, session, name)
   return session.backend.manifest(target, sandbox.spec)
 }

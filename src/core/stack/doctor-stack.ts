@@ -4,12 +4,12 @@
  */
 import type {DoctorCheck} from '../host/doctor.js'
 import {InputError} from '../../sdk/errors.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {stackPlanOf} from './stack.js'
 import {findMainCheckout, resolveTarget} from '../workspace/workspace.js'
 
 /** The check: `fail` for each refusal (with its way out), `warn` for what stays shared. */
-export function stackIsolationCheck(registry: () => Promise<Registry>): DoctorCheck {
+export function stackIsolationCheck(backends: Backends): DoctorCheck {
   return {
     name: 'stack isolation',
     async run(context) {
@@ -28,7 +28,7 @@ export function stackIsolationCheck(registry: () => Promise<Registry>): DoctorCh
         throw error
       }
       const {workspace, target} = resolved
-      const plan = await stackPlanOf(context, await registry(), workspace, target)
+      const plan = await stackPlanOf(context, backends, workspace, target)
       if (!plan) return {level: 'ok', detail: `${target.name}: no compose file (box-only)`}
       const refused = plan.report.filter((entry) => entry.kind === 'refused')
       const shared = plan.report.filter((entry) => entry.kind === 'shared')

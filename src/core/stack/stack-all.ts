@@ -6,7 +6,7 @@
 import type {StackContainer} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {openStack} from './stack.js'
 import {listIdentities, openWorkspace} from '../workspace/workspace.js'
 
@@ -23,9 +23,9 @@ export interface CheckoutContainers {
  * A machine that is not running gives empty lists without asking the engine (as every read verb).
  * @throws InputError (exit 2) outside a repository or for invalid config or backend ids.
  */
-export async function psAllCheckouts(context: YardContext, registry: Registry): Promise<CheckoutContainers[]> {
+export async function psAllCheckouts(context: YardContext, backends: Backends): Promise<CheckoutContainers[]> {
   const quiet = {...context, warn: () => {}}
-  const [session, identities] = await Promise.all([openStack(quiet, registry, 'main'), openWorkspace(context).then((workspace) => listIdentities(workspace, quiet))])
+  const [session, identities] = await Promise.all([openStack(quiet, backends, 'main'), openWorkspace(context).then((workspace) => listIdentities(workspace, quiet))])
   const targets = identities.filter((row) => row.kind !== 'sandbox').map((row) => row.target)
   const empty = (target: Target): CheckoutContainers => ({worktree: target.name, project: target.project, stack: [], box: []})
   if (!session.running) return targets.map(empty)

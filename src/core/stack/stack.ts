@@ -19,8 +19,7 @@ import {bindsOutside, describeOutsideBind} from '../machine/binds.js'
 import {ensureMachine} from '../machine/ensure.js'
 import {makeRoomFor, SharedStop} from '../machine/shared.js'
 import {describeMissingEnvFile, missingEnvFiles} from '../config/missing-env-files.js'
-import type {Registry} from '../registry/registry.js'
-import {stateDir} from '../kernel/state.js'
+import type {Backends} from '../registry/backends.js'
 import {envFilesOutside, hostReach} from './untrusted-reach.js'
 import {buildTarget, resolveTarget, Workspace} from '../workspace/workspace.js'
 
@@ -50,19 +49,18 @@ export interface StackSession {
  * @throws InputError (exit 2) for a bad target, config or backend id, or (with
  *   `requireCheckout`) a missing worktree; with `ensure`, what ensureMachine throws.
  */
-export async function openStack(context: YardContext, registry: Registry, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {}): Promise<StackSession> {
+export async function openStack(context: YardContext, backends: Backends, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {}): Promise<StackSession> {
   const {workspace, target} = await resolveTarget(context, flag, {requireCheckout: options.requireCheckout})
   const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
-  const backendContext = {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn}
   // An untrusted worktree runs on a machine of its own (docs/worktrees.md, "Untrusted worktrees").
-  const {machine, spec: machineSpec} = await createMachine(context, registry, workspace, target.name)
+  const {machine, spec: machineSpec} = await createMachine(context, backends, workspace, target.name)
   let stoppedShared: SharedStop | undefined
   if (options.ensure) {
     checkWorktreeMachine(machine, machineSpec)
-    stoppedShared = await makeRoomFor(context, registry, workspace, machine, machineSpec, {stopShared: options.stopShared ?? false, command: `${options.command ?? 'yard up'} --worktree ${target.name}`})
+    stoppedShared = await makeRoomFor(context, backends, workspace, machine, machineSpec, {stopShared: options.stopShared ?? false, command: `${options.command ?? 'yard up'} --worktree ${target.name}`})
   }
   const socketEnv = options.ensure ? await ensureMachine(context, machine, machineSpec) : await machine.socketEnv(machineSpec)
-  const stack = await registry.create('stack', config.stack.backend, {...backendContext, runner: context.runner.withEnv(socketEnv ?? {})})
+  const stack = await backends.stack(context, config.stack.backend, {socketEnv: socketEnv ?? {}})
   return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null, ...(stoppedShared ? {stoppedShared} : {})}
 }
 
@@ -109,12 +107,12 @@ function namesComposeFile(checkoutPath: string, env: NodeJS.ProcessEnv): boolean
  * whose directory is gone, or a backend without `plan`.
  * @throws InputError (exit 2) for config or compose files that cannot be read.
  */
-export async function stackPlanOf(context: YardContext, registry: Registry, workspace: Workspace, target: Target): Promise<StackPlan | undefined> {
+export async function stackPlanOf(context: YardContext, backends: Backends, workspace: Workspace, target: Target): Promise<StackPlan | undefined> {
   if (!existsSync(target.checkoutPath)) return undefined
   const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
   const spec = specFor(workspace, target, config, context, {})
   if (!spec) return undefined
-  const stack = await registry.create('stack', config.stack.backend, {runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+  const stack = await backends.stack(context, config.stack.backend)
   return stack.plan?.(target, spec)
 }
 
@@ -136,8 +134,8 @@ export interface StackOutcome {
  * @throws RefusedError (exit 3) for what cannot be isolated, a busy port or a project name of
  *   another owner; InputError (exit 2) for a dry run of a backend without `plan`; OperationError (exit 1).
  */
-export async function stackUp(context: YardContext, registry: Registry, flag?: string, options: {dryRun?: boolean; stopShared?: boolean} = {}): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag, {ensure: !options.dryRun, requireCheckout: true, stopShared: options.stopShared})
+export async function stackUp(context: YardContext, backends: Backends, flag?: string, options: {dryRun?: boolean; stopShared?: boolean} = {}): Promise<StackOutcome> {
+  const session = await openStack(context, backends, flag, {ensure: !options.dryRun, requireCheckout: true, stopShared: options.stopShared})
   const spec = stackSpec(session, context)
   // Also for a dry run: a missing .env changes the ports and values the plan shows.
   if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
@@ -188,22 +186,22 @@ async function refuseReach(session: StackSession, spec: StackSpec, context: Yard
 }
 
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */
-export async function stackDown(context: YardContext, registry: Registry, flag?: string): Promise<StackOutcome> {
-  const session = await openStack(context, registry, flag)
+export async function stackDown(context: YardContext, backends: Backends, flag?: string): Promise<StackOutcome> {
+  const session = await openStack(context, backends, flag)
   if (!session.running) return machineNotRunning(session, context)
   return {target: session.target, boxOnly: false, gone: await session.stack.down(session.target)}
 }
 
 /** `yard nuke [--dry-run]` (DESIGN.md §4.2): down, then the project's volumes; never prompts. */
-export async function stackNuke(context: YardContext, registry: Registry, options: {flag?: string; dryRun: boolean}): Promise<StackOutcome> {
-  const session = await openStack(context, registry, options.flag)
+export async function stackNuke(context: YardContext, backends: Backends, options: {flag?: string; dryRun: boolean}): Promise<StackOutcome> {
+  const session = await openStack(context, backends, options.flag)
   if (!session.running) return machineNotRunning(session, context)
   return {target: session.target, boxOnly: false, gone: await session.stack.nuke(session.target, {dryRun: options.dryRun})}
 }
 
 /** `yard ps` (DESIGN.md Appendix A). */
-export async function stackPs(context: YardContext, registry: Registry, flag?: string): Promise<StackContainer[]> {
-  const session = await openStack(context, registry, flag)
+export async function stackPs(context: YardContext, backends: Backends, flag?: string): Promise<StackContainer[]> {
+  const session = await openStack(context, backends, flag)
   if (!session.running) {
     machineNotRunning(session, context)
     return []
@@ -212,8 +210,8 @@ export async function stackPs(context: YardContext, registry: Registry, flag?: s
 }
 
 /** `yard logs [SERVICE…] [-f] [--tail N] [--since T] [-t]`: the stack backend's logs on stdout. */
-export async function stackLogs(context: YardContext, registry: Registry, options: StackLogsOptions & {flag?: string}): Promise<StackOutcome> {
-  const session = await openStack(context, registry, options.flag, {requireCheckout: true})
+export async function stackLogs(context: YardContext, backends: Backends, options: StackLogsOptions & {flag?: string}): Promise<StackOutcome> {
+  const session = await openStack(context, backends, options.flag, {requireCheckout: true})
   if (!session.running) return machineNotRunning(session, context)
   const spec = stackSpec(session, context)
   if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow, tail: options.tail, since: options.since, timestamps: options.timestamps})

@@ -2,17 +2,16 @@
  * What the worktree use cases need from backends, as a small interface so that core never
  * depends on oclif and tests can hand in their own: the project's sandboxes (for offset
  * collisions, DESIGN.md §3.4), the stack teardown of a removed worktree (box down, stack nuke,
- * DESIGN.md §4.1) and a running machine for a new one (§4.3). `registryBackends` answers them
- * from the backend registry that config selects.
+ * DESIGN.md §4.1) and a running machine for a new one (§4.3). `worktreeBackends` answers them
+ * from the backends that config selects.
  */
 import type {Target} from '../../sdk/target.js'
 import {loadConfig} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
 import {isUntrusted, machineSpec} from '../machine/machine.js'
 import {ensureMachineQuietly} from '../machine/ensure.js'
-import type {Registry} from '../registry/registry.js'
+import type {Backends} from '../registry/backends.js'
 import {clusterSettings} from '../sandbox/sandbox.js'
-import {stateDir} from '../kernel/state.js'
 import type {Workspace} from '../workspace/workspace.js'
 
 /** How long the sandboxes of one runtime may take to answer before they are left out (DESIGN.md §3.4). */
@@ -69,26 +68,23 @@ export const NO_BACKENDS: WorktreeBackends = {
 }
 
 /**
- * Answers from the backend registry, loaded on first use only (`load` is
- * `() => loadRegistry(this.config)` in a command).
+ * Answers from the command's backends (core/registry/backends.ts; the registry loads on first use).
  *
  * Sandboxes: the `[cluster] backend` when a plugin registers it (the built-in k8s-sandbox by
  * default), its `list()` on `[cluster] runtime` asked with the 2 s budget, so `worktree add` pins
  * around sandbox offsets; an unreachable cluster is left out with a note.
  */
-export function registryBackends(load: () => Promise<Registry>, context: YardContext): WorktreeBackends {
-  const backendContext = () => ({runner: context.runner, env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+export function worktreeBackends(backends: Backends, context: YardContext): WorktreeBackends {
   return {
     async sandboxes(workspace) {
-      const registry = await load()
       const id = workspace.config.cluster.backend
-      if (!registry.factory('sandbox', id)) return []
+      if (!(await backends.has('sandbox', id))) return []
       let timer: NodeJS.Timeout | undefined
       const budget = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`it did not answer within ${SANDBOX_LIST_TIMEOUT_MS / 1000} s`)), SANDBOX_LIST_TIMEOUT_MS)
       })
       try {
-        const backend = await Promise.race([registry.create('sandbox', id, {...backendContext(), cluster: clusterSettings(workspace)}), budget])
+        const backend = await Promise.race([backends.sandbox(context, id, {cluster: clusterSettings(workspace)}), budget])
         const runtime = backend.runtimes.includes(workspace.config.cluster.runtime) ? workspace.config.cluster.runtime : undefined
         const sandboxes = await Promise.race([backend.list(workspace.prefix, {timeoutMs: SANDBOX_LIST_TIMEOUT_MS, runtime}), budget])
         return sandboxes.map((sandbox) => ({name: sandbox.name, offset: sandbox.offset}))
@@ -101,15 +97,14 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
     },
 
     async machineReady(workspace) {
-      await ensureMachineQuietly(context, await load(), workspace)
+      await ensureMachineQuietly(context, backends, workspace)
     },
 
     async worktreeMachine(workspace, name) {
       if (!isUntrusted(workspace, name)) return undefined
-      const registry = await load()
       const machineId = workspace.config.machine.backend
-      if (!registry.factory('machine', machineId)) return undefined
-      const machine = await registry.create('machine', machineId, backendContext())
+      if (!(await backends.has('machine', machineId))) return undefined
+      const machine = await backends.machine(context, machineId)
       if (machine.id === 'native') return undefined
       const spec = machineSpec(workspace, name)
       const status = await machine.status(spec)
@@ -118,18 +113,17 @@ export function registryBackends(load: () => Promise<Registry>, context: YardCon
     },
 
     async stackTeardown(workspace, target) {
-      const registry = await load()
       const id = loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env}).stack.backend
-      if (!registry.factory('stack', id)) {
-        const known = registry.ids('stack')
+      if (!(await backends.has('stack', id))) {
+        const known = (await backends.ids('stack'))
         return {skipped: `no stack backend "${id}" is registered${known.length > 0 ? ` (registered: ${known.join(', ')})` : ''}`}
       }
       // The machine backend provides the engine socket; teardown never creates or starts a machine.
       const machineId = workspace.config.machine.backend
       const spec = machineSpec(workspace, target.name)
-      const socketEnv = registry.factory('machine', machineId) ? await (await registry.create('machine', machineId, backendContext())).socketEnv(spec) : {}
+      const socketEnv = (await backends.has('machine', machineId)) ? await (await backends.machine(context, machineId)).socketEnv(spec) : {}
       if (socketEnv === null) return {skipped: `machine ${spec.name} is not running, so nothing of ${target.project} runs`}
-      const stack = await registry.create('stack', id, {...backendContext(), runner: context.runner.withEnv(socketEnv)})
+      const stack = await backends.stack(context, id, {socketEnv})
       return {
         backend: id,
         async teardown(target, {dryRun}) {

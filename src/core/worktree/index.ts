@@ -1,7 +1,7 @@
 /** Worktrees (DESIGN.md §3): add, list, remove, prune, trust, and what removal keeps. */
 export {addWorktree} from './add.js'
 export type {AddResult} from './add.js'
-export {registryBackends} from './backends.js'
+export {worktreeBackends} from './backends.js'
 export {deleteBranch, requireMergedBranch} from './branch-delete.js'
 export {listWorktrees} from './list.js'
 export type {WorktreeRow} from './list.js'

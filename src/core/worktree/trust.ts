@@ -11,8 +11,7 @@ import {validateName} from '../identity/identity.js'
 import {createMachine, machineSpec, worktreeMachineName} from '../machine/machine.js'
 import {withOffsetsLock} from '../identity/offset-allocator.js'
 import {excludePinFile} from '../identity/pins.js'
-import type {Registry} from '../registry/registry.js'
-import {stateDir} from '../kernel/state.js'
+import type {Backends} from '../registry/backends.js'
 import {Trust, writeTrust} from './trust-record.js'
 import {buildTarget, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
 
@@ -31,7 +30,7 @@ export interface TrustOutcome {
  *   RefusedError (exit 3) while its stack or box runs on the shared machine (to untrusted) or
  *   its own machine exists (to trusted); OperationError (exit 1) when yard.local.toml cannot be edited.
  */
-export async function setWorktreeTrust(context: YardContext, registry: Registry, options: {name: string; trust: Trust}): Promise<TrustOutcome> {
+export async function setWorktreeTrust(context: YardContext, backends: Backends, options: {name: string; trust: Trust}): Promise<TrustOutcome> {
   const name = validateName(options.name, 'worktree name')
   const workspace = await openWorkspace(context)
   if (!(await worktreesUnderRoot(workspace, context)).some((entry) => entry.name === name)) {
@@ -40,12 +39,12 @@ export async function setWorktreeTrust(context: YardContext, registry: Registry,
   const machineName = options.trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name
   const current = workspace.config.trust[name] ?? 'trusted'
   if (current === options.trust) return {name, trust: current, changed: false, machine: machineName}
-  const {machine} = await createMachine(context, registry, workspace)
+  const {machine} = await createMachine(context, backends, workspace)
   if (options.trust === 'untrusted') {
     // What runs now runs on the shared machine with the shared mounts.
     const socketEnv = await machine.socketEnv(machineSpec(workspace))
     if (socketEnv !== null) {
-      const stack = await registry.create('stack', workspace.config.stack.backend, {runner: context.runner.withEnv(socketEnv), env: context.env, stateDir: stateDir(context.env), warn: context.warn})
+      const stack = await backends.stack(context, workspace.config.stack.backend, {socketEnv})
       const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
       const running = [...(await stack.ps(target)), ...(stack.box ? await stack.box.ps(target) : [])]
       if (running.length > 0) {

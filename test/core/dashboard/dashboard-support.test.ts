@@ -10,6 +10,7 @@ import {createContext} from '../../../src/core/kernel/context.js'
 import {createFromDashboard, projectRepository} from '../../../src/core/dashboard/create.js'
 import {dashboardTracer, traced} from '../../../src/core/dashboard/trace.js'
 import {InputError} from '../../../src/sdk/errors.js'
+import {backendsOf} from '../../../src/core/registry/backends.js'
 import {loadRegistry} from '../../../src/core/registry/registry.js'
 import {cleanupTemp, git, makeRepo, tempDir} from '../../support/repo.js'
 import {testConfig} from '../../support/yard.js'
@@ -59,7 +60,7 @@ describe('dashboard n: the repository of a new sandbox', () => {
   it('refuses an invalid name (exit 2) before anything is made', async () => {
     const repo = makeRepo()
     const context = createContext({cwd: repo, env: {...process.env, YARD_STATE_DIR: tempDir('yard-state')}, warn: () => {}})
-    const registry = await loadRegistry(await testConfig())
+    const registry = backendsOf(await loadRegistry(await testConfig()))
     for (const [mode, name] of [['local', 'Bad_name'], ['cluster', 'main']] as const) {
       const failure = await createFromDashboard(context, registry, mode, name).then(() => undefined, (error: Error) => error)
       expect(failure).to.be.instanceOf(InputError)

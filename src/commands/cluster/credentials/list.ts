@@ -1,6 +1,5 @@
 import type {ClusterCredential} from '../../../sdk/sandbox.js'
 import {listCredentials} from '../../../core/cluster/index.js'
-import {loadRegistry} from '../../../core/registry/index.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 
@@ -11,7 +10,7 @@ export default class ClusterCredentialsList extends BaseCommand {
 
   async run(): Promise<ClusterCredential[]> {
     await this.parse(ClusterCredentialsList)
-    const rows = await listCredentials(this.context, await loadRegistry(this.config))
+    const rows = await listCredentials(this.context, this.backends)
     this.print(
       rows.length === 0
         ? 'no credentials'

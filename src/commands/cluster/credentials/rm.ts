@@ -1,7 +1,6 @@
 import {Args} from '@oclif/core'
 
 import {removeCredential} from '../../../core/cluster/index.js'
-import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster credentials rm PREFIX`. */
@@ -13,7 +12,7 @@ export default class ClusterCredentialsRm extends BaseCommand {
 
   async run(): Promise<{prefix: string}> {
     const {args} = await this.parse(ClusterCredentialsRm)
-    const result = await removeCredential(this.context, await loadRegistry(this.config), args.prefix)
+    const result = await removeCredential(this.context, this.backends, args.prefix)
     this.print(`removed the credentials of ${result.prefix}`)
     return result
   }

@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {setCredential} from '../../../core/cluster/index.js'
-import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster credentials set PREFIX --token-from-env VAR | --ssh-key FILE` (docs/cluster.md, "Private repositories"). */
@@ -22,7 +21,7 @@ export default class ClusterCredentialsSet extends BaseCommand {
 
   async run() {
     const {args, flags} = await this.parse(ClusterCredentialsSet)
-    const result = await setCredential(this.context, await loadRegistry(this.config), {
+    const result = await setCredential(this.context, this.backends, {
       prefix: args.prefix, tokenFromEnv: flags['token-from-env'], username: flags.username, sshKey: flags['ssh-key'], knownHosts: flags['known-hosts'],
     })
     const {entry} = result

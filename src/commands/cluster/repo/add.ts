@@ -1,7 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
 import {addClusterRepos} from '../../../core/cluster/index.js'
-import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster repo add URL… [--refresh 10m]` (docs/cluster.md, "Repositories declared ahead"). */
@@ -15,7 +14,7 @@ export default class ClusterRepoAdd extends BaseCommand {
 
   async run() {
     const {argv, flags} = await this.parse(ClusterRepoAdd)
-    const results = await addClusterRepos(this.context, await loadRegistry(this.config), argv as string[], {refresh: flags.refresh})
+    const results = await addClusterRepos(this.context, this.backends, argv as string[], {refresh: flags.refresh})
     for (const result of results) this.print(`${result.action.padEnd(9)} Repo ${result.key} ${result.url}`)
     return results
   }

@@ -1,6 +1,5 @@
 import type {ClusterRepo} from '../../../sdk/sandbox.js'
 import {listClusterRepos} from '../../../core/cluster/index.js'
-import {loadRegistry} from '../../../core/registry/index.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 
@@ -11,7 +10,7 @@ export default class ClusterRepoList extends BaseCommand {
 
   async run(): Promise<ClusterRepo[]> {
     await this.parse(ClusterRepoList)
-    const rows = await listClusterRepos(this.context, await loadRegistry(this.config))
+    const rows = await listClusterRepos(this.context, this.backends)
     this.print(
       rows.length === 0
         ? 'no repos'

@@ -1,7 +1,6 @@
 import {Args} from '@oclif/core'
 
 import {removeClusterRepos} from '../../../core/cluster/index.js'
-import {loadRegistry} from '../../../core/registry/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster repo rm URL|KEY…`. */
@@ -14,7 +13,7 @@ export default class ClusterRepoRm extends BaseCommand {
 
   async run() {
     const {argv} = await this.parse(ClusterRepoRm)
-    const results = await removeClusterRepos(this.context, await loadRegistry(this.config), argv as string[])
+    const results = await removeClusterRepos(this.context, this.backends, argv as string[])
     for (const result of results) {
       this.print(`${result.removed ? 'removed' : 'no Repo'} ${result.key}${result.mountedBy.length > 0 ? ` (still mounted by ${result.mountedBy.join(', ')}: its nodes evict it once those end)` : ''}`)
     }
