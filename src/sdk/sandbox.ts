@@ -125,8 +125,11 @@ export interface SandboxAttachResult {
   stale?: Record<string, string>
 }
 
-/** Sandboxes on a runtime (DESIGN.md §5.2). */
-export interface SandboxBackend {
+/**
+ * Sandboxes on a runtime (DESIGN.md §5.2): the required verbs, plus the optional capabilities
+ * below, which core asks for by member (`backend.forward?.(…)`) and does without.
+ */
+export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLostCleanup>, Partial<SandboxBorrowers>, Partial<SandboxForwarding>, Partial<SandboxClusterRuntime> {
   readonly kind: 'sandbox'
   readonly id: string
   /** The runtimes it can use (`podman`, `kubernetes`). */
@@ -147,18 +150,6 @@ export interface SandboxBackend {
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult>
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
-  /**
-   * `yard sandbox pull` (DESIGN.md §5.2): a git bundle of the branch checked out in
-   * `/work/<slot>/<directory>` written to the host file `file`. Optional: a backend without it
-   * cannot pull.
-   * @throws InputError (exit 2) when that worktree does not exist or is detached.
-   */
-  bundleBranch?(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}>
-  /**
-   * Optional, with bundleBranch: records in the sandbox that `commit` of `branch` is now kept on
-   * the host (`yard sandbox pull` fetched it), so `unsaved` and `rm` no longer count it.
-   */
-  markPulled?(sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void>
   /** The worktrees and every ref (branch, detached HEAD, stash) holding commits the cache lacks. */
   unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved>
   /**
@@ -168,43 +159,75 @@ export interface SandboxBackend {
   save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved>
   /** Deletes the pod. */
   remove(sandbox: SandboxRecord): Promise<void>
+  /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
+  exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
+}
+
+/** Optional capability: `yard sandbox pull` (DESIGN.md §5.2); a backend without it cannot pull. */
+export interface SandboxPull {
+  /**
+   * `yard sandbox pull` (DESIGN.md §5.2): a git bundle of the branch checked out in
+   * `/work/<slot>/<directory>` written to the host file `file`. Optional: a backend without it
+   * cannot pull.
+   * @throws InputError (exit 2) when that worktree does not exist or is detached.
+   */
+  bundleBranch(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}>
+  /**
+   * Optional, with bundleBranch: records in the sandbox that `commit` of `branch` is now kept on
+   * the host (`yard sandbox pull` fetched it), so `unsaved` and `rm` no longer count it.
+   */
+  markPulled(sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void>
+}
+
+/** Optional capability: clearing what a pod removed outside yard left behind. */
+export interface SandboxLostCleanup {
   /**
    * For a sandbox whose pod is gone (removed outside yard): what the runtime still holds of it
    * (podman: the kept annotations, the work volume), removed unless `dryRun`. Undefined when the
    * pod exists or the runtime cannot tell. Optional: without it, such a sandbox's leftovers stay.
    */
-  clearLost?(project: string, runtime: string, options: {dryRun: boolean}): Promise<string[] | undefined>
+  clearLost(project: string, runtime: string, options: {dryRun: boolean}): Promise<string[] | undefined>
+}
+
+/** Optional capability: telling `yard cache evict` which of its borrowers are gone. */
+export interface SandboxBorrowers {
   /**
    * Why a cache borrower of this backend is provably gone (`sandbox <project>` whose pod no longer
    * exists), or undefined: `yard cache evict` asks it (a BorrowerProbe). Optional.
    */
-  borrowerGone?(borrower: CacheBorrower): Promise<string | undefined>
-  /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
-  exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
+  borrowerGone(borrower: CacheBorrower): Promise<string | undefined>
+}
+
+/** Optional capability: `yard sandbox forward` on a runtime that does not publish ports itself. */
+export interface SandboxForwarding {
   /**
    * `yard sandbox forward` (DESIGN.md §5.2): null when the runtime publishes the ports itself
    * (podman); else the forwarding command's argv, run on this terminal until it ends (Ctrl-C)
    * unless `dryRun`, with its exit code (null when not run). Optional for plugins.
    */
-  forward?(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null>
+  forward(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null>
+}
+
+/** Optional capability: a cluster runtime (DESIGN.md §5.2): the node agents' demand, cache states, setup. */
+export interface SandboxClusterRuntime {
   /**
    * What a node's cache agent serves in cluster mode (`yard cache agent --kubernetes`): the
    * cluster's repositories and the caches mounted by pods on `node` under `cacheRoot`.
    * Optional: a backend without a cluster runtime leaves it out.
    */
-  cacheDemand?(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
+  cacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand>
   /**
    * Per cache key, each node's state of that cache as the runtime's nodes report it (a cluster:
    * the Repos' status), for the keys given; undefined when the runtime's caches are this
    * machine's (podman: core reads the cache backend). Optional.
    */
-  cacheStates?(runtime: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined>
+  cacheStates(runtime: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined>
   /**
    * The cluster's one-time setup and its health (`yard cluster install|status`, DESIGN.md §5.2),
    * for the cluster of BackendContext.cluster. Optional: a backend without a cluster runtime
    * leaves it out.
    */
-  clusterSetup?(): Promise<SandboxClusterSetup>
+  clusterSetup(): Promise<SandboxClusterSetup>
 }
 
 /** What `yard cluster install` did to one object. */

@@ -135,7 +135,12 @@ export interface StackLogsOptions {
   timestamps?: boolean
 }
 
-export interface StackBackend {
+/**
+ * A stack backend: the required verbs, plus the optional capabilities below. Core asks for an
+ * optional capability by its member (`stack.plan?.(…)`) and degrades without it, so backends
+ * written before a capability keep working.
+ */
+export interface StackBackend extends Partial<StackBox>, Partial<StackPsAll>, Partial<StackRecentLogs>, Partial<StackPlanner> {
   readonly kind: 'stack'
   readonly id: string
   /**
@@ -155,28 +160,44 @@ export interface StackBackend {
    * written before these options may ignore them.
    */
   logs(target: Target, spec: StackSpec, options: StackLogsOptions): Promise<void>
-  readonly box?: BoxCapability
+}
+
+/** Optional capability: the checkout's dev container (DESIGN.md §4.2). */
+export interface StackBox {
+  readonly box: BoxCapability
+}
+
+/** Optional capability: every project of one main checkout in one engine call. */
+export interface StackPsAll {
   /**
-   * Optional: `ps` and `box.ps` of every project of one main checkout at once — main's and every
+   * `ps` and `box.ps` of every project of one main checkout at once — main's and every
    * worktree's, all of `main.owner` — keyed by project name (`<prefix>` or `<prefix>-<name>`); a
    * project with no containers may be left out. For the dashboard (DESIGN.md §6), which asks
    * about 50 checkouts every 2 s: one engine call instead of two per checkout. Without it, core
-   * calls `ps` and `box.ps` per target, so backends written before it keep working.
+   * calls `ps` and `box.ps` per target.
    */
-  psAll?(main: Target): Promise<Record<string, ProjectContainers>>
+  psAll(main: Target): Promise<Record<string, ProjectContainers>>
+}
+
+/** Optional capability: recent logs, captured. */
+export interface StackRecentLogs {
   /**
-   * Optional: the last `lines` lines of the project's logs, every service, oldest first, each
-   * line starting with its service name; captured, never written to the terminal. For the
+   * The last `lines` lines of the project's logs, every service, oldest first, each line
+   * starting with its service name; captured, never written to the terminal. For the
    * dashboard's detail pane (DESIGN.md §6), which says "no recent logs from this backend"
    * without it. Resolves [] when nothing runs.
    */
-  recentLogs?(target: Target, options: {lines: number}): Promise<string[]>
+  recentLogs(target: Target, options: {lines: number}): Promise<string[]>
+}
+
+/** Optional capability: dry runs. */
+export interface StackPlanner {
   /**
-   * Optional: what `up` would run, without starting or creating anything — the rendered compose
-   * file, the isolation report and the implicit host ports (DESIGN.md §4.2). For `yard up
-   * --dry-run`, `yard ports`, `yard env` and `yard doctor`; without it they show `[ports]` only.
-   * Resolves undefined when the checkout has no compose file.
+   * What `up` would run, without starting or creating anything — the rendered compose file, the
+   * isolation report and the implicit host ports (DESIGN.md §4.2). For `yard up --dry-run`,
+   * `yard ports`, `yard env` and `yard doctor`; without it they show `[ports]` only. Resolves
+   * undefined when the checkout has no compose file.
    * @throws InputError (exit 2) for compose files that cannot be read.
    */
-  plan?(target: Target, spec: StackSpec): Promise<StackPlan | undefined>
+  plan(target: Target, spec: StackSpec): Promise<StackPlan | undefined>
 }
