@@ -3,11 +3,11 @@
  * host with the checkout's `[ports]` in their environment. No containers, and so no box.
  */
 import {existsSync, mkdirSync, readFileSync, rmSync, statSync} from 'node:fs'
-import net from 'node:net'
 
 import {
   BackendContext,
   InputError,
+  isPortFree,
   OperationError,
   RefusedError,
   StackBackend,
@@ -184,15 +184,6 @@ async function refuseBusyPorts(services: ProcfileService[], target: Target): Pro
       }
     }
   }
-}
-
-function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer()
-    server.unref()
-    server.once('error', () => resolve(false))
-    server.listen({port, exclusive: true}, () => server.close(() => resolve(true)))
-  })
 }
 
 /** The last line of a log, or a note that it is empty. */
