@@ -57,7 +57,10 @@ describe('shell completion of worktrees, sandboxes, services and cache urls; san
     expect(await complete('worktree', 'trust', '')).to.deep.equal(['feat', 'fix'])
     expect(await complete('exec', '--sandbox', '')).to.deep.equal(['sbx'])
     expect(await complete('logs', '')).to.deep.equal(['web', 'worker'])
-    expect(await complete('logs', 'web', 'w')).to.deep.equal(['web', 'worker'])
+    expect(await complete('logs', 'w')).to.deep.equal(['web', 'worker'])
+    // A service given already is not offered again.
+    expect(await complete('logs', 'web', 'w')).to.deep.equal(['worker'])
+    expect(await complete('logs', 'web', '')).to.deep.equal(['worker'])
     expect(await complete('cache', 'fetch', '')).to.deep.equal([upstream])
     const zsh = await yard(['completion', 'zsh'], {cwd: repo, env})
     expect(zsh.stdout).to.contain('compdef _yard_complete yard').and.contain('yard complete -- "${(@)words[2,CURRENT]}"')

@@ -75,11 +75,12 @@ export async function completionCandidates(context: YardContext, backends: Backe
   if (previous?.takesValue) return matches(await values(context, backends, FLAG_VALUES[previous.name], rest))
   if (current.startsWith('-')) return matches(command.flags.flatMap((flag) => [`--${flag.name}`]))
   if (rest.includes('--')) return []
-  // Words already given as arguments (not flags, not a flag's value): one NAME per command.
-  const given = rest.filter((word, index) => !word.startsWith('-') && !flagOf(rest[index - 1] ?? '')?.takesValue).length
+  // Words already given as arguments (not flags, not a flag's value): one NAME per command, and
+  // each service once (`yard logs web <TAB>` offers the others).
+  const given = rest.filter((word, index) => !word.startsWith('-') && !flagOf(rest[index - 1] ?? '')?.takesValue)
   const kind = POSITIONAL[command.id]
-  if (kind !== 'services' && given > 0) return []
-  return matches(await values(context, backends, kind, rest))
+  if (kind !== 'services' && given.length > 0) return []
+  return matches((await values(context, backends, kind, rest)).filter((value) => !given.includes(value)))
 }
 
 /** The value of `--worktree`/`-w` among the words, for services of the checkout it names. */
