@@ -10,9 +10,9 @@
  */
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
-import {parse, TomlError} from 'smol-toml'
 
 import {atomicWrite} from '../kernel/atomic-write.js'
+import {parseTomlTables, readTomlForEdit, writeTomlEdit} from '../kernel/toml-edit.js'
 import {LOCAL_CONFIG_FILE} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError} from '../../sdk/errors.js'
@@ -79,10 +79,6 @@ export function editPinText(text: string, name: string, offset: number | undefin
   return lines.join(eol) + (trailingNewline || lines.length > 0 ? eol : '')
 }
 
-function parseToml(text: string): Table {
-  return parse(text, {integersAsBigInt: true}) as Table
-}
-
 /**
  * Checks, before anything is created, that `writePin` could set `name`'s pin in `file` (absent is
  * fine): the same text edit and re-parse, with nothing written.
@@ -94,7 +90,7 @@ export async function checkPinFile(file: string, name: string): Promise<void> {
   if (text === undefined) return
   let before: Table
   try {
-    before = parseToml(text)
+    before = parseTomlTables(text)
   } catch {
     return // Config loading reports a syntax error with file, line and column.
   }
@@ -116,7 +112,7 @@ function editKeepsTheRest(before: Table, edited: string, name: string, offset: n
   const expected = {...before, [PINS_TABLE]: pins}
   let after: Table
   try {
-    after = parseToml(edited)
+    after = parseTomlTables(edited)
   } catch {
     return false
   }
@@ -143,21 +139,7 @@ export interface PinWrite {
  *   key), naming the file and what to do.
  */
 export async function writePin(file: string, name: string, offset: number | undefined, note?: string): Promise<PinWrite> {
-  const original = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw new OperationError(`cannot read ${file}: ${error.message}`, {fix: 'check the file and its directory'})
-  })
-  const text = original ?? ''
-  let before: Table
-  try {
-    before = parseToml(text)
-  } catch (error) {
-    const where = error instanceof TomlError ? `:${error.line}:${error.column}` : ''
-    throw new OperationError(`cannot update the offset pin of ${name}: ${file}${where} is not valid TOML`, {
-      why: (error as Error).message.split('\n')[0],
-      fix: `correct ${file}, then run the command again`,
-    })
-  }
+  const {original, text, before} = await readTomlForEdit(file, `update the offset pin of ${name}`)
   const pins = {...((before[PINS_TABLE] as Table | undefined) ?? {})}
   const previous = pins[name]
   if (offset === undefined ? previous === undefined : typeof previous === 'bigint' && previous === BigInt(offset)) return {previous, text: original}
@@ -168,11 +150,7 @@ export async function writePin(file: string, name: string, offset: number | unde
       fix: `write the pins as \`name = offset\` lines under a [${PINS_TABLE}] header in ${file}, then run the command again${offset === undefined ? '' : ` (or add \`${name} = ${offset}\` yourself)`}`,
     })
   }
-  try {
-    await atomicWrite(file, edited)
-  } catch (error) {
-    throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {fix: 'check the file and its directory', cause: error})
-  }
+  await writeTomlEdit(file, edited)
   return {previous, text: original}
 }
 

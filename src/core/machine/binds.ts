@@ -4,10 +4,10 @@
  * directory inside it. Read leniently: a file yard cannot read or parse is the stack backend's
  * to report.
  */
-import {readFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {parse} from 'yaml'
+
+import {writtenServices} from '../stack/compose-files.js'
 
 export interface OutsideBind {
   file: string
@@ -52,23 +52,13 @@ const inside = (child: string, parent: string) => {
 export function bindsOutside(files: string[], env: Record<string, string>, mounts: string[]): OutsideBind[] {
   const projectDir = path.dirname(files[0] ?? '.')
   const found: OutsideBind[] = []
-  for (const file of files) {
-    let document: unknown
-    try {
-      document = parse(readFileSync(file, 'utf8'))
-    } catch {
-      continue
-    }
-    const services = isMapping(document) && isMapping(document.services) ? document.services : {}
-    for (const [service, body] of Object.entries(services)) {
-      const volumes = isMapping(body) && Array.isArray(body.volumes) ? body.volumes : []
-      for (const entry of volumes) {
-        const long = typeof entry === 'string' ? undefined : bindSource(entry)
-        const written = typeof entry === 'string' ? bindSource(interpolate(entry, env)) : long === undefined ? undefined : interpolate(long, env)
-        if (written === undefined) continue
-        const source = written.startsWith('~') ? path.join(env.HOME ?? os.homedir(), written.slice(1)) : path.resolve(projectDir, written)
-        if (!mounts.some((mount) => inside(source, mount))) found.push({file, service, source})
-      }
+  for (const {file, service, body} of writtenServices(files)) {
+    for (const entry of Array.isArray(body.volumes) ? body.volumes : []) {
+      const long = typeof entry === 'string' ? undefined : bindSource(entry)
+      const written = typeof entry === 'string' ? bindSource(interpolate(entry, env)) : long === undefined ? undefined : interpolate(long, env)
+      if (written === undefined) continue
+      const source = written.startsWith('~') ? path.join(env.HOME ?? os.homedir(), written.slice(1)) : path.resolve(projectDir, written)
+      if (!mounts.some((mount) => inside(source, mount))) found.push({file, service, source})
     }
   }
   return found

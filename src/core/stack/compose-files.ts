@@ -4,8 +4,9 @@
  * `docker-compose.yml`. None → the checkout is box-only. Paths are made absolute against the
  * targeted checkout, never the main one (DESIGN.md §3.5).
  */
-import {existsSync, lstatSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync} from 'node:fs'
 import path from 'node:path'
+import {parse} from 'yaml'
 
 import {InputError} from '../../sdk/errors.js'
 
@@ -43,5 +44,24 @@ function present(file: string): boolean {
     return true
   } catch {
     return false
+  }
+}
+
+/**
+ * Every service of the compose files as written (before yard renders them), with the file it is
+ * in: for the lenient checks that warn or refuse before the stack backend runs. A file yard cannot
+ * read or parse is skipped: it is the stack backend's to report.
+ */
+export function* writtenServices(files: readonly string[]): Generator<{file: string; service: string; body: Record<string, unknown>}> {
+  const isMapping = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+  for (const file of files) {
+    let document: unknown
+    try {
+      document = parse(readFileSync(file, 'utf8'))
+    } catch {
+      continue
+    }
+    const services = isMapping(document) && isMapping(document.services) ? document.services : {}
+    for (const [service, body] of Object.entries(services)) yield {file, service, body: isMapping(body) ? body : {}}
   }
 }

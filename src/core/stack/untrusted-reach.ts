@@ -6,9 +6,10 @@
  * build contexts outside the worktree, and the host namespaces, devices and privileges a service
  * can ask for all reach the host itself. Each is a refusal before anything starts.
  */
-import {readFileSync, realpathSync} from 'node:fs'
+import {realpathSync} from 'node:fs'
 import path from 'node:path'
-import {parse} from 'yaml'
+
+import {writtenServices} from './compose-files.js'
 
 type Mapping = Record<string, unknown>
 const isMapping = (value: unknown): value is Mapping => value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -39,21 +40,12 @@ export function envFilesOutside(files: string[], worktree: string): string[] {
   const root = realPath(worktree)
   const projectDir = path.dirname(files[0] ?? worktree)
   const found: string[] = []
-  for (const file of files) {
-    let document: unknown
-    try {
-      document = parse(readFileSync(file, 'utf8'))
-    } catch {
-      continue
-    }
-    const services = isMapping(document) && isMapping(document.services) ? document.services : {}
-    for (const [service, body] of Object.entries(services)) {
-      for (const entry of list(isMapping(body) ? body.env_file : undefined)) {
-        const written = typeof entry === 'string' ? entry : isMapping(entry) && typeof entry.path === 'string' ? entry.path : undefined
-        if (written === undefined || written.includes('$')) continue
-        const source = path.resolve(projectDir, written)
-        if (!insideReal(source, root)) found.push(`service ${service} reads env_file ${source}`)
-      }
+  for (const {service, body} of writtenServices(files)) {
+    for (const entry of list(body.env_file)) {
+      const written = typeof entry === 'string' ? entry : isMapping(entry) && typeof entry.path === 'string' ? entry.path : undefined
+      if (written === undefined || written.includes('$')) continue
+      const source = path.resolve(projectDir, written)
+      if (!insideReal(source, root)) found.push(`service ${service} reads env_file ${source}`)
     }
   }
   return found

@@ -5,10 +5,7 @@
  * what was meant before the file is replaced (atomically). Trusted is the default and is written
  * as the record's absence. Callers hold the project's offsets lock around an edit.
  */
-import {promises as fs} from 'node:fs'
-import {parse, TomlError} from 'smol-toml'
-
-import {atomicWrite} from '../kernel/atomic-write.js'
+import {parseTomlTables, readTomlForEdit, writeTomlEdit} from '../kernel/toml-edit.js'
 import {OperationError} from '../../sdk/errors.js'
 
 export const TRUST_LEVELS = ['trusted', 'untrusted'] as const
@@ -96,18 +93,7 @@ export interface TrustWrite {
  *   edit would change anything else (an inline or dotted `worktrees` layout), naming the file.
  */
 export async function writeTrust(file: string, name: string, trust: Trust): Promise<TrustWrite> {
-  const original = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw new OperationError(`cannot read ${file}: ${error.message}`, {fix: 'check the file and its directory'})
-  })
-  const text = original ?? ''
-  let before: Table
-  try {
-    before = parse(text, {integersAsBigInt: true}) as Table
-  } catch (error) {
-    const where = error instanceof TomlError ? `:${error.line}:${error.column}` : ''
-    throw new OperationError(`cannot record the trust of ${name}: ${file}${where} is not valid TOML`, {why: (error as Error).message.split('\n')[0], fix: `correct ${file}, then run the command again`})
-  }
+  const {original, text, before} = await readTomlForEdit(file, `record the trust of ${name}`)
   const previous = recorded(before, name)
   if (previous === trust) return {previous, text: original}
   const edited = editTrustText(text, name, trust === 'untrusted')
@@ -118,7 +104,7 @@ export async function writeTrust(file: string, name: string, trust: Trust): Prom
   const expected = {...before, worktrees: {...worktrees, [name]: entry}}
   let after: unknown
   try {
-    after = parse(edited, {integersAsBigInt: true})
+    after = parseTomlTables(edited)
   } catch {
     after = undefined
   }
@@ -128,10 +114,6 @@ export async function writeTrust(file: string, name: string, trust: Trust): Prom
       fix: `write the record as a table of its own in ${file} (\`[worktrees.${name}]\` on a line, then \`trust = "untrusted"\`), or delete it for trusted, then run the command again`,
     })
   }
-  try {
-    await atomicWrite(file, edited)
-  } catch (error) {
-    throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {fix: 'check the file and its directory', cause: error})
-  }
+  await writeTomlEdit(file, edited)
   return {previous, text: original}
 }
