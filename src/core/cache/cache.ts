@@ -10,6 +10,7 @@ import type {SandboxBackend} from '../../sdk/sandbox.js'
 import {namespaceFromEnv} from '../cluster/cluster.js'
 import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError} from '../../sdk/errors.js'
+import {MAX_INTERVAL_MS} from '../../sdk/duration.js'
 import type {Backends} from '../registry/backends.js'
 import {stateDir} from '../kernel/state.js'
 import {mainConfigIfAny} from '../workspace/workspace.js'
@@ -113,12 +114,16 @@ export async function maintainCaches(cache: CacheBackend, root: string, url: str
   return results
 }
 
-/** "5m", "90s", "1h", "250ms" → milliseconds. @throws InputError (exit 2) naming the flag. */
+/**
+ * "5m", "90s", "1h", "250ms" → milliseconds, from 1 s to 7 days (sdk/duration.ts: a longer timer
+ * would fire at once).
+ * @throws InputError (exit 2) naming the flag.
+ */
 export function parseInterval(text: string, flag: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim())
   const ms = match ? Number(match[1]) * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[match[2] as 'ms' | 's' | 'm' | 'h'] : Number.NaN
-  if (!(ms >= 1000)) {
-    throw new InputError(`invalid ${flag} ${JSON.stringify(text)}`, {why: 'a duration is a number with ms, s, m or h, at least one second', fix: `e.g. ${flag} 5m`})
+  if (!(ms >= 1000 && ms <= MAX_INTERVAL_MS)) {
+    throw new InputError(`invalid ${flag} ${JSON.stringify(text)}`, {why: 'a duration is a number with ms, s, m or h, from one second to 7 days (168h)', fix: `e.g. ${flag} 5m`})
   }
   return Math.round(ms)
 }

@@ -67,6 +67,19 @@ function readFile(file: string, flag: string): string {
 }
 
 /**
+ * The https user name sent with a token (`--username`, default `x-access-token`): no whitespace,
+ * no ":" (it ends the user in a credential), no control character, no leading "-".
+ * @throws InputError (exit 2) naming the value.
+ */
+export function checkUsername(given: string | undefined): string {
+  const username = given?.trim() || 'x-access-token'
+  if (/[\s:\p{Cc}]/u.test(username) || username.startsWith('-')) {
+    throw new InputError(`invalid --username ${JSON.stringify(username)}`, {why: 'a user name holds no whitespace, ":" or control character, and does not start with "-"', fix: 'give the user name the host expects with a token (GitHub: any, GitLab: oauth2)'})
+  }
+  return username
+}
+
+/**
  * `yard cluster credentials set PREFIX --token-from-env VAR [--username U] | --ssh-key FILE [--known-hosts FILE]`.
  * @returns the entry as listed (no secret), and what happened to the Secret.
  * @throws InputError (exit 2) for a bad prefix, both or neither kind, an empty variable or a
@@ -83,6 +96,7 @@ export async function setCredential(context: YardContext, backends: Backends, re
   if (!ssh && request.knownHosts !== undefined) throw new InputError('--known-hosts goes with --ssh-key', {fix: 'leave out --known-hosts for an https token'})
   if (ssh && request.username !== undefined) throw new InputError('--username goes with --token-from-env', {fix: 'an ssh url carries its user (git@host:…)'})
   const prefix = checkPrefix(request.prefix, token ? 'token' : 'ssh')
+  const username = token ? checkUsername(request.username) : undefined
   const setup = await credentialSetup(context, backends)
   if (token) {
     const variable = request.tokenFromEnv!
@@ -90,10 +104,8 @@ export async function setCredential(context: YardContext, backends: Backends, re
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || !value) {
       throw new InputError(`the environment variable ${JSON.stringify(variable)} holds no token`, {why: 'the token is read from the environment, never from an argument (argv is visible to every user of this machine)', fix: `export ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) ? variable : 'GITHUB_TOKEN'}=… first (read -rs VAR && export VAR), then run the command again`})
     }
-    const username = request.username?.trim() || 'x-access-token'
-    if (/[\s:]/.test(username)) throw new InputError(`invalid --username ${JSON.stringify(username)}`, {why: 'a user name holds no whitespace or ":"', fix: 'give the user name the host expects with a token (GitHub: any, GitLab: oauth2)'})
-    const done = await setup.setCredential({prefix, kind: 'token', username, token: value})
-    return {entry: {prefix, kind: 'token', username, knownHosts: false}, ...done}
+    const done = await setup.setCredential({prefix, kind: 'token', username: username!, token: value})
+    return {entry: {prefix, kind: 'token', username: username!, knownHosts: false}, ...done}
   }
   const key = readFile(request.sshKey!, '--ssh-key')
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new InputError(`--ssh-key ${request.sshKey} is not a private key`, {why: 'it has no "-----BEGIN … PRIVATE KEY-----" line', fix: 'give the private half of the deploy key (not the .pub file)'})

@@ -10,8 +10,7 @@ import type {YardContext} from '../kernel/context.js'
 import {InputError} from '../../sdk/errors.js'
 import type {Backends} from '../registry/backends.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../sdk/repo-identity.js'
-
-const REFRESH = /^(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$/
+import {parseRefreshInterval} from '../../sdk/duration.js'
 
 async function repoSetup(context: YardContext, backends: Backends): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'addRepos' | 'listRepos' | 'removeRepos'>>> {
   const {setup} = await openClusterSetup(context, backends)
@@ -26,9 +25,7 @@ async function repoSetup(context: YardContext, backends: Backends): Promise<Sand
  */
 export async function addClusterRepos(context: YardContext, backends: Backends, urls: string[], options: {refresh?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>> {
   if (urls.length === 0) throw new InputError('yard cluster repo add needs at least one url', {fix: 'yard cluster repo add https://github.com/acme/app.git'})
-  if (options.refresh !== undefined && (options.refresh === '' || !REFRESH.test(options.refresh) || !/[1-9]/.test(options.refresh))) {
-    throw new InputError(`invalid --refresh "${options.refresh}"`, {why: 'a refresh interval is hours, minutes and seconds such as 90s, 10m or 1h30m, not zero', fix: 'use a value like 10m'})
-  }
+  if (options.refresh !== undefined) parseRefreshInterval(options.refresh, '--refresh')
   const repos = urls.map((url) => {
     const repo = repoIdentity(url)
     requireClusterSource(repo, url, 'the url')

@@ -8,6 +8,15 @@ import {z} from 'zod'
 
 import {OFFSET_SLOTS} from '../identity/identity.js'
 import {imageReferenceProblem} from '../machine/image-reference.js'
+import {parseRefreshInterval} from '../../sdk/duration.js'
+
+const isRefreshInterval = (value: string) => {
+  try {
+    return parseRefreshInterval(value) > 0
+  } catch {
+    return false
+  }
+}
 
 /** Highest `[ports]` base: base + 89 must stay a valid port. */
 export const MAX_PORT_BASE = 65535 - OFFSET_SLOTS
@@ -104,7 +113,7 @@ export const projectTables = {
   cache: z.strictObject({backend: text(), root: text(), lfs: z.enum(['all', 'off']), 'fetch-through-seconds': tomlInteger(1, 600)}),
   cluster: z.strictObject({
     backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: image(), 'cache-root': text(),
-    'refresh-interval': text().regex(/^([0-9]+h)?([0-9]+m)?([0-9]+s)?$/, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m'),
+    'refresh-interval': text().refine(isRefreshInterval, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m, from 1s to 168h'),
     'ready-timeout-seconds': tomlInteger(1, 3600), 'cache-timeout-seconds': tomlInteger(1, 86_400),
   }),
 }

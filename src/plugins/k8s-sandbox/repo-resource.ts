@@ -74,21 +74,7 @@ export function nodeStatusPatch(node: string, status: RepoNodeStatus): {status: 
   return {status: {nodes: {[node]: status}}}
 }
 
-/**
- * Milliseconds of a `refreshInterval` such as `90s`, `10m`, `1h30m` (hours, minutes, seconds,
- * in that order, each optional, at least one).
- * @throws InputError (exit 2) for anything else, or zero.
- */
-export function parseRefreshInterval(text: string): number {
-  const match = DURATION.exec(text)
-  if (text === '' || match === null) {
-    throw new InputError(`invalid refresh interval "${text}"`, {why: 'a refresh interval is hours, minutes and seconds such as 90s, 10m or 1h30m', fix: 'use a value like 10m'})
-  }
-  const part = (unit: string) => Number(new RegExp(`([0-9]+)${unit}`).exec(text)?.[1] ?? 0)
-  const ms = ((part('h') * 60 + part('m')) * 60 + part('s')) * 1000
-  if (ms === 0) throw new InputError(`invalid refresh interval "${text}": it is zero`, {fix: 'use a value like 10m'})
-  return ms
-}
+export {parseRefreshInterval} from '../../sdk/duration.js'
 
 const nodeStatusSchema = {
   type: 'object',
