@@ -36,6 +36,8 @@ await git('add', 'yard.toml')
 await git('commit', '-q', '-m', 'bench')
 const paths = names.map((name) => join(`${repo}-worktrees`, name))
 for (const [index, name] of names.entries()) await git('worktree', 'add', '-q', '-b', `wt/${name}`, paths[index])
+// Each with the base `yard worktree add` records (DESIGN.md §4.1), so that the gather compares it with its base.
+for (const name of names) await git('config', `branch.wt/${name}.yardBase`, 'refs/heads/main')
 
 const context = createContext({env: {...process.env, YARD_STATE_DIR: await scratchDir('dashboard-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined}, cwd: repo, warn: () => {}})
 const backends = backendsOf(await loadRegistry(await loadTestConfig()))

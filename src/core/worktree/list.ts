@@ -9,6 +9,7 @@ import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from '../workspace/git.js'
 import {gitLinkProblem} from '../workspace/git-link.js'
+import {GitReader, openGitReader} from '../../sdk/git-read.js'
 import type {Trust} from './trust-record.js'
 import {shortRef} from './base.js'
 import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
@@ -64,16 +65,20 @@ export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {
 /**
  * Lists main and the worktrees under the root (DESIGN.md §4.1). `WT_OFFSET` is ignored, with a
  * note, as by every listing. `onListed` gets the checkouts as soon as they are known, before
- * each one's `git status` (the dashboard shows them at once).
+ * each one's `git status` (the dashboard shows them at once). `inProcess` (long-lived callers:
+ * the dashboard, the MCP server) reads the branch config and upstreams with isomorphic-git and
+ * asks `git rev-list` only about checkouts whose HEAD is not where they are compared with
+ * (src/sdk/git-read.ts); git answers where the repository cannot be read so.
  * @throws InputError (exit 2) outside a repository or for invalid config or pins.
  */
-export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void} = {}): Promise<WorktreeRow[]> {
+export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void; inProcess?: boolean} = {}): Promise<WorktreeRow[]> {
   const workspace = await openWorkspace(context)
   const {mainPath} = workspace
+  const reader = options.inProcess ? await openGitReader(workspace.commonDir) : undefined
   const [all, bases, upstreams] = await Promise.all([
     gitWorktrees(workspace, context),
-    branchConfig(context.runner, mainPath, BASE_KEY.toLowerCase()),
-    branchUpstreams(context, mainPath),
+    reader ? reader.branchConfig(BASE_KEY) : branchConfig(context.runner, mainPath, BASE_KEY.toLowerCase()),
+    branchUpstreams(context, mainPath, reader),
   ])
   const underRoot = await worktreesUnderRoot(workspace, context, all)
   const identities = await listIdentities(workspace, context, [], underRoot)
@@ -109,7 +114,10 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
     dirtyCountsMany(context.runner, present.map((checkout) => checkout.path)).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
       const against = (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
-      return worktree.head !== undefined && against !== undefined ? aheadBehind(context.runner, mainPath, worktree.head, against) : undefined
+      if (worktree.head === undefined || against === undefined) return undefined
+      // A checkout where it is compared with is 0 ahead, 0 behind: no rev-list needed.
+      if (reader && (await reader.resolve(against)) === worktree.head) return {ahead: 0, behind: 0}
+      return aheadBehind(context.runner, mainPath, worktree.head, against)
     }),
   ])
   // The keys in the order of DESIGN.md Appendix A.
@@ -131,8 +139,10 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   }))
 }
 
-/** Short branch name → its upstream's full ref, for branches that have one. */
-async function branchUpstreams(context: YardContext, mainPath: string): Promise<Map<string, string>> {
+/** Short branch name → its upstream's full ref, for branches that have one (in process with a reader that can tell). */
+async function branchUpstreams(context: YardContext, mainPath: string, reader?: GitReader): Promise<Map<string, string>> {
+  const inProcess = reader ? await reader.upstreams() : undefined
+  if (inProcess) return inProcess
   const result = await context.runner.git(['for-each-ref', '--format=%(refname:lstrip=2)%00%(upstream)', 'refs/heads/'], {cwd: mainPath})
   const upstreams = new Map<string, string>()
   for (const line of result.stdout.split('\n')) {
