@@ -61,7 +61,8 @@ const baseline = await time('git status --porcelain=v2 --branch × 50, one after
   for (const path of paths) await run('git', ['status', '--porcelain=v2', '--branch'], {cwd: path})
 })
 const gather = await time('dashboard gather: worktree list, one podman ps for every stack and box, sandbox list', () => gatherLocal(context, backends), {note: 'target ≤ 500 ms'})
-const gitGather = await time('the gather\'s git part alone (worktree list of 51 checkouts)', () => listWorktrees(context), {extra: true})
+const gitGather = await time('the gather\'s git part alone (worktree list of 51 checkouts)', () => listWorktrees(context, {inProcess: true}), {extra: true})
+const cliGather = await time('the same through git alone (no in-process reads, as `yard worktree list`)', () => listWorktrees(context), {extra: true})
 const rows = (await gatherLocal(context, backends)).rows
 const lines = await time('the table of 51 rows at 120 columns (tableLines)', async () => tableLines(LOCAL_COLUMNS, rows, 117), {extra: true})
 
@@ -74,5 +75,5 @@ async function firstFrame(): Promise<void> {
   screen.unmount()
 }
 const frame = await time('the screen\'s first frame with 51 rows (Ink)', firstFrame, {extra: true})
-const rowsOut = [baseline, gather, gitGather, lines, frame].map((row) => ({...row, ratio: row.medianMs === null || baseline.medianMs === null ? null : Math.round((row.medianMs / baseline.medianMs) * 100) / 100}))
+const rowsOut = [baseline, gather, gitGather, cliGather, lines, frame].map((row) => ({...row, ratio: row.medianMs === null || baseline.medianMs === null ? null : Math.round((row.medianMs / baseline.medianMs) * 100) / 100}))
 await reportBench({name: 'dashboard', baseline: baseline.label, rows: rowsOut})

@@ -7,7 +7,8 @@
  * refuses (a linked worktree's git dir, includes, per-worktree config, negative refspecs).
  */
 import {expect} from 'chai'
-import {appendFileSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {createContext} from '../../src/core/kernel/context.js'
@@ -15,6 +16,7 @@ import {branchConfig} from '../../src/core/workspace/git.js'
 import {listWorktrees} from '../../src/core/worktree/list.js'
 import {openGitReader, readableConfig, trackingRef} from '../../src/sdk/git-read.js'
 import {addWorktree, cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
+import {projectRoot} from '../support/yard.js'
 
 /** What git answers for `name` (`rev-parse --verify --quiet`: no peeling), or undefined. */
 function gitResolve(gitDir: string, name: string): string | undefined {
@@ -176,5 +178,18 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
     expect(inProcess).to.deep.equal(throughGit)
     const byName = new Map(inProcess.map((row) => [row.name, row]))
     expect([byName.get('at-base')?.ahead, byName.get('ahead')?.ahead, byName.get('behind')?.behind]).to.deep.equal([0, 1, 1])
+  })
+
+  it('one-shot commands never load isomorphic-git: `worktree list` and `worktree add` ask git', () => {
+    const {repo} = richRepo()
+    const record = path.join(tempDir('yardtest-git-read-imports'), 'imports.txt')
+    const env = {...process.env, YARD_STATE_DIR: tempDir('yardtest-git-read-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined, RECORD_IMPORTS_FILE: record}
+    for (const args of [['worktree', 'list', '--json'], ['worktree', 'add', 'lazy', '--no-fetch']]) {
+      const run = spawnSync(process.execPath, ['--import', path.join(projectRoot, 'test', 'support', 'record-imports.mjs'), path.join(projectRoot, 'bin', 'dev.js'), ...args], {cwd: repo, env, encoding: 'utf8'})
+      expect(run.status, run.stderr).to.equal(0)
+    }
+    const loaded = readFileSync(record, 'utf8').split('\n')
+    expect(loaded.some((url) => url.includes('/src/core/worktree/list.ts')), 'the commands were recorded').to.equal(true)
+    expect(loaded.filter((url) => url.includes('/node_modules/isomorphic-git/'))).to.deep.equal([])
   })
 })
