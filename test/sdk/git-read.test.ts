@@ -180,6 +180,24 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
     expect([byName.get('at-base')?.ahead, byName.get('ahead')?.ahead, byName.get('behind')?.behind]).to.deep.equal([0, 1, 1])
   })
 
+  it('a one-shot listing of many checkouts at their base runs rev-list only for the others', async () => {
+    const {repo} = richRepo()
+    for (let index = 0; index < 9; index++) {
+      addWorktree(repo, `at-${index}`)
+      git(repo, 'config', `branch.wt/at-${index}.yardBase`, 'refs/heads/main')
+    }
+    const ahead = addWorktree(repo, 'ahead')
+    git(repo, 'config', 'branch.wt/ahead.yardBase', 'refs/heads/main')
+    git(ahead, 'commit', '-q', '--allow-empty', '-m', 'ahead')
+    const argvs: string[] = []
+    const context = createContext({env: {...process.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}, cwd: repo, warn: () => {}, verbose: true, log: (line) => argvs.push(line)})
+    const rows = await listWorktrees(context)
+    expect(rows.filter((row) => row.name.startsWith('at-')).map((row) => [row.ahead, row.behind])).to.deep.equal(Array.from({length: 9}, () => [0, 0]))
+    expect(rows.find((row) => row.name === 'ahead')).to.include({ahead: 1, behind: 0})
+    // main (ahead of origin/main) and the worktree ahead of its base.
+    expect(argvs.filter((line) => line.startsWith('+ git rev-list'))).to.have.length(2)
+  })
+
   it('one-shot commands never load isomorphic-git: `worktree list` and `worktree add` ask git', () => {
     const {repo} = richRepo()
     const record = path.join(tempDir('yardtest-git-read-imports'), 'imports.txt')

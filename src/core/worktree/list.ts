@@ -20,6 +20,13 @@ export const BASE_KEY = 'yardBase'
 /** How many checkouts are asked about ahead/behind at once. */
 const STATUS_CONCURRENCY = 8
 
+/**
+ * From how many checkouts compared with an upstream or base a one-shot listing loads
+ * isomorphic-git to spare the rev-list of those at it: loading costs ~50 ms, about what five or
+ * six rev-list processes cost here (bench/dashboard.bench.ts).
+ */
+const IN_PROCESS_FROM = 8
+
 /** One row of `yard worktree list --json` (DESIGN.md Appendix A). */
 export interface WorktreeRow {
   name: string
@@ -68,7 +75,8 @@ export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {
  * each one's `git status` (the dashboard shows them at once). `inProcess` (long-lived callers:
  * the dashboard, the MCP server) reads the branch config and upstreams with isomorphic-git and
  * asks `git rev-list` only about checkouts whose HEAD is not where they are compared with
- * (src/sdk/git-read.ts); git answers where the repository cannot be read so.
+ * (src/sdk/git-read.ts); without it, that last part only from `IN_PROCESS_FROM` such
+ * checkouts. git answers where the repository cannot be read so.
  * @throws InputError (exit 2) outside a repository or for invalid config or pins.
  */
 export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void; inProcess?: boolean} = {}): Promise<WorktreeRow[]> {
@@ -110,14 +118,19 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   }))
   // Dirty counts of every present checkout in a few batched processes; ahead/behind per checkout.
   const present = listed.filter((checkout) => !checkout.missing && !unlinked.has(checkout.name))
+  const against = (worktree: (typeof checkouts)[number]['worktree']) => (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
+  const compared = checkouts.filter(({worktree}) => worktree.head !== undefined && against(worktree) !== undefined).length
+  // Opened beside the status processes, not before them.
+  const resolver = reader !== undefined || compared < IN_PROCESS_FROM ? Promise.resolve(reader) : openGitReader(workspace.commonDir)
   const [dirty, counts] = await Promise.all([
     dirtyCountsMany(context.runner, present.map((checkout) => checkout.path)).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
-      const against = (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
-      if (worktree.head === undefined || against === undefined) return undefined
+      const comparedWith = against(worktree)
+      if (worktree.head === undefined || comparedWith === undefined) return undefined
       // A checkout where it is compared with is 0 ahead, 0 behind: no rev-list needed.
-      if (reader && (await reader.resolve(against)) === worktree.head) return {ahead: 0, behind: 0}
-      return aheadBehind(context.runner, mainPath, worktree.head, against)
+      const refs = await resolver
+      if (refs && (await refs.resolve(comparedWith)) === worktree.head) return {ahead: 0, behind: 0}
+      return aheadBehind(context.runner, mainPath, worktree.head, comparedWith)
     }),
   ])
   // The keys in the order of DESIGN.md Appendix A.
