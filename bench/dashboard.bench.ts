@@ -62,7 +62,7 @@ const baseline = await time('git status --porcelain=v2 --branch × 50, one after
 })
 const gather = await time('dashboard gather: worktree list, one podman ps for every stack and box, sandbox list', () => gatherLocal(context, backends), {note: 'target ≤ 500 ms'})
 const gitGather = await time('the gather\'s git part alone (worktree list of 51 checkouts)', () => listWorktrees(context, {inProcess: true}), {extra: true})
-const cliGather = await time('the same through git alone (no in-process reads, as `yard worktree list`)', () => listWorktrees(context), {extra: true})
+const cliGather = await time('the same as `yard worktree list` runs it (branch config and upstreams through git)', () => listWorktrees(context), {extra: true})
 const rows = (await gatherLocal(context, backends)).rows
 const lines = await time('the table of 51 rows at 120 columns (tableLines)', async () => tableLines(LOCAL_COLUMNS, rows, 117), {extra: true})
 
