@@ -84,6 +84,11 @@ export function readableConfig(text: string): boolean {
  * Reads the config once: a reader answers for the moment it was opened; open one per refresh.
  */
 export async function openGitReader(gitDir: string): Promise<GitReader | undefined> {
+  // Whatever fails here (an unreadable directory, a config isomorphic-git cannot parse) leaves the answer to git.
+  return readerOf(gitDir).catch(() => undefined)
+}
+
+async function readerOf(gitDir: string): Promise<GitReader | undefined> {
   if (nodeFs.existsSync(path.join(gitDir, 'commondir')) || !nodeFs.existsSync(path.join(gitDir, 'HEAD'))) return undefined
   // Remotes defined by legacy files (gitrepository-layout(5), `remotes/`) are no config.
   if (nodeFs.existsSync(path.join(gitDir, 'remotes')) && nodeFs.readdirSync(path.join(gitDir, 'remotes')).length > 0) return undefined
