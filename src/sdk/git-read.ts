@@ -1,6 +1,7 @@
 /**
  * In-process reads of a repository's refs and config with isomorphic-git (DESIGN.md §2), for
- * long-lived processes and loops over many checkouts (the dashboard's refresh, the MCP server):
+ * long-lived processes and loops over many checkouts (the dashboard's refresh, the MCP server,
+ * `yard worktree list` of many checkouts at their base: src/core/worktree/list.ts):
  * loading isomorphic-git once costs about as much as four or five `git` processes (~50 ms
  * against ~10 ms each, measured here), so a one-shot command asking git once or twice keeps the
  * CLI. It is imported lazily: commands that never open a reader never load it.
