@@ -31,6 +31,8 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
     const packages = [...imports].filter((name) => !name.startsWith('node:'))
     for (const inlined of ['execa', 'zod', 'yaml', 'smol-toml', 'env-paths']) expect(packages, inlined).not.to.include(inlined)
     expect(packages).to.include('@oclif/core')
+    // Imported lazily by the in-process git reads (src/sdk/git-read.ts), never inlined.
+    expect(packages).to.include.members(['isomorphic-git/managers', 'isomorphic-git/models'])
     // tsc's per-module files are gone: only entry points and chunks remain.
     expect(builtFiles().filter((file) => file.startsWith(`core${path.sep}`))).to.deep.equal([])
     expect(builtFiles().some((file) => file.startsWith(`chunks${path.sep}`))).to.equal(true)

@@ -174,7 +174,8 @@ export async function gatherLocal(context: YardContext, backends: Backends, opti
       return answer
     })
   const [rows, sandboxes, lookup] = await Promise.all([
-    traced(trace, 'local: worktree list', () => listWorktrees(quiet, {onListed: (checkouts) => {
+    // Every 2 s: isomorphic-git, loaded once, answers what it can without a process.
+    traced(trace, 'local: worktree list', () => listWorktrees(quiet, {inProcess: true, onListed: (checkouts) => {
       listed = checkouts
       progress()
     }})),

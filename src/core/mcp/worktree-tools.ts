@@ -37,7 +37,8 @@ export const worktreeList = defineTool({
   input: z.object({}).strict(),
   readOnly: true,
   async run(_args, call) {
-    const rows = await listWorktrees(call.context())
+    // The server is long-lived: isomorphic-git, loaded once, answers what it can without a process.
+    const rows = await listWorktrees(call.context(), {inProcess: true})
     return {data: {worktrees: rows}, text: `${count(rows.length, 'checkout')}: ${rows.map((row) => row.name).join(', ')}`}
   },
 })

@@ -9,6 +9,7 @@ import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from '../workspace/git.js'
 import {gitLinkProblem} from '../workspace/git-link.js'
+import {GitReader, openGitReader} from '../../sdk/git-read.js'
 import type {Trust} from './trust-record.js'
 import {shortRef} from './base.js'
 import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
@@ -18,6 +19,13 @@ export const BASE_KEY = 'yardBase'
 
 /** How many checkouts are asked about ahead/behind at once. */
 const STATUS_CONCURRENCY = 8
+
+/**
+ * From how many checkouts compared with an upstream or base a one-shot listing loads
+ * isomorphic-git to spare the rev-list of those at it: loading costs ~50 ms, about what five or
+ * six rev-list processes cost here (bench/dashboard.bench.ts).
+ */
+const IN_PROCESS_FROM = 8
 
 /** One row of `yard worktree list --json` (DESIGN.md Appendix A). */
 export interface WorktreeRow {
@@ -64,16 +72,21 @@ export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {
 /**
  * Lists main and the worktrees under the root (DESIGN.md §4.1). `WT_OFFSET` is ignored, with a
  * note, as by every listing. `onListed` gets the checkouts as soon as they are known, before
- * each one's `git status` (the dashboard shows them at once).
+ * each one's `git status` (the dashboard shows them at once). `inProcess` (long-lived callers:
+ * the dashboard, the MCP server) reads the branch config and upstreams with isomorphic-git and
+ * asks `git rev-list` only about checkouts whose HEAD is not where they are compared with
+ * (src/sdk/git-read.ts); without it, that last part only from `IN_PROCESS_FROM` such
+ * checkouts. git answers where the repository cannot be read so.
  * @throws InputError (exit 2) outside a repository or for invalid config or pins.
  */
-export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void} = {}): Promise<WorktreeRow[]> {
+export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void; inProcess?: boolean} = {}): Promise<WorktreeRow[]> {
   const workspace = await openWorkspace(context)
   const {mainPath} = workspace
+  const reader = options.inProcess ? await openGitReader(workspace.commonDir) : undefined
   const [all, bases, upstreams] = await Promise.all([
     gitWorktrees(workspace, context),
-    branchConfig(context.runner, mainPath, BASE_KEY.toLowerCase()),
-    branchUpstreams(context, mainPath),
+    reader ? reader.branchConfig(BASE_KEY) : branchConfig(context.runner, mainPath, BASE_KEY.toLowerCase()),
+    branchUpstreams(context, mainPath, reader),
   ])
   const underRoot = await worktreesUnderRoot(workspace, context, all)
   const identities = await listIdentities(workspace, context, [], underRoot)
@@ -105,11 +118,19 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   }))
   // Dirty counts of every present checkout in a few batched processes; ahead/behind per checkout.
   const present = listed.filter((checkout) => !checkout.missing && !unlinked.has(checkout.name))
+  const against = (worktree: (typeof checkouts)[number]['worktree']) => (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
+  const compared = checkouts.filter(({worktree}) => worktree.head !== undefined && against(worktree) !== undefined).length
+  // Opened beside the status processes, not before them.
+  const resolver = reader !== undefined || compared < IN_PROCESS_FROM ? Promise.resolve(reader) : openGitReader(workspace.commonDir)
   const [dirty, counts] = await Promise.all([
     dirtyCountsMany(context.runner, present.map((checkout) => checkout.path)).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
-      const against = (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
-      return worktree.head !== undefined && against !== undefined ? aheadBehind(context.runner, mainPath, worktree.head, against) : undefined
+      const comparedWith = against(worktree)
+      if (worktree.head === undefined || comparedWith === undefined) return undefined
+      // A checkout where it is compared with is 0 ahead, 0 behind: no rev-list needed.
+      const refs = await resolver
+      if (refs && (await refs.resolve(comparedWith)) === worktree.head) return {ahead: 0, behind: 0}
+      return aheadBehind(context.runner, mainPath, worktree.head, comparedWith)
     }),
   ])
   // The keys in the order of DESIGN.md Appendix A.
@@ -131,8 +152,10 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   }))
 }
 
-/** Short branch name → its upstream's full ref, for branches that have one. */
-async function branchUpstreams(context: YardContext, mainPath: string): Promise<Map<string, string>> {
+/** Short branch name → its upstream's full ref, for branches that have one (in process with a reader that can tell). */
+async function branchUpstreams(context: YardContext, mainPath: string, reader?: GitReader): Promise<Map<string, string>> {
+  const inProcess = reader ? await reader.upstreams() : undefined
+  if (inProcess) return inProcess
   const result = await context.runner.git(['for-each-ref', '--format=%(refname:lstrip=2)%00%(upstream)', 'refs/heads/'], {cwd: mainPath})
   const upstreams = new Map<string, string>()
   for (const line of result.stdout.split('\n')) {
