@@ -28,8 +28,10 @@
  */
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../core/backend.js'
 import {YardError} from '../../core/errors.js'
+import {serveAskDirs} from '../../core/fetch-through.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../core/repo-identity.js'
 import {periodicSweep, refresh} from './agent.js'
+import {askFetcher} from './ask-fetch.js'
 import {credentialsFor, missingCredentialsNote} from './credentials.js'
 import {evictCache} from './evict.js'
 import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord} from './layout.js'
@@ -38,6 +40,9 @@ import type {CacheStore} from './store.js'
 
 /** Urls that reach another machine, whose failure may be missing credentials (not local paths or file://). */
 const REMOTE_URL = /^(?:https?:\/\/|ssh:\/\/|git\+ssh:\/\/|[^/:@]+@[^/:]+:)/i
+
+/** How often the pods' asks directories are looked at, in ms (one readdir each). */
+const ASK_POLL_MS = 250
 
 interface Work {
   repo: DemandedRepo
@@ -212,7 +217,23 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
     return Promise.race([sleep(waitMs, options.signal), ...(changedNow ? [changedNow] : [])])
   }
 
-  await runSchedule<Work>({key: (item) => item.repo.key, intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs, plan, perform, idle}, options)
+  // Fetch-through (ask-fetch.ts): the pods' asks, served beside the schedule while watching.
+  const askStop = new AbortController()
+  options.signal?.addEventListener('abort', () => askStop.abort(), {once: true})
+  const asking = watching && demand.askDirs ? serveAskDirs(async () => {
+    const urls = new Map((await demand.repos()).map((repo) => [repo.key, repo.url]))
+    return (await demand.askDirs!()).flatMap((entry) => (urls.has(entry.key) ? [{...entry, url: urls.get(entry.key)!}] : []))
+  }, askFetcher({cache, root, demand, credentials, emit, report: async (key, present, record) => {
+    const repo = (await demand.repos()).find((candidate) => candidate.key === key)
+    if (repo) await report(repo, statusOf(repo, present, record))
+  }}), askStop.signal, {pollMs: ASK_POLL_MS}) : undefined
+
+  try {
+    await runSchedule<Work>({key: (item) => item.repo.key, intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs, plan, perform, idle}, options)
+  } finally {
+    askStop.abort()
+    await asking
+  }
   return totals
 }
 

@@ -19,6 +19,7 @@ import type {V1Pod} from '@kubernetes/client-node'
 import type {BackendContext, CacheNodeStatus, ClusterSettings, SandboxRepo} from '../../core/backend.js'
 import {InputError, OperationError} from '../../core/errors.js'
 import {formatDuration, type RunResult} from '../../core/process.js'
+import {withClusterAsks} from './cluster-asks.js'
 import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
 import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
 import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
@@ -115,7 +116,8 @@ export class KubernetesRuntime implements SandboxRuntime {
     const made = {pod: false, repos: [] as string[]}
     try {
       const presentNodes = await upsertRepos(kube, spec.repos, made.repos, this.settings.refreshInterval)
-      const body = withCacheAffinity(manifest, presentNodes) as V1Pod
+      // Fetch-through: the pod's asks directories on its node (cluster-asks.ts).
+      const body = withCacheAffinity(withClusterAsks(manifest, spec.cacheRoot, spec.repos.map((repo) => repo.key)), presentNodes) as V1Pod
       await kubeCall(kube, `create the pod ${name} in namespace ${kube.namespace}`, () => kube.core.createNamespacedPod({namespace: kube.namespace, body}))
       made.pod = true
       const pod = await this.waitReady(kube, name)
