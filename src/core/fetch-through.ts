@@ -1,16 +1,18 @@
 /**
- * Fetch-through on the podman runtime (DESIGN.md §5.1 "fetch in place", the sandbox-workspace
- * record's "refresh is fetch-in-place"): a `git fetch` of origin inside a sandbox first asks the
- * host to fetch the cache from the remote, waits for the answer within `[cache]
- * fetch-through-seconds`, then reads the cache.
+ * Fetch-through (DESIGN.md §5.1 "fetch in place", the sandbox-workspace record's "refresh is
+ * fetch-in-place"): a `git fetch` of origin inside a sandbox first asks for the cache to be
+ * fetched from the remote, waits for the answer within `[cache] fetch-through-seconds`, then
+ * reads the cache.
  *
- * The pod's only new capability is a writable asks directory per cache it mounts,
- * `<state dir>/sandboxes/<project>.asks/<key>/` on the host, `/yard/asks/<key>` in the pod; the
- * cache itself stays read-only. origin's `remote.origin.uploadpack` is a small sh script
- * (FETCH_THROUGH_SCRIPT) that writes `<id>.ask` there and waits for `<id>.answer`: empty when the
- * cache was fetched, else the one-line stale note it prints on stderr. While a `yard exec` runs,
- * yard serves that sandbox's asks (serveAsks): one fetch answers every ask of a cache pending at
- * the time, and fetches of one cache start at least FETCH_THROUGH_GAP_MS apart.
+ * The pod's only new capability is a writable asks directory per cache it mounts, `/yard/asks/<key>`
+ * in the pod; the cache itself stays read-only. origin's `remote.origin.uploadpack` is a small sh
+ * script (fetchThroughScript) that writes `<id>.ask` there and waits for `<id>.answer`: empty
+ * when the cache was fetched, else the one-line stale note it prints on stderr. Who answers
+ * depends on the runtime: on podman the directory is `<state dir>/sandboxes/<project>.asks/<key>/`
+ * and yard serves it while a `yard exec` into that sandbox runs (serveAsks); on kubernetes it is
+ * on the pod's node and the node's cache agent serves it (k8s-sandbox/cluster-asks.ts). Both
+ * serve with serveAskDirs: one fetch answers every ask of a cache pending at the time, and
+ * fetches of one cache start at least FETCH_THROUGH_GAP_MS apart.
  */
 import {promises as fs} from 'node:fs'
 import path from 'node:path'

@@ -18,6 +18,10 @@
  *   else of the status;
  * - clones and fetches of a url that `yard cluster credentials` covers get that entry through
  *   git's own mechanisms, for that git process only (credentials.ts).
+ * - while watching, the fetch-through asks of the pods on this node (CacheDemand.askDirs, read
+ *   from the watch) are served beside the schedule (ask-fetch.ts, core/fetch-through.ts): an
+ *   on-demand fetch per cache with asks, at most one start per cache every 2 s, reported as any
+ *   fetch.
  * Pods are listed before Repos: a sandbox's Repo is made before its pod, so a pod that the first
  * list misses has its Repo in the second, and its cache is not evicted.
  *

@@ -12,6 +12,10 @@
  * their caches — an idle node costs its two watches' reconnects (every 300–600 s each), and a
  * change one event on an open watch. Pods are listed again only right before an eviction.
  *
+ * Fetch-through (cluster-asks.ts): the pods' asks directories come from the same watch of the
+ * pods, so serving them adds no API request but the fresh pod list before a leftover directory
+ * of a pod gone is removed.
+ *
  * The API calls made, and so what the agent's Role must grant: list and watch pods, list and
  * watch repos.yard.dev, patch repos.yard.dev/status — see AGENT_API_CALLS.
  */
