@@ -9,7 +9,8 @@
  * script (fetchThroughScript) that writes `<id>.ask` there and waits for `<id>.answer`: empty
  * when the cache was fetched, else the one-line stale note it prints on stderr. Who answers
  * depends on the runtime: on podman the directory is `<state dir>/sandboxes/<project>.asks/<key>/`
- * and yard serves it while a `yard exec` into that sandbox runs (serveAsks); on kubernetes it is
+ * and yard serves it while a `yard exec` into that sandbox runs (serveAsks), and so does a local
+ * `yard cache agent` holding the cache (git-cache/ask-fetch.ts); on kubernetes it is
  * on the pod's node and the node's cache agent serves it (k8s-sandbox/cluster-asks.ts). Both
  * serve with serveAskDirs: one fetch answers every ask of a cache pending at the time, and
  * fetches of one cache start at least FETCH_THROUGH_GAP_MS apart.
@@ -44,7 +45,7 @@ const ASK = /^([0-9]+\.[0-9]+)\.ask$/
  * just fetched) it is plain `git-upload-pack`. `seconds`: how long it waits for the answer;
  * `server`: who answers, named in the time-out's note (the runtime's; see serveAskDirs).
  */
-export function fetchThroughScript(seconds: number, server = 'a yard exec'): string {
+export function fetchThroughScript(seconds: number, server = 'a yard exec or yard cache agent'): string {
   const tenths = Math.max(1, Math.round(seconds * 10))
   return `#!/bin/sh
 # yard fetch-through: ask the host to fetch the cache from the remote, then read the cache.

@@ -227,7 +227,7 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
   const asking = watching && demand.askDirs ? serveAskDirs(async () => {
     const urls = new Map((await demand.repos()).map((repo) => [repo.key, repo.url]))
     return (await demand.askDirs!()).flatMap((entry) => (urls.has(entry.key) ? [{...entry, url: urls.get(entry.key)!}] : []))
-  }, askFetcher({cache, root, demand, credentials, emit, report: async (key, present, record) => {
+  }, askFetcher({cache, root, where: `on node ${demand.node}`, credentials, emit, report: async (key, present, record) => {
     const repo = (await demand.repos()).find((candidate) => candidate.key === key)
     if (repo) await report(repo, statusOf(repo, present, record))
   }}), askStop.signal, {pollMs: ASK_POLL_MS}) : undefined

@@ -72,9 +72,9 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
   if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
 
   await rewriteSubmoduleUrls(runtime, pod, spec.repos)
-  // Fetch-through (core/fetch-through.ts): on podman a yard exec answers, on a cluster the node's cache agent.
+  // Fetch-through (core/fetch-through.ts): on podman a yard exec or yard cache agent answers, on a cluster the node's cache agent.
   const fetchThrough = runtime.id === 'podman' || runtime.id === 'kubernetes'
-  if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10, runtime.id === 'podman' ? 'a yard exec' : "the node's cache agent")
+  if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10, runtime.id === 'podman' ? 'a yard exec or yard cache agent' : "the node's cache agent")
   const slots: SandboxAttachResult['slots'] = []
   for (const [index, repo] of spec.repos.entries()) {
     const home = defaultCheckout(repo.slot)

@@ -37,8 +37,14 @@ describe('sandbox fetch-through on the kubernetes runtime: the node\'s cache age
   let upstream: string
   let key: string
   let cacheRoot: string
-  const stop = new AbortController()
+  let stop = new AbortController()
   let agent: Promise<CacheAgentPass> | undefined
+  /** The node's agent, watching the fake cluster, as a loop in this process. */
+  async function startAgent(): Promise<void> {
+    stop = new AbortController()
+    const demand = await openCacheDemand({node: NODE, cacheRoot, namespace: NAMESPACE}, {...process.env, KUBECONFIG: cluster.api.kubeconfigPath})
+    agent = harness({root: cacheRoot, env: HOSTED_ENV}).cache.agent(cacheRoot, {intervalMs: NO_TIMER_MS, pollMs: NO_TIMER_MS, once: false, signal: stop.signal, demand})
+  }
   const inSandbox = (...argv: string[]) => cliAsync(fixture, {...cluster.env, ...HOSTED_ENV}, ['exec', 'ft/wt-ft', '--', ...argv])
 
   before(async () => {
@@ -54,8 +60,7 @@ describe('sandbox fetch-through on the kubernetes runtime: the node\'s cache age
     cluster.answerAsks = false
     cluster.fallback = {kind: 'ready', node: NODE, agent: 'silent'}
     cluster.kubelet = playAsKubelet
-    const demand = await openCacheDemand({node: NODE, cacheRoot, namespace: NAMESPACE}, {...process.env, KUBECONFIG: cluster.api.kubeconfigPath})
-    agent = harness({root: cacheRoot, env: HOSTED_ENV}).cache.agent(cacheRoot, {intervalMs: NO_TIMER_MS, pollMs: NO_TIMER_MS, once: false, signal: stop.signal, demand})
+    await startAgent()
     const created = await yard(['sandbox', 'create', 'ft', '--repo', hosted(upstream)], {cwd: fixture.app, env: {...fixture.env, ...cluster.env, ...HOSTED_ENV}})
     expect(created.exitCode, created.stderr).to.equal(0)
   })
@@ -123,5 +128,16 @@ describe('sandbox fetch-through on the kubernetes runtime: the node\'s cache age
     expect(fetched.status, fetched.stderr).to.equal(0)
     expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 4s (is the node's cache agent running?)`)
     expect(seconds).to.be.within(3.5, 12)
+  })
+
+  it('once the pod is gone from the node, its agent removes the pod\'s asks directory', async () => {
+    await startAgent()
+    const removed = await yard(['sandbox', 'rm', 'ft'], {cwd: fixture.app, env: {...fixture.env, ...cluster.env, ...HOSTED_ENV}})
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    const dir = path.join(clusterAsksRoot(cacheRoot), pod)
+    const deadline = Date.now() + 10_000
+    while (existsSync(dir) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(existsSync(dir)).to.equal(false)
+    expect(existsSync(path.join(cacheRoot, key, 'HEAD')), 'the cache stays').to.equal(true)
   })
 })
