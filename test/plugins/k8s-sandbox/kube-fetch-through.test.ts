@@ -53,7 +53,7 @@ describe('sandbox fetch-through on the kubernetes runtime: the node\'s cache age
     upstream = makeUpstream('app')
     key = repoIdentity(hosted(upstream)).key
     cacheRoot = path.join(tempDir('yard-node'), 'caches')
-    fixture = makeApp(prefix, 'WEB_PORT = 39960\n\n[cache]\nfetch-through-seconds = 4')
+    fixture = makeApp(prefix, 'WEB_PORT = 39960\n\n[cache]\nfetch-through-seconds = 8')
     writeFileSync(path.join(fixture.app, 'yard.local.toml'), `[cluster]\nruntime = "kubernetes"\ncache-root = "${cacheRoot}"\nready-timeout-seconds = 60\ncache-timeout-seconds = 30\n`)
     cluster = await FakeCluster.start()
     // The real agent reports and answers; the scripted cluster only schedules and plays the pod.
@@ -126,8 +126,8 @@ describe('sandbox fetch-through on the kubernetes runtime: the node\'s cache age
     const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
     const seconds = (Date.now() - started) / 1000
     expect(fetched.status, fetched.stderr).to.equal(0)
-    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 4s (is the node's cache agent running?)`)
-    expect(seconds).to.be.within(3.5, 12)
+    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 8s (is the node's cache agent running?)`)
+    expect(seconds).to.be.within(7.5, 16)
   })
 
   it('once the pod is gone from the node, its agent removes the pod\'s asks directory', async () => {
