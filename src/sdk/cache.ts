@@ -226,6 +226,12 @@ export interface CacheDemand {
   watch?(options: {signal: AbortSignal; onChange: () => void; onError: (error: unknown) => void}): Promise<void>
   /** Writes this node's entry of one repository's status, and nothing else. */
   report(key: string, status: CacheNodeStatus): Promise<void>
+  /**
+   * Fetch-through (sdk/fetch-through.ts): the asks directories on this node of the pods that
+   * have not ended, each with the cache key it asks for, ready to be written; while watching, from
+   * the watch's cache (no request). Optional: a demand without it serves no asks.
+   */
+  askDirs?(): Promise<Array<{key: string; dir: string}>>
 }
 
 /**

@@ -6,11 +6,11 @@
  */
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {SandboxRecord} from '../../src/sdk/sandbox.js'
-import {asksRoot, FETCH_THROUGH_GAP_MS, serveAsks} from '../../src/sdk/fetch-through.js'
+import {asksRoot, FETCH_THROUGH_GAP_MS, serveAskDirs, serveAsks} from '../../src/sdk/fetch-through.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 import {commitTo, harness, makeUpstream} from '../plugins/git-cache/support.js'
 
@@ -58,6 +58,52 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
       expect(fetchStarts[1] - fetchStarts[0]).to.be.at.least(FETCH_THROUGH_GAP_MS - 300)
       expect(note).to.match(new RegExp(`^the cache ${added.key} is stale since \\S+ \\(\\d+s ago\\): .+\\n$`))
       expect(existsSync(path.join(dir, 'not-an-ask'))).to.equal(true)
+    } finally {
+      stop.abort()
+      await serving
+    }
+  })
+
+  it('answers the asks of one cache in several directories (pods on one node) with one fetch', async () => {
+    const dirs = ['pod-a', 'pod-b'].map((pod) => path.join(tempDir('yard-asks'), pod, 'app-1a2b3c4d'))
+    for (const dir of dirs) mkdirSync(dir, {recursive: true})
+    const fetched: string[] = []
+    const stop = new AbortController()
+    const serving = serveAskDirs(() => dirs.map((dir) => ({key: 'app-1a2b3c4d', url: 'https://git.example.com/app.git', dir})), async (key, url) => {
+      fetched.push(`${key} ${url}`)
+      return ''
+    }, stop.signal)
+    try {
+      for (const dir of dirs) writeFileSync(path.join(dir, '1.1.ask'), '')
+      for (const dir of dirs) expect(await answered(path.join(dir, '1.1.answer'))).to.equal('')
+      expect(fetched).to.deep.equal(['app-1a2b3c4d https://git.example.com/app.git'])
+    } finally {
+      stop.abort()
+      await serving
+    }
+  })
+
+  it('never writes through a link the pod put where the answer goes', async () => {
+    const upstream = makeUpstream('app')
+    const node = harness()
+    const added = await node.cache.add(node.root, upstream)
+    renameSync(upstream, `${upstream}.away`)
+    const state = tempDir('yard-state')
+    const project = 'yardtest-ft-link'
+    const dir = path.join(asksRoot(state, project), added.key)
+    mkdirSync(dir, {recursive: true})
+    const victim = path.join(tempDir('yard-host'), 'precious')
+    writeFileSync(victim, 'the host user\'s file\n')
+    // The pod owns the directory: it may plant links to whatever path it guesses on the host.
+    symlinkSync(victim, path.join(dir, '1.1.answer.tmp'))
+    const sandbox = {project, spec: {repos: [{slot: 'app', key: added.key, url: upstream}]}} as unknown as SandboxRecord
+    const stop = new AbortController()
+    const serving = serveAsks(state, sandbox, {cache: node.cache, root: node.root}, stop.signal)
+    try {
+      writeFileSync(path.join(dir, '1.1.ask'), '')
+      expect(await answered(path.join(dir, '1.1.answer'))).to.match(new RegExp(`^the cache ${added.key} is stale`))
+      expect(readFileSync(victim, 'utf8')).to.equal('the host user\'s file\n')
+      expect(lstatSync(path.join(dir, '1.1.answer')).isSymbolicLink()).to.equal(false)
     } finally {
       stop.abort()
       await serving

@@ -4,17 +4,24 @@
  * on-demand asks (a borrower's lease newer than the latest attempt) within the on-demand budget,
  * at most 4 caches at once (the scheduler of scheduler.ts); sweeps the root for unknown repositories named like caches (adopted:
  * pinned, not fetched) and cache-named entries that are not repositories and have no borrower
- * (removed) — only in a root that carries the marker file.
+ * (removed) — only in a root that carries the marker file. Looping, it also answers the
+ * fetch-through asks of the podman sandboxes on this machine whose caches it holds
+ * (ask-fetch.ts), so a `git fetch` in a sandbox reaches the remote without a `yard exec` running.
  */
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass} from '../../sdk/cache.js'
 import {RefusedError} from '../../sdk/errors.js'
+import {serveAskDirs} from '../../sdk/fetch-through.js'
+import {askFetcher, localAskDirs} from './ask-fetch.js'
 import {cachePaths, CachePaths, ensureRoot, isPresent, keysInRoot, readRecord, ROOT_MARKER} from './layout.js'
 import {readLeases, sortLeases} from './leases.js'
 import {Pass, runSchedule, sleep, tally} from './scheduler.js'
 import {CacheStore, discardHalfClone} from './store.js'
+
+/** How often the podman sandboxes' asks directories are looked at, in ms. */
+const ASK_POLL_MS = 250
 
 /** A cache due for a fetch: asked for since its latest attempt (`onDemand`) or by interval. */
 export interface Due {
@@ -31,19 +38,28 @@ export async function runAgent(cache: CacheStore, root: string, options: CacheAg
   const {totals, emit} = tally<CacheAgentPass>({adopted: [], removed: [], fetched: [], failed: []}, options)
   const pollMs = options.pollMs ?? 2000
   const sweeping = periodicSweep(cache, root, options, emit, 'adopts and removes nothing')
-  await runSchedule<Due>(
-    {
-      key: (item) => item.key,
-      intervalMs: () => options.intervalMs,
-      plan: async (pass) => {
-        if (sweeping.due()) await sweeping.run(await ensureRoot(root))
-        return dueCaches(root, options.intervalMs, pass)
+  // Fetch-through (ask-fetch.ts): the podman sandboxes' asks, served beside the schedule when looping.
+  const askStop = new AbortController()
+  options.signal?.addEventListener('abort', () => askStop.abort(), {once: true})
+  const asking = options.once ? undefined : serveAskDirs(localAskDirs(cache.context.stateDir, root), askFetcher({cache, root, where: `in ${root}`, emit}), askStop.signal, {pollMs: ASK_POLL_MS})
+  try {
+    await runSchedule<Due>(
+      {
+        key: (item) => item.key,
+        intervalMs: () => options.intervalMs,
+        plan: async (pass) => {
+          if (sweeping.due()) await sweeping.run(await ensureRoot(root))
+          return dueCaches(root, options.intervalMs, pass)
+        },
+        perform: (item) => refresh(cache, root, item, emit),
+        idle: () => sleep(pollMs, options.signal),
       },
-      perform: (item) => refresh(cache, root, item, emit),
-      idle: () => sleep(pollMs, options.signal),
-    },
-    options,
-  )
+      options,
+    )
+  } finally {
+    askStop.abort()
+    await asking
+  }
   return totals
 }
 

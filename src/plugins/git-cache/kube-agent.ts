@@ -18,6 +18,10 @@
  *   else of the status;
  * - clones and fetches of a url that `yard cluster credentials` covers get that entry through
  *   git's own mechanisms, for that git process only (credentials.ts).
+ * - while watching, the fetch-through asks of the pods on this node (CacheDemand.askDirs, read
+ *   from the watch) are served beside the schedule (ask-fetch.ts, sdk/fetch-through.ts): an
+ *   on-demand fetch per cache with asks, at most one start per cache every 2 s, reported as any
+ *   fetch.
  * Pods are listed before Repos: a sandbox's Repo is made before its pod, so a pod that the first
  * list misses has its Repo in the second, and its cache is not evicted.
  *
@@ -28,8 +32,10 @@
  */
 import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
 import {YardError} from '../../sdk/errors.js'
+import {serveAskDirs} from '../../sdk/fetch-through.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../sdk/repo-identity.js'
 import {periodicSweep, refresh} from './agent.js'
+import {askFetcher} from './ask-fetch.js'
 import {credentialsFor, missingCredentialsNote} from './credentials.js'
 import {evictCache} from './evict.js'
 import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord} from './layout.js'
@@ -38,6 +44,9 @@ import type {CacheStore} from './store.js'
 
 /** Urls that reach another machine, whose failure may be missing credentials (not local paths or file://). */
 const REMOTE_URL = /^(?:https?:\/\/|ssh:\/\/|git\+ssh:\/\/|[^/:@]+@[^/:]+:)/i
+
+/** How often the pods' asks directories are looked at, in ms (one readdir each). */
+const ASK_POLL_MS = 250
 
 interface Work {
   repo: DemandedRepo
@@ -212,7 +221,23 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
     return Promise.race([sleep(waitMs, options.signal), ...(changedNow ? [changedNow] : [])])
   }
 
-  await runSchedule<Work>({key: (item) => item.repo.key, intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs, plan, perform, idle}, options)
+  // Fetch-through (ask-fetch.ts): the pods' asks, served beside the schedule while watching.
+  const askStop = new AbortController()
+  options.signal?.addEventListener('abort', () => askStop.abort(), {once: true})
+  const asking = watching && demand.askDirs ? serveAskDirs(async () => {
+    const urls = new Map((await demand.repos()).map((repo) => [repo.key, repo.url]))
+    return (await demand.askDirs!()).flatMap((entry) => (urls.has(entry.key) ? [{...entry, url: urls.get(entry.key)!}] : []))
+  }, askFetcher({cache, root, where: `on node ${demand.node}`, credentials, emit, report: async (key, present, record) => {
+    const repo = (await demand.repos()).find((candidate) => candidate.key === key)
+    if (repo) await report(repo, statusOf(repo, present, record))
+  }}), askStop.signal, {pollMs: ASK_POLL_MS}) : undefined
+
+  try {
+    await runSchedule<Work>({key: (item) => item.repo.key, intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs, plan, perform, idle}, options)
+  } finally {
+    askStop.abort()
+    await asking
+  }
   return totals
 }
 

@@ -72,9 +72,9 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
   if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
 
   await rewriteSubmoduleUrls(runtime, pod, spec.repos)
-  // Fetch-through (sdk/fetch-through.ts) needs the host's asks directories: podman only so far.
-  const fetchThrough = runtime.id === 'podman'
-  if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10)
+  // Fetch-through (sdk/fetch-through.ts): on podman a yard exec or yard cache agent answers, on a cluster the node's cache agent.
+  const fetchThrough = runtime.id === 'podman' || runtime.id === 'kubernetes'
+  if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10, runtime.id === 'podman' ? 'a yard exec or yard cache agent' : "the node's cache agent")
   const slots: SandboxAttachResult['slots'] = []
   for (const [index, repo] of spec.repos.entries()) {
     const home = defaultCheckout(repo.slot)
@@ -126,10 +126,10 @@ async function catchUp(runtime: SandboxRuntime, pod: string, home: string): Prom
  * Writes origin's uploadpack script (fetchThroughScript) to FETCH_THROUGH_PATH in the pod; the
  * script is passed as an argument, never spliced into the shell line.
  */
-async function writeFetchThrough(runtime: SandboxRuntime, pod: string, seconds: number): Promise<void> {
+async function writeFetchThrough(runtime: SandboxRuntime, pod: string, seconds: number, server: string): Promise<void> {
   const dir = FETCH_THROUGH_PATH.slice(0, FETCH_THROUGH_PATH.lastIndexOf('/'))
   const line = `mkdir -p ${dir} && printf '%s' "$1" > ${FETCH_THROUGH_PATH}.tmp && chmod 755 ${FETCH_THROUGH_PATH}.tmp && mv -f ${FETCH_THROUGH_PATH}.tmp ${FETCH_THROUGH_PATH}`
-  const result = await runtime.run(pod, ['sh', '-c', line, 'sh', fetchThroughScript(seconds)])
+  const result = await runtime.run(pod, ['sh', '-c', line, 'sh', fetchThroughScript(seconds, server)])
   if (result.exitCode !== 0) throw new OperationError(`writing ${FETCH_THROUGH_PATH} failed in the sandbox pod ${pod} (exit ${result.exitCode})`, {why: result.stderr.trim() || undefined, fix: 'check that /work is writable in the image, then run yard sandbox attach again'})
 }
 

@@ -12,6 +12,10 @@
  * their caches — an idle node costs its two watches' reconnects (every 300–600 s each), and a
  * change one event on an open watch. Pods are listed again only right before an eviction.
  *
+ * Fetch-through (cluster-asks.ts): the pods' asks directories come from the same watch of the
+ * pods, so serving them adds no API request but the fresh pod list before a leftover directory
+ * of a pod gone is removed.
+ *
  * The API calls made, and so what the agent's Role must grant: list and watch pods, list and
  * watch repos.yard.dev, patch repos.yard.dev/status — see AGENT_API_CALLS.
  */
@@ -19,6 +23,7 @@ import path from 'node:path'
 
 import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
 import {CACHE_KEY_PATTERN} from '../../sdk/repo-identity.js'
+import {NodeAsks, podAskDirs} from './cluster-asks.js'
 import {type Informer, startInformer, type WatchTiming} from './informers.js'
 import {Kube, kubeCall, kubeGet, openKube} from './kube.js'
 import {nodeStatusPatch, parseRefreshInterval, Repo, REPO_GROUP, REPO_PLURAL, REPO_VERSION, RepoNodeStatus} from './repo-resource.js'
@@ -92,13 +97,16 @@ export class KubeCacheDemand implements CacheDemand {
    * reported (else every pass in between would send the same patch again).
    */
   private readonly written = new Map<string, {version: string | undefined; status: CacheNodeStatus}>()
+  private readonly asks: NodeAsks
 
   constructor(
     private readonly kube: Kube,
     readonly node: string,
     private readonly cacheRoot: string,
     private readonly timing?: WatchTiming,
-  ) {}
+  ) {
+    this.asks = new NodeAsks(cacheRoot)
+  }
 
   /** @throws OperationError when the pods cannot be listed (not watching, or `fresh`). */
   async mountedKeys({fresh = false}: {fresh?: boolean} = {}): Promise<Set<string>> {
@@ -120,6 +128,18 @@ export class KubeCacheDemand implements CacheDemand {
       }
       return {...demanded, reported: written.status}
     })
+  }
+
+  /**
+   * The asks directories of the pods on this node (cluster-asks.ts), from the watch's cache;
+   * none before watching. Leftovers of pods gone are removed on the way (checked with a fresh
+   * list, at most once a minute).
+   */
+  async askDirs(): Promise<Array<{key: string; dir: string}>> {
+    if (!this.informers) return []
+    const seen = podAskDirs(this.informers.pods.list(), this.cacheRoot)
+    await this.asks.sweep(seen, async () => (await this.listPods()).items as PodVolumes[]).catch(() => undefined)
+    return this.asks.ready(seen)
   }
 
   /**

@@ -4,6 +4,7 @@
  * agent's ServiceAccount, Role, RoleBinding and DaemonSet. Rendering needs no cluster and no
  * client-node: `--dry-run` prints exactly these.
  */
+import {clusterAsksRoot} from './cluster-asks.js'
 import {repoCrd, REPO_GROUP, REPO_PLURAL} from './repo-resource.js'
 
 /** The name of the agent's ServiceAccount, Role, RoleBinding and DaemonSet. */
@@ -64,7 +65,8 @@ export function agentRoleRules(): PolicyRule[] {
  * hostPath volumes, which `baseline` forbids (Kubernetes docs, "Pod Security Standards").
  * The DaemonSet's pods run `yard cache agent --kubernetes` with `NODE_NAME` from the downward API
  * (`spec.nodeName`), `YARD_NAMESPACE` from `metadata.namespace` and `YARD_CACHE_ROOT`; the cache
- * root is a hostPath (`DirectoryOrCreate`) mounted at the same path; the root filesystem is
+ * root is a hostPath (`DirectoryOrCreate`) mounted at the same path, and so is the sandbox pods'
+ * asks root beside it (`<cache root>.asks`, cluster-asks.ts); the root filesystem is
  * read-only with an emptyDir for `/tmp` (HOME and yard's state directory); the credentials
  * Secret is mounted read-only (mode 0400, optional) at CREDENTIALS_DIR — the kubelet reads it
  * with the node's rights, so the agent's Role needs no Secret rights at all; as uid 0 — kubelet
@@ -136,6 +138,7 @@ function agentDaemonSet(options: ClusterObjectOptions, labels: Record<string, st
               securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ['ALL']}},
               volumeMounts: [
                 {name: 'caches', mountPath: options.cacheRoot},
+                {name: 'asks', mountPath: clusterAsksRoot(options.cacheRoot)},
                 {name: 'tmp', mountPath: '/tmp'},
                 {name: 'credentials', mountPath: CREDENTIALS_DIR, readOnly: true},
               ],
@@ -143,6 +146,8 @@ function agentDaemonSet(options: ClusterObjectOptions, labels: Record<string, st
           ],
           volumes: [
             {name: 'caches', hostPath: {path: options.cacheRoot, type: 'DirectoryOrCreate'}},
+            // The sandbox pods' fetch-through asks (cluster-asks.ts), beside the caches.
+            {name: 'asks', hostPath: {path: clusterAsksRoot(options.cacheRoot), type: 'DirectoryOrCreate'}},
             {name: 'tmp', emptyDir: {}},
             // Optional: the agent starts before any credentials exist, and the kubelet adds the
             // files once the Secret appears (and updates them in place when it changes).

@@ -21,6 +21,7 @@ import type {CacheNodeStatus} from '../../sdk/cache.js'
 import type {SandboxRepo} from '../../sdk/sandbox.js'
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {formatDuration, type RunResult} from '../../sdk/process.js'
+import {withClusterAsks} from './cluster-asks.js'
 import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
 import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
 import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
@@ -117,7 +118,8 @@ export class KubernetesRuntime implements SandboxRuntime {
     const made = {pod: false, repos: [] as string[]}
     try {
       const presentNodes = await upsertRepos(kube, spec.repos, made.repos, this.settings.refreshInterval)
-      const body = withCacheAffinity(manifest, presentNodes) as V1Pod
+      // Fetch-through: the pod's asks directories on its node (cluster-asks.ts).
+      const body = withCacheAffinity(withClusterAsks(manifest, spec.cacheRoot, spec.repos.map((repo) => repo.key)), presentNodes) as V1Pod
       await kubeCall(kube, `create the pod ${name} in namespace ${kube.namespace}`, () => kube.core.createNamespacedPod({namespace: kube.namespace, body}))
       made.pod = true
       const pod = await this.waitReady(kube, name)

@@ -3,17 +3,21 @@
  * pushed upstream after the sandbox exists reaches `git fetch origin` inside it without `yard
  * cache fetch`; with the upstream unreachable the fetch still succeeds from the cache and says
  * once on stderr that the cache is stale; without a yard exec serving, the fetch waits only
- * `[cache] fetch-through-seconds`; the pod still cannot write the cache.
+ * `[cache] fetch-through-seconds`, and with a `yard cache agent` running it is served all the
+ * same; the pod still cannot write the cache.
  */
 import {expect} from 'chai'
-import {renameSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {existsSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
 
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
+import {asksRoot} from '../../../src/sdk/fetch-through.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 import {commitTo} from '../git-cache/support.js'
-import {cli, inPodTry, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+import {cli, devJs, inPodTry, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}g`
 const pod = `${prefix}-ft`
@@ -61,13 +65,40 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
     }
   })
 
-  it('without a yard exec to answer, the fetch waits fetch-through-seconds, then reads the cache', () => {
+  it('without a yard exec or cache agent to answer, the fetch waits fetch-through-seconds, says so, then reads the cache', () => {
     const started = Date.now()
     const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
     const seconds = (Date.now() - started) / 1000
     expect(fetched.status, fetched.stderr).to.equal(0)
-    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 3s`)
+    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 3s (is a yard exec or yard cache agent running?)`)
     expect(seconds).to.be.within(2.5, 10)
+  })
+
+  it('with a yard cache agent running, a fetch without yard exec reaches the remote too', async () => {
+    const env: NodeJS.ProcessEnv = {...process.env}
+    for (const [name, value] of Object.entries(fixture.env)) {
+      if (value === undefined) delete env[name]
+      else env[name] = value
+    }
+    const agent = spawn(process.execPath, [devJs, 'cache', 'agent', '--interval', '1h'], {cwd: fixture.app, env, stdio: 'ignore'})
+    try {
+      // Up once it answers an ask of its own making.
+      const dir = path.join(asksRoot(fixture.state, pod), key)
+      writeFileSync(path.join(dir, '0.1.ask'), '')
+      const deadline = Date.now() + 30_000
+      while (!existsSync(path.join(dir, '0.1.answer')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      rmSync(path.join(dir, '0.1.answer'))
+      // Past the 2 s between two fetches of one cache.
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      const later = commitTo(upstream, 'main', 'agent', 'served by the cache agent\n')
+      const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
+      expect(fetched.status, fetched.stderr).to.equal(0)
+      expect(fetched.stderr).not.to.include('yard:')
+      expect(inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'log', '-1', '--format=%H', 'origin/main').stdout.trim()).to.equal(later)
+    } finally {
+      agent.kill('SIGTERM')
+      await new Promise((resolve) => agent.once('exit', resolve))
+    }
   })
 
   it('the pod still cannot write the cache', () => {

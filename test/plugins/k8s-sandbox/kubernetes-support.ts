@@ -36,6 +36,11 @@ export class FakeCluster {
    */
   answerAsks = true
   readonly kubectl = new FakeKubectl()
+  /**
+   * The node's kubelet, when a test has one (fake-kubelet.ts): runs once the pod is bound to its
+   * node and before it is Ready, as a kubelet starts the containers of a pod scheduled on it.
+   */
+  kubelet?: (pod: KubeObject) => Promise<void>
   /** Called after every create through the API (a test injects a failure for what follows). */
   onCreated?: (created: CreatedObject) => void
   private timers: NodeJS.Timeout[] = []
@@ -86,6 +91,10 @@ export class FakeCluster {
       await this.api.setPodUnschedulable(NAMESPACE, name, script.message)
       for (const event of script.events) await this.api.addEvent(pod, {...event, type: 'Warning'})
       return
+    }
+    if (this.kubelet) {
+      await this.api.put({...pod, spec: {...pod.spec, nodeName: script.node}})
+      await this.kubelet(pod)
     }
     await this.api.setPodReady(NAMESPACE, name, {node: script.node})
     if (script.agent === 'silent') return
