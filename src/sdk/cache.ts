@@ -2,7 +2,6 @@
  * The cache contract (DESIGN.md §5.1): node-local bare repositories sandboxes borrow from.
  * Part of the plugin SDK, `@yard-dev/cli/backend` (src/sdk/index.ts).
  */
-import type {SandboxBackend} from './sandbox.js'
 
 /** One borrower of a cache: whoever clones from it takes a lease (DESIGN.md §5.1, "Eviction"). */
 export interface CacheBorrowerSpec {

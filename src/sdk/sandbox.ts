@@ -2,8 +2,8 @@
  * The sandbox contract (DESIGN.md §5.2): sandboxes on a runtime, and its cluster setup.
  * Part of the plugin SDK, `@yard-dev/cli/backend` (src/sdk/index.ts).
  */
-import type {BorrowerProbe, CacheBorrower, CacheDemand, CacheNodeStatus} from './cache.js'
-import type {BackendContext, Target} from './target.js'
+import type {CacheBorrower, CacheDemand, CacheNodeStatus} from './cache.js'
+import type {Target} from './target.js'
 
 export interface SandboxSummary {
   name: string

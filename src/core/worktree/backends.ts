@@ -61,13 +61,6 @@ export interface WorktreeMachine {
   remove(): Promise<void>
 }
 
-/** No sandboxes and no stack: what core tests and commands without a registry use. */
-export const NO_BACKENDS: WorktreeBackends = {
-  sandboxes: async () => [],
-  stackTeardown: async () => ({skipped: 'no stack backend is registered'}),
-  machineReady: async () => {},
-}
-
 /**
  * Answers from the backend registry, loaded on first use only (`load` is
  * `() => loadRegistry(this.config)` in a command).

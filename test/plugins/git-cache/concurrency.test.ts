@@ -110,8 +110,13 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
       const started = Date.now()
       const poll = setInterval(() => {
         // The holder creates the file, then writes it: wait for the content, not just the file.
-        if (existsSync(lock) && readFileSync(lock, 'utf8').endsWith('\n')) (clearInterval(poll), resolve())
-        else if (Date.now() - started > 10_000) (clearInterval(poll), reject(new Error('the lock holder never took the lock')))
+        if (existsSync(lock) && readFileSync(lock, 'utf8').endsWith('\n')) {
+          clearInterval(poll)
+          resolve()
+        } else if (Date.now() - started > 10_000) {
+          clearInterval(poll)
+          reject(new Error('the lock holder never took the lock'))
+        }
       }, 20)
     })
     holder.kill('SIGKILL')
