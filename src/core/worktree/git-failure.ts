@@ -6,7 +6,10 @@ import {boundLines} from '../../sdk/errors.js'
  * rights and the repository exists.", is left out), else its last line.
  */
 export function gitFailure(stderr: string): string {
-  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '')
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
   const meaningful = lines.filter((line) => /^(fatal|error):/.test(line))
   // As in errors (boundLines): a disk-full fetch says `error:` once per object.
   return boundLines((meaningful.length > 0 ? meaningful : lines.slice(-1)).join('\n')).replaceAll('\n', '; ')
