@@ -15,9 +15,8 @@ import {frameOf} from './dashboard-frame.js'
 import type {DashboardExit} from './dashboard-state.js'
 
 export type {DashboardServices} from './dashboard-effects.js'
-export {STATUS_FADE_MS} from './dashboard-effects.js'
 export type {DashboardExit} from './dashboard-state.js'
-export {HELP_KEYS, HELP_LINES, shellProblem} from './dashboard-view.js'
+export {HELP_LINES} from './dashboard-view.js'
 
 export interface DashboardAppProps {
   services: DashboardServices

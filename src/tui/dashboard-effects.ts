@@ -6,7 +6,7 @@
 import {useCallback, useEffect, useReducer, useRef} from 'react'
 
 import type {CheckoutDetails, ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
-import {DashboardEvent, DashboardExit, DashboardState, Effect, initialState, reduce, Row} from './dashboard-state.js'
+import {DashboardEvent, DashboardExit, DashboardState, Effect, initialState, reduce} from './dashboard-state.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
 export interface DashboardServices {
@@ -90,8 +90,8 @@ export function useDashboard(options: DashboardOptions, size: {columns: number; 
     switch (effect.kind) {
       case 'load': {
         const {mode, announce} = effect
-        services.load(mode, (rows) => dispatch({type: 'early', mode, rows: rows as Row[]})).then(
-          (loaded) => dispatch({type: 'loaded', mode, rows: loaded.rows as Row[], notes: loaded.notes, announce}),
+        services.load(mode, (rows) => dispatch({type: 'early', mode, rows: rows})).then(
+          (loaded) => dispatch({type: 'loaded', mode, rows: loaded.rows, notes: loaded.notes, announce}),
           (error: unknown) => dispatch({type: 'loadFailed', mode, error: errorText(error)}),
         )
         return

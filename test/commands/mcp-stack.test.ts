@@ -5,7 +5,6 @@
  * project, the worktree unregistered, the branch kept.
  */
 import {expect} from 'chai'
-import path from 'node:path'
 
 import {McpSession, startMcp, structured} from '../support/mcp.js'
 import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, podmanTry, projectObjects, sweep, webService} from '../support/podman.js'

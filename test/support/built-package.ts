@@ -36,7 +36,7 @@ async function build(): Promise<string> {
     await run('npm', ['run', 'build'], {cwd: root, env: productionEnv(), maxBuffer: 64 * 1024 * 1024})
   } catch (error) {
     const {stdout, stderr} = error as {stdout?: string; stderr?: string}
-    throw new Error(`npm run build failed in ${root}:\n${stdout ?? ''}\n${stderr ?? ''}`)
+    throw new Error(`npm run build failed in ${root}:\n${stdout ?? ''}\n${stderr ?? ''}`, {cause: error})
   }
   return root
 }

@@ -162,7 +162,7 @@ export async function killPoint(dir: string, url: string, env: Record<string, st
   const orphaned = processesNaming(path.join(root, key))
   hooks.beforeRerun?.()
   const rerun = await (hooks.rerun ?? runCacheAdd)(url, runEnv)
-  let sameState = false
+  let sameState: boolean
   try {
     sameState = JSON.stringify(cacheState(root, url)) === JSON.stringify(clean)
   } catch {

@@ -27,7 +27,7 @@ export async function cacheSettings(context: YardContext): Promise<{backend: str
   const config = await mainConfigIfAny(context)
   if (config) return {backend: config.cache.backend, root: config.cache.root, sandboxBackend: config.cluster.backend, ...(config.cache.lfs ? {lfs: config.cache.lfs} : {})}
   const fromEnv = context.env.YARD_CACHE_ROOT?.trim()
-  return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv ? fromEnv : path.join(stateDir(context.env), 'caches')), sandboxBackend: DEFAULT_SANDBOX_BACKEND}
+  return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv || path.join(stateDir(context.env), 'caches')), sandboxBackend: DEFAULT_SANDBOX_BACKEND}
 }
 
 /**

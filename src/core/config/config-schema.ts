@@ -141,9 +141,6 @@ export const localTomlSchema = z.strictObject({
   'worktree-offsets': z.record(z.string(), z.unknown()).optional(),
 })
 
-export type YardToml = z.infer<typeof yardTomlSchema>
-export type LocalToml = z.infer<typeof localTomlSchema>
-
 /** Known keys of each table, for "did you mean" (the schema's own key lists). */
 export function knownKeys(table?: string): string[] {
   if (table === undefined) return Object.keys(localTomlSchema.shape)

@@ -387,13 +387,13 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
     },
     stack: stripUndefined({
       backend: def('stack.backend', 'compose-stack'),
-      provider: def('stack.provider', 'auto' as (typeof STACK_PROVIDERS)[number]),
+      provider: def<(typeof STACK_PROVIDERS)[number]>('stack.provider', 'auto'),
       files: values.stack?.files as string[] | undefined,
       profiles: def('stack.profiles', [] as string[]),
-      external: def('stack.external', 'refuse' as (typeof STACK_EXTERNAL)[number]),
+      external: def<(typeof STACK_EXTERNAL)[number]>('stack.external', 'refuse'),
       'allow-shared': def('stack.allow-shared', [] as string[]),
     }),
-    box: {...stripUndefined({image: optional('box', 'image')}), mounts: def('box.mounts', 'all' as (typeof BOX_MOUNTS)[number])},
+    box: {...stripUndefined({image: optional('box', 'image')}), mounts: def<(typeof BOX_MOUNTS)[number]>('box.mounts', 'all')},
     cache: {
       backend: def('cache.backend', 'git-cache'),
       root: path.resolve(mainPath, def('cache.root', path.join(stateDir(env), 'caches'))),
@@ -402,7 +402,7 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
     },
     cluster: stripUndefined({
       backend: def('cluster.backend', 'k8s-sandbox'),
-      runtime: def('cluster.runtime', 'podman' as (typeof CLUSTER_RUNTIMES)[number]),
+      runtime: def<(typeof CLUSTER_RUNTIMES)[number]>('cluster.runtime', 'podman'),
       context: optional('cluster', 'context'),
       namespace,
       image: optional('cluster', 'image'),

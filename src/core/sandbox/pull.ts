@@ -15,7 +15,7 @@ import {requireValidBranchName} from '../workspace/git.js'
 import type {Backends} from '../registry/backends.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
-import {gitFailure} from '../worktree/add.js'
+import {gitFailure} from '../worktree/git-failure.js'
 
 export interface PullOptions {
   /** `NAME` or `NAME/BRANCH` (BRANCH: the git branch or its directory; default the one attached at create). */

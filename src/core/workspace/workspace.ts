@@ -7,7 +7,7 @@ import path from 'node:path'
 
 import type {OffsetSource, Target} from '../../sdk/target.js'
 import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
-import {loadConfig, LOCAL_CONFIG_FILE, originLabel, ProjectConfig, readToml} from '../config/config.js'
+import {loadConfig, originLabel, ProjectConfig, readToml} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {checkGitLink} from './git-link.js'
@@ -434,5 +434,3 @@ function validNameOrUndefined(name: string): string | undefined {
     return undefined
   }
 }
-
-export {LOCAL_CONFIG_FILE}

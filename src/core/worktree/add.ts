@@ -16,7 +16,7 @@ import type {OffsetSource} from '../../sdk/target.js'
 import {isBareLayout} from '../workspace/bare-layout.js'
 import {loadConfig} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
-import {boundLines, InputError, OperationError} from '../../sdk/errors.js'
+import {InputError} from '../../sdk/errors.js'
 import {ensureFetchRefspec, invalidBranchName, listRemotes, readRefs, RefEntry, validBranchName} from '../workspace/git.js'
 import {copyIgnoredFiles} from '../workspace/ignored-files.js'
 import {nameFromBranch, validateName} from '../identity/identity.js'
@@ -28,6 +28,7 @@ import {Trust, TrustWrite, writeTrust} from './trust-record.js'
 import {checkPinFile, excludePinFile, restorePinFile} from '../identity/pins.js'
 import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './base.js'
 import type {WorktreeBackends} from './backends.js'
+import {gitFailure} from './git-failure.js'
 import {checkOutSparse, fetchMissingObjects, gitCopiesSparse, NO_MAINTENANCE, readCheckoutConfig} from './checkout.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './journal.js'
 import {initSubmodules, SubmoduleOutcome} from './submodules.js'
@@ -150,6 +151,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       const allocation = decided.status === 'fulfilled' ? decided.value : undefined
       await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, allocation, trustedOver: trustWrite})
       await removeAddJournal(workspace.commonDir, name)
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the rejection as it came
       throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
     }
     await removeAddJournal(workspace.commonDir, name)
@@ -217,18 +219,6 @@ async function fetchBaseRemote(context: YardContext, mainPath: string, from: str
   const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : gitFailure(result.stderr) || `exit code ${result.exitCode}`
   context.warn(`warning: git fetch ${remote} failed (${why}); going on with the refs fetched before`)
   return null
-}
-
-/**
- * What a failed git command said, in its meaningful lines: those starting with `fatal:` or
- * `error:` (git's advice around them, such as "Please make sure you have the correct access
- * rights and the repository exists.", is left out), else its last line.
- */
-export function gitFailure(stderr: string): string {
-  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '')
-  const meaningful = lines.filter((line) => /^(fatal|error):/.test(line))
-  // As in errors (boundLines): a disk-full fetch says `error:` once per object.
-  return boundLines((meaningful.length > 0 ? meaningful : lines.slice(-1)).join('\n')).replaceAll('\n', '; ')
 }
 
 /**

@@ -60,13 +60,6 @@ export interface WorktreeMachine {
   remove(): Promise<void>
 }
 
-/** No sandboxes and no stack: what core tests and commands without a registry use. */
-export const NO_BACKENDS: WorktreeBackends = {
-  sandboxes: async () => [],
-  stackTeardown: async () => ({skipped: 'no stack backend is registered'}),
-  machineReady: async () => {},
-}
-
 /**
  * Answers from the command's backends (core/registry/backends.ts; the registry loads on first use).
  *

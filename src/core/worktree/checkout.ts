@@ -10,7 +10,7 @@ import path from 'node:path'
 import type {YardContext} from '../kernel/context.js'
 import {OperationError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
-import {gitFailure} from './add.js'
+import {gitFailure} from './git-failure.js'
 
 /**
  * Config for a fetch a partial clone makes: no gc or maintenance run inside it (a partial clone's

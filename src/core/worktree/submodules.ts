@@ -17,7 +17,7 @@ import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
-import {gitFailure} from './add.js'
+import {gitFailure} from './git-failure.js'
 
 /** Deeper than this, submodules are left to `git submodule update --init --recursive`. */
 const MAX_DEPTH = 8

@@ -30,7 +30,7 @@
  * due, when a clone or fetch ends, and on a slow resync (`pollMs`, default 60 s) that reads the
  * watch caches again without a request. A demand that cannot watch, and `once`, list instead.
  */
-import type {CacheAgentEvent, CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
+import type {CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
 import {YardError} from '../../sdk/errors.js'
 import {serveAskDirs} from '../../sdk/fetch-through.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../sdk/repo-identity.js'

@@ -150,11 +150,6 @@ export async function requireRoot(root: string): Promise<void> {
   })
 }
 
-/** Whether the root carries its marker (then yard may remove cache-named junk in it). */
-export function isMarkedRoot(root: string): boolean {
-  return existsSync(path.join(root, ROOT_MARKER))
-}
-
 /** Every cache key that has an entry in the root (repository, marker, record or leases), sorted. */
 export async function keysInRoot(root: string): Promise<string[]> {
   let names: string[]

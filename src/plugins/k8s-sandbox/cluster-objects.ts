@@ -158,9 +158,3 @@ function agentDaemonSet(options: ClusterObjectOptions, labels: Record<string, st
     },
   }
 }
-
-/** A short name of an object for progress lines: `DaemonSet yard/yard-cache-agent`. */
-export function describeObject(object: Record<string, unknown>): string {
-  const metadata = object.metadata as {name: string; namespace?: string}
-  return `${String(object.kind)} ${metadata.namespace ? `${metadata.namespace}/` : ''}${metadata.name}`
-}

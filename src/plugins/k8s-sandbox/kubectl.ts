@@ -72,14 +72,6 @@ export function copyOutArgv(target: KubectlTarget, pod: string, podPath: string,
   return [...kubectlPrefix(target), 'cp', '-c', WORKSPACE_CONTAINER, `${plain(pod, 'pod name')}:${podPath}`, hostPath]
 }
 
-/**
- * The port-forwards of a sandbox (DESIGN.md §3.4): every `[ports]` key, local port `base +
- * offset` → container port `base`, in key order.
- */
-export function portForwards(bases: Record<string, number>, ports: Record<string, number>): PortForward[] {
-  return Object.keys(bases).sort().filter((key) => ports[key] !== undefined).map((key) => ({key, local: ports[key], container: bases[key]}))
-}
-
 /** `kubectl … port-forward pod/POD LOCAL:CONTAINER…` (DESIGN.md §5.2, `yard sandbox forward`). */
 export function portForwardArgv(target: KubectlTarget, pod: string, forwards: PortForward[]): string[] {
   return [...kubectlPrefix(target), 'port-forward', `pod/${plain(pod, 'pod name')}`, ...forwards.map((forward) => `${forward.local}:${forward.container}`)]

@@ -12,7 +12,7 @@ import {formatDuration} from '../../sdk/process.js'
 import {staleNote} from '../../sdk/stale.js'
 import {withoutCredentials} from '../../sdk/repo-url.js'
 import {abortOn, isConflict, isNotFound, Kube, kubeCall, kubeError, kubeGet} from './kube.js'
-import {mountedCacheKeys, type PodVolumes} from './cache-demand.js'
+import {mountedCacheKeys} from './cache-demand.js'
 import {MANAGED_BY_LABEL} from './manifest.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, repoObject, type Repo} from './repo-resource.js'
 
@@ -168,7 +168,7 @@ export async function askForFetch(kube: Kube, options: {node: string; repos: San
 export async function dropUnusedRepos(kube: Kube, keys: string[], options: {except: string; cacheRoot: string}): Promise<void> {
   if (keys.length === 0) return
   const pods = await kubeCall(kube, `list the sandbox pods in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector: `${MANAGED_BY_LABEL}=yard`}))
-  const used = mountedCacheKeys(pods.items.filter((pod) => pod.metadata?.name !== options.except) as PodVolumes[], options.cacheRoot)
+  const used = mountedCacheKeys(pods.items.filter((pod) => pod.metadata?.name !== options.except), options.cacheRoot)
   for (const key of keys.filter((candidate) => !used.has(candidate))) {
     try {
       await kube.custom.deleteNamespacedCustomObject({...api(kube), name: key})

@@ -9,7 +9,7 @@ import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from
 import {withoutCredentials} from '../../sdk/repo-url.js'
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
-export {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../sdk/labels.js'
+export {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL} from '../../sdk/labels.js'
 /** The SandboxSpec the pod was made from, as JSON: what attach, exec and rm read back. */
 export const SPEC_ANNOTATION = 'yard.dev/spec'
 

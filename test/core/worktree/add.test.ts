@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {gitFailure} from '../../../src/core/worktree/add.js'
+import {gitFailure} from '../../../src/core/worktree/git-failure.js'
 import {remoteOf} from '../../../src/core/workspace/git.js'
 import {baseRemote} from '../../../src/core/worktree/base.js'
 

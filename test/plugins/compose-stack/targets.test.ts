@@ -7,7 +7,7 @@ import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {cleanupTemp, git, makeRepo, tempDir} from '../../support/repo.js'
+import {cleanupTemp, git, makeRepo} from '../../support/repo.js'
 import {BUSYBOX_IMAGE, dataService, podmanEnv, podmanStateDir, podmanTry, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'
 

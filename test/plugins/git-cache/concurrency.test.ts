@@ -90,7 +90,7 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
     commitTo(upstream, 'main', 'g', 'tip\n')
     const results = await Promise.all(fetchers.map((h) => h.cache.fetch(h.root, upstream)))
 
-    expect(results.map((result) => [result.fetched, result.error])).to.deep.equal(Array(5).fill([true, null]))
+    expect(results.map((result) => [result.fetched, result.error])).to.deep.equal(Array.from({length: 5}, () => [true, null]))
     expect(overlapping(spans)).to.deep.equal([])
     expect(git(repo, ['for-each-ref', '--format=%(refname) %(objectname)'])).to.equal(git(upstream, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']))
     expect(spawnSync('git', ['fsck', '--full'], {cwd: repo, env: gitEnv}).status).to.equal(0)
@@ -110,8 +110,13 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
       const started = Date.now()
       const poll = setInterval(() => {
         // The holder creates the file, then writes it: wait for the content, not just the file.
-        if (existsSync(lock) && readFileSync(lock, 'utf8').endsWith('\n')) (clearInterval(poll), resolve())
-        else if (Date.now() - started > 10_000) (clearInterval(poll), reject(new Error('the lock holder never took the lock')))
+        if (existsSync(lock) && readFileSync(lock, 'utf8').endsWith('\n')) {
+          clearInterval(poll)
+          resolve()
+        } else if (Date.now() - started > 10_000) {
+          clearInterval(poll)
+          reject(new Error('the lock holder never took the lock'))
+        }
       }, 20)
     })
     holder.kill('SIGKILL')

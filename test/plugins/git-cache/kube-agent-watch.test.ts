@@ -13,7 +13,7 @@ import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {agentRoleRules} from '../../../src/plugins/k8s-sandbox/cluster-objects.js'
 import {openCacheDemand} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
 import {repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
-import {allowedBy, type FakeKubeApi, type KubeObject, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
+import {allowedBy, type FakeKubeApi, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {commitTo, git, harness, type Harness, makeUpstream} from './support.js'
 
@@ -62,7 +62,7 @@ describe('git-cache: the cluster agent watches (informers)', function () {
 
   async function declare(url: string, spec: {askedAt?: string; prefetch?: boolean} = {}): Promise<string> {
     const {key} = repoIdentity(url)
-    await api.put(repoObject(key, NAMESPACE, {url, ...spec}) as unknown as KubeObject)
+    await api.put(repoObject(key, NAMESPACE, {url, ...spec}))
     return key
   }
 
@@ -98,7 +98,7 @@ describe('git-cache: the cluster agent watches (informers)', function () {
     const upstream = makeUpstream('app')
     await startAgent()
     const {key} = repoIdentity(upstream)
-    await api.put(repoObject(key, NAMESPACE, {url: upstream, prefetch: true, refreshInterval: '2s'}) as unknown as KubeObject)
+    await api.put(repoObject(key, NAMESPACE, {url: upstream, prefetch: true, refreshInterval: '2s'}))
     await until(() => present(key))
     const later = commitTo(upstream, 'main', 'later', 'fetched on the interval\n')
     await until(() => git(path.join(root, key), ['rev-parse', 'main']) === later, 6000)

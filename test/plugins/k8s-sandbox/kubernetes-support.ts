@@ -76,6 +76,7 @@ export class FakeCluster {
   }
 
   /** Every node holding the Repo's cache reports a fetch that served `askedAt`. */
+  // eslint-disable-next-line @typescript-eslint/no-unused-private-class-members -- called from start()'s callbacks
   private answer(repo: KubeObject, askedAt: string): void {
     const nodes = Object.entries((repo.status?.nodes ?? {}) as Record<string, {present?: boolean}>).filter(([, entry]) => entry.present).map(([node]) => node)
     this.timers.push(setTimeout(() => {
@@ -84,6 +85,7 @@ export class FakeCluster {
     }, 100))
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-unused-private-class-members -- called from start()'s callbacks
   private async react(pod: KubeObject): Promise<void> {
     const name = pod.metadata.name as string
     const script = this.scripts.get(name) ?? this.fallback

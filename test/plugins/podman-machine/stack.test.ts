@@ -11,7 +11,7 @@ import path from 'node:path'
 
 import {FakePodmanMachine} from '../../support/fake-podman-machine.js'
 import {cleanupTemp, makeRepo} from '../../support/repo.js'
-import {ensureBusyboxImage, fetchText, podman, podmanEnv, podmanTry, projectObjects, sweep, webService} from '../../support/podman.js'
+import {ensureBusyboxImage, fetchText, podman, podmanEnv, projectObjects, sweep, webService} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-m'

@@ -34,6 +34,7 @@ export function parseLabelSelector(text: string): (labels: Record<string, string
     }
   }
   return (labels) =>
+    // eslint-disable-next-line array-callback-return -- the switch returns for every operator
     requirements.every((requirement) => {
       const has = Object.hasOwn(labels, requirement.key)
       switch (requirement.op) {

@@ -11,7 +11,7 @@ import path from 'node:path'
 
 import {InputError, RefusedError} from '../../../sdk/errors.js'
 import type {LoadContext} from './loader.js'
-import {interpolateDocument} from './loader.js'
+import {interpolateDocument} from './interpolate-document.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath, resolvePaths} from './paths.js'
 import {deepClone, isMapping, type Mapping} from './types.js'

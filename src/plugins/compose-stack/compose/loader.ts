@@ -8,10 +8,9 @@
  * directory and environment. Every file is read and parsed once per resolution.
  */
 
-import {InputError} from '../../../sdk/errors.js'
 import {applyExtends} from './extends.js'
 import {applyIncludes} from './include.js'
-import {interpolateModel} from './interpolate.js'
+import {interpolateDocument} from './interpolate-document.js'
 import {applyResets, mergeValue} from './merge.js'
 import {resolveBareEnvironment} from './normalize.js'
 import {defaultBuildContexts, resolvePaths} from './paths.js'
@@ -98,9 +97,4 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
   resolvePaths(model, context.workingDir, context.session.home)
   resolveBareEnvironment(model, context.env)
   return model
-}
-
-/** Interpolates a document's model (in place) with the context's environment. */
-export function interpolateDocument(document: ComposeDocument, file: string, context: LoadContext): Mapping {
-  return interpolateModel(document.value, context.env, file, (key, name) => context.session.unsetVariable(file, key, name)) as Mapping
 }

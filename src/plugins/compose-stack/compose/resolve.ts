@@ -20,8 +20,7 @@ import {applyProfiles, enabledProfiles} from './profiles.js'
 import {withConfinement} from './read.js'
 import {type ComposeModelDocument, isMapping, type Mapping, type ResolvedProject, type ResolveInput} from './types.js'
 
-export type {ComposeModelDocument, ComposeServiceDocument, ResolvedProject, ResolveInput, ResolveWarning} from './types.js'
-export {escapeInterpolation} from './interpolate.js'
+export type {ResolvedProject, ResolveInput} from './types.js'
 
 /**
  * Resolves the compose project of a checkout; undefined when it has no compose file (the

@@ -40,8 +40,7 @@ export function runCases(cases: readonly ResolverCase[]): void {
       const dir = tempDir('yard-compose')
       for (const [name, content] of Object.entries(row.files)) writeFile(dir, name, content.replaceAll('$DIR', dir))
       row.setup?.(dir)
-      const input: ResolveInput = {checkoutPath: row.checkout ? `${dir}/${row.checkout}` : dir, env: {HOME}, yardEnv: {}, ...row.input}
-      input.env = {HOME, ...row.input?.env}
+      const input: ResolveInput = {checkoutPath: row.checkout ? `${dir}/${row.checkout}` : dir, yardEnv: {}, ...row.input, env: {HOME, ...row.input?.env}}
       if (row.error) {
         let failure: unknown
         try {
