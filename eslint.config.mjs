@@ -33,6 +33,9 @@ export default [
       'perfectionist/sort-switch-case': 'off',
       'perfectionist/sort-union-types': 'off',
       'unicorn/consistent-class-member-order': 'off', // same: members read in the order they run
+      // Object shapes are interfaces, as the SDK's contracts are (they extend named capability
+      // interfaces); the oclif config's `type` preference would rewrite some 250 declarations.
+      '@typescript-eslint/consistent-type-definitions': ['error', 'interface'],
       // `null` is a deliberate value in JSON shapes and React state; the fix would change types.
       '@typescript-eslint/no-restricted-types': 'off',
       // `||` deliberately treats '' and 0 as missing in config and flag defaults.
