@@ -42,6 +42,8 @@ export default [
       '@typescript-eslint/prefer-nullish-coalescing': 'off',
       // Docstrings say what is thrown in prose ("@throws InputError when …"), as STYLE.md asks.
       'jsdoc/require-throws-type': 'off',
+      // TypeScript gives the types; a docstring's @yields says what, not the type again.
+      'jsdoc/require-yields-type': 'off',
       // Destructured parameters are documented by their fields, which this rule cannot match.
       'jsdoc/check-param-names': 'off',
       // `{@link}`-free prose docstrings mention `@` and `{…}` literally (git's `@{u}`, `^{commit}`).

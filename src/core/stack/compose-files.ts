@@ -51,6 +51,7 @@ function present(file: string): boolean {
  * Every service of the compose files as written (before yard renders them), with the file it is
  * in: for the lenient checks that warn or refuse before the stack backend runs. A file yard cannot
  * read or parse is skipped: it is the stack backend's to report.
+ * @yields each service as `{file, service, body}`, `body` `{}` when it is not a mapping.
  */
 export function* writtenServices(files: readonly string[]): Generator<{file: string; service: string; body: Record<string, unknown>}> {
   const isMapping = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)

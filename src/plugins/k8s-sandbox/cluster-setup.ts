@@ -12,7 +12,7 @@ import {AGENT_NAME, AGENT_SELECTOR, clusterObjects} from './cluster-objects.js'
 import {isMissingKind, kubeCall, kubeError, kubeGet, openKube, type Kube} from './kube.js'
 import {REPO_GROUP, REPO_PLURAL, REPO_VERSION, type Repo} from './repo-resource.js'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies pass through to typed clients, each with its own model
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies pass through to typed clients
 type KubeObject = Record<string, any>
 
 /** How one kind is read, created and patched with the typed clients. */

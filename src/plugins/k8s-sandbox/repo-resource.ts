@@ -6,7 +6,6 @@
  *
  * Plain constants and objects: nothing here loads client-node.
  */
-import {InputError} from '../../sdk/errors.js'
 
 export const REPO_GROUP = 'yard.dev'
 export const REPO_VERSION = 'v1alpha1'
@@ -55,8 +54,6 @@ export interface Repo {
   spec: RepoSpec
   status?: RepoStatus
 }
-
-const DURATION = /^(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$/
 
 /**
  * A new Repo object named by its cache key (`metadata.name` = key, a DNS-1123 subdomain since
