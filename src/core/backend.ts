@@ -572,6 +572,8 @@ export interface SandboxSummary {
   offset: number
   /** The node the pod was scheduled on (a cluster runtime); undefined before scheduling or on podman. */
   node?: string
+  /** `warm` when the sandbox was claimed from a warm pool, `cold` when its pod was made for it (undefined: the backend does not say). */
+  start?: 'warm' | 'cold'
 }
 
 /** One repository of a sandbox: `--repo [SLOT=]URL[#REF]` resolved by core (DESIGN.md §5.2). */
@@ -758,6 +760,8 @@ export interface SandboxBackend {
    * machine's (podman: core reads the cache backend). Optional.
    */
   cacheStates?(runtime: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined>
+  /** Warm pool pods (docs/sandboxes.md, "Warm pool"; sandbox-pool.ts). Optional: without it every create is cold. */
+  readonly pool?: import('./sandbox-pool-contract.js').SandboxPoolSupport
   /**
    * The cluster's one-time setup and its health (`yard cluster install|status`, DESIGN.md §5.2),
    * for the cluster of BackendContext.cluster. Optional: a backend without a cluster runtime

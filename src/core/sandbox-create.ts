@@ -28,6 +28,7 @@ import type {Registry} from './registry.js'
 import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
+import {spawnRefill, takeWarm} from './sandbox-pool-fill.js'
 
 export interface CreateOptions {
   name: string
@@ -52,6 +53,8 @@ export interface CreateResult extends SandboxAttachResult {
   pinned: {hashOffset: number; clashedWith: string[]} | null
   /** Per slot whose cache could not be fetched: why, and since when it is stale. */
   stale: Record<string, string>
+  /** `warm`: a ready pod of a warm pool was claimed (docs/sandboxes.md, "Warm pool"); `cold`: a pod was made. */
+  start: 'warm' | 'cold'
 }
 
 /** The borrower a sandbox is in its caches' leases: `sandbox <project name>`. */
@@ -87,6 +90,8 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   const leased: string[] = []
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
+  // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
+  const warm = local ? await takeWarm(context, session, {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}, probe.project) : undefined
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
@@ -107,23 +112,32 @@ export async function createSandbox(context: YardContext, registry: Registry, op
         })
       }
       const spec = {runtime, image, cacheRoot: local ? root : workspace.config.cluster['cache-root'], repos, branch, portBases: workspace.config.ports}
+      if (warm) {
+        made = await backend.pool!.claim(warm.pod, warm.pool.id, target, spec)
+        return target
+      }
       context.progress?.step(`starting pod ${target.project}`)
       await backend.create(target, spec)
       made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
       return target
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
-    const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath), fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
+    const gitIdentity = await hostGitIdentity(context, workspace.mainPath)
+    const attached = warnSubmodules(context, name, warm ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity}) : await backend.attach(made!, {branch, gitIdentity, fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
     warnUnpushable(context, name, repos, branch)
     await notePin(context, workspace, allocation!)
+    if (warm) spawnRefill(context, warm.pool)
     return {
-      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale},
+      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale}, start: warm ? 'warm' : 'cold',
       pinned: allocation!.pin !== undefined ? {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith} : null,
     }
   } catch (error) {
     if (made) await backend.remove(made).catch(() => undefined)
+    else if (warm) await backend.pool!.untake(warm.pod, runtime).catch(() => undefined)
+    // The claimed pod went with the failure: the pool is one short.
+    if (made && warm) spawnRefill(context, warm.pool)
     await undoPin(workspace, allocation).catch(() => undefined)
     for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error

@@ -1,0 +1,189 @@
+/**
+ * Refilling and emptying warm pools (docs/sandboxes.md, "Warm pool"; definitions in
+ * sandbox-pool.ts), and what `sandbox create` takes from one.
+ *
+ * The refill is a detached `yard sandbox pool fill ID` (spawnRefill), started by `pool set` and
+ * after every claim, so no command waits for a pod to start. It holds the pool's lock
+ * (`<state dir>/pools/<id>.lock`; a second refill finds it held and leaves), removes the pool's
+ * dead pods and those of an older spec, makes pods one at a time until `size` are ready, and
+ * exits: nothing stays running once the pool is full. It reads the definition before and after
+ * each pod, so a pool removed meanwhile gets no pod that outlives it: `pool rm` forgets the
+ * definition, waits for the lock and removes what is left.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import type {SandboxRepo, SandboxSpec} from './backend.js'
+import type {YardContext} from './context.js'
+import {acquireLock, HeldLock} from './lock.js'
+import type {Registry} from './registry.js'
+import {openSandboxCache, SandboxSession} from './sandbox.js'
+import {forgetPool, openPools, PoolDefinition, poolFingerprint, poolId, poolOwner, readPool, readPools, setPool} from './sandbox-pool.js'
+import {parseRepoFlags} from './sandbox-repos.js'
+import {stateDir} from './state.js'
+
+/** How long one pod may take to start and be prepared, in ms (a lock older than this is stale). */
+const FILL_STEP_MS = 180_000
+
+const lockPath = (env: NodeJS.ProcessEnv, id: string) => path.join(stateDir(env), 'pools', `${id}.lock`)
+
+/** The lease a pool holds on each of its caches while it exists: `pool <id>`. */
+export const poolBorrower = (id: string) => ({kind: 'pool', name: id})
+
+/** The spec of the pool's pods: its repositories (with the submodules the cache knows), no branch, no port. */
+async function poolSpec(context: YardContext, registry: Registry, session: SandboxSession, pool: PoolDefinition): Promise<SandboxSpec> {
+  const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+  const repos: SandboxRepo[] = []
+  for (const repo of parseRepoFlags(pool.repos)) {
+    const added = await cache.add(root, repo.url, session.workspace.config.cache.lfs ? {lfs: session.workspace.config.cache.lfs} : {})
+    const usable = (added.submodules ?? []).filter((submodule) => submodule.present)
+    repos.push(usable.length > 0 ? {...repo, submodules: usable.map(({url, key}) => ({url, key}))} : repo)
+  }
+  return {runtime: pool.runtime, image: pool.image, cacheRoot: root, repos, branch: '', portBases: {}}
+}
+
+/**
+ * `yard sandbox pool fill ID` (see the module comment): refills the pool until it is full, or it
+ * is gone. Resolves how many pods it made; 0 when another refill holds the lock.
+ * @throws OperationError when a pod cannot be made (the pool stays as it was).
+ */
+export async function fillPool(context: YardContext, registry: Registry, id: string): Promise<{made: string[]; removed: string[]}> {
+  const made: string[] = []
+  const removed: string[] = []
+  for (;;) {
+    let lock: HeldLock
+    try {
+      lock = await acquireLock(lockPath(context.env, id), {budgetMs: FILL_STEP_MS, waitMs: 0, purpose: `sandbox pool fill ${id}`, warn: context.warn})
+    } catch {
+      return {made, removed}
+    }
+    try {
+      for (;;) {
+        const pool = await readPool(context.env, id)
+        if (!pool) return {made, removed: [...removed, ...(await removeFree(context, registry, id))]}
+        const session = await openPools(context, registry, pool.runtime)
+        const spec = await poolSpec(context, registry, session, pool)
+        const fingerprint = poolFingerprint(spec)
+        const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken)
+        // Dead, or made from another spec: never claimable. Unready ones of this process's past are
+        // gone with it (a pod is marked ready before fill returns), so an unready pod is a dead refill's.
+        for (const pod of free.filter((pod) => pod.phase !== 'Running' || pod.fingerprint !== fingerprint || !pod.ready)) {
+          await session.pool.remove(pod.name, pool.runtime)
+          removed.push(pod.name)
+        }
+        const ready = free.filter((pod) => pod.phase === 'Running' && pod.fingerprint === fingerprint && pod.ready)
+        for (const pod of ready.slice(pool.size)) {
+          await session.pool.remove(pod.name, pool.runtime)
+          removed.push(pod.name)
+        }
+        if (ready.length >= pool.size) break
+        const pod = await session.pool.fill(poolOwner(pool), spec, fingerprint, {fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds']})
+        made.push(pod)
+        if (!(await readPool(context.env, id))) {
+          await session.pool.remove(pod, pool.runtime)
+          removed.push(pod)
+        }
+      }
+    } finally {
+      await lock.release()
+    }
+    // A claim between the last count and the release found the lock held: look once more.
+    const pool = await readPool(context.env, id)
+    if (!pool) return {made, removed}
+    const session = await openPools(context, registry, pool.runtime)
+    const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken && pod.phase === 'Running' && pod.ready)
+    if (free.length >= pool.size) return {made, removed}
+  }
+}
+
+/** Removes every unclaimed pod of pool `id` (its definition already gone); resolves their names. */
+async function removeFree(context: YardContext, registry: Registry, id: string, runtime = 'podman'): Promise<string[]> {
+  const session = await openPools(context, registry, runtime)
+  const owner = {id, prefix: session.workspace.prefix, owner: session.workspace.owner}
+  const free = (await session.pool.pods(owner, runtime)).filter((pod) => !pod.taken)
+  await Promise.all(free.map((pod) => session.pool.remove(pod.name, runtime)))
+  return free.map((pod) => pod.name)
+}
+
+/**
+ * `yard sandbox pool rm`: forgets the pool (a running refill stops at its next step), waits for
+ * its lock, removes its unclaimed pods and releases its leases. Claimed pods are sandboxes now
+ * and stay. With `dryRun`, only says which pods would go.
+ */
+export async function removePool(context: YardContext, registry: Registry, pool: PoolDefinition, options: {dryRun: boolean}): Promise<{id: string; pods: string[]}> {
+  const session = await openPools(context, registry, pool.runtime)
+  if (options.dryRun) return {id: pool.id, pods: (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken).map((pod) => pod.name)}
+  await forgetPool(context, pool)
+  const lock = await acquireLock(lockPath(context.env, pool.id), {budgetMs: FILL_STEP_MS, purpose: `sandbox pool rm ${pool.id}`, warn: context.warn})
+  try {
+    const pods = await removeFree(context, registry, pool.id, pool.runtime)
+    const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+    for (const repo of parseRepoFlags(pool.repos)) await cache.release(root, repo.url, poolBorrower(pool.id)).catch(() => undefined)
+    return {id: pool.id, pods}
+  } finally {
+    await lock.release()
+  }
+}
+
+/** Takes the pool's lease on each of its caches (at `pool set`). */
+export async function leasePool(context: YardContext, registry: Registry, session: SandboxSession, pool: PoolDefinition): Promise<void> {
+  const {cache, root} = await openSandboxCache(context, registry, session.workspace)
+  for (const repo of parseRepoFlags(pool.repos)) await cache.lease(root, repo.url, poolBorrower(pool.id))
+}
+
+/**
+ * Starts `yard sandbox pool fill ID` detached from this process (its own session, no terminal,
+ * output nowhere), so the command that started it returns at once and the refill outlives it.
+ * Node reaps it if it ends while this process still runs; after that, init does.
+ */
+export function spawnRefill(context: YardContext, pool: Pick<PoolDefinition, 'id' | 'mainPath'>): void {
+  const [entry, ...execArgv] = yardEntry()
+  const env = {...context.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}
+  const child = spawn(process.execPath, [...execArgv, entry, 'sandbox', 'pool', 'fill', pool.id], {detached: true, stdio: 'ignore', env, cwd: pool.mainPath})
+  child.on('error', (error) => context.warn(`warning: the refill of pool ${pool.id} could not start: ${error.message}; run yard sandbox pool fill ${pool.id}`))
+  child.unref()
+}
+
+/** yard's entry script: bin/run.js of a built package, bin/dev.js when running from the sources. */
+function yardEntry(): string[] {
+  const here = fileURLToPath(import.meta.url)
+  let root = path.dirname(here)
+  while (!existsSync(path.join(root, 'package.json')) && path.dirname(root) !== root) root = path.dirname(root)
+  return [path.join(root, 'bin', here.endsWith('.ts') ? 'dev.js' : 'run.js')]
+}
+
+/**
+ * For `sandbox create`: the pool of the create's repository set and runtime, and a ready pod of
+ * it taken for `project`, when there is one whose spec is the create's. Undefined: create cold.
+ */
+export async function takeWarm(context: YardContext, session: SandboxSession, spec: SandboxSpec, project: string): Promise<{pool: PoolDefinition; pod: string} | undefined> {
+  const support = session.backend.pool
+  if (!support || !support.runtimes.includes(spec.runtime)) return undefined
+  const id = poolId(session.workspace.owner, spec.runtime, spec.repos)
+  const pool = (await readPools(context.env, session.workspace.owner)).find((candidate) => candidate.id === id)
+  if (!pool || pool.image !== spec.image) return undefined
+  // podman cannot publish a port on a pod that runs: a sandbox with [ports] is made cold.
+  if (Object.keys(spec.portBases).length > 0) {
+    context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], which a running pod cannot take on podman; created cold`)
+    return undefined
+  }
+  const pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)
+  if (pod) return {pool, pod}
+  // Its pods died or are still starting: this create is cold, and the pool is brought back.
+  context.warn(`note: pool ${id} has no ready pod; creating cold`)
+  spawnRefill(context, pool)
+  return undefined
+}
+
+/**
+ * `yard sandbox pool set` (sandbox-pool.ts setPool checks and writes the definition), then the
+ * pool's leases and its refill in the background. Resolves the pool as `pool list` shows it.
+ */
+export async function poolSet(context: YardContext, registry: Registry, options: {repos: string[]; size: string; runtime?: string}): Promise<PoolDefinition> {
+  const pool = await setPool(context, registry, options)
+  await leasePool(context, registry, await openPools(context, registry, pool.runtime), pool)
+  spawnRefill(context, pool)
+  return pool
+}
