@@ -8,6 +8,7 @@ import type {YardContext} from './context.js'
 import {openCache} from './cache.js'
 import type {Registry} from './registry.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
+import {readPools} from './sandbox-pool.js'
 import {openStack, stackSpec} from './stack.js'
 import {openWorkspace, worktreesUnderRoot} from './workspace.js'
 
@@ -20,7 +21,7 @@ export interface CompletionCommand {
 }
 
 /** What a word can be, by the command and its position. */
-type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches'
+type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches' | 'pools'
 
 /** The positional values of each command (by canonical id); logs' words are all services. */
 const POSITIONAL: Record<string, ValueKind> = {
@@ -30,6 +31,7 @@ const POSITIONAL: Record<string, ValueKind> = {
   exec: 'anywhere', shell: 'anywhere',
   'sandbox:attach': 'sandboxes', 'sandbox:forward': 'sandboxes', 'sandbox:manifest': 'sandboxes', 'sandbox:rm': 'sandboxes',
   'sandbox:pull': 'sandbox-branches',
+  'sandbox:pool:rm': 'pools',
   logs: 'services',
   'cache:fetch': 'caches', 'cache:evict': 'caches', 'cache:maintain': 'caches', 'cache:identity': 'caches',
 }
@@ -106,6 +108,8 @@ async function values(context: YardContext, registry: Registry, kind: ValueKind 
       return services(context, registry, namedWorktree(words))
     case 'caches':
       return within(openCache(context, registry).then(async ({cache, root}) => (await cache.list(root)).flatMap((row) => (row.url === null ? [] : [row.url]))), [])
+    case 'pools':
+      return within(openWorkspace(context).then(async (workspace) => (await readPools(context.env, workspace.owner)).map((pool) => pool.id)), [])
     default:
       return []
   }

@@ -28,7 +28,7 @@ import type {Registry} from './registry.js'
 import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
-import {spawnRefill, takeWarm} from './sandbox-pool-fill.js'
+import {spawnRefill, spawnYard, takeWarm} from './sandbox-pool-fill.js'
 
 export interface CreateOptions {
   name: string
@@ -122,10 +122,14 @@ export async function createSandbox(context: YardContext, registry: Registry, op
       return target
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
+    const relayed = warm !== undefined && Object.keys(target.ports).length > 0
+    if (relayed) spawnYard(context, workspace.mainPath, ['sandbox', 'pool', 'relay', name])
     const gitIdentity = await hostGitIdentity(context, workspace.mainPath)
     const attached = warnSubmodules(context, name, warm ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity}) : await backend.attach(made!, {branch, gitIdentity, fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
+    if (relayed) await backend.pool!.awaitRelay(made!)
     warnUnpushable(context, name, repos, branch)
     await notePin(context, workspace, allocation!)
     if (warm) spawnRefill(context, warm.pool)

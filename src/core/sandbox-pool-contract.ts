@@ -54,4 +54,13 @@ export interface SandboxPoolSupport {
   attachClaimed(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
   /** Deletes an unclaimed pool pod (nothing when it is gone). */
   remove(pod: string, runtime: string): Promise<void>
+  /**
+   * Whether a claimed pod can answer on the sandbox's host ports (through `relay`); when not, a
+   * sandbox with `[ports]` is made cold.
+   */
+  relaysPorts(): boolean
+  /** Relays the claimed sandbox's host ports (`base + offset`) to its pod's `base` until the sandbox is removed; run by `yard sandbox pool relay NAME`. */
+  relay(sandbox: SandboxRecord): Promise<void>
+  /** Waits until the relay of `sandbox` listens. @throws OperationError when it does not in time. */
+  awaitRelay(sandbox: SandboxRecord): Promise<void>
 }

@@ -19,7 +19,7 @@ import type {SandboxRepo, SandboxSpec} from './backend.js'
 import type {YardContext} from './context.js'
 import {acquireLock, HeldLock} from './lock.js'
 import type {Registry} from './registry.js'
-import {openSandboxCache, SandboxSession} from './sandbox.js'
+import {openSandboxCache, requireSandbox, SandboxSession} from './sandbox.js'
 import {forgetPool, openPools, PoolDefinition, poolFingerprint, poolId, poolOwner, readPool, readPools, setPool} from './sandbox-pool.js'
 import {parseRepoFlags} from './sandbox-repos.js'
 import {stateDir} from './state.js'
@@ -139,19 +139,30 @@ export async function leasePool(context: YardContext, registry: Registry, sessio
  * Node reaps it if it ends while this process still runs; after that, init does.
  */
 export function spawnRefill(context: YardContext, pool: Pick<PoolDefinition, 'id' | 'mainPath'>): void {
-  const [entry, ...execArgv] = yardEntry()
+  spawnYard(context, pool.mainPath, ['sandbox', 'pool', 'fill', pool.id])
+}
+
+/** `yard ARGS…` detached in `cwd` (see spawnRefill); a failure to start is warned about. */
+export function spawnYard(context: YardContext, cwd: string, args: string[]): void {
   const env = {...context.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}
-  const child = spawn(process.execPath, [...execArgv, entry, 'sandbox', 'pool', 'fill', pool.id], {detached: true, stdio: 'ignore', env, cwd: pool.mainPath})
-  child.on('error', (error) => context.warn(`warning: the refill of pool ${pool.id} could not start: ${error.message}; run yard sandbox pool fill ${pool.id}`))
+  const child = spawn(process.execPath, [yardEntry(), ...args], {detached: true, stdio: 'ignore', env, cwd})
+  child.on('error', (error) => context.warn(`warning: yard ${args.join(' ')} could not start in the background: ${error.message}`))
   child.unref()
 }
 
 /** yard's entry script: bin/run.js of a built package, bin/dev.js when running from the sources. */
-function yardEntry(): string[] {
+function yardEntry(): string {
   const here = fileURLToPath(import.meta.url)
   let root = path.dirname(here)
   while (!existsSync(path.join(root, 'package.json')) && path.dirname(root) !== root) root = path.dirname(root)
-  return [path.join(root, 'bin', here.endsWith('.ts') ? 'dev.js' : 'run.js')]
+  return path.join(root, 'bin', here.endsWith('.ts') ? 'dev.js' : 'run.js')
+}
+
+/** `yard sandbox pool relay NAME`: the host ports of claimed sandbox NAME, until it is removed (port-relay.ts). */
+export async function relaySandbox(context: YardContext, registry: Registry, name: string): Promise<void> {
+  const session = await openPools(context, registry, 'podman')
+  const {sandbox} = await requireSandbox(context, session, name)
+  await session.pool.relay(sandbox)
 }
 
 /**
@@ -164,9 +175,9 @@ export async function takeWarm(context: YardContext, session: SandboxSession, sp
   const id = poolId(session.workspace.owner, spec.runtime, spec.repos)
   const pool = (await readPools(context.env, session.workspace.owner)).find((candidate) => candidate.id === id)
   if (!pool || pool.image !== spec.image) return undefined
-  // podman cannot publish a port on a pod that runs: a sandbox with [ports] is made cold.
-  if (Object.keys(spec.portBases).length > 0) {
-    context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], which a running pod cannot take on podman; created cold`)
+  // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
+  if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts()) {
+    context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`)
     return undefined
   }
   const pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)

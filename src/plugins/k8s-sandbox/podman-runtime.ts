@@ -18,6 +18,7 @@ import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from '.
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 import {claimsByPod, dropClaim, readClaim} from './claims.js'
 import {POOL_LABEL, WARM_ANNOTATION} from './pool-labels.js'
+import {stopRelay} from './port-relay.js'
 
 /** podman names a played pod's container `<pod>-<container>`. */
 const containerOf = (pod: string) => `${pod}-${WORKSPACE_CONTAINER}`
@@ -105,6 +106,8 @@ export class PodmanRuntime implements SandboxRuntime {
 
   async remove(project: string): Promise<void> {
     const name = this.podOf(project)
+    // A claimed pod's host ports are its relay's: free when remove returns (port-relay.ts).
+    if (name !== project) await stopRelay(this.context.stateDir, project)
     await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {timeoutMs: PLAY_BUDGET_MS, budget: 'podman pod rm'})
     // Exactly the pod's own emptyDir volume: `<pod>-` is also the start of longer pods' names.
     // podman 4.3 plays it as an anonymous volume that `pod rm` already took; `--force` succeeds

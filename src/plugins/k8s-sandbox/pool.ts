@@ -25,6 +25,7 @@ import {defaultCheckout} from './attach.js'
 import {isTaken, readClaim, takePod, writeClaim, dropClaim} from './claims.js'
 import {MANAGED_BY_LABEL, OWNER_LABEL, podManifest, PREFIX_LABEL, sandboxLabels} from './manifest.js'
 import type {PodmanRuntime} from './podman-runtime.js'
+import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
 
 /** Prepares a pool pod: `$@` is `SLOT KEY` pairs; `YARD_FETCH_THROUGH` the uploadpack script. */
@@ -160,6 +161,23 @@ export class PodmanPool implements SandboxPoolSupport {
       slots.push({slot: repo.slot, default: defaultCheckout(repo.slot), path: target, created: true, ...(submodules.initialised.length + submodules.failed.length > 0 ? {submodules} : {})})
     }
     return {branch: request.branch, slots}
+  }
+
+  /** Rootful podman only: a rootless pod has no address the host reaches (port-relay.ts). */
+  relaysPorts(): boolean {
+    return process.getuid?.() === 0
+  }
+
+  async relay(sandbox: SandboxRecord): Promise<void> {
+    const pod = this.runtime().podOf(sandbox.project)
+    const address = await podAddress(this.context, pod)
+    if (address === undefined) throw new OperationError(`the sandbox pod ${pod} has no address on a podman network`, {fix: `remove the sandbox (yard sandbox rm ${sandbox.name}) and create it again`})
+    const forwards = Object.entries(sandbox.spec.portBases).map(([, base]) => ({hostPort: base + sandbox.offset, containerPort: base}))
+    await relayPorts(this.context.stateDir, sandbox.project, address, forwards)
+  }
+
+  awaitRelay(sandbox: SandboxRecord): Promise<void> {
+    return awaitRelay(this.context.stateDir, sandbox.project)
   }
 
   async remove(pod: string, runtime = 'podman'): Promise<void> {

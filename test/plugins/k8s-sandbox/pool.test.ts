@@ -5,12 +5,14 @@
  * nothing changed.
  */
 import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
 import {existsSync, readdirSync} from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 
 import type {CacheStatus} from '../../../src/core/backend.js'
 import type {PoolRow} from '../../../src/core/sandbox-pool.js'
-import {cleanupTemp} from '../../support/repo.js'
+import {addWorktree, cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 import {cli, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
@@ -176,5 +178,73 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect((await run(['sandbox', 'rm', 'kept'])).exitCode).to.equal(0)
     expect(poolPods(poolId)).to.deep.equal([])
     expect((await run(['sandbox', 'pool', 'rm', poolId])).exitCode).to.equal(2)
+  })
+})
+
+describe('warm pools: a claimed sandbox with [ports] answers on the host ports a cold one publishes (rootful podman)', function () {
+  this.timeout(90_000)
+  const portsPrefix = `${SANDBOX_TEST_PREFIX}v`
+  let fixture: SandboxFixture
+  let upstream: string
+  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+
+  before(async () => {
+    sweep(SANDBOX_TEST_PREFIX)
+    await ensureDefaultImage()
+    upstream = makeUpstream('app')
+    fixture = makeApp(portsPrefix, 'WEB_PORT = 39400')
+    addWorktree(fixture.app, 'feat')
+    expect((await run(['cache', 'add', upstream])).exitCode).to.equal(0)
+    expect((await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '1'])).exitCode).to.equal(0)
+    const deadline = Date.now() + 60_000
+    while (((await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[])[0].ready < 1) {
+      if (Date.now() > deadline) throw new Error('the pool never filled')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+  })
+
+  after(() => {
+    sweep(SANDBOX_TEST_PREFIX)
+    cleanupTemp()
+  })
+
+  it('a busy host port refuses the claim (exit 3) and leaves the pod in the pool', async () => {
+    const holder = net.createServer()
+    await new Promise<void>((resolve) => holder.listen(39459, resolve))
+    try {
+      const refused = await run(['sandbox', 'create', 'feat', '--repo', upstream])
+      expect(refused.exitCode, refused.stderr).to.equal(3)
+      expect(refused.stderr).to.include('host port 39459 (WEB_PORT) of sandbox feat is busy')
+    } finally {
+      holder.close()
+    }
+    const [pool] = (await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[]
+    expect(pool.ready).to.equal(1)
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+  })
+
+  it('worktree feat and the claimed sandbox feat share project, offset and port; the port reaches the pod until rm', async () => {
+    const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('warm')
+    const worktree = (await run(['ports', '--worktree', 'feat', '--json'])).json as {project: string; offset: number; ports: Record<string, number>}
+    const sandbox = (await run(['ports', '--sandbox', 'feat', '--json'])).json as {project: string; offset: number; ports: Record<string, number>}
+    const listed = ((await run(['sandbox', 'list', '--json'])).json as Array<{name: string; project: string; offset: number; ports: Record<string, number>}>).find((row) => row.name === 'feat')!
+    for (const row of [worktree, sandbox, listed]) expect({project: row.project, offset: row.offset, ports: row.ports}).to.deep.equal({project: `${portsPrefix}-feat`, offset: 59, ports: {WEB_PORT: 39459}})
+    // git's own daemon on the container port 39400 stands for the sandbox's web server.
+    const daemon = cli(fixture, ['exec', 'feat/wt/feat', '--', 'git', 'daemon', '--detach', '--reuseaddr', '--export-all', '--base-path=/work', '--port=39400'])
+    expect(daemon.status, daemon.stderr).to.equal(0)
+    let remote = {status: 1 as number | null, stdout: '', stderr: ''}
+    for (let tries = 0; tries < 20 && remote.status !== 0; tries++) {
+      remote = spawnSync('git', ['ls-remote', 'git://127.0.0.1:39459/app/default', 'HEAD'], {encoding: 'utf8'})
+      if (remote.status !== 0) await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(remote.status, remote.stderr).to.equal(0)
+    expect(remote.stdout).to.match(/^[0-9a-f]{40}\tHEAD/)
+    expect((await run(['sandbox', 'rm', 'feat'])).exitCode).to.equal(0)
+    // Free again once rm returns: a cold create of feat could publish it.
+    const probe = net.createServer()
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(39459, resolve))
+    probe.close()
   })
 })
