@@ -28,7 +28,13 @@ import type {PodmanRuntime} from './podman-runtime.js'
 import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
 
-/** Prepares a pool pod: `$@` is `SLOT KEY` pairs; `YARD_FETCH_THROUGH` the uploadpack script. */
+/**
+ * Prepares a pool pod: `$@` is `SLOT KEY` pairs; `YARD_FETCH_THROUGH` the uploadpack script.
+ * Besides `default/`, each slot gets a worktree checked out detached at origin/HEAD in
+ * `/work/<slot>/.pool` (`.pool` is no branch directory: a ref component cannot start with a dot),
+ * which the claim turns into the branch worktree: checking out the files is the longest part of
+ * an attach, and it does not depend on the sandbox's name.
+ */
 const PREPARE_SCRIPT = `set -e
 git config --global safe.directory '*'
 mkdir -p "\${YARD_FT_PATH%/*}"
@@ -37,13 +43,17 @@ chmod 755 "$YARD_FT_PATH"
 while [ $# -gt 0 ]; do
   git clone --quiet --shared -- "/repos/$2" "/work/$1/default"
   git -C "/work/$1/default" config remote.origin.uploadpack "$YARD_FT_PATH"
+  git -C "/work/$1/default" worktree add --quiet --detach "/work/$1/.pool" origin/HEAD
   shift 2
 done`
 
 /**
  * Attaches in a claimed pod: `$1` the branch, then `SLOT DIR REF PUSHURL` quadruples (REF empty:
  * origin/HEAD). The same steps and bases as attach.ts, for checkouts that are all new but
- * `default/`, which fetches from the cache (plain upload-pack: the host fetched it just now).
+ * `default/`, which fetches from the cache (plain upload-pack: the host fetched it just now). The
+ * prepared `.pool` worktree becomes the branch worktree: `checkout --no-track -B BRANCH BASE`
+ * (only files that differ from origin/HEAD change) and `worktree move` to the branch directory,
+ * the same branch, base, files and path as `worktree add --no-track -b`.
  */
 const CLAIM_SCRIPT = `set -e
 [ -z "$YARD_GIT_NAME" ] || git config --global user.name "$YARD_GIT_NAME"
@@ -60,7 +70,11 @@ while [ $# -gt 0 ]; do
   else base=$3
   fi
   if git -C "$home" rev-parse --verify --quiet "refs/heads/$branch" >/dev/null; then
+    git -C "$home" worktree remove --force "/work/$1/.pool" 2>/dev/null || true
     git -C "$home" worktree add --quiet "$target" "$branch"
+  elif [ -d "/work/$1/.pool" ]; then
+    git -C "/work/$1/.pool" checkout --quiet --no-track -B "$branch" "$base"
+    git -C "$home" worktree move "/work/$1/.pool" "$target"
   else
     git -C "$home" worktree add --quiet --no-track -b "$branch" "$target" "$base"
   fi
