@@ -19,7 +19,7 @@ import {InputError, OperationError, RefusedError} from './errors.js'
 import {requireValidBranchName} from './git.js'
 import {requireClusterSource} from './cluster-source.js'
 import {staleNote} from './stale.js'
-import {buildDefaultImage} from './image.js'
+import {buildDefaultImage, defaultImageTag} from './image.js'
 import {validateImageReference} from './image-reference.js'
 import {validateName} from './identity.js'
 import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from './offset-allocator.js'
@@ -28,7 +28,7 @@ import type {Registry} from './registry.js'
 import {repoIdentity} from './repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from './sandbox-repos.js'
-import {spawnRefill, spawnYard, takeWarm} from './sandbox-pool-fill.js'
+import {hasPool, spawnRefill, spawnYard, takeWarm} from './sandbox-pool-fill.js'
 
 export interface CreateOptions {
   name: string
@@ -80,7 +80,10 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   if (await backend.get(probe, runtime)) {
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`})
   }
-  const image = options.image ?? workspace.config.cluster.image ?? (await buildDefaultImage(context)).image
+  // With a pool of this set, its pods prove the default image exists: it is checked only for a cold create.
+  const pooled = runtime !== 'kubernetes' && (await hasPool(context, session, repos))
+  const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
+  let image = options.image ?? workspace.config.cluster.image ?? (pooled ? defaultImageTag() : (await buildDefaultImage(context)).image)
 
   // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
@@ -91,7 +94,8 @@ export async function createSandbox(context: YardContext, registry: Registry, op
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
   // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
-  const warm = local ? await takeWarm(context, session, {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}, probe.project) : undefined
+  const warm = pooled ? await takeWarm(context, session, {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}, probe.project) : undefined
+  if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {

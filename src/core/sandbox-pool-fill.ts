@@ -12,6 +12,7 @@
  */
 import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -20,9 +21,12 @@ import type {YardContext} from './context.js'
 import {acquireLock, HeldLock} from './lock.js'
 import type {Registry} from './registry.js'
 import {openSandboxCache, requireSandbox, SandboxSession} from './sandbox.js'
-import {forgetPool, openPools, PoolDefinition, poolFingerprint, poolId, poolOwner, readPool, readPools, setPool} from './sandbox-pool.js'
+import {forgetPool, openPools, PoolDefinition, poolFingerprint, poolId, poolOwner, readPool, setPool} from './sandbox-pool.js'
 import {parseRepoFlags} from './sandbox-repos.js'
 import {stateDir} from './state.js'
+
+/** The refill's nice value (setpriority(2)): below every foreground command. */
+const BACKGROUND_PRIORITY = 10
 
 /** How long one pod may take to start and be prepared, in ms (a lock older than this is stale). */
 const FILL_STEP_MS = 180_000
@@ -139,14 +143,22 @@ export async function leasePool(context: YardContext, registry: Registry, sessio
  * Node reaps it if it ends while this process still runs; after that, init does.
  */
 export function spawnRefill(context: YardContext, pool: Pick<PoolDefinition, 'id' | 'mainPath'>): void {
-  spawnYard(context, pool.mainPath, ['sandbox', 'pool', 'fill', pool.id])
+  spawnYard(context, pool.mainPath, ['sandbox', 'pool', 'fill', pool.id], {nice: true})
 }
 
 /** `yard ARGS…` detached in `cwd` (see spawnRefill); a failure to start is warned about. */
-export function spawnYard(context: YardContext, cwd: string, args: string[]): void {
+export function spawnYard(context: YardContext, cwd: string, args: string[], options: {nice?: boolean} = {}): void {
   const env = {...context.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}
   const child = spawn(process.execPath, [yardEntry(), ...args], {detached: true, stdio: 'ignore', env, cwd})
   child.on('error', (error) => context.warn(`warning: yard ${args.join(' ')} could not start in the background: ${error.message}`))
+  // Background work yields the CPU to the commands someone waits for (podman and the pod's git inherit it).
+  if (child.pid !== undefined && options.nice) {
+    try {
+      os.setPriority(child.pid, BACKGROUND_PRIORITY)
+    } catch {
+      // A priority is a courtesy: the refill runs as well without it.
+    }
+  }
   child.unref()
 }
 
@@ -165,6 +177,12 @@ export async function relaySandbox(context: YardContext, registry: Registry, nam
   await session.pool.relay(sandbox)
 }
 
+/** Whether the project has a pool of this repository set on the session's runtime (the state directory only). */
+export async function hasPool(context: YardContext, session: SandboxSession, repos: readonly SandboxRepo[]): Promise<boolean> {
+  if (!session.backend.pool?.runtimes.includes(session.runtime)) return false
+  return (await readPool(context.env, poolId(session.workspace.owner, session.runtime, repos))) !== undefined
+}
+
 /**
  * For `sandbox create`: the pool of the create's repository set and runtime, and a ready pod of
  * it taken for `project`, when there is one whose spec is the create's. Undefined: create cold.
@@ -173,8 +191,8 @@ export async function takeWarm(context: YardContext, session: SandboxSession, sp
   const support = session.backend.pool
   if (!support || !support.runtimes.includes(spec.runtime)) return undefined
   const id = poolId(session.workspace.owner, spec.runtime, spec.repos)
-  const pool = (await readPools(context.env, session.workspace.owner)).find((candidate) => candidate.id === id)
-  if (!pool || pool.image !== spec.image) return undefined
+  const pool = await readPool(context.env, id)
+  if (!pool || pool.owner !== session.workspace.owner || pool.image !== spec.image) return undefined
   // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
   if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts()) {
     context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`)
