@@ -198,7 +198,14 @@ export async function takeWarm(context: YardContext, session: SandboxSession, sp
     context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`)
     return undefined
   }
-  const pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)
+  let pod: string | undefined
+  try {
+    pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)
+  } catch (error) {
+    // A pool that cannot be read is no reason to fail a create that can be made cold.
+    context.warn(`note: pool ${id} could not be read (${(error as Error).message.split('\n')[0]}); creating cold`)
+    return undefined
+  }
   if (pod) return {pool, pod}
   // Its pods died or are still starting: this create is cold, and the pool is brought back.
   context.warn(`note: pool ${id} has no ready pod; creating cold`)
