@@ -6,6 +6,11 @@
  * finds it warm (one fetch, one lease); each run's pod is removed afterwards with `yard sandbox
  * rm`, untimed. yard's create also checks out the default branch and the branch worktree (two
  * checkouts to git's one) and starts a pod.
+ *
+ * Time to first instruction (docs/sandboxes.md, "Warm pool"): from `yard sandbox create` start
+ * until `yard exec NAME/BRANCH -- git status` returns, cold in the same rounds as above, then warm
+ * with a pool of 2 (`yard sandbox pool set`, filled before the first run) refilling in the
+ * background between the creates as it would; the note says how many creates claimed a pod.
  */
 import {execFile} from 'node:child_process'
 import {rm, writeFile} from 'node:fs/promises'
@@ -38,17 +43,45 @@ async function removePod(): Promise<void> {
   await run('podman', ['volume', 'rm', '--force', `${PREFIX}-bench-work`], {env: podmanEnv}).catch(() => undefined)
 }
 
+/** `yard sandbox create bench` then `yard exec bench/wt/bench -- git status`; resolves whether the create was warm. */
+async function firstInstruction(url: string): Promise<boolean> {
+  const created = await run(process.execPath, [runJs, 'sandbox', 'create', 'bench', '--repo', url, '--json'], {cwd: main, env})
+  await run(process.execPath, [runJs, 'exec', 'bench/wt/bench', '--', 'git', 'status'], {cwd: main, env})
+  return (JSON.parse(created.stdout) as {start: string}).start === 'warm'
+}
+
+async function removeSandbox(): Promise<void> {
+  await run(process.execPath, [runJs, 'sandbox', 'rm', 'bench'], {cwd: main, env}).catch(() => undefined)
+  // A run killed at its time-out may leave a pod `yard sandbox rm` cannot read: remove it by name.
+  await removePod()
+}
+
+/** The warm rows of one repository: a pool of 2, filled, then timed creates that claim from it. */
+async function warmRows(url: string, suffix: string): Promise<{rows: BenchRow[]; starts: boolean[]}> {
+  const starts: boolean[] = []
+  const label = `create → first instruction, warm pool of 2${suffix}`
+  return {
+    starts,
+    rows: [{label, argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url], cwd: main, env, unavailable: buildFailure, call: async () => void starts.push(await firstInstruction(url)), beforeEach: removeSandbox, afterEach: removeSandbox}],
+  }
+}
+
+async function untilPoolFull(): Promise<void> {
+  const deadline = Date.now() + 120_000
+  while (Date.now() < deadline) {
+    const listed = JSON.parse((await run(process.execPath, [runJs, 'sandbox', 'pool', 'list', '--json'], {cwd: main, env})).stdout) as Array<{ready: number; size: number}>
+    if (listed.every((pool) => pool.ready >= pool.size)) return
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+  log('the pool did not fill within 120 s')
+}
+
 /** The two rows for one repository url; `suffix` tells the repositories apart in labels. */
 async function rowsFor(url: string, suffix: string): Promise<BenchRow[]> {
   log(`warming the cache of ${url}`)
   await run(process.execPath, [runJs, 'cache', 'add', url], {cwd: main, env}).catch((error: Error) => log(`cache add failed: ${error.message}`))
   const clone = join(await makeScratchDir('clone'), 'repo')
   const gitLabel = `git clone --no-local${suffix}`
-  const removeSandbox = async () => {
-    await run(process.execPath, [runJs, 'sandbox', 'rm', 'bench'], {cwd: main, env}).catch(() => undefined)
-    // A run killed at its time-out may leave a pod `yard sandbox rm` cannot read: remove it by name.
-    await removePod()
-  }
   return [
     {label: gitLabel, argv: ['git', 'clone', '-q', '--no-local', url, clone], env, afterEach: () => rm(clone, {recursive: true, force: true}), relativeTo: suffix === '' ? undefined : gitLabel},
     {
@@ -56,15 +89,27 @@ async function rowsFor(url: string, suffix: string): Promise<BenchRow[]> {
       argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url],
       cwd: main, env, beforeEach: removeSandbox, afterEach: removeSandbox, unavailable: buildFailure, relativeTo: suffix === '' ? undefined : gitLabel,
     },
+    {label: `create → first instruction, cold${suffix}`, argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url], cwd: main, env, unavailable: buildFailure, call: async () => void (await firstInstruction(url)), beforeEach: removeSandbox, afterEach: removeSandbox, extra: true},
   ]
 }
 
 const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2_000}, `[project]\nprefix = "${PREFIX}"\n`, log)
-const rows = await rowsFor(generated, '')
-if (process.env.BENCH_REPO) rows.push(...(await rowsFor(resolve(process.env.BENCH_REPO), ' (BENCH_REPO)')))
+const urls: Array<[string, string]> = [[generated, ''], ...(process.env.BENCH_REPO ? [[resolve(process.env.BENCH_REPO), ' (BENCH_REPO)'] as [string, string]] : [])]
+const rows: BenchRow[] = []
+for (const [url, suffix] of urls) rows.push(...(await rowsFor(url, suffix)))
 
 try {
-  await reportBench(await measureBench({name: 'sandbox', baseline: 'git clone --no-local', rows}))
+  const result = await measureBench({name: 'sandbox', baseline: 'git clone --no-local', rows})
+  // Warm after cold: a pool of the same repository would have the cold rows claim.
+  for (const [url, suffix] of urls) {
+    const pool = JSON.parse((await run(process.execPath, [runJs, 'sandbox', 'pool', 'set', '--repo', url, '--size', '2', '--json'], {cwd: main, env})).stdout) as {id: string}
+    await untilPoolFull()
+    const warm = await warmRows(url, suffix)
+    const measured = await measureBench({name: 'sandbox', baseline: warm.rows[0].label, rows: warm.rows})
+    for (const row of measured.rows) result.rows.push({...row, ratio: null, note: `${warm.starts.filter(Boolean).length} of ${warm.starts.length} creates claimed a pool pod (warm-ups included)`})
+    await run(process.execPath, [runJs, 'sandbox', 'pool', 'rm', pool.id], {cwd: main, env}).catch(() => undefined)
+  }
+  await reportBench(result)
 } finally {
   await removePod()
   await sweepPrefix(conf, PREFIX)

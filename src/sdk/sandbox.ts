@@ -3,6 +3,7 @@
  * Part of the plugin SDK, `@yard-dev/cli/backend` (src/sdk/index.ts).
  */
 import type {CacheBorrower, CacheDemand, CacheNodeStatus} from './cache.js'
+import type {SandboxPoolSupport} from './sandbox-pool.js'
 import type {Target} from './target.js'
 
 export interface SandboxSummary {
@@ -13,6 +14,8 @@ export interface SandboxSummary {
   offset: number
   /** The node the pod was scheduled on (a cluster runtime); undefined before scheduling or on podman. */
   node?: string
+  /** `warm` when the sandbox was claimed from a warm pool, `cold` when its pod was made for it (undefined: the backend does not say). */
+  start?: 'warm' | 'cold'
 }
 
 /** One repository of a sandbox: `--repo [SLOT=]URL[#REF]` resolved by core (DESIGN.md §5.2). */
@@ -148,6 +151,8 @@ export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLos
    * @throws InputError for a branch directory clash.
    */
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult>
+  /** Warm pool pods (docs/sandboxes.md, "Warm pool"; core/sandbox/pool.ts). Optional: without it every create is cold. */
+  readonly pool?: SandboxPoolSupport
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
   /** The worktrees and every ref (branch, detached HEAD, stash) holding commits the cache lacks. */

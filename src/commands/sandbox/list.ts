@@ -16,7 +16,7 @@ export default class SandboxList extends BaseCommand {
     const rows = await listSandboxes(this.context, this.backends, flags.runtime)
     if (rows.length === 0) this.print('no sandboxes')
     for (const row of rows) {
-      this.print(`${row.name} (${row.project}) ${row.runtime} ${row.phase} offset ${row.offset} ${Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ')}`)
+      this.print(`${row.name} (${row.project}) ${row.runtime} ${row.phase} ${row.start ?? 'cold'} offset ${row.offset} ${Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ')}`)
       for (const repo of row.repos) {
         this.print(`  ${repo.slot}: ${repo.identity} [${repo.key}]${repo.stale ? ' stale' : ''}`)
         for (const worktree of repo.worktrees) {

@@ -8,6 +8,7 @@ import type {YardContext} from '../kernel/context.js'
 import {openCache} from '../cache/cache.js'
 import type {Backends} from '../registry/backends.js'
 import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
+import {readPools} from '../sandbox/pool.js'
 import {openStack, stackSpec} from '../stack/stack.js'
 import {openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
 
@@ -20,7 +21,7 @@ export interface CompletionCommand {
 }
 
 /** What a word can be, by the command and its position. */
-type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches'
+type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches' | 'pools'
 
 /** The positional values of each command (by canonical id); logs' words are all services. */
 const POSITIONAL: Record<string, ValueKind> = {
@@ -30,6 +31,7 @@ const POSITIONAL: Record<string, ValueKind> = {
   exec: 'anywhere', shell: 'anywhere',
   'sandbox:attach': 'sandboxes', 'sandbox:forward': 'sandboxes', 'sandbox:manifest': 'sandboxes', 'sandbox:rm': 'sandboxes',
   'sandbox:pull': 'sandbox-branches',
+  'sandbox:pool:rm': 'pools',
   logs: 'services',
   'cache:fetch': 'caches', 'cache:evict': 'caches', 'cache:maintain': 'caches', 'cache:identity': 'caches',
 }
@@ -107,6 +109,8 @@ async function values(context: YardContext, backends: Backends, kind: ValueKind 
       return services(context, backends, namedWorktree(words))
     case 'caches':
       return within(openCache(context, backends).then(async ({cache, root}) => (await cache.list(root)).flatMap((row) => (row.url === null ? [] : [row.url]))), [])
+    case 'pools':
+      return within(openWorkspace(context).then(async (workspace) => (await readPools(context.env, workspace.owner)).map((pool) => pool.id)), [])
     default:
       return []
   }

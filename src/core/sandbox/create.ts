@@ -21,7 +21,7 @@ import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {requireValidBranchName} from '../workspace/git.js'
 import {requireClusterSource} from '../cluster/source.js'
 import {staleNote} from '../../sdk/stale.js'
-import {buildDefaultImage} from '../machine/image.js'
+import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
 import {validateImageReference} from '../machine/image-reference.js'
 import {validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
@@ -30,6 +30,7 @@ import type {Backends} from '../registry/backends.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from '../../sdk/sandbox-repos.js'
+import {hasPool, spawnRefill, spawnYard, takeWarm} from './pool-fill.js'
 
 export interface CreateOptions {
   name: string
@@ -54,6 +55,8 @@ export interface CreateResult extends SandboxAttachResult {
   pinned: {hashOffset: number; clashedWith: string[]} | null
   /** Per slot whose cache could not be fetched: why, and since when it is stale. */
   stale: Record<string, string>
+  /** `warm`: a ready pod of a warm pool was claimed (docs/sandboxes.md, "Warm pool"); `cold`: a pod was made. */
+  start: 'warm' | 'cold'
 }
 
 /** The borrower a sandbox is in its caches' leases: `sandbox <project name>`. */
@@ -79,7 +82,10 @@ export async function createSandbox(context: YardContext, backends: Backends, op
   if (await backend.get(probe, runtime)) {
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`})
   }
-  const image = options.image ?? workspace.config.cluster.image ?? (await buildDefaultImage(context)).image
+  // With a pool of this set, its pods prove the default image exists: it is checked only for a cold create.
+  const pooled = runtime !== 'kubernetes' && (await hasPool(context, session, repos))
+  const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
+  let image = options.image ?? workspace.config.cluster.image ?? (pooled ? defaultImageTag() : (await buildDefaultImage(context)).image)
 
   // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
@@ -89,6 +95,9 @@ export async function createSandbox(context: YardContext, backends: Backends, op
   const leased: string[] = []
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
+  // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
+  const warm = pooled ? await takeWarm(context, session, {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}, probe.project) : undefined
+  if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
@@ -109,23 +118,36 @@ export async function createSandbox(context: YardContext, backends: Backends, op
         })
       }
       const spec = {runtime, image, cacheRoot: local ? root : workspace.config.cluster['cache-root'], repos, branch, portBases: workspace.config.ports}
+      if (warm) {
+        made = await backend.pool!.claim(warm.pod, warm.pool.id, target, spec)
+        return target
+      }
       context.progress?.step(`starting pod ${target.project}`)
       await backend.create(target, spec)
       made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
       return target
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
-    const attached = warnSubmodules(context, name, await backend.attach(made!, {branch, gitIdentity: await hostGitIdentity(context, workspace.mainPath), fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
+    // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
+    const relayed = warm !== undefined && Object.keys(target.ports).length > 0
+    if (relayed) spawnYard(context, workspace.mainPath, ['sandbox', 'pool', 'relay', name])
+    const gitIdentity = await hostGitIdentity(context, workspace.mainPath)
+    const attached = warnSubmodules(context, name, warm ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity}) : await backend.attach(made!, {branch, gitIdentity, fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
+    if (relayed) await backend.pool!.awaitRelay(made!)
     warnUnpushable(context, name, repos, branch)
     await notePin(context, workspace, allocation!)
+    if (warm) spawnRefill(context, warm.pool)
     return {
-      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale},
+      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale}, start: warm ? 'warm' : 'cold',
       pinned: allocation!.pin !== undefined ? {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith} : null,
     }
   } catch (error) {
     if (made) await backend.remove(made).catch(() => undefined)
+    else if (warm) await backend.pool!.untake(warm.pod, runtime).catch(() => undefined)
+    // The claimed pod went with the failure: the pool is one short.
+    if (made && warm) spawnRefill(context, warm.pool)
     await undoPin(workspace, allocation).catch(() => undefined)
     for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error

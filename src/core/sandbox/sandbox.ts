@@ -92,6 +92,8 @@ export interface SandboxListRow {
   ports: Record<string, number>
   /** The node the pod runs on (kubernetes), or null. */
   node: string | null
+  /** `warm`: claimed from a warm pool; `cold`: its pod was made for it (docs/sandboxes.md, "Warm pool"). */
+  start?: 'warm' | 'cold'
   /**
    * Per slot its cache's freshness where the pod runs: podman, the local cache's record; a
    * cluster, the Repo status entry of the pod's node — stale when that node's latest clone or
@@ -134,7 +136,7 @@ export async function listSandboxes(context: YardContext, backends: Backends, ru
   for (const {target, sandbox} of sandboxes) {
     const worktrees: SandboxWorktree[] = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
     rows.push({
-      name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports, node: sandbox.node ?? null,
+      name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports, node: sandbox.node ?? null, start: sandbox.start ?? 'cold',
       repos: sandbox.spec.repos.map((repo) => ({
         slot: repo.slot, identity: repo.identity, key: repo.key, ...freshness(repo.key, sandbox.node),
         // lfsPointers: only for a worktree that uses LFS (files still pointers; 0 when all are checked out).

@@ -16,6 +16,9 @@ import {OperationError} from '../../sdk/errors.js'
 import type {RunResult} from '../../sdk/process.js'
 import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
+import {claimsByPod, dropClaim, readClaim} from './claims.js'
+import {POOL_LABEL, WARM_ANNOTATION} from './pool-labels.js'
+import {stopRelay} from './port-relay.js'
 
 /** podman names a played pod's container `<pod>-<container>`. */
 const containerOf = (pod: string) => `${pod}-${WORKSPACE_CONTAINER}`
@@ -41,16 +44,31 @@ export class PodmanRuntime implements SandboxRuntime {
   async list(prefix: string, timeoutMs: number): Promise<RuntimePod[]> {
     const result = await this.context.runner.run('podman', ['pod', 'ps', '--filter', `label=${PREFIX_LABEL}=${prefix}`, '--format', 'json'], {timeoutMs, budget: 'podman pod ps'})
     const pods = (JSON.parse(result.stdout.trim() || '[]') ?? []) as Json[]
-    return pods.map((pod) => ({name: String(pod.Name), phase: phaseOf(String(pod.Status ?? '')), labels: (pod.Labels ?? {}) as Record<string, string>, annotations: {}}))
+    // A pool pod is no sandbox until claimed; then it is listed with the sandbox's identity (claims.ts).
+    const claims = pods.some((pod) => POOL_LABEL in ((pod.Labels ?? {}) as Json)) ? claimsByPod(this.context.stateDir) : new Map()
+    return pods.flatMap((pod) => {
+      const labels = (pod.Labels ?? {}) as Record<string, string>
+      const phase = phaseOf(String(pod.Status ?? ''))
+      if (!(POOL_LABEL in labels)) return [{name: String(pod.Name), phase, labels, annotations: {}}]
+      const claim = claims.get(String(pod.Name))
+      return claim ? [{name: claim.project, phase, labels: claim.record.labels, annotations: {[WARM_ANNOTATION]: claim.record.pool}}] : []
+    })
+  }
+
+  /** The pod that holds project `name`: a claimed pool pod's own name, else `name` itself. */
+  podOf(name: string): string {
+    return readClaim(this.context.stateDir, name)?.pod ?? name
   }
 
   async get(name: string): Promise<RuntimePod | undefined> {
-    const result = await this.context.runner.run('podman', ['container', 'inspect', '--format', 'json', containerOf(name)], {allowFailure: true})
+    const claim = readClaim(this.context.stateDir, name)
+    const result = await this.context.runner.run('podman', ['container', 'inspect', '--format', 'json', containerOf(claim?.pod ?? name)], {allowFailure: true})
     if (result.exitCode !== 0) return undefined
     const [container] = JSON.parse(result.stdout) as Json[]
     const config = (container?.Config ?? {}) as Json
     const state = (container?.State ?? {}) as Json
     if (container === undefined || container.Pod === undefined) return undefined
+    if (claim) return {name, phase: phaseOf(String(state.Status ?? '')), labels: claim.labels, annotations: {...claim.annotations, [WARM_ANNOTATION]: claim.pool}}
     const annotations = {...(config.Annotations as Record<string, string> | undefined), ...(await this.keptAnnotations(name))}
     return {name, phase: phaseOf(String(state.Status ?? '')), labels: (config.Labels ?? {}) as Record<string, string>, annotations}
   }
@@ -86,7 +104,10 @@ export class PodmanRuntime implements SandboxRuntime {
     }
   }
 
-  async remove(name: string): Promise<void> {
+  async remove(project: string): Promise<void> {
+    const name = this.podOf(project)
+    // A claimed pod's host ports are its relay's: free when remove returns (port-relay.ts).
+    if (name !== project) await stopRelay(this.context.stateDir, project)
     await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {timeoutMs: PLAY_BUDGET_MS, budget: 'podman pod rm'})
     // Exactly the pod's own emptyDir volume: `<pod>-` is also the start of longer pods' names.
     // podman 4.3 plays it as an anonymous volume that `pod rm` already took; `--force` succeeds
@@ -94,11 +115,15 @@ export class PodmanRuntime implements SandboxRuntime {
     await this.context.runner.run('podman', ['volume', 'rm', '--force', `${name}-${WORK_VOLUME}`])
     await fs.rm(this.annotationsFile(name), {force: true})
     await fs.rm(asksRoot(this.context.stateDir, name), {recursive: true, force: true})
+    if (name !== project) {
+      await fs.rm(asksRoot(this.context.stateDir, project), {recursive: true, force: true})
+      await dropClaim(this.context.stateDir, project, name)
+    }
   }
 
   /** Whether the pod exists (`podman pod exists`: exit 0 yes, 1 no); undefined when podman cannot tell. */
   async exists(name: string): Promise<boolean | undefined> {
-    const result = await this.context.runner.run('podman', ['pod', 'exists', name], {allowFailure: true, timeoutMs: 30_000, budget: 'podman pod exists'})
+    const result = await this.context.runner.run('podman', ['pod', 'exists', this.podOf(name)], {allowFailure: true, timeoutMs: 30_000, budget: 'podman pod exists'})
     return result.exitCode === 0 ? true : result.exitCode === 1 ? false : undefined
   }
 
@@ -106,7 +131,16 @@ export class PodmanRuntime implements SandboxRuntime {
    * What a pod removed outside yard (`podman pod rm`) left behind: the annotations kept beside it
    * and its work volume, as `record PATH` / `volume NAME`; removed unless `dryRun`.
    */
-  async leftovers(name: string, options: {dryRun: boolean}): Promise<string[]> {
+  async leftovers(project: string, options: {dryRun: boolean}): Promise<string[]> {
+    const name = this.podOf(project)
+    if (name !== project) {
+      // A claimed pool pod removed outside yard: its claim goes with what the pod left.
+      if (!options.dryRun) {
+        await fs.rm(asksRoot(this.context.stateDir, project), {recursive: true, force: true})
+        await dropClaim(this.context.stateDir, project, name)
+      }
+      return [`claim ${path.join(this.context.stateDir, 'sandboxes', `${project}.claim.json`)}`, ...(await this.leftovers(name, options))]
+    }
     const file = this.annotationsFile(name)
     const work = `${name}-${WORK_VOLUME}`
     const volume = (await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0
@@ -131,7 +165,7 @@ export class PodmanRuntime implements SandboxRuntime {
 
   run(name: string, argv: string[], options: {workdir?: string; env?: Record<string, string>} = {}): Promise<RunResult> {
     const env = Object.entries(options.env ?? {}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
-    return this.context.runner.run('podman', ['exec', ...(options.workdir ? ['--workdir', options.workdir] : []), ...env, containerOf(name), ...argv], {allowFailure: true})
+    return this.context.runner.run('podman', ['exec', ...(options.workdir ? ['--workdir', options.workdir] : []), ...env, containerOf(this.podOf(name)), ...argv], {allowFailure: true})
   }
 
   /**
@@ -140,7 +174,7 @@ export class PodmanRuntime implements SandboxRuntime {
    * `test -d` first) is held back and that error thrown instead.
    */
   async exec(name: string, argv: string[], options: {workdir: string; tty: boolean; missingWorkdir?: () => Error}): Promise<number> {
-    const args = ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', options.workdir, containerOf(name), ...argv]
+    const args = ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', options.workdir, containerOf(this.podOf(name)), ...argv]
     const result = await this.context.runner.run('podman', args, {stdio: 'inherit', allowFailure: true, stderrHold: options.missingWorkdir ? isEngineExecFailure : undefined})
     const failure = options.missingWorkdir ? execFailure(result) : undefined
     if (failure === 'no-directory') throw options.missingWorkdir!()
@@ -149,7 +183,7 @@ export class PodmanRuntime implements SandboxRuntime {
   }
 
   async copyOut(name: string, podPath: string, hostPath: string): Promise<void> {
-    await this.context.runner.run('podman', ['cp', `${containerOf(name)}:${podPath}`, hostPath])
+    await this.context.runner.run('podman', ['cp', `${containerOf(this.podOf(name))}:${podPath}`, hostPath])
   }
 }
 

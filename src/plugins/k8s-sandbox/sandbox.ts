@@ -18,6 +18,8 @@ import {podUnsaved, podWorktrees} from './unsaved.js'
 // client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
 import type {SandboxPortForward} from '../../sdk/sandbox.js'
 import {KubernetesRuntime} from './kubernetes-runtime.js'
+import {PodmanPool} from './pool.js'
+import {WARM_ANNOTATION} from './pool-labels.js'
 
 export const K8S_SANDBOX_ID = 'k8s-sandbox'
 
@@ -31,7 +33,12 @@ export class K8sSandbox implements SandboxBackend {
 
   private readonly made = new Map<string, SandboxRuntime>()
 
-  constructor(private readonly context: BackendContext) {}
+  /** Warm pools (pool.ts): podman only so far. */
+  readonly pool: PodmanPool
+
+  constructor(private readonly context: BackendContext) {
+    this.pool = new PodmanPool(context, () => this.runtime('podman') as PodmanRuntime)
+  }
 
   /**
    * The runtime of that id, made once per backend: `podman`, or `kubernetes` with the `[cluster]`
@@ -194,5 +201,6 @@ async function forwardPorts(runtime: SandboxRuntime, pod: string, forwards: Sand
 }
 
 function summaryOf(pod: RuntimePod, runtime: string): SandboxSummary {
-  return {name: pod.labels[NAME_LABEL] ?? pod.name, project: pod.name, runtime, phase: pod.phase, offset: Number(pod.labels[OFFSET_LABEL]), ...(pod.node ? {node: pod.node} : {})}
+  const start = pod.annotations[WARM_ANNOTATION] === undefined ? 'cold' : 'warm'
+  return {name: pod.labels[NAME_LABEL] ?? pod.name, project: pod.name, runtime, phase: pod.phase, offset: Number(pod.labels[OFFSET_LABEL]), start, ...(pod.node ? {node: pod.node} : {})}
 }

@@ -1,0 +1,225 @@
+/**
+ * Refilling and emptying warm pools (docs/sandboxes.md, "Warm pool"; definitions in
+ * sandbox-pool.ts), and what `sandbox create` takes from one.
+ *
+ * The refill is a detached `yard sandbox pool fill ID` (spawnRefill), started by `pool set` and
+ * after every claim, so no command waits for a pod to start. It holds the pool's lock
+ * (`<state dir>/pools/<id>.lock`; a second refill finds it held and leaves), removes the pool's
+ * dead pods and those of an older spec, makes pods one at a time until `size` are ready, and
+ * exits: nothing stays running once the pool is full. It reads the definition before and after
+ * each pod, so a pool removed meanwhile gets no pod that outlives it: `pool rm` forgets the
+ * definition, waits for the lock and removes what is left.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import type {SandboxRepo, SandboxSpec} from '../../sdk/sandbox.js'
+import type {YardContext} from '../kernel/context.js'
+import {acquireLock, HeldLock} from '../../sdk/lock.js'
+import type {Backends} from '../registry/backends.js'
+import {openSandboxCache, requireSandbox, SandboxSession} from './sandbox.js'
+import {forgetPool, openPools, PoolDefinition, poolFingerprint, poolId, poolOwner, readPool, setPool} from './pool.js'
+import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
+import {stateDir} from '../kernel/state.js'
+
+/** The refill's nice value (setpriority(2)): below every foreground command. */
+const BACKGROUND_PRIORITY = 10
+
+/** How long one pod may take to start and be prepared, in ms (a lock older than this is stale). */
+const FILL_STEP_MS = 180_000
+
+const lockPath = (env: NodeJS.ProcessEnv, id: string) => path.join(stateDir(env), 'pools', `${id}.lock`)
+
+/** The lease a pool holds on each of its caches while it exists: `pool <id>`. */
+export const poolBorrower = (id: string) => ({kind: 'pool', name: id})
+
+/** The spec of the pool's pods: its repositories (with the submodules the cache knows), no branch, no port. */
+async function poolSpec(context: YardContext, backends: Backends, session: SandboxSession, pool: PoolDefinition): Promise<SandboxSpec> {
+  const {cache, root} = await openSandboxCache(context, backends, session.workspace)
+  const repos: SandboxRepo[] = []
+  for (const repo of parseRepoFlags(pool.repos)) {
+    const added = await cache.add(root, repo.url, session.workspace.config.cache.lfs ? {lfs: session.workspace.config.cache.lfs} : {})
+    const usable = (added.submodules ?? []).filter((submodule) => submodule.present)
+    repos.push(usable.length > 0 ? {...repo, submodules: usable.map(({url, key}) => ({url, key}))} : repo)
+  }
+  return {runtime: pool.runtime, image: pool.image, cacheRoot: root, repos, branch: '', portBases: {}}
+}
+
+/**
+ * `yard sandbox pool fill ID` (see the module comment): refills the pool until it is full, or it
+ * is gone. Resolves how many pods it made; 0 when another refill holds the lock.
+ * @throws OperationError when a pod cannot be made (the pool stays as it was).
+ */
+export async function fillPool(context: YardContext, backends: Backends, id: string): Promise<{made: string[]; removed: string[]}> {
+  const made: string[] = []
+  const removed: string[] = []
+  for (;;) {
+    let lock: HeldLock
+    try {
+      lock = await acquireLock(lockPath(context.env, id), {budgetMs: FILL_STEP_MS, waitMs: 0, purpose: `sandbox pool fill ${id}`, warn: context.warn})
+    } catch {
+      return {made, removed}
+    }
+    try {
+      for (;;) {
+        const pool = await readPool(context.env, id)
+        if (!pool) return {made, removed: [...removed, ...(await removeFree(context, backends, id))]}
+        const session = await openPools(context, backends, pool.runtime)
+        const spec = await poolSpec(context, backends, session, pool)
+        const fingerprint = poolFingerprint(spec)
+        const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken)
+        // Dead, or made from another spec: never claimable. Unready ones of this process's past are
+        // gone with it (a pod is marked ready before fill returns), so an unready pod is a dead refill's.
+        for (const pod of free.filter((pod) => pod.phase !== 'Running' || pod.fingerprint !== fingerprint || !pod.ready)) {
+          await session.pool.remove(pod.name, pool.runtime)
+          removed.push(pod.name)
+        }
+        const ready = free.filter((pod) => pod.phase === 'Running' && pod.fingerprint === fingerprint && pod.ready)
+        for (const pod of ready.slice(pool.size)) {
+          await session.pool.remove(pod.name, pool.runtime)
+          removed.push(pod.name)
+        }
+        if (ready.length >= pool.size) break
+        const pod = await session.pool.fill(poolOwner(pool), spec, fingerprint, {fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds']})
+        made.push(pod)
+        if (!(await readPool(context.env, id))) {
+          await session.pool.remove(pod, pool.runtime)
+          removed.push(pod)
+        }
+      }
+    } finally {
+      await lock.release()
+    }
+    // A claim between the last count and the release found the lock held: look once more.
+    const pool = await readPool(context.env, id)
+    if (!pool) return {made, removed}
+    const session = await openPools(context, backends, pool.runtime)
+    const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken && pod.phase === 'Running' && pod.ready)
+    if (free.length >= pool.size) return {made, removed}
+  }
+}
+
+/** Removes every unclaimed pod of pool `id` (its definition already gone); resolves their names. */
+async function removeFree(context: YardContext, backends: Backends, id: string, runtime = 'podman'): Promise<string[]> {
+  const session = await openPools(context, backends, runtime)
+  const owner = {id, prefix: session.workspace.prefix, owner: session.workspace.owner}
+  const free = (await session.pool.pods(owner, runtime)).filter((pod) => !pod.taken)
+  await Promise.all(free.map((pod) => session.pool.remove(pod.name, runtime)))
+  return free.map((pod) => pod.name)
+}
+
+/**
+ * `yard sandbox pool rm`: forgets the pool (a running refill stops at its next step), waits for
+ * its lock, removes its unclaimed pods and releases its leases. Claimed pods are sandboxes now
+ * and stay. With `dryRun`, only says which pods would go.
+ */
+export async function removePool(context: YardContext, backends: Backends, pool: PoolDefinition, options: {dryRun: boolean}): Promise<{id: string; pods: string[]}> {
+  const session = await openPools(context, backends, pool.runtime)
+  if (options.dryRun) return {id: pool.id, pods: (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken).map((pod) => pod.name)}
+  await forgetPool(context, pool)
+  const lock = await acquireLock(lockPath(context.env, pool.id), {budgetMs: FILL_STEP_MS, purpose: `sandbox pool rm ${pool.id}`, warn: context.warn})
+  try {
+    const pods = await removeFree(context, backends, pool.id, pool.runtime)
+    const {cache, root} = await openSandboxCache(context, backends, session.workspace)
+    for (const repo of parseRepoFlags(pool.repos)) await cache.release(root, repo.url, poolBorrower(pool.id)).catch(() => undefined)
+    return {id: pool.id, pods}
+  } finally {
+    await lock.release()
+  }
+}
+
+/** Takes the pool's lease on each of its caches (at `pool set`). */
+export async function leasePool(context: YardContext, backends: Backends, session: SandboxSession, pool: PoolDefinition): Promise<void> {
+  const {cache, root} = await openSandboxCache(context, backends, session.workspace)
+  for (const repo of parseRepoFlags(pool.repos)) await cache.lease(root, repo.url, poolBorrower(pool.id))
+}
+
+/**
+ * Starts `yard sandbox pool fill ID` detached from this process (its own session, no terminal,
+ * output nowhere), so the command that started it returns at once and the refill outlives it.
+ * Node reaps it if it ends while this process still runs; after that, init does.
+ */
+export function spawnRefill(context: YardContext, pool: Pick<PoolDefinition, 'id' | 'mainPath'>): void {
+  spawnYard(context, pool.mainPath, ['sandbox', 'pool', 'fill', pool.id], {nice: true})
+}
+
+/** `yard ARGS…` detached in `cwd` (see spawnRefill); a failure to start is warned about. */
+export function spawnYard(context: YardContext, cwd: string, args: string[], options: {nice?: boolean} = {}): void {
+  const env = {...context.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}
+  const child = spawn(process.execPath, [yardEntry(), ...args], {detached: true, stdio: 'ignore', env, cwd})
+  child.on('error', (error) => context.warn(`warning: yard ${args.join(' ')} could not start in the background: ${error.message}`))
+  // Background work yields the CPU to the commands someone waits for (podman and the pod's git inherit it).
+  if (child.pid !== undefined && options.nice) {
+    try {
+      os.setPriority(child.pid, BACKGROUND_PRIORITY)
+    } catch {
+      // A priority is a courtesy: the refill runs as well without it.
+    }
+  }
+  child.unref()
+}
+
+/** yard's entry script: bin/run.js of a built package, bin/dev.js when running from the sources. */
+function yardEntry(): string {
+  const here = fileURLToPath(import.meta.url)
+  let root = path.dirname(here)
+  while (!existsSync(path.join(root, 'package.json')) && path.dirname(root) !== root) root = path.dirname(root)
+  return path.join(root, 'bin', here.endsWith('.ts') ? 'dev.js' : 'run.js')
+}
+
+/** `yard sandbox pool relay NAME`: the host ports of claimed sandbox NAME, until it is removed (port-relay.ts). */
+export async function relaySandbox(context: YardContext, backends: Backends, name: string): Promise<void> {
+  const session = await openPools(context, backends, 'podman')
+  const {sandbox} = await requireSandbox(context, session, name)
+  await session.pool.relay(sandbox)
+}
+
+/** Whether the project has a pool of this repository set on the session's runtime (the state directory only). */
+export async function hasPool(context: YardContext, session: SandboxSession, repos: readonly SandboxRepo[]): Promise<boolean> {
+  if (!session.backend.pool?.runtimes.includes(session.runtime)) return false
+  return (await readPool(context.env, poolId(session.workspace.owner, session.runtime, repos))) !== undefined
+}
+
+/**
+ * For `sandbox create`: the pool of the create's repository set and runtime, and a ready pod of
+ * it taken for `project`, when there is one whose spec is the create's. Undefined: create cold.
+ */
+export async function takeWarm(context: YardContext, session: SandboxSession, spec: SandboxSpec, project: string): Promise<{pool: PoolDefinition; pod: string} | undefined> {
+  const support = session.backend.pool
+  if (!support || !support.runtimes.includes(spec.runtime)) return undefined
+  const id = poolId(session.workspace.owner, spec.runtime, spec.repos)
+  const pool = await readPool(context.env, id)
+  if (!pool || pool.owner !== session.workspace.owner || pool.image !== spec.image) return undefined
+  // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
+  if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts()) {
+    context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`)
+    return undefined
+  }
+  let pod: string | undefined
+  try {
+    pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)
+  } catch (error) {
+    // A pool that cannot be read is no reason to fail a create that can be made cold.
+    context.warn(`note: pool ${id} could not be read (${(error as Error).message.split('\n')[0]}); creating cold`)
+    return undefined
+  }
+  if (pod) return {pool, pod}
+  // Its pods died or are still starting: this create is cold, and the pool is brought back.
+  context.warn(`note: pool ${id} has no ready pod; creating cold`)
+  spawnRefill(context, pool)
+  return undefined
+}
+
+/**
+ * `yard sandbox pool set` (sandbox-pool.ts setPool checks and writes the definition), then the
+ * pool's leases and its refill in the background. Resolves the pool as `pool list` shows it.
+ */
+export async function poolSet(context: YardContext, backends: Backends, options: {repos: string[]; size: string; runtime?: string}): Promise<PoolDefinition> {
+  const pool = await setPool(context, backends, options)
+  await leasePool(context, backends, await openPools(context, backends, pool.runtime), pool)
+  spawnRefill(context, pool)
+  return pool
+}

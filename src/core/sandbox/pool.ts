@@ -1,0 +1,182 @@
+/**
+ * Warm pools of sandbox pods (docs/sandboxes.md, "Warm pool"): `yard sandbox pool set|list|rm`
+ * and what `sandbox create` asks of a pool. A pool is a definition in the state directory,
+ * `<state dir>/pools/<id>.json`, per project (owner), runtime and repository set: keep `size`
+ * ready pods. Its id is the first 12 hex of sha256 over owner, runtime and the slots with their
+ * cache keys, so `pool set` of the same set again changes the size of that pool. Refilling runs
+ * in a detached `yard sandbox pool fill ID` (sandbox-pool-fill.ts).
+ *
+ * The identity rule (DESIGN.md §3.4) decides what a pool pod may carry: a sandbox's offset is its
+ * label, a pin or the hash of its name, decided under the project lock when the sandbox is made,
+ * so a pod made before the name is known has no offset, no name, no labels of a sandbox and no
+ * published port. The claim gives it all of them from the same allocator a cold create uses.
+ */
+import {createHash} from 'node:crypto'
+import {existsSync, promises as fs} from 'node:fs'
+import path from 'node:path'
+
+import type {SandboxRepo, SandboxSpec} from '../../sdk/sandbox.js'
+import type {YardContext} from '../kernel/context.js'
+import {InputError} from '../../sdk/errors.js'
+import {buildDefaultImage} from '../machine/image.js'
+import type {Backends} from '../registry/backends.js'
+import {openSandboxCache, openSandboxes, SandboxSession} from './sandbox.js'
+import type {PoolOwner, PoolPod} from '../../sdk/sandbox-pool.js'
+import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
+import {stateDir} from '../kernel/state.js'
+
+/** The largest pool: each ready pod is a running container holding checkouts. */
+export const POOL_MAX = 20
+
+/** A pool as stored. */
+export interface PoolDefinition {
+  id: string
+  prefix: string
+  owner: string
+  mainPath: string
+  runtime: string
+  /** `[SLOT=]URL` as given, in order; no `#REF` (the branch's base is each create's). */
+  repos: string[]
+  size: number
+  /** The workspace image of its pods (`[cluster] image`, else yard's default image, at set). */
+  image: string
+  created: string
+}
+
+/** One row of `yard sandbox pool list` (stable `--json`). */
+export interface PoolRow {
+  id: string
+  runtime: string
+  repos: Array<{slot: string; url: string; key: string}>
+  size: number
+  image: string
+  /** Running, prepared, unclaimed pods. */
+  ready: number
+  /** Unclaimed pods not (yet) claimable: starting, preparing, dead or of an older spec. */
+  pods: Array<{name: string; phase: string; ready: boolean}>
+}
+
+const poolsDir = (env: NodeJS.ProcessEnv) => path.join(stateDir(env), 'pools')
+const poolFile = (env: NodeJS.ProcessEnv, id: string) => path.join(poolsDir(env), `${id}.json`)
+
+/** The pool id of a repository set (see the module comment). */
+export function poolId(owner: string, runtime: string, repos: readonly Pick<SandboxRepo, 'slot' | 'key'>[]): string {
+  const text = JSON.stringify([owner, runtime, repos.map((repo) => [repo.slot, repo.key])])
+  return createHash('sha256').update(text).digest('hex').slice(0, 12)
+}
+
+/**
+ * What a pool pod is made of, hashed: runtime, image, cache root and per slot the mounted keys.
+ * A pod of another fingerprint (the image changed, a submodule appeared) is never claimed.
+ */
+export function poolFingerprint(spec: Pick<SandboxSpec, 'runtime' | 'image' | 'cacheRoot' | 'repos'>): string {
+  const text = JSON.stringify([spec.runtime, spec.image, spec.cacheRoot, spec.repos.map((repo) => [repo.slot, repo.key, (repo.submodules ?? []).map((submodule) => submodule.key)])])
+  return createHash('sha256').update(text).digest('hex').slice(0, 12)
+}
+
+export const poolOwner = (pool: PoolDefinition): PoolOwner => ({id: pool.id, prefix: pool.prefix, owner: pool.owner})
+
+/** The pool of that id, or undefined. */
+export async function readPool(env: NodeJS.ProcessEnv, id: string): Promise<PoolDefinition | undefined> {
+  const text = await fs.readFile(poolFile(env, id), 'utf8').catch(() => undefined)
+  return text === undefined ? undefined : (JSON.parse(text) as PoolDefinition)
+}
+
+/** Every pool of the workspace's project (owner). */
+export async function readPools(env: NodeJS.ProcessEnv, owner: string): Promise<PoolDefinition[]> {
+  const entries = existsSync(poolsDir(env)) ? await fs.readdir(poolsDir(env)) : []
+  const pools = await Promise.all(entries.filter((entry) => /^[0-9a-f]{12}\.json$/.test(entry)).map((entry) => readPool(env, entry.slice(0, -'.json'.length))))
+  return pools.filter((pool): pool is PoolDefinition => pool !== undefined && pool.owner === owner).sort((a, b) => a.id.localeCompare(b.id))
+}
+
+/**
+ * The pool size from `--size`: an integer in 1..POOL_MAX.
+ * @throws InputError (exit 2) otherwise.
+ */
+export function parsePoolSize(text: string): number {
+  const size = /^[0-9]+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN
+  if (!Number.isInteger(size) || size < 1 || size > POOL_MAX) {
+    throw new InputError(`invalid --size "${text}": a pool keeps a whole number of pods from 1 to ${POOL_MAX}`, {fix: `give --size 2 (or yard sandbox pool rm to have no pool)`})
+  }
+  return size
+}
+
+/** The pool session: the sandbox backend, which must support pools on the runtime. @throws InputError (exit 2) when it does not. */
+export async function openPools(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxSession & {pool: NonNullable<SandboxSession['backend']['pool']>}> {
+  const session = await openSandboxes(context, backends, runtimeFlag)
+  const pool = session.backend.pool
+  if (!pool || !pool.runtimes.includes(session.runtime)) {
+    throw new InputError(`warm pools are not supported on the ${session.runtime} runtime yet`, {
+      why: `the ${session.backend.id} backend keeps pool pods on ${pool?.runtimes.join(', ') || 'no runtime'} (docs/sandboxes.md, "Warm pool")`,
+      fix: pool && pool.runtimes.length > 0 ? `use --runtime ${pool.runtimes[0]}, or create sandboxes cold` : 'create sandboxes cold',
+    })
+  }
+  return {...session, pool}
+}
+
+/**
+ * `yard sandbox pool set --repo [SLOT=]URL… --size N [--runtime R]`: writes the pool (a new one,
+ * or the size of the pool of that set) and returns it; the caller starts the refill. Every
+ * repository must be cached already (`yard cache add`): a pool never clones.
+ * @throws InputError (exit 2), before anything is written, for a bad size, `#REF`, an unknown or
+ *   unsupported runtime, or a repository not in the cache.
+ */
+export async function setPool(context: YardContext, backends: Backends, options: {repos: string[]; size: string; runtime?: string}): Promise<PoolDefinition> {
+  const size = parsePoolSize(options.size)
+  const repos = parseRepoFlags(options.repos)
+  const withRef = repos.find((repo) => repo.ref !== null)
+  if (withRef) {
+    throw new InputError(`a pool takes no #REF: --repo ${options.repos[repos.indexOf(withRef)]}`, {why: "a pool pod holds each repository's default branch in default/; the branch worktree and its base come with each sandbox create", fix: `give --repo ${withRef.url} to the pool and #${withRef.ref} to yard sandbox create`})
+  }
+  const session = await openPools(context, backends, options.runtime)
+  const {cache, root} = await openSandboxCache(context, backends, session.workspace)
+  const cached = new Map((await cache.list(root)).map((row) => [row.key, row]))
+  for (const repo of repos) {
+    if (!cached.get(repo.key)?.present) {
+      throw new InputError(`${repo.url} is not in the cache ${root}`, {why: 'a pool never clones: its pods are made in the background from caches that are there', fix: `yard cache add ${repo.url}, then run yard sandbox pool set again`})
+    }
+  }
+  const {workspace} = session
+  const image = workspace.config.cluster.image ?? (await buildDefaultImage(context)).image
+  const id = poolId(workspace.owner, session.runtime, repos)
+  const known = await readPool(context.env, id)
+  const pool: PoolDefinition = {id, prefix: workspace.prefix, owner: workspace.owner, mainPath: workspace.mainPath, runtime: session.runtime, repos: options.repos, size, image, created: known?.created ?? new Date().toISOString()}
+  await fs.mkdir(poolsDir(context.env), {recursive: true})
+  await fs.writeFile(`${poolFile(context.env, id)}.tmp`, JSON.stringify(pool, null, 2) + '\n')
+  await fs.rename(`${poolFile(context.env, id)}.tmp`, poolFile(context.env, id))
+  return pool
+}
+
+/** `yard sandbox pool list`: every pool of the project with its pods. */
+export async function listPools(context: YardContext, backends: Backends): Promise<PoolRow[]> {
+  const session = await openSandboxes(context, backends)
+  const pools = await readPools(context.env, session.workspace.owner)
+  return Promise.all(pools.map(async (pool) => poolRow(pool, await session.backend.pool!.pods(poolOwner(pool), pool.runtime))))
+}
+
+function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
+  const free = pods.filter((pod) => !pod.taken)
+  return {
+    id: pool.id, runtime: pool.runtime, repos: parseRepoFlags(pool.repos).map(({slot, url, key}) => ({slot, url, key})), size: pool.size, image: pool.image,
+    ready: free.filter((pod) => pod.ready && pod.phase === 'Running').length, pods: free.map(({name, phase, ready}) => ({name, phase, ready})),
+  }
+}
+
+/**
+ * The pool `pool rm` means: `ID`, else the one of `--repo …` (and `--runtime`).
+ * @throws InputError (exit 2) when neither or both are given, or no such pool exists.
+ */
+export async function findPool(context: YardContext, backends: Backends, options: {id?: string; repos?: string[]; runtime?: string}): Promise<PoolDefinition> {
+  const session = await openSandboxes(context, backends, options.runtime)
+  const given = options.repos ?? []
+  if ((options.id === undefined) === (given.length === 0)) throw new InputError('name the pool by its id or by its --repo set, one of them', {fix: 'yard sandbox pool rm ID (yard sandbox pool list shows the ids), or yard sandbox pool rm --repo URL…'})
+  const id = options.id ?? poolId(session.workspace.owner, session.runtime, parseRepoFlags(given))
+  const pool = /^[0-9a-f]{12}$/.test(id) ? await readPool(context.env, id) : undefined
+  if (!pool || pool.owner !== session.workspace.owner) throw new InputError(`there is no pool ${options.id ?? `of ${given.join(' ')} on ${session.runtime}`}`, {fix: 'yard sandbox pool list shows the pools'})
+  return pool
+}
+
+/** Deletes the pool's definition, so its refill stops at its next step; the pods go with removePoolPods. */
+export async function forgetPool(context: YardContext, pool: PoolDefinition): Promise<void> {
+  await fs.rm(poolFile(context.env, pool.id), {force: true})
+}

@@ -1,0 +1,250 @@
+/**
+ * Warm pools on the podman runtime (docs/sandboxes.md, "Warm pool"): pool set/list/rm, a claim
+ * that gives a ready pod the identity a cold create gives (DESIGN.md §3.4, §5.2), the `warm`
+ * marker, the refill in the background, dead pool pods detected, and bad input refused with
+ * nothing changed.
+ */
+import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
+import {existsSync, readdirSync} from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+
+import type {CacheStatus} from '../../../src/sdk/cache.js'
+import type {PoolRow} from '../../../src/core/sandbox/pool.js'
+import {addWorktree, cleanupTemp} from '../../support/repo.js'
+import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
+import {yard} from '../../support/yard.js'
+import {cli, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+
+const prefix = `${SANDBOX_TEST_PREFIX}w`
+
+interface ListRow {
+  name: string
+  project: string
+  offset: number
+  start: string
+  repos: Array<{lastFetched: string | null}>
+}
+
+const poolPods = (id: string) => podmanTry('pod', 'ps', '--filter', `label=yard.dev/pool=${id}`, '--format', '{{.Name}}').stdout.split('\n').filter(Boolean).sort()
+
+describe('warm pools of sandbox pods (podman)', function () {
+  this.timeout(120_000)
+  let fixture: SandboxFixture
+  let upstream: string
+  let poolId: string
+  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+  const pools = async () => (await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[]
+
+  /** Waits until the pool has `size` ready pods (the detached refill makes them). */
+  async function untilReady(size: number): Promise<PoolRow> {
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const row = (await pools()).find((pool) => pool.id === poolId)!
+      if (row.ready === size && row.pods.length === size) return row
+      if (Date.now() > deadline) throw new Error(`pool ${poolId} never got ${size} ready pods: ${JSON.stringify(row)}`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+  }
+
+  /** What a sandbox looks like from outside: list row (no freshness time, no start), ports, git inside, leases. */
+  async function observe(name: string) {
+    const listed = ((await run(['sandbox', 'list', '--json'])).json as ListRow[]).find((row) => row.name === name)!
+    const {start, ...row} = listed
+    const ports = (await run(['ports', '--sandbox', name, '--json'])).json
+    const inside = cli(fixture, ['exec', `${name}/wt/${name}`, '--', 'sh', '-c', 'git rev-parse --abbrev-ref HEAD && git log -1 --format=%s && git remote get-url --push origin && git config user.email && pwd']).stdout.trim()
+    const borrowers = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0].borrowers.map((borrower) => `${borrower.kind} ${borrower.name}`).filter((borrower) => !borrower.startsWith('pool '))
+    return {start, row: {...row, repos: row.repos.map((repo) => ({...repo, lastFetched: null}))}, ports, inside, borrowers}
+  }
+
+  before(async () => {
+    sweep(SANDBOX_TEST_PREFIX)
+    await ensureDefaultImage()
+    upstream = makeUpstream('app')
+    // No [ports]: a running podman pod cannot publish ports (such a sandbox is made cold).
+    fixture = makeApp(prefix, '')
+  })
+
+  after(() => {
+    sweep(SANDBOX_TEST_PREFIX)
+    cleanupTemp()
+  })
+
+  it('refuses bad input with exit 2 and changes nothing: size, runtime, a repository not cached, #REF', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--size', '0'], 'invalid --size "0"'],
+      [['--size=-1'], 'invalid --size "-1"'],
+      [['--size', '1.5'], 'invalid --size "1.5"'],
+      [['--size', 'two'], 'invalid --size "two"'],
+      [['--size', '2', '--runtime', 'nope'], 'unknown sandbox runtime "nope"'],
+      [['--size', '2', '--runtime', 'kubernetes'], 'warm pools are not supported on the kubernetes runtime yet'],
+    ]
+    for (const [flags, message] of cases) {
+      const refused = await run(['sandbox', 'pool', 'set', '--repo', upstream, ...flags])
+      expect(refused.exitCode, `${flags.join(' ')}: ${refused.stderr}`).to.equal(2)
+      expect(refused.stderr).to.include(message)
+    }
+    const notCached = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '2'])
+    expect(notCached.exitCode, notCached.stderr).to.equal(2)
+    expect(notCached.stderr).to.include('is not in the cache').and.include('yard cache add')
+    expect((await run(['cache', 'add', upstream])).exitCode).to.equal(0)
+    const withRef = await run(['sandbox', 'pool', 'set', '--repo', `${upstream}#main`, '--size', '2'])
+    expect(withRef.exitCode, withRef.stderr).to.equal(2)
+    expect(withRef.stderr).to.include('a pool takes no #REF')
+    expect(await pools()).to.deep.equal([])
+    expect(existsSync(path.join(fixture.state, 'pools')) ? readdirSync(path.join(fixture.state, 'pools')) : []).to.deep.equal([])
+    expect(podmanTry('pod', 'ps', '--filter', 'label=yard.dev/pool', '--format', '{{.Name}}').stdout.split('\n').filter((name) => name.startsWith(prefix))).to.deep.equal([])
+  })
+
+  it('pool set returns at once and fills the pool in the background; pool list shows it', async () => {
+    const started = Date.now()
+    const set = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '2', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    expect(Date.now() - started).to.be.below(10_000)
+    poolId = (set.json as {id: string}).id
+    const row = await untilReady(2)
+    expect(row).to.deep.include({id: poolId, runtime: 'podman', size: 2, ready: 2})
+    expect(row.repos.map((repo) => repo.slot)).to.deep.equal(['app'])
+    expect(poolPods(poolId)).to.have.length(2)
+    for (const pod of poolPods(poolId)) {
+      expect(pod.startsWith(`${prefix}.pool-${poolId}-`)).to.equal(true)
+      // default/ cloned and checked out; no identity, no published port.
+      expect(podman('exec', `${pod}-workspace`, 'git', '-C', '/work/app/default', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('main')
+      expect(podman('pod', 'inspect', pod, '--format', '{{.Labels}}')).not.to.include('yard.dev/name').and.not.to.include('yard.dev/offset')
+    }
+    // Pool pods are no sandboxes.
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+  })
+
+  let warm: Awaited<ReturnType<typeof observe>>
+  it("create claims a ready pod: NAME's project, offset and branch, marked warm; the pool refills", async () => {
+    const before = poolPods(poolId)
+    const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect(created.json).to.deep.include({name: 'feat', project: `${prefix}-feat`, offset: 59, offsetSource: 'hash', start: 'warm'})
+    // The claimed pod left the pool; no pod of the sandbox's own name was made.
+    expect(podExists(`${prefix}-feat`)).to.equal(false)
+    expect(poolPods(poolId).filter((pod) => !before.includes(pod))).to.deep.equal([])
+    warm = await observe('feat')
+    expect(warm.start).to.equal('warm')
+    expect(warm.row).to.deep.include({name: 'feat', project: `${prefix}-feat`, offset: 59})
+    expect(warm.inside.split('\n')).to.deep.equal(['wt/feat', 'second', upstream, 'sandbox@example.com', '/work/app/wt-feat'])
+    expect(warm.borrowers).to.deep.equal([`sandbox ${prefix}-feat`])
+    const free = (await pools())[0].pods.map((pod) => pod.name)
+    const claimed = before.filter((pod) => !free.includes(pod))
+    expect(claimed).to.have.length(1)
+    const row = await untilReady(2)
+    expect(row.pods.map((pod) => pod.name)).not.to.include(claimed[0])
+  })
+
+  it('a claimed sandbox is removed like a cold one, and a cold create of the same name is indistinguishable but for the marker', async () => {
+    const removed = await run(['sandbox', 'rm', 'feat'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+    expect(readdirSync(path.join(fixture.state, 'sandboxes')).filter((entry) => entry.includes('feat'))).to.deep.equal([])
+    // Cold: the pool's pods all stopped, so none is claimable (dead pods are detected, not claimed).
+    for (const pod of poolPods(poolId)) podman('pod', 'stop', '--time', '0', pod)
+    const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect(created.stderr).to.include(`note: pool ${poolId} has no ready pod; creating cold`)
+    expect((created.json as {start: string}).start).to.equal('cold')
+    expect(podExists(`${prefix}-feat`)).to.equal(true)
+    const cold = await observe('feat')
+    expect(cold.start).to.equal('cold')
+    expect({row: cold.row, ports: cold.ports, inside: cold.inside, borrowers: cold.borrowers}).to.deep.equal({row: warm.row, ports: warm.ports, inside: warm.inside, borrowers: warm.borrowers})
+    // The refill that cold create started replaced the dead pods.
+    const row = await untilReady(2)
+    expect(row.pods.every((pod) => pod.phase === 'Running')).to.equal(true)
+    expect((await run(['sandbox', 'rm', 'feat'])).exitCode).to.equal(0)
+  })
+
+  it('pool rm removes the unclaimed pods and the leases; a sandbox claimed from it stays', async () => {
+    expect((await run(['sandbox', 'create', 'kept', '--repo', upstream])).exitCode).to.equal(0)
+    const dry = await run(['sandbox', 'pool', 'rm', poolId, '--dry-run', '--json'])
+    expect(dry.exitCode, dry.stderr).to.equal(0)
+    expect(poolPods(poolId).length).to.be.greaterThan(0)
+    const removed = await run(['sandbox', 'pool', 'rm', '--repo', upstream, '--json'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect((removed.json as {id: string}).id).to.equal(poolId)
+    // Only the claimed pod is left of the pool's: a sandbox now.
+    expect(poolPods(poolId)).to.have.length(1)
+    expect(await pools()).to.deep.equal([])
+    const listed = (await run(['sandbox', 'list', '--json'])).json as ListRow[]
+    expect(listed.map((row) => [row.name, row.start])).to.deep.equal([['kept', 'warm']])
+    const borrowers = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0].borrowers.map((borrower) => `${borrower.kind} ${borrower.name}`)
+    expect(borrowers).to.deep.equal([`sandbox ${prefix}-kept`])
+    expect(cli(fixture, ['exec', 'kept/wt/kept', '--', 'git', 'status', '--short']).status).to.equal(0)
+    expect((await run(['sandbox', 'rm', 'kept'])).exitCode).to.equal(0)
+    expect(poolPods(poolId)).to.deep.equal([])
+    expect((await run(['sandbox', 'pool', 'rm', poolId])).exitCode).to.equal(2)
+  })
+})
+
+describe('warm pools: a claimed sandbox with [ports] answers on the host ports a cold one publishes (rootful podman)', function () {
+  this.timeout(90_000)
+  const portsPrefix = `${SANDBOX_TEST_PREFIX}v`
+  let fixture: SandboxFixture
+  let upstream: string
+  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+
+  before(async () => {
+    sweep(SANDBOX_TEST_PREFIX)
+    await ensureDefaultImage()
+    upstream = makeUpstream('app')
+    fixture = makeApp(portsPrefix, 'WEB_PORT = 39400')
+    addWorktree(fixture.app, 'feat')
+    expect((await run(['cache', 'add', upstream])).exitCode).to.equal(0)
+    expect((await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '1'])).exitCode).to.equal(0)
+    const deadline = Date.now() + 60_000
+    while (((await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[])[0].ready < 1) {
+      if (Date.now() > deadline) throw new Error('the pool never filled')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+  })
+
+  after(() => {
+    sweep(SANDBOX_TEST_PREFIX)
+    cleanupTemp()
+  })
+
+  it('a busy host port refuses the claim (exit 3) and leaves the pod in the pool', async () => {
+    const holder = net.createServer()
+    await new Promise<void>((resolve) => holder.listen(39459, resolve))
+    try {
+      const refused = await run(['sandbox', 'create', 'feat', '--repo', upstream])
+      expect(refused.exitCode, refused.stderr).to.equal(3)
+      expect(refused.stderr).to.include('host port 39459 (WEB_PORT) of sandbox feat is busy')
+    } finally {
+      holder.close()
+    }
+    const [pool] = (await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[]
+    expect(pool.ready).to.equal(1)
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+  })
+
+  it('worktree feat and the claimed sandbox feat share project, offset and port; the port reaches the pod until rm', async () => {
+    const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('warm')
+    const worktree = (await run(['ports', '--worktree', 'feat', '--json'])).json as {project: string; offset: number; ports: Record<string, number>}
+    const sandbox = (await run(['ports', '--sandbox', 'feat', '--json'])).json as {project: string; offset: number; ports: Record<string, number>}
+    const listed = ((await run(['sandbox', 'list', '--json'])).json as Array<{name: string; project: string; offset: number; ports: Record<string, number>}>).find((row) => row.name === 'feat')!
+    for (const row of [worktree, sandbox, listed]) expect({project: row.project, offset: row.offset, ports: row.ports}).to.deep.equal({project: `${portsPrefix}-feat`, offset: 59, ports: {WEB_PORT: 39459}})
+    // git's own daemon on the container port 39400 stands for the sandbox's web server.
+    const daemon = cli(fixture, ['exec', 'feat/wt/feat', '--', 'git', 'daemon', '--detach', '--reuseaddr', '--export-all', '--base-path=/work', '--port=39400'])
+    expect(daemon.status, daemon.stderr).to.equal(0)
+    let remote = {status: 1 as number | null, stdout: '', stderr: ''}
+    for (let tries = 0; tries < 20 && remote.status !== 0; tries++) {
+      remote = spawnSync('git', ['ls-remote', 'git://127.0.0.1:39459/app/default', 'HEAD'], {encoding: 'utf8'})
+      if (remote.status !== 0) await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(remote.status, remote.stderr).to.equal(0)
+    expect(remote.stdout).to.match(/^[0-9a-f]{40}\tHEAD/)
+    expect((await run(['sandbox', 'rm', 'feat'])).exitCode).to.equal(0)
+    // Free again once rm returns: a cold create of feat could publish it.
+    const probe = net.createServer()
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(39459, resolve))
+    probe.close()
+  })
+})
