@@ -42,7 +42,7 @@ describe('shell completion of worktrees, sandboxes, services and cache urls; san
 
   it('yard complete: commands, topics and aliases, flags, checkouts, sandboxes, SANDBOX/BRANCH, services, cache urls', async () => {
     expect(await complete('wo')).to.deep.equal(['worktree'])
-    expect(await complete('wt', '')).to.include.members(['add', 'list', 'ls', 'remove', 'rm'])
+    expect(await complete('wt', '')).to.include.members(['add', 'list', 'ls', 'remove', 'rm', 'trust'])
     expect(await complete('up', '--d')).to.deep.equal(['--dry-run'])
     expect(await complete('up', '')).to.deep.equal(['main', 'feat', 'fix'])
     expect(await complete('down', '-w', 'f')).to.deep.equal(['feat', 'fix'])

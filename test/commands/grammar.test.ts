@@ -87,6 +87,7 @@ describe('one grammar for every command that targets a checkout', () => {
       [['box', 'ls', '--help'], 'yard box ls'],
       [['sandbox', 'ls', '--help'], 'yard sandbox ls'],
       [['wt', 'add', '--help'], 'yard wt add'],
+      [['wt', 'trust', 'nosuch', '--untrusted'], 'nosuch'],
       [['wt', 'prune', '--dry-run'], 'nothing to prune'],
     ] as const) {
       const run = await yard([...alias], {cwd: repo, env})

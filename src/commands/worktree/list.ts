@@ -8,7 +8,7 @@ export default class WorktreeList extends BaseCommand {
   static aliases = ['worktree:ls']
   static hiddenAliases = ['wt:list', 'wt:ls']
   static summary = 'List the main checkout and its worktrees with branch, offset, dirty counts and ahead/behind'
-  static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). STACK: its stack\'s containers, `running 2/3` (running of all), `stopped 0/2` or `-`. MISSING: the directory is gone (`yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it). UNTRUSTED: it runs on a machine of its own (yard worktree add --untrusted).'
+  static description = 'Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch\'s upstream, else its recorded base (branch.<branch>.yardBase). STACK: its stack\'s containers, `running 2/3` (running of all), `stopped 0/2` or `-`. STATE: `ok`, or any of `missing` (the directory is gone: `yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it), `locked`, `untrusted` (it runs on a machine of its own: yard worktree add --untrusted).'
   static examples = ['<%= config.bin %> worktree list', '<%= config.bin %> worktree list --json']
 
   async run(): Promise<WorktreeRow[]> {

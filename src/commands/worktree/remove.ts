@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {deleteBranch, describeStackStep, executeRemoval, type OutsideWork, planRemoval, worktreeBackends, RemovalResult, RemovalSummary, requireMergedBranch} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {shellCommand} from '../../sdk/shell.js'
-import {BaseCommand, targetName, worktreeFlag} from '../base.js'
+import {BaseCommand, targetName} from '../base.js'
 
 export default class WorktreeRemove extends BaseCommand {
   static aliases = ['worktree:rm']
@@ -20,7 +20,8 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
   }
 
   static flags = {
-    worktree: worktreeFlag,
+    // No default here: a remove names its worktree (YARD_WORKTREE or the current directory never pick one).
+    worktree: Flags.string({char: 'w', description: 'the worktree to remove (the same as NAME)', helpValue: 'NAME'}),
     force: Flags.boolean({description: 'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock, transcripts that cannot be archived or a failed stack teardown; implies --yes', default: false}),
     yes: Flags.boolean({char: 'y', description: 'do not ask for confirmation', default: false}),
     'dry-run': Flags.boolean({description: 'show the plan; change nothing', default: false}),

@@ -6,6 +6,7 @@ import {BaseCommand} from '../base.js'
 
 /** `yard worktree trust NAME --untrusted|--trusted` (docs/worktrees.md, "Untrusted worktrees"). */
 export default class WorktreeTrust extends BaseCommand {
+  static hiddenAliases = ['wt:trust']
   static summary = 'Mark a worktree untrusted (a machine of its own) or trusted again'
   static description = `--untrusted records it in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box then run on a machine of their own, yard-<prefix>-NAME, that mounts only this worktree and the git dir read-only. Refused (exit 3) while its stack or box still runs on the shared machine.
 --trusted deletes the record: it runs on the shared machine again. Refused (exit 3) while its own machine exists (yard machine rm --worktree NAME removes it).`
