@@ -11,7 +11,8 @@
  * BENCH_CREATES (default 100) sandbox creates: each declares one of 5 Repos and starts a pod
  * mounting it on node (k mod U) of U nodes used; the agents clone on first demand and report.
  * Run on all N nodes, on N/5 of N nodes, and on N/5 of N/5 nodes: requests follow the (node,
- * repository) pairs the creates make, at most one report per create, not the number of nodes (watch reconnects during the burst are counted apart: they
+ * repository) pairs the creates make, at most one report per create, not the number of nodes (watch
+ * reconnects during the burst are counted apart: they
  * follow the clock, at the idle row's rate).
  * A row's figure is its phase's wall-clock time; the request counts are in its note and under
  * `requests` in results.json.
@@ -161,7 +162,8 @@ for (const [count, used] of bursts) {
   await until(() => presentPairs() === pairs.size, 300_000, `${pairs.size} caches reported present`)
   const requests = requestsSince(cluster.api, from)
   const took = Date.now() - started
-  // Watch reconnects run on their own clock (the idle row's rate) over the burst's simulated minutes; the rest the creates caused.
+  // Watch reconnects run on their own clock (the idle row's rate) over the burst's simulated
+  // minutes; the rest the creates caused.
   const caused = requests.total - requests.watch
   const minutes = (took * scale) / 60_000
   rows.push(row(`burst of ${creates} creates on ${used} of ${count} nodes`, took, `${caused} requests caused (${requests.patch} status reports, ${requests.list} lists) for ${pairs.size} node×repository pairs, ${(caused / creates).toFixed(2)} per create; besides, ${requests.watch} watch reconnects over ${minutes.toFixed(0)} simulated minutes`, {...requests, caused, pairs: pairs.size, perCreate: caused / creates, simulatedMinutes: minutes}))

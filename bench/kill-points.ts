@@ -2,7 +2,8 @@
  * kill -9 points during `yard cache add` of a large repository (DESIGN.md §3.4 "Locks", §5.1):
  * a clean `cache add` of a generated repository of BENCH_KILL_MB MB (default 500, random blobs,
  * cached between runs like generated-repo.ts), then BENCH_KILL_POINTS points (default 10) spread
- * over the clone (its duration re-estimated from each rerun that cloned again): each in a fresh cache root, yard alone is killed (SIGKILL) that long
+ * over the clone (its duration re-estimated from each rerun that cloned again): each in a fresh
+ * cache root, yard alone is killed (SIGKILL) that long
  * after the `.cloning` marker appeared, the same command is run again, and its exit code, its
  * time, whether it left the state a clean run leaves and whether the orphaned git was ended are
  * printed. Exit 1 when any rerun failed or left another state. Not a timing bench: run it alone,

@@ -160,7 +160,10 @@ export abstract class BaseCommand extends Command {
 export const quietFlag = Flags.boolean({description: 'show no progress, only the result', default: false})
 
 /** `--worktree NAME`: the checkout a command acts on (DESIGN.md §3.3). */
-/** `yard machine … --worktree NAME`: an untrusted worktree's own machine (never from YARD_WORKTREE or the directory). */
+/**
+ * `yard machine … --worktree NAME`: an untrusted worktree's own machine (never from YARD_WORKTREE
+ * or the directory).
+ */
 export const machineWorktreeFlag = Flags.string({
   description: "the untrusted worktree NAME's own machine, yard-<prefix>-NAME (default: the shared machine)",
   helpValue: 'NAME',

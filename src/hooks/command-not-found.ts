@@ -10,7 +10,10 @@ import type {Hook} from '@oclif/core'
 
 import notFound from '@oclif/plugin-not-found'
 
-/** Runs the longest command that `options.id` starts with, its other words as arguments; else reports an unknown command. */
+/**
+ * Runs the longest command that `options.id` starts with, its other words as arguments; else
+ * reports an unknown command.
+ */
 const hook: Hook<'command_not_found'> = async function (options) {
   const words = options.id.split(':')
   for (let length = words.length - 1; length > 0; length--) {

@@ -75,7 +75,10 @@ export interface CacheSubmodule {
   /** Its name and path in the superproject (for nested ones, in theirs). */
   name: string
   path: string
-  /** Its url with relative urls resolved against the superproject's upstream url (no credentials): what git fetches it from. */
+  /**
+   * Its url with relative urls resolved against the superproject's upstream url (no credentials):
+   * what git fetches it from.
+   */
   url: string
   key: string
   /** The cache's bare repository. */
@@ -185,7 +188,10 @@ export interface CacheNodeStatus {
    * or null; a waiting attach is answered once it reaches its own ask. Absent: not reported.
    */
   lastAsked?: string | null
-  /** The credentials prefix (`yard cluster credentials`) that served a remote url, or null when none matched. Absent: not reported. */
+  /**
+   * The credentials prefix (`yard cluster credentials`) that served a remote url, or null when none
+   * matched. Absent: not reported.
+   */
   credentials?: string | null
 }
 
@@ -221,7 +227,8 @@ export interface CacheDemand {
    * Starts watching what the cluster wants (list, then watch from its resourceVersion; relists
    * after `410 Gone`, reconnects with backoff) until `signal` aborts; resolves once the first
    * lists are in. `onChange` runs on every change seen and after a recovery, `onError` on the first
-   * failed list or watch of an outage (retried by itself, with backoff). Optional: a demand without it is read by polling.
+   * failed list or watch of an outage (retried by itself, with backoff). Optional: a demand without
+   * it is read by polling.
    */
   watch?(options: {signal: AbortSignal; onChange: () => void; onError: (error: unknown) => void}): Promise<void>
   /** Writes this node's entry of one repository's status, and nothing else. */

@@ -14,7 +14,8 @@ import type {RunResult} from './process.js'
 const ENGINE_EXEC_FAILURES: ReadonlyArray<readonly [RegExp, 'no-container' | 'not-running' | 'no-directory']> = [
   [/^Error: no container with (name or ID|ID or name) .* found: no such container/, 'no-container'],
   [/^Error: can only create exec sessions on running containers/, 'not-running'],
-  // runc: chdir to cwd ("/x") set in config.json failed: no such file or directory; crun: chdir to `/x`: No such file or directory
+  // runc: chdir to cwd ("/x") set in config.json failed: no such file or directory; crun: chdir to
+  // `/x`: No such file or directory
   [/^Error: .*chdir to .*no such file or directory/i, 'no-directory'],
 ]
 

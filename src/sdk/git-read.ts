@@ -45,7 +45,10 @@ export interface GitReader {
    * of that name exists. The object itself is not read: a tag's ref gives the tag's id.
    */
   resolve(name: string): Promise<string | undefined>
-  /** `branch.<name>.<key>` (key case-insensitive) for every branch section having it; the last value wins, as `git config --get`. */
+  /**
+   * `branch.<name>.<key>` (key case-insensitive) for every branch section having it; the last value
+   * wins, as `git config --get`.
+   */
   branchConfig(key: string): Promise<Map<string, string>>
   /**
    * Short branch name → its upstream's full ref (`%(upstream)` of git-for-each-ref(1)) for the
@@ -57,7 +60,10 @@ export interface GitReader {
   upstreams(branches?: readonly string[]): Promise<Map<string, string> | undefined>
 }
 
-/** A section header as isomorphic-git reads it the way git does: lower-case name, optional quoted subsection, optional comment. */
+/**
+ * A section header as isomorphic-git reads it the way git does: lower-case name, optional quoted
+ * subsection, optional comment.
+ */
 const HEADER = /^\[([a-z0-9-]+)(?:[ \t]+"(?:[^"\\]|\\.)*")?\][ \t]*(?:[#;].*)?$/
 const VARIABLE = /^[A-Za-z][A-Za-z0-9-]*(?:\s*=.*)?$/
 

@@ -4,7 +4,10 @@
  * found the same way whatever made it.
  */
 
-/** Hash of the repository root's real path: the main checkout, or the bare layout's parent of `.bare` (`Target.owner`). */
+/**
+ * Hash of the repository root's real path: the main checkout, or the bare layout's parent of
+ * `.bare` (`Target.owner`).
+ */
 export const OWNER_LABEL = 'yard.dev/owner'
 /** The project name `<prefix>-<name>`. */
 export const PROJECT_LABEL = 'yard.dev/project'

@@ -24,7 +24,10 @@ export interface MachineSpec {
    * untrusted worktree's machine, exactly that worktree and the git common dir.
    */
   mounts: string[]
-  /** The `mounts` mounted read-only (an untrusted worktree's machine: the git common dir). A backend that cannot mount read-only must refuse such a spec. */
+  /**
+   * The `mounts` mounted read-only (an untrusted worktree's machine: the git common dir). A backend
+   * that cannot mount read-only must refuse such a spec.
+   */
   readOnly?: string[]
   /** Set for the machine of one untrusted worktree (its name): created on its first `up`, removed with it. */
   worktree?: string

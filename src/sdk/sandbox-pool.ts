@@ -60,7 +60,10 @@ export interface SandboxPoolSupport {
    * sandbox with `[ports]` is made cold.
    */
   relaysPorts(): boolean
-  /** Relays the claimed sandbox's host ports (`base + offset`) to its pod's `base` until the sandbox is removed; run by `yard sandbox pool relay NAME`. */
+  /**
+   * Relays the claimed sandbox's host ports (`base + offset`) to its pod's `base` until the sandbox
+   * is removed; run by `yard sandbox pool relay NAME`.
+   */
   relay(sandbox: SandboxRecord): Promise<void>
   /** Waits until the relay of `sandbox` listens. @throws OperationError when it does not in time. */
   awaitRelay(sandbox: SandboxRecord): Promise<void>

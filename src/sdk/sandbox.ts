@@ -14,7 +14,10 @@ export interface SandboxSummary {
   offset: number
   /** The node the pod was scheduled on (a cluster runtime); undefined before scheduling or on podman. */
   node?: string
-  /** `warm` when the sandbox was claimed from a warm pool, `cold` when its pod was made for it (undefined: the backend does not say). */
+  /**
+   * `warm` when the sandbox was claimed from a warm pool, `cold` when its pod was made for it
+   * (undefined: the backend does not say).
+   */
   start?: 'warm' | 'cold'
 }
 
@@ -94,7 +97,10 @@ export interface SandboxUnsavedRef {
   commit: string
   /** Commits reachable from it that the cache lacks (a stash entry: its own commit counts). */
   commits: number
-  /** For messages: `/work/app/feat: feat/login (2 commits)`, `…: detached HEAD 1a2b3c4 (1 commit)`, `…: stash@{0} (On main: wip)`. */
+  /**
+   * For messages: `/work/app/feat: feat/login (2 commits)`, `…: detached HEAD 1a2b3c4 (1 commit)`,
+   * `…: stash@{0} (On main: wip)`.
+   */
   what: string
 }
 
@@ -143,7 +149,10 @@ export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLos
   manifest(target: Target, spec: SandboxSpec): Record<string, unknown>
   /** The sandbox named by the Target's project, or undefined. */
   get(target: Target, runtime: string): Promise<SandboxRecord | undefined>
-  /** Starts the pod; the caches must be present and leased. @throws OperationError when the runtime fails (nothing left running). */
+  /**
+   * Starts the pod; the caches must be present and leased. @throws OperationError when the runtime
+   * fails (nothing left running).
+   */
   create(target: Target, spec: SandboxSpec): Promise<void>
   /**
    * Idempotent attach inside the pod; `gitIdentity` is the host user's; `fetchThroughSeconds` is
@@ -151,7 +160,10 @@ export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLos
    * @throws InputError for a branch directory clash.
    */
   attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult>
-  /** Warm pool pods (docs/sandboxes.md, "Warm pool"; core/sandbox/pool.ts). Optional: without it every create is cold. */
+  /**
+   * Warm pool pods (docs/sandboxes.md, "Warm pool"; core/sandbox/pool.ts). Optional: without it
+   * every create is cold.
+   */
   readonly pool?: SandboxPoolSupport
   /** Every worktree of every slot with its unsaved work. */
   worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]>
@@ -309,6 +321,9 @@ export interface SandboxClusterSetup {
    */
   addRepos?(repos: Array<{key: string; url: string}>, options: {refreshInterval?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>>
   listRepos?(): Promise<ClusterRepo[]>
-  /** Deletes Repos (the nodes evict once no pod mounts them); per key whether it existed and which pods still mount it. */
+  /**
+   * Deletes Repos (the nodes evict once no pod mounts them); per key whether it existed and which
+   * pods still mount it.
+   */
   removeRepos?(keys: string[]): Promise<Array<{key: string; removed: boolean; mountedBy: string[]}>>
 }

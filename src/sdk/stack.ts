@@ -19,9 +19,15 @@ export interface BoxSpec {
   image: string
   /** The environment of DESIGN.md §3.5 plus `YARD_IN_BOX=1`. */
   env: Record<string, string>
-  /** Host paths mounted read-write at their own paths: the main checkout and the worktrees root (`[box] mounts = "all"`). */
+  /**
+   * Host paths mounted read-write at their own paths: the main checkout and the worktrees root
+   * (`[box] mounts = "all"`).
+   */
   mounts: string[]
-  /** Host paths mounted read-only at their own paths; a `mounts` path below one stays writable (`[box] mounts = "worktree"`). */
+  /**
+   * Host paths mounted read-only at their own paths; a `mounts` path below one stays writable
+   * (`[box] mounts = "worktree"`).
+   */
   readOnly?: string[]
 }
 
@@ -43,7 +49,10 @@ export interface BoxCapability {
 
 /** What `up` and `logs` need beyond the Target: the targeted checkout's stack config (DESIGN.md §4.2). */
 export interface StackSpec {
-  /** The targeted checkout's compose files, absolute (never main's): `[stack] files` or the default file found; empty when only `COMPOSE_FILE` names them. */
+  /**
+   * The targeted checkout's compose files, absolute (never main's): `[stack] files` or the default
+   * file found; empty when only `COMPOSE_FILE` names them.
+   */
   files: string[]
   /** `[stack] provider`: `auto` or a provider id (compose-provider.ts). */
   provider: string
@@ -92,7 +101,10 @@ export interface ImplicitPort {
 
 /** One line of the isolation report (DESIGN.md §4.2, docs/stacks.md). */
 export interface StackReportEntry {
-  /** `rewrite`: changed in the rendered file; `refused`: up stops (exit 3); `shared`: stays shared by every checkout; `warning`. */
+  /**
+   * `rewrite`: changed in the rendered file; `refused`: up stops (exit 3); `shared`: stays shared
+   * by every checkout; `warning`.
+   */
   kind: 'rewrite' | 'refused' | 'shared' | 'warning'
   /** The service, `volumes.<key>` / `networks.<key>` / `secrets.<key>` / `configs.<key>`, or null. */
   service: string | null

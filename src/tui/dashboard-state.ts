@@ -22,7 +22,10 @@ export interface DashboardState {
   phase: Phase
   mode: DashboardMode
   rows: Record<DashboardMode, Row[] | undefined>
-  /** The selected index, and the selected row's name: the selection follows the name through refreshes, sorting and filters. */
+  /**
+   * The selected index, and the selected row's name: the selection follows the name through
+   * refreshes, sorting and filters.
+   */
   selection: {index: number; name?: string}
   /** The first row of the table's window; it moves only as far as keeping the selection visible needs. */
   window: number
@@ -91,7 +94,10 @@ export interface ReduceContext {
   checkName(name: string): string | undefined
 }
 
-/** The screen before its first rows: `selected` is the row index to start on, `size` the terminal's columns and rows. */
+/**
+ * The screen before its first rows: `selected` is the row index to start on, `size` the terminal's
+ * columns and rows.
+ */
 export function initialState(mode: DashboardMode, selected: number, size: {columns: number; rows: number}): DashboardState {
   return {
     phase: {kind: 'browse'}, mode, rows: {local: undefined, cluster: undefined}, selection: {index: selected}, window: 0, help: false, filter: '',

@@ -23,7 +23,10 @@ function yard(args: string[], cwd: string, cacheHome: string): {status: number |
 }
 
 const mounted: string[] = []
-/** A tmpfs with these mount options at a new directory; throws when this host cannot mount (yard's tests run as root). */
+/**
+ * A tmpfs with these mount options at a new directory; throws when this host cannot mount (yard's
+ * tests run as root).
+ */
 function tmpfs(options: string): string {
   const dir = tempDir('yard-cache-mount')
   execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir])

@@ -64,7 +64,8 @@ describe('yard ports / env: the compose file\'s own host ports (DESIGN.md §4.2)
 
   it('--all: two checkouts whose files put a host port in the same place clash', async () => {
     const repo = makeRepo({'yard.local.toml': '[worktree-offsets]\nfeat = 1\nfix = 2\n', 'compose.yaml': compose(['80:80'])})
-    // feat's file also fixes 20050, so its window starts at 20100: its 80 lands on 20100, where fix (offset 2) puts its own 80.
+    // feat's file also fixes 20050, so its window starts at 20100: its 80 lands on 20100, where fix
+    // (offset 2) puts its own 80.
     writeFile(addWorktree(repo, 'feat'), 'compose.yaml', compose(['80:80', '20050:20050']))
     addWorktree(repo, 'fix')
     const all = (await yard(['ports', '--all', '--json'], {cwd: repo, env: clean})).json as PortsReport[]

@@ -8,7 +8,10 @@ import {yard} from '../support/yard.js'
 
 const FILE = ['-c', 'protocol.file.allow=always']
 
-/** A bare repository at `<dir>/<name>.git` holding one commit with `files` (and the submodules added by `submodules`). */
+/**
+ * A bare repository at `<dir>/<name>.git` holding one commit with `files` (and the submodules added
+ * by `submodules`).
+ */
 function upstream(dir: string, name: string, files: Record<string, string>, submodules: string[] = []): string {
   const work = path.join(dir, `src-${name}`)
   git(dir, 'init', '-q', '-b', 'main', work)
@@ -94,7 +97,8 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     git(srcApp, 'commit', '-q', '-am', 'bump lib')
     git(srcApp, 'push', '-q', path.join(dir, 'app.git'), 'main')
     git(main, 'fetch', '-q', '--no-recurse-submodules', 'origin')
-    // The upstream is a local path: allowed here as a network url would be (git refuses file:// for submodules by default).
+    // The upstream is a local path: allowed here as a network url would be (git refuses file:// for
+    // submodules by default).
     const env = {...cleanEnv(tempDir('state')), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'protocol.file.allow', GIT_CONFIG_VALUE_0: 'always'}
     const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--json'], {cwd: main, env})
     expect(run.exitCode, run.stderr).to.equal(0)

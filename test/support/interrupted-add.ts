@@ -9,7 +9,10 @@ import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-/** Where in an add to kill it: a path that appears (relative to the main checkout, `<target>` for the worktree), or a delay. */
+/**
+ * Where in an add to kill it: a path that appears (relative to the main checkout, `<target>` for
+ * the worktree), or a delay.
+ */
 export type KillPoint = {label: string; appears: string} | {label: string; afterMs: number}
 
 export interface KillOutcome {

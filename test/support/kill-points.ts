@@ -47,7 +47,8 @@ export function makeBulkyUpstream(dir: string, megabytes: number, commits = 10):
 /**
  * A fake ssh (`GIT_SSH`, variant simple) that runs the upload-pack it is asked for on this host
  * and passes its output on in chunks, each after the delay in ms written in `<dir>/delay-ms`
- * when it started (0 without the file), logging its arguments to `<dir>/argv.log`: a killed clone can be made to outlive the restart of
+ * when it started (0 without the file), logging its arguments to `<dir>/argv.log`: a killed clone
+ * can be made to outlive the restart of
  * yard while the rerun clones at full speed. Returns its path and a setter of the delay.
  */
 export function throttledSsh(dir: string): {ssh: string; setDelay(ms: number): void} {

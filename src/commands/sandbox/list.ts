@@ -29,7 +29,10 @@ export default class SandboxList extends BaseCommand {
   }
 }
 
-/** ` unsaved: modified or untracked files, unpushed wt/x (2 commits)`: what `sandbox rm` would refuse on, or nothing. */
+/**
+ * ` unsaved: modified or untracked files, unpushed wt/x (2 commits)`: what `sandbox rm` would
+ * refuse on, or nothing.
+ */
 function describeUnsaved(worktree: SandboxListRow['repos'][number]['worktrees'][number]): string {
   if (!worktree.unsaved) return ''
   const parts = [...(worktree.dirty ? ['modified or untracked files'] : []), ...((worktree.unpushed ?? []).length > 0 ? [`unpushed ${(worktree.unpushed ?? []).join(', ')}`] : [])]

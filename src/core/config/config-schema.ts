@@ -102,7 +102,10 @@ export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'doc
 /** `[stack] external`: what a worktree does with `external: true` volumes and networks (DESIGN.md §4.2). */
 export const STACK_EXTERNAL = ['refuse', 'per-checkout', 'shared'] as const
 export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
-/** `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts it commits with (worktree). */
+/**
+ * `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts
+ * it commits with (worktree).
+ */
 export const BOX_MOUNTS = ['all', 'worktree'] as const
 
 /** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */

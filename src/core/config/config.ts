@@ -37,7 +37,10 @@ export type Origin = string
 
 export interface ProjectConfig {
   project: {prefix: string; 'main-worktree'?: string}
-  /** `copy`: gitignored files `worktree add` copies from main; `keep-ignored`: ignored files `worktree remove` keeps (default: `copy`). */
+  /**
+   * `copy`: gitignored files `worktree add` copies from main; `keep-ignored`: ignored files
+   * `worktree remove` keeps (default: `copy`).
+   */
   worktrees: {root: string; base?: string; 'transcripts-archive'?: string; copy: string[]; 'keep-ignored': string[]}
   machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
   stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]; profiles: string[]; external: (typeof STACK_EXTERNAL)[number]; 'allow-shared': string[]}
@@ -50,7 +53,10 @@ export interface ProjectConfig {
   ports: Record<string, number>
   /** Raw `[worktree-offsets]` pins of the main checkout's yard.local.toml (checked when used). */
   pins: Record<string, unknown>
-  /** `[worktrees.NAME] trust` of the main checkout's yard.local.toml: the worktrees recorded there (absent: trusted). */
+  /**
+   * `[worktrees.NAME] trust` of the main checkout's yard.local.toml: the worktrees recorded there
+   * (absent: trusted).
+   */
   trust: Record<string, Trust>
   /** `table.key` → origin, for every value above (`ports.APP_PORT`, `worktree-offsets.feat`). */
   origins: Record<string, Origin>
@@ -111,7 +117,10 @@ function checkReadable(file: string): boolean {
 }
 
 /** Reads and parses one TOML file; undefined when it does not exist. */
-/** A TOML file's tables, unvalidated; undefined when the file does not exist. @throws InputError for a syntax error or an unreadable file. */
+/**
+ * A TOML file's tables, unvalidated; undefined when the file does not exist. @throws InputError for
+ * a syntax error or an unreadable file.
+ */
 export function readToml(file: string): Table | undefined {
   if (!checkReadable(file)) return undefined
   let text: string
@@ -363,7 +372,8 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
     origins[dotted] = 'default'
     return value
   }
-  // The bare layout's main checkout is a worktree beside the bare repository: the repository's root names it (DESIGN.md §3.3).
+  // The bare layout's main checkout is a worktree beside the bare repository: the repository's root
+  // names it (DESIGN.md §3.3).
   const root = repositoryRoot(mainPath)
   const prefixValue = def('project.prefix', prefixFromDirectory(path.basename(root)))
   const prefix = origins['project.prefix'] === 'default' ? prefixValue : validatePrefix(prefixValue, originLabel(origins['project.prefix'], 'project', 'prefix'))

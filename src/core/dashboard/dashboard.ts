@@ -197,7 +197,10 @@ export async function gatherLocal(context: YardContext, backends: Backends, opti
   return {rows: local, notes}
 }
 
-/** The states of an untrusted worktree, from its own machine (absent when that is not running; unknown when it cannot be asked). */
+/**
+ * The states of an untrusted worktree, from its own machine (absent when that is not running;
+ * unknown when it cannot be asked).
+ */
 async function ownMachineStates(context: YardContext, backends: Backends, target: Target, budgetMs: number, trace: Tracer): Promise<CheckoutStates> {
   try {
     const session = await traced(trace, `local: machine of ${target.name}`, () => openStack(context, backends, target.name))

@@ -154,7 +154,10 @@ export async function writePin(file: string, name: string, offset: number | unde
   return {previous, text: original}
 }
 
-/** Whose `name`'s pin in `text` is: `yard` (its line carries `YARD_PIN_MARK`), `hand`, or undefined (no pin line). Pure. */
+/**
+ * Whose `name`'s pin in `text` is: `yard` (its line carries `YARD_PIN_MARK`), `hand`, or undefined
+ * (no pin line). Pure.
+ */
 export function pinAuthor(text: string, name: string): 'yard' | 'hand' | undefined {
   const lines = text.split(/\r?\n/)
   const header = lines.findIndex((line) => HEADER.test(line))

@@ -7,7 +7,8 @@ import path from 'node:path'
 
 /**
  * Writes `text` to `file` through a temporary sibling and a rename, keeping an existing file's
- * mode; a symbolic link is followed (its target is replaced). With `replace: false` the final step is link(), which refuses (EEXIST) an existing
+ * mode; a symbolic link is followed (its target is replaced). With `replace: false` the final step
+ * is link(), which refuses (EEXIST) an existing
  * target, so two writers racing never clobber each other.
  * @throws the fs error (ENOENT, ENOTDIR, EACCES, EEXIST …); the temporary file never stays behind.
  */

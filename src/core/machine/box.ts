@@ -34,7 +34,10 @@ export interface BoxUpOutcome {
   started: boolean
   /** True when yard's default image had to be built first. */
   builtImage: boolean
-  /** `box up --stop-shared` of an untrusted worktree: the shared machine stopped first, and the stacks that went down. */
+  /**
+   * `box up --stop-shared` of an untrusted worktree: the shared machine stopped first, and the
+   * stacks that went down.
+   */
   stoppedShared?: SharedStop
 }
 
@@ -48,7 +51,8 @@ export function untrustedBoxMounts(session: StackSession): {mounts: string[]; re
 }
 
 /**
- * `yard box up`: refuses a worktree whose directory does not exist (InputError, exit 2); `[box] image`, else yard's default image (built first when missing, DESIGN.md
+ * `yard box up`: refuses a worktree whose directory does not exist (InputError, exit 2); `[box]
+ * image`, else yard's default image (built first when missing, DESIGN.md
  * §8); mounts the main checkout and the worktrees root at their own paths. The agent CLIs in the
  * box keep their state in `<checkout>/.yard/agent-home/` (agent-home.ts).
  */

@@ -118,7 +118,8 @@ export interface MachineOutcome {
 
 /**
  * The name of the untrusted worktree whose own machine `--worktree NAME` means.
- * @throws InputError (exit 2) for an invalid name, or a worktree not recorded as untrusted (it runs on the shared machine).
+ * @throws InputError (exit 2) for an invalid name, or a worktree not recorded as untrusted (it
+ *   runs on the shared machine).
  */
 function untrustedName(workspace: Workspace, worktree: string): string {
   const name = validateName(worktree, 'worktree name (--worktree)')
@@ -129,7 +130,10 @@ function untrustedName(workspace: Workspace, worktree: string): string {
   })
 }
 
-/** The machine and spec (an untrusted worktree's own with `worktree`), and its status unless it is the native one (which needs none). */
+/**
+ * The machine and spec (an untrusted worktree's own with `worktree`), and its status unless it is
+ * the native one (which needs none).
+ */
 async function open(context: YardContext, backends: Backends, worktree?: string) {
   const workspace = await openWorkspace(context)
   const {machine, spec} = await createMachine(context, backends, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))

@@ -95,7 +95,10 @@ function inArgumentWords(text: string | undefined, tool: YardTool | undefined): 
   return said
 }
 
-/** A failed call as MCP wants it: `isError`, the rendered error as text, `{code, message, why, fix}` as structured content. */
+/**
+ * A failed call as MCP wants it: `isError`, the rendered error as text, `{code, message, why, fix}`
+ * as structured content.
+ */
 export function toolError(error: unknown, tool?: YardTool, warnings: string[] = []): CallToolResult {
   const yardError = error instanceof YardError ? error : undefined
   if (!yardError) process.stderr.write(`yard mcp: unexpected failure${tool ? ` in ${tool.name}` : ''}: ${(error as Error)?.stack ?? String(error)}\n`)

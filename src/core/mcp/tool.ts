@@ -61,7 +61,10 @@ export function defineTool<S extends z.ZodObject>(tool: YardTool<S>): YardTool {
   return tool as unknown as YardTool
 }
 
-/** A worktree or sandbox name as the commands take it; yard's rules (identity.ts) are checked by core, so a bad name gets the command's own message. */
+/**
+ * A worktree or sandbox name as the commands take it; yard's rules (identity.ts) are checked by
+ * core, so a bad name gets the command's own message.
+ */
 export const nameArg = (what: string) => z.string().describe(`${what}: a-z, 0-9 and inner -, at most 40 characters`)
 
 /** `--worktree NAME` of the stack commands (DESIGN.md §3.3). */

@@ -39,7 +39,8 @@ function asExecFailure(error: unknown): never {
 /**
  * Runs argv in the box or sandbox the request names; resolves with the command's exit code.
  * @throws InputError (exit 2) for an empty command, an unknown worktree, sandbox, slot or branch
- *   directory (`NAME/..`, `NAME/.` and `NAME/` name none); YardError 125 when yard or the runtime fails before the command runs.
+ *   directory (`NAME/..`, `NAME/.` and `NAME/` name none); YardError 125 when yard or the runtime
+ * fails before the command runs.
  */
 export async function execAnywhere(context: YardContext, backends: Backends, request: ExecRequest): Promise<number> {
   if (request.argv.length === 0) throw new InputError('no command given after --', {fix: 'yard exec [NAME[/BRANCH]] -- CMD [ARG…], e.g. yard exec feat -- git status'})
@@ -101,7 +102,10 @@ export async function execInSandbox(context: YardContext, backends: Backends, op
   }
 }
 
-/** serveAsks on the workspace's cache; a cache backend that cannot be opened serves nothing (the pod's fetch reads the cache after its wait). */
+/**
+ * serveAsks on the workspace's cache; a cache backend that cannot be opened serves nothing (the
+ * pod's fetch reads the cache after its wait).
+ */
 async function startServing(context: YardContext, backends: Backends, workspace: Parameters<typeof openSandboxCache>[2], sandbox: Parameters<typeof serveAsks>[1], signal: AbortSignal): Promise<{done: Promise<void>}> {
   const side = await openSandboxCache(context, backends, workspace).catch(() => undefined)
   if (side === undefined) return {done: Promise.resolve()}

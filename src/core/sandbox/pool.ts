@@ -101,7 +101,10 @@ export function parsePoolSize(text: string): number {
   return size
 }
 
-/** The pool session: the sandbox backend, which must support pools on the runtime. @throws InputError (exit 2) when it does not. */
+/**
+ * The pool session: the sandbox backend, which must support pools on the runtime. @throws
+ * InputError (exit 2) when it does not.
+ */
 export async function openPools(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxSession & {pool: NonNullable<SandboxSession['backend']['pool']>}> {
   const session = await openSandboxes(context, backends, runtimeFlag)
   const pool = session.backend.pool

@@ -79,7 +79,10 @@ export async function pullSandbox(context: YardContext, backends: Backends, opti
   }
 }
 
-/** Creates or fast-forwards `refs/heads/<local>` to `commit` (git refuses one checked out elsewhere); a diverged one only with `force`. */
+/**
+ * Creates or fast-forwards `refs/heads/<local>` to `commit` (git refuses one checked out
+ * elsewhere); a diverged one only with `force`.
+ */
 async function updateLocal(context: YardContext, mainPath: string, request: {local: string; commit: string; ref: string; force: boolean; from: string}): Promise<NonNullable<PullResult['local']>> {
   const ref = `refs/heads/${request.local}`
   const git = (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})

@@ -15,7 +15,10 @@ import {shellCommand} from '../../sdk/shell.js'
 
 const roots = new Map<string, string>()
 
-/** The common dir of a linked worktree's `.git` file (gitrepository-layout(5): `gitdir:`, then `commondir`), or undefined. */
+/**
+ * The common dir of a linked worktree's `.git` file (gitrepository-layout(5): `gitdir:`, then
+ * `commondir`), or undefined.
+ */
 function commonDirOf(checkout: string): string | undefined {
   const dotGit = path.join(checkout, '.git')
   try {
@@ -58,7 +61,10 @@ export function isBareLayout(mainPath: string): boolean {
   return repositoryRoot(mainPath) !== mainPath
 }
 
-/** `[project] main-worktree` as written in a checkout's yard.toml, if any (read raw: the file is validated when loaded). */
+/**
+ * `[project] main-worktree` as written in a checkout's yard.toml, if any (read raw: the file is
+ * validated when loaded).
+ */
 function mainWorktreeSetting(checkout: string | undefined, read: (file: string) => Record<string, unknown> | undefined): string | undefined {
   if (checkout === undefined) return undefined
   const project = read(path.join(checkout, 'yard.toml'))?.project as Record<string, unknown> | undefined

@@ -165,7 +165,8 @@ export async function dirtyCountsMany(runner: ProcessRunner, checkouts: readonly
       if (entry.startsWith('# branch.oid ')) sections.push([])
       else if (entry !== '' && sections.length > 0) sections.at(-1)!.push(entry)
     }
-    // A failed batch's last section may be cut short: only sections followed by another, or all of a batch that succeeded, count.
+    // A failed batch's last section may be cut short: only sections followed by another, or all of
+    // a batch that succeeded, count.
     const complete = result.exitCode === 0 ? sections.slice(0, chunk.length) : sections.slice(0, Math.max(0, sections.length - 1))
     return Promise.all(chunk.map((checkout, index) => (index < complete.length ? countV2(complete[index]) : dirtyCounts(runner, checkout))))
   }))

@@ -93,7 +93,10 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
   return {mainPath: real(first.path), commonDir, checkoutPath}
 }
 
-/** From the directory holding a bare repository with worktrees (`repo/` with `.git: gitdir: ./.bare`): its main worktree; else undefined. */
+/**
+ * From the directory holding a bare repository with worktrees (`repo/` with `.git: gitdir:
+ * ./.bare`): its main worktree; else undefined.
+ */
 async function bareRepositoryMain(context: YardContext): Promise<MainCheckout | undefined> {
   const result = await context.runner.git(['rev-parse', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
   const commonDir = result.exitCode === 0 ? real(path.resolve(context.cwd, result.stdout.replace(/\n$/, ''))) : undefined

@@ -135,7 +135,8 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
     // written): both end before the lock is released, so no other add decides in between.
     const pinFile = fresh.config.files.local
-    // Recorded before the checkout, and before the pin (the same file): an untrusted worktree never exists as a trusted one.
+    // Recorded before the checkout, and before the pin (the same file): an untrusted worktree never
+    // exists as a trusted one.
     const trustWrite = options.untrusted ? await writeTrust(pinFile, name, 'untrusted') : undefined
     // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
     const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid

@@ -23,7 +23,10 @@ export const NO_MAINTENANCE = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false'
 export interface CheckoutConfig {
   /** The remotes with any `remote.<name>.*` key, as `git remote` lists those of the config. */
   remotes: string[]
-  /** A partial clone's promisor remotes (`remote.<name>.promisor`, `extensions.partialClone`); empty for a full clone. */
+  /**
+   * A partial clone's promisor remotes (`remote.<name>.promisor`, `extensions.partialClone`); empty
+   * for a full clone.
+   */
   promisors: string[]
   /** Set when main is sparse (`core.sparseCheckout`, git-sparse-checkout(1)), with its cone mode. */
   sparse?: {cone: boolean}

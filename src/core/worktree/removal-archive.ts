@@ -35,7 +35,10 @@ export interface OutsideWork {
   submodules: SubmoduleWork[]
   /** Untracked directories with their own `.git`, relative to the checkout, without a trailing `/`. */
   nested: string[]
-  /** Every gitignored path remove deletes (a wholly ignored directory is one path, `dir/`); yard's own `.yard/` left out. */
+  /**
+   * Every gitignored path remove deletes (a wholly ignored directory is one path, `dir/`); yard's
+   * own `.yard/` left out.
+   */
   ignored: string[]
   /** The ignored files that match `[worktrees] keep-ignored`: unsaved work, copied to the archive with `--force`. */
   keepIgnored: string[]
@@ -75,7 +78,8 @@ export async function findOutsideWork(runner: ProcessRunner, checkout: string, k
   // A nested repository inside a submodule is archived like one in the checkout: the submodule's
   // patch could only record it as a gitlink to a commit that lives nowhere else.
   for (const sub of inSubmodules) nested.push(...sub.nested.map((inner) => path.join(sub.path, inner)))
-  // One holding a nested repository stays listed: its restore (`submodule update --init`) must run before the nested one's.
+  // One holding a nested repository stays listed: its restore (`submodule update --init`) must run
+  // before the nested one's.
   const submodules = inSubmodules.filter((work) => work.commits + work.modified + work.untracked + work.nested.length > 0)
   return {submodules, nested, ignored, keepIgnored}
 }

@@ -33,7 +33,10 @@ import {buildTarget, GitWorktree, openWorkspace, Workspace, worktreePath, worktr
 export interface UnsavedWork {
   modified: number
   untracked: number
-  /** Commits reachable from no remote-tracking branch (no remote: from neither the recorded base nor another branch). */
+  /**
+   * Commits reachable from no remote-tracking branch (no remote: from neither the recorded base nor
+   * another branch).
+   */
   unpushed: number
   /** What `unpushed` was counted against, for messages: "on no remote branch", "on no other branch", … */
   against: string
@@ -60,7 +63,10 @@ export interface RemovalSummary {
   outside: OutsideWork | null
   /** Transcripts to archive, or null when the checkout has none. */
   transcripts: {source: string; archive: string; files: number} | null
-  /** The box's agent home and the host-side per-path stores of agent CLIs that hold files, archived with the transcripts. */
+  /**
+   * The box's agent home and the host-side per-path stores of agent CLIs that hold files, archived
+   * with the transcripts.
+   */
   agentStores: AgentStoreArchive[]
   /** Uncommitted work will be saved to a `refs/yard/removed/…` ref. */
   snapshot: boolean
@@ -100,7 +106,10 @@ export interface RemovalResult {
   saved: {dir: string; parts: ArchivedPart[]} | null
   /** One command that brings the saved work back (null when nothing was saved). */
   restore: string | null
-  /** The ref holding the uncommitted work and/or a HEAD on no branch, what it holds in words, and the commands that restore it. */
+  /**
+   * The ref holding the uncommitted work and/or a HEAD on no branch, what it holds in words, and
+   * the commands that restore it.
+   */
   snapshot: {ref: string; holds: string; restore: string} | null
   /** What the stack teardown removed, or why it was skipped. */
   stack: {backend: string; removed: string[]; failed?: string} | {skipped: string}

@@ -73,7 +73,10 @@ export async function snapshotWorktree(context: YardContext, checkout: string, n
   }
 }
 
-/** A new `refs/yard/removed/<name>-<stamp>` at `commit`; two removes of one name within a second never overwrite the first. */
+/**
+ * A new `refs/yard/removed/<name>-<stamp>` at `commit`; two removes of one name within a second
+ * never overwrite the first.
+ */
 async function createRef(context: YardContext, checkout: string, name: string, commit: string, now: Date): Promise<string> {
   let ref = `${REMOVED_REFS}/${name}-${utcStamp(now)}`
   for (let attempt = 2; ; attempt++) {

@@ -57,7 +57,10 @@ export async function archiveTranscripts(source: string, archive: string): Promi
   return {copied, kept}
 }
 
-/** An agent CLI's store archived with the worktree (docs/worktrees.md): the box's agent home, or a host-side per-path store. */
+/**
+ * An agent CLI's store archived with the worktree (docs/worktrees.md): the box's agent home, or a
+ * host-side per-path store.
+ */
 export interface AgentStoreArchive {
   /** `box` (the checkout's `.yard/agent-home/`), `claude-code` or `gemini-cli` (host stores). */
   agent: string

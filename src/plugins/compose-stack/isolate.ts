@@ -23,7 +23,10 @@ export type ExternalPolicy = 'refuse' | 'per-checkout' | 'shared'
 
 export interface IsolationSettings {
   external: ExternalPolicy
-  /** `[stack] allow-shared`: services that may keep `network_mode: host` (or `container:` of a container outside the project) in a worktree. */
+  /**
+   * `[stack] allow-shared`: services that may keep `network_mode: host` (or `container:` of a
+   * container outside the project) in a worktree.
+   */
   allowShared: readonly string[]
 }
 

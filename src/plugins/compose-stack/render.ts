@@ -13,7 +13,10 @@ import {OperationError} from '../../sdk/errors.js'
 import {renderComposeFile} from './compose/render.js'
 import type {ComposeModelDocument} from './compose/types.js'
 
-/** The YAML text of a rendered model (compose/render.ts: YAML 1.1, `$` doubled), with a header naming the files it comes from. */
+/**
+ * The YAML text of a rendered model (compose/render.ts: YAML 1.1, `$` doubled), with a header
+ * naming the files it comes from.
+ */
 export function renderedText(compose: Record<string, unknown>, target: Target, files: readonly string[]): string {
   const head = [
     `# Rendered by yard for ${target.project} (${target.isMain ? 'main' : `worktree ${target.name}, offset ${target.offset}`}); do not edit: yard up writes it again.`,

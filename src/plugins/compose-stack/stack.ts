@@ -123,7 +123,8 @@ export class ComposeStack implements StackBackend {
   async up(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
     // One `up` of a project at a time: two would race the provider for its volumes and networks.
     const lock = path.join(path.dirname(renderedPath(this.context.stateDir, target.project)), 'up.lock')
-    // A state directory that takes no lock takes no rendered file either: writeRendered says why, before anything starts.
+    // A state directory that takes no lock takes no rendered file either: writeRendered says why,
+    // before anything starts.
     const lockable = await fs.mkdir(path.dirname(lock), {recursive: true}).then(() => true, () => false)
     if (!lockable) return this.upAlone(target, spec)
     return withLock(lock, {budgetMs: UP_BUDGET_MS, waitMs: UP_WAIT_MS, purpose: `yard up of ${target.project}`, warn: this.context.warn}, () => this.upAlone(target, spec))

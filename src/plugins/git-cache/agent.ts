@@ -2,7 +2,8 @@
  * The cache agent (`yard cache agent`, the loop a cluster's DaemonSet runs; DESIGN.md §5.1,
  * git-cache-notes §2): refreshes every known cache on its interval ±20 % jitter, serves
  * on-demand asks (a borrower's lease newer than the latest attempt) within the on-demand budget,
- * at most 4 caches at once (the scheduler of scheduler.ts); sweeps the root for unknown repositories named like caches (adopted:
+ * at most 4 caches at once (the scheduler of scheduler.ts); sweeps the root for unknown
+ * repositories named like caches (adopted:
  * pinned, not fetched) and cache-named entries that are not repositories and have no borrower
  * (removed) — only in a root that carries the marker file. Looping, it also answers the
  * fetch-through asks of the podman sandboxes on this machine whose caches it holds

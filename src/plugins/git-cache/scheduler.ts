@@ -35,7 +35,10 @@ export interface Agenda<T> {
   idle(): Promise<unknown> | undefined
 }
 
-/** Runs `agenda` until `signal` aborts (work in flight is awaited), or with `once` until nothing is due or in flight. */
+/**
+ * Runs `agenda` until `signal` aborts (work in flight is awaited), or with `once` until nothing is
+ * due or in flight.
+ */
 export async function runSchedule<T>(agenda: Agenda<T>, options: {once?: boolean; signal?: AbortSignal}): Promise<void> {
   const nextDue = new Map<string, number>()
   const inFlight = new Map<string, Promise<void>>()
@@ -65,7 +68,8 @@ export async function runSchedule<T>(agenda: Agenda<T>, options: {once?: boolean
       break
     }
     const idle = agenda.idle()
-    // Wake on the first of: a piece of work ending (a slot frees), the agent's wake-up, a stop (idle's sleep ends on it).
+    // Wake on the first of: a piece of work ending (a slot frees), the agent's wake-up, a stop
+    // (idle's sleep ends on it).
     if (idle !== undefined) await Promise.race([...inFlight.values(), idle])
   }
 }

@@ -72,7 +72,8 @@ export async function attachInPod(runtime: SandboxRuntime, pod: string, spec: Sa
   if (request.gitIdentity.email) await podGit(runtime, pod, ['config', '--global', 'user.email', request.gitIdentity.email])
 
   await rewriteSubmoduleUrls(runtime, pod, spec.repos)
-  // Fetch-through (sdk/fetch-through.ts): on podman a yard exec or yard cache agent answers, on a cluster the node's cache agent.
+  // Fetch-through (sdk/fetch-through.ts): on podman a yard exec or yard cache agent answers, on a
+  // cluster the node's cache agent.
   const fetchThrough = runtime.id === 'podman' || runtime.id === 'kubernetes'
   if (fetchThrough) await writeFetchThrough(runtime, pod, request.fetchThroughSeconds ?? 10, runtime.id === 'podman' ? 'a yard exec or yard cache agent' : "the node's cache agent")
   const slots: SandboxAttachResult['slots'] = []

@@ -114,7 +114,10 @@ export class KubeCacheDemand implements CacheDemand {
     return mountedCacheKeys((await this.listPods()).items as PodVolumes[], this.cacheRoot)
   }
 
-  /** @throws OperationError when the Repos cannot be listed (not watching; the CRD missing included: `yard cluster install`). */
+  /**
+   * @throws OperationError when the Repos cannot be listed (not watching; the CRD missing included:
+   * `yard cluster install`).
+   */
   async repos(): Promise<DemandedRepo[]> {
     if (!this.informers) return ((await this.listRepos()).items ?? []).map((repo) => demandedRepo(repo, this.node))
     return this.informers.repos.list().map((repo) => {

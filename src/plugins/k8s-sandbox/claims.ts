@@ -27,7 +27,10 @@ const sandboxesDir = (stateDir: string) => path.join(stateDir, 'sandboxes')
 const claimFile = (stateDir: string, project: string) => path.join(sandboxesDir(stateDir), `${project}.claim.json`)
 const markerFile = (stateDir: string, pod: string) => path.join(sandboxesDir(stateDir), 'claimed', pod)
 
-/** The claim of project `project`, or undefined (a cold sandbox, or none). Synchronous: read on every call into the pod. */
+/**
+ * The claim of project `project`, or undefined (a cold sandbox, or none). Synchronous: read on
+ * every call into the pod.
+ */
 export function readClaim(stateDir: string, project: string): ClaimRecord | undefined {
   const file = claimFile(stateDir, project)
   if (!existsSync(file)) return undefined

@@ -15,7 +15,10 @@ import type {KubernetesObject, ListPromise, Watch} from '@kubernetes/client-node
 
 import type {Kube} from './kube.js'
 
-/** How long watches last; `timeScale` > 1 runs every timer that much faster (benches against a fake server with the same scale). */
+/**
+ * How long watches last; `timeScale` > 1 runs every timer that much faster (benches against a fake
+ * server with the same scale).
+ */
 export interface WatchTiming {
   /** The range each watch's `timeoutSeconds` is drawn from. */
   timeoutSeconds: readonly [number, number]

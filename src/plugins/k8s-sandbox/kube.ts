@@ -14,7 +14,10 @@ import type * as k8s from '@kubernetes/client-node'
 import {InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
 
-/** Which cluster and namespace: `[cluster] context` (undefined: the kubeconfig's current one) and `[cluster] namespace`. */
+/**
+ * Which cluster and namespace: `[cluster] context` (undefined: the kubeconfig's current one) and
+ * `[cluster] namespace`.
+ */
 export interface KubeTarget {
   context?: string
   namespace: string

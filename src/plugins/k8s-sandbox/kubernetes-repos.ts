@@ -116,7 +116,8 @@ export async function waitForCaches(kube: Kube, options: {pod: string; node: str
  * Asks `node` for a fresh fetch of every cache of `repos` and waits for its answer (DESIGN.md
  * §5.2: the design fetches "on demand before every attach"): a merge patch of each Repo's
  * `spec.askedAt` (now; a Repo deleted meanwhile is declared again first), then polls until the
- * node's entry reports `lastAsked` (or a successful `lastFetched`) at or past that ask (its agent's fetch ran after it), within
+ * node's entry reports `lastAsked` (or a successful `lastFetched`) at or past that ask (its agent's
+ * fetch ran after it), within
  * `budgetMs`. Never throws for what the node says: a fetch that failed, or no answer in time,
  * is a stale note per slot (since when, and why); the sandbox goes on with what the cache holds.
  * @returns per slot whose cache is stale, the note.

@@ -19,9 +19,15 @@ export const REPO_CRD_NAME = `${REPO_PLURAL}.${REPO_GROUP}`
 export interface RepoSpec {
   /** The url as the user first gave it (what the agent clones from). */
   url: string
-  /** How often a node refreshes its cache: a duration such as `10m`, `1h30m`, `45s`. Absent: the agent's `--interval`. */
+  /**
+   * How often a node refreshes its cache: a duration such as `10m`, `1h30m`, `45s`. Absent: the
+   * agent's `--interval`.
+   */
   refreshInterval?: string
-  /** The latest ask for an on-demand fetch (RFC 3339); a node fetches when it is newer than its latest attempt (successful or not: a failing remote is not retried in a loop). */
+  /**
+   * The latest ask for an on-demand fetch (RFC 3339); a node fetches when it is newer than its
+   * latest attempt (successful or not: a failing remote is not retried in a loop).
+   */
   askedAt?: string
   /** Declared ahead (`yard cluster repo add`): every node clones it before any pod needs it. */
   prefetch?: boolean

@@ -140,7 +140,10 @@ export class K8sSandbox implements SandboxBackend {
     return runtime.leftovers(project, options)
   }
 
-  /** A `sandbox <project>` lease is provably gone once podman says its pod does not exist (only podman sandboxes take local leases). */
+  /**
+   * A `sandbox <project>` lease is provably gone once podman says its pod does not exist (only
+   * podman sandboxes take local leases).
+   */
   async borrowerGone(borrower: CacheBorrower): Promise<string | undefined> {
     if (borrower.kind !== 'sandbox') return undefined
     const runtime = this.runtime('podman') as PodmanRuntime
@@ -167,7 +170,10 @@ export class K8sSandbox implements SandboxBackend {
     return (await import('./cache-demand.js')).openCacheDemand(options, this.context.env)
   }
 
-  /** On a cluster, every node's state of each cache from the Repos' status; on podman undefined (the local cache is the truth). */
+  /**
+   * On a cluster, every node's state of each cache from the Repos' status; on podman undefined (the
+   * local cache is the truth).
+   */
   async cacheStates(runtimeId: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined> {
     const runtime = this.runtime(runtimeId)
     return runtime instanceof KubernetesRuntime ? runtime.cacheStates(keys) : undefined

@@ -1,4 +1,7 @@
-/** Binds a podman machine cannot see (DESIGN.md §4.3): which compose volume entries are host paths outside the mounts. */
+/**
+ * Binds a podman machine cannot see (DESIGN.md §4.3): which compose volume entries are host paths
+ * outside the mounts.
+ */
 import {expect} from 'chai'
 import path from 'node:path'
 

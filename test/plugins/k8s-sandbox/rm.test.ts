@@ -34,7 +34,10 @@ function makeHistory(name: string, commits: number): string {
   return bare
 }
 
-/** The restore commands and hints `sandbox rm --force` printed: `restore slot S into ./DIR:` then the command, then `… is REF: USE` lines. */
+/**
+ * The restore commands and hints `sandbox rm --force` printed: `restore slot S into ./DIR:` then
+ * the command, then `… is REF: USE` lines.
+ */
 function printedRestores(stdout: string): Array<{slot: string; command: string; uses: string[]}> {
   const restores: Array<{slot: string; command: string; uses: string[]}> = []
   const lines = stdout.split('\n')

@@ -17,7 +17,10 @@ const prefix = `${SANDBOX_TEST_PREFIX}m`
 const pod = `${prefix}-subs`
 const FILE = ['-c', 'protocol.file.allow=always']
 
-/** A bare repository `<dir>/<name>.git` with one commit of `files` and relative-url submodules `../<sub>.git` at `<sub>`. */
+/**
+ * A bare repository `<dir>/<name>.git` with one commit of `files` and relative-url submodules
+ * `../<sub>.git` at `<sub>`.
+ */
 function upstream(dir: string, name: string, files: Record<string, string>, submodules: string[] = []): string {
   const work = path.join(dir, `src-${name}`)
   git(dir, 'init', '-q', '-b', 'main', work)

@@ -4,7 +4,8 @@
  * field selectors, replace, patch (merge, strategic as merge, JSON patch) including `/status`,
  * delete, and watch from a resourceVersion (newline-delimited ADDED/MODIFIED/DELETED events,
  * BOOKMARK events when asked, `410 Gone` as an ERROR event for a compacted resourceVersion,
- * `timeoutSeconds`) — on core and grouped, namespaced and cluster-scoped paths. It validates every body with the Kubernetes schemas (kubernetes-models) and custom
+ * `timeoutSeconds`) — on core and grouped, namespaced and cluster-scoped paths. It validates every
+ * body with the Kubernetes schemas (kubernetes-models) and custom
  * objects with their CRD's openAPIV3Schema, answers 404/409/422 with the real server's Status
  * bodies, and records every call with its RBAC verb so a test can check it against a Role.
  *
@@ -68,7 +69,10 @@ export interface FakeKubeOptions {
    * events. It may be async; the client's answer waits for it.
    */
   onCreate?: (created: CreatedObject, api: FakeKubeApi) => void | Promise<void>
-  /** Runs after each patch through the API (not of a subresource), with the patched object and the patch body, like onCreate. */
+  /**
+   * Runs after each patch through the API (not of a subresource), with the patched object and the
+   * patch body, like onCreate.
+   */
   onPatch?: (patched: CreatedObject & {patch: unknown}, api: FakeKubeApi) => void | Promise<void>
   /**
    * How much faster than the wall clock the server's own clock runs (default 1): a watch's
@@ -92,7 +96,10 @@ export interface FakeKubeApi {
   objects(resource: string, namespace?: string): KubeObject[]
   /** One stored object, or undefined. */
   get(resource: string, namespace: string | undefined, name: string): KubeObject | undefined
-  /** Seeds an object directly (validated; created, or its spec and status replaced), as a controller would. Not recorded as a call. */
+  /**
+   * Seeds an object directly (validated; created, or its spec and status replaced), as a controller
+   * would. Not recorded as a call.
+   */
   put(object: KubeObject): Promise<KubeObject>
   /** Merges `status` (RFC 7386) into an object's status, as a controller would. */
   patchStatus(resource: string, namespace: string | undefined, name: string, status: KubeObject): Promise<KubeObject>

@@ -3,7 +3,10 @@ import {Args, Flags} from '@oclif/core'
 import {setCredential} from '../../../core/cluster/index.js'
 import {BaseCommand} from '../../base.js'
 
-/** `yard cluster credentials set PREFIX --token-from-env VAR | --ssh-key FILE` (docs/cluster.md, "Private repositories"). */
+/**
+ * `yard cluster credentials set PREFIX --token-from-env VAR | --ssh-key FILE` (docs/cluster.md,
+ * "Private repositories").
+ */
 export default class ClusterCredentialsSet extends BaseCommand {
   static summary = 'Store the credentials the cache agents use for repositories under a url prefix'
   static description = `Creates or replaces the entry for URL-PREFIX in the Secret yard-cache-credentials of [cluster] namespace, which every node's cache agent mounts read-only and hands to git for the Repos whose url starts with it (the longest prefix wins): an https token through a credential helper scoped to the prefix's host, a deploy key through GIT_SSH_COMMAND. The token is read from the environment variable named by --token-from-env, never from an argument, and is shown nowhere; sandboxes never see it (they read the caches). The agents see a change once the kubelet updates the mounted Secret (about a minute).`

@@ -69,7 +69,10 @@ export function checkReferences(model: Mapping, services: Record<string, Mapping
   }
 }
 
-/** The volume name of a `volumes` entry that mounts a named volume; undefined for binds, tmpfs and anonymous volumes. */
+/**
+ * The volume name of a `volumes` entry that mounts a named volume; undefined for binds, tmpfs and
+ * anonymous volumes.
+ */
 export function namedVolume(entry: unknown): string | undefined {
   if (isMapping(entry)) {
     const type = entry.type ?? 'volume'

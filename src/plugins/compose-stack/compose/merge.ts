@@ -17,7 +17,10 @@ type Merger = (base: unknown, override: unknown, path: string[], file: string) =
 
 const replace: Merger = (_base, override) => override
 const asMappings: Merger = (base, override, path, file) => mergeMappings(toMapping(base, null), toMapping(override, null), path, file)
-/** `KEY=VALUE` attributes: key by key, a bare `KEY` (null) included — it replaces the value with the environment's (compose-go mergeToSequence + unicity). */
+/**
+ * `KEY=VALUE` attributes: key by key, a bare `KEY` (null) included — it replaces the value with the
+ * environment's (compose-go mergeToSequence + unicity).
+ */
 const keyValues: Merger = (base, override) => ({...toMapping(base, null), ...toMapping(override, null)})
 const asSequences: Merger = (base, override) => [...toSequence(base), ...toSequence(override)]
 
@@ -46,7 +49,10 @@ const extraHosts: Merger = (base, override) => {
   return merged
 }
 
-/** IPAM pools: an override's pool with the subnet of an earlier one merges onto it; others are added (compose-go mergeIPAMConfig). */
+/**
+ * IPAM pools: an override's pool with the subnet of an earlier one merges onto it; others are added
+ * (compose-go mergeIPAMConfig).
+ */
 const ipamConfig: Merger = (base, override, path, file) => {
   const merged = toSequence(base).slice()
   for (const pool of toSequence(override)) {

@@ -33,7 +33,10 @@ export const portKey: Indexer = (entry) => {
   return `${ip || '0.0.0.0'}:${published}:${target}/${protocol}`
 }
 
-/** The container path of a `volumes` / `devices` entry: `source:target[:mode]`, `target`, or `target:` of the long form. */
+/**
+ * The container path of a `volumes` / `devices` entry: `source:target[:mode]`, `target`, or
+ * `target:` of the long form.
+ */
 export const mountTarget: Indexer = (entry) => {
   if (isMapping(entry)) return String(entry.target ?? '')
   const parts = String(entry).split(':')

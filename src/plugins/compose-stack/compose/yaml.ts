@@ -122,7 +122,8 @@ class Converter {
     }
     if (node.tag === '!override') this.overrides.push(path)
     if (isScalar(node)) {
-      // Compose's Go YAML reads a plain 0755 as octal (strconv base 0), as file modes are written; YAML 1.2 core says decimal.
+      // Compose's Go YAML reads a plain 0755 as octal (strconv base 0), as file modes are written;
+      // YAML 1.2 core says decimal.
       if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[-+]?0[0-7]+$/.test(node.source)) return Number.parseInt(node.source, 8)
       if (typeof node.value === 'string') {
         this.characters += node.value.length
@@ -183,7 +184,10 @@ class Converter {
     throw this.error(path, 'a mapping key must be a scalar')
   }
 
-  /** A key given twice in one mapping (YAML 1.2 §3.2.1.1; go-yaml: "mapping key already defined"), with its line and column. */
+  /**
+   * A key given twice in one mapping (YAML 1.2 §3.2.1.1; go-yaml: "mapping key already defined"),
+   * with its line and column.
+   */
   private duplicate(node: unknown, key: string, path: string[]): InputError {
     const offset = isScalar(node) && node.range ? node.range[0] : undefined
     const before = offset === undefined ? undefined : this.text.slice(0, offset).split('\n')
