@@ -16,15 +16,16 @@ import {readdir, readFile, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 
-import {ProcessRunner} from '../src/sdk/process.js'
 import {GitCache} from '../src/plugins/git-cache/cache.js'
+import {ProcessRunner} from '../src/sdk/process.js'
 import {repoRoot} from './fixtures.js'
 import {cloneInto, generatedRepo} from './generated-repo.js'
-import {BenchRow, makeScratchDir, measureBench, readRunConfig, reportBench, RowResult} from './lib.js'
+import {type BenchRow, makeScratchDir, measureBench, readRunConfig, reportBench, type RowResult} from './lib.js'
 
 const log = (line: string) => process.stderr.write(`cache: ${line}\n`)
 const run = promisify(execFile)
-const git = (cwd: string, ...args: string[]) => run('git', args, {cwd, env: {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'}, maxBuffer: 1 << 26})
+const git = async (cwd: string, ...args: string[]) =>
+  run('git', args, {cwd, env: {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'}, maxBuffer: 1 << 26})
 // The same yard.toml as worktree-add.bench.ts: both benches share one cached repository.
 const YARD_TOML = '[project]\nprefix = "bench"\n\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5432\n'
 const WORKSPACES = 8
@@ -38,49 +39,84 @@ async function bytes(path: string): Promise<number> {
   for (const entry of await readdir(path, {recursive: true, withFileTypes: true})) {
     if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size
   }
+
   return total
 }
 
-const mib = (size: number) => `${(size / 1048576).toFixed(1)} MiB`
+const mib = (size: number) => `${(size / 1_048_576).toFixed(1)} MiB`
 
 /** Rows (a), (b), (c) for one repository, and the `.git` size of each (measured once, untimed). */
-async function workspaceRows(source: string, suffix: string): Promise<{rows: BenchRow[]; cache: string; sizes: number[]}> {
+async function workspaceRows(
+  source: string,
+  suffix: string,
+): Promise<{rows: BenchRow[]; cache: string; sizes: number[]}> {
   const scratch = await makeScratchDir('cache')
   const cache = new GitCache({runner: new ProcessRunner(), env: process.env, stateDir: scratch, warn: log})
   log(`caching ${source}${suffix}`)
   const cached = (await cache.add(join(scratch, 'caches'), source)).path
   const main = await cloneInto(cached, scratch, 'main')
   const target = join(scratch, 'target')
-  const removeTarget = () => rm(target, {recursive: true, force: true})
+  const removeTarget = async () => rm(target, {recursive: true, force: true})
   const removeWorktree = async () => {
     await git(main, 'worktree', 'remove', '--force', target).catch(() => undefined)
     await removeTarget()
   }
-  const labels = [`(a) git clone --shared${suffix}`, `(b) git worktree add${suffix}`, `(c) git clone --no-local${suffix}`]
+
+  const labels = [
+    `(a) git clone --shared${suffix}`,
+    `(b) git worktree add${suffix}`,
+    `(c) git clone --no-local${suffix}`,
+  ]
   const relativeTo = suffix === '' ? undefined : labels[1]
   const rows: BenchRow[] = [
-    {label: labels[0], argv: ['git', 'clone', '-q', '--shared', '--', cached, target], afterEach: removeTarget, relativeTo},
-    {label: labels[1], argv: ['git', 'worktree', 'add', '-q', '--detach', target, 'HEAD'], cwd: main, afterEach: removeWorktree, relativeTo},
-    {label: labels[2], argv: ['git', 'clone', '-q', '--no-local', '--', cached, target], afterEach: removeTarget, relativeTo},
+    {
+      label: labels[0],
+      argv: ['git', 'clone', '-q', '--shared', '--', cached, target],
+      afterEach: removeTarget,
+      relativeTo,
+    },
+    {
+      label: labels[1],
+      argv: ['git', 'worktree', 'add', '-q', '--detach', target, 'HEAD'],
+      cwd: main,
+      afterEach: removeWorktree,
+      relativeTo,
+    },
+    {
+      label: labels[2],
+      argv: ['git', 'clone', '-q', '--no-local', '--', cached, target],
+      afterEach: removeTarget,
+      relativeTo,
+    },
   ]
   const sizes: number[] = []
   for (const row of rows) {
     await run(row.argv[0], row.argv.slice(1), {cwd: row.cwd})
     const worktreeAdmin = join(main, '.git', 'worktrees', 'target')
-    sizes.push(row === rows[1] ? (await bytes(join(target, '.git'))) + (await bytes(worktreeAdmin)) : await bytes(join(target, '.git')))
+    sizes.push(
+      row === rows[1]
+        ? (await bytes(join(target, '.git'))) + (await bytes(worktreeAdmin))
+        : await bytes(join(target, '.git')),
+    )
     await row.afterEach!()
   }
+
   return {rows, cache: cached, sizes}
 }
 
-const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2_000}, YARD_TOML, log)
+const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2000}, YARD_TOML, log)
 const sets = [await workspaceRows(generated, '')]
 if (process.env.BENCH_REPO) sets.push(await workspaceRows(process.env.BENCH_REPO, ' (BENCH_REPO)'))
-const timed = await measureBench({name: 'cache', baseline: '(b) git worktree add', rows: sets.flatMap((set) => set.rows)})
+const timed = await measureBench({
+  name: 'cache',
+  baseline: '(b) git worktree add',
+  rows: sets.flatMap((set) => set.rows),
+})
 
 for (const [index, set] of sets.entries()) {
   const [a, b, c] = timed.rows.slice(index * 3, index * 3 + 3)
-  const ratio = (x: RowResult, y: RowResult) => (x.medianMs !== null && y.medianMs !== null ? x.medianMs / y.medianMs : null)
+  const ratio = (x: RowResult, y: RowResult) =>
+    x.medianMs !== null && y.medianMs !== null ? x.medianMs / y.medianMs : null
   const aOverB = ratio(a, b)
   const cOverA = ratio(c, a)
   a.note = `.git ${mib(set.sizes[0])}; target ≤ 1.2× (b): ${aOverB === null ? 'not measured' : aOverB <= 1.2 ? 'met' : 'MISSED'}`
@@ -102,6 +138,7 @@ async function churnWorkspaces(cached: string): Promise<{worktrees: string[]; cl
     await git(scratch, 'clone', '-q', '--shared', '--', cached, clones[index])
     await git(clones[index], 'checkout', '-q', '-b', `churn-${index}`)
   }
+
   return {worktrees, clones}
 }
 
@@ -109,12 +146,19 @@ const churn = await churnWorkspaces(sets[0].cache)
 const tallies = join(await makeScratchDir('tally'), 'tally')
 // git retries a busy lock for a while (core.filesRefLockTimeout 100 ms, core.packedRefsTimeout
 // 1 s), which hides contention as waiting; the extra rows turn the retries off to show it.
-const noRetries = {...process.env, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'core.filesRefLockTimeout', GIT_CONFIG_VALUE_0: '0', GIT_CONFIG_KEY_1: 'core.packedRefsTimeout', GIT_CONFIG_VALUE_1: '0'}
+const noRetries = {
+  ...process.env,
+  GIT_CONFIG_COUNT: '2',
+  GIT_CONFIG_KEY_0: 'core.filesRefLockTimeout',
+  GIT_CONFIG_VALUE_0: '0',
+  GIT_CONFIG_KEY_1: 'core.packedRefsTimeout',
+  GIT_CONFIG_VALUE_1: '0',
+}
 const churnRow = (label: string, dirs: string[], file: string, retries = true): BenchRow => ({
   label,
   argv: [process.execPath, '--import', 'tsx', join(repoRoot, 'bench', 'git-churn.ts'), file, String(ROUNDS), ...dirs],
   cwd: repoRoot,
-  ...(retries ? {} : {env: noRetries, extra: true}),
+  ...(!retries && {env: noRetries, extra: true}),
 })
 const config = readRunConfig()
 // One run: the churn is the measurement, and its history piles up in the workspaces.
@@ -134,7 +178,12 @@ const churned = await measureBench(
 const tallyFiles = ['worktrees', 'clones', 'worktrees-now', 'clones-now'].map((suffix) => `${tallies}-${suffix}`)
 for (const [index, row] of churned.rows.entries()) {
   const file = tallyFiles[index]
-  const tally = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as {commands?: number; lockFailures?: number; otherFailures?: number; examples?: string[]}
+  const tally = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as {
+    commands?: number
+    lockFailures?: number
+    otherFailures?: number
+    examples?: string[]
+  }
   const target = index === 1 ? `; target 0: ${tally.lockFailures === 0 ? 'met' : 'MISSED'}` : ''
   row.note = `lock failures: ${tally.lockFailures} of ${tally.commands} git commands${tally.otherFailures ? `, other failures: ${tally.otherFailures}` : ''}${target}${tally.examples?.length ? ` — e.g. ${tally.examples[0]}` : ''}`
   row.relativeTo = churned.baseline ?? undefined

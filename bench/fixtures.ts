@@ -90,11 +90,15 @@ const run = promisify(execFile)
  */
 export async function scratchGitRepo(): Promise<string> {
   const dir = await makeScratchDir('repo')
-  const git = (...args: string[]) =>
-    run('git', ['-c', 'user.name=yard bench', '-c', 'user.email=bench@yard.invalid', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      env: {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'},
-    })
+  const git = async (...args: string[]) =>
+    run(
+      'git',
+      ['-c', 'user.name=yard bench', '-c', 'user.email=bench@yard.invalid', '-c', 'commit.gpgsign=false', ...args],
+      {
+        cwd: dir,
+        env: {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'},
+      },
+    )
   await git('init', '-q', '-b', 'main')
   await writeFile(join(dir, 'yard.toml'), '[project]\nprefix = "bench"\n\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5432\n')
   await git('add', 'yard.toml')
@@ -110,7 +114,7 @@ export async function scratchGitRepo(): Promise<string> {
 export function yardEnv(stateDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('YARD_') || ['WT_OFFSET', 'NODE_ENV', 'DEBUG'].includes(key)) continue
+    if (key.startsWith('YARD_') || ['DEBUG', 'NODE_ENV', 'WT_OFFSET'].includes(key)) continue
     env[key] = value
   }
 

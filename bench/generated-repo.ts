@@ -21,13 +21,24 @@ export function benchCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.BENCH_CACHE_DIR || join(tmpdir(), 'yard-bench-cache')
 }
 
-function run(file: string, args: string[], cwd: string, input?: (stdin: NodeJS.WritableStream) => Promise<void>): Promise<void> {
+async function run(
+  file: string,
+  args: string[],
+  cwd: string,
+  input?: (stdin: NodeJS.WritableStream) => Promise<void>,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {cwd, stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'], env: {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'}})
+    const child = spawn(file, args, {
+      cwd,
+      stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+      env: {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'},
+    })
     let stderr = ''
     child.stderr!.on('data', (chunk) => (stderr += chunk))
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${file} ${args.join(' ')} failed (exit ${code}): ${stderr.trim()}`))))
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${file} ${args.join(' ')} failed (exit ${code}): ${stderr.trim()}`)),
+    )
     if (input) input(child.stdin!).then(() => child.stdin!.end(), reject)
   })
 }
@@ -35,8 +46,10 @@ function run(file: string, args: string[], cwd: string, input?: (stdin: NodeJS.W
 /** Writes the fast-import stream, pausing when the pipe is full. */
 async function writeHistory(stdin: NodeJS.WritableStream, shape: RepoShape, yardToml: string): Promise<void> {
   const perDir = Math.ceil(shape.files / shape.dirs)
-  const filePath = (index: number) => `src/d${String(Math.floor(index / perDir)).padStart(3, '0')}/f${String(index % perDir).padStart(3, '0')}.ts`
-  const content = (index: number, version: number) => `// file ${index}, version ${version}\nexport const value${index} = ${index * 7 + version}\n${'// padding '.repeat(16)}\n`
+  const filePath = (index: number) =>
+    `src/d${String(Math.floor(index / perDir)).padStart(3, '0')}/f${String(index % perDir).padStart(3, '0')}.ts`
+  const content = (index: number, version: number) =>
+    `// file ${index}, version ${version}\nexport const value${index} = ${index * 7 + version}\n${'// padding '.repeat(16)}\n`
   const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`
   let chunk = ''
   const flush = async (force = false) => {
@@ -45,6 +58,7 @@ async function writeHistory(stdin: NodeJS.WritableStream, shape: RepoShape, yard
     chunk = ''
     if (!ok) await new Promise((resolve) => stdin.once('drain', resolve))
   }
+
   for (let commit = 0; commit < shape.commits; commit++) {
     chunk += `commit refs/heads/main\ncommitter yard bench <bench@yard.invalid> ${1_700_000_000 + commit * 60} +0000\n${data(`commit ${commit}`)}`
     if (commit === 0) {
@@ -59,8 +73,10 @@ async function writeHistory(stdin: NodeJS.WritableStream, shape: RepoShape, yard
         chunk += `M 100644 inline ${filePath(index)}\n${data(content(index, commit))}`
       }
     }
+
     await flush()
   }
+
   await flush(true)
 }
 
@@ -79,7 +95,7 @@ export async function generatedRepo(shape: RepoShape, yardToml: string, log: (li
   log(`generating ${shape.files} files in ${shape.dirs} directories, ${shape.commits} commits into ${bare}`)
   const started = Date.now()
   await run('git', ['init', '-q', '--bare', '-b', 'main', building], cache)
-  await run('git', ['fast-import', '--quiet'], building, (stdin) => writeHistory(stdin, shape, yardToml))
+  await run('git', ['fast-import', '--quiet'], building, async (stdin) => writeHistory(stdin, shape, yardToml))
   await rename(building, bare).catch(async (error: NodeJS.ErrnoException) => {
     // Another bench generated it meanwhile: keep theirs.
     await rm(building, {recursive: true, force: true})

@@ -35,16 +35,17 @@ const env = {
 const LOCK = /\.lock'?: File exists|Unable to create .*\.lock|cannot lock ref|could not lock|unable to lock/i
 const tally: Tally = {commands: 0, lockFailures: 0, otherFailures: 0, examples: []}
 
-function git(cwd: string, args: string[]): Promise<void> {
+async function git(cwd: string, args: string[]): Promise<void> {
   tally.commands++
   return new Promise((resolve) => {
     execFile('git', args, {cwd, env}, (error, _stdout, stderr) => {
       if (error) {
-        const words = `${basename(cwd)}: git ${args.join(' ')}: ${stderr.trim().split('\n')[0]}`
+        const words = `${basename(cwd)}: git ${args.join(' ')}: ${stderr.trim().split('\n', 1)[0]}`
         if (LOCK.test(stderr)) tally.lockFailures++
         else tally.otherFailures++
         if (tally.examples.length < 5) tally.examples.push(words)
       }
+
       resolve()
     })
   })
@@ -63,5 +64,5 @@ async function churn(dir: string, index: number): Promise<void> {
   }
 }
 
-await Promise.all(dirs.map((dir, index) => churn(dir, index)))
+await Promise.all(dirs.map(async (dir, index) => churn(dir, index)))
 await writeFile(out, JSON.stringify(tally))

@@ -13,7 +13,7 @@ import {existsSync, mkdirSync, renameSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {repoIdentity} from '../src/sdk/repo-identity.js'
-import {cacheState, killPoint, KillPoint, makeBulkyUpstream, startCacheAdd} from '../test/support/kill-points.js'
+import {cacheState, killPoint, type KillPoint, makeBulkyUpstream, startCacheAdd} from '../test/support/kill-points.js'
 import {benchCacheDir} from './generated-repo.js'
 import {makeScratchDir} from './lib.js'
 
@@ -40,7 +40,7 @@ function upstream(): string {
 
 const url = upstream()
 const scratch = await makeScratchDir('kill-points')
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // The clean run: its state is the reference, its clone time spreads the points.
 const cleanRoot = path.join(scratch, 'clean', 'caches')
@@ -57,6 +57,7 @@ if (cleanRun.code !== 0) {
   log(`the clean run failed (exit ${cleanRun.code}): ${cleanRun.stderr}`)
   process.exit(1)
 }
+
 const reference = cacheState(cleanRoot, url)
 rmSync(path.join(scratch, 'clean'), {recursive: true, force: true})
 log(`clean run: ${Date.now() - started} ms, of which ${cloneMs} ms from the marker to the end`)
@@ -72,15 +73,32 @@ for (let index = 0; index < count; index++) {
   points.push(point)
   if (!point.exitedFirst && point.rerun.code === 0 && point.orphans > 0) estimateMs = point.rerun.ms
   rmSync(dir, {recursive: true, force: true})
-  log(`point ${index + 1}/${count}: ${point.exitedFirst ? 'yard had exited before' : 'killed'} ${afterMarkerMs} ms after the marker, ${point.orphans} orphaned git process(es); rerun exit ${point.rerun.code} in ${point.rerun.ms} ms, same state: ${point.sameState}, orphans ended: ${point.orphansGone}`)
+  log(
+    `point ${index + 1}/${count}: ${point.exitedFirst ? 'yard had exited before' : 'killed'} ${afterMarkerMs} ms after the marker, ${point.orphans} orphaned git process(es); rerun exit ${point.rerun.code} in ${point.rerun.ms} ms, same state: ${point.sameState}, orphans ended: ${point.orphansGone}`,
+  )
 }
+
 rmSync(scratch, {recursive: true, force: true})
 
-const rows = points.map((point, index) => [String(index + 1), String(point.afterMarkerMs), point.exitedFirst ? 'exited' : String(point.orphans), String(point.rerun.code), String(point.rerun.ms), String(point.sameState), String(point.orphansGone)])
+const rows = points.map((point, index) => [
+  String(index + 1),
+  String(point.afterMarkerMs),
+  point.exitedFirst ? 'exited' : String(point.orphans),
+  String(point.rerun.code),
+  String(point.rerun.ms),
+  String(point.sameState),
+  String(point.orphansGone),
+])
 const header = ['POINT', 'KILLED AT MS', 'ORPHANS', 'RERUN EXIT', 'RERUN MS', 'SAME STATE', 'ORPHANS ENDED']
 const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)))
-const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()
-process.stdout.write(`cache add of ${megabytes} MB: clean run ${cloneMs} ms from marker to end\n${[header, ...rows].map(line).join('\n')}\n`)
+const line = (cells: string[]) =>
+  cells
+    .map((cell, column) => cell.padEnd(widths[column]))
+    .join('  ')
+    .trimEnd()
+process.stdout.write(
+  `cache add of ${megabytes} MB: clean run ${cloneMs} ms from marker to end\n${[header, ...rows].map(line).join('\n')}\n`,
+)
 const failed = points.filter((point) => point.rerun.code !== 0 || !point.sameState || !point.orphansGone)
 if (failed.length > 0) {
   for (const point of failed) log(`at ${point.afterMarkerMs} ms: ${point.rerun.stderr.trim()}`)

@@ -132,20 +132,28 @@ interface RowState {
  * @throws Error when `baseline` names no row (a mistake in the bench script).
  */
 export async function measureBench(spec: BenchSpec, config: RunConfig = readRunConfig()): Promise<BenchResult> {
-  for (const label of [spec.baseline, ...spec.rows.flatMap((row) => [row.relativeTo ?? [], row.overheadOver ?? []].flat())]) {
-    if (!spec.rows.some((row) => row.label === label)) throw new Error(`bench ${spec.name}: baseline '${label}' is not one of its rows`)
+  for (const label of [
+    spec.baseline,
+    ...spec.rows.flatMap((row) => [row.relativeTo ?? [], row.overheadOver ?? []].flat()),
+  ]) {
+    if (spec.rows.every((row) => !(row.label === label)))
+      throw new Error(`bench ${spec.name}: baseline '${label}' is not one of its rows`)
   }
 
   const states: RowState[] = spec.rows.map((row) => ({row, samples: [], error: row.unavailable}))
   const rounds = config.warmup + config.runs
-  process.stderr.write(`${spec.name}: ${config.warmup} warm-up + ${config.runs} timed runs of ${spec.rows.length} rows\n`)
+  process.stderr.write(
+    `${spec.name}: ${config.warmup} warm-up + ${config.runs} timed runs of ${spec.rows.length} rows\n`,
+  )
   for (let round = 0; round < rounds; round++) {
     const timed = round >= config.warmup
     for (const state of rotate(states, round)) {
       if (state.error !== undefined) continue
       const outcome = await runOnce(state.row, config.timeoutMs)
       if (outcome.error !== undefined) {
-        const which = timed ? `run ${round - config.warmup + 1}/${config.runs}` : `warm-up ${round + 1}/${config.warmup}`
+        const which = timed
+          ? `run ${round - config.warmup + 1}/${config.runs}`
+          : `warm-up ${round + 1}/${config.warmup}`
         state.error = `${which}: ${outcome.error}`
       } else if (timed) {
         state.samples.push(outcome.ms)
@@ -162,6 +170,7 @@ export async function measureBench(spec: BenchSpec, config: RunConfig = readRunC
       const overhead = pairedOverhead(state, stateOf(over))
       if (overhead !== undefined) result.overheadMs = round2(overhead)
     }
+
     return result
   })
   return {name: spec.name, baseline: spec.baseline, rows}
@@ -169,8 +178,17 @@ export async function measureBench(spec: BenchSpec, config: RunConfig = readRunC
 
 /** Median of `state`'s samples minus `other`'s of the same round; undefined unless both ran every round. */
 function pairedOverhead(state: RowState, other: RowState): number | undefined {
-  if (state.error !== undefined || other.error !== undefined || state.samples.length === 0 || state.samples.length !== other.samples.length) return undefined
-  return percentile(state.samples.map((sample, index) => sample - other.samples[index]), 50)
+  if (
+    state.error !== undefined ||
+    other.error !== undefined ||
+    state.samples.length === 0 ||
+    state.samples.length !== other.samples.length
+  )
+    return undefined
+  return percentile(
+    state.samples.map((sample, index) => sample - other.samples[index]),
+    50,
+  )
 }
 
 function rotate<T>(items: T[], by: number): T[] {
@@ -262,14 +280,20 @@ const CPU_TIMES = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/
  * child's CPU ms instead (it runs under bash, which prints `times` after it; its own output is
  * dropped).
  */
-function timeCommand(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
+async function timeCommand(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
   return new Promise((resolve) => {
     const output = {stdout: '', stderr: ''}
     let settled = false
     let timedOut = false
     const started = performance.now()
-    const argv = row.cpu ? ['bash', '-c', '"$@" >/dev/null; status=$?; times; exit $status', 'bench', ...row.argv] : row.argv
-    const child = spawn(argv[0], argv.slice(1), {cwd: row.cwd, env: row.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe']})
+    const argv = row.cpu
+      ? ['bash', '-c', '"$@" >/dev/null; status=$?; times; exit $status', 'bench', ...row.argv]
+      : row.argv
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: row.cwd,
+      env: row.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const timer = setTimeout(() => {
       timedOut = true
       child.kill('SIGKILL')
@@ -294,8 +318,11 @@ function timeCommand(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
       if (code === 0 && row.cpu) {
         const times = CPU_TIMES.exec(output.stdout)
         if (!times) return settle({ms, error: `no CPU times from bash: ${firstLines(output.stdout)}`})
-        return settle({ms: (Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4])) * 1000})
+        return settle({
+          ms: (Number(times[1]) * 60 + Number(times[2]) + Number(times[3]) * 60 + Number(times[4])) * 1000,
+        })
       }
+
       if (code === 0) return settle({ms})
       const how = timedOut ? `timed out after ${timeoutMs} ms` : signal ? `killed by ${signal}` : `exit ${code}`
       const said = firstLines(output.stderr) || firstLines(output.stdout)
@@ -307,7 +334,7 @@ function timeCommand(row: BenchRow, timeoutMs: number): Promise<RunOutcome> {
 /** The first two non-empty lines of a command's output, without colour codes, on one line. */
 function firstLines(text: string): string {
   return text
-    // eslint-disable-next-line no-control-regex
+
     .replaceAll(/\u001B\[[0-9;]*m/g, '')
     .split('\n')
     .map((line) => line.trim())
@@ -337,13 +364,34 @@ export function formatTable(result: BenchResult): string {
   const header = ['', 'runs', 'median', 'min', 'p90', '× base', '']
   const lines = result.rows.map((row) => {
     if (row.error !== undefined) return [row.label, String(row.runs), 'FAILED', '', '', '', row.error]
-    const remark = [row.label === result.baseline ? 'baseline' : '', row.cpu ? 'CPU time' : '', row.relativeTo ? `× ${row.relativeTo}` : '', row.overheadMs === undefined ? '' : `${row.overheadMs >= 0 ? '+' : ''}${row.overheadMs.toFixed(1)} ms over ${row.overheadOver} (paired median)`, row.extra ? 'extra' : '', row.note ?? '']
-    return [row.label, String(row.runs), ms(row.medianMs), ms(row.minMs), ms(row.p90Ms), ratio(row.ratio), remark.filter(Boolean).join('; ')]
+    const remark = [
+      row.label === result.baseline ? 'baseline' : '',
+      row.cpu ? 'CPU time' : '',
+      row.relativeTo ? `× ${row.relativeTo}` : '',
+      row.overheadMs === undefined
+        ? ''
+        : `${row.overheadMs >= 0 ? '+' : ''}${row.overheadMs.toFixed(1)} ms over ${row.overheadOver} (paired median)`,
+      row.extra ? 'extra' : '',
+      row.note ?? '',
+    ]
+    return [
+      row.label,
+      String(row.runs),
+      ms(row.medianMs),
+      ms(row.minMs),
+      ms(row.p90Ms),
+      ratio(row.ratio),
+      remark.filter(Boolean).join('; '),
+    ]
   })
-  const widths = header.map((cell, column) => Math.max(cell.length, ...lines.map((line) => (column === 6 ? 0 : line[column].length))))
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...lines.map((line) => (column === 6 ? 0 : line[column].length))),
+  )
   const render = (cells: string[]) =>
     cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]) : column === 6 ? cell : cell.padStart(widths[column])))
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[0]) : column === 6 ? cell : cell.padStart(widths[column]),
+      )
       .join('  ')
       .trimEnd()
   return [`\n${result.name} (baseline: ${result.baseline})`, render(header), ...lines.map(render)].join('\n') + '\n'

@@ -17,21 +17,32 @@ const node = process.execPath
 
 const buildFailure = await ensureBuilt(log)
 const repo = await scratchGitRepo()
-for (const name of ['alpha', 'beta', 'gamma']) execFileSync('git', ['worktree', 'add', '-q', '-b', `wt/${name}`, join(`${repo}-worktrees`, name)], {cwd: repo})
+for (const name of ['alpha', 'beta', 'gamma'])
+  execFileSync('git', ['worktree', 'add', '-q', '-b', `wt/${name}`, join(`${repo}-worktrees`, name)], {cwd: repo})
 const env = yardEnv(await makeScratchDir('state'))
 
 let client: Client | undefined
 if (buildFailure === undefined) {
-  const childEnv = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  const childEnv = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  )
   client = new Client({name: 'yard-bench', version: '0'})
-  await client.connect(new StdioClientTransport({command: node, args: [runJs, 'mcp'], cwd: repo, env: childEnv, stderr: 'ignore'}))
+  await client.connect(
+    new StdioClientTransport({command: node, args: [runJs, 'mcp'], cwd: repo, env: childEnv, stderr: 'ignore'}),
+  )
 }
 
 const result = await measureBench({
   name: 'mcp',
   baseline: 'yard worktree list --json',
   rows: [
-    {label: 'yard worktree list --json', argv: [node, runJs, 'worktree', 'list', '--json'], cwd: repo, env, unavailable: buildFailure},
+    {
+      label: 'yard worktree list --json',
+      argv: [node, runJs, 'worktree', 'list', '--json'],
+      cwd: repo,
+      env,
+      unavailable: buildFailure,
+    },
     {
       label: 'worktree_list via yard mcp',
       argv: [node, runJs, 'mcp'],
@@ -40,7 +51,8 @@ const result = await measureBench({
       async call() {
         const answer = await client!.callTool({name: 'worktree_list', arguments: {}})
         const rows = (answer.structuredContent as {worktrees?: unknown[]} | undefined)?.worktrees
-        if (answer.isError || rows?.length !== 4) throw new Error(`worktree_list answered ${JSON.stringify(answer).slice(0, 200)}`)
+        if (answer.isError || rows?.length !== 4)
+          throw new Error(`worktree_list answered ${JSON.stringify(answer).slice(0, 200)}`)
       },
     },
   ],

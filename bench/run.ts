@@ -10,23 +10,30 @@ import {cpus, totalmem} from 'node:os'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {BenchResult, formatTable, hasFailures, makeScratchDir, readRunConfig} from './lib.js'
+import {type BenchResult, formatTable, hasFailures, makeScratchDir, readRunConfig} from './lib.js'
 
 const benchDir = dirname(fileURLToPath(import.meta.url))
 const repoRoot = dirname(benchDir)
 const suffix = '.bench.ts'
 const resultsPath = join(benchDir, 'results.json')
 
-const available = (await readdir(benchDir)).filter((file) => file.endsWith(suffix)).map((file) => file.slice(0, -suffix.length)).sort()
+const available = (await readdir(benchDir))
+  .filter((file) => file.endsWith(suffix))
+  .map((file) => file.slice(0, -suffix.length))
+  .sort()
 const asked = process.argv.slice(2)
 if (asked.includes('--help') || asked.includes('-h')) {
-  process.stdout.write(`usage: npm run bench [-- NAME…]\nbenches: ${available.join(', ')}\nsee bench/README.md for BENCH_RUNS, BENCH_WARMUP, BENCH_TIMEOUT_MS\n`)
+  process.stdout.write(
+    `usage: npm run bench [-- NAME…]\nbenches: ${available.join(', ')}\nsee bench/README.md for BENCH_RUNS, BENCH_WARMUP, BENCH_TIMEOUT_MS\n`,
+  )
   process.exit(0)
 }
 
 const unknown = asked.filter((name) => !available.includes(name))
 if (unknown.length > 0) {
-  process.stderr.write(`bench: no bench named ${unknown.join(', ')} (no bench/${unknown[0]}${suffix}). Available: ${available.join(', ')}\n`)
+  process.stderr.write(
+    `bench: no bench named ${unknown.join(', ')} (no bench/${unknown[0]}${suffix}). Available: ${available.join(', ')}\n`,
+  )
   process.exit(2)
 }
 
@@ -45,7 +52,12 @@ for (const name of names) {
   process.stdout.write(formatTable(result))
 }
 
-const results = {date: new Date().toISOString(), node: process.version, host: {cpus: cpus().length, mem: totalmem()}, benches}
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  host: {cpus: cpus().length, mem: totalmem()},
+  benches,
+}
 await writeFile(resultsPath, JSON.stringify(results, null, 2) + '\n')
 process.stdout.write(`\nwrote ${relative(process.cwd(), resultsPath) || resultsPath}\n`)
 if (benches.some((bench) => hasFailures(bench))) process.exitCode = 1
@@ -67,6 +79,11 @@ async function runBenchScript(name: string): Promise<BenchResult> {
     return JSON.parse(await readFile(resultFile, 'utf8')) as BenchResult
   } catch {
     const how = typeof code === 'number' ? `exit ${code}` : code
-    return {name, baseline: null, rows: [], error: `bench/${name}${suffix} gave no result (${how}); see its output above`}
+    return {
+      name,
+      baseline: null,
+      rows: [],
+      error: `bench/${name}${suffix} gave no result (${how}); see its output above`,
+    }
   }
 }

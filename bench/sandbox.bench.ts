@@ -19,7 +19,7 @@ import {promisify} from 'node:util'
 
 import {ensureBuilt, runJs, yardEnv} from './fixtures.js'
 import {generatedRepo} from './generated-repo.js'
-import {BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
+import {type BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
 import {scratchDir, sweepPrefix, writeConf} from './stack-fixture.js'
 
 const run = promisify(execFile)
@@ -39,13 +39,18 @@ await sweepPrefix(conf, PREFIX)
 
 async function removePod(): Promise<void> {
   const podmanEnv = {...process.env, CONTAINERS_CONF: conf}
-  await run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', `${PREFIX}-bench`], {env: podmanEnv}).catch(() => undefined)
+  await run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', `${PREFIX}-bench`], {env: podmanEnv}).catch(
+    () => undefined,
+  )
   await run('podman', ['volume', 'rm', '--force', `${PREFIX}-bench-work`], {env: podmanEnv}).catch(() => undefined)
 }
 
 /** `yard sandbox create bench` then `yard exec bench/wt/bench -- git status`; resolves whether the create was warm. */
 async function firstInstruction(url: string): Promise<boolean> {
-  const created = await run(process.execPath, [runJs, 'sandbox', 'create', 'bench', '--repo', url, '--json'], {cwd: main, env})
+  const created = await run(process.execPath, [runJs, 'sandbox', 'create', 'bench', '--repo', url, '--json'], {
+    cwd: main,
+    env,
+  })
   await run(process.execPath, [runJs, 'exec', 'bench/wt/bench', '--', 'git', 'status'], {cwd: main, env})
   return (JSON.parse(created.stdout) as {start: string}).start === 'warm'
 }
@@ -62,39 +67,85 @@ async function warmRows(url: string, suffix: string): Promise<{rows: BenchRow[];
   const label = `create → first instruction, warm pool of 2${suffix}`
   return {
     starts,
-    rows: [{label, argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url], cwd: main, env, unavailable: buildFailure, call: async () => void starts.push(await firstInstruction(url)), beforeEach: removeSandbox, afterEach: removeSandbox}],
+    rows: [
+      {
+        label,
+        argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url],
+        cwd: main,
+        env,
+        unavailable: buildFailure,
+        call: async () => void starts.push(await firstInstruction(url)),
+        beforeEach: removeSandbox,
+        afterEach: removeSandbox,
+      },
+    ],
   }
 }
 
 async function untilPoolFull(): Promise<void> {
   const deadline = Date.now() + 120_000
   while (Date.now() < deadline) {
-    const listed = JSON.parse((await run(process.execPath, [runJs, 'sandbox', 'pool', 'list', '--json'], {cwd: main, env})).stdout) as Array<{ready: number; size: number}>
+    const listed = JSON.parse(
+      (await run(process.execPath, [runJs, 'sandbox', 'pool', 'list', '--json'], {cwd: main, env})).stdout,
+    ) as Array<{ready: number; size: number}>
     if (listed.every((pool) => pool.ready >= pool.size)) return
     await new Promise((resolve) => setTimeout(resolve, 300))
   }
+
   log('the pool did not fill within 120 s')
 }
 
 /** The two rows for one repository url; `suffix` tells the repositories apart in labels. */
 async function rowsFor(url: string, suffix: string): Promise<BenchRow[]> {
   log(`warming the cache of ${url}`)
-  await run(process.execPath, [runJs, 'cache', 'add', url], {cwd: main, env}).catch((error: Error) => log(`cache add failed: ${error.message}`))
+  await run(process.execPath, [runJs, 'cache', 'add', url], {cwd: main, env}).catch((error: Error) =>
+    log(`cache add failed: ${error.message}`),
+  )
   const clone = join(await makeScratchDir('clone'), 'repo')
   const gitLabel = `git clone --no-local${suffix}`
   return [
-    {label: gitLabel, argv: ['git', 'clone', '-q', '--no-local', url, clone], env, afterEach: () => rm(clone, {recursive: true, force: true}), relativeTo: suffix === '' ? undefined : gitLabel},
+    {
+      label: gitLabel,
+      argv: ['git', 'clone', '-q', '--no-local', url, clone],
+      env,
+      afterEach: async () => rm(clone, {recursive: true, force: true}),
+      relativeTo: suffix === '' ? undefined : gitLabel,
+    },
     {
       label: `yard sandbox create (warm cache)${suffix}`,
       argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url],
-      cwd: main, env, beforeEach: removeSandbox, afterEach: removeSandbox, unavailable: buildFailure, relativeTo: suffix === '' ? undefined : gitLabel,
+      cwd: main,
+      env,
+      beforeEach: removeSandbox,
+      afterEach: removeSandbox,
+      unavailable: buildFailure,
+      relativeTo: suffix === '' ? undefined : gitLabel,
     },
-    {label: `create → first instruction, cold${suffix}`, argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url], cwd: main, env, unavailable: buildFailure, call: async () => void (await firstInstruction(url)), beforeEach: removeSandbox, afterEach: removeSandbox, extra: true},
+    {
+      label: `create → first instruction, cold${suffix}`,
+      argv: [process.execPath, runJs, 'sandbox', 'create', 'bench', '--repo', url],
+      cwd: main,
+      env,
+      unavailable: buildFailure,
+      async call() {
+        await firstInstruction(url)
+      },
+      beforeEach: removeSandbox,
+      afterEach: removeSandbox,
+      extra: true,
+    },
   ]
 }
 
-const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2_000}, `[project]\nprefix = "${PREFIX}"\n`, log)
-const urls: Array<[string, string]> = [[generated, ''], ...(process.env.BENCH_REPO ? [[resolve(process.env.BENCH_REPO), ' (BENCH_REPO)'] as [string, string]] : [])]
+const generated = await generatedRepo(
+  {files: 20_000, dirs: 400, commits: 2000},
+  `[project]\nprefix = "${PREFIX}"\n`,
+  log,
+)
+const urls: Array<[string, string]> = [
+  [generated, ''],
+  ...(process.env.BENCH_REPO ? [[resolve(process.env.BENCH_REPO), ' (BENCH_REPO)'] as [string, string]] : []),
+]
 const rows: BenchRow[] = []
 for (const [url, suffix] of urls) rows.push(...(await rowsFor(url, suffix)))
 
@@ -102,13 +153,26 @@ try {
   const result = await measureBench({name: 'sandbox', baseline: 'git clone --no-local', rows})
   // Warm after cold: a pool of the same repository would have the cold rows claim.
   for (const [url, suffix] of urls) {
-    const pool = JSON.parse((await run(process.execPath, [runJs, 'sandbox', 'pool', 'set', '--repo', url, '--size', '2', '--json'], {cwd: main, env})).stdout) as {id: string}
+    const pool = JSON.parse(
+      (
+        await run(process.execPath, [runJs, 'sandbox', 'pool', 'set', '--repo', url, '--size', '2', '--json'], {
+          cwd: main,
+          env,
+        })
+      ).stdout,
+    ) as {id: string}
     await untilPoolFull()
     const warm = await warmRows(url, suffix)
     const measured = await measureBench({name: 'sandbox', baseline: warm.rows[0].label, rows: warm.rows})
-    for (const row of measured.rows) result.rows.push({...row, ratio: null, note: `${warm.starts.filter(Boolean).length} of ${warm.starts.length} creates claimed a pool pod (warm-ups included)`})
+    for (const row of measured.rows)
+      result.rows.push({
+        ...row,
+        ratio: null,
+        note: `${warm.starts.filter(Boolean).length} of ${warm.starts.length} creates claimed a pool pod (warm-ups included)`,
+      })
     await run(process.execPath, [runJs, 'sandbox', 'pool', 'rm', pool.id], {cwd: main, env}).catch(() => undefined)
   }
+
   await reportBench(result)
 } finally {
   await removePod()

@@ -25,7 +25,10 @@ export async function writeConf(stateDir: string): Promise<string> {
 /** Imports the busybox image when missing. */
 export async function ensureBenchImage(conf: string): Promise<void> {
   const env = {...process.env, CONTAINERS_CONF: conf}
-  const exists = await run('podman', ['image', 'exists', BENCH_IMAGE], {env}).then(() => true, () => false)
+  const exists = await run('podman', ['image', 'exists', BENCH_IMAGE], {env}).then(
+    () => true,
+    () => false,
+  )
   if (exists) return
   const busybox = await findStaticBusybox(process.env)
   if (!busybox) throw new Error('needs a static busybox (scripts/setup-system installs busybox-static)')
@@ -33,7 +36,8 @@ export async function ensureBenchImage(conf: string): Promise<void> {
   await mkdir(join(dir, 'rootfs', 'bin'), {recursive: true})
   await copyFile(busybox, join(dir, 'rootfs', 'bin', 'busybox'))
   await chmod(join(dir, 'rootfs', 'bin', 'busybox'), 0o755)
-  for (const applet of ['sh', 'httpd', 'sleep', 'mkdir', 'echo']) await symlink('busybox', join(dir, 'rootfs', 'bin', applet))
+  for (const applet of ['sh', 'httpd', 'sleep', 'mkdir', 'echo'])
+    await symlink('busybox', join(dir, 'rootfs', 'bin', applet))
   await run('tar', ['-C', join(dir, 'rootfs'), '-cf', join(dir, 'rootfs.tar'), '.'])
   await run('podman', ['import', join(dir, 'rootfs.tar'), BENCH_IMAGE], {env})
 }
@@ -69,33 +73,43 @@ include:
   - infra/db.yaml
   - path: [infra/queue.yaml]
 services:
-${Array.from({length: 6}, (_, index) => `  app${index}:
+${Array.from(
+  {length: 6},
+  (_, index) => `  app${index}:
     <<: *service
     extends: {file: common/base.yaml, service: node}
     build: ./app${index}
     image: app${index}:\${TAG}
     container_name: app${index}
     ports: ["808${index}:80", "127.0.0.1:922${index}:9229"]
-    volumes: ["./app${index}/src:/src", "/node_modules"]`).join('\n')}
+    volumes: ["./app${index}/src:/src", "/node_modules"]`,
+).join('\n')}
   proxy:
     image: nginx
     ports: ["80:80", "443:443"]
 `,
   'compose.override.yaml': 'services:\n  app0:\n    environment: {DEBUG: "1"}\n',
   'common/base.yaml': 'services:\n  runtime: {labels: [tier=app]}\n  node: {extends: runtime, image: node:20}\n',
-  'infra/db.yaml': 'services:\n  db: {image: postgres:16, ports: ["5432:5432"], volumes: [db-data:/var/lib/postgresql/data]}\nvolumes:\n  db-data: {}\n',
-  'infra/queue.yaml': 'services:\n  queue: {image: rabbitmq:3, ports: ["5672:5672"]}\n  worker: {extends: {file: ../common/base.yaml, service: node}, command: [worker]}\n',
+  'infra/db.yaml':
+    'services:\n  db: {image: postgres:16, ports: ["5432:5432"], volumes: [db-data:/var/lib/postgresql/data]}\nvolumes:\n  db-data: {}\n',
+  'infra/queue.yaml':
+    'services:\n  queue: {image: rabbitmq:3, ports: ["5672:5672"]}\n  worker: {extends: {file: ../common/base.yaml, service: node}, command: [worker]}\n',
 }
 
 /** Removes every container, volume and network whose name starts with `prefix` (untimed cleanup). */
 export async function sweepPrefix(conf: string, prefix: string): Promise<void> {
   const env = {...process.env, CONTAINERS_CONF: conf}
-  const names = async (args: string[]) => (await run('podman', args, {env})).stdout.split('\n').map((line) => line.trim()).filter((name) => name.startsWith(prefix))
+  const names = async (args: string[]) =>
+    (await run('podman', args, {env})).stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((name) => name.startsWith(prefix))
   const containers = await names(['ps', '--all', '--format', '{{.Names}}'])
   if (containers.length > 0) await run('podman', ['rm', '--force', '--time', '0', ...containers], {env})
   const volumes = await names(['volume', 'ls', '--format', '{{.Name}}'])
   if (volumes.length > 0) await run('podman', ['volume', 'rm', '--force', ...volumes], {env})
-  for (const network of await names(['network', 'ls', '--format', '{{.Name}}'])) await run('podman', ['network', 'rm', '--force', network], {env}).catch(() => undefined)
+  for (const network of await names(['network', 'ls', '--format', '{{.Name}}']))
+    await run('podman', ['network', 'rm', '--force', network], {env}).catch(() => undefined)
 }
 
 export async function scratchDir(label: string): Promise<string> {

@@ -32,6 +32,7 @@ const providerEnv = {...env, CONTAINERS_CONF: conf, WEB_PORT: '39000'}
 const cleanup = async () => {
   await sweepPrefix(conf, 'yardbench-')
 }
+
 await cleanup()
 
 // The 10-service project (nothing starts: images need not exist) and a box-only one.
@@ -40,13 +41,22 @@ for (const [name, content] of Object.entries(TEN_SERVICES)) {
   await run('mkdir', ['-p', join(ten, name, '..')])
   await writeFile(join(ten, name), content)
 }
+
 await run('git', ['init', '-q', '-b', 'main'], {cwd: ten})
-await run('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: ten})
+await run(
+  'git',
+  ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'init'],
+  {cwd: ten},
+)
 await run('git', ['worktree', 'add', '-q', '-b', 'wt/feat', `${ten}-worktrees/feat`], {cwd: ten})
 const boxOnly = await scratchDir('box-only')
 await writeFile(join(boxOnly, 'yard.toml'), '[project]\nprefix = "yardbench-box"\n')
 await run('git', ['init', '-q', '-b', 'main'], {cwd: boxOnly})
-await run('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'init'], {cwd: boxOnly})
+await run(
+  'git',
+  ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '--allow-empty', '-m', 'init'],
+  {cwd: boxOnly},
+)
 await run('git', ['worktree', 'add', '-q', '-b', 'wt/feat', `${boxOnly}-worktrees/feat`], {cwd: boxOnly})
 
 const node = process.execPath
@@ -56,7 +66,13 @@ try {
     name: 'stack',
     baseline: 'podman-compose up -d + down',
     rows: [
-      {label: 'podman-compose up -d + down', argv: ['bash', '-c', `${compose} up -d >/dev/null && ${compose} down >/dev/null`], cwd: repo, env: providerEnv, afterEach: cleanup},
+      {
+        label: 'podman-compose up -d + down',
+        argv: ['bash', '-c', `${compose} up -d >/dev/null && ${compose} down >/dev/null`],
+        cwd: repo,
+        env: providerEnv,
+        afterEach: cleanup,
+      },
       {
         label: 'yard up + yard down',
         argv: ['bash', '-c', `"$0" "$1" up >/dev/null && "$0" "$1" down >/dev/null`, node, runJs],
@@ -65,7 +81,14 @@ try {
         afterEach: cleanup,
         unavailable: buildFailure,
       },
-      {label: 'yard up --dry-run, box-only worktree', argv: [node, runJs, 'up', '--dry-run', '--worktree', 'feat'], cwd: boxOnly, env, extra: true, unavailable: buildFailure},
+      {
+        label: 'yard up --dry-run, box-only worktree',
+        argv: [node, runJs, 'up', '--dry-run', '--worktree', 'feat'],
+        cwd: boxOnly,
+        env,
+        extra: true,
+        unavailable: buildFailure,
+      },
       {
         label: 'yard up --dry-run, 10 services (include, extends), worktree',
         argv: [node, runJs, 'up', '--dry-run', '--worktree', 'feat'],

@@ -56,7 +56,10 @@ export async function anchorCli(): Promise<string> {
   await mkdir(join(root, 'bin'))
   await mkdir(join(root, 'dist', 'commands'), {recursive: true})
   await writeFile(join(root, 'package.json'), JSON.stringify(manifest, null, 2))
-  await writeFile(join(root, 'bin', 'run.js'), "#!/usr/bin/env node\nimport {execute} from '@oclif/core'\n\nawait execute({dir: import.meta.url})\n")
+  await writeFile(
+    join(root, 'bin', 'run.js'),
+    "#!/usr/bin/env node\nimport {execute} from '@oclif/core'\n\nawait execute({dir: import.meta.url})\n",
+  )
   await writeFile(join(root, 'dist', 'commands', 'hello.js'), HELLO)
   await symlink(join(repoRoot, 'node_modules'), join(root, 'node_modules'), 'dir')
   const env: NodeJS.ProcessEnv = {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}
@@ -70,7 +73,10 @@ export async function anchorCli(): Promise<string> {
  * Kept in BENCH_CACHE_DIR/node20-yard-<ref>/ between runs; `log` says what is being made.
  * @returns its node and bin/run.js, or why it could not be made.
  */
-export async function node20Yard(log: (line: string) => void, ref = process.env.BENCH_NODE20_REF || NODE20_REF_DEFAULT): Promise<{node: string; runJs: string} | {unavailable: string}> {
+export async function node20Yard(
+  log: (line: string) => void,
+  ref = process.env.BENCH_NODE20_REF || NODE20_REF_DEFAULT,
+): Promise<{node: string; runJs: string} | {unavailable: string}> {
   const arch = process.arch === 'arm64' ? 'arm64' : 'x64'
   const cache = benchCacheDir()
   const nodeDir = join(cache, `node-${NODE20_VERSION}`)
@@ -82,8 +88,19 @@ export async function node20Yard(log: (line: string) => void, ref = process.env.
     if (!existsSync(node)) {
       log(`installing node-linux-${arch}@${NODE20_VERSION} into ${nodeDir}`)
       await mkdir(nodeDir, {recursive: true})
-      await run('npm', ['install', '--prefix', nodeDir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--engine-strict=false', `node-linux-${arch}@${NODE20_VERSION}`])
+      await run('npm', [
+        'install',
+        '--prefix',
+        nodeDir,
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--engine-strict=false',
+        `node-linux-${arch}@${NODE20_VERSION}`,
+      ])
     }
+
     if (!existsSync(join(tree, 'oclif.manifest.json'))) {
       log(`building yard at ${ref.slice(0, 12)} into ${tree} (npm ci, build:cli; once)`)
       await rm(tree, {recursive: true, force: true})
@@ -94,9 +111,12 @@ export async function node20Yard(log: (line: string) => void, ref = process.env.
       await run('npm', ['rebuild', 'esbuild'], {cwd: tree})
       await run('npm', ['run', 'build:cli'], {cwd: tree, maxBuffer: 64 * 1024 * 1024})
     }
+
     return {node, runJs}
   } catch (error) {
     const {stderr, message} = error as {stderr?: string; message: string}
-    return {unavailable: `could not make yard at ${ref.slice(0, 12)} on Node ${NODE20_VERSION}: ${(stderr || message).trim().split('\n').slice(-2).join(' / ')}`}
+    return {
+      unavailable: `could not make yard at ${ref.slice(0, 12)} on Node ${NODE20_VERSION}: ${(stderr || message).trim().split('\n').slice(-2).join(' / ')}`,
+    }
   }
 }

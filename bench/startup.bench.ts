@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 
 import {devJs, ensureBuilt, repoRoot, runJs, scratchGitRepo, treeWithoutManifest, yardEnv} from './fixtures.js'
-import {BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
+import {type BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
 import {anchorCli, NODE20_REF_DEFAULT, NODE20_VERSION, node20Yard} from './startup-fixtures.js'
 
 const log = (line: string) => process.stderr.write(`startup: ${line}\n`)
@@ -33,17 +33,43 @@ const old = await node20Yard(log)
 async function unbundledTree(): Promise<string> {
   const root = await makeScratchDir('unbundled')
   await mkdir(join(root, 'bin'))
-  for (const file of ['package.json', 'bin/run.js', 'oclif.manifest.json']) await copyFile(join(repoRoot, file), join(root, file))
+  for (const file of ['package.json', 'bin/run.js', 'oclif.manifest.json'])
+    await copyFile(join(repoRoot, file), join(root, file))
   await symlink(join(repoRoot, 'node_modules'), join(root, 'node_modules'), 'dir')
-  await run(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(repoRoot, 'tsconfig.json'), '--outDir', join(root, 'dist'), '--declaration', 'false', '--sourceMap', 'false'])
+  await run(join(repoRoot, 'node_modules', '.bin', 'tsc'), [
+    '-p',
+    join(repoRoot, 'tsconfig.json'),
+    '--outDir',
+    join(root, 'dist'),
+    '--declaration',
+    'false',
+    '--sourceMap',
+    'false',
+  ])
   return root
 }
+
 const unbundled = buildFailure ? undefined : await unbundledTree()
 
-const yard = (label: string, script: string, args: string[], more: Partial<BenchRow> = {}): BenchRow => ({label, argv: [node, script, ...args], cwd: repo, env, unavailable: buildFailure, ...more})
-const anchorRow = (label: string, args: string[], more: Partial<BenchRow> = {}): BenchRow => ({label, argv: [node, anchor, ...args], cwd: repo, env: noCache, ...more})
+const yard = (label: string, script: string, args: string[], more: Partial<BenchRow> = {}): BenchRow => ({
+  label,
+  argv: [node, script, ...args],
+  cwd: repo,
+  env,
+  unavailable: buildFailure,
+  ...more,
+})
+const anchorRow = (label: string, args: string[], more: Partial<BenchRow> = {}): BenchRow => ({
+  label,
+  argv: [node, anchor, ...args],
+  cwd: repo,
+  env: noCache,
+  ...more,
+})
 const oldRow = (label: string, args: string[], more: Partial<BenchRow> = {}): BenchRow =>
-  'unavailable' in old ? {label, argv: [node], unavailable: old.unavailable, ...more} : {label, argv: [old.node, old.runJs, ...args], cwd: repo, env, ...more}
+  'unavailable' in old
+    ? {label, argv: [node], unavailable: old.unavailable, ...more}
+    : {label, argv: [old.node, old.runJs, ...args], cwd: repo, env, ...more}
 
 const result = await measureBench({
   name: 'startup',
@@ -53,22 +79,52 @@ const result = await measureBench({
     anchorRow('minimal oclif --version', ['--version'], {note: 'one command, manifest, no plugins'}),
     anchorRow('minimal oclif hello --json', ['hello', '--json']),
     yard('yard --version', runJs, ['--version'], {relativeTo: 'minimal oclif --version', note: 'target ≤ 1.2'}),
-    yard('yard ports --json', runJs, ['ports', '--json'], {relativeTo: 'minimal oclif hello --json', note: 'target ≤ 2'}),
+    yard('yard ports --json', runJs, ['ports', '--json'], {
+      relativeTo: 'minimal oclif hello --json',
+      note: 'target ≤ 2',
+    }),
     yard('yard help', runJs, ['help']),
-    oldRow(`yard --version, CPU, Node 20 (before)`, ['--version'], {cpu: true, note: `yard at ${(process.env.BENCH_NODE20_REF || NODE20_REF_DEFAULT).slice(0, 12)} on Node ${NODE20_VERSION}`}),
-    yard('yard --version, CPU', runJs, ['--version'], {cpu: true, relativeTo: 'yard --version, CPU, Node 20 (before)', note: 'target ≤ 0.75'}),
+    oldRow(`yard --version, CPU, Node 20 (before)`, ['--version'], {
+      cpu: true,
+      note: `yard at ${(process.env.BENCH_NODE20_REF || NODE20_REF_DEFAULT).slice(0, 12)} on Node ${NODE20_VERSION}`,
+    }),
+    yard('yard --version, CPU', runJs, ['--version'], {
+      cpu: true,
+      relativeTo: 'yard --version, CPU, Node 20 (before)',
+      note: 'target ≤ 0.75',
+    }),
     yard('yard --version, no compile cache', runJs, ['--version'], {env: noCache, extra: true}),
     yard('yard ports --json, no compile cache', runJs, ['ports', '--json'], {env: noCache, extra: true}),
-    anchorRow('minimal oclif --version, compile cache', ['--version'], {env: anchorCache, extra: true, note: 'NODE_COMPILE_CACHE, as yard has it'}),
+    anchorRow('minimal oclif --version, compile cache', ['--version'], {
+      env: anchorCache,
+      extra: true,
+      note: 'NODE_COMPILE_CACHE, as yard has it',
+    }),
     anchorRow('minimal oclif --version, CPU', ['--version'], {cpu: true, extra: true}),
-    yard('yard --version, CPU, again', runJs, ['--version'], {cpu: true, extra: true, relativeTo: 'minimal oclif --version, CPU'}),
+    yard('yard --version, CPU, again', runJs, ['--version'], {
+      cpu: true,
+      extra: true,
+      relativeTo: 'minimal oclif --version, CPU',
+    }),
     anchorRow('minimal oclif hello --json, CPU', ['hello', '--json'], {cpu: true, extra: true}),
-    yard('yard ports --json, CPU', runJs, ['ports', '--json'], {cpu: true, extra: true, relativeTo: 'minimal oclif hello --json, CPU'}),
+    yard('yard ports --json, CPU', runJs, ['ports', '--json'], {
+      cpu: true,
+      extra: true,
+      relativeTo: 'minimal oclif hello --json, CPU',
+    }),
     unbundled
-      ? yard('yard --version, unbundled', join(unbundled, 'bin', 'run.js'), ['--version'], {extra: true, note: "tsc's files instead of the bundle"})
+      ? yard('yard --version, unbundled', join(unbundled, 'bin', 'run.js'), ['--version'], {
+          extra: true,
+          note: "tsc's files instead of the bundle",
+        })
       : yard('yard --version, unbundled', runJs, [], {extra: true}),
-    unbundled ? yard('yard ports --json, unbundled', join(unbundled, 'bin', 'run.js'), ['ports', '--json'], {extra: true}) : yard('yard ports --json, unbundled', runJs, [], {extra: true}),
-    yard('yard --version, no manifest', join(bare, 'bin', 'run.js'), ['--version'], {extra: true, note: 'imports every command to list them'}),
+    unbundled
+      ? yard('yard ports --json, unbundled', join(unbundled, 'bin', 'run.js'), ['ports', '--json'], {extra: true})
+      : yard('yard ports --json, unbundled', runJs, [], {extra: true}),
+    yard('yard --version, no manifest', join(bare, 'bin', 'run.js'), ['--version'], {
+      extra: true,
+      note: 'imports every command to list them',
+    }),
     // `node bin/dev.js`, not the shebang's `--import tsx`: oclif registers tsx itself in
     // development. Not gated on the build: dev.js reads src/ and ignores the manifest.
     {...yard('dev.js --version', devJs, ['--version']), unavailable: undefined, extra: true, note: 'tsx dev path'},

@@ -14,7 +14,7 @@ import {promisify} from 'node:util'
 
 import {ensureBuilt, runJs, yardEnv} from './fixtures.js'
 import {cloneInto, generatedRepo} from './generated-repo.js'
-import {BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
+import {type BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
 
 const log = (line: string) => process.stderr.write(`worktree-add: ${line}\n`)
 const git = promisify(execFile)
@@ -33,13 +33,31 @@ async function rowsFor(main: string, suffix: string): Promise<BenchRow[]> {
     await git('git', ['worktree', 'remove', '--force', target], {cwd: main}).catch(() => undefined)
     await git('git', ['branch', '-q', '-D', 'wt/bench'], {cwd: main}).catch(() => undefined)
   }
+
   await cleanUp()
   const gitLabel = `git worktree add${suffix}`
   // The BENCH_REPO pair is compared with itself, not with the generated repository's git row.
   const relativeTo = suffix === '' ? undefined : gitLabel
   return [
-    {label: gitLabel, argv: ['git', 'worktree', 'add', '-q', '--no-track', '-b', 'wt/bench', target, base], cwd: main, env, afterEach: cleanUp, relativeTo},
-    {label: `yard worktree add --no-fetch${suffix}`, argv: [process.execPath, runJs, 'worktree', 'add', 'bench', '--no-fetch'], cwd: main, env, afterEach: cleanUp, unavailable: buildFailure, relativeTo, overheadOver: gitLabel, note: suffix === '' ? 'target: overhead ≤ 200 ms' : undefined},
+    {
+      label: gitLabel,
+      argv: ['git', 'worktree', 'add', '-q', '--no-track', '-b', 'wt/bench', target, base],
+      cwd: main,
+      env,
+      afterEach: cleanUp,
+      relativeTo,
+    },
+    {
+      label: `yard worktree add --no-fetch${suffix}`,
+      argv: [process.execPath, runJs, 'worktree', 'add', 'bench', '--no-fetch'],
+      cwd: main,
+      env,
+      afterEach: cleanUp,
+      unavailable: buildFailure,
+      relativeTo,
+      overheadOver: gitLabel,
+      note: suffix === '' ? 'target: overhead ≤ 200 ms' : undefined,
+    },
   ]
 }
 
@@ -56,25 +74,54 @@ async function sparseRows(main: string): Promise<BenchRow[]> {
     await git('git', ['worktree', 'remove', '--force', target], {cwd: main}).catch(() => undefined)
     await git('git', ['branch', '-q', '-D', 'wt/bench'], {cwd: main}).catch(() => undefined)
   }
+
   await cleanUp()
   // Paths reach the script as positional parameters, never inside its text.
-  const byHand = 'git worktree add -q --no-checkout --no-track -b wt/bench "$1" "$2" && git -C "$1" sparse-checkout set --cone "$3" && git -C "$1" checkout -q'
+  const byHand =
+    'git worktree add -q --no-checkout --no-track -b wt/bench "$1" "$2" && git -C "$1" sparse-checkout set --cone "$3" && git -C "$1" checkout -q'
   return [
-    {label: 'git worktree add (sparse, by hand)', argv: ['/bin/sh', '-c', byHand, 'sh', target, base, SPARSE_DIR], cwd: main, env, afterEach: cleanUp},
-    {label: 'yard worktree add --no-fetch (sparse)', argv: [process.execPath, runJs, 'worktree', 'add', 'bench', '--no-fetch'], cwd: main, env, afterEach: cleanUp, unavailable: buildFailure, relativeTo: 'git worktree add (sparse, by hand)'},
+    {
+      label: 'git worktree add (sparse, by hand)',
+      argv: ['/bin/sh', '-c', byHand, 'sh', target, base, SPARSE_DIR],
+      cwd: main,
+      env,
+      afterEach: cleanUp,
+    },
+    {
+      label: 'yard worktree add --no-fetch (sparse)',
+      argv: [process.execPath, runJs, 'worktree', 'add', 'bench', '--no-fetch'],
+      cwd: main,
+      env,
+      afterEach: cleanUp,
+      unavailable: buildFailure,
+      relativeTo: 'git worktree add (sparse, by hand)',
+    },
     // What any yard command costs in that clone (start-up, config, git's answers): the by-hand
     // checkout of 50 files is shorter than it, so the sparse ratio is mostly this floor.
-    {label: 'yard ports --json (sparse clone, start-up floor)', argv: [process.execPath, runJs, 'ports', '--json'], cwd: main, env, unavailable: buildFailure, relativeTo: 'git worktree add (sparse, by hand)', extra: true},
+    {
+      label: 'yard ports --json (sparse clone, start-up floor)',
+      argv: [process.execPath, runJs, 'ports', '--json'],
+      cwd: main,
+      env,
+      unavailable: buildFailure,
+      relativeTo: 'git worktree add (sparse, by hand)',
+      extra: true,
+    },
   ]
 }
 
 const SPARSE_DIR = 'src/d007'
-const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2_000}, YARD_TOML, log)
+const generated = await generatedRepo({files: 20_000, dirs: 400, commits: 2000}, YARD_TOML, log)
 const rows = await rowsFor(await cloneInto(generated, await makeScratchDir('generated'), 'app'), '')
 rows.push(...(await sparseRows(await cloneInto(generated, await makeScratchDir('generated-sparse'), 'app'))))
 if (process.env.BENCH_REPO) {
   log(`cloning BENCH_REPO ${process.env.BENCH_REPO}`)
-  rows.push(...(await rowsFor(await cloneInto(process.env.BENCH_REPO, await makeScratchDir('bench-repo'), 'repo'), ' (BENCH_REPO)')))
+  rows.push(
+    ...(await rowsFor(
+      await cloneInto(process.env.BENCH_REPO, await makeScratchDir('bench-repo'), 'repo'),
+      ' (BENCH_REPO)',
+    )),
+  )
 }
 
 await reportBench(await measureBench({name: 'worktree-add', baseline: 'git worktree add', rows}))

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import envPaths from 'env-paths'
 // Node's module compile cache (DESIGN.md §9) under yard's cache directory (XDG_CACHE_HOME/yard on
 // Linux), never in the package: a warm start reads V8's code cache instead of compiling oclif
 // and the bundle again. It is best effort: a cache directory that cannot be made or written
@@ -7,8 +8,6 @@
 // so that they are cached.
 import module from 'node:module'
 import path from 'node:path'
-
-import envPaths from 'env-paths'
 
 try {
   module.enableCompileCache?.(path.join(envPaths('yard', {suffix: ''}).cache, 'node-compile-cache'))

@@ -37,18 +37,23 @@ function packageOf(specifier) {
 
 async function filesUnder(dir, test) {
   const entries = await fs.readdir(dir, {withFileTypes: true, recursive: true})
-  return entries.filter((entry) => entry.isFile() && test(entry.name)).map((entry) => path.join(entry.parentPath ?? entry.path, entry.name))
+  return entries
+    .filter((entry) => entry.isFile() && test(entry.name))
+    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name))
 }
 
 async function entryPoints() {
   const manifest = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8'))
   const commands = await filesUnder(path.join(dist, 'commands'), (name) => name.endsWith('.js') && name !== 'base.js')
   const hooks = Object.values(manifest.oclif?.hooks ?? {}).flat()
-  const exported = Object.values(manifest.exports ?? {}).filter((file) => typeof file === 'string' && file.endsWith('.js'))
+  const exported = Object.values(manifest.exports ?? {}).filter(
+    (file) => typeof file === 'string' && file.endsWith('.js'),
+  )
   const named = [...hooks, ...exported].map((file) => path.join(root, file))
-  for (const file of named) await fs.access(file).catch(() => {
-    throw new Error(`bundle: ${path.relative(root, file)} is named in package.json but tsc did not write it`)
-  })
+  for (const file of named)
+    await fs.access(file).catch(() => {
+      throw new Error(`bundle: ${path.relative(root, file)} is named in package.json but tsc did not write it`)
+    })
   return [...new Set([...commands, ...named])].sort()
 }
 
@@ -60,7 +65,11 @@ async function entryPoints() {
 const zodEnglishOnly = {
   name: 'zod-english-only',
   setup(builder) {
-    builder.onLoad({filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, (args) => ({contents: 'export { default as en } from "./en.js";\n', loader: 'js', resolveDir: path.dirname(args.path)}))
+    builder.onLoad({filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/}, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: 'js',
+      resolveDir: path.dirname(args.path),
+    }))
   },
 }
 
@@ -92,7 +101,9 @@ await build({
   sourcemap: 'linked',
   sourcesContent: false,
   // Inlined CommonJS code (yaml, cross-spawn) calls require() for Node's own modules.
-  banner: {js: "import {createRequire as __yardCreateRequire} from 'node:module'; const require = __yardCreateRequire(import.meta.url);"},
+  banner: {
+    js: "import {createRequire as __yardCreateRequire} from 'node:module'; const require = __yardCreateRequire(import.meta.url);",
+  },
   plugins: [externals, zodEnglishOnly],
   logLevel: 'warning',
 })
@@ -104,5 +115,6 @@ for (const file of await filesUnder(staging, () => true)) {
   await fs.mkdir(path.dirname(target), {recursive: true})
   await fs.rename(file, target)
 }
+
 await fs.rm(staging, {recursive: true, force: true})
 process.stdout.write(`bundle: ${entries.length} entry points into dist/\n`)

@@ -1,1 +1,1 @@
-export {YardError, InputError, RefusedError, OperationError, ExitCode} from './sdk/errors.js'
+export {ExitCode, InputError, OperationError, RefusedError, YardError} from './sdk/errors.js'

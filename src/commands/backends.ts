@@ -1,4 +1,4 @@
-import {BackendEntry} from '../core/registry/index.js'
+import {type BackendEntry} from '../core/registry/index.js'
 import {formatTable} from '../tui/table.js'
 import {BaseCommand} from './base.js'
 

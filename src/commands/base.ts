@@ -2,20 +2,26 @@
  * The one base command (STYLE.md, "One base command"): `--json`, `--verbose`, the shared
  * context, and one `catch` that renders every YardError the same way.
  */
-import {Args, Command, Errors, Flags, Interfaces} from '@oclif/core'
+import {Args, Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {createContext, ensureStateDir, YardContext} from '../core/kernel/index.js'
-import {Backends, createBackends, loadRegistry} from '../core/registry/index.js'
+import {createContext, ensureStateDir, type YardContext} from '../core/kernel/index.js'
+import {type Backends, createBackends, loadRegistry} from '../core/registry/index.js'
 import {InputError, RefusedError, terminalSafe, YardError} from '../sdk/errors.js'
-import {progressFor, ProgressRenderer} from '../tui/progress-renderer.js'
+import {progressFor, type ProgressRenderer} from '../tui/progress-renderer.js'
 
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
 
 export abstract class BaseCommand extends Command {
   static enableJsonFlag = true
 
   static baseFlags = {
-    verbose: Flags.boolean({description: 'echo every external command as `+ cmd` and show stack traces', default: false, helpGroup: 'GLOBAL'}),
+    verbose: Flags.boolean({
+      description: 'echo every external command as `+ cmd` and show stack traces',
+      default: false,
+      helpGroup: 'GLOBAL',
+    }),
   }
 
   /** Whether the state directory is made sure of before the command runs (doctor checks it itself). */
@@ -46,8 +52,10 @@ export abstract class BaseCommand extends Command {
       const warn = (message: string) => {
         if (!progress?.note(terminalSafe(message))) process.stderr.write(terminalSafe(message) + '\n')
       }
+
       this.yardContext = createContext({verbose, warn, progress, log: warn})
     }
+
     return this.yardContext
   }
 
@@ -56,7 +64,7 @@ export abstract class BaseCommand extends Command {
    * `yard:backends` hooks run on the first backend a use case asks for, never before.
    */
   protected get backends(): Backends {
-    this.yardBackends ??= createBackends(() => loadRegistry(this.config))
+    this.yardBackends ??= createBackends(async () => loadRegistry(this.config))
     return this.yardBackends
   }
 
@@ -95,8 +103,11 @@ export abstract class BaseCommand extends Command {
   protected async confirmOrRefuse(question: string, options: {yes: boolean; flag: string}): Promise<void> {
     if (options.yes) return
     if (!process.stdin.isTTY) {
-      throw new RefusedError(`${question} Not confirmed: there is no terminal to ask on`, {fix: `pass ${options.flag} to go ahead without the question`})
+      throw new RefusedError(`${question} Not confirmed: there is no terminal to ask on`, {
+        fix: `pass ${options.flag} to go ahead without the question`,
+      })
     }
+
     const {confirm} = await import('../tui/confirm.js')
     if (!(await confirm(question, {input: process.stdin, output: process.stderr}))) {
       throw new RefusedError('declined: nothing was changed', {fix: `answer y to go ahead, or pass ${options.flag}`})
@@ -129,8 +140,10 @@ export abstract class BaseCommand extends Command {
         this.logToStderr(error.render())
         if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
       }
+
       return this.exit(error.code)
     }
+
     if (error instanceof Errors.CLIError) {
       // oclif's own errors (unknown flag, bad flag value, missing argument): invalid input.
       const parse = 'parse' in error
@@ -138,17 +151,25 @@ export abstract class BaseCommand extends Command {
       const message = error.message
         .split('\n')
         .map((line) => line.trim())
-        .filter((line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'))
+        .filter(
+          (line) => line !== '' && line !== 'The following error occurred:' && !line.startsWith('See more help with'),
+        )
         .join('; ')
       const help = `run \`${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''} --help\` for its flags and arguments`
       const fix = parse ? help : undefined
       process.exitCode = code
       if (this.jsonEnabled()) this.logJson({error: {code, message, fix}})
       else if (fix && fix !== help) this.logToStderr(terminalSafe(`${message}\n  fix: ${fix}`, {keepNewlines: true}))
-      else this.logToStderr(terminalSafe(error.message + (fix && !error.message.includes('--help') ? `\n  fix: ${fix}` : ''), {keepNewlines: true}))
+      else
+        this.logToStderr(
+          terminalSafe(error.message + (fix && !error.message.includes('--help') ? `\n  fix: ${fix}` : ''), {
+            keepNewlines: true,
+          }),
+        )
       if (this.isVerbose() && error.stack) this.logToStderr(error.stack)
       return this.exit(code)
     }
+
     return super.catch(error)
   }
 }
@@ -191,7 +212,10 @@ export const targetArgs = {
  */
 export function targetName(args: {name?: string}, flags: {worktree?: string}): string | undefined {
   if (args.name !== undefined && flags.worktree !== undefined && args.name !== flags.worktree) {
-    throw new InputError(`both ${args.name} and --worktree ${flags.worktree} name a checkout`, {fix: `name it once: yard … ${args.name}, or yard … --worktree ${args.name}`})
+    throw new InputError(`both ${args.name} and --worktree ${flags.worktree} name a checkout`, {
+      fix: `name it once: yard … ${args.name}, or yard … --worktree ${args.name}`,
+    })
   }
+
   return args.name ?? flags.worktree
 }

@@ -4,12 +4,17 @@ import {BaseCommand} from './base.js'
 
 /** `yard completion bash|zsh`: a completion script that asks yard itself for every TAB. */
 export default class Completion extends BaseCommand {
-  static summary = 'Print a shell completion script that completes worktrees, sandboxes, SANDBOX/BRANCH, services and cache urls'
-  static description = 'Beyond commands and flags, the script asks `yard complete` for the values only yard knows: worktree names (and main), sandbox names and SANDBOX/BRANCH (exec, shell), the services of a checkout (logs) and the cached urls (cache fetch, evict, maintain). Load it from your shell\'s start-up file.'
+  static summary =
+    'Print a shell completion script that completes worktrees, sandboxes, SANDBOX/BRANCH, services and cache urls'
+
+  static description =
+    "Beyond commands and flags, the script asks `yard complete` for the values only yard knows: worktree names (and main), sandbox names and SANDBOX/BRANCH (exec, shell), the services of a checkout (logs) and the cached urls (cache fetch, evict, maintain). Load it from your shell's start-up file."
+
   static examples = [
     {command: 'echo \'eval "$(<%= config.bin %> completion bash)"\' >> ~/.bashrc', description: 'bash'},
     {command: 'echo \'eval "$(<%= config.bin %> completion zsh)"\' >> ~/.zshrc', description: 'zsh (after compinit)'},
   ]
+
   static enableJsonFlag = false
   static args = {shell: Args.string({description: 'the shell', options: ['bash', 'zsh'], required: true})}
 

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {CheckResult, DoctorReport, runDoctor} from '../core/host/index.js'
+import {type CheckResult, type DoctorReport, runDoctor} from '../core/host/index.js'
 import {stackIsolationCheck} from '../core/stack/index.js'
 import {BaseCommand} from './base.js'
 
@@ -8,8 +8,10 @@ const SYMBOL = {ok: '✓', warn: '!', fail: '✗'} as const
 
 /** The report as text: one line per check, its fix indented below. */
 function renderReport(report: DoctorReport): string {
-  const lines: string[] = []
-  for (const repair of report.repaired ?? []) lines.push(`${repair.ok ? 'fixed' : 'could not fix'} ${repair.name}: ${repair.detail}`)
+  const lines: string[] = Array.from(
+    report.repaired ?? [],
+    (repair) => `${repair.ok ? 'fixed' : 'could not fix'} ${repair.name}: ${repair.detail}`,
+  )
   if (report.repaired?.length === 0) lines.push('--fix: nothing to fix')
   if (report.repaired !== undefined) lines.push('')
   const width = Math.max(...report.checks.map((check) => check.name.length))
@@ -18,16 +20,19 @@ function renderReport(report: DoctorReport): string {
     const fix = check.fix && check.level !== 'ok' ? `\n${' '.repeat(head.length)}fix: ${check.fix}` : ''
     return `${head}${check.detail}${fix}`
   }
+
   lines.push(...report.checks.map(line), '')
   const failed = report.checks.filter((check) => !check.ok).length
   const warnings = report.checks.filter((check) => check.level === 'warn').length
   const warned = warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''
-  lines.push(failed === 0 ? `yard is ready${warned}` : `${failed} required check${failed === 1 ? '' : 's'} failed${warned}`)
+  lines.push(
+    failed === 0 ? `yard is ready${warned}` : `${failed} required check${failed === 1 ? '' : 's'} failed${warned}`,
+  )
   return lines.join('\n')
 }
 
 export default class Doctor extends BaseCommand {
-  static summary = 'Check that git, podman, a compose provider and yard\'s state directory work here'
+  static summary = "Check that git, podman, a compose provider and yard's state directory work here"
 
   static description = `Each check prints ✓ (works), ! (warning) or ✗ (a required check failed, with a fix); the exit code is 1 when one failed.
 --fix repairs what yard can: it writes yard's containers.conf (runc, cgroupfs, file events, lowered ulimits) to the state directory when podman cannot run a container without it; yard then passes it as CONTAINERS_CONF to every podman it runs.`
@@ -37,12 +42,19 @@ export default class Doctor extends BaseCommand {
   static examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --fix', '<%= config.bin %> doctor --json']
 
   static flags = {
-    fix: Flags.boolean({description: 'repair what can be repaired (writes yard\'s containers.conf), then check again', default: false}),
+    fix: Flags.boolean({
+      description: "repair what can be repaired (writes yard's containers.conf), then check again",
+      default: false,
+    }),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Doctor)
-    const report = await runDoctor(this.context, {fix: flags.fix, selfRoot: this.config.root, extraChecks: [stackIsolationCheck(this.backends)]})
+    const report = await runDoctor(this.context, {
+      fix: flags.fix,
+      selfRoot: this.config.root,
+      extraChecks: [stackIsolationCheck(this.backends)],
+    })
     if (this.jsonEnabled()) this.logJson(report)
     else this.log(renderReport(report))
     if (!report.ok) this.exit(1)

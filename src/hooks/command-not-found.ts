@@ -18,8 +18,10 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const words = options.id.split(':')
   for (let length = words.length - 1; length > 0; length--) {
     const id = words.slice(0, length).join(':')
-    if (options.config.findCommand(id)) return options.config.runCommand(id, [...words.slice(length), ...(options.argv ?? [])])
+    if (options.config.findCommand(id))
+      return options.config.runCommand(id, [...words.slice(length), ...(options.argv ?? [])])
   }
+
   return notFound.call(this, options)
 }
 

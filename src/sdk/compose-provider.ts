@@ -1,3 +1,5 @@
+import type {ProcessRunner} from './process.js'
+
 /**
  * Which compose provider answers on this machine (DESIGN.md §4.2, `[stack] provider`): the first
  * that actually answers of `podman compose`, `podman-compose`, `docker compose`, `docker-compose`.
@@ -5,7 +7,6 @@
  * `yard doctor` and by the compose-stack backend for `provider = "auto"`.
  */
 import {OperationError} from './errors.js'
-import type {ProcessRunner} from './process.js'
 
 /** The providers, in `auto` order. */
 export const COMPOSE_PROVIDERS = ['podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
@@ -63,12 +64,21 @@ export function parseVersion(text: string): string | undefined {
 
 /** The version on the line that names compose ("podman-composer version  1.0.3"), else the first. */
 function providerVersion(output: string): string | undefined {
-  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean)
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
   return parseVersion(lines.find((line) => /compose.*version/i.test(line)) ?? lines[0] ?? '')
 }
 
 function firstLine(text: string): string {
-  return text.trim().split('\n').find((line) => line.trim() !== '')?.trim() ?? ''
+  return (
+    text
+      .trim()
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? ''
+  )
 }
 
 /**
@@ -76,15 +86,24 @@ function firstLine(text: string): string {
  * engine must answer too (`docker version --format {{.Server.Version}}`; without a docker CLI,
  * `docker-compose ls --quiet`). Never throws.
  */
-export async function probeComposeProvider(runner: ProcessRunner, id: ComposeProviderId, timeoutMs = 10_000): Promise<ComposeProbe> {
+export async function probeComposeProvider(
+  runner: ProcessRunner,
+  id: ComposeProviderId,
+  timeoutMs = 10_000,
+): Promise<ComposeProbe> {
   const {command, engine} = SHAPES[id]
   const budget = {allowFailure: true, timeoutMs, budget: 'compose probe'} as const
   const answer = await runner.run(command[0], [...command.slice(1), 'version'], budget)
   if (answer.exitCode === 127 && answer.stderr === '') return {id, ok: false, reason: `${command[0]} is not installed`}
   if (answer.timedOut) return {id, ok: false, reason: `\`${id} version\` did not answer within ${timeoutMs} ms`}
   if (answer.exitCode !== 0) {
-    return {id, ok: false, reason: `\`${id} version\` failed (exit ${answer.exitCode}): ${firstLine(answer.stderr) || firstLine(answer.stdout)}`}
+    return {
+      id,
+      ok: false,
+      reason: `\`${id} version\` failed (exit ${answer.exitCode}): ${firstLine(answer.stderr) || firstLine(answer.stdout)}`,
+    }
   }
+
   const version = providerVersion(`${answer.stdout}\n${answer.stderr}`)
   if (engine === 'podman') return {id, ok: true, version}
 
@@ -93,9 +112,20 @@ export async function probeComposeProvider(runner: ProcessRunner, id: ComposePro
   if (server.exitCode === 127 && id === 'docker-compose') {
     const listed = await runner.run('docker-compose', ['ls', '--quiet'], budget)
     if (listed.exitCode === 0) return {id, ok: true, version}
-    return {id, ok: false, version, reason: `no docker engine answers: ${firstLine(listed.stderr) || `exit ${listed.exitCode}`}`}
+    return {
+      id,
+      ok: false,
+      version,
+      reason: `no docker engine answers: ${firstLine(listed.stderr) || `exit ${listed.exitCode}`}`,
+    }
   }
-  return {id, ok: false, version, reason: `no docker engine answers: ${firstLine(server.stderr) || `exit ${server.exitCode}`}`}
+
+  return {
+    id,
+    ok: false,
+    version,
+    reason: `no docker engine answers: ${firstLine(server.stderr) || `exit ${server.exitCode}`}`,
+  }
 }
 
 /**
@@ -103,31 +133,43 @@ export async function probeComposeProvider(runner: ProcessRunner, id: ComposePro
  * and the first in order that answered wins; a named preference probes only that one.
  * Never throws: `provider` is undefined when none answers, and `probes` say why.
  */
-export async function detectComposeProvider(runner: ProcessRunner, options: DetectOptions = {}): Promise<ComposeDetection> {
+export async function detectComposeProvider(
+  runner: ProcessRunner,
+  options: DetectOptions = {},
+): Promise<ComposeDetection> {
   const preference = options.preference ?? 'auto'
   const ids = preference === 'auto' ? [...COMPOSE_PROVIDERS] : [preference]
-  const probes = await Promise.all(ids.map((id) => probeComposeProvider(runner, id, options.timeoutMs)))
+  const probes = await Promise.all(ids.map(async (id) => probeComposeProvider(runner, id, options.timeoutMs)))
   const found = probes.find((probe) => probe.ok)
   return {provider: found ? {id: found.id, ...SHAPES[found.id], version: found.version} : undefined, probes}
 }
 
 /** One line per probe: "podman compose: unrecognized command; docker-compose: not installed". */
 export function describeProbes(probes: readonly ComposeProbe[]): string {
-  return probes.map((probe) => `${probe.id}: ${probe.ok ? `answers${probe.version ? ` (${probe.version})` : ''}` : probe.reason}`).join('; ')
+  return probes
+    .map((probe) => `${probe.id}: ${probe.ok ? `answers${probe.version ? ` (${probe.version})` : ''}` : probe.reason}`)
+    .join('; ')
 }
 
 /**
  * Like `detectComposeProvider`, for callers that cannot go on without one (`yard up`).
  * @throws OperationError (exit 1) naming what each provider said, with the install command.
  */
-export async function requireComposeProvider(runner: ProcessRunner, options: DetectOptions = {}): Promise<ComposeProvider> {
+export async function requireComposeProvider(
+  runner: ProcessRunner,
+  options: DetectOptions = {},
+): Promise<ComposeProvider> {
   const detection = await detectComposeProvider(runner, options)
   if (detection.provider) return detection.provider
   const preference = options.preference ?? 'auto'
-  throw new OperationError(preference === 'auto' ? 'no compose provider answers' : `the compose provider "${preference}" does not answer`, {
-    why: describeProbes(detection.probes),
-    fix: preference === 'auto'
-      ? 'install one (Debian/Ubuntu: `sudo apt-get install podman-compose`), then run `yard doctor`'
-      : 'install it, or set [stack] provider = "auto" (or YARD_STACK_PROVIDER=auto), then run `yard doctor`',
-  })
+  throw new OperationError(
+    preference === 'auto' ? 'no compose provider answers' : `the compose provider "${preference}" does not answer`,
+    {
+      why: describeProbes(detection.probes),
+      fix:
+        preference === 'auto'
+          ? 'install one (Debian/Ubuntu: `sudo apt-get install podman-compose`), then run `yard doctor`'
+          : 'install it, or set [stack] provider = "auto" (or YARD_STACK_PROVIDER=auto), then run `yard doctor`',
+    },
+  )
 }

@@ -20,11 +20,20 @@ const REFRESH = /^(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?$/
 export function parseRefreshInterval(text: string, what = 'refresh interval'): number {
   const match = REFRESH.exec(text)
   if (text === '' || match === null) {
-    throw new InputError(`invalid ${what} ${JSON.stringify(text)}`, {why: 'a refresh interval is hours, minutes and seconds such as 90s, 10m or 1h30m', fix: 'use a value like 10m'})
+    throw new InputError(`invalid ${what} ${JSON.stringify(text)}`, {
+      why: 'a refresh interval is hours, minutes and seconds such as 90s, 10m or 1h30m',
+      fix: 'use a value like 10m',
+    })
   }
+
   const [hours, minutes, seconds] = [match[1], match[2], match[3]].map((part) => Number(part ?? 0))
   const ms = ((hours * 60 + minutes) * 60 + seconds) * 1000
-  if (ms === 0) throw new InputError(`invalid ${what} ${JSON.stringify(text)}: it is zero`, {fix: 'use a value like 10m'})
-  if (ms > MAX_INTERVAL_MS) throw new InputError(`invalid ${what} ${JSON.stringify(text)}: it is more than 7 days`, {why: 'yard refreshes at least once a week', fix: 'use a value of at most 168h'})
+  if (ms === 0)
+    throw new InputError(`invalid ${what} ${JSON.stringify(text)}: it is zero`, {fix: 'use a value like 10m'})
+  if (ms > MAX_INTERVAL_MS)
+    throw new InputError(`invalid ${what} ${JSON.stringify(text)}: it is more than 7 days`, {
+      why: 'yard refreshes at least once a week',
+      fix: 'use a value of at most 168h',
+    })
   return ms
 }

@@ -20,7 +20,9 @@ const ENGINE_EXEC_FAILURES: ReadonlyArray<readonly [RegExp, 'no-container' | 'no
 ]
 
 /** Which engine failure an exec's result is, if any (a command's own exit code is never one). */
-export function execFailure(result: Pick<RunResult, 'exitCode' | 'stderr'>): 'no-container' | 'not-running' | 'no-directory' | undefined {
+export function execFailure(
+  result: Pick<RunResult, 'exitCode' | 'stderr'>,
+): 'no-container' | 'not-running' | 'no-directory' | undefined {
   if (result.exitCode === 0) return undefined
   const line = result.stderr.split('\n').find((text) => ENGINE_EXEC_FAILURES.some(([pattern]) => pattern.test(text)))
   return line === undefined ? undefined : ENGINE_EXEC_FAILURES.find(([pattern]) => pattern.test(line))![1]

@@ -119,6 +119,9 @@ export function boundLines(text: string, keep = KEPT_LINES): string {
  * `keepNewlines`: for text whose lines are all its author's (oclif's own usage errors).
  */
 export function terminalSafe(text: string, options: {keepNewlines?: boolean} = {}): string {
-  const escaped = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
-  return options.keepNewlines ? escaped : escaped.replace(/\n(?! {2})/g, '\\n')
+  const escaped = text.replaceAll(
+    /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g,
+    (char) => String.raw`\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  )
+  return options.keepNewlines ? escaped : escaped.replaceAll(/\n(?! {2})/g, String.raw`\n`)
 }

@@ -33,7 +33,6 @@ export interface BackendFactory<B extends Backend = Backend> {
 /** The result of one plugin's `yard:backends` hook. */
 export type BackendsHookResult = BackendFactory[]
 
-
 /** A backend id: the value of `[<kind>] backend` that selects it. */
 export const BACKEND_ID_PATTERN = /^[a-z0-9][a-z0-9-]*$/
 
@@ -46,8 +45,12 @@ const CONTRACT_STRING_PATTERN = /^(\d+)(?:\.(?:\d+|x))*$/
  */
 export const backendFactorySchema = z.object({
   kind: z.enum(BACKEND_KINDS, {error: `must be one of ${BACKEND_KINDS.join(', ')}`}),
-  id: z.string({error: 'must be a string'}).regex(BACKEND_ID_PATTERN, {error: 'must be lowercase letters, digits and dashes, starting with a letter or digit'}),
-  contract: z.custom<number | string>((value) => contractMajor(value) !== undefined, {error: 'must be a contract version such as 1, "1" or "1.x"'}),
+  id: z.string({error: 'must be a string'}).regex(BACKEND_ID_PATTERN, {
+    error: 'must be lowercase letters, digits and dashes, starting with a letter or digit',
+  }),
+  contract: z.custom<number | string>((value) => contractMajor(value) !== undefined, {
+    error: 'must be a contract version such as 1, "1" or "1.x"',
+  }),
   description: z.string({error: 'must be a string'}).optional(),
   create: z.custom<BackendFactory['create']>((value) => typeof value === 'function', {error: 'must be a function'}),
 })
@@ -82,6 +85,7 @@ export function checkFactory(value: unknown, position: number, plugin: string): 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {status: 'broken', reason: `backend factory #${position} is ${describeValue(value)}, not an object`}
   }
+
   const parsed = backendFactorySchema.safeParse(value)
   if (!parsed.success) {
     const fields = value as Record<string, unknown>
@@ -91,9 +95,10 @@ export function checkFactory(value: unknown, position: number, plugin: string): 
     })
     return {status: 'broken', reason: `malformed backend factory: ${problems.join('; ')}`}
   }
+
   // The original object is kept, not zod's copy: `create` may rely on `this`.
   const factory = value as BackendFactory
-  const major = contractMajor(factory.contract) as number
+  const major = contractMajor(factory.contract)!
   if (major !== CONTRACT_VERSION) {
     return {
       status: 'incompatible',
@@ -101,6 +106,7 @@ export function checkFactory(value: unknown, position: number, plugin: string): 
       reason: `implements backend contract ${major}, but this yard supports contract ${CONTRACT_VERSION}: install a release of ${plugin} made for contract ${CONTRACT_VERSION}, or a yard that supports contract ${major}`,
     }
   }
+
   return {status: 'ok', factory, major}
 }
 

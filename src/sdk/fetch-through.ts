@@ -20,6 +20,7 @@ import path from 'node:path'
 
 import type {CacheBackend} from './cache.js'
 import type {SandboxRecord} from './sandbox.js'
+
 import {staleNote} from './stale.js'
 
 /** Where a pod mounts the asks directory of cache `key`. */
@@ -98,11 +99,22 @@ export type AskFetch = (key: string, url: string) => Promise<string>
  * directories, fetching with the cache backend's on-demand fetch). Keys of submodules' caches
  * have no asks directory. Never throws: a fetch that fails answers with the stale note.
  */
-export async function serveAsks(stateDir: string, sandbox: SandboxRecord, side: FetchThroughCache, signal: AbortSignal): Promise<void> {
+export async function serveAsks(
+  stateDir: string,
+  sandbox: SandboxRecord,
+  side: FetchThroughCache,
+  signal: AbortSignal,
+): Promise<void> {
   const root = asksRoot(stateDir, sandbox.project)
-  const dirs = [...new Map(sandbox.spec.repos.map((repo) => [repo.key, repo.url]))].map(([key, url]) => ({key, url, dir: path.join(root, key)}))
-  const fetch: AskFetch = (key, url) =>
-    side.cache.fetch(side.root, url, {onDemand: true, ...(side.lfs ? {lfs: side.lfs} : {})}).then((result) => (result.stale ? staleNote(key, result.staleSince, result.error) : ''))
+  const dirs = [...new Map(sandbox.spec.repos.map((repo) => [repo.key, repo.url]))].map(([key, url]) => ({
+    key,
+    url,
+    dir: path.join(root, key),
+  }))
+  const fetch: AskFetch = async (key, url) =>
+    side.cache
+      .fetch(side.root, url, {onDemand: true, ...(side.lfs && {lfs: side.lfs})})
+      .then((result) => (result.stale ? staleNote(key, result.staleSince, result.error) : ''))
   await serveAskDirs(() => dirs, fetch, signal)
 }
 
@@ -115,7 +127,12 @@ export async function serveAsks(stateDir: string, sandbox: SandboxRecord, side: 
  * the directories: answers are written without following a link it may have put there. Never
  * throws (a `dirs` that fails is an empty look).
  */
-export async function serveAskDirs(dirs: () => Promise<readonly AskDir[]> | readonly AskDir[], fetch: AskFetch, signal: AbortSignal, options: {pollMs?: number} = {}): Promise<void> {
+export async function serveAskDirs(
+  dirs: () => Promise<readonly AskDir[]> | readonly AskDir[],
+  fetch: AskFetch,
+  signal: AbortSignal,
+  options: {pollMs?: number} = {},
+): Promise<void> {
   const lastStart = new Map<string, number>()
   const serving = new Map<string, Promise<void>>()
   const serveKey = async (key: string, url: string, keyDirs: string[]): Promise<void> => {
@@ -123,32 +140,50 @@ export async function serveAskDirs(dirs: () => Promise<readonly AskDir[]> | read
     if (wait > 0) await sleep(wait, signal)
     const claimed: string[] = []
     for (const dir of keyDirs) {
-      for (const name of (await asksIn(dir))) {
+      for (const name of await asksIn(dir)) {
         const claim = path.join(dir, `${name.slice(0, -'.ask'.length)}.serving-${process.pid}`)
-        if (await fs.rename(path.join(dir, name), claim).then(() => true, () => false)) claimed.push(claim)
+        if (
+          await fs.rename(path.join(dir, name), claim).then(
+            () => true,
+            () => false,
+          )
+        )
+          claimed.push(claim)
       }
     }
+
     if (claimed.length === 0) return
     lastStart.set(key, Date.now())
-    const note = await fetch(key, url).catch((error: Error) => `the cache ${key} could not be fetched: ${String(error?.message ?? error).split('\n')[0]}`)
+    const note = await fetch(key, url).catch(
+      (error: Error) => `the cache ${key} could not be fetched: ${String(error?.message ?? error).split('\n', 1)[0]}`,
+    )
     for (const claim of claimed) await answer(claim, note)
   }
+
   while (!signal.aborted) {
     const byKey = new Map<string, {url: string; dirs: string[]}>()
-    for (const entry of await Promise.resolve().then(dirs).catch(() => [] as AskDir[])) {
+    for (const entry of await Promise.resolve()
+      .then(dirs)
+      .catch(() => [] as AskDir[])) {
       const known = byKey.get(entry.key) ?? {url: entry.url, dirs: []}
       known.dirs.push(entry.dir)
       byKey.set(entry.key, known)
     }
-    await Promise.all([...byKey].map(async ([key, {url, dirs: keyDirs}]) => {
-      if (serving.has(key)) return
-      const pending = await Promise.all(keyDirs.map(async (dir) => (await asksIn(dir)).length > 0))
-      if (!pending.includes(true)) return
-      const work = serveKey(key, url, keyDirs).catch(() => undefined).finally(() => serving.delete(key))
-      serving.set(key, work)
-    }))
+
+    await Promise.all(
+      [...byKey].map(async ([key, {url, dirs: keyDirs}]) => {
+        if (serving.has(key)) return
+        const pending = await Promise.all(keyDirs.map(async (dir) => (await asksIn(dir)).length > 0))
+        if (!pending.includes(true)) return
+        const work = serveKey(key, url, keyDirs)
+          .catch(() => undefined)
+          .finally(() => serving.delete(key))
+        serving.set(key, work)
+      }),
+    )
     await sleep(options.pollMs ?? POLL_MS, signal)
   }
+
   await Promise.all(serving.values())
 }
 
@@ -172,10 +207,11 @@ async function answer(claim: string, note: string): Promise<void> {
   } catch {
     // The pod made a directory or raced a link in: it gets no answer, and reads the cache after its wait.
   }
+
   await fs.rm(claim, {recursive: true, force: true}).catch(() => undefined)
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+async function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve()
     const timer = setTimeout(done, ms)
@@ -184,6 +220,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', done)
       resolve()
     }
+
     signal.addEventListener('abort', done, {once: true})
   })
 }

@@ -31,9 +31,10 @@ type FileSystem = InstanceType<(typeof import('isomorphic-git/models'))['FileSys
 let loading: Promise<{managers: Managers; fs: FileSystem}> | undefined
 
 /** isomorphic-git's ref and config managers, imported on first use (once per process). */
-function isomorphicGit(): Promise<{managers: Managers; fs: FileSystem}> {
-  loading ??= Promise.all([import('isomorphic-git/managers'), import('isomorphic-git/models')])
-    .then(([managers, models]) => ({managers, fs: new models.FileSystem(nodeFs)}))
+async function isomorphicGit(): Promise<{managers: Managers; fs: FileSystem}> {
+  loading ??= Promise.all([import('isomorphic-git/managers'), import('isomorphic-git/models')]).then(
+    ([managers, models]) => ({managers, fs: new models.FileSystem(nodeFs)}),
+  )
   return loading
 }
 
@@ -81,6 +82,7 @@ export function readableConfig(text: string): boolean {
       const header = HEADER.exec(line)
       return header !== null && header[1] !== 'include'
     }
+
     return VARIABLE.test(line) && !line.endsWith('\\')
   })
 }
@@ -96,16 +98,24 @@ export async function openGitReader(gitDir: string): Promise<GitReader | undefin
 }
 
 async function readerOf(gitDir: string): Promise<GitReader | undefined> {
-  if (nodeFs.existsSync(path.join(gitDir, 'commondir')) || !nodeFs.existsSync(path.join(gitDir, 'HEAD'))) return undefined
+  if (nodeFs.existsSync(path.join(gitDir, 'commondir')) || !nodeFs.existsSync(path.join(gitDir, 'HEAD')))
+    return undefined
   // Remotes defined by legacy files (gitrepository-layout(5), `remotes/`) are no config.
-  if (nodeFs.existsSync(path.join(gitDir, 'remotes')) && nodeFs.readdirSync(path.join(gitDir, 'remotes')).length > 0) return undefined
+  if (nodeFs.existsSync(path.join(gitDir, 'remotes')) && nodeFs.readdirSync(path.join(gitDir, 'remotes')).length > 0)
+    return undefined
   const text = await readFile(path.join(gitDir, 'config'), 'utf8').catch(() => '')
   if (!readableConfig(text)) return undefined
   const {managers, fs} = await isomorphicGit()
   const config = await managers.GitConfigManager.get({fs, gitdir: gitDir})
   const extension = async (name: string) => String((await config.get(`extensions.${name}`)) ?? '').toLowerCase()
-  if (['true', 'yes', 'on', '1'].includes(await extension('worktreeconfig')) || !['', 'files'].includes(await extension('refstorage'))) return undefined
-  const sections = ((await config.getSubsections('branch')) as unknown[]).filter((name): name is string => typeof name === 'string')
+  if (
+    ['1', 'on', 'true', 'yes'].includes(await extension('worktreeconfig')) ||
+    !['', 'files'].includes(await extension('refstorage'))
+  )
+    return undefined
+  const sections = ((await config.getSubsections('branch')) as unknown[]).filter(
+    (name): name is string => typeof name === 'string',
+  )
   const all = async (key: string) => ((await config.getall(key)) as unknown[]).map(String)
   let packed: Promise<RefFiles> | undefined
   return {
@@ -125,6 +135,7 @@ async function readerOf(gitDir: string): Promise<GitReader | undefined> {
         const value = (await all(`branch.${branch}.${key}`)).at(-1)
         if (value !== undefined) found.set(branch, value)
       }
+
       return found
     },
     async upstreams(branches = sections) {
@@ -137,15 +148,18 @@ async function readerOf(gitDir: string): Promise<GitReader | undefined> {
           found.set(branch, merge)
           continue
         }
+
         const refspecs = await all(`remote.${remote}.fetch`)
         if (refspecs.some((refspec) => refspec.startsWith('^'))) return undefined
         const upstream = trackingRef(refspecs, merge)
         if (upstream !== undefined) found.set(branch, upstream)
       }
+
       return found
     },
   }
 }
+
 /** Files of a git dir that are no refs, though git's rules would try their names (isomorphic-git's GIT_FILES). */
 const FILES_NOT_REFS = new Set(['config', 'description', 'index', 'shallow', 'commondir'])
 
@@ -154,7 +168,10 @@ const FILES_NOT_REFS = new Set(['config', 'description', 'index', 'shallow', 'co
  * there is one (git: a loose ref wins over its packed entry), else the packed entry.
  */
 class RefFiles extends Map<string, string> {
-  constructor(private readonly gitDir: string, packedRefs: Map<string, string>) {
+  constructor(
+    private readonly gitDir: string,
+    packedRefs: Map<string, string>,
+  ) {
     super(packedRefs)
   }
 
@@ -164,6 +181,7 @@ class RefFiles extends Map<string, string> {
       const loose = nodeFs.readFileSync(path.join(this.gitDir, ref), 'utf8')
       if (loose !== '') return loose
     } catch {}
+
     return super.get(ref)
   }
 }
@@ -183,10 +201,14 @@ export function trackingRef(refspecs: readonly string[], merge: string): string 
       if (source === merge) return destination === '' ? undefined : destination
       continue
     }
+
     const prefix = source.slice(0, star)
     const suffix = source.slice(star + 1)
     if (merge.length < prefix.length + suffix.length || !merge.startsWith(prefix) || !merge.endsWith(suffix)) continue
-    return destination === '' ? undefined : destination.replace('*', merge.slice(prefix.length, merge.length - suffix.length))
+    return destination === ''
+      ? undefined
+      : destination.replace('*', merge.slice(prefix.length, merge.length - suffix.length))
   }
+
   return undefined
 }

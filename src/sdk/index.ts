@@ -1,3 +1,18 @@
+export type * from './cache.js'
+export {ExitCode, InputError, OperationError, RefusedError, YardError} from './errors.js'
+export type {ExitCodeValue, YardErrorOptions} from './errors.js'
+export * from './factory.js'
+export * from './labels.js'
+export {acquireLock, isAlive, withLock} from './lock.js'
+export type {HeldLock, LockOptions, LockOwner} from './lock.js'
+export type * from './machine.js'
+export {busyPorts, isPortFree} from './port-probe.js'
+export type {ProcessRunner, RunOptions, RunResult} from './process.js'
+export type {ProgressPort, ProgressUpdate} from './progress.js'
+export {CACHE_KEY_PATTERN, cacheKey, identitySlug, repoIdentity} from './repo-identity.js'
+export type {RepoIdentity, RepoScheme} from './repo-identity.js'
+export type * from './sandbox.js'
+export type * from './stack.js'
 /**
  * The plugin SDK, `@yard-dev/cli/backend` (DESIGN.md §7; the authoring guide is docs/plugins.md).
  * Built-in plugins import from `src/sdk/` only, exactly as third-party plugins import this.
@@ -17,19 +32,4 @@
  * Semver: a breaking change to a contract raises `CONTRACT_VERSION`; yard lists a plugin that
  * declares another major as `incompatible` and does not use it.
  */
-export * from './target.js'
-export * from './machine.js'
-export * from './stack.js'
-export * from './cache.js'
-export * from './sandbox.js'
-export * from './factory.js'
-export {ExitCode, InputError, OperationError, RefusedError, YardError} from './errors.js'
-export type {ExitCodeValue, YardErrorOptions} from './errors.js'
-export * from './labels.js'
-export {busyPorts, isPortFree} from './port-probe.js'
-export {acquireLock, isAlive, withLock} from './lock.js'
-export type {HeldLock, LockOptions, LockOwner} from './lock.js'
-export {CACHE_KEY_PATTERN, cacheKey, identitySlug, repoIdentity} from './repo-identity.js'
-export type {RepoIdentity, RepoScheme} from './repo-identity.js'
-export type {ProcessRunner, RunOptions, RunResult} from './process.js'
-export type {ProgressPort, ProgressUpdate} from './progress.js'
+export type * from './target.js'

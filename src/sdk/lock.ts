@@ -71,27 +71,40 @@ async function readOwner(lockPath: string): Promise<{owner?: LockOwner; text: st
 }
 
 /** Why a lock's owner no longer counts (and the orphaned group to end first), or undefined while it is live. */
-function staleReason(owner: LockOwner | undefined, mtimeMs: number, budgetMs: number): {reason: string; endGroup?: number} | undefined {
-  const started = owner ? Date.parse(owner.started) : Number.NaN
+function staleReason(
+  owner: LockOwner | undefined,
+  mtimeMs: number,
+  budgetMs: number,
+): {reason: string; endGroup?: number} | undefined {
+  const started = owner ? Date.parse(owner.started) : NaN
   const age = Date.now() - (Number.isNaN(started) ? mtimeMs : started)
   if (!owner || typeof owner.pid !== 'number') return {reason: 'it is unreadable'}
   const here = owner.host === os.hostname()
-  const groupNow = () => (typeof owner.group === 'number' && here ? groupState(owner.group, owner.groupStarted) : 'gone')
+  const groupNow = () =>
+    typeof owner.group === 'number' && here ? groupState(owner.group, owner.groupStarted) : 'gone'
   if (age > budgetMs) {
     const group = groupNow()
-    return {reason: `it is older than its ${Math.round(budgetMs / 1000)} s budget`, ...(group === 'orphan' ? {endGroup: owner.group} : {})}
+    return {
+      reason: `it is older than its ${Math.round(budgetMs / 1000)} s budget`,
+      ...(group === 'orphan' && {endGroup: owner.group}),
+    }
   }
+
   if (here && !isAlive(owner.pid)) {
     // Its child may still work in what the lock guards: wait while that group cannot be told
     // from a recycled id, else end it before anybody cleans up under it.
     const group = groupNow()
     if (group === 'unknown') return undefined
-    return {reason: `process ${owner.pid} is gone${group === 'orphan' ? ` (its process group ${owner.group} was ended)` : ''}`, ...(group === 'orphan' ? {endGroup: owner.group} : {})}
+    return {
+      reason: `process ${owner.pid} is gone${group === 'orphan' ? ` (its process group ${owner.group} was ended)` : ''}`,
+      ...(group === 'orphan' && {endGroup: owner.group}),
+    }
   }
+
   return undefined
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Takes the lock at `lockPath`, waiting while a live owner holds it.
@@ -99,7 +112,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  */
 export async function acquireLock(lockPath: string, options: LockOptions): Promise<HeldLock> {
   await fs.mkdir(path.dirname(lockPath), {recursive: true})
-  const me: LockOwner = {pid: process.pid, host: os.hostname(), started: new Date().toISOString(), purpose: options.purpose}
+  const me: LockOwner = {
+    pid: process.pid,
+    host: os.hostname(),
+    started: new Date().toISOString(),
+    purpose: options.purpose,
+  }
   let body = JSON.stringify(me) + '\n'
   const deadline = Date.now() + (options.waitMs ?? options.budgetMs)
   let delay = 10
@@ -113,7 +131,10 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
           if (current?.text === body) await fs.rm(lockPath, {force: true})
         },
         recordGroup(pgid) {
-          const owner: LockOwner = {...me, ...(pgid === undefined ? {} : {group: pgid, groupStarted: processStart(pgid)})}
+          const owner: LockOwner = {
+            ...me,
+            ...(!(pgid === undefined) && {group: pgid, groupStarted: processStart(pgid)}),
+          }
           const next = JSON.stringify(owner) + '\n'
           const draft = draftPath(lockPath)
           try {
@@ -126,6 +147,7 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
         },
       }
     }
+
     const current = await readOwner(lockPath)
     if (current === undefined) continue
     const stat = await fs.stat(lockPath).catch(() => undefined)
@@ -138,14 +160,23 @@ export async function acquireLock(lockPath: string, options: LockOptions): Promi
       options.warn?.(`warning: took over the stale lock ${lockPath} held by ${who}: ${stale.reason}`)
       continue
     }
+
     if (Date.now() >= deadline) {
       const o = current.owner
       const orphan = o && o.host === os.hostname() && !isAlive(o.pid) && o.group !== undefined
-      throw new RefusedError(`${lockPath} is held by ${o ? `pid ${o.pid} on ${o.host} since ${o.started}${o.purpose ? ` (${o.purpose})` : ''}` : 'another process'}`, {
-        why: orphan ? `that process is gone, but its process group ${o.group} still runs (a git command it started)` : 'another yard process is working on the same thing',
-        fix: orphan ? `wait for it to finish, or end it (kill -- -${o.group}), and try again` : 'wait for it to finish and try again',
-      })
+      throw new RefusedError(
+        `${lockPath} is held by ${o ? `pid ${o.pid} on ${o.host} since ${o.started}${o.purpose ? ` (${o.purpose})` : ''}` : 'another process'}`,
+        {
+          why: orphan
+            ? `that process is gone, but its process group ${o.group} still runs (a git command it started)`
+            : 'another yard process is working on the same thing',
+          fix: orphan
+            ? `wait for it to finish, or end it (kill -- -${o.group}), and try again`
+            : 'wait for it to finish and try again',
+        },
+      )
     }
+
     await sleep(delay)
     delay = Math.min(delay * 2, 200)
   }
@@ -159,7 +190,9 @@ function draftPath(lockPath: string): string {
 /** Removes drafts and set-aside copies of the lock left by processes killed midway. */
 async function removeLeftovers(lockPath: string): Promise<void> {
   const base = path.basename(lockPath)
-  const pattern = new RegExp(`^${base.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:draft|stale)-(\\d+)-`)
+  const pattern = new RegExp(
+    String.raw`^${base.replaceAll(/[.*+?^${}()|[\]\\]/g, String.raw`\$&`)}\.(?:draft|stale)-(\d+)-`,
+  )
   for (const name of await fs.readdir(path.dirname(lockPath)).catch(() => [] as string[])) {
     const pid = pattern.exec(name)?.[1]
     if (pid !== undefined && !isAlive(Number(pid))) await fs.rm(path.join(path.dirname(lockPath), name), {force: true})
@@ -196,18 +229,24 @@ async function takeOver(lockPath: string, staleText: string): Promise<boolean> {
   } catch {
     return false
   }
+
   const moved = await fs.readFile(aside, 'utf8').catch(() => '')
   if (moved !== staleText) {
     await fs.link(aside, lockPath).catch(() => undefined)
     await fs.rm(aside, {force: true})
     return false
   }
+
   await fs.rm(aside, {force: true})
   return true
 }
 
 /** Runs `work` while holding the lock (handed to it, for recordGroup); always releases it. */
-export async function withLock<T>(lockPath: string, options: LockOptions, work: (lock: HeldLock) => Promise<T>): Promise<T> {
+export async function withLock<T>(
+  lockPath: string,
+  options: LockOptions,
+  work: (lock: HeldLock) => Promise<T>,
+): Promise<T> {
   const lock = await acquireLock(lockPath, options)
   try {
     return await work(lock)

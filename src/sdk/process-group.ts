@@ -7,7 +7,7 @@
  */
 import {readdirSync, readFileSync} from 'node:fs'
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The fields of /proc/<pid>/stat after the command name (state is the first), or undefined. */
 function statFields(pid: number): string[] | undefined {
@@ -40,6 +40,7 @@ function liveMembers(pgid: number): number[] {
     const fields = statFields(Number(name))
     if (fields && fields[2] === String(pgid) && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(name))
   }
+
   return members
 }
 
@@ -47,8 +48,10 @@ function liveMembers(pgid: number): number[] {
 export type GroupState =
   /** Nothing of it runs any more. */
   | 'gone'
-  /** It runs and is provably the group recorded: its leader has the recorded start time, or the
-   * leader exited and members remain (Linux never reuses an id while a group holds it). */
+  /**
+   * It runs and is provably the group recorded: its leader has the recorded start time, or the
+   * leader exited and members remain (Linux never reuses an id while a group holds it).
+   */
   | 'orphan'
   /** Something runs in a group with that id, but it cannot be told apart from a recycled id. */
   | 'unknown'
@@ -65,6 +68,7 @@ export function groupState(pgid: number, leaderStart: string | undefined): Group
       return (error as NodeJS.ErrnoException).code === 'EPERM' ? 'unknown' : 'gone'
     }
   }
+
   if (liveMembers(pgid).length === 0) return 'gone'
   const start = processStart(pgid)
   if (start === undefined) return 'orphan'
@@ -82,11 +86,13 @@ export async function endGroup(pgid: number, waitMs = 5000): Promise<boolean> {
   } catch {
     return true
   }
+
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
     if (hasProc() ? liveMembers(pgid).length === 0 : !signalReaches(pgid)) return true
     await sleep(20)
   }
+
   return false
 }
 
@@ -113,6 +119,7 @@ export function groupsWritingTo(path: string): number[] {
   } catch {
     return []
   }
+
   for (const pid of pids) {
     let argv: string[]
     try {
@@ -120,9 +127,11 @@ export function groupsWritingTo(path: string): number[] {
     } catch {
       continue
     }
+
     if (!argv.includes(path)) continue
     const pgid = Number(statFields(Number(pid))?.[2])
     if (Number.isInteger(pgid) && pgid > 0 && pgid !== own) groups.add(pgid)
   }
+
   return [...groups]
 }

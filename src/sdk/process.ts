@@ -134,7 +134,8 @@ export class ProcessRunner {
   async run(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     const argv = [file, ...args]
     this.options.onSpawn?.(argv, options)
-    if (this.options.verbose) (this.options.log ?? ((line) => process.stderr.write(line + '\n')))(`+ ${formatArgv(argv)}`)
+    if (this.options.verbose)
+      (this.options.log ?? ((line) => process.stderr.write(line + '\n')))(`+ ${formatArgv(argv)}`)
     const capture = options.stdio === 'inherit' ? this.options.capture : undefined
     const inherit = options.stdio === 'inherit' && !capture
     const filter = options.stdoutFilter
@@ -142,7 +143,8 @@ export class ProcessRunner {
     const timeoutMs = capture ? capture.timeoutMs : options.timeoutMs
     const group = timeoutMs !== undefined && !inherit
     const lines = options.stdio === 'inherit' ? options.outputLines : undefined
-    const forward = lines && forwardLines(lines, (text) => (capture ? capture.write('stdout', text) : process.stdout.write(text)))
+    const forward =
+      lines && forwardLines(lines, (text) => (capture ? capture.write('stdout', text) : process.stdout.write(text)))
     const child = execa(file, args, {
       cwd: options.cwd,
       // The runner's environment is the whole environment (the context's, which tests replace).
@@ -150,7 +152,15 @@ export class ProcessRunner {
       extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
-      stdout: forward ? [forward] : inherit ? (filter ? [keepLines(filter), 'inherit'] : 'inherit') : capture && filter ? [keepLines(filter)] : 'pipe',
+      stdout: forward
+        ? [forward]
+        : inherit
+          ? filter
+            ? [keepLines(filter), 'inherit']
+            : 'inherit'
+          : capture && filter
+            ? [keepLines(filter)]
+            : 'pipe',
       buffer: capture || forward ? false : {stdout: !(inherit && filter), stderr: hold === undefined},
       stderr: forward ? [forward] : inherit && hold === undefined ? 'inherit' : 'pipe',
       reject: false,
@@ -166,10 +176,20 @@ export class ProcessRunner {
         child[stream]?.on('data', (text: string) => capture.write(stream, text))
       }
     }
-    const held = hold ? holdEngineErrors(child.stderr!, hold, (text) => (capture ? capture.write('stderr', text) : process.stderr.write(text))) : undefined
-    for (const [stream, listener] of [['stderr', options.onStderr], ['stdout', options.onStdout]] as const) {
-      if (listener && !inherit && !capture) child[stream]?.on('data', (chunk: Buffer | string) => listener(String(chunk)))
+
+    const held = hold
+      ? holdEngineErrors(child.stderr!, hold, (text) =>
+          capture ? capture.write('stderr', text) : process.stderr.write(text),
+        )
+      : undefined
+    for (const [stream, listener] of [
+      ['stderr', options.onStderr],
+      ['stdout', options.onStdout],
+    ] as const) {
+      if (listener && !inherit && !capture)
+        child[stream]?.on('data', (chunk: Buffer | string) => listener(String(chunk)))
     }
+
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
     let timedOut = false
@@ -191,19 +211,30 @@ export class ProcessRunner {
       argv,
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
-      stderr: held ? held() : typeof result.stderr === 'string' ? (options.onStderr ? withoutProgress(result.stderr) : result.stderr) : '',
+      stderr: held
+        ? held()
+        : typeof result.stderr === 'string'
+          ? options.onStderr
+            ? withoutProgress(result.stderr)
+            : result.stderr
+          : '',
       timedOut,
     }
     if (timedOut) {
       outcome.exitCode = 124 // as timeout(1)
       if (!options.allowFailure) {
-        throw new OperationError(`${formatArgv(argv)} was stopped: it exceeded its ${options.budget ?? 'time'} budget of ${formatDuration(timeoutMs!)}`, {
-          why: 'the command did not finish in time, so its whole process group was killed',
-          fix: 'check the network or the remote, then run the command again',
-        })
+        throw new OperationError(
+          `${formatArgv(argv)} was stopped: it exceeded its ${options.budget ?? 'time'} budget of ${formatDuration(timeoutMs!)}`,
+          {
+            why: 'the command did not finish in time, so its whole process group was killed',
+            fix: 'check the network or the remote, then run the command again',
+          },
+        )
       }
+
       return outcome
     }
+
     const notFound = (result as {code?: string}).code === 'ENOENT'
     if (notFound) {
       outcome.exitCode = 127
@@ -213,14 +244,17 @@ export class ProcessRunner {
           fix: 'run scripts/setup-system (or install it with your package manager), then `yard doctor`',
         })
       }
+
       return outcome
     }
+
     if (outcome.exitCode !== 0 && !options.allowFailure) {
       const stderr = outcome.stderr.trim()
       throw new OperationError(`${formatArgv(argv)} failed with exit code ${outcome.exitCode}`, {
         why: stderr === '' ? undefined : stderr,
       })
     }
+
     return outcome
   }
 
@@ -237,13 +271,18 @@ const ERROR_PREFIX = 'Error: '
  * returns true for: a line that could still become one (its text so far is a prefix of, or starts
  * with, `Error: `) waits for its end. Returns a function giving the held lines.
  */
-function holdEngineErrors(stream: NodeJS.ReadableStream, hold: (line: string) => boolean, write: (text: string) => void): () => string {
+function holdEngineErrors(
+  stream: NodeJS.ReadableStream,
+  hold: (line: string) => boolean,
+  write: (text: string) => void,
+): () => string {
   let pending = ''
   let held = ''
   const settle = (line: string) => {
     if (line.startsWith(ERROR_PREFIX) && hold(line.trimEnd())) held += line
     else write(line)
   }
+
   stream.setEncoding('utf8')
   stream.on('data', (text: string) => {
     pending += text
@@ -252,6 +291,7 @@ function holdEngineErrors(stream: NodeJS.ReadableStream, hold: (line: string) =>
       settle(pending.slice(0, newline + 1))
       pending = pending.slice(newline + 1)
     }
+
     const undecided = ERROR_PREFIX.startsWith(pending) || pending.startsWith(ERROR_PREFIX)
     if (!undecided) {
       write(pending)

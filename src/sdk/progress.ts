@@ -37,10 +37,14 @@ export interface ProgressPort {
  * One progress line of git (`progress.c` `display()`): `PHASE: NN% (DONE/TOTAL)[, BYTES[ | RATE]]`
  * or, before the total is known, `PHASE: DONE`; `remote: ` before the server's own phases.
  */
-const GIT_PROGRESS = /^(?:remote: )?([A-Z][A-Za-z ]*?):\s+(?:(\d+)% \((\d+)\/(\d+)\)|(\d+))(?:, ([\d.]+ [KMGT]?i?B))?(?: \| ([\d.]+ [KMGT]?i?B\/s))?/
+const GIT_PROGRESS =
+  /^(?:remote: )?([A-Z][A-Za-z ]*?):\s+(?:(\d+)% \((\d+)\/(\d+)\)|(\d+))(?:, ([\d.]+ [KMGT]?i?B))?(?: \| ([\d.]+ [KMGT]?i?B\/s))?/
 
 /** git's phase names, and what their counts count. */
-const UNITS: Array<[RegExp, string]> = [[/delta/i, 'deltas'], [/files/i, 'files']]
+const UNITS: Array<[RegExp, string]> = [
+  [/delta/i, 'deltas'],
+  [/files/i, 'files'],
+]
 
 /**
  * Parses one line of git's `--progress` output (without its `\r` or `\n`) into an update, or
@@ -55,10 +59,10 @@ export function parseGitProgress(line: string): ProgressUpdate | undefined {
   return {
     phase,
     done: Number(done ?? count),
-    ...(total === undefined ? {} : {total: Number(total)}),
+    ...(!(total === undefined) && {total: Number(total)}),
     unit,
-    ...(bytes ? {bytes} : {}),
-    ...(rate ? {rate} : {}),
+    ...(bytes && {bytes}),
+    ...(rate && {rate}),
   }
 }
 
@@ -84,5 +88,14 @@ export function gitProgressListener(port: ProgressPort): (chunk: string) => void
  * whose progress was read: an error then carries git's words, not every redraw.
  */
 export function withoutProgress(text: string): string {
-  return text.split(/(?<=\n)/).map((line) => line.split('\r').filter((part) => parseGitProgress(part) === undefined).join('')).filter((line) => line.trim() !== '').join('')
+  return text
+    .split(/(?<=\n)/)
+    .map((line) =>
+      line
+        .split('\r')
+        .filter((part) => parseGitProgress(part) === undefined)
+        .join(''),
+    )
+    .filter((line) => line.trim() !== '')
+    .join('')
 }

@@ -66,23 +66,42 @@ const REMOTE_HELPER = /^([A-Za-z][A-Za-z0-9+.-]*)::/
  */
 export function repoIdentity(input: string): RepoIdentity {
   const url = input.trim()
-  const refuse = (why: string, fix: string) => new InputError(`invalid repository url ${JSON.stringify(redactUrl(input))}`, {why, fix})
-  if (url === '') throw refuse('the url is empty', 'give the repository\'s clone url, e.g. https://github.com/org/repo.git')
+  const refuse = (why: string, fix: string) =>
+    new InputError(`invalid repository url ${JSON.stringify(redactUrl(input))}`, {why, fix})
+  if (url === '')
+    throw refuse('the url is empty', "give the repository's clone url, e.g. https://github.com/org/repo.git")
   if (url.startsWith('-')) {
-    throw refuse('it starts with "-", so git would read it as an option', 'give the repository\'s clone url, e.g. https://github.com/org/repo.git')
+    throw refuse(
+      'it starts with "-", so git would read it as an option',
+      "give the repository's clone url, e.g. https://github.com/org/repo.git",
+    )
   }
+
   const helper = REMOTE_HELPER.exec(url)?.[1]
   if (helper !== undefined) {
     throw refuse(
       `it is a remote-helper url (<transport>::<address>, here ${helper}::), which makes git run a helper program${helper.toLowerCase() === 'ext' ? ' (ext:: runs any command it names)' : ''} instead of naming a repository yard can cache`,
-      'give the repository\'s clone url (https://…, ssh://…, user@host:path) or an absolute path',
+      "give the repository's clone url (https://…, ssh://…, user@host:path) or an absolute path",
     )
   }
+
   const unsafe = unsafeUrlReason(url)
-  if (unsafe !== undefined) throw refuse(unsafe, 'give the repository\'s clone url exactly as its host shows it (https://host/org/repo.git or git@host:org/repo.git)')
-  const parsed = url.includes('://') ? parseUrl(url, refuse) : url.startsWith('/') ? {scheme: 'local' as const, host: '', path: url} : parseScp(url, refuse)
+  if (unsafe !== undefined)
+    throw refuse(
+      unsafe,
+      "give the repository's clone url exactly as its host shows it (https://host/org/repo.git or git@host:org/repo.git)",
+    )
+  const parsed = url.includes('://')
+    ? parseUrl(url, refuse)
+    : url.startsWith('/')
+      ? {scheme: 'local' as const, host: '', path: url}
+      : parseScp(url, refuse)
   const segments = normalisePath(parsed.path)
-  if (segments.length === 0) throw refuse('its path is empty once normalised (no repository named)', 'add the repository\'s path, e.g. https://host/org/repo.git')
+  if (segments.length === 0)
+    throw refuse(
+      'its path is empty once normalised (no repository named)',
+      "add the repository's path, e.g. https://host/org/repo.git",
+    )
   const identity = parsed.scheme === 'local' ? `/${segments.join('/')}` : `${parsed.host}/${segments.join('/')}`
   return {url: withoutCredentials(url), scheme: parsed.scheme, identity, key: cacheKey(identity)}
 }
@@ -102,7 +121,12 @@ export function cacheKey(identity: string): string {
  */
 export function identitySlug(identity: string): string {
   const last = identity.split('/').pop() ?? ''
-  const slug = last.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-').replaceAll(/^-+|-+$/g, '').slice(0, SLUG_MAX).replace(/-+$/, '')
+  const slug = last
+    .toLowerCase()
+    .replaceAll(/[^a-z0-9]+/g, '-')
+    .replaceAll(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, '')
   return slug === '' ? 'repo' : slug
 }
 
@@ -121,25 +145,43 @@ function parseUrl(url: string, refuse: Refuse): Parsed {
   try {
     parsed = new URL(url)
   } catch {
-    throw refuse('it is not a valid url', 'check the url\'s spelling (scheme://host/path)')
+    throw refuse('it is not a valid url', "check the url's spelling (scheme://host/path)")
   }
+
   const scheme = SCHEMES[parsed.protocol]
   if (scheme === undefined) {
-    throw refuse(`the scheme ${parsed.protocol.slice(0, -1)} is not supported`, 'use an https, http, ssh, git or file url, or user@host:path')
+    throw refuse(
+      `the scheme ${parsed.protocol.slice(0, -1)} is not supported`,
+      'use an https, http, ssh, git or file url, or user@host:path',
+    )
   }
+
   if (scheme === 'local') {
-    if (parsed.hostname !== '') throw refuse(`a file url names no host (got ${parsed.hostname})`, 'write it as file:///absolute/path or as the absolute path itself')
+    if (parsed.hostname !== '')
+      throw refuse(
+        `a file url names no host (got ${parsed.hostname})`,
+        'write it as file:///absolute/path or as the absolute path itself',
+      )
     return {scheme, host: '', path: decodePath(parsed.pathname)}
   }
+
   const hostname = parsed.hostname.toLowerCase()
   if (hostname === '') throw refuse('it names no host', 'write it as scheme://host/path')
   const written = rawAuthority(url)
   if (written !== undefined && written.host.toLowerCase() !== hostname) {
-    throw refuse(`its host "${written.host}" is read as "${hostname}" by URL parsers, and maybe otherwise by git`, `write the host as ${hostname}`)
+    throw refuse(
+      `its host "${written.host}" is read as "${hostname}" by URL parsers, and maybe otherwise by git`,
+      `write the host as ${hostname}`,
+    )
   }
+
   if (written !== undefined && encodedDotSegment(written.rest)) {
-    throw refuse('its path has a percent-encoded "." or ".." segment, which URL parsers resolve differently', 'write the path without "." and ".." segments')
+    throw refuse(
+      'its path has a percent-encoded "." or ".." segment, which URL parsers resolve differently',
+      'write the path without "." and ".." segments',
+    )
   }
+
   const port = parsed.port === '' || parsed.port === DEFAULT_PORTS[scheme] ? '' : `:${parsed.port}`
   return {scheme, host: hostname + port, path: decodePath(parsed.pathname)}
 }
@@ -149,26 +191,36 @@ function parseUrl(url: string, refuse: Refuse): Parsed {
  * the first colon, so a user holds neither `:` nor `@`, and the host no `@`.
  */
 function parseScp(url: string, refuse: Refuse): Parsed {
-  const head = url.split('/')[0]
+  const head = url.split('/', 1)[0]
   const at = head.indexOf('@')
   const colon = head.indexOf(':')
-  if (at !== -1 && ((colon !== -1 && colon < at) || head.indexOf('@', at + 1) !== -1)) {
-    throw refuse('git reads user@host:path up to the first ":" as the host, so a ":" or a second "@" before the host names another host than it seems', 'write it as user@host:org/repo.git; give a password or token through a credential helper, not in the url')
+  if (at !== -1 && ((colon !== -1 && colon < at) || head.includes('@', at + 1))) {
+    throw refuse(
+      'git reads user@host:path up to the first ":" as the host, so a ":" or a second "@" before the host names another host than it seems',
+      'write it as user@host:org/repo.git; give a password or token through a credential helper, not in the url',
+    )
   }
+
   const match = /^(?:([^@/:]*)@)?(\[[^\]/]+\]|[^:/[\]@]*):(.*)$/.exec(url)
   if (!match) {
-    throw refuse('it is neither a url (scheme://…), user@host:path, nor an absolute path; local paths must be absolute', 'give an absolute path (e.g. /srv/git/repo.git) or the clone url')
+    throw refuse(
+      'it is neither a url (scheme://…), user@host:path, nor an absolute path; local paths must be absolute',
+      'give an absolute path (e.g. /srv/git/repo.git) or the clone url',
+    )
   }
+
   const [, user, host, path] = match
-  if (user === '') throw refuse('its user name is empty (nothing before "@")', 'write it as user@host:org/repo.git, or leave out "@"')
+  if (user === '')
+    throw refuse('its user name is empty (nothing before "@")', 'write it as user@host:org/repo.git, or leave out "@"')
   const bad = hostReason(host)
-  if (bad !== undefined) throw refuse(bad, 'give the repository\'s clone url exactly as its host shows it, e.g. git@github.com:org/repo.git')
+  if (bad !== undefined)
+    throw refuse(bad, "give the repository's clone url exactly as its host shows it, e.g. git@github.com:org/repo.git")
   return {scheme: 'ssh', host: host.toLowerCase(), path}
 }
 
 /** Whether a path (before `?`/`#`) has a segment that decodes to `.` or `..` but is written otherwise. */
 function encodedDotSegment(rest: string): boolean {
-  const pathname = rest.split(/[?#]/)[0]
+  const pathname = rest.split(/[?#]/, 1)[0]
   return pathname.split('/').some((segment) => segment.includes('%') && /^\.{1,2}$/.test(safeDecode(segment)))
 }
 
@@ -202,10 +254,12 @@ function normalisePath(raw: string): string[] {
     if (segment === '..') segments.pop()
     else segments.push(segment)
   }
+
   const last = segments.length - 1
   if (last >= 0) {
     if (segments[last] === '.git') segments.pop()
     else if (segments[last].endsWith('.git')) segments[last] = segments[last].slice(0, -'.git'.length)
   }
+
   return segments
 }

@@ -55,26 +55,34 @@ export function rawAuthority(url: string): RawAuthority | undefined {
  * as an option), or a non-numeric port.
  */
 export function unsafeUrlReason(url: string): string | undefined {
-  if (url.includes('\\')) return 'it contains a backslash, which URL parsers read differently (WHATWG as "/", git and curl as part of the user name), so it could name one host to yard and another to git'
+  if (url.includes('\\'))
+    return 'it contains a backslash, which URL parsers read differently (WHATWG as "/", git and curl as part of the user name), so it could name one host to yard and another to git'
   const control = /\p{Cc}/u.exec(url)
-  if (control) return `it contains the control character U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, which URL parsers drop or keep differently`
+  if (control)
+    return `it contains the control character U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, which URL parsers drop or keep differently`
   if (/\s/u.test(url)) return 'it contains whitespace, which URL parsers drop or keep differently'
   const raw = rawAuthority(url)
   if (raw === undefined || raw.scheme === 'file://') return undefined
-  if (raw.userinfo !== undefined && raw.userinfo.includes('@')) return 'its authority has more than one "@", which URL parsers split at different places (encode an "@" in a user name or password as %40)'
+  if (raw.userinfo !== undefined && raw.userinfo.includes('@'))
+    return 'its authority has more than one "@", which URL parsers split at different places (encode an "@" in a user name or password as %40)'
   if (LOGIN_SCHEMES.has(raw.scheme) && raw.userinfo !== undefined) {
-    const user = raw.userinfo.split(':')[0]
+    const user = raw.userinfo.split(':', 1)[0]
     if (user === '') return 'its user name is empty (nothing before "@")'
     if (user.startsWith('-')) return `its user name starts with "-", so ssh would read it as an option`
   }
-  return hostReason(raw.host) ?? (raw.port !== undefined && !/^\d*$/.test(raw.port) ? `its port "${raw.port}" is not a number` : undefined)
+
+  return (
+    hostReason(raw.host) ??
+    (raw.port !== undefined && !/^\d*$/.test(raw.port) ? `its port "${raw.port}" is not a number` : undefined)
+  )
 }
 
 /** Why a host as written is refused (see unsafeUrlReason), or undefined. */
 export function hostReason(host: string): string | undefined {
   if (host === '') return 'it names no host'
   if (host.startsWith('-')) return `its host "${host}" starts with "-", so ssh would read it as an option`
-  if (!HOST.test(host)) return `its host "${host}" is not a plain ASCII host name or address (percent-encoded, international or other characters are rewritten by URL parsers)`
+  if (!HOST.test(host))
+    return `its host "${host}" is not a plain ASCII host name or address (percent-encoded, international or other characters are rewritten by URL parsers)`
   return undefined
 }
 
@@ -87,7 +95,7 @@ export function hostReason(host: string): string | undefined {
 export function withoutCredentials(url: string): string {
   const raw = rawAuthority(url)
   if (raw?.userinfo === undefined) return url
-  const user = raw.userinfo.split(':')[0]
+  const user = raw.userinfo.split(':', 1)[0]
   const userinfo = LOGIN_SCHEMES.has(raw.scheme) && user !== '' ? `${user}@` : ''
   return `${url.slice(0, url.indexOf('://') + 3)}${userinfo}${raw.host}${raw.port === undefined ? '' : `:${raw.port}`}${raw.rest}`
 }

@@ -52,7 +52,10 @@ export interface SandboxPoolSupport {
    */
   claim(pod: string, pool: string, target: Target, spec: SandboxSpec): Promise<SandboxRecord>
   /** Attach of the branch in a just-claimed sandbox: `default/` fetched from the cache, the branch worktree added. */
-  attachClaimed(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult>
+  attachClaimed(
+    sandbox: SandboxRecord,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult>
   /** Deletes an unclaimed pool pod (nothing when it is gone). */
   remove(pod: string, runtime: string): Promise<void>
   /**

@@ -3,6 +3,7 @@
  * directory. Pure: no git, no fs; everything here is refused (exit 2) before anything is made.
  */
 import type {SandboxRepo} from './sandbox.js'
+
 import {InputError} from './errors.js'
 import {NAME_PATTERN} from './names.js'
 import {identitySlug, repoIdentity} from './repo-identity.js'
@@ -22,11 +23,15 @@ export function parseRepoFlag(value: string): SandboxRepo {
   const urlText = hash === -1 ? rest : rest.slice(0, hash)
   const ref = hash === -1 ? null : rest.slice(hash + 1)
   if (ref !== null && (ref === '' || ref.startsWith('-'))) {
-    throw new InputError(`invalid ref in --repo ${JSON.stringify(value)}: ${ref === '' ? 'nothing follows "#"' : 'it starts with "-"'}`, {
-      why: 'the part after the last "#" names the base of the branch worktree, a branch, tag or commit',
-      fix: 'write --repo URL#BRANCH (e.g. --repo https://host/org/app.git#develop), or leave out "#"',
-    })
+    throw new InputError(
+      `invalid ref in --repo ${JSON.stringify(value)}: ${ref === '' ? 'nothing follows "#"' : 'it starts with "-"'}`,
+      {
+        why: 'the part after the last "#" names the base of the branch worktree, a branch, tag or commit',
+        fix: 'write --repo URL#BRANCH (e.g. --repo https://host/org/app.git#develop), or leave out "#"',
+      },
+    )
   }
+
   const repo = repoIdentity(urlText)
   return {slot: slotText ?? identitySlug(repo.identity), url: repo.url, ref, identity: repo.identity, key: repo.key}
 }
@@ -36,7 +41,10 @@ export function parseRepoFlag(value: string): SandboxRepo {
  * @throws InputError (exit 2) for none given, or two repositories in one slot.
  */
 export function parseRepoFlags(values: readonly string[]): SandboxRepo[] {
-  if (values.length === 0) throw new InputError('a sandbox needs at least one --repo', {fix: 'yard sandbox create NAME --repo URL [--repo SLOT=URL#REF …]'})
+  if (values.length === 0)
+    throw new InputError('a sandbox needs at least one --repo', {
+      fix: 'yard sandbox create NAME --repo URL [--repo SLOT=URL#REF …]',
+    })
   const repos = values.map(parseRepoFlag)
   for (const [index, repo] of repos.entries()) {
     const first = repos.findIndex((other) => other.slot === repo.slot)
@@ -47,6 +55,7 @@ export function parseRepoFlags(values: readonly string[]): SandboxRepo[] {
       })
     }
   }
+
   return repos
 }
 
@@ -62,12 +71,19 @@ export function branchDirectory(branch: string): string {
  * @throws InputError (exit 2) naming what was given.
  */
 export function checkBranchDirectory(directory: string, given = directory): string {
-  if (directory === '' || directory === '.' || directory === '..' || directory.includes('/') || directory.includes('\0')) {
+  if (
+    directory === '' ||
+    directory === '.' ||
+    directory === '..' ||
+    directory.includes('/') ||
+    directory.includes('\0')
+  ) {
     throw new InputError(`${JSON.stringify(given)} names no branch directory`, {
       why: 'a branch worktree is the directory /work/<slot>/<branch with "/" → "-">: one name, never empty, "." or ".."',
       fix: 'name the branch or its directory as yard sandbox list shows it, e.g. yard exec NAME/feat/login -- CMD (or NAME/feat-login)',
     })
   }
+
   return directory
 }
 
@@ -80,10 +96,15 @@ export function checkBranchDirectory(directory: string, given = directory): stri
 export function checkSandboxBranch(branch: string): string {
   if (branch === 'default' || branchDirectory(branch) === 'default') {
     throw new InputError('the branch "default" is refused', {
-      why: '/work/<slot>/default is every slot\'s checkout of the default branch, so a branch worktree cannot have that directory',
+      why: "/work/<slot>/default is every slot's checkout of the default branch, so a branch worktree cannot have that directory",
       fix: 'choose another branch name, e.g. --branch wt/NAME',
     })
   }
-  if (branch.startsWith('-')) throw new InputError(`invalid branch "${branch}": it starts with "-"`, {why: 'git would read it as an option', fix: 'choose a branch name that does not start with "-"'})
+
+  if (branch.startsWith('-'))
+    throw new InputError(`invalid branch "${branch}": it starts with "-"`, {
+      why: 'git would read it as an option',
+      fix: 'choose a branch name that does not start with "-"',
+    })
   return branch
 }

@@ -138,7 +138,13 @@ export interface SandboxAttachResult {
  * Sandboxes on a runtime (DESIGN.md §5.2): the required verbs, plus the optional capabilities
  * below, which core asks for by member (`backend.forward?.(…)`) and does without.
  */
-export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLostCleanup>, Partial<SandboxBorrowers>, Partial<SandboxForwarding>, Partial<SandboxClusterRuntime> {
+export interface SandboxBackend
+  extends
+    Partial<SandboxPull>,
+    Partial<SandboxLostCleanup>,
+    Partial<SandboxBorrowers>,
+    Partial<SandboxForwarding>,
+    Partial<SandboxClusterRuntime> {
   readonly kind: 'sandbox'
   readonly id: string
   /** The runtimes it can use (`podman`, `kubernetes`). */
@@ -159,7 +165,10 @@ export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLos
    * `[cache] fetch-through-seconds` (how long a fetch in the pod waits for the cache's refresh).
    * @throws InputError for a branch directory clash.
    */
-  attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult>
+  attach(
+    sandbox: SandboxRecord,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number},
+  ): Promise<SandboxAttachResult>
   /**
    * Warm pool pods (docs/sandboxes.md, "Warm pool"; core/sandbox/pool.ts). Optional: without it
    * every create is cold.
@@ -177,7 +186,12 @@ export interface SandboxBackend extends Partial<SandboxPull>, Partial<SandboxLos
   /** Deletes the pod. */
   remove(sandbox: SandboxRecord): Promise<void>
   /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
-  exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number>
+  exec(
+    sandbox: SandboxRecord,
+    place: {slot: string; directory: string},
+    argv: string[],
+    options: {tty: boolean},
+  ): Promise<number>
 }
 
 /** Optional capability: `yard sandbox pull` (DESIGN.md §5.2); a backend without it cannot pull. */
@@ -188,12 +202,21 @@ export interface SandboxPull {
    * cannot pull.
    * @throws InputError (exit 2) when that worktree does not exist or is detached.
    */
-  bundleBranch(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}>
+  bundleBranch(
+    sandbox: SandboxRecord,
+    place: {slot: string; directory: string},
+    file: string,
+  ): Promise<{branch: string; commit: string}>
   /**
    * Optional, with bundleBranch: records in the sandbox that `commit` of `branch` is now kept on
    * the host (`yard sandbox pull` fetched it), so `unsaved` and `rm` no longer count it.
    */
-  markPulled(sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void>
+  markPulled(
+    sandbox: SandboxRecord,
+    place: {slot: string; directory: string},
+    branch: string,
+    commit: string,
+  ): Promise<void>
 }
 
 /** Optional capability: clearing what a pod removed outside yard left behind. */
@@ -222,7 +245,11 @@ export interface SandboxForwarding {
    * (podman); else the forwarding command's argv, run on this terminal until it ends (Ctrl-C)
    * unless `dryRun`, with its exit code (null when not run). Optional for plugins.
    */
-  forward(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null>
+  forward(
+    sandbox: SandboxRecord,
+    forwards: SandboxPortForward[],
+    options: {dryRun: boolean},
+  ): Promise<{argv: string[]; exitCode: number | null} | null>
 }
 
 /** Optional capability: a cluster runtime (DESIGN.md §5.2): the node agents' demand, cache states, setup. */
@@ -264,7 +291,18 @@ export interface ClusterStatus {
   /** The agent's pods, one per node it runs on. */
   agents: Array<{node: string | null; pod: string; phase: string; ready: boolean; restarts: number}>
   /** Every Repo with each node's state of its cache (nodes sorted by name). */
-  repos: Array<{key: string; url: string; askedAt: string | null; nodes: Array<{node: string; present: boolean; lastFetched: string | null; lastError: string | null; credentials: string | null}>}>
+  repos: Array<{
+    key: string
+    url: string
+    askedAt: string | null
+    nodes: Array<{
+      node: string
+      present: boolean
+      lastFetched: string | null
+      lastError: string | null
+      credentials: string | null
+    }>
+  }>
 }
 
 /** One entry of the cluster's repository credentials as listed: never the secret itself. */
@@ -297,13 +335,17 @@ export interface ClusterRepo {
 /** A sandbox backend's cluster setup (SandboxBackend.clusterSetup). */
 export interface SandboxClusterSetup {
   /** The objects `install` applies, in order, as plain Kubernetes objects; needs no cluster. */
-  objects(options: {image: string; version: string}): Record<string, unknown>[]
+  objects(options: {image: string; version: string}): Array<Record<string, unknown>>
   /**
    * Creates each object, or updates it when it differs; a second run changes nothing.
    * @throws InputError (exit 2) without a usable kubeconfig; OperationError (exit 1) when the
    *   cluster refuses or cannot be reached (the objects done so far stay).
    */
-  install(options: {image: string; version: string; onStep?: (step: ClusterInstallStep) => void}): Promise<ClusterInstallStep[]>
+  install(options: {
+    image: string
+    version: string
+    onStep?: (step: ClusterInstallStep) => void
+  }): Promise<ClusterInstallStep[]>
   /** @throws InputError, OperationError as `install`. */
   status(): Promise<ClusterStatus>
   /**
@@ -319,7 +361,10 @@ export interface SandboxClusterSetup {
    * Declares repositories ahead (`yard cluster repo add`): a Repo per key with `prefetch`, so
    * every node's agent clones it before any sandbox exists. An existing Repo gets `prefetch`.
    */
-  addRepos?(repos: Array<{key: string; url: string}>, options: {refreshInterval?: string}): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>>
+  addRepos?(
+    repos: Array<{key: string; url: string}>,
+    options: {refreshInterval?: string},
+  ): Promise<Array<{key: string; url: string; action: 'created' | 'updated' | 'unchanged'}>>
   listRepos?(): Promise<ClusterRepo[]>
   /**
    * Deletes Repos (the nodes evict once no pod mounts them); per key whether it existed and which

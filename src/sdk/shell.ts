@@ -7,7 +7,7 @@
 
 /** `'value'`, always quoted (POSIX single quotes), for `export KEY='…'`. */
 export function singleQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`
+  return `'${value.replaceAll("'", String.raw`'\''`)}'`
 }
 
 /** Words that need no quotes: letters, digits and `@%+=:,./_-` (never a leading `-` issue: printed only). */

@@ -152,7 +152,8 @@ export interface StackLogsOptions {
  * optional capability by its member (`stack.plan?.(…)`) and degrades without it, so backends
  * written before a capability keep working.
  */
-export interface StackBackend extends Partial<StackBox>, Partial<StackPsAll>, Partial<StackRecentLogs>, Partial<StackPlanner> {
+export interface StackBackend
+  extends Partial<StackBox>, Partial<StackPsAll>, Partial<StackRecentLogs>, Partial<StackPlanner> {
   readonly kind: 'stack'
   readonly id: string
   /**

@@ -19,7 +19,10 @@ export function ageText(sinceIso: string, now = Date.now()): string {
  * (never fetched since it was made) says so.
  */
 export function staleNote(key: string, since: string | null, error: string | null, now = Date.now()): string {
-  const when = since === null || Number.isNaN(Date.parse(since)) ? 'stale, never fetched since it was made' : `stale since ${since} (${ageText(since, now)} ago)`
+  const when =
+    since === null || Number.isNaN(Date.parse(since))
+      ? 'stale, never fetched since it was made'
+      : `stale since ${since} (${ageText(since, now)} ago)`
   const why = error?.trim().split('\n').filter(Boolean).at(-1) ?? 'its fetch failed'
   return `the cache ${key} is ${when}: ${why}`
 }

@@ -36,5 +36,6 @@ export function resolveSubmoduleUrl(superUrl: string, url: string): string {
       }
     } else break
   }
+
   return `${base}${separator}${rest.replace(/^\/+/, '')}`
 }

@@ -21,9 +21,13 @@ export function cancelled(): YardError {
  * Asks `question` (followed by ` [y/N] `) and resolves true for yes.
  * @throws YardError (exit 130) when cancelled with Ctrl-C.
  */
-export function confirm(question: string, streams: PromptStreams): Promise<boolean> {
+export async function confirm(question: string, streams: PromptStreams): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const prompt = createInterface({input: streams.input, output: streams.output, terminal: streams.input.isTTY === true})
+    const prompt = createInterface({
+      input: streams.input,
+      output: streams.output,
+      terminal: streams.input.isTTY === true,
+    })
     let settled = false
     const settle = (outcome: () => void) => {
       if (settled) return
@@ -31,6 +35,7 @@ export function confirm(question: string, streams: PromptStreams): Promise<boole
       prompt.close()
       outcome()
     }
+
     // On a terminal readline reads Ctrl-C as a key and emits SIGINT here instead of killing us.
     prompt.on('SIGINT', () => {
       streams.output.write('\n')

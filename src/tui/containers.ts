@@ -1,4 +1,5 @@
 import type {StackContainer} from '../sdk/stack.js'
+
 import {formatTable} from './table.js'
 
 /** The table `yard ps` and `yard box ps` print. */

@@ -9,10 +9,11 @@ import {Box, Text, useApp, useInput, useStdin, useWindowSize} from 'ink'
 // React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
 import React from 'react'
 
-import {useDashboard} from './dashboard-effects.js'
 import type {DashboardServices} from './dashboard-effects.js'
-import {frameOf} from './dashboard-frame.js'
 import type {DashboardExit} from './dashboard-state.js'
+
+import {useDashboard} from './dashboard-effects.js'
+import {frameOf} from './dashboard-frame.js'
 
 export type {DashboardServices} from './dashboard-effects.js'
 export type {DashboardExit} from './dashboard-state.js'
@@ -42,17 +43,35 @@ export function DashboardApp(props: DashboardAppProps) {
   const [state, dispatch] = useDashboard({...props, leave}, {columns, rows})
   // Keys typed faster than the screen reads them arrive as one string ("jjk", "\x7f\x7f"): one at
   // a time, each with the key it is (Ink parses only a whole chunk).
-  useInput((input, key) => {
-    const plain = input.length > 1 && !key.ctrl && !key.meta && !input.startsWith('\u001B')
-    if (!plain) return dispatch({type: 'key', press: {...key, input}})
-    for (const char of input) dispatch({type: 'key', press: {...key, input: char, backspace: char === '\b', delete: char === '\u007F', return: char === '\r', tab: char === '\t'}})
-  }, {isActive: isRawModeSupported})
+  useInput(
+    (input, key) => {
+      const plain = input.length > 1 && !key.ctrl && !key.meta && !input.startsWith('\u001B')
+      if (!plain) return dispatch({type: 'key', press: {...key, input}})
+      for (const char of input)
+        dispatch({
+          type: 'key',
+          press: {
+            ...key,
+            input: char,
+            backspace: char === '\b',
+            delete: char === '\u007F',
+            return: char === '\r',
+            tab: char === '\t',
+          },
+        })
+    },
+    {isActive: isRawModeSupported},
+  )
 
   // The live size: a resize is drawn at once; the reducer settles the window on its event.
   const frame = frameOf({...state, size: {columns, rows}})
-  const line = (key: string, text: string, extra: {bold?: boolean; inverse?: boolean} = {}) => <Text key={key} wrap="truncate" {...extra}>{text}</Text>
+  const line = (key: string, text: string, extra: {bold?: boolean; inverse?: boolean} = {}) => (
+    <Text key={key} wrap="truncate" {...extra}>
+      {text}
+    </Text>
+  )
   return (
-    <Box flexDirection="column" width={columns} height={frame.height} overflow="hidden">
+    <Box flexDirection="column" height={frame.height} overflow="hidden" width={columns}>
       {frame.title === undefined ? null : line('title', frame.title, {bold: true})}
       {frame.header === undefined ? null : line('header', frame.header)}
       {frame.message === undefined ? null : line('message', frame.message)}

@@ -4,6 +4,7 @@
  * log lines and `git status` — each "…" until they come.
  */
 import type {CheckoutDetails, ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
+
 import {detailLines} from './dashboard-table.js'
 
 /** `web running 38839→8080`: a container's service, state and published ports. */
@@ -16,7 +17,12 @@ function containerLine(container: CheckoutDetails['containers'][number]): string
  * The pane's lines for `row`. `facts` undefined: still being asked ("…"); `error`: why they
  * could not be had. Cluster rows need no facts beyond the row.
  */
-export function detailPaneLines(mode: DashboardMode, row: LocalRow | ClusterRow, facts?: CheckoutDetails, error?: string): string[] {
+export function detailPaneLines(
+  mode: DashboardMode,
+  row: LocalRow | ClusterRow,
+  facts?: CheckoutDetails,
+  error?: string,
+): string[] {
   const lines = detailLines(mode, row)
   if (mode !== 'local') return lines
   if (error) return [...lines, `details: ${error}`]
@@ -25,7 +31,11 @@ export function detailPaneLines(mode: DashboardMode, row: LocalRow | ClusterRow,
     ...lines,
     facts.containers.length === 0 ? 'services: nothing runs' : 'services:',
     ...facts.containers.map(containerLine),
-    facts.logs === null ? 'recent logs: none from this stack backend' : facts.logs.length === 0 ? 'recent logs: none' : 'recent logs:',
+    facts.logs === null
+      ? 'recent logs: none from this stack backend'
+      : facts.logs.length === 0
+        ? 'recent logs: none'
+        : 'recent logs:',
     ...(facts.logs ?? []).map((line) => `  ${line}`),
     'git status --short:',
     ...facts.git.map((line) => `  ${line}`),

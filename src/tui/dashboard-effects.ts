@@ -6,12 +6,23 @@
 import {useCallback, useEffect, useReducer, useRef} from 'react'
 
 import type {CheckoutDetails, ClusterRow, DashboardMode, LocalRow} from '../core/dashboard/index.js'
-import {DashboardEvent, DashboardExit, DashboardState, Effect, initialState, reduce} from './dashboard-state.js'
+
+import {
+  type DashboardEvent,
+  type DashboardExit,
+  type DashboardState,
+  type Effect,
+  initialState,
+  reduce,
+} from './dashboard-state.js'
 
 /** What the screen can ask for. Every call may reject; the message goes to the status line. */
 export interface DashboardServices {
   /** The rows of a mode; `onProgress` may get them earlier with "…" cells while probes run. */
-  load(mode: DashboardMode, onProgress?: (rows: LocalRow[] | ClusterRow[]) => void): Promise<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>
+  load(
+    mode: DashboardMode,
+    onProgress?: (rows: LocalRow[] | ClusterRow[]) => void,
+  ): Promise<{rows: LocalRow[] | ClusterRow[]; notes: string[]}>
   /** Resolves with what happened, warnings (a fixed host port…) included. */
   up(name: string): Promise<string>
   down(name: string): Promise<string>
@@ -53,13 +64,16 @@ export const errorText = (error: unknown) => {
 }
 
 /** An action that throws at once is reported like one that rejects: never out of a key handler. */
-const attempt = <T>(work: () => Promise<T>) => Promise.resolve().then(work)
+const attempt = async <T>(work: () => Promise<T>) => Promise.resolve().then(work)
 
 /**
  * The dashboard's state at `size` and a `dispatch` that reduces an event and performs its effects
  * at once (so keys typed faster than the screen renders each see the state the one before left).
  */
-export function useDashboard(options: DashboardOptions, size: {columns: number; rows: number}): [DashboardState, (event: DashboardEvent) => void] {
+export function useDashboard(
+  options: DashboardOptions,
+  size: {columns: number; rows: number},
+): [DashboardState, (event: DashboardEvent) => void] {
   const state = useRef<DashboardState>(undefined as unknown as DashboardState)
   state.current ??= initialState(options.initialMode, options.initialSelected ?? 0, size)
   const [, rendered] = useReducer((count: number) => count + 1, 0)
@@ -80,6 +94,7 @@ export function useDashboard(options: DashboardOptions, size: {columns: number; 
       rendered()
       return
     }
+
     state.current = step.state
     rendered()
     for (const effect of step.effects) perform(effect)
@@ -90,33 +105,47 @@ export function useDashboard(options: DashboardOptions, size: {columns: number; 
     switch (effect.kind) {
       case 'load': {
         const {mode, announce} = effect
-        services.load(mode, (rows) => dispatch({type: 'early', mode, rows: rows})).then(
-          (loaded) => dispatch({type: 'loaded', mode, rows: loaded.rows, notes: loaded.notes, announce}),
-          (error: unknown) => dispatch({type: 'loadFailed', mode, error: errorText(error)}),
-        )
+        services
+          .load(mode, (rows) => dispatch({type: 'early', mode, rows}))
+          .then(
+            (loaded) => dispatch({type: 'loaded', mode, rows: loaded.rows, notes: loaded.notes, announce}),
+            (error: unknown) => dispatch({type: 'loadFailed', mode, error: errorText(error)}),
+          )
         return
       }
+
       case 'run': {
         const {work, name, mode} = effect
-        const call = {up: () => services.up(name), down: () => services.down(name), boxUp: () => services.boxUp(name), remove: () => services.remove(name, mode), create: () => services.create(mode, name)}[work]
+        const call = {
+          up: async () => services.up(name),
+          down: async () => services.down(name),
+          boxUp: async () => services.boxUp(name),
+          remove: async () => services.remove(name, mode),
+          create: async () => services.create(mode, name),
+        }[work]
         attempt(call).then(
           (message) => dispatch({type: 'done', message, select: work === 'create' ? {mode, name} : undefined}),
           (error: unknown) => dispatch({type: 'failed', message: errorText(error)}),
         )
         return
       }
-      case 'plan':
-        attempt(() => services.planRemove(effect.name, effect.mode)).then(
+
+      case 'plan': {
+        attempt(async () => services.planRemove(effect.name, effect.mode)).then(
           (plan) => dispatch({type: 'planned', name: effect.name, mode: effect.mode, plan}),
           (error: unknown) => dispatch({type: 'refused', name: effect.name, error: errorText(error)}),
         )
         return
-      case 'details':
-        attempt(() => services.details(effect.name)).then(
+      }
+
+      case 'details': {
+        attempt(async () => services.details(effect.name)).then(
           (facts) => dispatch({type: 'details', name: effect.name, facts}),
           (error: unknown) => dispatch({type: 'details', name: effect.name, error: errorText(error)}),
         )
         return
+      }
+
       case 'fade': {
         const fadeMs = statusFadeMs ?? STATUS_FADE_MS
         if (fadeMs <= 0) return
@@ -127,12 +156,16 @@ export function useDashboard(options: DashboardOptions, size: {columns: number; 
         fades.current.add(timer)
         return
       }
-      case 'exit': return leave(effect.exit)
+
+      case 'exit': {
+        return leave(effect.exit)
+      }
     }
   }
 
   useEffect(() => {
-    if (size.columns !== state.current.size.columns || size.rows !== state.current.size.rows) dispatch({type: 'resize', ...size})
+    if (size.columns !== state.current.size.columns || size.rows !== state.current.size.rows)
+      dispatch({type: 'resize', ...size})
   }, [size.columns, size.rows, dispatch])
   // A refresh at once and every interval; a new mode starts both again.
   const {mode} = state.current
@@ -142,9 +175,12 @@ export function useDashboard(options: DashboardOptions, size: {columns: number; 
     const timer = setInterval(() => dispatch({type: 'tick'}), options.intervalMs)
     return () => clearInterval(timer)
   }, [mode, options.intervalMs, dispatch])
-  useEffect(() => () => {
-    for (const timer of fades.current) clearTimeout(timer)
-  }, [])
+  useEffect(
+    () => () => {
+      for (const timer of fades.current) clearTimeout(timer)
+    },
+    [],
+  )
   if (failure.current) throw failure.current.error
   return [state.current, dispatch]
 }

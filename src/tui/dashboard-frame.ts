@@ -4,9 +4,10 @@
  * Ink elements.
  */
 import type {ClusterRow, LocalRow} from '../core/dashboard/index.js'
+import type {DashboardState, Row} from './dashboard-state.js'
+
 import {detailPaneLines} from './dashboard-detail.js'
 import {layoutScreen} from './dashboard-layout.js'
-import type {DashboardState, Row} from './dashboard-state.js'
 import {clusterColumns, LOCAL_COLUMNS, tableLines} from './dashboard-table.js'
 import {filterRows, HELP_LINES, selectionIn, sortRows, statusLayout} from './dashboard-view.js'
 
@@ -36,11 +37,19 @@ export function frameOf(state: DashboardState): Frame {
   const {mode, filter, phase, details} = state
   const {columns, rows: height} = state.size
   const {current, chosen} = viewOf(state)
-  const lines = mode === 'local' ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 3) : tableLines(clusterColumns(), current as ClusterRow[], columns - 3)
+  const lines =
+    mode === 'local'
+      ? tableLines(LOCAL_COLUMNS, current as LocalRow[], columns - 3)
+      : tableLines(clusterColumns(), current as ClusterRow[], columns - 3)
   // The pane follows the row it was opened on (by name), or closes when that row is gone.
   const detailRow = details ? current.find((candidate) => candidate.name === details.name) : undefined
   const title = `yard dashboard — ${mode === 'local' ? 'local worktrees' : 'cluster sandboxes'}  (Tab: ${mode === 'local' ? 'cluster' : 'local'}, ? help, q quit)`
-  const statusText = phase.kind === 'naming' ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${phase.text}▏ ${state.status}` : filter || phase.kind === 'filtering' ? `/${filter}  ${state.status}` : state.status
+  const statusText =
+    phase.kind === 'naming'
+      ? `new ${mode === 'local' ? 'worktree' : 'sandbox'}: ${phase.text}▏ ${state.status}`
+      : filter || phase.kind === 'filtering'
+        ? `/${filter}  ${state.status}`
+        : state.status
   // A long message wraps, its end (the question, the fix) always on screen; longer ones go whole into a pane.
   const statusShown = statusLayout(statusText, columns)
   const panes = [
@@ -50,8 +59,23 @@ export function frameOf(state: DashboardState): Frame {
   ]
   // Never more lines than the screen has: Ink would squeeze or overlap them (DESIGN.md §9).
   const screenHeight = Math.max(height - 1, 2)
-  const layout = layoutScreen({height: Math.max(screenHeight - statusShown.lines.length + 1, 2), rowCount: current.length, selected: chosen, start: state.window, panes})
-  const message = state.rows[mode] === undefined ? '…' : current.length === 0 ? (filter ? `nothing matches /${filter}` : mode === 'local' ? 'no checkouts' : 'no sandboxes: n makes one (of this project\'s repository)') : undefined
+  const layout = layoutScreen({
+    height: Math.max(screenHeight - statusShown.lines.length + 1, 2),
+    rowCount: current.length,
+    selected: chosen,
+    start: state.window,
+    panes,
+  })
+  const message =
+    state.rows[mode] === undefined
+      ? '…'
+      : current.length === 0
+        ? filter
+          ? `nothing matches /${filter}`
+          : mode === 'local'
+            ? 'no checkouts'
+            : "no sandboxes: n makes one (of this project's repository)"
+        : undefined
   return {
     height: screenHeight,
     title: layout.title ? title : undefined,
@@ -60,7 +84,11 @@ export function frameOf(state: DashboardState): Frame {
     // A mark as well as inverse video: it survives NO_COLOR and plain captures.
     rows: lines.slice(1 + layout.start, 1 + layout.start + layout.shown).map((text, offset) => {
       const index = layout.start + offset
-      return {key: `row:${current[index].name}`, text: `${index === chosen ? '›' : ' '} ${text}`, chosen: index === chosen}
+      return {
+        key: `row:${current[index].name}`,
+        text: `${index === chosen ? '›' : ' '} ${text}`,
+        chosen: index === chosen,
+      }
     }),
     more: layout.more === undefined ? undefined : `  ${layout.more}`,
     panes: layout.panes,

@@ -52,8 +52,9 @@ export function layoutScreen(input: LayoutInput): Layout {
   const minimum = Math.min(Math.min(rowCount, TABLE_MINIMUM) - 1, wanted, left)
   let table = Math.max(minimum, 0)
   left -= table
-  let panes = input.panes
-  if (panes.length > left) panes = left <= 0 ? [] : [...panes.slice(0, left - 1), `… ${panes.length - left + 1} more lines`]
+  let {panes} = input
+  if (panes.length > left)
+    panes = left <= 0 ? [] : [...panes.slice(0, left - 1), `… ${panes.length - left + 1} more lines`]
   left -= panes.length
   table += left
   // `table` + 1 lines for the rows and, when they do not all fit, the "more" line.
@@ -64,11 +65,19 @@ export function layoutScreen(input: LayoutInput): Layout {
     more = lines >= 2
     shown = more ? lines - 1 : lines
   }
-  const start = rowCount <= shown ? 0 : Math.min(Math.max(input.start, selected - shown + 1, 0), selected, rowCount - shown)
+
+  const start =
+    rowCount <= shown ? 0 : Math.min(Math.max(input.start, selected - shown + 1, 0), selected, rowCount - shown)
   const above = start
   const below = rowCount - start - shown
   return {
-    title, header, start, shown, panes,
-    more: more ? [above > 0 ? `↑ ${above} more` : '', below > 0 ? `↓ ${below} more` : ''].filter(Boolean).join('  ') : undefined,
+    title,
+    header,
+    start,
+    shown,
+    panes,
+    more: more
+      ? [above > 0 ? `↑ ${above} more` : '', below > 0 ? `↓ ${below} more` : ''].filter(Boolean).join('  ')
+      : undefined,
   }
 }

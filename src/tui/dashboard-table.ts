@@ -3,7 +3,8 @@
  * and the Ink screen. Columns that do not fit a width are cut with an ellipsis, the widest first.
  */
 import type {ClusterRow, LocalRow, RunState} from '../core/dashboard/index.js'
-import {Column, formatTable} from './table.js'
+
+import {type Column, formatTable} from './table.js'
 
 /** `running 2/3`, `stopped`, `absent`, `?` (failed probe), `…` (probe still out). */
 export function runStateCell(state: RunState | null): string {
@@ -31,10 +32,29 @@ export const LOCAL_COLUMNS: ReadonlyArray<Column<LocalRow>> = [
   {header: 'NAME', cell: (row) => (row.trust === 'untrusted' ? `${row.name} !untrusted` : row.name)},
   {header: 'BRANCH', cell: (row) => row.branch ?? `(detached ${row.head?.slice(0, 8) ?? ''})`},
   {header: 'OFFSET', cell: offsetCell},
-  {header: 'PORTS', cell: (row) => Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ') || null},
+  {
+    header: 'PORTS',
+    cell: (row) =>
+      Object.entries(row.ports)
+        .map(([key, port]) => `${key}=${port}`)
+        .join(' ') || null,
+  },
   {header: 'STACK', cell: (row) => runStateCell(row.stack)},
   {header: 'BOX', cell: (row) => runStateCell(row.box)},
-  {header: 'GIT', cell: (row) => (row.gitPending ? '…' : row.missing ? 'missing' : [row.dirty ? `${row.dirty.modified}M ${row.dirty.untracked}U` : '', row.ahead === null ? '' : `+${row.ahead} -${row.behind}`].filter(Boolean).join(' ') || null)},
+  {
+    header: 'GIT',
+    cell: (row) =>
+      row.gitPending
+        ? '…'
+        : row.missing
+          ? 'missing'
+          : [
+              row.dirty ? `${row.dirty.modified}M ${row.dirty.untracked}U` : '',
+              row.ahead === null ? '' : `+${row.ahead} -${row.behind}`,
+            ]
+              .filter(Boolean)
+              .join(' ') || null,
+  },
 ]
 
 /** Cluster mode columns: sandboxes, their slots with branch worktrees, and cache freshness. */
@@ -44,14 +64,26 @@ export function clusterColumns(now = Date.now()): ReadonlyArray<Column<ClusterRo
     {header: 'RUNTIME', cell: (row) => row.runtime},
     {header: 'PHASE', cell: (row) => row.phase},
     {header: 'OFFSET', cell: offsetCell},
-    {header: 'SLOTS', cell: (row) => row.repos.map((repo) => `${repo.slot}: ${repo.worktrees.map((worktree) => `${worktree.branch ?? '(detached)'}${worktree.dirty ? '*' : ''}`).join(',') || '-'}`).join('; ') || null},
+    {
+      header: 'SLOTS',
+      cell: (row) =>
+        row.repos
+          .map(
+            (repo) =>
+              `${repo.slot}: ${repo.worktrees.map((worktree) => `${worktree.branch ?? '(detached)'}${worktree.dirty ? '*' : ''}`).join(',') || '-'}`,
+          )
+          .join('; ') || null,
+    },
     {
       header: 'CACHE',
-      cell: (row) => row.repos.map((repo) => {
-        const fetched = row.lastFetched[repo.key]
-        const when = fetched ? ` ${age(fetched, now)}` : ''
-        return `${repo.slot} ${repo.stale ? `stale${when}` : `fresh${when}`}`
-      }).join('; ') || null,
+      cell: (row) =>
+        row.repos
+          .map((repo) => {
+            const fetched = row.lastFetched[repo.key]
+            const when = fetched ? ` ${age(fetched, now)}` : ''
+            return `${repo.slot} ${repo.stale ? `stale${when}` : `fresh${when}`}`
+          })
+          .join('; ') || null,
     },
   ]
 }
@@ -68,7 +100,10 @@ export function ellipsis(text: string, width: number): string {
  * length, then 3) until it fits, cells cut with `…`.
  */
 export function tableLines<Row>(columns: ReadonlyArray<Column<Row>>, rows: readonly Row[], width?: number): string[] {
-  const cells = [columns.map((column) => column.header), ...rows.map((row) => columns.map((column) => String(column.cell(row) ?? '-')))]
+  const cells = [
+    columns.map((column) => column.header),
+    ...rows.map((row) => columns.map((column) => String(column.cell(row) ?? '-'))),
+  ]
   const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index].length)))
   const total = () => widths.reduce((sum, value) => sum + value, 0) + 2 * (widths.length - 1)
   while (width !== undefined && total() > width) {
@@ -76,18 +111,29 @@ export function tableLines<Row>(columns: ReadonlyArray<Column<Row>>, rows: reado
     if (widths[widest] <= 3) break
     widths[widest] -= 1
   }
-  return cells.map((line) => line.map((cell, index) => ellipsis(cell, widths[index]).padEnd(widths[index])).join('  ').trimEnd())
+
+  return cells.map((line) =>
+    line
+      .map((cell, index) => ellipsis(cell, widths[index]).padEnd(widths[index]))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 /** The snapshot's plain text: the same table `formatTable` prints for listings. */
 export function snapshotText(mode: 'local' | 'cluster', rows: LocalRow[] | ClusterRow[]): string {
   if (mode === 'cluster' && rows.length === 0) return 'no sandboxes'
-  return mode === 'local' ? formatTable(LOCAL_COLUMNS, rows as LocalRow[]) : formatTable(clusterColumns(), rows as ClusterRow[])
+  return mode === 'local'
+    ? formatTable(LOCAL_COLUMNS, rows as LocalRow[])
+    : formatTable(clusterColumns(), rows as ClusterRow[])
 }
 
 /** The detail pane of a row (Enter): what the table abbreviates, one fact per line. */
 export function detailLines(mode: 'local' | 'cluster', row: LocalRow | ClusterRow): string[] {
-  const ports = Object.entries(row.ports).map(([key, port]) => `${key}=${port}`).join(' ') || '-'
+  const ports =
+    Object.entries(row.ports)
+      .map(([key, port]) => `${key}=${port}`)
+      .join(' ') || '-'
   const clashes = row.clashesWith.length > 0 ? row.clashesWith.join(', ') : 'none'
   if (mode === 'local') {
     const local = row as LocalRow
@@ -99,13 +145,17 @@ export function detailLines(mode: 'local' | 'cluster', row: LocalRow | ClusterRo
       `ports ${ports}; stack ${runStateCell(local.stack)}; box ${runStateCell(local.box)}`,
     ]
   }
+
   const sandbox = row as ClusterRow
   return [
     `${sandbox.name} — pod ${sandbox.project} on ${sandbox.runtime}, ${sandbox.phase}, offset ${sandbox.offset} (${sandbox.offsetSource}), clashes: ${clashes}`,
     `ports ${ports}`,
     ...sandbox.repos.flatMap((repo) => [
       `/work/${repo.slot}: ${repo.identity} (cache ${repo.key}${repo.stale ? ', stale' : ''})`,
-      ...repo.worktrees.map((worktree) => `  ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' — unsaved changes' : ''}`),
+      ...repo.worktrees.map(
+        (worktree) =>
+          `  ${worktree.path} ${worktree.branch ?? '(detached)'}${worktree.dirty ? ' — unsaved changes' : ''}`,
+      ),
     ]),
   ]
 }

@@ -26,10 +26,30 @@ export const KEY_TABLE: readonly KeyEntry[] = [
   {key: 'Tab', what: 'local ⇄ cluster', modes: BOTH},
   {key: 'Enter', what: 'details of the row', modes: BOTH},
   {key: 'n', what: 'new worktree/sandbox', modes: BOTH},
-  {key: 'u', what: 'stack up', modes: LOCAL_ONLY, elsewhere: 'u: a sandbox has no stack to start (its pod runs while it exists); Tab goes to the worktrees'},
-  {key: 'd', what: 'stack down', modes: LOCAL_ONLY, elsewhere: 'd: a sandbox has no stack to stop (x removes it); Tab goes to the worktrees'},
-  {key: 'b', what: 'box up', modes: LOCAL_ONLY, elsewhere: 'b: a sandbox is its own box (e opens a shell in it); Tab goes to the worktrees'},
-  {key: 'l', what: 'follow the stack\'s logs', modes: LOCAL_ONLY, elsewhere: 'l: sandboxes have no stack logs here (yard exec SANDBOX -- … runs in one); Tab goes to the worktrees'},
+  {
+    key: 'u',
+    what: 'stack up',
+    modes: LOCAL_ONLY,
+    elsewhere: 'u: a sandbox has no stack to start (its pod runs while it exists); Tab goes to the worktrees',
+  },
+  {
+    key: 'd',
+    what: 'stack down',
+    modes: LOCAL_ONLY,
+    elsewhere: 'd: a sandbox has no stack to stop (x removes it); Tab goes to the worktrees',
+  },
+  {
+    key: 'b',
+    what: 'box up',
+    modes: LOCAL_ONLY,
+    elsewhere: 'b: a sandbox is its own box (e opens a shell in it); Tab goes to the worktrees',
+  },
+  {
+    key: 'l',
+    what: "follow the stack's logs",
+    modes: LOCAL_ONLY,
+    elsewhere: 'l: sandboxes have no stack logs here (yard exec SANDBOX -- … runs in one); Tab goes to the worktrees',
+  },
   {key: 'x', what: 'remove (asks first)', modes: BOTH},
   {key: 'e', what: 'shell in the box or sandbox', modes: BOTH},
   {key: 'r', what: 'refresh now', modes: BOTH},
@@ -43,14 +63,17 @@ export const KEY_TABLE: readonly KeyEntry[] = [
  * The keys of the `?` screen as [key, what it does]; docs/dashboard.md's keys table names the
  * same keys in the same order (a test compares them).
  */
-export const HELP_KEYS: ReadonlyArray<readonly [string, string]> = KEY_TABLE.map((entry) => [entry.key, entry.modes.length === 1 ? `${entry.what} (${entry.modes[0]})` : entry.what] as const)
+export const HELP_KEYS: ReadonlyArray<readonly [string, string]> = KEY_TABLE.map(
+  (entry) => [entry.key, entry.modes.length === 1 ? `${entry.what} (${entry.modes[0]})` : entry.what] as const,
+)
 
 /** The `?` screen: the keys two to a line, each as `KEY  what`, the second column aligned at least 3 spaces on. */
 export const HELP_LINES: string[] = (() => {
   const entries = HELP_KEYS.map(([key, what]) => `${key}  ${what}`)
   const width = Math.max(...entries.map((entry) => entry.length))
   const lines: string[] = []
-  for (let index = 0; index < entries.length; index += 2) lines.push([entries[index].padEnd(width), entries[index + 1] ?? ''].join('   ').trimEnd())
+  for (let index = 0; index < entries.length; index += 2)
+    lines.push([entries[index].padEnd(width), entries[index + 1] ?? ''].join(' '.repeat(3)).trimEnd())
   return lines
 })()
 
@@ -62,14 +85,15 @@ export function shellProblem(mode: DashboardMode, row: LocalRow | ClusterRow): s
   if (mode !== 'local') return undefined
   const local = row as LocalRow
   if (local.box === null) return `no box for ${local.name}: the stack backend has none`
-  if (local.box.state === 'absent') return `no box for ${local.name}: run yard box up${local.name === 'main' ? '' : ` --worktree ${local.name}`} (u starts only the stack)`
+  if (local.box.state === 'absent')
+    return `no box for ${local.name}: run yard box up${local.name === 'main' ? '' : ` --worktree ${local.name}`} (u starts only the stack)`
   return undefined
 }
 
 /** What the status line says for `input` in `mode` when the key does not apply there, else undefined. */
 export function keyNotApplying(mode: DashboardMode, input: string): string | undefined {
   const entry = KEY_TABLE.find((candidate) => candidate.key === input)
-  return entry && !entry.modes.includes(mode) ? entry.elsewhere ?? `${input} does nothing in ${mode} mode` : undefined
+  return entry && !entry.modes.includes(mode) ? (entry.elsewhere ?? `${input} does nothing in ${mode} mode`) : undefined
 }
 
 const collator = new Intl.Collator('en', {numeric: true})
@@ -83,8 +107,13 @@ export function sortRows<Row extends {name: string}>(rows: readonly Row[], mode:
 }
 
 /** The rows whose name or branch contains `filter` (all rows for an empty one). */
-export function filterRows<Row extends {name: string; branch?: string | null}>(rows: readonly Row[], filter: string): Row[] {
-  return filter === '' ? [...rows] : rows.filter((row) => row.name.includes(filter) || (row.branch ?? '').includes(filter))
+export function filterRows<Row extends {name: string; branch?: string | null}>(
+  rows: readonly Row[],
+  filter: string,
+): Row[] {
+  return filter === ''
+    ? [...rows]
+    : rows.filter((row) => row.name.includes(filter) || (row.branch ?? '').includes(filter))
 }
 
 /**
@@ -114,17 +143,19 @@ export function wrapText(text: string, width: number): string[] {
         if (rest.length <= room) {
           line = line === '' ? rest : `${line} ${rest}`
           rest = ''
-        } else if (line !== '') {
-          lines.push(line)
-          line = ''
-        } else {
+        } else if (line === '') {
           lines.push(rest.slice(0, width))
           rest = rest.slice(width)
+        } else {
+          lines.push(line)
+          line = ''
         }
       }
     }
+
     lines.push(line)
   }
+
   return lines
 }
 

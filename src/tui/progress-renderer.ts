@@ -1,10 +1,11 @@
+import type {ProgressPort} from '../sdk/progress.js'
+
 /**
  * How the command layer shows a long use case's progress (sdk/progress.ts): Ink on a terminal
  * (progress.tsx), one line per step off it, nothing with `--quiet` or `--json`. Ink and React
  * are imported only when a terminal shows progress: every other command starts without them.
  */
 import {terminalSafe} from '../sdk/errors.js'
-import type {ProgressPort} from '../sdk/progress.js'
 
 /** A port the command ends once the use case returned or threw, before it prints its result. */
 export interface ProgressRenderer extends ProgressPort {
@@ -24,15 +25,15 @@ export interface ProgressRenderer extends ProgressPort {
 export function lineProgress(write: (line: string) => void): ProgressRenderer {
   return {
     step: (name) => write(`${terminalSafe(name)}…\n`),
-    update: () => {},
-    done: () => {},
-    end: () => {},
+    update() {},
+    done() {},
+    end() {},
     note: () => false,
   }
 }
 
 /** `--quiet`, `--json`: nothing at all. */
-export const silentProgress: ProgressRenderer = {step: () => {}, update: () => {}, done: () => {}, end: () => {}, note: () => false}
+export const silentProgress: ProgressRenderer = {step() {}, update() {}, done() {}, end() {}, note: () => false}
 
 /** The renderer for a command: silent when asked, Ink on a terminal, lines otherwise. */
 export function progressFor(stream: NodeJS.WriteStream, options: {silent: boolean}): ProgressRenderer {
@@ -53,8 +54,12 @@ function deferredTerminal(stream: NodeJS.WriteStream): ProgressRenderer {
     real = renderer
     for (const name of steps.splice(0)) renderer.step(name)
   }
+
   // Without Ink (a broken install): lines, as off a terminal.
-  import('./progress.js').then((module) => use(module.terminalProgress(stream)), () => use(lineProgress((line) => stream.write(line))))
+  import('./progress.js').then(
+    (module) => use(module.terminalProgress(stream)),
+    () => use(lineProgress((line) => stream.write(line))),
+  )
   return {
     step: (name) => (real ? real.step(name) : void steps.push(name)),
     update: (update) => real?.update(update),

@@ -9,9 +9,10 @@ import {Box, render, Text} from 'ink'
 // React in scope: dev runs transpile JSX without this tsconfig when started from another directory.
 import React, {useEffect, useState} from 'react'
 
-import {terminalSafe} from '../sdk/errors.js'
 import type {ProgressUpdate} from '../sdk/progress.js'
 import type {ProgressRenderer} from './progress-renderer.js'
+
+import {terminalSafe} from '../sdk/errors.js'
 
 /** What the screen shows: the steps done with their seconds (a note has none), the current step and its update. */
 export interface ProgressState {
@@ -25,7 +26,8 @@ const BAR_WIDTH = 24
 
 /** `  45% ██████████░░░░░░░░░░░░░░ 4500/10000 objects, 1.20 MiB, 2.40 MiB/s` (no bar without a total). */
 export function progressLine(update: ProgressUpdate): string {
-  const counts = update.total === undefined ? `${update.done} ${update.unit}` : `${update.done}/${update.total} ${update.unit}`
+  const counts =
+    update.total === undefined ? `${update.done} ${update.unit}` : `${update.done}/${update.total} ${update.unit}`
   const extra = [update.bytes, update.rate].filter(Boolean).join(', ')
   const tail = `${counts}${extra ? `, ${extra}` : ''}`
   if (update.total === undefined || update.total === 0) return tail
@@ -49,15 +51,26 @@ export function ProgressView({state}: {state: ProgressState}) {
   const {current} = state
   return (
     <Box flexDirection="column">
-      {state.done.map((step, index) => step.seconds === undefined ? <Text key={`done:${index}`}>{step.name}</Text> : (
-        <Text key={`done:${index}`} wrap="truncate"><Text color="green">✓</Text> {step.name} <Text dimColor>{step.seconds.toFixed(1)} s</Text></Text>
-      ))}
+      {state.done.map((step, index) =>
+        step.seconds === undefined ? (
+          <Text key={`done:${index}`}>{step.name}</Text>
+        ) : (
+          <Text key={`done:${index}`} wrap="truncate">
+            <Text color="green">✓</Text> {step.name} <Text dimColor>{step.seconds.toFixed(1)} s</Text>
+          </Text>
+        ),
+      )}
       {current === undefined ? null : state.ended ? (
-        <Text wrap="truncate"><Text color="red">✗</Text> {current.name}</Text>
+        <Text wrap="truncate">
+          <Text color="red">✗</Text> {current.name}
+        </Text>
       ) : (
         <>
-          <Text wrap="truncate"><Spinner /> {current.name}{current.update?.phase ? <Text dimColor>: {current.update.phase}</Text> : null}</Text>
-          {current.update ? <Text wrap="truncate">  {progressLine(current.update)}</Text> : null}
+          <Text wrap="truncate">
+            <Spinner /> {current.name}
+            {current.update?.phase ? <Text dimColor>: {current.update.phase}</Text> : null}
+          </Text>
+          {current.update ? <Text wrap="truncate"> {progressLine(current.update)}</Text> : null}
         </>
       )}
     </Box>
@@ -65,8 +78,15 @@ export function ProgressView({state}: {state: ProgressState}) {
 }
 
 /** Moves the state on: a new step ends the current one. Pure; `now` in ms. */
-export function nextState(state: ProgressState, event: {step: string} | {update: ProgressUpdate} | {note: string} | {done: true} | {end: 'done' | 'failed'}, now: number): ProgressState {
-  const finish = () => (state.current ? [...state.done, {name: state.current.name, seconds: (now - state.current.started) / 1000}] : state.done)
+export function nextState(
+  state: ProgressState,
+  event: {step: string} | {update: ProgressUpdate} | {note: string} | {done: true} | {end: 'done' | 'failed'},
+  now: number,
+): ProgressState {
+  const finish = () =>
+    state.current
+      ? [...state.done, {name: state.current.name, seconds: (now - state.current.started) / 1000}]
+      : state.done
   if ('step' in event) return {done: finish(), current: {name: event.step, started: now}}
   if ('done' in event) return {done: finish()}
   if ('note' in event) return {...state, done: [...state.done, {name: event.note}]}
@@ -84,14 +104,22 @@ export function terminalProgress(stream: NodeJS.WriteStream, now: () => number =
     const view = <ProgressView state={state} />
     // Mounted at the first step, not before: a command that reports nothing draws nothing.
     if (instance) instance.rerender(view)
-    else instance = render(view, {stdout: stream, stderr: stream, patchConsole: false, exitOnCtrlC: false, interactive: true})
+    else
+      instance = render(view, {
+        stdout: stream,
+        stderr: stream,
+        patchConsole: false,
+        exitOnCtrlC: false,
+        interactive: true,
+      })
   }
+
   return {
     step: (name) => draw({step: terminalSafe(name)}),
-    update: (update) => {
+    update(update) {
       if (instance) draw({update})
     },
-    done: () => {
+    done() {
       if (instance) draw({done: true})
     },
     note(text) {

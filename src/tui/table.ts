@@ -12,7 +12,17 @@ export interface Column<Row> {
 
 /** Renders rows under their headers; an empty list renders the header row only. */
 export function formatTable<Row>(columns: ReadonlyArray<Column<Row>>, rows: readonly Row[]): string {
-  const cells = [columns.map((column) => column.header), ...rows.map((row) => columns.map((column) => String(column.cell(row) ?? '-')))]
+  const cells = [
+    columns.map((column) => column.header),
+    ...rows.map((row) => columns.map((column) => String(column.cell(row) ?? '-'))),
+  ]
   const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index].length)))
-  return cells.map((line) => line.map((cell, index) => cell.padEnd(widths[index])).join('  ').trimEnd()).join('\n')
+  return cells
+    .map((line) =>
+      line
+        .map((cell, index) => cell.padEnd(widths[index]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }

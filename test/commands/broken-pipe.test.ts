@@ -15,7 +15,7 @@ import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 const runJs = path.join(projectRoot, 'bin', 'run.js')
 
 /** Runs bin/run.js with the read end of its stdout closed at once; resolves its exit code and stderr. */
-function yardIntoClosedPipe(args: string[], cwd: string): Promise<{status: number | null; stderr: string}> {
+async function yardIntoClosedPipe(args: string[], cwd: string): Promise<{status: number | null; stderr: string}> {
   const env: NodeJS.ProcessEnv = {...process.env, YARD_STATE_DIR: tempDir('yard-state')}
   for (const key of ['NODE_ENV', 'YARD_WORKTREE', 'WT_OFFSET', 'YARD_PREFIX']) delete env[key]
   const child = spawn(process.execPath, [runJs, ...args], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
@@ -33,9 +33,11 @@ describe('yard writing into a pipe its reader has closed', function () {
   let repo: string
 
   before(() => {
-    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js'))) execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
+    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js')))
+      execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
     repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-bp"\n\n[ports]\nAPP_PORT = 3000\n'})
   })
+
   after(() => cleanupTemp())
 
   for (const args of [['--version'], ['ports'], ['config'], ['worktree', 'list', '--json']]) {
@@ -46,7 +48,7 @@ describe('yard writing into a pipe its reader has closed', function () {
     })
   }
 
-  it('still does the work and keeps the command\'s own exit code', async () => {
+  it("still does the work and keeps the command's own exit code", async () => {
     const target = tempDir('yard-bp-init')
     execFileSync('git', ['init', '-q', '-b', 'main', target])
     const first = await yardIntoClosedPipe(['init', '--prefix', 'yardtest-bp'], target)

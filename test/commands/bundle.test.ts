@@ -19,17 +19,24 @@ function builtFiles(): string[] {
 
 describe('the bundled build (scripts/bundle.mjs)', function () {
   this.timeout(180_000)
+
   before(() => {
-    if (!existsSync(path.join(dist, 'commands', 'ports.js'))) execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
+    if (!existsSync(path.join(dist, 'commands', 'ports.js')))
+      execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
   })
 
   it('inlines execa, zod, yaml, smol-toml and env-paths and keeps oclif and the large packages external', () => {
     const imports = new Set<string>()
     for (const file of builtFiles()) {
-      for (const match of readFileSync(path.join(dist, file), 'utf8').matchAll(/(?:^|[;\s])(?:import|export)\s[^"']*?from\s*["']([^"'.][^"']*)["']|import\(\s*["']([^"'.][^"']*)["']\s*\)/gm)) imports.add(match[1] ?? match[2])
+      for (const match of readFileSync(path.join(dist, file), 'utf8').matchAll(
+        /(?:^|[;\s])(?:import|export)\s[^"']*?from\s*["']([^"'.][^"']*)["']|import\(\s*["']([^"'.][^"']*)["']\s*\)/gm,
+      ))
+        imports.add(match[1] ?? match[2])
     }
+
     const packages = [...imports].filter((name) => !name.startsWith('node:'))
-    for (const inlined of ['execa', 'zod', 'yaml', 'smol-toml', 'env-paths']) expect(packages, inlined).not.to.include(inlined)
+    for (const inlined of ['execa', 'zod', 'yaml', 'smol-toml', 'env-paths'])
+      expect(packages, inlined).not.to.include(inlined)
     expect(packages).to.include('@oclif/core')
     // Imported lazily by the in-process git reads (src/sdk/git-read.ts), never inlined.
     expect(packages).to.include.members(['isomorphic-git/managers', 'isomorphic-git/models'])
@@ -43,7 +50,9 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
       const map = path.join(dist, `${file}.map`)
       return existsSync(map) ? (JSON.parse(readFileSync(map, 'utf8')) as {sources: string[]}).sources : []
     })
-    const locales = sources.filter((source) => /zod\/v4\/locales\/[^/]+\.js$/.test(source)).map((source) => path.basename(source))
+    const locales = sources
+      .filter((source) => /zod\/v4\/locales\/[^/]+\.js$/.test(source))
+      .map((source) => path.basename(source))
     expect(locales).to.include('en.js')
     expect(locales).not.to.include('ar.js')
     expect(locales).not.to.include('de.js')
@@ -61,7 +70,11 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
     const repo = execFileSync('mktemp', ['-d'], {encoding: 'utf8'}).trim()
     try {
       execFileSync('git', ['init', '-q', '-b', 'main', repo])
-      const out = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), 'ports', '--json'], {cwd: repo, encoding: 'utf8', env: {...process.env, NODE_ENV: 'production', YARD_STATE_DIR: path.join(repo, '.state')}})
+      const out = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), 'ports', '--json'], {
+        cwd: repo,
+        encoding: 'utf8',
+        env: {...process.env, NODE_ENV: 'production', YARD_STATE_DIR: path.join(repo, '.state')},
+      })
       expect(JSON.parse(out)).to.be.an('object')
     } finally {
       execFileSync('rm', ['-rf', repo])

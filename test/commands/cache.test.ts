@@ -5,12 +5,13 @@ import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheAddResult, CacheFetchResult, CacheStatus} from '../../src/sdk/cache.js'
+
 import {cacheSettings} from '../../src/core/cache/cache.js'
 import {createContext} from '../../src/core/kernel/context.js'
 import {withoutCredentials} from '../../src/sdk/repo-url.js'
+import {commitTo, makeUpstream} from '../plugins/git-cache/support.js'
 import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {testConfig, yard} from '../support/yard.js'
-import {commitTo, makeUpstream} from '../plugins/git-cache/support.js'
 
 const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/identity.json', import.meta.url), 'utf8')) as {
   cases: Array<{url: string; scheme: string; identity: string; key: string}>
@@ -21,14 +22,17 @@ const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/identit
  * Runs `yard <argv>` with argv exactly as given (runCommand joins and re-splits on spaces, so
  * "" and words with spaces would not arrive whole).
  */
-async function yardArgv(argv: string[], options: {cwd: string; env: Record<string, string>}): Promise<{exitCode: number; stdout: string; stderr: string}> {
+async function yardArgv(
+  argv: string[],
+  options: {cwd: string; env: Record<string, string>},
+): Promise<{exitCode: number; stdout: string; stderr: string}> {
   const config = await testConfig()
   const saved = {cwd: process.cwd(), env: {...process.env}, exitCode: process.exitCode}
   try {
     process.chdir(options.cwd)
     Object.assign(process.env, options.env)
-    const result = await captureOutput(() => run(argv, config))
-    const error = result.error as (Error & {oclif?: {exit?: number}}) | undefined
+    const result = await captureOutput(async () => run(argv, config))
+    const {error} = result
     return {exitCode: error ? (error.oclif?.exit ?? 1) : 0, stdout: result.stdout, stderr: result.stderr}
   } finally {
     process.chdir(saved.cwd)
@@ -49,14 +53,21 @@ describe('yard cache', function () {
     root = path.join(tempDir('yard-root'), 'caches')
     env = {YARD_CACHE_ROOT: root}
   })
+
   afterEach(() => cleanupTemp())
 
   it('identity --json gives url, scheme, identity and key for every vector', async () => {
     for (const vector of vectors.cases) {
       const run = await yard(['cache', 'identity', '--json', '--', vector.url], {cwd, env})
       expect(run.exitCode, run.stderr).to.equal(0)
-      expect(run.json).to.deep.equal({url: withoutCredentials(vector.url.trim()), scheme: vector.scheme, identity: vector.identity, key: vector.key})
+      expect(run.json).to.deep.equal({
+        url: withoutCredentials(vector.url.trim()),
+        scheme: vector.scheme,
+        identity: vector.identity,
+        key: vector.key,
+      })
     }
+
     const text = await yard(['cache', 'identity', 'git@github.com:Acme/App.git'], {cwd, env})
     expect(text.stdout).to.equal('identity  github.com/Acme/App\nkey       app-dff7d0d2\nscheme    ssh\n')
   })
@@ -65,8 +76,11 @@ describe('yard cache', function () {
     for (const url of vectors.refused) {
       const refused = await yardArgv(['cache', 'identity', '--', url], {cwd, env})
       expect(refused.exitCode, `${JSON.stringify(url)}: ${refused.stderr}`).to.equal(2)
-      expect(refused.stderr).to.include(`invalid repository url ${JSON.stringify(url)}`).and.include('why:')
+      expect(refused.stderr)
+        .to.include(`invalid repository url ${JSON.stringify(url)}`)
+        .and.include('why:')
     }
+
     expect(existsSync(root)).to.equal(false)
   })
 
@@ -75,8 +89,11 @@ describe('yard cache', function () {
     for (const url of [`ext::sh -c touch% ${pwned}`, 'fd::7', 'EXT::sh -c true']) {
       const refused = await yardArgv(['cache', 'add', '--', url], {cwd, env})
       expect(refused.exitCode, refused.stderr).to.equal(2)
-      expect(refused.stderr).to.include(`invalid repository url ${JSON.stringify(url)}`).and.include('remote-helper url')
+      expect(refused.stderr)
+        .to.include(`invalid repository url ${JSON.stringify(url)}`)
+        .and.include('remote-helper url')
     }
+
     const identity = await yardArgv(['cache', 'identity', '--json', '--', `ext::sh -c touch% ${pwned}`], {cwd, env})
     expect(identity.exitCode).to.equal(2)
     expect(existsSync(pwned)).to.equal(false)
@@ -90,6 +107,7 @@ describe('yard cache', function () {
       expect(refused.exitCode).to.equal(2)
       expect(refused.stderr).to.include('starts with "-"')
     }
+
     expect(existsSync(pwned)).to.equal(false)
     expect(existsSync(root)).to.equal(false)
   })
@@ -107,16 +125,48 @@ describe('yard cache', function () {
 
     const listed = (await yard(['cache', 'list', '--json'], {cwd, env})).json as CacheStatus[]
     expect(listed).to.have.length(1)
-    expect(Object.keys(listed[0]).sort()).to.deep.equal(['borrowers', 'identity', 'key', 'lastError', 'lastFetched', 'looseObjects', 'packs', 'path', 'present', 'sizeBytes', 'stale', 'url'])
-    expect(listed[0]).to.deep.include({key: result.key, url: upstream, present: true, stale: false, lastError: null, packs: 1, looseObjects: 0, borrowers: []})
+    expect(Object.keys(listed[0]).sort()).to.deep.equal([
+      'borrowers',
+      'identity',
+      'key',
+      'lastError',
+      'lastFetched',
+      'looseObjects',
+      'packs',
+      'path',
+      'present',
+      'sizeBytes',
+      'stale',
+      'url',
+    ])
+    expect(listed[0]).to.deep.include({
+      key: result.key,
+      url: upstream,
+      present: true,
+      stale: false,
+      lastError: null,
+      packs: 1,
+      looseObjects: 0,
+      borrowers: [],
+    })
     expect(listed[0].sizeBytes).to.be.greaterThan(0)
 
     commitTo(upstream, 'main', 'b', 'two\n')
     const fetched = await yard(['cache', 'fetch', '--all', '--json'], {cwd, env})
     expect(fetched.exitCode, fetched.stderr).to.equal(0)
-    expect((fetched.json as CacheFetchResult[]).map((row) => [row.key, row.fetched])).to.deep.equal([[result.key, true]])
+    expect((fetched.json as CacheFetchResult[]).map((row) => [row.key, row.fetched])).to.deep.equal([
+      [result.key, true],
+    ])
     const table = await yard(['cache', 'list'], {cwd, env})
-    expect(table.stdout.split('\n')[0].split(/ {2,}/)).to.deep.equal(['KEY', 'IDENTITY', 'STATE', 'PACKS', 'LOOSE', 'SIZE', 'BORROWERS'])
+    expect(table.stdout.split('\n', 1)[0].split(/ {2,}/)).to.deep.equal([
+      'KEY',
+      'IDENTITY',
+      'STATE',
+      'PACKS',
+      'LOOSE',
+      'SIZE',
+      'BORROWERS',
+    ])
 
     const neither = await yard(['cache', 'fetch'], {cwd, env})
     expect(neither.exitCode).to.equal(2)
@@ -130,7 +180,16 @@ describe('yard cache', function () {
     const failed = await yard(['cache', 'add', missing], {cwd, env})
     expect(failed.exitCode).to.equal(1)
     const table = (await yard(['cache', 'list'], {cwd, env})).stdout.split('\n')
-    expect(table[0].split(/ {2,}/)).to.deep.equal(['KEY', 'IDENTITY', 'STATE', 'PACKS', 'LOOSE', 'SIZE', 'BORROWERS', 'ERROR'])
+    expect(table[0].split(/ {2,}/)).to.deep.equal([
+      'KEY',
+      'IDENTITY',
+      'STATE',
+      'PACKS',
+      'LOOSE',
+      'SIZE',
+      'BORROWERS',
+      'ERROR',
+    ])
     const good = table.find((line) => line.includes(upstream.replace(/\.git$/, '')))!
     expect(good).to.match(/ fresh \d+s +1 +0 +\d+(\.\d)? (B|KiB|MiB) /)
     expect(good).not.to.match(/\d{4}-\d\d-\d\dT/)
@@ -149,13 +208,23 @@ describe('yard cache', function () {
   it('takes the root from [cache] root of the main checkout, else YARD_CACHE_ROOT, else the state dir', async () => {
     const repo = makeRepo({'yard.toml': '[cache]\nroot = "../shared-caches"\n'})
     const inRepo = await cacheSettings(createContext({cwd: repo, env: {...process.env, YARD_CACHE_ROOT: undefined}}))
-    expect(inRepo).to.deep.equal({backend: 'git-cache', sandboxBackend: 'k8s-sandbox', root: path.join(path.dirname(repo), 'shared-caches')})
+    expect(inRepo).to.deep.equal({
+      backend: 'git-cache',
+      sandboxBackend: 'k8s-sandbox',
+      root: path.join(path.dirname(repo), 'shared-caches'),
+    })
     writeFile(repo, 'yard.toml', '[cache]\nbackend = "nope"\n')
     const unknown = await yard(['cache', 'list'], {cwd: repo, env: {YARD_CACHE_ROOT: undefined}})
     expect(unknown.exitCode).to.equal(2)
     expect(unknown.stderr).to.include('unknown cache backend "nope"')
-    const outside = await cacheSettings(createContext({cwd, env: {...process.env, YARD_CACHE_ROOT: undefined, YARD_STATE_DIR: '/var/tmp/yard-state'}}))
-    expect(outside).to.deep.equal({backend: 'git-cache', sandboxBackend: 'k8s-sandbox', root: '/var/tmp/yard-state/caches'})
+    const outside = await cacheSettings(
+      createContext({cwd, env: {...process.env, YARD_CACHE_ROOT: undefined, YARD_STATE_DIR: '/var/tmp/yard-state'}}),
+    )
+    expect(outside).to.deep.equal({
+      backend: 'git-cache',
+      sandboxBackend: 'k8s-sandbox',
+      root: '/var/tmp/yard-state/caches',
+    })
   })
 
   it('refuses a root that holds other files without the marker (exit 3), and a bad --interval (exit 2)', async () => {

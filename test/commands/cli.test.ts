@@ -14,13 +14,20 @@ describe('the yard CLI', () => {
 
   it('ships bin/run.js that lists the commands and prints its version (built by npm ci / npm run build)', function () {
     this.timeout(120_000)
-    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js'))) execFileSync('npm', ['run', '--silent', 'build'], {cwd: projectRoot, stdio: 'ignore'})
+    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js')))
+      execFileSync('npm', ['run', '--silent', 'build'], {cwd: projectRoot, stdio: 'ignore'})
     const env = {...process.env, NODE_ENV: 'production'}
-    const version = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), '--version'], {encoding: 'utf8', env})
+    const version = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), '--version'], {
+      encoding: 'utf8',
+      env,
+    })
     const pkg = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {version: string}
-    expect(version).to.match(new RegExp(`^@yard-dev/cli/${pkg.version.replaceAll('.', '\\.')} `))
-    const help = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), '--help'], {encoding: 'utf8', env})
-    const listed = help.split('COMMANDS')[1] ?? ''
+    expect(version).to.match(new RegExp(`^@yard-dev/cli/${pkg.version.replaceAll('.', String.raw`\.`)} `))
+    const help = execFileSync(process.execPath, [path.join(projectRoot, 'bin', 'run.js'), '--help'], {
+      encoding: 'utf8',
+      env,
+    })
+    const listed = help.split('COMMANDS', 2)[1] ?? ''
     for (const command of FOUNDATION) expect(listed, command).to.match(new RegExp(`^  ${command} `, 'm'))
     expect(listed).not.to.match(/^ {2}base\b/m)
   })
@@ -32,24 +39,39 @@ describe('the yard CLI', () => {
     expect(text.stderr).to.contain('Nonexistent flag: --bogus')
     const json = await yard(['ports', '--all', '--worktree', 'feat', '--json'], {cwd: repo})
     expect(json.exitCode).to.equal(2)
-    expect(json.json).to.deep.equal({error: {code: 2, message: '--worktree=feat cannot also be provided when using --all', fix: 'run `yard ports --help` for its flags and arguments'}})
+    expect(json.json).to.deep.equal({
+      error: {
+        code: 2,
+        message: '--worktree=feat cannot also be provided when using --all',
+        fix: 'run `yard ports --help` for its flags and arguments',
+      },
+    })
     const format = await yard(['env', '--format', 'xml', '--json'], {cwd: repo})
     expect(format.exitCode).to.equal(2)
-    expect(format.json).to.have.nested.property('error.message').that.contains('Expected --format=xml to be one of: sh, fish, json')
+    expect(format.json)
+      .to.have.nested.property('error.message')
+      .that.contains('Expected --format=xml to be one of: sh, fish, json')
   })
 
   it('refuses a second word after a targeting command as an unexpected argument (exit 2)', async () => {
     const repo = makeRepo()
-    for (const argv of [['up', 'feat', 'extra'], ['nuke', 'feat', 'extra', '--dry-run'], ['nuke', '--dry-run', 'feat', 'extra']]) {
+    for (const argv of [
+      ['up', 'feat', 'extra'],
+      ['nuke', 'feat', 'extra', '--dry-run'],
+      ['nuke', '--dry-run', 'feat', 'extra'],
+    ]) {
       const run = await yard(argv, {cwd: repo})
       expect(run.exitCode, argv.join(' ')).to.equal(2)
       expect(run.stderr, argv.join(' ')).to.contain('Unexpected argument: extra')
       expect(run.stderr, argv.join(' ')).not.to.contain('did you mean --worktree')
       expect(run.stderr, argv.join(' ')).not.to.contain('is not a yard command')
     }
+
     const json = await yard(['up', 'feat', 'extra', '--json'], {cwd: repo})
     expect(json.exitCode).to.equal(2)
-    expect(json.json).to.deep.equal({error: {code: 2, message: 'Unexpected argument: extra', fix: 'run `yard up --help` for its flags and arguments'}})
+    expect(json.json).to.deep.equal({
+      error: {code: 2, message: 'Unexpected argument: extra', fix: 'run `yard up --help` for its flags and arguments'},
+    })
     const unknown = await yard(['worktree', 'nosuch'], {cwd: repo})
     expect(unknown.exitCode).to.equal(127)
     expect(unknown.stderr).to.contain('worktree nosuch is not a yard command')
@@ -70,25 +92,34 @@ describe('the yard CLI', () => {
 
   it('describes every topic in its own words, never by one of its commands', async () => {
     const config = await testConfig()
-    const topics = new Set(config.commands.filter((command) => command.pluginName === config.pjson.name && command.id.includes(':')).map((command) => command.id.split(':')[0]))
+    const topics = new Set(
+      config.commands
+        .filter((command) => command.pluginName === config.pjson.name && command.id.includes(':'))
+        .map((command) => command.id.split(':', 1)[0]),
+    )
     expect([...topics]).to.include.members(['box', 'worktree'])
     for (const name of topics) {
       const described = config.pjson.oclif.topics?.[name]?.description
       expect(described, name).to.be.a('string').and.not.to.equal('')
     }
+
     const box = await yard(['help', 'box'])
-    expect(box.stdout.split('\n')[0]).to.equal(config.pjson.oclif.topics?.box?.description)
-    expect(box.stdout.split('\n')[0]).not.to.equal('Remove the targeted checkout\'s dev box')
+    expect(box.stdout.split('\n', 1)[0]).to.equal(config.pjson.oclif.topics?.box?.description)
+    expect(box.stdout.split('\n', 1)[0]).not.to.equal("Remove the targeted checkout's dev box")
   })
 
   it('gives errors as JSON with env --format json, as with --json', async () => {
     const repo = makeRepo()
-    for (const argv of [['env', '--format', 'json', '-w', 'Bad/x'], ['env', '--format=json', '-w', 'Bad/x']]) {
+    for (const argv of [
+      ['env', '--format', 'json', '-w', 'Bad/x'],
+      ['env', '--format=json', '-w', 'Bad/x'],
+    ]) {
       const run = await yard(argv, {cwd: repo})
       expect(run.exitCode).to.equal(2)
       expect(run.json, argv.join(' ')).to.have.nested.property('error.code', 2)
       expect(run.json).to.have.nested.property('error.message').that.contains('invalid worktree name')
     }
+
     const ok = await yard(['env', '--format', 'json'], {cwd: repo})
     expect(ok.json).to.have.property('MAIN_REPO')
   })

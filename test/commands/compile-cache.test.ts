@@ -17,7 +17,15 @@ const {version} = JSON.parse(readFileSync(path.join(projectRoot, 'package.json')
 
 function yard(args: string[], cwd: string, cacheHome: string): {status: number | null; stdout: string; stderr: string} {
   const env: NodeJS.ProcessEnv = {...process.env, XDG_CACHE_HOME: cacheHome, YARD_STATE_DIR: tempDir('yard-state')}
-  for (const key of ['NODE_ENV', 'NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE', 'YARD_WORKTREE', 'WT_OFFSET', 'YARD_PREFIX']) delete env[key]
+  for (const key of [
+    'NODE_ENV',
+    'NODE_COMPILE_CACHE',
+    'NODE_DISABLE_COMPILE_CACHE',
+    'YARD_WORKTREE',
+    'WT_OFFSET',
+    'YARD_PREFIX',
+  ])
+    delete env[key]
   const child = spawnSync(process.execPath, [runJs, ...args], {cwd, env, encoding: 'utf8', timeout: 60_000})
   return {status: child.status, stdout: child.stdout, stderr: child.stderr}
 }
@@ -39,9 +47,11 @@ describe('the compile cache of bin/run.js (DESIGN.md §9)', function () {
   let repo: string
 
   before(() => {
-    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js'))) execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
+    if (!existsSync(path.join(projectRoot, 'dist', 'commands', 'ports.js')))
+      execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
     repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-cc"\n\n[ports]\nAPP_PORT = 3000\n'})
   })
+
   after(() => {
     for (const dir of mounted.splice(0)) spawnSync('umount', [dir])
     cleanupTemp()
@@ -60,7 +70,7 @@ describe('the compile cache of bin/run.js (DESIGN.md §9)', function () {
     const cache = path.join(cacheHome, 'yard', 'node-compile-cache')
     const versions = readdirSync(cache)
     expect(versions).to.have.length(1)
-    expect(versions[0]).to.match(new RegExp(`^${process.version.replaceAll('.', '\\.')}-`))
+    expect(versions[0]).to.match(new RegExp(`^${process.version.replaceAll('.', String.raw`\.`)}-`))
     expect(readdirSync(path.join(cache, versions[0])).length, 'cached modules').to.be.greaterThan(10)
     expect(readdirSync(projectRoot).sort()).to.deep.equal(before)
     // A warm start reads it and answers the same.

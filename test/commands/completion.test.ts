@@ -16,22 +16,29 @@ import {projectRoot, yard} from '../support/yard.js'
 const PREFIX = 'yardtest-c1'
 const SOCKET = `${PREFIX}-tmux`
 
-describe('shell completion of worktrees, sandboxes, services and cache urls; sandbox list\'s unsaved marks', function () {
+describe("shell completion of worktrees, sandboxes, services and cache urls; sandbox list's unsaved marks", function () {
   this.timeout(120_000)
   let repo: string
   let env: Record<string, string | undefined>
   let upstream: string
-  const complete = async (...words: string[]) => (await yard(['complete', '--', ...words], {cwd: repo, env})).stdout.split('\n').filter(Boolean)
+  const complete = async (...words: string[]) =>
+    (await yard(['complete', '--', ...words], {cwd: repo, env})).stdout.split('\n').filter(Boolean)
 
   before(async () => {
     sweep(PREFIX)
     await ensureDefaultImage()
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n`, 'compose.yaml': 'services:\n  web:\n    image: localhost/none:1\n  worker:\n    image: localhost/none:1\n'})
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${PREFIX}"\n`,
+      'compose.yaml': 'services:\n  web:\n    image: localhost/none:1\n  worker:\n    image: localhost/none:1\n',
+    })
     addWorktree(repo, 'feat')
     addWorktree(repo, 'fix')
     env = {...podmanEnv(), YARD_CACHE_ROOT: path.join(tempDir('caches'), 'root')}
     upstream = makeUpstream('shop')
-    const created = await yard(['sandbox', 'create', 'sbx', '--runtime', 'podman', '--repo', upstream, '--branch', 'feat/cart'], {cwd: repo, env})
+    const created = await yard(
+      ['sandbox', 'create', 'sbx', '--runtime', 'podman', '--repo', upstream, '--branch', 'feat/cart'],
+      {cwd: repo, env},
+    )
     expect(created.exitCode, created.stderr).to.equal(0)
   })
 
@@ -63,7 +70,9 @@ describe('shell completion of worktrees, sandboxes, services and cache urls; san
     expect(await complete('logs', 'web', '')).to.deep.equal(['worker'])
     expect(await complete('cache', 'fetch', '')).to.deep.equal([upstream])
     const zsh = await yard(['completion', 'zsh'], {cwd: repo, env})
-    expect(zsh.stdout).to.contain('compdef _yard_complete yard').and.contain('yard complete -- "${(@)words[2,CURRENT]}"')
+    expect(zsh.stdout)
+      .to.contain('compdef _yard_complete yard')
+      .and.contain('yard complete -- "${(@)words[2,CURRENT]}"')
   })
 
   it('sandbox list marks a worktree with unsaved work (what rm refuses on), and only that one', async () => {
@@ -73,21 +82,32 @@ describe('shell completion of worktrees, sandboxes, services and cache urls; san
     const wrote = await yard(['exec', 'sbx/feat/cart', '--', 'sh', '-c', 'echo draft > notes.txt'], {cwd: repo, env})
     expect(wrote.exitCode, wrote.stderr).to.equal(0)
     const listed = await yard(['sandbox', 'list'], {cwd: repo, env})
-    expect(listed.stdout).to.match(/^ +\S+ feat\/cart  unsaved: modified or untracked files$/m)
+    expect(listed.stdout).to.match(/^ +\S+ feat\/cart {2}unsaved: modified or untracked files$/m)
     expect(listed.stdout).to.match(/^ +\S+ main$/m)
-    const json = (await yard(['sandbox', 'list', '--json'], {cwd: repo, env})).json as Array<{repos: Array<{worktrees: Array<{branch: string; unsaved: boolean}>}>}>
-    expect(json[0].repos[0].worktrees.map((row) => [row.branch, row.unsaved]).sort()).to.deep.equal([['feat/cart', true], ['main', false]])
+    const json = (await yard(['sandbox', 'list', '--json'], {cwd: repo, env})).json as Array<{
+      repos: Array<{worktrees: Array<{branch: string; unsaved: boolean}>}>
+    }>
+    expect(json[0].repos[0].worktrees.map((row) => [row.branch, row.unsaved]).sort()).to.deep.equal([
+      ['feat/cart', true],
+      ['main', false],
+    ])
     expect((await yard(['exec', 'sbx/feat/cart', '--', 'rm', 'notes.txt'], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
   it('bash: yard exec <TAB><TAB> lists the checkouts and SANDBOX/BRANCH', async () => {
     // `yard` on PATH runs this checkout's sources, as `npm link` would run its build.
     const bin = tempDir('bin')
-    writeFileSync(path.join(bin, 'yard'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(projectRoot, 'bin', 'dev.js'))} "$@"\n`)
+    writeFileSync(
+      path.join(bin, 'yard'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(projectRoot, 'bin', 'dev.js'))} "$@"\n`,
+    )
     chmodSync(path.join(bin, 'yard'), 0o755)
     // env(1) takes its -u options before the assignments.
     const entries = Object.entries(env)
-    const exports = [...entries.filter(([, value]) => value === undefined).map(([key]) => `-u ${key}`), ...entries.filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${JSON.stringify(value)}`)].join(' ')
+    const exports = [
+      ...entries.filter(([, value]) => value === undefined).map(([key]) => `-u ${key}`),
+      ...entries.filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${JSON.stringify(value)}`),
+    ].join(' ')
     const line = `cd ${JSON.stringify(repo)} && env ${exports} PATH=${JSON.stringify(`${bin}:${process.env.PATH}`)} PS1='$ ' bash --norc --noprofile`
     const pane = openPane(SOCKET, {width: 120, height: 30, command: line})
     try {

@@ -3,10 +3,10 @@ import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
 
 import {repoIdentity} from '../../src/sdk/repo-identity.js'
+import {commitTo, git, makeUpstream} from '../plugins/git-cache/support.js'
 import {throttledSsh} from '../support/kill-points.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 import {yard} from '../support/yard.js'
-import {commitTo, git, makeUpstream} from '../plugins/git-cache/support.js'
 
 const TOKEN = 'ghp_s3cretT0kenNobodyMayRead'
 
@@ -18,11 +18,13 @@ function filesHolding(dir: string, needle: string): string[] {
     const file = path.join(entry.parentPath, entry.name)
     if (readFileSync(file).includes(needle)) found.push(file)
   }
+
   return found
 }
 
 describe('credentials in repository urls (acceptance 3)', function () {
   this.timeout(120_000)
+
   afterEach(() => cleanupTemp())
 
   it('a token given in an https or ssh url is found nowhere under the state directory, in any --json output or message; the state directory is 0700, records 0600', async () => {

@@ -2,8 +2,9 @@ import {expect} from 'chai'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {CONTAINERS_CONF_TEXT} from '../../src/core/machine/containers-conf.js'
 import type {DoctorReport} from '../../src/core/host/doctor.js'
+
+import {CONTAINERS_CONF_TEXT} from '../../src/core/machine/containers-conf.js'
 import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
@@ -35,8 +36,12 @@ describe('yard doctor (DESIGN.md §8)', () => {
     expect(fixed.exitCode, fixed.stdout + fixed.stderr).to.equal(0)
     expect(fixed.stdout).to.include(`fixed podman: wrote ${path.join(state, 'containers.conf')}`)
     // How to run podman by hand with that file: yard env exports it, or the export line.
-    expect(fixed.stdout).to.include(`to use podman by hand with it: eval "$(yard env)", or export CONTAINERS_CONF=${path.join(state, 'containers.conf')}`)
-    expect((await yard(['env'], {env, cwd: makeRepo()})).stdout).to.include(`CONTAINERS_CONF='${path.join(state, 'containers.conf')}'`)
+    expect(fixed.stdout).to.include(
+      `to use podman by hand with it: eval "$(yard env)", or export CONTAINERS_CONF=${path.join(state, 'containers.conf')}`,
+    )
+    expect((await yard(['env'], {env, cwd: makeRepo()})).stdout).to.include(
+      `CONTAINERS_CONF='${path.join(state, 'containers.conf')}'`,
+    )
     expect(fixed.stdout).to.match(/^✓ podman +podman \S+ runs containers/m)
     expect(fixed.stdout).to.match(/^✓ compose +podman-compose/m)
     expect(fixed.stdout).to.match(/^✓ state-dir/m)
@@ -54,7 +59,7 @@ describe('yard doctor (DESIGN.md §8)', () => {
     expect((again.json as DoctorReport).repaired).to.deep.equal([])
   })
 
-  it('uses the user\'s CONTAINERS_CONF when set and does not offer to overwrite yard\'s file', async () => {
+  it("uses the user's CONTAINERS_CONF when set and does not offer to overwrite yard's file", async () => {
     const state = tempDir('yard-state')
     const mine = path.join(tempDir('user-conf'), 'containers.conf')
     writeFileSync(mine, '[engine]\nevents_logger = "file"\n')
@@ -67,7 +72,7 @@ describe('yard doctor (DESIGN.md §8)', () => {
     expect(podman?.fix).to.include('unset CONTAINERS_CONF and run `yard doctor --fix`')
   })
 
-  it('checks the project\'s config: a bad key is ✗ with the fix, a valid one ✓', async () => {
+  it("checks the project's config: a bad key is ✗ with the fix, a valid one ✓", async () => {
     const repo = makeRepo({'yard.toml': '[stack]\nprovder = "podman-compose"\n'})
     const env = {YARD_STATE_DIR: tempDir('yard-state'), CONTAINERS_CONF: undefined}
     const bad = await yard(['doctor'], {cwd: repo, env})

@@ -4,7 +4,13 @@ import {execFileSync} from 'node:child_process'
 import {addWorktree, cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
-const clean = {WT_OFFSET: undefined, YARD_WORKTREE: undefined, CONTAINERS_CONF: undefined, YARD_PREFIX: undefined, YARD_STATE_DIR: undefined}
+const clean = {
+  WT_OFFSET: undefined,
+  YARD_WORKTREE: undefined,
+  CONTAINERS_CONF: undefined,
+  YARD_PREFIX: undefined,
+  YARD_STATE_DIR: undefined,
+}
 
 describe('yard env (DESIGN.md §3.5)', () => {
   afterEach(cleanupTemp)
@@ -15,24 +21,49 @@ describe('yard env (DESIGN.md §3.5)', () => {
     const state = tempDir('state')
     const env = {...clean, YARD_STATE_DIR: state}
     const json = await yard(['env', '--worktree', 'feat', '--format', 'json'], {cwd: repo, env})
-    expect(json.json).to.deep.equal({MAIN_REPO: repo, WORKTREE: 'feat', YARD_CHECKOUT: feat, COMPOSE_PROJECT_NAME: 'app-feat', PODMAN_PROJECT: 'app-feat', APP_PORT: '3059'})
+    expect(json.json).to.deep.equal({
+      MAIN_REPO: repo,
+      WORKTREE: 'feat',
+      YARD_CHECKOUT: feat,
+      COMPOSE_PROJECT_NAME: 'app-feat',
+      PODMAN_PROJECT: 'app-feat',
+      APP_PORT: '3059',
+    })
     expect((await yard(['env', '--json'], {cwd: repo, env})).json).to.not.have.property('WORKTREE')
     const sh = await yard(['env'], {cwd: repo, env})
     expect(sh.stdout).to.contain("export COMPOSE_PROJECT_NAME='app'").and.contain('unset WORKTREE')
     // The sh rendering really evaluates to the same values.
-    const evaluated = execFileSync('sh', ['-c', `${(await yard(['env', '-w', 'feat'], {cwd: repo, env})).stdout}\necho "$WORKTREE $APP_PORT $YARD_CHECKOUT"`], {encoding: 'utf8'})
+    const evaluated = execFileSync(
+      'sh',
+      [
+        '-c',
+        `${(await yard(['env', '-w', 'feat'], {cwd: repo, env})).stdout}\necho "$WORKTREE $APP_PORT $YARD_CHECKOUT"`,
+      ],
+      {encoding: 'utf8'},
+    )
     expect(evaluated.trim()).to.equal(`feat 3059 ${feat}`)
     const fish = await yard(['env', '--format', 'fish', '-w', 'feat'], {cwd: repo, env})
     expect(fish.stdout).to.contain("set -gx WORKTREE 'feat'")
   })
 
-  it('passes the user\'s CONTAINERS_CONF, else yard\'s own file when it exists', async () => {
+  it("passes the user's CONTAINERS_CONF, else yard's own file when it exists", async () => {
     const repo = makeRepo()
     const state = tempDir('state')
-    expect((await yard(['env', '--json'], {cwd: repo, env: {...clean, YARD_STATE_DIR: state}})).json).to.not.have.property('CONTAINERS_CONF')
+    expect(
+      (await yard(['env', '--json'], {cwd: repo, env: {...clean, YARD_STATE_DIR: state}})).json,
+    ).to.not.have.property('CONTAINERS_CONF')
     writeFile(state, 'containers.conf', '[engine]\n')
-    expect((await yard(['env', '--json'], {cwd: repo, env: {...clean, YARD_STATE_DIR: state}})).json).to.include({CONTAINERS_CONF: `${state}/containers.conf`})
-    expect((await yard(['env', '--json'], {cwd: repo, env: {...clean, YARD_STATE_DIR: state, CONTAINERS_CONF: '/mine.conf'}})).json).to.include({CONTAINERS_CONF: '/mine.conf'})
+    expect((await yard(['env', '--json'], {cwd: repo, env: {...clean, YARD_STATE_DIR: state}})).json).to.include({
+      CONTAINERS_CONF: `${state}/containers.conf`,
+    })
+    expect(
+      (
+        await yard(['env', '--json'], {
+          cwd: repo,
+          env: {...clean, YARD_STATE_DIR: state, CONTAINERS_CONF: '/mine.conf'},
+        })
+      ).json,
+    ).to.include({CONTAINERS_CONF: '/mine.conf'})
   })
 })
 

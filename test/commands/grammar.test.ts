@@ -38,14 +38,24 @@ describe('one grammar for every command that targets a checkout', () => {
     const env = podmanEnv()
     for (const {command, rest = [], name = 'feat', silent} of TARGETING) {
       const runs = []
-      for (const form of [[name], ['-w', name], ['--worktree', name]]) runs.push(await yard([...command, ...form, ...rest], {cwd: repo, env}))
+      for (const form of [[name], ['-w', name], ['--worktree', name]])
+        runs.push(await yard([...command, ...form, ...rest], {cwd: repo, env}))
       const label = command.join(' ')
       expect(runs[0].exitCode, `${label}: ${runs[0].stderr}`).to.be.oneOf(name === 'feat' ? [0] : [2])
       if (!silent) expect(runs[0].stdout + runs[0].stderr, label).to.contain(name)
-      for (const run of runs.slice(1)) expect({code: run.exitCode, stdout: run.stdout, stderr: run.stderr}, label).to.deep.equal({code: runs[0].exitCode, stdout: runs[0].stdout, stderr: runs[0].stderr})
+      for (const run of runs.slice(1))
+        expect({code: run.exitCode, stdout: run.stdout, stderr: run.stderr}, label).to.deep.equal({
+          code: runs[0].exitCode,
+          stdout: runs[0].stdout,
+          stderr: runs[0].stderr,
+        })
     }
+
     // The positional name is the --worktree target, not the current directory's checkout.
-    expect((await yard(['ports', 'feat', '--json'], {cwd: repo, env})).json).to.include({worktree: 'feat', project: 'yardtest-g-feat'})
+    expect((await yard(['ports', 'feat', '--json'], {cwd: repo, env})).json).to.include({
+      worktree: 'feat',
+      project: 'yardtest-g-feat',
+    })
   })
 
   it('refuses NAME and --worktree naming two different checkouts (exit 2)', async () => {
@@ -58,26 +68,52 @@ describe('one grammar for every command that targets a checkout', () => {
     expect(all.stderr).to.contain('feat names a worktree, but --all was given too')
   })
 
-  it('runs every topic\'s ls / rm alias and the wt topic', async () => {
+  it("runs every topic's ls / rm alias and the wt topic", async () => {
     const repo = makeRepo({}, 'yardtest-g')
     addWorktree(repo, 'feat')
     const env = {...podmanEnv(), YARD_CACHE_ROOT: undefined}
     for (const [alias, command] of [
-      [['worktree', 'ls', '--json'], ['worktree', 'list', '--json']],
-      [['wt', 'ls', '--json'], ['worktree', 'list', '--json']],
-      [['wt', 'list', '--json'], ['worktree', 'list', '--json']],
-      [['wt', 'rm', 'feat', '--dry-run', '--json'], ['worktree', 'remove', 'feat', '--dry-run', '--json']],
-      [['worktree', 'rm', 'feat', '--dry-run', '--json'], ['worktree', 'remove', 'feat', '--dry-run', '--json']],
-      [['cache', 'ls', '--json'], ['cache', 'list', '--json']],
-      [['plugins', 'ls', '--json'], ['plugins', '--json']],
-      [['plugins', 'list', '--json'], ['plugins', '--json']],
+      [
+        ['worktree', 'ls', '--json'],
+        ['worktree', 'list', '--json'],
+      ],
+      [
+        ['wt', 'ls', '--json'],
+        ['worktree', 'list', '--json'],
+      ],
+      [
+        ['wt', 'list', '--json'],
+        ['worktree', 'list', '--json'],
+      ],
+      [
+        ['wt', 'rm', 'feat', '--dry-run', '--json'],
+        ['worktree', 'remove', 'feat', '--dry-run', '--json'],
+      ],
+      [
+        ['worktree', 'rm', 'feat', '--dry-run', '--json'],
+        ['worktree', 'remove', 'feat', '--dry-run', '--json'],
+      ],
+      [
+        ['cache', 'ls', '--json'],
+        ['cache', 'list', '--json'],
+      ],
+      [
+        ['plugins', 'ls', '--json'],
+        ['plugins', '--json'],
+      ],
+      [
+        ['plugins', 'list', '--json'],
+        ['plugins', '--json'],
+      ],
     ]) {
       const run = await yard(alias, {cwd: repo, env})
       expect(run.exitCode, `${alias.join(' ')}: ${run.stderr}`).to.equal(0)
       // Plugin rows carry the loading command's directory: compare what they list.
-      const listed = (json: unknown) => (alias[0] === 'plugins' ? (json as Array<{name: string}>).map((row) => row.name) : json)
+      const listed = (json: unknown) =>
+        alias[0] === 'plugins' ? (json as Array<{name: string}>).map((row) => row.name) : json
       expect(listed(run.json), alias.join(' ')).to.deep.equal(listed((await yard(command, {cwd: repo, env})).json))
     }
+
     // Removal aliases: each names its command (a missing target gives the command's own refusal, not 127).
     for (const [alias, message] of [
       [['sandbox', 'remove', 'nosuch', '--dry-run', '--runtime', 'podman'], 'nosuch'],
@@ -92,7 +128,9 @@ describe('one grammar for every command that targets a checkout', () => {
     ] as const) {
       const run = await yard([...alias], {cwd: repo, env})
       expect(run.exitCode, alias.join(' ')).not.to.equal(127)
-      expect(run.stdout + run.stderr, alias.join(' ')).to.contain(message).and.not.contain('is not a yard command')
+      expect(run.stdout + run.stderr, alias.join(' '))
+        .to.contain(message)
+        .and.not.contain('is not a yard command')
     }
   })
 })

@@ -1,5 +1,14 @@
 import {expect} from 'chai'
-import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import path from 'node:path'
 import {parse} from 'smol-toml'
 
@@ -16,7 +25,10 @@ describe('yard init (DESIGN.md §4.1)', () => {
     const repo = makeRepo({'.gitignore': 'node_modules/\n*.log'}, 'My.Shop')
     const run = await yard(['init', '--json'], {cwd: repo, env: clean})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.json).to.deep.equal({path: path.join(repo, 'yard.toml'), gitignore: {added: ['yard.local.toml', '.yard/']}})
+    expect(run.json).to.deep.equal({
+      path: path.join(repo, 'yard.toml'),
+      gitignore: {added: ['yard.local.toml', '.yard/']},
+    })
     const text = readFileSync(path.join(repo, 'yard.toml'), 'utf8')
     const parsed = parse(text)
     expect(Object.keys(parsed)).to.deep.equal(['project', 'worktrees', 'ports', 'stack', 'box', 'cache', 'cluster'])
@@ -24,13 +36,18 @@ describe('yard init (DESIGN.md §4.1)', () => {
     expect(text).to.include('# prefix = "my-shop"')
     expect(text).to.include('# root = "../My.Shop-worktrees"')
     expect(text).to.include('# APP_PORT = 3000')
-    expect(readFileSync(path.join(repo, '.gitignore'), 'utf8')).to.equal('node_modules/\n*.log\nyard.local.toml\n.yard/\n')
+    expect(readFileSync(path.join(repo, '.gitignore'), 'utf8')).to.equal(
+      'node_modules/\n*.log\nyard.local.toml\n.yard/\n',
+    )
     // git agrees: both are ignored now.
     writeFileSync(path.join(repo, 'yard.local.toml'), '')
     mkdirSync(path.join(repo, '.yard'))
     writeFileSync(path.join(repo, '.yard', 'x'), '')
     expect(git(repo, 'check-ignore', 'yard.local.toml', '.yard/x')).to.equal('yard.local.toml\n.yard/x')
-    expect(git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n')).to.deep.equal(['M .gitignore', '?? yard.toml'])
+    expect(git(repo, 'status', '--porcelain', '--untracked-files=all').split('\n')).to.deep.equal([
+      'M .gitignore',
+      '?? yard.toml',
+    ])
   })
 
   it('refuses (exit 3) to overwrite yard.toml; --force replaces it without duplicating .gitignore lines', async () => {
@@ -38,7 +55,9 @@ describe('yard init (DESIGN.md §4.1)', () => {
     const first = await yard(['init'], {cwd: repo, env: clean})
     expect(first.exitCode, first.stderr).to.equal(0)
     expect(first.stdout).to.include(`wrote ${path.join(repo, 'yard.toml')}`)
-    expect(first.stdout).to.include('commit yard.toml and .gitignore: every worktree and teammate reads the same yard.toml')
+    expect(first.stdout).to.include(
+      'commit yard.toml and .gitignore: every worktree and teammate reads the same yard.toml',
+    )
     writeFileSync(path.join(repo, 'yard.toml'), '[project]\nprefix = "mine"\n')
 
     const second = await yard(['init'], {cwd: repo, env: clean})
@@ -80,11 +99,13 @@ describe('yard init (DESIGN.md §4.1)', () => {
     const run = await yard(['init'], {cwd: outside, env: {...clean, GIT_CEILING_DIRECTORIES: path.dirname(outside)}})
     expect(run.exitCode).to.equal(2)
     expect(run.stderr).to.include(`${outside} is not inside a git repository`)
-    expect(run.stderr).to.include('fix: cd into your repository\'s main checkout or one of its worktrees (or run `git init` first)')
+    expect(run.stderr).to.include(
+      "fix: cd into your repository's main checkout or one of its worktrees (or run `git init` first)",
+    )
     expect(existsSync(path.join(outside, 'yard.toml'))).to.equal(false)
   })
 
-  it('writes into the main checkout when run inside a worktree, keeping .gitignore\'s mode', async () => {
+  it("writes into the main checkout when run inside a worktree, keeping .gitignore's mode", async () => {
     const repo = makeRepo({'.gitignore': '/yard.local.toml\n'})
     const feat = addWorktree(repo, 'feat')
     const deep = path.join(feat, 'src')
@@ -108,7 +129,10 @@ describe('yard init (DESIGN.md §4.1)', () => {
     mkdirSync(path.join(other, 'yard.toml'))
     const forced = await yard(['init', '--force', '--json'], {cwd: other, env: clean})
     expect(forced.exitCode).to.equal(2)
-    expect(forced.json).to.have.nested.property('error.message', `${path.join(other, 'yard.toml')} is not a regular file`)
+    expect(forced.json).to.have.nested.property(
+      'error.message',
+      `${path.join(other, 'yard.toml')} is not a regular file`,
+    )
     expect(existsSync(path.join(other, '.gitignore'))).to.equal(false)
   })
 
@@ -119,7 +143,9 @@ describe('yard init (DESIGN.md §4.1)', () => {
     const run = await yard(['init'], {cwd: repo, env: clean})
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(lstatSync(path.join(repo, '.gitignore')).isSymbolicLink()).to.equal(true)
-    expect(readFileSync(path.join(repo, 'shared.gitignore'), 'utf8')).to.equal('node_modules/\nyard.local.toml\n.yard/\n')
+    expect(readFileSync(path.join(repo, 'shared.gitignore'), 'utf8')).to.equal(
+      'node_modules/\nyard.local.toml\n.yard/\n',
+    )
   })
 })
 

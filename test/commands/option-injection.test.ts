@@ -11,7 +11,10 @@ describe('values that would reach a tool as a flag are refused (exit 2)', () => 
 
   it('sandbox create --image=--privileged is invalid input, refused before anything runs', async () => {
     const repo = makeRepo()
-    const run = await yard(['sandbox', 'create', 's1', '--repo', 'https://example.com/app.git', '--image=--privileged'], {cwd: repo, env: cleanEnv(tempDir('state'))})
+    const run = await yard(
+      ['sandbox', 'create', 's1', '--repo', 'https://example.com/app.git', '--image=--privileged'],
+      {cwd: repo, env: cleanEnv(tempDir('state'))},
+    )
     expect(run.exitCode, run.stderr).to.equal(2)
     expect(run.stderr).to.contain('invalid image "--privileged" from --image: it starts with "-"')
   })
@@ -19,8 +22,15 @@ describe('values that would reach a tool as a flag are refused (exit 2)', () => 
   it('box up refuses [box] image = "--privileged" at config load, naming the file and key', async () => {
     const repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-inj"\n[box]\nimage = "--privileged"\n'})
     // As its own process: a fresh CLI, as a user runs it (box up is a topic command).
-    const run = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'box', 'up'], {cwd: repo, env: {...process.env, ...cleanEnv(tempDir('state'))} as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 60_000})
+    const run = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'box', 'up'], {
+      cwd: repo,
+      env: {...process.env, ...cleanEnv(tempDir('state'))},
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     expect(run.status, run.stderr).to.equal(2)
-    expect(run.stderr).to.contain('yard.toml: invalid value at box.image: "--privileged" is not an image reference: it starts with "-"')
+    expect(run.stderr).to.contain(
+      'yard.toml: invalid value at box.image: "--privileged" is not an image reference: it starts with "-"',
+    )
   })
 })

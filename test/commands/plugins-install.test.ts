@@ -9,19 +9,25 @@ import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {BackendEntry} from '../../src/core/registry/registry.js'
-import {freshHomes, Homes, killRecorded, userPlugins, yardIn} from '../examples/support.js'
+
+import {freshHomes, type Homes, killRecorded, userPlugins, yardIn} from '../examples/support.js'
 import {builtPackage} from '../support/built-package.js'
 import {cleanupTemp} from '../support/repo.js'
 
-const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
 
 /** Runs the built yard on a pseudo-terminal, typing `input`; the exit code and what the terminal showed. */
 function onTerminal(root: string, homes: Homes, args: string[], input: string): {status: number; screen: string} {
   const command = [process.execPath, path.join(root, 'bin', 'run.js'), ...args].map(quote).join(' ')
-  const env = {...process.env, ...homes.env} as NodeJS.ProcessEnv
+  const env = {...process.env, ...homes.env}
   delete env.NODE_ENV
   for (const [key, value] of Object.entries(homes.env)) if (value === undefined) delete env[key]
-  const child = spawnSync('script', ['--quiet', '--return', '--command', command, '/dev/null'], {input, env, encoding: 'utf8', timeout: 60_000})
+  const child = spawnSync('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    input,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   return {status: child.status ?? -1, screen: child.stdout + child.stderr}
 }
 
@@ -49,12 +55,21 @@ describe('yard plugins install (DESIGN.md §7, Appendix B)', function () {
 
   it('refuses a path or a git url without a terminal and without --yes (exit 3) and installs nothing', () => {
     const homes = freshHomes()
-    for (const source of [example, 'git+https://example.invalid/acme/yard-nomad.git', `procfile@file:${example}`, 'procfile@npm:left-pad@1.3.0', 'procfile@https://example.invalid/p.tgz']) {
+    for (const source of [
+      example,
+      'git+https://example.invalid/acme/yard-nomad.git',
+      `procfile@file:${example}`,
+      'procfile@npm:left-pad@1.3.0',
+      'procfile@https://example.invalid/p.tgz',
+    ]) {
       const refused = yardIn(root, homes, ['plugins', 'install', source], {expected: 3})
       expect(refused.stderr).to.include('note: a plugin is code that runs with your permissions every time yard runs')
-      expect(refused.stderr).to.match(/^refused to install from the (local path \S+|git repository \S+|npm package left-pad@1\.3\.0 under the name procfile|package at \S+) without confirmation$/m)
+      expect(refused.stderr).to.match(
+        /^refused to install from the (local path \S+|git repository \S+|npm package left-pad@1\.3\.0 under the name procfile|package at \S+) without confirmation$/m,
+      )
       expect(refused.stderr).to.include('fix: run again with --yes if you trust it')
     }
+
     expect(recorded(homes)).to.deep.equal([])
     const missing = yardIn(root, homes, ['plugins', 'install', './no-such-plugin'], {expected: 2})
     expect(missing.stderr).to.include('no-such-plugin: no such file or directory')

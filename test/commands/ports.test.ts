@@ -6,7 +6,13 @@ import {addWorktree, cleanupTemp, git, makeRepo, tempDir, writeFile} from '../su
 import {yard} from '../support/yard.js'
 
 const PORTS = '[ports]\nAPP_PORT = 3000\nDB_PORT = 5400\n'
-const clean = {WT_OFFSET: undefined, YARD_WORKTREE: undefined, WORKTREE: undefined, YARD_PREFIX: undefined, YARD_WORKTREES_ROOT: undefined}
+const clean = {
+  WT_OFFSET: undefined,
+  YARD_WORKTREE: undefined,
+  WORKTREE: undefined,
+  YARD_PREFIX: undefined,
+  YARD_WORKTREES_ROOT: undefined,
+}
 
 describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
   afterEach(cleanupTemp)
@@ -20,7 +26,17 @@ describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
     const fromEnv = await yard(['ports', '--json'], {cwd: repo, env: {...clean, YARD_WORKTREE: 'feat'}})
     const fromWorktreeVar = await yard(['ports', '--json'], {cwd: repo, env: {...clean, WORKTREE: 'feat'}})
     expect(fromFlag.exitCode, fromFlag.stderr).to.equal(0)
-    expect(fromFlag.json).to.deep.equal({worktree: 'feat', kind: 'worktree', project: 'app-feat', offset: 59, offsetSource: 'hash', ports: {APP_PORT: 3059, DB_PORT: 5459}, implicitPorts: [], clashesWith: [], trust: 'trusted'})
+    expect(fromFlag.json).to.deep.equal({
+      worktree: 'feat',
+      kind: 'worktree',
+      project: 'app-feat',
+      offset: 59,
+      offsetSource: 'hash',
+      ports: {APP_PORT: 3059, DB_PORT: 5459},
+      implicitPorts: [],
+      clashesWith: [],
+      trust: 'trusted',
+    })
     expect(fromInside.json).to.deep.equal(fromFlag.json)
     expect(fromEnv.json).to.deep.equal(fromFlag.json)
     expect(fromWorktreeVar.json).to.include({worktree: 'main', offset: 0, offsetSource: 'main'})
@@ -37,7 +53,12 @@ describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
     const env = await yard(['ports', '-w', 'feat', '--json'], {cwd: repo, env: {...clean, WT_OFFSET: '33'}})
     expect(env.json).to.deep.include({offset: 33, offsetSource: 'env', ports: {APP_PORT: 3033, DB_PORT: 5433}})
     const main = await yard(['ports', '--json'], {cwd: repo, env: {...clean, WT_OFFSET: '33'}})
-    expect(main.json).to.deep.include({worktree: 'main', offset: 0, offsetSource: 'main', ports: {APP_PORT: 3000, DB_PORT: 5400}})
+    expect(main.json).to.deep.include({
+      worktree: 'main',
+      offset: 0,
+      offsetSource: 'main',
+      ports: {APP_PORT: 3000, DB_PORT: 5400},
+    })
   })
 
   it('ignores WT_OFFSET with a note in --all and reports clashes', async () => {
@@ -83,7 +104,7 @@ describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
     })
   }
 
-  it('ignores a pin in a worktree\'s own yard.local.toml', async () => {
+  it("ignores a pin in a worktree's own yard.local.toml", async () => {
     const repo = makeRepo({'yard.toml': PORTS})
     const feat = addWorktree(repo, 'feat')
     writeFile(feat, 'yard.local.toml', '[worktree-offsets]\nfeat = 3\n')
@@ -91,7 +112,7 @@ describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
     expect(result.json).to.include({offset: 59, offsetSource: 'hash'})
   })
 
-  it('uses a worktree\'s own [ports], and only warns about its own [project] prefix', async () => {
+  it("uses a worktree's own [ports], and only warns about its own [project] prefix", async () => {
     const repo = makeRepo({'yard.toml': PORTS})
     const feat = addWorktree(repo, 'feat')
     writeFile(feat, 'yard.toml', '[project]\nprefix = "other"\n[ports]\nWEB_PORT = 8000\n')
@@ -117,8 +138,13 @@ describe('yard ports (DESIGN.md §3.3, §3.4)', () => {
     const dotted = makeRepo({}, 'My.App')
     const long = makeRepo({}, 'abcdefghijklmnopqrstuvwxyz1234')
     expect((await yard(['ports', '--json'], {cwd: dotted, env: clean})).json).to.include({project: 'my-app'})
-    expect((await yard(['ports', '--json'], {cwd: long, env: clean})).json).to.include({project: 'abcdefghijklmnopqrstuv'})
-    expect((await yard(['ports', '-w', 'x1', '--json'], {cwd: long, env: clean})).json).to.include({project: 'abcdefghijklmnopqrstuv-x1', offset: 73})
+    expect((await yard(['ports', '--json'], {cwd: long, env: clean})).json).to.include({
+      project: 'abcdefghijklmnopqrstuv',
+    })
+    expect((await yard(['ports', '-w', 'x1', '--json'], {cwd: long, env: clean})).json).to.include({
+      project: 'abcdefghijklmnopqrstuv-x1',
+      offset: 73,
+    })
   })
 
   it('computes offsets natively: works with only git on PATH', async () => {
@@ -145,5 +171,6 @@ function execPath(command: string): string {
       return candidate
     } catch {}
   }
+
   throw new Error(`${command} not found`)
 }

@@ -14,8 +14,16 @@ describe('commands yard prints for pasting quote what they embed', () => {
     const repo = makeRepo()
     const marker = path.join(tempDir('paste'), 'x')
     const branch = `fix;touch\${IFS}${marker}`
-    const env = {...cleanEnv(tempDir('state')), YARD_FIXTURE_STACK_LOG: path.join(tempDir('log'), 'stack.jsonl'), YARD_FIXTURE_STACK_FAIL: undefined}
-    const added = await yard(['worktree', 'add', 'fix', branch, '--no-fetch'], {cwd: repo, env, plugins: ['recording-stack']})
+    const env = {
+      ...cleanEnv(tempDir('state')),
+      YARD_FIXTURE_STACK_LOG: path.join(tempDir('log'), 'stack.jsonl'),
+      YARD_FIXTURE_STACK_FAIL: undefined,
+    }
+    const added = await yard(['worktree', 'add', 'fix', branch, '--no-fetch'], {
+      cwd: repo,
+      env,
+      plugins: ['recording-stack'],
+    })
     expect(added.exitCode, added.stderr).to.equal(0)
     const removed = await yard(['worktree', 'remove', 'fix', '--yes'], {cwd: repo, env, plugins: ['recording-stack']})
     expect(removed.exitCode, removed.stderr).to.equal(0)

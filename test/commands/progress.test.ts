@@ -10,11 +10,11 @@ import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
-import {openPane, TmuxPane} from '../support/tmux.js'
+import {openPane, type TmuxPane} from '../support/tmux.js'
 import {projectRoot} from '../support/yard.js'
 
 const devJs = path.join(projectRoot, 'bin', 'dev.js')
-const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
 
 describe('progress of yard cache add', function () {
   this.timeout(120_000)
@@ -58,6 +58,7 @@ describe('progress of yard cache add', function () {
       if (/^exit=\d+/m.test(screen)) break
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
+
     expect(screen, screen).to.match(/^exit=0/m)
     expect([...percentages], screen).to.have.length.of.at.least(3)
     // The last frame stays: each step done, then the result line after it.
@@ -66,21 +67,27 @@ describe('progress of yard cache add', function () {
     const result = lines.findIndex((line) => line.startsWith(`cloned ${big} → `))
     expect(cloned, screen).to.be.greaterThan(-1)
     expect(result, screen).to.be.greaterThan(cloned)
-    expect(lines.some((line) => /%.*█/.test(line)), 'the bar is gone once done').to.equal(false)
+    expect(
+      lines.some((line) => /%.*█/.test(line)),
+      'the bar is gone once done',
+    ).to.equal(false)
   })
 
   it('with stderr not a terminal prints one line per step, and the result on stdout', () => {
     const run = spawnSync(process.execPath, [devJs, 'cache', 'add', small], {env: env(), encoding: 'utf8'})
     expect(run.status, run.stderr).to.equal(0)
-    expect(run.stderr.split('\n').filter(Boolean)).to.deep.equal([`cloning ${small} into the cache…`, 'pinning the cache…'])
-    expect(run.stdout).to.match(new RegExp(`^cloned ${small} → \\S+\\n$`))
+    expect(run.stderr.split('\n').filter(Boolean)).to.deep.equal([
+      `cloning ${small} into the cache…`,
+      'pinning the cache…',
+    ])
+    expect(run.stdout).to.match(new RegExp(String.raw`^cloned ${small} → \S+\n$`))
   })
 
   it('with --quiet prints only the result, with --json only the json', () => {
     const quiet = spawnSync(process.execPath, [devJs, 'cache', 'add', small, '--quiet'], {env: env(), encoding: 'utf8'})
     expect(quiet.status, quiet.stderr).to.equal(0)
     expect(quiet.stderr).to.equal('')
-    expect(quiet.stdout).to.match(new RegExp(`^cloned ${small} → \\S+\\n$`))
+    expect(quiet.stdout).to.match(new RegExp(String.raw`^cloned ${small} → \S+\n$`))
     rmSync(caches, {recursive: true, force: true})
     const json = spawnSync(process.execPath, [devJs, 'cache', 'add', small, '--json'], {env: env(), encoding: 'utf8'})
     expect(json.status, json.stderr).to.equal(0)
@@ -90,10 +97,17 @@ describe('progress of yard cache add', function () {
 
   it('a command off a terminal loads neither Ink nor React (start-up stays light)', () => {
     const record = path.join(tempDir('yardtest-progress-imports'), 'imports.txt')
-    const run = spawnSync(process.execPath, ['--import', path.join(projectRoot, 'test', 'support', 'record-imports.mjs'), devJs, 'cache', 'add', small], {env: {...env(), RECORD_IMPORTS_FILE: record}, encoding: 'utf8'})
+    const run = spawnSync(
+      process.execPath,
+      ['--import', path.join(projectRoot, 'test', 'support', 'record-imports.mjs'), devJs, 'cache', 'add', small],
+      {env: {...env(), RECORD_IMPORTS_FILE: record}, encoding: 'utf8'},
+    )
     expect(run.status, run.stderr).to.equal(0)
     const loaded = readFileSync(record, 'utf8').split('\n')
-    expect(loaded.some((url) => url.includes('/src/commands/cache/add.ts')), 'the command was recorded').to.equal(true)
+    expect(
+      loaded.some((url) => url.includes('/src/commands/cache/add.ts')),
+      'the command was recorded',
+    ).to.equal(true)
     expect(loaded.filter((url) => /\/node_modules\/(ink|react)\//.test(url))).to.deep.equal([])
   })
 
@@ -101,12 +115,18 @@ describe('progress of yard cache add', function () {
     // Wide enough that the command and the result are one line each.
     pane = openPane(`yardtest-progress-${process.pid}`, {width: 250, height: 24, command: 'sh'})
     pane.send(`export YARD_STATE_DIR=${quote(state)} YARD_CACHE_ROOT=${quote(caches)} CI=true PS1='$ '; clear`, 'Enter')
-    pane.send(`${quote(process.execPath)} ${quote(devJs)} cache add --quiet ${quote(small)} 2>&1; echo "exit=$?"`, 'Enter')
+    pane.send(
+      `${quote(process.execPath)} ${quote(devJs)} cache add --quiet ${quote(small)} 2>&1; echo "exit=$?"`,
+      'Enter',
+    )
     const screen = await pane.waitFor(/^exit=\d+/m)
-    const lines = screen.split('\n').map((line) => line.trimEnd()).filter(Boolean)
+    const lines = screen
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .filter(Boolean)
     // Between the command line and its exit: the result alone.
     const output = lines.slice(1, lines.indexOf('exit=0'))
     expect(output, screen).to.have.length(1)
-    expect(output[0], screen).to.match(new RegExp(`^cloned ${small} → ${caches}/small-\\w+$`))
+    expect(output[0], screen).to.match(new RegExp(String.raw`^cloned ${small} → ${caches}/small-\w+$`))
   })
 })

@@ -5,7 +5,13 @@ import path from 'node:path'
 import {addWorktree, cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
-const clean = {WT_OFFSET: undefined, YARD_WORKTREE: undefined, WORKTREE: undefined, YARD_PREFIX: undefined, YARD_WORKTREES_ROOT: undefined}
+const clean = {
+  WT_OFFSET: undefined,
+  YARD_WORKTREE: undefined,
+  WORKTREE: undefined,
+  YARD_PREFIX: undefined,
+  YARD_WORKTREES_ROOT: undefined,
+}
 
 describe('which checkout a command targets (DESIGN.md §3.3)', () => {
   afterEach(cleanupTemp)
@@ -16,9 +22,13 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
     git(repo, 'worktree', 'add', '-q', '-b', 'wt/outside', outside)
     const result = await yard(['env', '--json'], {cwd: outside, env: clean})
     expect(result.exitCode).to.equal(2)
-    expect(result.json).to.have.nested.property('error.message').that.contains("is a worktree outside yard's worktrees root")
+    expect(result.json)
+      .to.have.nested.property('error.message')
+      .that.contains("is a worktree outside yard's worktrees root")
     // Naming the target explicitly still works from there.
-    expect((await yard(['ports', '--worktree', 'feat', '--json'], {cwd: outside, env: clean})).json).to.include({worktree: 'feat'})
+    expect((await yard(['ports', '--worktree', 'feat', '--json'], {cwd: outside, env: clean})).json).to.include({
+      worktree: 'feat',
+    })
   })
 
   it('targets main from a plain directory of the main checkout, even below a worktrees root inside it', async () => {
@@ -54,12 +64,20 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
     git(main, 'commit', '-q', '--allow-empty', '-m', 'initial')
     const feat = path.join(dir, 'app-worktrees', 'feat')
     git(main, 'worktree', 'add', '-q', '-b', 'wt/feat', feat)
-    expect((await yard(['ports', '--json'], {cwd: main, env: clean})).json).to.include({worktree: 'main', project: 'app'})
-    expect((await yard(['ports', '--worktree', 'feat', '--json'], {cwd: main, env: clean})).json).to.include({worktree: 'feat', project: 'app-feat'})
+    expect((await yard(['ports', '--json'], {cwd: main, env: clean})).json).to.include({
+      worktree: 'main',
+      project: 'app',
+    })
+    expect((await yard(['ports', '--worktree', 'feat', '--json'], {cwd: main, env: clean})).json).to.include({
+      worktree: 'feat',
+      project: 'app-feat',
+    })
     // git itself reports the git dir as the main worktree there: refuse clearly rather than guess.
     const fromFeat = await yard(['ports'], {cwd: feat, env: clean})
     expect(fromFeat.exitCode).to.equal(2)
-    expect(fromFeat.stderr).to.contain('git cannot tell where the main checkout').and.contain('run yard from the main checkout')
+    expect(fromFeat.stderr)
+      .to.contain('git cannot tell where the main checkout')
+      .and.contain('run yard from the main checkout')
   })
 
   it('says where it is for a bare repository or a .git directory (exit 2)', async () => {
@@ -73,7 +91,7 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
     expect(inGit.exitCode).to.equal(2)
   })
 
-  it('keeps listing every other checkout when one worktree\'s yard.toml is broken', async () => {
+  it("keeps listing every other checkout when one worktree's yard.toml is broken", async () => {
     const repo = makeRepo({'yard.toml': '[ports]\nAPP_PORT = 3000\n'})
     addWorktree(repo, 'feat')
     const bad = addWorktree(repo, 'bad')
@@ -108,12 +126,16 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
     expect(main.stderr).to.contain('main is the main checkout; it is not a worktree yard can remove')
     expect(main.stderr).not.to.contain('main-')
     expect(git(repo, 'worktree', 'list', '--porcelain')).to.contain(`worktree ${repo}`)
-    for (const argv of [['shell', 'nosuch'], ['exec', 'nosuch', '--', 'true']]) {
+    for (const argv of [
+      ['shell', 'nosuch'],
+      ['exec', 'nosuch', '--', 'true'],
+    ]) {
       const missing = await yard(argv, {cwd: repo, env})
       expect(missing.exitCode, argv.join(' ')).to.equal(2)
       expect(missing.stderr).to.contain('there is no worktree nosuch')
       expect(missing.stderr).not.to.contain('the identity it would have')
     }
+
     const backend = await yard(['machine', 'status'], {cwd: repo, env: {...env, YARD_MACHINE_BACKEND: 'bogus'}})
     expect(backend.exitCode).to.equal(2)
     expect(backend.stderr).to.contain('unknown machine backend "bogus" from YARD_MACHINE_BACKEND')

@@ -14,7 +14,10 @@ import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
 const toml = '[project]\nprefix = "yardtest-uc"\n\n[machine]\nbackend = "native"\n\n[ports]\nWEB_PORT = 38900\n'
-const web = (extra: string[] = []) => ['services:', '  web:', '    image: localhost/yardtest-uc:1', '    ports: ["${WEB_PORT}:80"]', ...extra, ''].join('\n')
+const web = (extra: string[] = []) =>
+  ['services:', '  web:', '    image: localhost/yardtest-uc:1', '    ports: ["${WEB_PORT}:80"]', ...extra, ''].join(
+    '\n',
+  )
 
 describe('an untrusted worktree reaches nothing through yard on the host', function () {
   this.timeout(60_000)
@@ -22,7 +25,7 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
   let worktree: string
   let secret: string
   const env = {YARD_STATE_DIR: '', QA_HOST_TOKEN: 'ghp_from_the_host'}
-  const run = (...args: string[]) => yard(args, {cwd: repo, env})
+  const run = async (...args: string[]) => yard(args, {cwd: repo, env})
 
   before(async () => {
     env.YARD_STATE_DIR = tempDir('uc-state')
@@ -49,12 +52,19 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
       expect(result.exitCode, `privileged: ${value}: ${result.stderr}`).to.equal(3)
       expect(result.said).to.include('service web is privileged')
     }
+
     expect((await dryRun(['    privileged: false'])).exitCode).to.equal(0)
-    for (const [key, value] of [['network_mode', 'ns:/proc/1/ns/net'], ['pid', 'host'], ['ipc', 'container:other'], ['network_mode', '/run/netns/x']]) {
+    for (const [key, value] of [
+      ['network_mode', 'ns:/proc/1/ns/net'],
+      ['pid', 'host'],
+      ['ipc', 'container:other'],
+      ['network_mode', '/run/netns/x'],
+    ]) {
       const result = await dryRun([`    ${key}: "${value}"`])
       expect(result.exitCode, `${key}: ${value}: ${result.stderr}`).to.equal(3)
-      expect(result.said).to.include(`service web sets ${key}: \\"${value}\\"`)
+      expect(result.said).to.include(String.raw`service web sets ${key}: \"${value}\"`)
     }
+
     expect((await dryRun(['    network_mode: bridge'])).exitCode).to.equal(0)
   })
 
@@ -63,8 +73,13 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     expect(interpolated.exitCode, interpolated.stderr).to.equal(3)
     expect(interpolated.said).to.include(`reads the env file ${secret}`)
     expect(interpolated.stdout + interpolated.stderr).not.to.include('hunter2')
-    writeFileSync(path.join(path.dirname(secret), 'base.yaml'), `services:\n  base:\n    image: x\n    env_file: [${secret}]\n`)
-    const extended = await dryRun([`    extends: {file: ${path.join(path.dirname(secret), 'base.yaml')}, service: base}`])
+    writeFileSync(
+      path.join(path.dirname(secret), 'base.yaml'),
+      `services:\n  base:\n    image: x\n    env_file: [${secret}]\n`,
+    )
+    const extended = await dryRun([
+      `    extends: {file: ${path.join(path.dirname(secret), 'base.yaml')}, service: base}`,
+    ])
     expect(extended.exitCode, extended.said).to.equal(3)
     expect(extended.said).to.include('reads the compose file').and.include('base.yaml')
     expect(extended.stdout + extended.stderr).not.to.include('hunter2')
@@ -83,24 +98,33 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
   })
 
   it("does not read the worktree's yard.toml: no backend, sharing or trust table of its own", async () => {
-    writeFile(worktree, 'yard.toml', `${toml}\n[stack]\nbackend = "procfile-stack"\nexternal = "shared"\n\n[worktrees.pr-1]\ntrust = "trusted"\n`)
+    writeFile(
+      worktree,
+      'yard.toml',
+      `${toml}\n[stack]\nbackend = "procfile-stack"\nexternal = "shared"\n\n[worktrees.pr-1]\ntrust = "trusted"\n`,
+    )
     const result = await dryRun(['    volumes: [shared:/data]', 'volumes:', '  shared:', '    external: true'])
     expect(result.exitCode, result.stderr).to.equal(3)
     expect(result.stderr).to.include('is not read').and.include('pr-1 is untrusted')
     expect(result.said).to.include('external')
     const list = await run('worktree', 'list', '--json')
     expect(list.exitCode, list.stderr).to.equal(0)
-    expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-1')).to.include({trust: 'untrusted'})
+    expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-1')).to.include({
+      trust: 'untrusted',
+    })
     writeFile(worktree, 'yard.toml', toml)
   })
 
-  it('runs no git where the box re-pointed the worktree\'s .git, and says how to put it back', async () => {
+  it("runs no git where the box re-pointed the worktree's .git, and says how to put it back", async () => {
     const marker = path.join(tempDir('uc-marker'), 'ran')
     const link = path.join(worktree, '.git')
     const original = readFileSync(link, 'utf8')
     mkdirSync(path.join(worktree, '.evil'), {recursive: true})
     writeFileSync(path.join(worktree, '.evil', 'HEAD'), 'ref: refs/heads/main\n')
-    writeFileSync(path.join(worktree, '.evil', 'config'), `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker}"\n`)
+    writeFileSync(
+      path.join(worktree, '.evil', 'config'),
+      `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker}"\n`,
+    )
     mkdirSync(path.join(worktree, '.evil', 'objects'), {recursive: true})
     mkdirSync(path.join(worktree, '.evil', 'refs'), {recursive: true})
     writeFileSync(link, 'gitdir: .evil\n')
@@ -108,7 +132,9 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
       const list = await run('worktree', 'list', '--json')
       expect(list.exitCode, list.stderr).to.equal(0)
       expect(list.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
-      expect((list.json as Array<{name: string; dirty: unknown}>).find((row) => row.name === 'pr-1')).to.include({dirty: null})
+      expect((list.json as Array<{name: string; dirty: unknown}>).find((row) => row.name === 'pr-1')).to.include({
+        dirty: null,
+      })
       const remove = await run('worktree', 'remove', 'pr-1', '--dry-run')
       expect(remove.exitCode, remove.stderr).to.equal(3)
       expect(remove.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
@@ -123,6 +149,7 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     } finally {
       writeFileSync(link, original)
     }
+
     const again = await run('worktree', 'list', '--json')
     expect(again.stderr).not.to.include('was changed')
     expect(existsSync(marker)).to.equal(false)

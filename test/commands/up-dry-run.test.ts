@@ -10,7 +10,15 @@ import path from 'node:path'
 import {addWorktree, cleanupTemp, makeRepo} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
-const clean = {WT_OFFSET: undefined, YARD_WORKTREE: undefined, WORKTREE: undefined, YARD_PREFIX: undefined, YARD_WORKTREES_ROOT: undefined, COMPOSE_FILE: undefined, COMPOSE_PROFILES: undefined}
+const clean = {
+  WT_OFFSET: undefined,
+  YARD_WORKTREE: undefined,
+  WORKTREE: undefined,
+  YARD_PREFIX: undefined,
+  YARD_WORKTREES_ROOT: undefined,
+  COMPOSE_FILE: undefined,
+  COMPOSE_PROFILES: undefined,
+}
 const HOST = 'services:\n  agent:\n    image: a\n    network_mode: host\n  web:\n    image: w\n    ports: ["8080:80"]\n'
 
 interface DryRun {
@@ -35,12 +43,19 @@ describe('yard up --dry-run: the exit code up would give (DESIGN.md §4.2)', () 
     expect(Object.keys(plan.report[0])).to.deep.equal(['kind', 'service', 'detail', 'action'])
     const text = await yard(['up', '--dry-run', '--worktree', 'feat'], {cwd: repo, env: clean})
     expect(text.exitCode).to.equal(3)
-    expect(text.stdout).to.include('# isolation report:').and.to.match(/refused +agent: network_mode: host/)
-    expect(text.stderr).to.include('yard up would refuse worktree feat').and.to.include('1 refusal in the isolation report above')
+    expect(text.stdout)
+      .to.include('# isolation report:')
+      .and.to.match(/refused +agent: network_mode: host/)
+    expect(text.stderr)
+      .to.include('yard up would refuse worktree feat')
+      .and.to.include('1 refusal in the isolation report above')
   })
 
   it('exits 2 for a compose file name that is a dangling or looping symbolic link, not box-only', async () => {
-    for (const [name, target] of [['compose.yaml', '/nonexistent/compose.yaml'], ['docker-compose.yml', 'docker-compose.yml']]) {
+    for (const [name, target] of [
+      ['compose.yaml', '/nonexistent/compose.yaml'],
+      ['docker-compose.yml', 'docker-compose.yml'],
+    ]) {
       const repo = makeRepo({'yard.toml': '[project]\nprefix = "dangle"\n'})
       symlinkSync(target, path.join(repo, name))
       const result = await yard(['up', '--dry-run'], {cwd: repo, env: clean})

@@ -9,7 +9,7 @@ import {yard} from '../support/yard.js'
 describe('yard worktree add: [worktrees] copy (docs/configuration.md)', () => {
   afterEach(cleanupTemp)
 
-  it('copies the main checkout\'s gitignored .env into the new worktree by default, naming it', async () => {
+  it("copies the main checkout's gitignored .env into the new worktree by default, naming it", async () => {
     const repo = makeRepo({'.gitignore': '.env\n*.local\n'})
     writeFile(repo, '.env', 'TOKEN=from-main\n')
     writeFile(repo, 'notes.txt', 'untracked, not ignored\n')
@@ -23,7 +23,10 @@ describe('yard worktree add: [worktrees] copy (docs/configuration.md)', () => {
   })
 
   it('copies what the configured patterns pick, only when git ignores it', async () => {
-    const repo = makeRepo({'.gitignore': '.env\n*.local\n', 'yard.toml': '[worktrees]\ncopy = ["*.local", "settings.json"]\n'})
+    const repo = makeRepo({
+      '.gitignore': '.env\n*.local\n',
+      'yard.toml': '[worktrees]\ncopy = ["*.local", "settings.json"]\n',
+    })
     writeFile(repo, '.env', 'not in the list\n')
     writeFile(repo, 'config/db.local', 'db=main\n')
     writeFile(repo, 'settings.json', 'untracked but not ignored\n')
@@ -51,7 +54,11 @@ describe('yard worktree add: [worktrees] copy (docs/configuration.md)', () => {
   })
 
   it('writes nothing through a directory of the branch that is a symbolic link out of the worktree', async () => {
-    const repo = makeRepo({'.gitignore': '', 'conf/.gitignore': '*.env\n', 'yard.toml': '[worktrees]\ncopy = ["conf/a.env"]\n'})
+    const repo = makeRepo({
+      '.gitignore': '',
+      'conf/.gitignore': '*.env\n',
+      'yard.toml': '[worktrees]\ncopy = ["conf/a.env"]\n',
+    })
     const outside = tempDir('outside')
     git(repo, 'checkout', '-q', '-b', 'linked')
     git(repo, 'rm', '-rq', 'conf')

@@ -13,16 +13,20 @@ describe('worktree add: branches, offsets and paths yard refuses (exit 2, nothin
     const setup = remoteSetup()
     const env = cleanEnv(setup.stateDir)
     const before = git(setup.main, 'for-each-ref')
-    for (const args of [['worktree', 'add', 'b1', 'HEAD'], ['worktree', 'add', '--branch', 'HEAD']]) {
+    for (const args of [
+      ['worktree', 'add', 'b1', 'HEAD'],
+      ['worktree', 'add', '--branch', 'HEAD'],
+    ]) {
       const run = await yard([...args, '--no-fetch'], {cwd: setup.main, env})
       expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).to.equal(2)
       expect(run.stderr).to.contain('invalid branch name "HEAD"')
     }
+
     expect(git(setup.main, 'for-each-ref')).to.equal(before)
     expect(registered(setup.main)).to.deep.equal([setup.main])
   })
 
-  it('refuses a BRANCH that is a remote-tracking branch\'s short name, or @, suggesting --from', async () => {
+  it("refuses a BRANCH that is a remote-tracking branch's short name, or @, suggesting --from", async () => {
     const setup = remoteSetup()
     const env = cleanEnv(setup.stateDir)
     git(setup.main, 'remote', 'add', 'up/stream', setup.origin)
@@ -30,14 +34,19 @@ describe('worktree add: branches, offsets and paths yard refuses (exit 2, nothin
     for (const branch of ['origin/main', 'origin/HEAD', 'up/stream/develop']) {
       const run = await yard(['worktree', 'add', 'x', branch, '--no-fetch'], {cwd: setup.main, env})
       expect(run.exitCode, `${branch}: ${run.stderr}`).to.equal(2)
-      expect(run.stderr).to.contain(`invalid branch "${branch}": it is the name of the remote-tracking branch ${branch}`)
+      expect(run.stderr).to.contain(
+        `invalid branch "${branch}": it is the name of the remote-tracking branch ${branch}`,
+      )
       expect(run.stderr).to.contain(`yard worktree add x --from ${branch}`)
       expect(hasBranch(setup.main, branch)).to.equal(false)
     }
+
     const at = await yard(['worktree', 'add', 'x', '@', '--no-fetch'], {cwd: setup.main, env})
     expect(at.exitCode, at.stderr).to.equal(2)
     expect(at.stderr).to.contain('invalid branch name "@"')
-    expect(git(setup.main, 'for-each-ref', '--format=%(refname)', 'refs/heads')).to.equal('refs/heads/develop\nrefs/heads/main\nrefs/heads/wip')
+    expect(git(setup.main, 'for-each-ref', '--format=%(refname)', 'refs/heads')).to.equal(
+      'refs/heads/develop\nrefs/heads/main\nrefs/heads/wip',
+    )
     expect(existsSync(rootOf(setup.main))).to.equal(false)
     // A branch of that name made by hand is checked out as it is.
     git(setup.main, 'branch', '-q', 'origin/main', 'origin/main')
@@ -53,25 +62,28 @@ describe('worktree add: branches, offsets and paths yard refuses (exit 2, nothin
     const before = git(repo, 'for-each-ref')
     const head = await yard(['worktree', 'add', 'x', 'upstream/HEAD', '--no-fetch'], {cwd: repo, env})
     expect(head.exitCode, head.stderr).to.equal(2)
-    expect(head.stderr).to.contain('invalid branch "upstream/HEAD": it is the name of the remote-tracking branch upstream/HEAD')
+    expect(head.stderr).to.contain(
+      'invalid branch "upstream/HEAD": it is the name of the remote-tracking branch upstream/HEAD',
+    )
     for (const branch of ['refs/heads/x', 'refs/remotes/upstream/main']) {
       const run = await yard(['worktree', 'add', 'x', '--branch', branch, '--no-fetch'], {cwd: repo, env})
       expect(run.exitCode, `${branch}: ${run.stderr}`).to.equal(2)
       expect(run.stderr).to.contain(`invalid branch name "${branch}"`)
     }
+
     expect(git(repo, 'for-each-ref')).to.equal(before)
     expect(existsSync(rootOf(repo))).to.equal(false)
   })
 
   it('escapes an escape sequence in a path it prints (the worktrees root), so it cannot drive the terminal', async () => {
     const repo = makeRepo()
-    const root = path.join(tempDir('roots'), 'a\u001b]0;owned\u0007b')
+    const root = path.join(tempDir('roots'), 'a\u001B]0;owned\u0007b')
     const env = {...cleanEnv(tempDir('state')), YARD_WORKTREES_ROOT: root}
     const run = await yard(['worktree', 'add', 'feat'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(existsSync(path.join(root, 'feat'))).to.equal(true)
-    expect(run.stdout).to.contain('a\\x1b]0;owned\\x07b')
-    expect(run.stdout).not.to.match(/[\u001b\u0007]/)
+    expect(run.stdout).to.contain(String.raw`a\x1b]0;owned\x07b`)
+    expect(run.stdout).not.to.match(/[\u001B\u0007]/)
   })
 
   it('refuses a float pin (a = 3.0 is no integer), and says "out of range" for WT_OFFSET=-1', async () => {
@@ -80,7 +92,9 @@ describe('worktree add: branches, offsets and paths yard refuses (exit 2, nothin
     writeFile(repo, 'yard.local.toml', '[worktree-offsets]\na = 3.0\n')
     const pinned = await yard(['ports', '--worktree', 'a'], {cwd: repo, env})
     expect(pinned.exitCode, pinned.stderr).to.equal(2)
-    expect(pinned.stderr).to.contain(`invalid offset 3.0 from ${path.join(repo, 'yard.local.toml')} [worktree-offsets] a: a float`)
+    expect(pinned.stderr).to.contain(
+      `invalid offset 3.0 from ${path.join(repo, 'yard.local.toml')} [worktree-offsets] a: a float`,
+    )
     writeFile(repo, 'yard.local.toml', '')
     const negative = await yard(['ports', '--worktree', 'a'], {cwd: repo, env: {...env, WT_OFFSET: '-1'}})
     expect(negative.exitCode, negative.stderr).to.equal(2)

@@ -8,7 +8,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {writeAddJournal} from '../../src/core/worktree/journal.js'
-import {addState, killAt, KillPoint} from '../support/interrupted-add.js'
+import {addState, killAt, type KillPoint} from '../support/interrupted-add.js'
 import {cleanupTemp, git, tempDir} from '../support/repo.js'
 import {cleanEnv} from '../support/worktrees.js'
 import {projectRoot, yard} from '../support/yard.js'
@@ -18,8 +18,13 @@ function seedRepo(): string {
   const seed = path.join(tempDir('kill-seed'), 'seed')
   for (let dir = 0; dir < 40; dir++) {
     mkdirSync(path.join(seed, 'src', `d${String(dir).padStart(2, '0')}`), {recursive: true})
-    for (let file = 0; file < 50; file++) writeFileSync(path.join(seed, 'src', `d${String(dir).padStart(2, '0')}`, `f${String(file).padStart(2, '0')}.ts`), `export const v = ${dir * 50 + file}\n`)
+    for (let file = 0; file < 50; file++)
+      writeFileSync(
+        path.join(seed, 'src', `d${String(dir).padStart(2, '0')}`, `f${String(file).padStart(2, '0')}.ts`),
+        `export const v = ${dir * 50 + file}\n`,
+      )
   }
+
   git(seed, 'init', '-q', '-b', 'main')
   git(seed, 'add', '-A')
   git(seed, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'files')
@@ -35,6 +40,7 @@ const POINTS: KillPoint[] = [
 
 describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () {
   this.timeout(120_000)
+
   afterEach(cleanupTemp)
 
   it('the next run succeeds at every kill point and leaves the state of a clean run', async () => {
@@ -45,18 +51,22 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
       git(path.dirname(main), 'clone', '-q', seed, 'app')
       return main
     }
+
     const clean = clone()
     const first = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: clean, env})
     expect(first.exitCode, first.stderr).to.equal(0)
     const expected = addState(clean, 'feat')
     expect(expected.files).to.equal('2000')
 
-    const childEnv = {...process.env, ...env} as NodeJS.ProcessEnv
+    const childEnv = {...process.env, ...env}
     for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
     for (const point of POINTS) {
       const main = clone()
       const target = path.join(`${main}-worktrees`, 'feat')
-      const outcome = await killAt([process.execPath, path.join(projectRoot, 'bin', 'dev.js'), 'worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env: childEnv, point, target})
+      const outcome = await killAt(
+        [process.execPath, path.join(projectRoot, 'bin', 'dev.js'), 'worktree', 'add', 'feat', '--no-fetch'],
+        {cwd: main, env: childEnv, point, target},
+      )
       expect(outcome.killed, `killed when ${point.label}`).to.equal(true)
       const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
       expect(rerun.exitCode, `rerun after a kill when ${point.label}: ${rerun.stderr}`).to.equal(0)
@@ -72,12 +82,21 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const target = path.join(`${main}-worktrees`, 'feat')
     const base = git(main, 'rev-parse', 'origin/main')
     // As if killed after git finished but before the journal was removed.
-    const journal = {name: 'feat', target, branch: 'wt/feat', branchSource: 'new' as const, commit: base, pinBefore: null}
+    const journal = {
+      name: 'feat',
+      target,
+      branch: 'wt/feat',
+      branchSource: 'new' as const,
+      commit: base,
+      pinBefore: null,
+    }
     await writeAddJournal(path.join(main, '.git'), journal)
     writeFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'work since\n')
     const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(refused.exitCode, refused.stderr).to.equal(3)
-    expect(refused.stderr).to.contain(`worktree feat was being added when yard was stopped, and ${target} has changes since`)
+    expect(refused.stderr).to.contain(
+      `worktree feat was being added when yard was stopped, and ${target} has changes since`,
+    )
     expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('work since\n')
     // Committed instead: the worktree goes, the branch and its commit stay, and the add checks it out again.
     git(target, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-am', 'work')

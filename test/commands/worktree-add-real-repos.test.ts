@@ -18,7 +18,7 @@ function upstream(dir: string, name: string, files: Record<string, string>, subm
   for (const [file, content] of Object.entries(files)) writeFile(work, file, content)
   for (const sub of submodules) git(work, ...FILE, 'submodule', 'add', '-q', `../${sub}.git`, sub)
   git(work, 'add', '-A')
-  git(work, 'commit', '-q', '-m', `${name}`)
+  git(work, 'commit', '-q', '-m', name)
   const bare = path.join(dir, `${name}.git`)
   git(dir, 'init', '-q', '--bare', '-b', 'main', bare)
   git(work, 'push', '-q', bare, 'main')
@@ -47,7 +47,9 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     expect(run.json).to.have.deep.property('submodules', {initialised: ['lib', 'lib/nested'], failed: []})
     const feat = path.join(rootOf(main), 'feat')
     // Same commits as main (a leading space: checked out at the recorded commit).
-    expect(git(feat, 'submodule', 'status', '--recursive').replace(/ \(.*\)/g, '')).to.equal(recorded.replace(/ \(.*\)/g, ''))
+    expect(git(feat, 'submodule', 'status', '--recursive').replaceAll(/ \(.*\)/g, '')).to.equal(
+      recorded.replaceAll(/ \(.*\)/g, ''),
+    )
     expect(git(feat, 'submodule', 'status', '--recursive')).not.to.match(/(^|\n)[-+U]/)
     expect(existsSync(path.join(feat, 'lib', 'nested', 'n.txt'))).to.equal(true)
     // They fetch where main's do, not from main's git dir.
@@ -69,7 +71,10 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     expect(off.exitCode, off.stderr).to.equal(0)
     expect(readdirSync(path.join(rootOf(main), 'off', 'lib'))).to.deep.equal([])
     // main's git dir of lib is broken: the clone from it fails.
-    renameSync(path.join(main, '.git', 'modules', 'lib', 'objects'), path.join(main, '.git', 'modules', 'lib', 'objects-moved'))
+    renameSync(
+      path.join(main, '.git', 'modules', 'lib', 'objects'),
+      path.join(main, '.git', 'modules', 'lib', 'objects-moved'),
+    )
     const broken = await yard(['worktree', 'add', 'broken', '--json'], {cwd: main, env})
     expect(broken.exitCode, broken.stderr).to.equal(0)
     expect(broken.stderr).to.match(/warning: submodule lib was not initialised \(.+\); the worktree has it empty/)
@@ -80,7 +85,7 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     expect(git(worktree, 'status', '--porcelain')).to.equal('')
   })
 
-  it('fetches from the submodule\'s own remote a recorded commit main\'s copy lacks', async () => {
+  it("fetches from the submodule's own remote a recorded commit main's copy lacks", async () => {
     const dir = tempDir('subs')
     upstream(dir, 'lib', {'l.txt': 'lib\n'})
     upstream(dir, 'app', {'a.txt': 'app\n'}, ['lib'])
@@ -99,7 +104,12 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     git(main, 'fetch', '-q', '--no-recurse-submodules', 'origin')
     // The upstream is a local path: allowed here as a network url would be (git refuses file:// for
     // submodules by default).
-    const env = {...cleanEnv(tempDir('state')), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'protocol.file.allow', GIT_CONFIG_VALUE_0: 'always'}
+    const env = {
+      ...cleanEnv(tempDir('state')),
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'protocol.file.allow',
+      GIT_CONFIG_VALUE_0: 'always',
+    }
     const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--json'], {cwd: main, env})
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.json, run.stderr).to.have.deep.property('submodules', {initialised: ['lib'], failed: []})
@@ -108,7 +118,7 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     expect(existsSync(path.join(feat, 'lib', 'l2.txt'))).to.equal(true)
   })
 
-  it('applies main\'s cone sparse-checkout to the new worktree: only that directory\'s files are written', async () => {
+  it("applies main's cone sparse-checkout to the new worktree: only that directory's files are written", async () => {
     const main = path.join(tempDir('sparse'), 'app')
     git(path.dirname(main), 'init', '-q', '-b', 'main', main)
     for (let index = 0; index < 2000; index++) writeFile(main, `d${index % 20}/f${index}.txt`, `${index}\n`)
@@ -117,12 +127,24 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     git(main, 'commit', '-q', '-m', 'many')
     git(main, 'sparse-checkout', 'set', '--cone', 'd7')
     const trace = path.join(tempDir('trace'), 'events')
-    const run = await yard(['worktree', 'add', 'feat'], {cwd: main, env: {...cleanEnv(tempDir('state')), GIT_TRACE2_EVENT: trace}})
+    const run = await yard(['worktree', 'add', 'feat'], {
+      cwd: main,
+      env: {...cleanEnv(tempDir('state')), GIT_TRACE2_EVENT: trace},
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     const feat = path.join(rootOf(main), 'feat')
     // git 2.39 copies main's patterns before its own checkout: one step, as a full add.
-    const commands = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as {event: string; argv?: string[]}).filter((event) => event.event === 'start').map((event) => event.argv!.slice(1).join(' '))
-    expect(commands.filter((command) => /^(-c \S+ )*(worktree add|checkout|sparse-checkout|worktree unlock)\b/.test(command)).map((command) => command.replace(/^(-c \S+ )*/, '').split(' --')[0])).to.deep.equal(['worktree add'])
+    const commands = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as {event: string; argv?: string[]})
+      .filter((event) => event.event === 'start')
+      .map((event) => event.argv!.slice(1).join(' '))
+    expect(
+      commands
+        .filter((command) => /^(-c \S+ )*(worktree add|checkout|sparse-checkout|worktree unlock)\b/.test(command))
+        .map((command) => command.replace(/^(-c \S+ )*/, '').split(' --', 1)[0]),
+    ).to.deep.equal(['worktree add'])
     expect(commands.some((command) => command.includes('--no-checkout'))).to.equal(false)
     expect(readdirSync(feat).sort()).to.deep.equal(['.git', 'd7', 'top.txt'])
     expect(readdirSync(path.join(feat, 'd7'))).to.have.length(100)
@@ -148,7 +170,9 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     const env = cleanEnv(tempDir('state'))
     const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--from', 'origin/main'], {cwd: main, env})
     expect(run.exitCode, run.stderr).to.equal(1)
-    expect(run.stderr).to.match(/this partial clone lacks 1 object of [0-9a-f]{12} \([0-9a-f]{40}\), and promisor remote origin could not give them/)
+    expect(run.stderr).to.match(
+      /this partial clone lacks 1 object of [0-9a-f]{12} \([0-9a-f]{40}\), and promisor remote origin could not give them/,
+    )
     expect(run.stderr).to.include('make origin reachable and run the add again')
     expect(existsSync(path.join(rootOf(main), 'feat'))).to.equal(false)
     expect(git(main, 'branch', '--list', 'wt/feat')).to.equal('')
@@ -175,7 +199,10 @@ describe('yard worktree add on real repositories: submodules, sparse and partial
     git(src, 'push', '-q', path.join(dir, 'app.git'), 'main')
     git(main, 'fetch', '-q', 'origin')
     cutOff(dir, ['app'])
-    const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--from', 'origin/main'], {cwd: main, env: cleanEnv(tempDir('state'))})
+    const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--from', 'origin/main'], {
+      cwd: main,
+      env: cleanEnv(tempDir('state')),
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     const feat = path.join(rootOf(main), 'feat')
     expect(readdirSync(feat).sort()).to.deep.equal(['.git', 'keep'])

@@ -10,7 +10,7 @@ import {yard} from '../support/yard.js'
 describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
   afterEach(cleanupTemp)
 
-  it('forks a new branch from origin/HEAD (origin/develop), never the main checkout\'s HEAD, prints the commit and sets no upstream', async () => {
+  it("forks a new branch from origin/HEAD (origin/develop), never the main checkout's HEAD, prints the commit and sets no upstream", async () => {
     const setup = remoteSetup()
     const run = await yard(['worktree', 'add', 'feat'], {cwd: setup.main, env: cleanEnv(setup.stateDir)})
     expect(run.exitCode, run.stderr).to.equal(0)
@@ -18,7 +18,9 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(run.stdout).to.include(`base: origin/develop at ${setup.develop}`)
     expect(git(feat, 'rev-parse', 'HEAD')).to.equal(setup.develop)
     expect(git(feat, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('wt/feat')
-    const vv = git(feat, 'branch', '-vv').split('\n').find((line) => line.startsWith('* '))!
+    const vv = git(feat, 'branch', '-vv')
+      .split('\n')
+      .find((line) => line.startsWith('* '))!
     expect(vv).to.match(/^\* wt\/feat\s+[0-9a-f]+ change develop\.txt$/)
     expect(() => git(feat, 'config', '--get', 'branch.wt/feat.merge')).to.throw()
     expect(git(setup.main, 'config', '--get', 'branch.wt/feat.yardBase')).to.equal('refs/remotes/origin/develop')
@@ -32,7 +34,14 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     commit(repo, 'wip.txt', 'x\n')
     const run = await yard(['worktree', 'add', 'feat', '--json'], {cwd: repo, env: cleanEnv(tempDir('state'))})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.json).to.deep.include({name: 'feat', branch: 'wt/feat', branchSource: 'new', upstream: null, fetched: null, base: {ref: 'main', commit: mainCommit, source: 'default-branch'}})
+    expect(run.json).to.deep.include({
+      name: 'feat',
+      branch: 'wt/feat',
+      branchSource: 'new',
+      upstream: null,
+      fetched: null,
+      base: {ref: 'main', commit: mainCommit, source: 'default-branch'},
+    })
     expect(run.stderr).to.include('forking from the local main')
     expect(git(path.join(rootOf(repo), 'feat'), 'rev-parse', 'HEAD')).to.equal(mainCommit)
   })
@@ -43,10 +52,12 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     const run = await yard(['worktree', 'add', 'feat', '--json'], {cwd: repo, env: cleanEnv(tempDir('state'))})
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.json).to.have.nested.property('base.source', 'current-head')
-    expect(run.stderr).to.match(/warning: no origin\/HEAD, origin\/main, main, origin\/master or master: forking from the current HEAD \(trunk at [0-9a-f]{12}\)/)
+    expect(run.stderr).to.match(
+      /warning: no origin\/HEAD, origin\/main, main, origin\/master or master: forking from the current HEAD \(trunk at [0-9a-f]{12}\)/,
+    )
   })
 
-  it('fetches the base\'s remote first, so a commit pushed since the last fetch is the base; --no-fetch does not', async () => {
+  it("fetches the base's remote first, so a commit pushed since the last fetch is the base; --no-fetch does not", async () => {
     const setup = remoteSetup()
     const env = cleanEnv(setup.stateDir)
     git(setup.other, 'checkout', '-q', 'develop')
@@ -54,10 +65,16 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     git(setup.other, 'push', '-q', 'origin', 'develop')
     const stale = await yard(['worktree', 'add', 'stale', '--no-fetch', '--json'], {cwd: setup.main, env})
     expect(stale.exitCode, stale.stderr).to.equal(0)
-    expect(stale.json).to.deep.include({fetched: null, base: {ref: 'origin/develop', commit: setup.develop, source: 'origin-head'}})
+    expect(stale.json).to.deep.include({
+      fetched: null,
+      base: {ref: 'origin/develop', commit: setup.develop, source: 'origin-head'},
+    })
     const fresh = await yard(['worktree', 'add', 'fresh', '--json'], {cwd: setup.main, env})
     expect(fresh.exitCode, fresh.stderr).to.equal(0)
-    expect(fresh.json).to.deep.include({fetched: 'origin', base: {ref: 'origin/develop', commit: pushed, source: 'origin-head'}})
+    expect(fresh.json).to.deep.include({
+      fetched: 'origin',
+      base: {ref: 'origin/develop', commit: pushed, source: 'origin-head'},
+    })
   })
 
   it('warns and goes on when the fetch fails', async () => {
@@ -67,23 +84,34 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.stderr).to.match(/warning: git fetch origin failed \(fatal: .+\); going on with the refs fetched before/)
     expect(run.stderr).not.to.contain('the repository exists')
-    expect(run.json).to.deep.include({fetched: null, base: {ref: 'origin/develop', commit: setup.develop, source: 'origin-head'}})
+    expect(run.json).to.deep.include({
+      fetched: null,
+      base: {ref: 'origin/develop', commit: setup.develop, source: 'origin-head'},
+    })
   })
 
   it('warns about a configured base that does not resolve and falls through to auto-detection', async () => {
     const setup = remoteSetup({'yard.toml': '[worktrees]\nbase = "origin/nope"\n'})
     const run = await yard(['worktree', 'add', 'feat', '--json'], {cwd: setup.main, env: cleanEnv(setup.stateDir)})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.stderr).to.include('warning: the base "origin/nope" from yard.toml [worktrees] base does not resolve; falling back to')
+    expect(run.stderr).to.include(
+      'warning: the base "origin/nope" from yard.toml [worktrees] base does not resolve; falling back to',
+    )
     expect(run.json).to.deep.include({base: {ref: 'origin/develop', commit: setup.develop, source: 'origin-head'}})
-    const fromEnv = await yard(['worktree', 'add', 'other', '--json', '--no-fetch'], {cwd: setup.main, env: {...cleanEnv(setup.stateDir), YARD_WORKTREE_BASE: 'main'}})
+    const fromEnv = await yard(['worktree', 'add', 'other', '--json', '--no-fetch'], {
+      cwd: setup.main,
+      env: {...cleanEnv(setup.stateDir), YARD_WORKTREE_BASE: 'main'},
+    })
     expect(fromEnv.json).to.deep.include({base: {ref: 'main', commit: setup.staleMain, source: 'config'}})
   })
 
   it('exits 2 for --from that does not resolve, creating nothing: no directory, no branch, no registration', async () => {
     const setup = remoteSetup()
     const before = git(setup.main, 'for-each-ref')
-    const run = await yard(['worktree', 'add', 'feat', '--from', 'nope'], {cwd: setup.main, env: cleanEnv(setup.stateDir)})
+    const run = await yard(['worktree', 'add', 'feat', '--from', 'nope'], {
+      cwd: setup.main,
+      env: cleanEnv(setup.stateDir),
+    })
     expect(run.exitCode).to.equal(2)
     expect(run.stderr).to.include('--from nope does not name a commit')
     expect(existsSync(path.join(rootOf(setup.main), 'feat'))).to.equal(false)
@@ -91,7 +119,10 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(hasBranch(setup.main, 'wt/feat')).to.equal(false)
     expect(registered(setup.main)).to.deep.equal([setup.main])
     expect(git(setup.main, 'for-each-ref')).to.equal(before)
-    const fromTag = await yard(['worktree', 'add', 'feat', '--from', 'main', '--json'], {cwd: setup.main, env: cleanEnv(setup.stateDir)})
+    const fromTag = await yard(['worktree', 'add', 'feat', '--from', 'main', '--json'], {
+      cwd: setup.main,
+      env: cleanEnv(setup.stateDir),
+    })
     expect(fromTag.json).to.deep.include({base: {ref: 'main', commit: setup.staleMain, source: 'from'}})
   })
 
@@ -99,10 +130,15 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     const setup = remoteSetup()
     const env = cleanEnv(setup.stateDir)
     git(setup.main, 'branch', '-q', 'topic', setup.wip)
-    const local = await yard(['worktree', 'add', 'topic', 'topic', '--from', 'origin/develop', '--json'], {cwd: setup.main, env})
+    const local = await yard(['worktree', 'add', 'topic', 'topic', '--from', 'origin/develop', '--json'], {
+      cwd: setup.main,
+      env,
+    })
     expect(local.exitCode, local.stderr).to.equal(0)
     expect(local.json).to.deep.include({branch: 'topic', branchSource: 'existing', base: null, upstream: null})
-    expect(local.stderr).to.include('note: --from origin/develop was ignored: branch topic exists and is checked out as it is')
+    expect(local.stderr).to.include(
+      'note: --from origin/develop was ignored: branch topic exists and is checked out as it is',
+    )
     expect(git(path.join(rootOf(setup.main), 'topic'), 'rev-parse', 'HEAD')).to.equal(setup.wip)
 
     git(setup.other, 'checkout', '-q', '-b', 'x', 'origin/develop')
@@ -135,6 +171,7 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
       expect(run.exitCode, args.join(' ')).to.equal(2)
       expect(run.stderr).to.match(pattern)
     }
+
     expect(hasBranch(setup.main, 'bad..branch')).to.equal(false)
   })
 
@@ -143,13 +180,19 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     const env = cleanEnv(tempDir('state'))
     const login = await yard(['worktree', 'add', '--branch', 'feature/Login.v2', '--json'], {cwd: repo, env})
     expect(login.exitCode, login.stderr).to.equal(0)
-    expect(login.json).to.have.property('name').that.matches(/^feature-login-v2-[0-9a-f]{4}$/)
+    expect(login.json)
+      .to.have.property('name')
+      .that.matches(/^feature-login-v2-[0-9a-f]{4}$/)
     expect(login.json).to.include({branch: 'feature/Login.v2', name: nameFromBranch('feature/Login.v2')})
     const slash = await yard(['worktree', 'add', '--branch', 'a/x', '--json'], {cwd: repo, env})
     const dash = await yard(['worktree', 'add', '--branch', 'a-x', '--json'], {cwd: repo, env})
     expect(dash.json).to.include({name: 'a-x', branch: 'a-x'})
-    expect(slash.json).to.have.property('name').that.matches(/^a-x-[0-9a-f]{4}$/)
-    expect(readdirSync(rootOf(repo)).sort()).to.deep.equal([(slash.json as {name: string}).name, 'a-x', (login.json as {name: string}).name].sort())
+    expect(slash.json)
+      .to.have.property('name')
+      .that.matches(/^a-x-[0-9a-f]{4}$/)
+    expect(readdirSync(rootOf(repo)).sort()).to.deep.equal(
+      [(slash.json as {name: string}).name, 'a-x', (login.json as {name: string}).name].sort(),
+    )
     const ports = await yard(['ports', '--all', '--json'], {cwd: repo, env})
     const projects = (ports.json as Array<{project: string}>).map((row) => row.project)
     expect(new Set(projects).size).to.equal(projects.length)
@@ -162,9 +205,17 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     const alpha = await yard(['worktree', 'add', 'alpha', '--json'], {cwd: repo, env})
     expect(alpha.exitCode, alpha.stderr).to.equal(0)
-    expect(alpha.json).to.deep.include({offset: 1, offsetSource: 'pin', pinned: {hashOffset: 59, clashedWith: ['feat']}})
-    expect(alpha.stderr).to.include(`note: alpha's offset 59 clashes with feat: pinned alpha to offset 1 in ${path.join(repo, 'yard.local.toml')}`)
-    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('# personal settings\n[ports]\nAPP_PORT = 3100 # mine\n\n[worktree-offsets]\nalpha = 1 # yard: clash with feat\n')
+    expect(alpha.json).to.deep.include({
+      offset: 1,
+      offsetSource: 'pin',
+      pinned: {hashOffset: 59, clashedWith: ['feat']},
+    })
+    expect(alpha.stderr).to.include(
+      `note: alpha's offset 59 clashes with feat: pinned alpha to offset 1 in ${path.join(repo, 'yard.local.toml')}`,
+    )
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal(
+      '# personal settings\n[ports]\nAPP_PORT = 3100 # mine\n\n[worktree-offsets]\nalpha = 1 # yard: clash with feat\n',
+    )
     const ports = await yard(['ports', '--worktree', 'alpha', '--json'], {cwd: repo, env})
     expect(ports.json).to.deep.include({offset: 1, offsetSource: 'pin', ports: {APP_PORT: 3101}, clashesWith: []})
   })
@@ -176,14 +227,20 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     writeFileSync(path.join(rootOf(repo), 'alpha'), 'a file where the worktree would go\n')
     writeFile(path.join(rootOf(repo), 'beta'), 'notes.txt', 'mine\n')
-    for (const [name, kind] of [['alpha', 'a file'], ['beta', 'a non-empty directory']]) {
+    for (const [name, kind] of [
+      ['alpha', 'a file'],
+      ['beta', 'a non-empty directory'],
+    ]) {
       const run = await yard(['worktree', 'add', name], {cwd: repo, env})
       expect(run.exitCode, run.stderr).to.equal(2)
-      expect(run.stderr).to.contain(`cannot create worktree ${name}: ${path.join(rootOf(repo), name)} already exists and is ${kind}`)
+      expect(run.stderr).to.contain(
+        `cannot create worktree ${name}: ${path.join(rootOf(repo), name)} already exists and is ${kind}`,
+      )
       expect(run.stderr).to.contain(`fix: move ${path.join(rootOf(repo), name)} out of the way`)
       expect(run.stderr).not.to.contain('rolled back')
       expect(hasBranch(repo, `wt/${name}`)).to.equal(false)
     }
+
     expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('# keep me\n')
     expect(registered(repo)).to.deep.equal([repo, path.join(rootOf(repo), 'feat')])
     expect(readFileSync(path.join(rootOf(repo), 'alpha'), 'utf8')).to.equal('a file where the worktree would go\n')
@@ -198,7 +255,9 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     writeFile(repo, 'yard.local.toml', dotted)
     const run = await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(2)
-    expect(run.stderr).to.contain(`${path.join(repo, 'yard.local.toml')} writes [worktree-offsets] in a layout yard cannot edit`)
+    expect(run.stderr).to.contain(
+      `${path.join(repo, 'yard.local.toml')} writes [worktree-offsets] in a layout yard cannot edit`,
+    )
     expect(run.stderr).to.contain('fix: write the pins as `name = offset` lines under a [worktree-offsets] header')
     expect(run.stderr).not.to.contain('rolled back')
     expect(existsSync(path.join(rootOf(repo), 'alpha'))).to.equal(false)
@@ -219,11 +278,17 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(git(repo, 'status', '--porcelain', '--', 'yard.local.toml')).to.equal('')
     expect(git(repo, 'check-ignore', 'yard.local.toml')).to.equal('yard.local.toml')
     // Another newcomer on feat's offset is pinned too: the file is ignored now, so no second note.
-    const clashing = Array.from({length: 1000}, (_, index) => `n${index}`).find((name) => hashOffset(name) === hashOffset('feat'))!
+    const clashing = Array.from({length: 1000}, (_, index) => `n${index}`).find(
+      (name) => hashOffset(name) === hashOffset('feat'),
+    )!
     const again = await yard(['worktree', 'add', clashing], {cwd: repo, env})
     expect(again.exitCode, again.stderr).to.equal(0)
     expect(again.stderr).to.contain(`pinned ${clashing} to offset`)
     expect(again.stderr).not.to.contain('info/exclude')
-    expect(readFileSync(exclude, 'utf8').split('\n').filter((line) => line === '/yard.local.toml')).to.have.length(1)
+    expect(
+      readFileSync(exclude, 'utf8')
+        .split('\n')
+        .filter((line) => line === '/yard.local.toml'),
+    ).to.have.length(1)
   })
 })

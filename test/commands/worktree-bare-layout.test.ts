@@ -20,7 +20,17 @@ function upstream(): string {
   const dir = tempDir('bare-upstream')
   const work = path.join(dir, 'work')
   git(dir, 'init', '-q', '-b', 'main', work)
-  writeFile(work, 'compose.yaml', ['services:', '  idle:', `    image: ${BUSYBOX_IMAGE}`, '    command: ["sh", "-c", "trap \'exit 0\' TERM; sleep 100000 & wait"]', ''].join('\n'))
+  writeFile(
+    work,
+    'compose.yaml',
+    [
+      'services:',
+      '  idle:',
+      `    image: ${BUSYBOX_IMAGE}`,
+      '    command: ["sh", "-c", "trap \'exit 0\' TERM; sleep 100000 & wait"]',
+      '',
+    ].join('\n'),
+  )
   writeFile(work, 'README', 'x\n')
   git(work, 'add', '-A')
   git(work, 'commit', '-q', '-m', 'initial')
@@ -40,6 +50,7 @@ function bareLayout(url: string): string {
 
 describe('the bare layout (DESIGN.md §3.3)', function () {
   this.timeout(120_000)
+
   afterEach(cleanupTemp)
 
   it('has the identity, offsets and project names of the same repository cloned normally, and fetches with the refspec a bare clone lacks', async () => {
@@ -51,15 +62,23 @@ describe('the bare layout (DESIGN.md §3.3)', function () {
     for (const main of [normal, path.join(root, 'main')]) {
       const added = await yard(['worktree', 'add', 'feat'], {cwd: main, env})
       expect(added.exitCode, added.stderr).to.equal(0)
-      expect(added.stderr.includes('note: remote origin had no fetch refspec (a bare clone has none); added +refs/heads/*:refs/remotes/origin/*')).to.equal(main !== normal)
+      expect(
+        added.stderr.includes(
+          'note: remote origin had no fetch refspec (a bare clone has none); added +refs/heads/*:refs/remotes/origin/*',
+        ),
+      ).to.equal(main !== normal)
     }
+
     expect(existsSync(path.join(root, 'feat', 'README'))).to.equal(true)
     const bareAdd = await yard(['worktree', 'add', 'fix', '--json'], {cwd: root, env})
     expect(bareAdd.exitCode, bareAdd.stderr).to.equal(0)
     expect(bareAdd.json).to.include({path: path.join(root, 'fix'), fetched: 'origin'})
     expect(git(root, 'config', '--get', 'remote.origin.fetch')).to.equal('+refs/heads/*:refs/remotes/origin/*')
     await yard(['worktree', 'add', 'fix'], {cwd: normal, env})
-    const rows = async (cwd: string) => ((await yard(['worktree', 'list', '--json'], {cwd, env})).json as Array<Record<string, unknown>>).map(({name, offset, project, branch}) => ({name, offset, project, branch}))
+    const rows = async (cwd: string) =>
+      ((await yard(['worktree', 'list', '--json'], {cwd, env})).json as Array<Record<string, unknown>>).map(
+        ({name, offset, project, branch}) => ({name, offset, project, branch}),
+      )
     const normalRows = await rows(normal)
     expect(normalRows.map((row) => row.project)).to.deep.equal([PREFIX, `${PREFIX}-feat`, `${PREFIX}-fix`])
     // From main, from a worktree and from the directory holding .bare: the same list.
@@ -75,21 +94,25 @@ describe('the bare layout (DESIGN.md §3.3)', function () {
     const env = cleanEnv(tempDir('state'))
     const missing = await yard(['worktree', 'list'], {cwd: path.join(root, 'trunk'), env})
     expect(missing.exitCode).to.equal(2)
-    expect(missing.stderr).to.include(`no worktree of the bare repository ${path.join(root, '.bare')} is on its default branch main`)
+    expect(missing.stderr).to.include(
+      `no worktree of the bare repository ${path.join(root, '.bare')} is on its default branch main`,
+    )
     expect(missing.stderr).to.include('[project] main-worktree')
     writeFile(path.join(root, 'trunk'), 'yard.toml', '[project]\nmain-worktree = "trunk"\n')
     const listed = await yard(['worktree', 'list', '--json'], {cwd: path.join(root, 'trunk'), env})
     expect(listed.exitCode, listed.stderr).to.equal(0)
-    expect(listed.json).to.deep.equal([{...(listed.json as object[])[0], name: 'main', path: path.join(root, 'trunk'), branch: 'trunk'}])
+    expect(listed.json).to.deep.equal([
+      {...(listed.json as object[])[0], name: 'main', path: path.join(root, 'trunk'), branch: 'trunk'},
+    ])
   })
 
-  it('yard init, worktree add, list, up --worktree and worktree remove work; the stack is the same project and owner as the normal layout\'s', async () => {
+  it("yard init, worktree add, list, up --worktree and worktree remove work; the stack is the same project and owner as the normal layout's", async () => {
     await prepareStackTests()
     sweep(PREFIX)
     const root = bareLayout(upstream())
     const main = path.join(root, 'main')
     const env = {...podmanEnv(), YARD_PREFIX: undefined}
-    const run = (args: string[], cwd = main) => yard(args, {cwd, env})
+    const run = async (args: string[], cwd = main) => yard(args, {cwd, env})
     try {
       const init = await run(['init'])
       expect(init.exitCode, init.stderr).to.equal(0)
@@ -99,10 +122,12 @@ describe('the bare layout (DESIGN.md §3.3)', function () {
       expect((listed.json as Array<{name: string}>).map((row) => row.name)).to.deep.equal(['main', 'feat'])
       const up = await run(['up', '--worktree', 'feat'])
       expect(up.exitCode, up.stderr).to.equal(0)
-      const containers = projectObjects(`${PREFIX}-feat`).containers
+      const {containers} = projectObjects(`${PREFIX}-feat`)
       expect(containers).to.have.length(1)
       // The owner a normal clone at the root's path has (its main checkout is the root).
-      expect(podman('inspect', '--format', '{{index .Config.Labels "yard.dev/owner"}}', containers[0])).to.equal(ownerHash(root))
+      expect(podman('inspect', '--format', '{{index .Config.Labels "yard.dev/owner"}}', containers[0])).to.equal(
+        ownerHash(root),
+      )
       const down = await run(['down', '--worktree', 'feat'])
       expect(down.exitCode, down.stderr).to.equal(0)
       const removed = await run(['worktree', 'remove', 'feat', '--yes'])

@@ -30,9 +30,17 @@ function namesHashingAlike(count: number): string[] {
 }
 
 /** Runs `node bin/dev.js args…` as its own process; resolves with its exit code and stderr. */
-function devRun(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{code: number | null; stderr: string}> {
+async function devRun(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{code: number | null; stderr: string}> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {cwd, env, stdio: ['ignore', 'ignore', 'pipe']})
+    const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let stderr = ''
     child.stderr.on('data', (chunk) => (stderr += chunk))
     child.on('close', (code) => resolve({code, stderr}))
@@ -52,7 +60,10 @@ describe('yard worktree add under the offsets lock (DESIGN.md §3.4)', () => {
       if (value === undefined) delete env[key]
       else env[key] = value
     }
-    const runs = await Promise.all(names.map((name) => devRun(['worktree', 'add', name, '--no-fetch'], repo, env)))
+
+    const runs = await Promise.all(
+      names.map(async (name) => devRun(['worktree', 'add', name, '--no-fetch'], repo, env)),
+    )
     for (const [index, run] of runs.entries()) expect(run.code, `${names[index]}: ${run.stderr}`).to.equal(0)
 
     const text = readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')
@@ -63,10 +74,14 @@ describe('yard worktree add under the offsets lock (DESIGN.md §3.4)', () => {
     expect(registered(repo)).to.have.length(9)
 
     const all = await yard(['ports', '--all', '--json'], {cwd: repo, env: cleanEnv(tempDir('state'))})
-    const rows = (all.json as Array<{worktree: string; offset: number; clashesWith: string[]}>).filter((row) => row.worktree !== 'main')
+    const rows = (all.json as Array<{worktree: string; offset: number; clashesWith: string[]}>).filter(
+      (row) => row.worktree !== 'main',
+    )
     expect(rows.map((row) => row.worktree).sort()).to.deep.equal([...names].sort())
     expect(new Set(rows.map((row) => row.offset)).size).to.equal(8)
     for (const row of rows) expect(row.clashesWith, row.worktree).to.deep.equal([])
-    expect(rows.map((row) => path.join(rootOf(repo), row.worktree)).sort()).to.deep.equal(registered(repo).slice(1).sort())
+    expect(rows.map((row) => path.join(rootOf(repo), row.worktree)).sort()).to.deep.equal(
+      registered(repo).slice(1).sort(),
+    )
   })
 })

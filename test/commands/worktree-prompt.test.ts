@@ -13,14 +13,16 @@ import {projectRoot, yard} from '../support/yard.js'
 
 describe('yard worktree remove asks on a terminal (DESIGN.md Appendix B)', () => {
   const socket = `yard-prompt-${process.pid}`
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
-  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+  const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
   const screen = () => tmux('capture-pane', '-p', '-t', 't')
   const waitFor = async (pattern: RegExp) => {
     for (let tries = 0; tries < 150; tries++) {
       if (pattern.test(screen())) return
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
+
     throw new Error(`tmux pane never showed ${pattern}:\n${screen()}`)
   }
 
@@ -33,10 +35,21 @@ describe('yard worktree remove asks on a terminal (DESIGN.md Appendix B)', () =>
     this.timeout(120_000)
     const repo = makeRepo({'yard.toml': '[stack]\nbackend = "not-installed"\n'})
     const state = tempDir('state')
-    for (const name of ['feat', 'keep']) expect((await yard(['worktree', 'add', name], {cwd: repo, env: cleanEnv(state)})).exitCode).to.equal(0)
+    for (const name of ['feat', 'keep'])
+      expect((await yard(['worktree', 'add', name], {cwd: repo, env: cleanEnv(state)})).exitCode).to.equal(0)
     const remove = (name: string, marker: string) =>
       `clear; cd ${quote(repo)} && YARD_STATE_DIR=${quote(state)} ${quote(process.execPath)} ${quote(path.join(projectRoot, 'bin', 'dev.js'))} worktree remove ${name}; echo ${marker}=$?`
-    tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '30', 'env -u YARD_WORKTREE -u YARD_WORKTREES_ROOT -u WT_OFFSET sh')
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      't',
+      '-x',
+      '120',
+      '-y',
+      '30',
+      'env -u YARD_WORKTREE -u YARD_WORKTREES_ROOT -u WT_OFFSET sh',
+    )
 
     tmux('send-keys', '-t', 't', remove('keep', 'declined'), 'Enter')
     await waitFor(/Remove worktree keep\? \[y\/N\]\s*$/m)

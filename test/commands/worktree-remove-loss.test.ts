@@ -100,7 +100,11 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
     const run = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
     const saved = path.join(state, 'removed', 'app')
-    expect(run.stdout).to.match(new RegExp(`submodule lib saved to ${saved}/feat-\\d{8}T\\d{6}Z/submodules/lib/unpushed.bundle, \\S+/changes.patch`))
+    expect(run.stdout).to.match(
+      new RegExp(
+        String.raw`submodule lib saved to ${saved}/feat-\d{8}T\d{6}Z/submodules/lib/unpushed.bundle, \S+/changes.patch`,
+      ),
+    )
     expect(existsSync(feat)).to.equal(false)
 
     await runPrinted(printedAfter(run.stdout, 'restore it with:')!, {cwd: repo, env})
@@ -110,7 +114,7 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
     expect(git(feat, 'ls-files', '-s', 'lib')).to.include(local)
   })
 
-  it('refuses a nested repository inside a submodule, and with --force archives it (never a gitlink in the submodule\'s patch) for the printed command to restore', async () => {
+  it("refuses a nested repository inside a submodule, and with --force archives it (never a gitlink in the submodule's patch) for the printed command to restore", async () => {
     const lib = makeRepo({}, 'lib')
     const repo = makeRepo()
     git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib')
@@ -158,7 +162,9 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
 
     const run = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.stdout).to.match(/nested repository vendor\/tool saved to \S+\/nested\/vendor\/tool\/files\.tar, \S+\/refs\.bundle/)
+    expect(run.stdout).to.match(
+      /nested repository vendor\/tool saved to \S+\/nested\/vendor\/tool\/files\.tar, \S+\/refs\.bundle/,
+    )
     const ref = /uncommitted work saved to (\S+)/.exec(run.stdout)?.[1]
     expect(git(repo, 'ls-tree', '-r', '--name-only', ref!).split('\n')).to.have.members(['README', 'notes.txt'])
 
@@ -191,7 +197,9 @@ describe('yard worktree remove: submodules, nested repositories, ignored files (
 
     const run = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.stdout).to.match(new RegExp(`ignored files saved to ${state}/removed/app/feat-\\d{8}T\\d{6}Z/ignored/.env`))
+    expect(run.stdout).to.match(
+      new RegExp(String.raw`ignored files saved to ${state}/removed/app/feat-\d{8}T\d{6}Z/ignored/.env`),
+    )
     expect(existsSync(feat)).to.equal(false)
 
     await runPrinted(printedAfter(run.stdout, 'restore it with:')!, {cwd: repo, env})
@@ -236,16 +244,16 @@ describe('yard worktree remove: ignored files worktree add copied', () => {
 describe('yard worktree remove: agent transcripts on the host (DESIGN.md §4.1)', () => {
   afterEach(cleanupTemp)
 
-  it('archives the host-side Claude Code and Gemini CLI stores of the worktree\'s path, listing each, and leaves other paths\' stores alone', async () => {
+  it("archives the host-side Claude Code and Gemini CLI stores of the worktree's path, listing each, and leaves other paths' stores alone", async () => {
     const repo = makeRepo()
     const state = tempDir('state')
     const home = tempDir('home')
     const env = {...cleanEnv(state), HOME: home, CLAUDE_CONFIG_DIR: undefined}
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     const feat = path.join(rootOf(repo), 'feat')
-    const slug = feat.replace(/[^A-Za-z0-9]/g, '-')
+    const slug = feat.replaceAll(/[^A-Za-z0-9]/g, '-')
     writeFile(home, `.claude/projects/${slug}/session-1.jsonl`, '{"claude": "talk"}\n')
-    writeFile(home, `.claude/projects/${repo.replace(/[^A-Za-z0-9]/g, '-')}/main.jsonl`, 'main checkout\'s\n')
+    writeFile(home, `.claude/projects/${repo.replaceAll(/[^A-Za-z0-9]/g, '-')}/main.jsonl`, "main checkout's\n")
     const hashed = createHash('sha256').update(feat).digest('hex')
     writeFile(home, `.gemini/tmp/${hashed}/chats/session-a.json`, '{"gemini": "old layout"}\n')
     writeFile(home, '.gemini/tmp/feat/.project_root', `${feat}\n`)
@@ -254,12 +262,24 @@ describe('yard worktree remove: agent transcripts on the host (DESIGN.md §4.1)'
     const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
     const archive = path.join(state, 'transcripts', 'app', 'feat', 'host')
-    expect(run.stdout).to.include(`the host's Claude Code transcripts ${path.join(home, '.claude', 'projects', slug)} archived to ${path.join(archive, 'claude-code', slug)} (1 copied, 0 already there)`)
-    expect(run.stdout).to.include(`the host's Gemini CLI transcripts ${path.join(home, '.gemini', 'tmp', hashed)} archived to`)
-    expect(run.stdout).to.include(`the host's Gemini CLI transcripts ${path.join(home, '.gemini', 'tmp', 'feat')} archived to`)
-    expect(readFileSync(path.join(archive, 'claude-code', slug, 'session-1.jsonl'), 'utf8')).to.equal('{"claude": "talk"}\n')
-    expect(readFileSync(path.join(archive, 'gemini-cli', hashed, 'chats', 'session-a.json'), 'utf8')).to.equal('{"gemini": "old layout"}\n')
-    expect(readFileSync(path.join(archive, 'gemini-cli', 'feat', 'chats', 'session-b.json'), 'utf8')).to.equal('{"gemini": "new layout"}\n')
-    expect(existsSync(path.join(archive, 'claude-code', repo.replace(/[^A-Za-z0-9]/g, '-')))).to.equal(false)
+    expect(run.stdout).to.include(
+      `the host's Claude Code transcripts ${path.join(home, '.claude', 'projects', slug)} archived to ${path.join(archive, 'claude-code', slug)} (1 copied, 0 already there)`,
+    )
+    expect(run.stdout).to.include(
+      `the host's Gemini CLI transcripts ${path.join(home, '.gemini', 'tmp', hashed)} archived to`,
+    )
+    expect(run.stdout).to.include(
+      `the host's Gemini CLI transcripts ${path.join(home, '.gemini', 'tmp', 'feat')} archived to`,
+    )
+    expect(readFileSync(path.join(archive, 'claude-code', slug, 'session-1.jsonl'), 'utf8')).to.equal(
+      '{"claude": "talk"}\n',
+    )
+    expect(readFileSync(path.join(archive, 'gemini-cli', hashed, 'chats', 'session-a.json'), 'utf8')).to.equal(
+      '{"gemini": "old layout"}\n',
+    )
+    expect(readFileSync(path.join(archive, 'gemini-cli', 'feat', 'chats', 'session-b.json'), 'utf8')).to.equal(
+      '{"gemini": "new layout"}\n',
+    )
+    expect(existsSync(path.join(archive, 'claude-code', repo.replaceAll(/[^A-Za-z0-9]/g, '-')))).to.equal(false)
   })
 })

@@ -18,7 +18,13 @@ function withStack(log: string, env: Record<string, string | undefined>) {
 const STACK_TOML = '[stack]\nbackend = "recording-stack"\n'
 
 function calls(log: string): Array<{call: string; project: string; dryRun?: boolean}> {
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) : []
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : []
 }
 
 describe('yard worktree remove (DESIGN.md §4.1)', () => {
@@ -37,7 +43,9 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
 
     const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: setup.main, ...withStack(log, env)})
     expect(run.exitCode).to.equal(3)
-    expect(run.stderr).to.include('worktree feat has unsaved work: 1 modified file, 1 untracked file, 1 commit on no remote branch')
+    expect(run.stderr).to.include(
+      'worktree feat has unsaved work: 1 modified file, 1 untracked file, 1 commit on no remote branch',
+    )
     expect(run.stderr).to.include('pass --force')
     expect(registered(setup.main)).to.include(feat)
     expect(readFileSync(path.join(feat, 'develop.txt'), 'utf8')).to.equal('modified\n')
@@ -47,7 +55,10 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     // Only the teardown's dry run was asked (what --force would also delete): nothing was torn down.
     expect(calls(log).map((call) => [call.call, call.dryRun])).to.deep.equal([['nuke', true]])
 
-    const json = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: setup.main, ...withStack(log, env)})
+    const json = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {
+      cwd: setup.main,
+      ...withStack(log, env),
+    })
     expect(json.exitCode).to.equal(3)
     expect(json.json).to.have.nested.property('error.code', 3)
   })
@@ -74,16 +85,32 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(run.stdout).to.include('branch wt/alpha kept; delete it with: git branch -D wt/alpha')
     expect(git(setup.main, 'show', `${ref}:develop.txt`)).to.equal('modified')
     expect(git(setup.main, 'show', `${ref}:notes.txt`)).to.equal('untracked')
-    expect(git(setup.main, 'ls-tree', '--name-only', ref!).split('\n')).to.have.members(['.gitignore', 'README', 'develop.txt', 'local.txt', 'notes.txt', 'yard.toml'])
+    expect(git(setup.main, 'ls-tree', '--name-only', ref!).split('\n')).to.have.members([
+      '.gitignore',
+      'README',
+      'develop.txt',
+      'local.txt',
+      'notes.txt',
+      'yard.toml',
+    ])
     expect(git(setup.main, 'rev-parse', `${ref}^`)).to.equal(local)
     expect(existsSync(alpha)).to.equal(false)
     expect(registered(setup.main)).to.deep.equal([setup.main, path.join(rootOf(setup.main), 'feat')])
     expect(git(setup.main, 'rev-parse', 'wt/alpha')).to.equal(local)
     expect(readFileSync(path.join(setup.main, 'yard.local.toml'), 'utf8')).not.to.include('alpha')
-    expect(calls(log).filter((entry) => !entry.dryRun).map((entry) => [entry.call, entry.project])).to.deep.equal([['box down', 'app-alpha'], ['nuke', 'app-alpha']])
+    expect(
+      calls(log)
+        .filter((entry) => !entry.dryRun)
+        .map((entry) => [entry.call, entry.project]),
+    ).to.deep.equal([
+      ['box down', 'app-alpha'],
+      ['nuke', 'app-alpha'],
+    ])
 
     // The restore hint works: a fresh worktree of the branch gets the files back.
-    expect((await yard(['worktree', 'add', 'alpha', 'wt/alpha', '--no-fetch'], {cwd: setup.main, env})).exitCode).to.equal(0)
+    expect(
+      (await yard(['worktree', 'add', 'alpha', 'wt/alpha', '--no-fetch'], {cwd: setup.main, env})).exitCode,
+    ).to.equal(0)
     git(alpha, 'cherry-pick', '--no-commit', ref!)
     expect(readFileSync(path.join(alpha, 'develop.txt'), 'utf8')).to.equal('modified\n')
     expect(readFileSync(path.join(alpha, 'notes.txt'), 'utf8')).to.equal('untracked\n')
@@ -92,7 +119,11 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
   it('keeps a hand-written pin, saying so, and deletes the pin yard wrote for a clash', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))
-    writeFile(repo, 'yard.local.toml', '[worktree-offsets]\n# the OAuth callback allowlist knows this port\nfeat = 59\n')
+    writeFile(
+      repo,
+      'yard.local.toml',
+      '[worktree-offsets]\n# the OAuth callback allowlist knows this port\nfeat = 59\n',
+    )
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     // alpha's hash offset is 59 too: yard pins it and marks the pin as its own.
     expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
@@ -103,7 +134,9 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.json).to.have.nested.property('result.pinKept', true)
     expect((await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, env})).exitCode).to.equal(0)
-    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal('[worktree-offsets]\n# the OAuth callback allowlist knows this port\nfeat = 59\n')
+    expect(readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')).to.equal(
+      '[worktree-offsets]\n# the OAuth callback allowlist knows this port\nfeat = 59\n',
+    )
   })
 
   it('removes without --force, in a repository with no remote, a worktree whose commits are all on main', async () => {
@@ -119,7 +152,13 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(git(repo, 'rev-parse', 'main')).to.equal(done)
     const run = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.json).to.have.nested.property('plan.unsaved').that.deep.equals({modified: 0, untracked: 0, unpushed: 0, against: 'on neither its base nor another branch', detached: 0})
+    expect(run.json).to.have.nested.property('plan.unsaved').that.deep.equals({
+      modified: 0,
+      untracked: 0,
+      unpushed: 0,
+      against: 'on neither its base nor another branch',
+      detached: 0,
+    })
     expect(run.json).to.have.nested.property('result.snapshot', null)
     expect(existsSync(feat)).to.equal(false)
     expect(hasBranch(repo, 'wt/feat')).to.equal(true)
@@ -168,12 +207,17 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     writeFile(feat, '.yard/transcripts/session.jsonl', 'talk\n')
     const refused = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: setup.main, ...withStack(log, env)})
     expect(refused.exitCode).to.equal(3)
-    expect(refused.stderr).to.include(`cannot archive the transcripts of feat to ${path.join(blocker, 'archive', 'app', 'feat')}`)
+    expect(refused.stderr).to.include(
+      `cannot archive the transcripts of feat to ${path.join(blocker, 'archive', 'app', 'feat')}`,
+    )
     expect(refused.stderr).to.include('nothing has been removed')
     expect(readFileSync(path.join(feat, '.yard/transcripts/session.jsonl'), 'utf8')).to.equal('talk\n')
     expect(registered(setup.main)).to.include(feat)
     expect(git(setup.main, 'for-each-ref', 'refs/yard/')).to.equal('')
-    expect(calls(log).filter((entry) => !entry.dryRun), 'only the plan\'s dry run').to.deep.equal([])
+    expect(
+      calls(log).filter((entry) => !entry.dryRun),
+      "only the plan's dry run",
+    ).to.deep.equal([])
 
     const forced = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: setup.main, ...withStack(log, env)})
     expect(forced.exitCode, forced.stderr).to.equal(0)
@@ -184,7 +228,8 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
   it('finishes a worktree whose directory was deleted by hand, leaving one whose directory is only moved away registered', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))
-    for (const name of ['a', 'b']) expect((await yard(['worktree', 'add', name], {cwd: repo, env})).exitCode).to.equal(0)
+    for (const name of ['a', 'b'])
+      expect((await yard(['worktree', 'add', name], {cwd: repo, env})).exitCode).to.equal(0)
     const a = path.join(rootOf(repo), 'a')
     const b = path.join(rootOf(repo), 'b')
     rmSync(a, {recursive: true, force: true})
@@ -218,6 +263,7 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
       expect(run.exitCode, run.stderr).to.equal(3)
       expect(run.stderr).to.include(`the directory of worktree feat is a symbolic link to ${moved}`)
     }
+
     expect(readFileSync(path.join(moved, 'README'), 'utf8')).to.equal('test\n')
     expect(registered(repo)).to.deep.equal([repo, feat])
   })
@@ -228,12 +274,22 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     const log = path.join(tempDir('log'), 'stack.jsonl')
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
-    const failing = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, plugins: ['recording-stack'], env: {...env, YARD_FIXTURE_STACK_LOG: log, YARD_FIXTURE_STACK_FAIL: 'nuke'}})
+    const failing = await yard(['worktree', 'remove', 'alpha', '--yes'], {
+      cwd: repo,
+      plugins: ['recording-stack'],
+      env: {...env, YARD_FIXTURE_STACK_LOG: log, YARD_FIXTURE_STACK_FAIL: 'nuke'},
+    })
     expect(failing.exitCode).to.equal(1)
-    expect(failing.stderr).to.include('the stack teardown of worktree alpha (recording-stack) failed: the engine is not answering')
+    expect(failing.stderr).to.include(
+      'the stack teardown of worktree alpha (recording-stack) failed: the engine is not answering',
+    )
     expect(failing.stderr).to.include('run `yard worktree remove alpha` again')
     expect(registered(repo)).to.include(path.join(rootOf(repo), 'alpha'))
-    const forced = await yard(['worktree', 'remove', 'feat', '--force'], {cwd: repo, plugins: ['recording-stack'], env: {...env, YARD_FIXTURE_STACK_LOG: log, YARD_FIXTURE_STACK_FAIL: 'nuke'}})
+    const forced = await yard(['worktree', 'remove', 'feat', '--force'], {
+      cwd: repo,
+      plugins: ['recording-stack'],
+      env: {...env, YARD_FIXTURE_STACK_LOG: log, YARD_FIXTURE_STACK_FAIL: 'nuke'},
+    })
     expect(forced.exitCode, forced.stderr).to.equal(0)
     expect(forced.stderr).to.include('going on because of --force: the stack stays until `yard nuke --worktree feat`')
     const done = await yard(['worktree', 'remove', 'alpha', '--yes'], {cwd: repo, ...withStack(log, env)})
@@ -255,8 +311,19 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     const run = await yard(['worktree', 'remove', 'feat', '--dry-run'], {cwd: repo, ...withStack(log, env)})
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.stdout).to.include('would remove worktree feat')
-    expect(run.stdout).to.include('stack: box down, then nuke through recording-stack: volume app-feat_data (data in them is lost)\n    volume app-feat_data')
-    expect(calls(log)).to.deep.equal([{call: 'nuke', project: 'app-feat', dryRun: true, name: 'feat', offset: 59, checkoutPath: path.join(rootOf(repo), 'feat')}])
+    expect(run.stdout).to.include(
+      'stack: box down, then nuke through recording-stack: volume app-feat_data (data in them is lost)\n    volume app-feat_data',
+    )
+    expect(calls(log)).to.deep.equal([
+      {
+        call: 'nuke',
+        project: 'app-feat',
+        dryRun: true,
+        name: 'feat',
+        offset: 59,
+        checkoutPath: path.join(rootOf(repo), 'feat'),
+      },
+    ])
     expect(registered(repo)).to.include(path.join(rootOf(repo), 'feat'))
   })
 
@@ -266,8 +333,12 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     const log = path.join(tempDir('log'), 'stack.jsonl')
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     expect((await yard(['worktree', 'add', 'alpha'], {cwd: repo, env})).exitCode).to.equal(0)
-    const step = (name: string) => `stack: box down, then nuke through recording-stack: volume app-${name}_data (data in them is lost)`
-    const services = dashboardServices(createContext({env: {...process.env, ...env}, cwd: repo, warn: () => {}}), backendsOf(await loadRegistry(await testConfig(['recording-stack']))))
+    const step = (name: string) =>
+      `stack: box down, then nuke through recording-stack: volume app-${name}_data (data in them is lost)`
+    const services = dashboardServices(
+      createContext({env: {...process.env, ...env}, cwd: repo, warn() {}}),
+      backendsOf(await loadRegistry(await testConfig(['recording-stack']))),
+    )
     expect(await services.planRemove('alpha')).to.include(step('alpha'))
     const run = await yard(['worktree', 'remove', 'feat', '--yes'], {cwd: repo, ...withStack(log, env)})
     expect(run.exitCode, run.stderr).to.equal(0)
@@ -308,7 +379,9 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(wouldRefuse.stderr).to.include('yard worktree remove feat would refuse (exit 3)')
     const unsaved = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--yes'], {cwd: repo, env})
     expect(unsaved.exitCode).to.equal(3)
-    expect(unsaved.stderr).to.include('the branch wt/feat is deleted (--delete-branch').and.not.include('wt/feat is kept')
+    expect(unsaved.stderr)
+      .to.include('the branch wt/feat is deleted (--delete-branch')
+      .and.not.include('wt/feat is kept')
     rmSync(path.join(rootOf(repo), 'feat', 'draft.txt'))
     const merged = await yard(['worktree', 'remove', 'feat', '--delete-branch', '--yes'], {cwd: repo, env})
     expect(merged.exitCode, merged.stderr).to.equal(0)
@@ -328,7 +401,9 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect((await yard(['worktree', 'add', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     const run = await yard(['worktree', 'remove', 'feat', '--yes', '--json'], {cwd: repo, env})
     expect(run.exitCode, run.stderr).to.equal(0)
-    expect(run.json).to.have.nested.property('result.stack.skipped').that.matches(/^no stack backend "not-installed" is registered/)
+    expect(run.json)
+      .to.have.nested.property('result.stack.skipped')
+      .that.matches(/^no stack backend "not-installed" is registered/)
   })
 
   it('refuses names it must not touch: main, an unknown name, a directory git does not know', async () => {

@@ -9,16 +9,24 @@ import {expect} from 'chai'
 import {chmodSync, readFileSync, symlinkSync} from 'node:fs'
 import path from 'node:path'
 
-import {cleanupTemp, makeRepo, writeFile} from '../support/repo.js'
 import {ensureBusyboxImage, podman, podmanEnv, projectObjects, sweep, webService} from '../support/podman.js'
+import {cleanupTemp, makeRepo, writeFile} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
 const PREFIX = 'yardtest-n'
 const IMAGE = 'localhost/yardtest-n-busybox:1'
-const WEB_PORT = 38600
+const WEB_PORT = 38_600
 
-const web = (extra: string[] = []) => ['services:', '  web:', webService('native', '${WEB_PORT}:8080').replace(/image: .*/, `image: ${IMAGE}`), ...extra, ''].join('\n')
-const toml = (n: number) => `[project]\nprefix = "${PREFIX}${n}"\n\n[machine]\nbackend = "native"\n\n[ports]\nWEB_PORT = ${WEB_PORT + n * 100}\n\n[box]\nimage = "${IMAGE}"\n`
+const web = (extra: string[] = []) =>
+  [
+    'services:',
+    '  web:',
+    webService('native', '${WEB_PORT}:8080').replace(/image: .*/, `image: ${IMAGE}`),
+    ...extra,
+    '',
+  ].join('\n')
+const toml = (n: number) =>
+  `[project]\nprefix = "${PREFIX}${n}"\n\n[machine]\nbackend = "native"\n\n[ports]\nWEB_PORT = ${WEB_PORT + n * 100}\n\n[box]\nimage = "${IMAGE}"\n`
 const localToml = (repo: string) => readFileSync(path.join(repo, 'yard.local.toml'), 'utf8')
 
 describe('untrusted worktrees on the native machine, and yard worktree trust', function () {
@@ -35,17 +43,29 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
   })
 
   it('the box mounts exactly the worktree rw and the common dir ro; binds outside the worktree (through a symbolic link too), privileges, host namespaces and outside env_files are refused (exit 3) before anything starts', async () => {
-    const repo = makeRepo({'yard.toml': toml(1), 'compose.yaml': web(['    volumes:', '      - ./www:/srv/www']), '.gitignore': 'yard.local.toml\n'})
+    const repo = makeRepo({
+      'yard.toml': toml(1),
+      'compose.yaml': web(['    volumes:', '      - ./www:/srv/www']),
+      '.gitignore': 'yard.local.toml\n',
+    })
     const env = podmanEnv()
-    const run = (...args: string[]) => yard(args, {cwd: repo, env})
+    const run = async (...args: string[]) => yard(args, {cwd: repo, env})
     expect((await run('worktree', 'add', 'pr-1', '--untrusted', '--no-fetch')).exitCode).to.equal(0)
     const worktree = path.join(`${repo}-worktrees`, 'pr-1')
     const common = path.join(repo, '.git')
 
     const box = await run('box', 'up', '--worktree', 'pr-1')
     expect(box.exitCode, box.stderr).to.equal(0)
-    const mounts = JSON.parse(podman('inspect', '--format', '{{json .Mounts}}', `${PREFIX}1-pr-1-box`)) as Array<{Source: string; RW: boolean}>
-    expect(mounts.map((mount) => [mount.Source, mount.RW]).sort()).to.deep.equal([[common, false], [worktree, true]].sort())
+    const mounts = JSON.parse(podman('inspect', '--format', '{{json .Mounts}}', `${PREFIX}1-pr-1-box`)) as Array<{
+      Source: string
+      RW: boolean
+    }>
+    expect(mounts.map((mount) => [mount.Source, mount.RW]).sort()).to.deep.equal(
+      [
+        [common, false],
+        [worktree, true],
+      ].sort(),
+    )
     const exec = await run('exec', 'pr-1', '--', 'sh', '-c', `echo x >> ${path.join(common, 'hooks', 'pre-commit')}`)
     expect(exec.exitCode).to.not.equal(0)
     expect(exec.stderr).to.include("note: worktree pr-1 is untrusted: its box runs on the host's podman")
@@ -60,7 +80,9 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     writeFile(worktree, 'compose.yaml', web(['    volumes:', '      - /etc:/host-etc:ro']))
     const host = await run('up', '--worktree', 'pr-1')
     expect(host.exitCode, host.stderr).to.equal(3)
-    expect(host.stderr).to.include('worktree pr-1 is untrusted, and its stack reaches beyond it: service web binds /etc')
+    expect(host.stderr).to.include(
+      'worktree pr-1 is untrusted, and its stack reaches beyond it: service web binds /etc',
+    )
     symlinkSync('/root', path.join(worktree, 'home'))
     writeFile(worktree, 'compose.yaml', web(['    volumes:', '      - ./home:/r']))
     const link = await run('up', '--worktree', 'pr-1')
@@ -72,14 +94,35 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     const envFile = await run('up', '--worktree', 'pr-1')
     expect(envFile.exitCode, envFile.stderr).to.equal(3)
     expect(envFile.stderr).to.include('service web reads env_file /etc/os-release')
-    writeFile(worktree, 'compose.yaml', web(['    privileged: true', '    pid: host', '    volumes:', '      - data:/d', 'volumes:', '  data:', '    driver_opts: {type: none, o: bind, device: /root}']))
+    writeFile(
+      worktree,
+      'compose.yaml',
+      web([
+        '    privileged: true',
+        '    pid: host',
+        '    volumes:',
+        '      - data:/d',
+        'volumes:',
+        '  data:',
+        '    driver_opts: {type: none, o: bind, device: /root}',
+      ]),
+    )
     const grants = await run('up', '--worktree', 'pr-1')
     expect(grants.exitCode, grants.stderr).to.equal(3)
-    for (const finding of ['service web is privileged (privileged: true)', 'service web sets pid: "host"', 'volume data sets driver_opts']) expect(grants.stderr).to.include(finding)
+    for (const finding of [
+      'service web is privileged (privileged: true)',
+      'service web sets pid: "host"',
+      'volume data sets driver_opts',
+    ])
+      expect(grants.stderr).to.include(finding)
     expect(projectObjects(`${PREFIX}1-pr-1`).containers).to.deep.equal([])
     // A trusted worktree keeps today's rule: such a bind is a warning, not a refusal.
     expect((await run('worktree', 'add', 'feat', '--no-fetch')).exitCode).to.equal(0)
-    writeFile(path.join(`${repo}-worktrees`, 'feat'), 'compose.yaml', web(['    volumes:', '      - /etc/hostname:/h:ro']))
+    writeFile(
+      path.join(`${repo}-worktrees`, 'feat'),
+      'compose.yaml',
+      web(['    volumes:', '      - /etc/hostname:/h:ro']),
+    )
     const trusted = await run('up', '--worktree', 'feat')
     expect(trusted.exitCode, trusted.stderr).to.equal(0)
     expect((await run('down', '--worktree', 'feat')).exitCode).to.equal(0)
@@ -88,7 +131,7 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
   it('worktree trust flips the record; --untrusted is refused (exit 3) while its box runs with the shared mounts; unknown worktrees and missing flags are exit 2', async () => {
     const repo = makeRepo({'yard.toml': toml(2), '.gitignore': 'yard.local.toml\n'})
     const env = podmanEnv()
-    const run = (...args: string[]) => yard(args, {cwd: repo, env})
+    const run = async (...args: string[]) => yard(args, {cwd: repo, env})
     expect((await run('worktree', 'add', 'pr-2', '--no-fetch')).exitCode).to.equal(0)
     expect((await run('box', 'up', '--worktree', 'pr-2')).exitCode).to.equal(0)
 
@@ -100,20 +143,31 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
 
     const untrusted = await run('worktree', 'trust', 'pr-2', '--untrusted')
     expect(untrusted.exitCode, untrusted.stderr).to.equal(0)
-    expect(untrusted.stdout).to.include(`worktree pr-2 is now untrusted: its stack and box run on machine yard-${PREFIX}2-pr-2`)
+    expect(untrusted.stdout).to.include(
+      `worktree pr-2 is now untrusted: its stack and box run on machine yard-${PREFIX}2-pr-2`,
+    )
     expect(localToml(repo)).to.include('[worktrees.pr-2]\ntrust = "untrusted"\n')
     const list = await run('worktree', 'list', '--json')
-    expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-2')?.trust).to.equal('untrusted')
+    expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-2')?.trust).to.equal(
+      'untrusted',
+    )
     const text = await run('worktree', 'list')
     expect(text.stdout).to.match(/^pr-2 .*\buntrusted\b/m)
     const snapshot = await run('dashboard', '--json')
     expect(snapshot.exitCode, snapshot.stderr).to.equal(0)
-    expect((snapshot.json as {rows: Array<{name: string; trust: string}>}).rows.map((row) => [row.name, row.trust])).to.deep.equal([['main', 'trusted'], ['pr-2', 'untrusted']])
+    expect(
+      (snapshot.json as {rows: Array<{name: string; trust: string}>}).rows.map((row) => [row.name, row.trust]),
+    ).to.deep.equal([
+      ['main', 'trusted'],
+      ['pr-2', 'untrusted'],
+    ])
     const screen = await run('dashboard')
     expect(screen.stdout).to.include('pr-2 !untrusted')
     const ports = await run('ports', '--worktree', 'pr-2', '--json')
     expect((ports.json as {trust: string}).trust).to.equal('untrusted')
-    expect((await run('ports', '--all')).stdout).to.match(/^pr-2 \(yardtest-n2-pr-2\) offset \d+ \[hash\]  untrusted/m)
+    expect((await run('ports', '--all')).stdout).to.match(
+      /^pr-2 \(yardtest-n2-pr-2\) offset \d+ \[hash\] {2}untrusted/m,
+    )
 
     expect((await run('worktree', 'trust', 'pr-2', '--untrusted')).stdout).to.include('is already untrusted')
     const trusted = await run('worktree', 'trust', 'pr-2', '--trusted')

@@ -22,9 +22,15 @@ describe('the first pages a newcomer reads', () => {
     expect(readme).to.contain('export CONTAINERS_CONF=')
   })
 
-  it('docs: one figure for the default image\'s size, and the sandbox backend that ships', () => {
-    const texts = [read('README.md'), ...readdirSync(path.join(projectRoot, 'docs')).map((name) => read('docs', name)), read('src', 'commands', 'image', 'build.ts')]
-    const sizes = new Set(texts.flatMap((text) => [...text.matchAll(/(\d+) MB[^\n]{0,40}podman image ls/g)].map((match) => match[1])))
+  it("docs: one figure for the default image's size, and the sandbox backend that ships", () => {
+    const texts = [
+      read('README.md'),
+      ...readdirSync(path.join(projectRoot, 'docs')).map((name) => read('docs', name)),
+      read('src', 'commands', 'image', 'build.ts'),
+    ]
+    const sizes = new Set(
+      texts.flatMap((text) => [...text.matchAll(/(\d+) MB[^\n]{0,40}podman image ls/g)].map((match) => match[1])),
+    )
     expect([...sizes]).to.have.length(1)
     for (const text of texts) expect(text).not.to.match(/about a minute[,;]? (~|and )\d+ MB/)
     expect(read('docs', 'worktrees.md')).not.to.contain('No sandbox backend ships')

@@ -9,9 +9,18 @@ import {execFileSync} from 'node:child_process'
 import {copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {StackContainer} from '../../src/sdk/stack.js'
 import type {BackendEntry} from '../../src/core/registry/registry.js'
-import {freePortBase, freshHomes, groupAlive, httpText, killRecorded, recordedPids, yardIn} from '../examples/support.js'
+import type {StackContainer} from '../../src/sdk/stack.js'
+
+import {
+  freePortBase,
+  freshHomes,
+  groupAlive,
+  httpText,
+  killRecorded,
+  recordedPids,
+  yardIn,
+} from '../examples/support.js'
 import {builtPackage} from '../support/built-package.js'
 import {projectRoot} from '../support/oclif-config.js'
 import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
@@ -42,10 +51,16 @@ describe('docs/plugins.md, the authoring guide (DESIGN.md §7)', function () {
 
   it('shows the example’s files as they are, and names the rest of its sources to copy', () => {
     const files = guideFiles()
-    const exampleSources = ['package.json', '.npmrc', 'tsconfig.json', ...readdirSync(path.join(exampleDir, 'src')).map((file) => `src/${file}`)]
+    const exampleSources = [
+      'package.json',
+      '.npmrc',
+      'tsconfig.json',
+      ...readdirSync(path.join(exampleDir, 'src')).map((file) => `src/${file}`),
+    ]
     for (const file of exampleSources.filter((name) => files.has(name))) {
       expect(files.get(file), file).to.equal(readFileSync(path.join(exampleDir, file), 'utf8'))
     }
+
     const covered = [...exampleSources.filter((name) => files.has(name)), ...copiedFiles()].sort()
     expect(covered).to.deep.equal([...exampleSources].sort())
     expect(copiedFiles()).to.deep.equal(['src/procfile.ts', 'src/processes.ts'])
@@ -60,9 +75,10 @@ describe('docs/plugins.md, the authoring guide (DESIGN.md §7)', function () {
     // Steps 1–4: the files, the SDK from the built package instead of the registry.
     const plugin = path.join(tempDir('yard-guide'), 'procfile-stack')
     mkdirSync(path.join(plugin, 'src'), {recursive: true})
-    for (const file of ['package.json', '.npmrc', 'tsconfig.json', 'src/index.ts', 'src/stack.ts']) writeFileSync(path.join(plugin, file), files.get(file) as string)
+    for (const file of ['package.json', '.npmrc', 'tsconfig.json', 'src/index.ts', 'src/stack.ts'])
+      writeFileSync(path.join(plugin, file), files.get(file)!)
     for (const file of copiedFiles()) copyFileSync(path.join(exampleDir, file), path.join(plugin, file))
-    const manifest = JSON.parse(files.get('package.json') as string) as {dependencies: Record<string, string>}
+    const manifest = JSON.parse(files.get('package.json')!) as {dependencies: Record<string, string>}
     manifest.dependencies['@yard-dev/cli'] = `file:${root}`
     writeFileSync(path.join(plugin, 'package.json'), JSON.stringify(manifest, null, 2))
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {cwd: plugin, stdio: 'pipe'})
@@ -71,19 +87,28 @@ describe('docs/plugins.md, the authoring guide (DESIGN.md §7)', function () {
     // Step 6.
     yardIn(root, homes, ['plugins', 'link', '.'], {cwd: plugin})
     const entries = yardIn(root, homes, ['backends', '--json']).json as BackendEntry[]
-    expect(entries.find((entry) => entry.id === 'procfile-stack')).to.deep.equal({id: 'procfile-stack', kind: 'stack', plugin: 'procfile-stack', version: '1.0.0', contract: 1, status: 'ok'})
+    expect(entries.find((entry) => entry.id === 'procfile-stack')).to.deep.equal({
+      id: 'procfile-stack',
+      kind: 'stack',
+      plugin: 'procfile-stack',
+      version: '1.0.0',
+      contract: 1,
+      status: 'ok',
+    })
 
     // Step 7, on a free port instead of 3000.
     const base = await freePortBase()
     const repo = makeRepo({
-      'yard.toml': (files.get('yard.toml') as string).replace('APP_PORT = 3000', `APP_PORT = ${base}`),
-      Procfile: files.get('Procfile') as string,
-      'server.mjs': files.get('server.mjs') as string,
+      'yard.toml': files.get('yard.toml')!.replace('APP_PORT = 3000', `APP_PORT = ${base}`),
+      Procfile: files.get('Procfile')!,
+      'server.mjs': files.get('server.mjs')!,
     })
     yardIn(root, homes, ['up'], {cwd: repo})
     expect(await httpText(base)).to.equal('web of main')
     const rows = yardIn(root, homes, ['ps', '--json'], {cwd: repo}).json as StackContainer[]
-    expect(rows.map((row) => [row.service, row.state, row.ports])).to.deep.equal([['web', 'running', [{host: base, container: base}]]])
+    expect(rows.map((row) => [row.service, row.state, row.ports])).to.deep.equal([
+      ['web', 'running', [{host: base, container: base}]],
+    ])
     yardIn(root, homes, ['exec', '--', 'true'], {cwd: repo, expected: 125})
     const pids = recordedPids(homes.state).app
     yardIn(root, homes, ['down'], {cwd: repo})

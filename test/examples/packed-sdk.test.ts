@@ -11,6 +11,7 @@ import path from 'node:path'
 import {promisify} from 'node:util'
 
 import type {BackendEntry} from '../../src/core/registry/registry.js'
+
 import {builtPackage} from '../support/built-package.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 import {freshHomes, yardIn} from './support.js'
@@ -35,17 +36,30 @@ describe('a plugin built outside the repository against the packed SDK (docs/plu
     const tarball = readdirSync(outside).find((name) => name.endsWith('.tgz'))
     expect(tarball).to.match(/^yard-dev-cli-\d+\.\d+\.\d+\.tgz$/)
     const plugin = path.join(outside, 'my-backend')
-    for (const entry of ['src', 'tsconfig.json', 'package.json', '.npmrc']) cpSync(path.join(root, 'examples', 'procfile-stack', entry), path.join(plugin, entry), {recursive: true})
-    const manifest = JSON.parse(readFileSync(path.join(plugin, 'package.json'), 'utf8')) as {dependencies: Record<string, string>}
+    for (const entry of ['src', 'tsconfig.json', 'package.json', '.npmrc'])
+      cpSync(path.join(root, 'examples', 'procfile-stack', entry), path.join(plugin, entry), {recursive: true})
+    const manifest = JSON.parse(readFileSync(path.join(plugin, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+    }
     manifest.dependencies['@yard-dev/cli'] = `file:../${tarball}`
     writeFileSync(path.join(plugin, 'package.json'), JSON.stringify(manifest, null, 2))
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {cwd: plugin, maxBuffer: 16 * 1024 * 1024})
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: plugin,
+      maxBuffer: 16 * 1024 * 1024,
+    })
     await run('npm', ['run', 'build'], {cwd: plugin})
 
     const homes = freshHomes()
     yardIn(root, homes, ['plugins', 'install', plugin, '--yes'])
     const entries = yardIn(root, homes, ['backends', '--json']).json as BackendEntry[]
-    expect(entries.find((entry) => entry.id === 'procfile-stack')).to.deep.equal({id: 'procfile-stack', kind: 'stack', plugin: 'procfile-stack', version: '1.0.0', contract: 1, status: 'ok'})
+    expect(entries.find((entry) => entry.id === 'procfile-stack')).to.deep.equal({
+      id: 'procfile-stack',
+      kind: 'stack',
+      plugin: 'procfile-stack',
+      version: '1.0.0',
+      contract: 1,
+      status: 'ok',
+    })
     expect(yardIn(root, homes, ['backends']).stdout).to.match(/^procfile-stack +stack .* ok/m)
   })
 })

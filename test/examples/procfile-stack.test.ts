@@ -9,12 +9,25 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-import type {StackContainer} from '../../src/sdk/stack.js'
 import type {BackendEntry} from '../../src/core/registry/registry.js'
+import type {StackContainer} from '../../src/sdk/stack.js'
+
 import {builtPackage} from '../support/built-package.js'
 import {fixturePluginRoot} from '../support/oclif-config.js'
 import {cleanupTemp} from '../support/repo.js'
-import {FEAT_OFFSET, freePortBase, freshHomes, groupAlive, httpText, killRecorded, procfileRepo, recordedPids, refused, userPlugins, yardIn} from './support.js'
+import {
+  FEAT_OFFSET,
+  freePortBase,
+  freshHomes,
+  groupAlive,
+  httpText,
+  killRecorded,
+  procfileRepo,
+  recordedPids,
+  refused,
+  userPlugins,
+  yardIn,
+} from './support.js'
 
 describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)', function () {
   this.timeout(120_000)
@@ -37,7 +50,14 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
     const linked = yardIn(root, homes, ['plugins', 'link', example])
     expect(linked.stderr).to.not.match(/error/i)
     const entries = yardIn(root, homes, ['backends', '--json']).json as BackendEntry[]
-    expect(entries.find((entry) => entry.id === 'procfile-stack')).to.deep.equal({id: 'procfile-stack', kind: 'stack', plugin: 'procfile-stack', version: '1.0.0', contract: 1, status: 'ok'})
+    expect(entries.find((entry) => entry.id === 'procfile-stack')).to.deep.equal({
+      id: 'procfile-stack',
+      kind: 'stack',
+      plugin: 'procfile-stack',
+      version: '1.0.0',
+      contract: 1,
+      status: 'ok',
+    })
     expect(userPlugins(yardIn(root, homes, ['plugins', '--json']).json)).to.deep.equal([['procfile-stack', 'link']])
   })
 
@@ -54,9 +74,19 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
         check: sdk.checkFactory({...factory, contract: '2.x'}, 1, 'p').status,
         codes: [new sdk.InputError('x').code, new sdk.RefusedError('x').code, new sdk.OperationError('x').code, sdk.ExitCode.execFailed],
       }))`
-    const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], {cwd: example, encoding: 'utf8'})
+    const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], {
+      cwd: example,
+      encoding: 'utf8',
+    })
     expect(child.status, child.stderr).to.equal(0)
-    expect(JSON.parse(child.stdout)).to.deep.equal({contract: 1, kinds: ['machine', 'stack', 'cache', 'sandbox'], schema: true, bad: false, check: 'incompatible', codes: [2, 3, 1, 125]})
+    expect(JSON.parse(child.stdout)).to.deep.equal({
+      contract: 1,
+      kinds: ['machine', 'stack', 'cache', 'sandbox'],
+      schema: true,
+      bad: false,
+      check: 'incompatible',
+      codes: [2, 3, 1, 125],
+    })
   })
 
   it('runs main and feat on base and base + offset; ps shows them, logs reads them, down leaves no process, exec has no box (125)', async () => {
@@ -94,36 +124,56 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
     const mainDown = yardIn(root, homes, ['down', '--json'], {cwd: repo}).json as {removed: string[]}
     expect(mainDown.removed).to.deep.equal([`process web (pid ${pids.app[0]})`, `process worker (pid ${pids.app[1]})`])
     yardIn(root, homes, ['down'], {cwd: feat})
-    for (const pid of [...pids.app, ...pids['app-feat']]) expect(groupAlive(pid), `process group ${pid}`).to.equal(false)
+    for (const pid of [...pids.app, ...pids['app-feat']])
+      expect(groupAlive(pid), `process group ${pid}`).to.equal(false)
     expect(await refused(base)).to.equal(true)
     expect(await refused(base + FEAT_OFFSET)).to.equal(true)
     expect(yardIn(root, homes, ['ps', '--json'], {cwd: repo}).json).to.deep.equal([])
-    expect(existsSync(path.join(homes.state, 'procfile-stack', 'app', 'web.log')), 'logs stay after down').to.equal(true)
+    expect(existsSync(path.join(homes.state, 'procfile-stack', 'app', 'web.log')), 'logs stay after down').to.equal(
+      true,
+    )
   })
 
   it('lists plugins whose hook throws, whose backend is malformed or whose contract major differs, and keeps every other command working', async () => {
     const homes = freshHomes()
     const base = await freePortBase()
     const {repo} = procfileRepo(base)
-    for (const fixture of ['throwing', 'malformed', 'future']) yardIn(root, homes, ['plugins', 'link', '--no-install', fixturePluginRoot(fixture)])
+    for (const fixture of ['throwing', 'malformed', 'future'])
+      yardIn(root, homes, ['plugins', 'link', '--no-install', fixturePluginRoot(fixture)])
     yardIn(root, homes, ['plugins', 'link', example])
 
     const entries = yardIn(root, homes, ['backends', '--json']).json as BackendEntry[]
-    const byPlugin = (plugin: string) => entries.filter((entry) => entry.plugin === plugin).map((entry) => [entry.id, entry.status, entry.error])
+    const byPlugin = (plugin: string) =>
+      entries.filter((entry) => entry.plugin === plugin).map((entry) => [entry.id, entry.status, entry.error])
     expect(byPlugin('yard-fixture-throwing')).to.deep.equal([
       [null, 'broken', 'its yard:backends hook threw: license server unreachable'],
       [null, 'broken', 'its yard:backends hook threw: no licence key configured'],
     ])
-    expect(byPlugin('yard-fixture-malformed').map(([, status]) => status)).to.deep.equal(['broken', 'broken', 'broken', 'broken', 'broken'])
-    expect(byPlugin('yard-fixture-malformed')[1][2]).to.equal('malformed backend factory: create: must be a function, got undefined')
+    expect(byPlugin('yard-fixture-malformed').map(([, status]) => status)).to.deep.equal([
+      'broken',
+      'broken',
+      'broken',
+      'broken',
+      'broken',
+    ])
+    expect(byPlugin('yard-fixture-malformed')[1][2]).to.equal(
+      'malformed backend factory: create: must be a function, got undefined',
+    )
     expect(byPlugin('yard-fixture-future')).to.deep.equal([
-      ['future-machine', 'incompatible', 'implements backend contract 2, but this yard supports contract 1: install a release of yard-fixture-future made for contract 1, or a yard that supports contract 2'],
+      [
+        'future-machine',
+        'incompatible',
+        'implements backend contract 2, but this yard supports contract 1: install a release of yard-fixture-future made for contract 1, or a yard that supports contract 2',
+      ],
     ])
     expect(byPlugin('procfile-stack')).to.deep.equal([['procfile-stack', 'ok', undefined]])
 
     const table = yardIn(root, homes, ['backends']).stdout
     expect(table).to.match(/future-machine +machine +yard-fixture-future +2\.0\.0 +2\.0 +incompatible/)
-    expect(yardIn(root, homes, ['ports', '--json'], {cwd: repo}).json).to.deep.include({worktree: 'main', ports: {APP_PORT: base}})
+    expect(yardIn(root, homes, ['ports', '--json'], {cwd: repo}).json).to.deep.include({
+      worktree: 'main',
+      ports: {APP_PORT: base},
+    })
     yardIn(root, homes, ['up'], {cwd: repo})
     expect(await httpText(base)).to.equal(`web of main on ${base}`)
     yardIn(root, homes, ['down'], {cwd: repo})
@@ -144,19 +194,24 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
       expect(result.stderr).to.include('yard plugins install')
       expect(result.stderr).to.include('[stack] backend')
     }
+
     expect(recordedPids(homes.state)).to.deep.equal({})
   })
 
-  it('follows a service\'s log with logs -f until interrupted, and nuke removes processes, logs and state', async () => {
+  it("follows a service's log with logs -f until interrupted, and nuke removes processes, logs and state", async () => {
     const homes = freshHomes()
     const base = await freePortBase()
     const {repo} = procfileRepo(base)
     yardIn(root, homes, ['plugins', 'link', '--no-install', example])
     yardIn(root, homes, ['up'], {cwd: repo})
-    const env = {...process.env, ...homes.env} as NodeJS.ProcessEnv
+    const env = {...process.env, ...homes.env}
     delete env.NODE_ENV
     for (const [key, value] of Object.entries(homes.env)) if (value === undefined) delete env[key]
-    const follower = spawn(process.execPath, [path.join(root, 'bin', 'run.js'), 'logs', '-f', 'worker'], {cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe']})
+    const follower = spawn(process.execPath, [path.join(root, 'bin', 'run.js'), 'logs', '-f', 'worker'], {
+      cwd: repo,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let seen = ''
     try {
       // The worker prints a tick a second: three lines prove lines written after the start arrive.
@@ -173,6 +228,7 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
     } finally {
       follower.kill('SIGINT')
     }
+
     expect(seen).to.not.include('web |')
     const dir = path.join(homes.state, 'procfile-stack', 'app')
     const pids = recordedPids(homes.state).app
@@ -223,6 +279,7 @@ describe('examples/procfile-stack, a third-party stack backend (DESIGN.md §7)',
     } finally {
       holder.close()
     }
+
     expect(recordedPids(homes.state)['app-feat']).to.equal(undefined)
   })
 })

@@ -8,16 +8,16 @@ import net from 'node:net'
 import path from 'node:path'
 
 import {isPortFree} from '../../src/sdk/port-probe.js'
-import {builtYard, CliRun} from '../support/built-package.js'
+import {builtYard, type CliRun} from '../support/built-package.js'
 import {addWorktree, makeRepo, tempDir} from '../support/repo.js'
 
 /** feat's hash offset (DESIGN.md §3.4; the same value the ports tests check). */
 export const FEAT_OFFSET = 59
 
 /** An HTTP server answering `web of <WORKTREE or main> on <port>`; it names its port on stdout. */
-const SERVER = `import http from 'node:http'
+const SERVER = String.raw`import http from 'node:http'
 const port = Number(process.argv[2])
-http.createServer((request, response) => response.end('web of ' + (process.env.WORKTREE ?? 'main') + ' on ' + port + '\\n'))
+http.createServer((request, response) => response.end('web of ' + (process.env.WORKTREE ?? 'main') + ' on ' + port + '\n'))
   .listen(port, '127.0.0.1', () => console.log('listening on ' + port))
 process.on('SIGTERM', () => process.exit(0))
 `
@@ -41,7 +41,19 @@ const homes: Homes[] = []
 export function freshHomes(): Homes {
   const data = tempDir('yard-data')
   const state = tempDir('yard-state')
-  const made = {data, state, env: {XDG_DATA_HOME: data, YARD_STATE_DIR: state, YARD_WORKTREE: undefined, WT_OFFSET: undefined, WORKTREE: undefined, YARD_PREFIX: undefined, YARD_WORKTREES_ROOT: undefined}}
+  const made = {
+    data,
+    state,
+    env: {
+      XDG_DATA_HOME: data,
+      YARD_STATE_DIR: state,
+      YARD_WORKTREE: undefined,
+      WT_OFFSET: undefined,
+      WORKTREE: undefined,
+      YARD_PREFIX: undefined,
+      YARD_WORKTREES_ROOT: undefined,
+    },
+  }
   homes.push(made)
   return made
 }
@@ -59,6 +71,7 @@ export async function freePortBase(): Promise<number> {
     const base = 20_000 + Math.floor(Math.random() * 20_000)
     if ((await isPortFree(base)) && (await isPortFree(base + FEAT_OFFSET))) return base
   }
+
   throw new Error('no free pair of ports found')
 }
 
@@ -75,9 +88,11 @@ export function groupAlive(pgid: number): boolean {
     } catch {
       continue
     }
-    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3)
     if (Number(group) === pgid && state !== 'Z') return true
   }
+
   return false
 }
 
@@ -92,6 +107,7 @@ export function recordedPids(state: string): Record<string, number[]> {
     const recorded = JSON.parse(readFileSync(file, 'utf8')) as {services: Record<string, {pid: number}>}
     pids[project] = Object.values(recorded.services).map((service) => service.pid)
   }
+
   return pids
 }
 
@@ -123,7 +139,7 @@ export async function httpText(port: number): Promise<string> {
 }
 
 /** Whether a TCP connection to 127.0.0.1:<port> is refused (nothing listens). */
-export function refused(port: number): Promise<boolean> {
+export async function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({port, host: '127.0.0.1'})
     socket.once('connect', () => {
@@ -136,15 +152,25 @@ export function refused(port: number): Promise<boolean> {
 
 /** The user-installed and linked plugins, as `yard plugins --json` lists them: `[name, type]`. */
 export function userPlugins(listed: unknown): Array<[string, string]> {
-  return (listed as Array<{name: string; type: string}>).filter((plugin) => plugin.type === 'user' || plugin.type === 'link').map((plugin) => [plugin.name, plugin.type])
+  return (listed as Array<{name: string; type: string}>)
+    .filter((plugin) => plugin.type === 'user' || plugin.type === 'link')
+    .map((plugin) => [plugin.name, plugin.type])
 }
 
 /** `yard` from the built package with these homes; throws with its output unless it exits `expected`. */
-export function yardIn(root: string, made: Homes, args: string[], options: {cwd?: string; expected?: number; input?: string} = {}): CliRun {
+export function yardIn(
+  root: string,
+  made: Homes,
+  args: string[],
+  options: {cwd?: string; expected?: number; input?: string} = {},
+): CliRun {
   const result = builtYard(root, args, {cwd: options.cwd, env: made.env, input: options.input})
   const expected = options.expected ?? 0
   if (result.status !== expected) {
-    throw new Error(`yard ${args.join(' ')} exited ${result.status}, expected ${expected}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
+    throw new Error(
+      `yard ${args.join(' ')} exited ${result.status}, expected ${expected}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    )
   }
+
   return result
 }

@@ -6,8 +6,8 @@
 import {expect} from 'chai'
 import {spawn} from 'node:child_process'
 
-import {cleanupTemp, tempDir} from '../support/repo.js'
 import {podman, sweep} from '../support/podman.js'
+import {cleanupTemp, tempDir} from '../support/repo.js'
 import {projectRoot} from '../support/yard.js'
 
 const projects = ['yard-demo', 'yard-demo-feat', 'yard-demo-fix']
@@ -20,6 +20,7 @@ function leftovers(): string[] {
     found.push(...podman('volume', 'ls', '--filter', filter, '--format', '{{.Name}}').split('\n'))
     found.push(...podman('network', 'ls', '--filter', filter, '--format', '{{.Name}}').split('\n'))
   }
+
   return found.filter(Boolean)
 }
 
@@ -27,6 +28,7 @@ describe('npm run demo (README)', function () {
   this.timeout(400_000)
 
   before(() => sweep('yard-demo'))
+
   after(() => {
     sweep('yard-demo')
     cleanupTemp()
@@ -43,14 +45,17 @@ describe('npm run demo (README)', function () {
     const seconds = (Date.now() - started) / 1000
     expect(demo.code, demo.output).to.equal(0)
     expect(seconds, 'demo wall-clock seconds').to.be.below(180)
-    for (const name of ['main', 'feat', 'fix']) expect(demo.output).to.match(new RegExp(`^${name} +http://127\\.0\\.0\\.1:\\d+/  →  hello from ${name}$`, 'm'))
+    for (const name of ['main', 'feat', 'fix'])
+      expect(demo.output).to.match(
+        new RegExp(String.raw`^${name} +http://127\.0\.0\.1:\d+/  →  hello from ${name}$`, 'm'),
+      )
     expect(demo.output).to.match(/^main +still answers, visits\.txt: main was here/m)
     expect(demo.output).to.match(/^feat +still answers, visits\.txt: feat was here/m)
     expect(leftovers()).to.deep.equal([])
   })
 })
 
-function runScript(argv: string[], env: NodeJS.ProcessEnv): Promise<{code: number | null; output: string}> {
+async function runScript(argv: string[], env: NodeJS.ProcessEnv): Promise<{code: number | null; output: string}> {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), {cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe']})
     let output = ''

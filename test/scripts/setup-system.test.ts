@@ -17,7 +17,9 @@ const script = join(projectRoot, 'scripts', 'setup-system')
 
 function pins(): Record<string, string> {
   const text = readFileSync(join(projectRoot, 'scripts', 'node-pins'), 'utf8')
-  return Object.fromEntries([...text.matchAll(/^(\w+)=(?:'([^']*)'|(\S+))/gm)].map((match) => [match[1], match[2] ?? match[3]]))
+  return Object.fromEntries(
+    [...text.matchAll(/^(\w+)=(?:'([^']*)'|(\S+))/gm)].map((match) => [match[1], match[2] ?? match[3]]),
+  )
 }
 
 function run(path: string, binDir: string, nodeDir: string): {code: number | null; output: string} {
@@ -43,7 +45,8 @@ function installedNodeDir(): string {
   mkdirSync(join(version, `node-linux-${arch}`, 'bin'), {recursive: true})
   symlinkSync(process.execPath, join(version, `node-linux-${arch}`, 'bin', 'node'))
   mkdirSync(join(version, 'npm', 'bin'), {recursive: true})
-  for (const cli of ['npm-cli.js', 'npx-cli.js']) writeFileSync(join(version, 'npm', 'bin', cli), `console.log(${JSON.stringify(NPM_VERSION)})\n`)
+  for (const cli of ['npm-cli.js', 'npx-cli.js'])
+    writeFileSync(join(version, 'npm', 'bin', cli), `console.log(${JSON.stringify(NPM_VERSION)})\n`)
   return root
 }
 
@@ -83,7 +86,9 @@ describe('scripts/setup-system: Node', () => {
     const result = run(`${binDir}:${oldNodeDir()}:/usr/bin:/bin`, binDir, nodeDir)
     expect(result.code, result.output).to.equal(0)
     expect(result.output).to.include(`node 20.20.2 at`)
-    expect(result.output).to.include(`node and npm on PATH are now ${binDir}/node ${process.version} and npm ${pins().NPM_VERSION}`)
+    expect(result.output).to.include(
+      `node and npm on PATH are now ${binDir}/node ${process.version} and npm ${pins().NPM_VERSION}`,
+    )
     const npm = spawnSync(join(binDir, 'npm'), ['--version'], {encoding: 'utf8'})
     expect(npm.stdout.trim()).to.equal(pins().NPM_VERSION)
     // A second run finds the linked Node first and changes nothing.
@@ -103,7 +108,12 @@ describe('scripts/setup-system: Node', () => {
 
   it('only reports with --check', () => {
     const binDir = tempDir('setup-bin')
-    const env = {HOME: tempDir('setup-home'), PATH: `${oldNodeDir()}:/usr/bin:/bin`, YARD_NODE_BIN_DIR: binDir, YARD_NODE_DIR: tempDir('setup-node-dir')}
+    const env = {
+      HOME: tempDir('setup-home'),
+      PATH: `${oldNodeDir()}:/usr/bin:/bin`,
+      YARD_NODE_BIN_DIR: binDir,
+      YARD_NODE_DIR: tempDir('setup-node-dir'),
+    }
     const result = spawnSync(script, ['--node-only', '--check'], {env, encoding: 'utf8'})
     expect(result.status, result.stdout).to.equal(1)
     expect(result.stdout).to.include(`scripts/setup-system installs Node ${pins().NODE_24}`)

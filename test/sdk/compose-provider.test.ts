@@ -29,15 +29,26 @@ exit 2
   return bin
 }
 
-const runnerWithPath = (first: string) => new ProcessRunner({env: {PATH: `${first}${path.delimiter}${process.env.PATH}`}})
+const runnerWithPath = (first: string) =>
+  new ProcessRunner({env: {PATH: `${first}${path.delimiter}${process.env.PATH}`}})
 
 describe('detectComposeProvider (DESIGN.md §4.2)', () => {
   afterEach(cleanupTemp)
 
   it('finds podman-compose on this machine; podman 4.3 has no `podman compose`', async () => {
     const detection = await detectComposeProvider(new ProcessRunner())
-    expect(detection.provider).to.deep.equal({id: 'podman-compose', command: ['podman-compose'], engine: 'podman', version: '1.0.3'})
-    expect(detection.probes.map((probe) => probe.id)).to.deep.equal(['podman compose', 'podman-compose', 'docker compose', 'docker-compose'])
+    expect(detection.provider).to.deep.equal({
+      id: 'podman-compose',
+      command: ['podman-compose'],
+      engine: 'podman',
+      version: '1.0.3',
+    })
+    expect(detection.probes.map((probe) => probe.id)).to.deep.equal([
+      'podman compose',
+      'podman-compose',
+      'docker compose',
+      'docker-compose',
+    ])
     expect(detection.probes[0]).to.deep.include({ok: false})
     expect(detection.probes[0].reason).to.include('unrecognized command')
   })
@@ -61,10 +72,18 @@ describe('detectComposeProvider (DESIGN.md §4.2)', () => {
   it('counts docker compose when both answer, and auto still prefers podman-compose', async () => {
     const runner = runnerWithPath(fakeDockerBin({plugin: true, daemon: true}))
     const only = await detectComposeProvider(runner, {preference: 'docker compose'})
-    expect(only.provider).to.deep.equal({id: 'docker compose', command: ['docker', 'compose'], engine: 'docker', version: '2.29.1'})
+    expect(only.provider).to.deep.equal({
+      id: 'docker compose',
+      command: ['docker', 'compose'],
+      engine: 'docker',
+      version: '2.29.1',
+    })
     const auto = await detectComposeProvider(runner)
     expect(auto.provider?.id).to.equal('podman-compose')
-    expect(auto.probes.filter((probe) => probe.ok).map((probe) => probe.id)).to.deep.equal(['podman-compose', 'docker compose'])
+    expect(auto.probes.filter((probe) => probe.ok).map((probe) => probe.id)).to.deep.equal([
+      'podman-compose',
+      'docker compose',
+    ])
   })
 
   it('requireComposeProvider names every probe and the install command when none answers', async () => {
@@ -72,12 +91,15 @@ describe('detectComposeProvider (DESIGN.md §4.2)', () => {
     let error: unknown
     try {
       await requireComposeProvider(runner)
-    } catch (caught) {
-      error = caught
+    } catch (error_) {
+      error = error_
     }
+
     expect(error).to.be.instanceOf(OperationError)
     expect((error as OperationError).message).to.equal('no compose provider answers')
-    expect((error as OperationError).why).to.equal('podman compose: podman is not installed; podman-compose: podman-compose is not installed; docker compose: docker is not installed; docker-compose: docker-compose is not installed')
+    expect((error as OperationError).why).to.equal(
+      'podman compose: podman is not installed; podman-compose: podman-compose is not installed; docker compose: docker is not installed; docker-compose: docker-compose is not installed',
+    )
     expect((error as OperationError).fix).to.include('apt-get install podman-compose')
   })
 

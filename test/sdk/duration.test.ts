@@ -20,15 +20,19 @@ describe('intervals and names users give (sdk/duration.ts)', () => {
 
   it('refuses (exit 2) an empty, zero, malformed or longer-than-a-week refresh interval', () => {
     for (const text of ['', '0s', '0h0m', '10', 'm', '1m1h', '169h', '99999999999h', '10080m1s']) {
-      expect(() => parseRefreshInterval(text, '--refresh'), text).to.throw(InputError).with.property('code', 2)
+      expect(() => parseRefreshInterval(text, '--refresh'), text)
+        .to.throw(InputError)
+        .with.property('code', 2)
     }
+
     expect(() => parseRefreshInterval('200h', '--refresh')).to.throw(/--refresh "200h": it is more than 7 days/)
   })
 
   it('bounds a cache agent --interval the same way', () => {
     expect(parseInterval('5m', '--interval')).to.equal(300_000)
     expect(parseInterval('168h', '--interval')).to.equal(MAX_INTERVAL_MS)
-    for (const text of ['999h', '0.5s', '1e9s', '', 'soon']) expect(() => parseInterval(text, '--interval'), text).to.throw(InputError)
+    for (const text of ['999h', '0.5s', '1e9s', '', 'soon'])
+      expect(() => parseInterval(text, '--interval'), text).to.throw(InputError)
   })
 
   it('checks [cluster] refresh-interval in yard.toml with the same rule', () => {
@@ -42,7 +46,9 @@ describe('intervals and names users give (sdk/duration.ts)', () => {
     expect(checkUsername(undefined)).to.equal('x-access-token')
     expect(checkUsername(' oauth2 ')).to.equal('oauth2')
     for (const name of ['-x', '--upload-pack=touch', 'a b', 'user:pass', 'a\u0007b']) {
-      expect(() => checkUsername(name), name).to.throw(InputError).with.property('code', 2)
+      expect(() => checkUsername(name), name)
+        .to.throw(InputError)
+        .with.property('code', 2)
     }
   })
 })

@@ -1,16 +1,26 @@
 import {expect} from 'chai'
 
-import {boundLines, ExitCode, InputError, OperationError, RefusedError, terminalSafe, YardError} from '../../src/sdk/errors.js'
+import {
+  boundLines,
+  ExitCode,
+  InputError,
+  OperationError,
+  RefusedError,
+  terminalSafe,
+  YardError,
+} from '../../src/sdk/errors.js'
 
 describe('YardError across copies of the package (DESIGN.md §7)', () => {
   it('recognises a YardError made by another copy of the errors module, as a plugin with its own @yard-dev/cli makes them', async () => {
     // A query string loads the module a second time: other classes, as in a plugin's own node_modules.
-    const copy = (await import(`../../src/sdk/errors.js?copy=${Date.now()}`)) as typeof import('../../src/sdk/errors.js')
+    const copy = (await import(
+      `../../src/sdk/errors.js?copy=${Date.now()}`
+    )) as typeof import('../../src/sdk/errors.js')
     expect(copy.YardError).to.not.equal(YardError)
     const foreign = new copy.RefusedError('port busy', {fix: 'stop it'})
     expect(foreign instanceof YardError).to.equal(true)
-    expect((foreign as YardError).code).to.equal(ExitCode.refused)
-    expect((foreign as YardError).render()).to.equal('port busy\n  fix: stop it')
+    expect(foreign.code).to.equal(ExitCode.refused)
+    expect(foreign.render()).to.equal('port busy\n  fix: stop it')
   })
 
   it('keeps the subclasses apart and plain errors out', () => {
@@ -24,8 +34,11 @@ describe('YardError across copies of the package (DESIGN.md §7)', () => {
 })
 
 describe('rendering errors for a terminal', () => {
-  it('keeps the first and last 10 lines of a long why (a tool\'s stderr), saying how many were left out', () => {
-    const stderr = Array.from({length: 10_000}, (_, index) => `error: unable to write file f${index}: No space left on device`).join('\n')
+  it("keeps the first and last 10 lines of a long why (a tool's stderr), saying how many were left out", () => {
+    const stderr = Array.from(
+      {length: 10_000},
+      (_, index) => `error: unable to write file f${index}: No space left on device`,
+    ).join('\n')
     const error = new OperationError('git worktree add failed with exit code 128', {why: stderr})
     const lines = error.why!.split('\n')
     expect(lines).to.have.length(21)
@@ -36,10 +49,13 @@ describe('rendering errors for a terminal', () => {
     expect(boundLines('a\nb\nc', 1)).to.equal('a\nb\nc')
   })
 
-  it('escapes terminal escape sequences and newlines in echoed names; yard\'s own indented lines stay', () => {
-    const name = 'evil\u001b]0;owned\u0007\u001b[2J\nfix: run rm -rf ~'
-    const rendered = new InputError(`invalid worktree name "${name}"`, {why: `line one\nline two ${name}`, fix: `rename ${name}`}).render()
-    expect(rendered).not.to.match(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/)
+  it("escapes terminal escape sequences and newlines in echoed names; yard's own indented lines stay", () => {
+    const name = 'evil\u001B]0;owned\u0007\u001B[2J\nfix: run rm -rf ~'
+    const rendered = new InputError(`invalid worktree name "${name}"`, {
+      why: `line one\nline two ${name}`,
+      fix: `rename ${name}`,
+    }).render()
+    expect(rendered).not.to.match(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/)
     expect(rendered.split('\n')).to.deep.equal([
       String.raw`invalid worktree name "evil\x1b]0;owned\x07\x1b[2J\nfix: run rm -rf ~"`,
       '  why: line one',
@@ -47,7 +63,9 @@ describe('rendering errors for a terminal', () => {
       '       fix: run rm -rf ~',
       String.raw`  fix: rename evil\x1b]0;owned\x07\x1b[2J\nfix: run rm -rf ~`,
     ])
-    expect(terminalSafe('warning: a\u009bb\nc\n  d')).to.equal(String.raw`warning: a\x9bb\nc` + '\n  d')
-    expect(new RefusedError('the sandbox s holds unsaved work:\n  3 modified\n  1 stash').render()).to.equal('the sandbox s holds unsaved work:\n  3 modified\n  1 stash')
+    expect(terminalSafe('warning: a\u009Bb\nc\n  d')).to.equal(String.raw`warning: a\x9bb\nc` + '\n  d')
+    expect(new RefusedError('the sandbox s holds unsaved work:\n  3 modified\n  1 stash').render()).to.equal(
+      'the sandbox s holds unsaved work:\n  3 modified\n  1 stash',
+    )
   })
 })

@@ -10,9 +10,10 @@ import {existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync,
 import path from 'node:path'
 
 import type {SandboxRecord} from '../../src/sdk/sandbox.js'
+
 import {asksRoot, FETCH_THROUGH_GAP_MS, serveAskDirs, serveAsks} from '../../src/sdk/fetch-through.js'
-import {cleanupTemp, tempDir} from '../support/repo.js'
 import {commitTo, harness, makeUpstream} from '../plugins/git-cache/support.js'
+import {cleanupTemp, tempDir} from '../support/repo.js'
 
 async function answered(file: string, withinMs = 10_000): Promise<string> {
   const until = Date.now() + withinMs
@@ -20,11 +21,13 @@ async function answered(file: string, withinMs = 10_000): Promise<string> {
     if (Date.now() > until) throw new Error(`no answer ${file}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+
   return readFileSync(file, 'utf8')
 }
 
-describe('fetch-through: the host serves a sandbox\'s asks', function () {
+describe("fetch-through: the host serves a sandbox's asks", function () {
   this.timeout(30_000)
+
   after(() => cleanupTemp())
 
   it('answers pending asks with one fetch, spaces fetches of a cache, answers a failure with the stale note', async () => {
@@ -47,7 +50,9 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
       expect(fetchStarts).to.have.length(1)
       const cached = (await node.cache.list(node.root)).find((row) => row.key === added.key)
       expect(cached?.stale).to.equal(false)
-      expect(execFileSync('git', ['-C', added.path, 'rev-parse', 'refs/heads/main'], {encoding: 'utf8'}).trim()).to.equal(later)
+      expect(
+        execFileSync('git', ['-C', added.path, 'rev-parse', 'refs/heads/main'], {encoding: 'utf8'}).trim(),
+      ).to.equal(later)
 
       // Asked again at once: served, but not before the gap since the last fetch started.
       renameSync(upstream, `${upstream}.away`)
@@ -56,7 +61,7 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
       expect(fetchStarts).to.have.length(2)
       // Measured at git's spawn, which trails the fetch's start by a few ms to a few hundred.
       expect(fetchStarts[1] - fetchStarts[0]).to.be.at.least(FETCH_THROUGH_GAP_MS - 300)
-      expect(note).to.match(new RegExp(`^the cache ${added.key} is stale since \\S+ \\(\\d+s ago\\): .+\\n$`))
+      expect(note).to.match(new RegExp(String.raw`^the cache ${added.key} is stale since \S+ \(\d+s ago\): .+\n$`))
       expect(existsSync(path.join(dir, 'not-an-ask'))).to.equal(true)
     } finally {
       stop.abort()
@@ -69,10 +74,14 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
     for (const dir of dirs) mkdirSync(dir, {recursive: true})
     const fetched: string[] = []
     const stop = new AbortController()
-    const serving = serveAskDirs(() => dirs.map((dir) => ({key: 'app-1a2b3c4d', url: 'https://git.example.com/app.git', dir})), async (key, url) => {
-      fetched.push(`${key} ${url}`)
-      return ''
-    }, stop.signal)
+    const serving = serveAskDirs(
+      () => dirs.map((dir) => ({key: 'app-1a2b3c4d', url: 'https://git.example.com/app.git', dir})),
+      async (key, url) => {
+        fetched.push(`${key} ${url}`)
+        return ''
+      },
+      stop.signal,
+    )
     try {
       for (const dir of dirs) writeFileSync(path.join(dir, '1.1.ask'), '')
       for (const dir of dirs) expect(await answered(path.join(dir, '1.1.answer'))).to.equal('')
@@ -93,7 +102,7 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
     const dir = path.join(asksRoot(state, project), added.key)
     mkdirSync(dir, {recursive: true})
     const victim = path.join(tempDir('yard-host'), 'precious')
-    writeFileSync(victim, 'the host user\'s file\n')
+    writeFileSync(victim, "the host user's file\n")
     // The pod owns the directory: it may plant links to whatever path it guesses on the host.
     symlinkSync(victim, path.join(dir, '1.1.answer.tmp'))
     const sandbox = {project, spec: {repos: [{slot: 'app', key: added.key, url: upstream}]}} as unknown as SandboxRecord
@@ -102,7 +111,7 @@ describe('fetch-through: the host serves a sandbox\'s asks', function () {
     try {
       writeFileSync(path.join(dir, '1.1.ask'), '')
       expect(await answered(path.join(dir, '1.1.answer'))).to.match(new RegExp(`^the cache ${added.key} is stale`))
-      expect(readFileSync(victim, 'utf8')).to.equal('the host user\'s file\n')
+      expect(readFileSync(victim, 'utf8')).to.equal("the host user's file\n")
       expect(lstatSync(path.join(dir, '1.1.answer')).isSymbolicLink()).to.equal(false)
     } finally {
       stop.abort()

@@ -31,7 +31,17 @@ function gitResolve(gitDir: string, name: string): string | undefined {
 function namesOf(gitDir: string): string[] {
   const refs = git(gitDir, 'for-each-ref', '--format=%(refname)').split('\n').filter(Boolean)
   const short = refs.map((ref) => ref.replace(/^refs\/(heads|tags|remotes)\//, ''))
-  return [...new Set(['HEAD', ...refs, ...short, 'origin', 'refs/heads/missing', 'no/such/ref', git(gitDir, 'rev-parse', 'HEAD')])]
+  return [
+    ...new Set([
+      'HEAD',
+      ...refs,
+      ...short,
+      'origin',
+      'refs/heads/missing',
+      'no/such/ref',
+      git(gitDir, 'rev-parse', 'HEAD'),
+    ]),
+  ]
 }
 
 /** `%(upstream)` of every local branch that has one. */
@@ -44,13 +54,21 @@ function gitUpstreams(gitDir: string): Map<string, string> {
 async function expectSameAsGit(gitDir: string): Promise<void> {
   const reader = await openGitReader(gitDir)
   expect(reader, `a reader of ${gitDir}`).to.not.equal(undefined)
-  for (const name of namesOf(gitDir)) expect(await reader!.resolve(name), `resolve ${name}`).to.equal(gitResolve(gitDir, name))
-  const runner = createContext({env: process.env}).runner
+  for (const name of namesOf(gitDir))
+    expect(await reader!.resolve(name), `resolve ${name}`).to.equal(gitResolve(gitDir, name))
+  const {runner} = createContext({env: process.env})
   for (const key of ['yardBase', 'merge', 'remote']) {
-    expect(Object.fromEntries(await reader!.branchConfig(key)), `branch.*.${key}`).to.deep.equal(Object.fromEntries(await branchConfig(runner, gitDir, key.toLowerCase())))
+    expect(Object.fromEntries(await reader!.branchConfig(key)), `branch.*.${key}`).to.deep.equal(
+      Object.fromEntries(await branchConfig(runner, gitDir, key.toLowerCase())),
+    )
   }
-  const branches = git(gitDir, 'for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads/').split('\n').filter(Boolean)
-  expect(Object.fromEntries((await reader!.upstreams(branches))!), 'upstreams').to.deep.equal(Object.fromEntries(gitUpstreams(gitDir)))
+
+  const branches = git(gitDir, 'for-each-ref', '--format=%(refname:lstrip=2)', 'refs/heads/')
+    .split('\n')
+    .filter(Boolean)
+  expect(Object.fromEntries((await reader!.upstreams(branches))!), 'upstreams').to.deep.equal(
+    Object.fromEntries(gitUpstreams(gitDir)),
+  )
 }
 
 /**
@@ -69,7 +87,17 @@ function richRepo(): {repo: string; origin: string} {
   writeFile(repo, 'more', 'more\n')
   git(repo, 'add', 'more')
   git(repo, 'commit', '-q', '-m', 'ahead of origin')
-  for (const branch of ['wt/a', 'feature.x', 'dot', 'no-remote', 'short-merge', 'ghost-remote', 'gone-upstream', 'MiXed']) git(repo, 'branch', branch)
+  for (const branch of [
+    'wt/a',
+    'feature.x',
+    'dot',
+    'no-remote',
+    'short-merge',
+    'ghost-remote',
+    'gone-upstream',
+    'MiXed',
+  ])
+    git(repo, 'branch', branch)
   git(repo, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main')
   git(repo, 'config', 'branch.main.remote', 'origin')
   git(repo, 'config', 'branch.main.merge', 'refs/heads/main')
@@ -87,7 +115,10 @@ function richRepo(): {repo: string; origin: string} {
   git(repo, 'config', 'branch.gone-upstream.remote', 'origin')
   git(repo, 'config', 'branch.gone-upstream.merge', 'refs/heads/never-pushed')
   // Keys as people type them: mixed case, quoted, with a comment, given twice (the last wins).
-  appendFileSync(path.join(repo, '.git', 'config'), '[branch "MiXed"]\n\tYardBase = "refs/heads/main" ; recorded by hand\n\tyardbase = refs/remotes/origin/main\n')
+  appendFileSync(
+    path.join(repo, '.git', 'config'),
+    '[branch "MiXed"]\n\tYardBase = "refs/heads/main" ; recorded by hand\n\tyardbase = refs/remotes/origin/main\n',
+  )
   // A second fetch refspec before the usual one: the first that matches wins.
   git(repo, 'config', '--add', 'remote.origin.fetch', '+refs/heads/feat*.x:refs/remotes/origin/special/*')
   return {repo, origin}
@@ -95,6 +126,7 @@ function richRepo(): {repo: string; origin: string} {
 
 describe('in-process git reads (isomorphic-git) against the git CLI', function () {
   this.timeout(30_000)
+
   afterEach(cleanupTemp)
 
   it('a main checkout with loose refs, symbolic refs, tags and branch config', async () => {
@@ -129,7 +161,7 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
     await expectSameAsGit(path.join(workspace, '.git'))
   })
 
-  it('the main checkout of a repository with linked worktrees; a linked worktree\'s git dir is refused', async () => {
+  it("the main checkout of a repository with linked worktrees; a linked worktree's git dir is refused", async () => {
     const {repo} = richRepo()
     const linked = addWorktree(repo, 'one')
     git(linked, 'commit', '-q', '--allow-empty', '-m', 'in the worktree')
@@ -138,10 +170,20 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
   })
 
   it('refuses what it would read otherwise than git: includes, continued lines, [section.sub], worktree config', async () => {
-    for (const text of ['[include]\n\tpath = other\n', '[includeIf "gitdir:/x/"]\n\tpath = other\n', '[branch "a"]\n\tyardBase = refs/heads/\\\nmain\n', '[branch.a]\n\tyardBase = x\n', '[Branch "a"]\n\tyardBase = x\n', '[branch "a"] yardBase = x\n']) {
+    for (const text of [
+      '[include]\n\tpath = other\n',
+      '[includeIf "gitdir:/x/"]\n\tpath = other\n',
+      '[branch "a"]\n\tyardBase = refs/heads/\\\nmain\n',
+      '[branch.a]\n\tyardBase = x\n',
+      '[Branch "a"]\n\tyardBase = x\n',
+      '[branch "a"] yardBase = x\n',
+    ]) {
       expect(readableConfig(text), text).to.equal(false)
     }
-    expect(readableConfig('# comment\n[core]\n\tbare = false\n[branch "wt/a"] # note\n\tyardBase = "refs/heads/main"\n')).to.equal(true)
+
+    expect(
+      readableConfig('# comment\n[core]\n\tbare = false\n[branch "wt/a"] # note\n\tyardBase = "refs/heads/main"\n'),
+    ).to.equal(true)
     const {repo} = richRepo()
     git(repo, 'config', 'extensions.worktreeConfig', 'true')
     expect(await openGitReader(path.join(repo, '.git'))).to.equal(undefined)
@@ -155,7 +197,9 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
 
   it('maps a branch to its remote-tracking ref by the first matching refspec (remote.c query_refspecs)', () => {
     expect(trackingRef(['+refs/heads/*:refs/remotes/origin/*'], 'refs/heads/a/b')).to.equal('refs/remotes/origin/a/b')
-    expect(trackingRef(['+refs/heads/m*n:refs/remotes/o/x*y', '+refs/heads/*:refs/remotes/origin/*'], 'refs/heads/main')).to.equal('refs/remotes/o/xaiy')
+    expect(
+      trackingRef(['+refs/heads/m*n:refs/remotes/o/x*y', '+refs/heads/*:refs/remotes/origin/*'], 'refs/heads/main'),
+    ).to.equal('refs/remotes/o/xaiy')
     expect(trackingRef(['refs/heads/main:refs/remotes/origin/main'], 'refs/heads/other')).to.equal(undefined)
     expect(trackingRef(['refs/heads/main'], 'refs/heads/main')).to.equal(undefined)
   })
@@ -172,12 +216,18 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
     git(repo, 'config', 'branch.wt/behind.merge', 'refs/heads/main')
     git(behind, 'reset', '-q', '--hard', 'HEAD~1')
     writeFileSync(path.join(atBase, 'untracked'), 'x\n')
-    const context = createContext({env: {...process.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}, cwd: repo, warn: () => {}})
+    const context = createContext({
+      env: {...process.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined},
+      cwd: repo,
+      warn() {},
+    })
     const throughGit = await listWorktrees(context)
     const inProcess = await listWorktrees(context, {inProcess: true})
     expect(inProcess).to.deep.equal(throughGit)
     const byName = new Map(inProcess.map((row) => [row.name, row]))
-    expect([byName.get('at-base')?.ahead, byName.get('ahead')?.ahead, byName.get('behind')?.behind]).to.deep.equal([0, 1, 1])
+    expect([byName.get('at-base')?.ahead, byName.get('ahead')?.ahead, byName.get('behind')?.behind]).to.deep.equal([
+      0, 1, 1,
+    ])
   })
 
   it('a one-shot listing of many checkouts at their base runs rev-list only for the others', async () => {
@@ -186,13 +236,22 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
       addWorktree(repo, `at-${index}`)
       git(repo, 'config', `branch.wt/at-${index}.yardBase`, 'refs/heads/main')
     }
+
     const ahead = addWorktree(repo, 'ahead')
     git(repo, 'config', 'branch.wt/ahead.yardBase', 'refs/heads/main')
     git(ahead, 'commit', '-q', '--allow-empty', '-m', 'ahead')
     const argvs: string[] = []
-    const context = createContext({env: {...process.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}, cwd: repo, warn: () => {}, verbose: true, log: (line) => argvs.push(line)})
+    const context = createContext({
+      env: {...process.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined},
+      cwd: repo,
+      warn() {},
+      verbose: true,
+      log: (line) => argvs.push(line),
+    })
     const rows = await listWorktrees(context)
-    expect(rows.filter((row) => row.name.startsWith('at-')).map((row) => [row.ahead, row.behind])).to.deep.equal(Array.from({length: 9}, () => [0, 0]))
+    expect(rows.filter((row) => row.name.startsWith('at-')).map((row) => [row.ahead, row.behind])).to.deep.equal(
+      Array.from({length: 9}, () => [0, 0]),
+    )
     expect(rows.find((row) => row.name === 'ahead')).to.include({ahead: 1, behind: 0})
     // main (ahead of origin/main) and the worktree ahead of its base.
     expect(argvs.filter((line) => line.startsWith('+ git rev-list'))).to.have.length(2)
@@ -201,13 +260,35 @@ describe('in-process git reads (isomorphic-git) against the git CLI', function (
   it('one-shot commands never load isomorphic-git: `worktree list` and `worktree add` ask git', () => {
     const {repo} = richRepo()
     const record = path.join(tempDir('yardtest-git-read-imports'), 'imports.txt')
-    const env = {...process.env, YARD_STATE_DIR: tempDir('yardtest-git-read-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined, RECORD_IMPORTS_FILE: record}
-    for (const args of [['worktree', 'list', '--json'], ['worktree', 'add', 'lazy', '--no-fetch']]) {
-      const run = spawnSync(process.execPath, ['--import', path.join(projectRoot, 'test', 'support', 'record-imports.mjs'), path.join(projectRoot, 'bin', 'dev.js'), ...args], {cwd: repo, env, encoding: 'utf8'})
+    const env = {
+      ...process.env,
+      YARD_STATE_DIR: tempDir('yardtest-git-read-state'),
+      YARD_WORKTREE: undefined,
+      WT_OFFSET: undefined,
+      RECORD_IMPORTS_FILE: record,
+    }
+    for (const args of [
+      ['worktree', 'list', '--json'],
+      ['worktree', 'add', 'lazy', '--no-fetch'],
+    ]) {
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          path.join(projectRoot, 'test', 'support', 'record-imports.mjs'),
+          path.join(projectRoot, 'bin', 'dev.js'),
+          ...args,
+        ],
+        {cwd: repo, env, encoding: 'utf8'},
+      )
       expect(run.status, run.stderr).to.equal(0)
     }
+
     const loaded = readFileSync(record, 'utf8').split('\n')
-    expect(loaded.some((url) => url.includes('/src/core/worktree/list.ts')), 'the commands were recorded').to.equal(true)
+    expect(
+      loaded.some((url) => url.includes('/src/core/worktree/list.ts')),
+      'the commands were recorded',
+    ).to.equal(true)
     expect(loaded.filter((url) => url.includes('/node_modules/isomorphic-git/'))).to.deep.equal([])
   })
 })

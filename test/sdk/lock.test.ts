@@ -11,7 +11,7 @@ import {cleanupTemp, tempDir} from '../support/repo.js'
 /** Whether `pid` runs (a zombie, killed but not yet reaped by its parent, does not). */
 function alive(pid: number): boolean {
   try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z')
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ', 2)[1].startsWith('Z')
   } catch {
     return false
   }
@@ -52,11 +52,14 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
     let error: unknown
     try {
       await acquireLock(file, {budgetMs: 60_000, waitMs: 100})
-    } catch (caught) {
-      error = caught
+    } catch (error_) {
+      error = error_
     }
+
     expect(error).to.be.instanceOf(RefusedError)
-    expect((error as RefusedError).message).to.contain(`pid ${process.pid}`).and.contain('worktree add feat')
+    expect((error as RefusedError).message)
+      .to.contain(`pid ${process.pid}`)
+      .and.contain('worktree add feat')
     await held.release()
   })
 
@@ -68,21 +71,30 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
     const warnings: string[] = []
     const lock = await acquireLock(file, {budgetMs: 60_000, waitMs: 2000, warn: (message) => warnings.push(message)})
     expect(JSON.parse(readFileSync(file, 'utf8')).pid).to.equal(process.pid)
-    expect(warnings.join('\n')).to.match(new RegExp(`took over the stale lock .*pid ${child.pid}.*process ${child.pid} is gone`))
+    expect(warnings.join('\n')).to.match(
+      new RegExp(`took over the stale lock .*pid ${child.pid}.*process ${child.pid} is gone`),
+    )
     await lock.release()
   })
 
   it('takes over a live lock older than its budget, and an unreadable one', async () => {
     const dir = tempDir('lock')
     const old = path.join(dir, 'old.lock')
-    writeFileSync(old, JSON.stringify({pid: process.ppid, host: os.hostname(), started: new Date(Date.now() - 3_600_000).toISOString()}))
+    writeFileSync(
+      old,
+      JSON.stringify({pid: process.ppid, host: os.hostname(), started: new Date(Date.now() - 3_600_000).toISOString()}),
+    )
     const warnings: string[] = []
     const lock = await acquireLock(old, {budgetMs: 60_000, waitMs: 2000, warn: (message) => warnings.push(message)})
     expect(warnings.join('\n')).to.match(/older than its 60 s budget/)
     await lock.release()
     const garbage = path.join(dir, 'garbage.lock')
     writeFileSync(garbage, 'not json')
-    const second = await acquireLock(garbage, {budgetMs: 60_000, waitMs: 2000, warn: (message) => warnings.push(message)})
+    const second = await acquireLock(garbage, {
+      budgetMs: 60_000,
+      waitMs: 2000,
+      warn: (message) => warnings.push(message),
+    })
     expect(warnings.join('\n')).to.match(/it is unreadable/)
     await second.release()
   })
@@ -93,7 +105,7 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
     let inside = 0
     let most = 0
     await Promise.all(
-      Array.from({length: 8}, () =>
+      Array.from({length: 8}, async () =>
         withLock(file, {budgetMs: 60_000, waitMs: 10_000}, async () => {
           inside++
           most = Math.max(most, inside)
@@ -108,8 +120,15 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
 
   it('ends the process group a gone holder recorded before taking the lock over', async () => {
     const file = path.join(tempDir('lock'), 'group.lock')
-    const worker = spawn(process.execPath, ['--import', 'tsx', new URL('../support/lock-group-worker.ts', import.meta.url).pathname, file])
-    const orphan = await new Promise<number>((resolve) => worker.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))))
+    const worker = spawn(process.execPath, [
+      '--import',
+      'tsx',
+      new URL('../support/lock-group-worker.ts', import.meta.url).pathname,
+      file,
+    ])
+    const orphan = await new Promise<number>((resolve) =>
+      worker.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))),
+    )
     expect(JSON.parse(readFileSync(file, 'utf8'))).to.include({pid: worker.pid, group: orphan})
     worker.kill('SIGKILL')
     await new Promise((resolve) => worker.on('exit', resolve))
@@ -127,7 +146,16 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
     await new Promise((resolve) => gone.on('exit', resolve))
     const bystander = spawn('sleep', ['30'], {detached: true, stdio: 'ignore'})
     try {
-      writeFileSync(file, JSON.stringify({pid: gone.pid, host: os.hostname(), started: new Date().toISOString(), group: bystander.pid, groupStarted: '1'}))
+      writeFileSync(
+        file,
+        JSON.stringify({
+          pid: gone.pid,
+          host: os.hostname(),
+          started: new Date().toISOString(),
+          group: bystander.pid,
+          groupStarted: '1',
+        }),
+      )
       const lock = await acquireLock(file, {budgetMs: 600_000, waitMs: 2000})
       expect(alive(bystander.pid!)).to.equal(true)
       await lock.release()
@@ -154,16 +182,24 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
     const dir = tempDir('lock')
     const worker = new URL('../support/lock-worker.ts', import.meta.url).pathname
     const results = await Promise.all(
-      Array.from({length: 8}, () =>
-        new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', worker, path.join(dir, 'x.lock'), path.join(dir, 'inside'), '25'])
-          let out = ''
-          child.stdout.on('data', (chunk) => (out += chunk))
-          child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`worker exited ${code}`))))
-        }),
+      Array.from(
+        {length: 8},
+        async () =>
+          new Promise<string>((resolve, reject) => {
+            const child = spawn(process.execPath, [
+              '--import',
+              'tsx',
+              worker,
+              path.join(dir, 'x.lock'),
+              path.join(dir, 'inside'),
+              '25',
+            ])
+            let out = ''
+            child.stdout.on('data', (chunk) => (out += chunk))
+            child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`worker exited ${code}`))))
+          }),
       ),
     )
     expect(results.map(Number)).to.deep.equal([0, 0, 0, 0, 0, 0, 0, 0])
   })
 })
-

@@ -12,28 +12,42 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
   it('passes argv verbatim, never through a shell', async () => {
     const runner = new ProcessRunner()
     const tricky = ['$(touch /tmp/never)', "a'b", '; rm -rf /', '--', '*']
-    const result = await runner.run(process.execPath, ['-e', 'console.log(JSON.stringify(process.argv.slice(1)))', ...tricky])
+    const result = await runner.run(process.execPath, [
+      '-e',
+      'console.log(JSON.stringify(process.argv.slice(1)))',
+      ...tricky,
+    ])
     expect(JSON.parse(result.stdout)).to.deep.equal(tricky)
   })
 
   it('echoes `+ cmd` with --verbose and records argv', async () => {
     const lines: string[] = []
     const seen: string[][] = []
-    const runner = new ProcessRunner({verbose: true, log: (line) => lines.push(line), onSpawn: (argv) => seen.push(argv)})
+    const runner = new ProcessRunner({
+      verbose: true,
+      log: (line) => lines.push(line),
+      onSpawn: (argv) => seen.push(argv),
+    })
     await runner.git(['--version'])
     expect(lines).to.deep.equal(['+ git --version'])
     expect(seen).to.deep.equal([['git', '--version']])
-    expect(formatArgv(['git', 'commit', '-m', "it's here"])).to.equal(`git commit -m 'it'\\''s here'`)
+    expect(formatArgv(['git', 'commit', '-m', "it's here"])).to.equal(String.raw`git commit -m 'it'\''s here'`)
   })
 
   it('stderrHold: holds back the engine failures it names, passes every other stderr line as it comes', async () => {
     const shown: string[] = []
     const runner = new ProcessRunner({capture: {write: (stream, text) => shown.push(`${stream}:${text}`)}})
     // "Err" arrives alone: it could still become an engine failure, so it waits for its line.
-    const script = 'printf Err >&2; sleep 0.1; printf "or: engine says no\\n" >&2; echo "Error: the command\'s own" >&2; printf "prompt> " >&2; echo out'
-    const result = await runner.run('sh', ['-c', script], {stdio: 'inherit', allowFailure: true, stderrHold: (line) => line.includes('engine says no')})
+    const script = String.raw`printf Err >&2; sleep 0.1; printf "or: engine says no\n" >&2; echo "Error: the command's own" >&2; printf "prompt> " >&2; echo out`
+    const result = await runner.run('sh', ['-c', script], {
+      stdio: 'inherit',
+      allowFailure: true,
+      stderrHold: (line) => line.includes('engine says no'),
+    })
     expect(result.stderr).to.equal('Error: engine says no\n')
-    expect(shown.filter((text) => text.startsWith('stderr:')).join('')).to.equal("stderr:Error: the command's own\nstderr:prompt> ")
+    expect(shown.filter((text) => text.startsWith('stderr:')).join('')).to.equal(
+      "stderr:Error: the command's own\nstderr:prompt> ",
+    )
     expect(shown).to.include('stdout:out\n')
   })
 
@@ -45,22 +59,30 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     } catch (error) {
       expect(error).to.be.instanceOf(OperationError)
       expect((error as OperationError).code).to.equal(1)
-      expect((error as OperationError).message).to.match(/^git rev-parse --verify no-such-ref failed with exit code 128/)
+      expect((error as OperationError).message).to.match(
+        /^git rev-parse --verify no-such-ref failed with exit code 128/,
+      )
       expect((error as OperationError).why).to.match(/not a git repository/)
     }
+
     const allowed = await runner.git(['rev-parse'], {cwd: tempDir('empty'), allowFailure: true})
     expect(allowed.exitCode).to.equal(128)
   })
 
-  it('bounds a failing tool\'s stderr in the error to its first and last 10 lines', async () => {
-    const script = 'process.stderr.write(Array.from({length: 10000}, (_, i) => `error: unable to write file f${i}: No space left on device\\n`).join("")); process.exitCode = 128'
+  it("bounds a failing tool's stderr in the error to its first and last 10 lines", async () => {
+    const script =
+      'process.stderr.write(Array.from({length: 10000}, (_, i) => `error: unable to write file f${i}: No space left on device\\n`).join("")); process.exitCode = 128'
     try {
       await new ProcessRunner().run(process.execPath, ['-e', script])
       expect.fail('should have thrown')
     } catch (error) {
       const why = (error as OperationError).why!.split('\n')
       expect(why).to.have.length(21)
-      expect([why[0], why[10], why[20]]).to.deep.equal(['error: unable to write file f0: No space left on device', '… 9980 lines omitted …', 'error: unable to write file f9999: No space left on device'])
+      expect([why[0], why[10], why[20]]).to.deep.equal([
+        'error: unable to write file f0: No space left on device',
+        '… 9980 lines omitted …',
+        'error: unable to write file f9999: No space left on device',
+      ])
     }
   })
 
@@ -79,11 +101,15 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     const started = Date.now()
     try {
       // The grandchild would create the marker after 1.5 s unless the group is killed.
-      await new ProcessRunner().run('sh', ['-c', `(sleep 1.5; touch "$1") & sleep 30`, 'sh', marker], {timeoutMs: 300, budget: 'fetch'})
+      await new ProcessRunner().run('sh', ['-c', `(sleep 1.5; touch "$1") & sleep 30`, 'sh', marker], {
+        timeoutMs: 300,
+        budget: 'fetch',
+      })
       expect.fail('should have thrown')
     } catch (error) {
       expect((error as OperationError).message).to.match(/exceeded its fetch budget of 300 ms/)
     }
+
     expect(Date.now() - started).to.be.below(5000)
     const allowed = await new ProcessRunner().run('sleep', ['30'], {timeoutMs: 100, allowFailure: true})
     expect(allowed).to.include({exitCode: 124, timedOut: true})
@@ -91,9 +117,12 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     expect(existsSync(marker), 'grandchild was killed with the group').to.equal(false)
   })
 
-  it('gives children the runner\'s environment, not more', async () => {
+  it("gives children the runner's environment, not more", async () => {
     const runner = new ProcessRunner({env: {PATH: process.env.PATH, ONLY_THIS: 'yes'}})
-    const result = await runner.run(process.execPath, ['-e', 'console.log(process.env.ONLY_THIS, process.env.HOME === undefined)'])
+    const result = await runner.run(process.execPath, [
+      '-e',
+      'console.log(process.env.ONLY_THIS, process.env.HOME === undefined)',
+    ])
     expect(result.stdout.trim()).to.equal('yes true')
   })
 })

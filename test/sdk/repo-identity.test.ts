@@ -16,7 +16,11 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
   for (const vector of vectors.cases) {
     it(`${JSON.stringify(vector.url)} → ${vector.identity} (${vector.scheme}), key ${vector.key}`, () => {
       const result = repoIdentity(vector.url)
-      expect({scheme: result.scheme, identity: result.identity, key: result.key}).to.deep.equal({scheme: vector.scheme, identity: vector.identity, key: vector.key})
+      expect({scheme: result.scheme, identity: result.identity, key: result.key}).to.deep.equal({
+        scheme: vector.scheme,
+        identity: vector.identity,
+        key: vector.key,
+      })
       expect(result.url).to.equal(withoutCredentials(vector.url.trim()))
       expect(result.key).to.match(CACHE_ENTRY_PATTERN)
     })
@@ -30,6 +34,7 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
       } catch (error) {
         caught = error
       }
+
       expect(caught).to.be.instanceOf(InputError)
       const error = caught as InputError
       expect(error.code).to.equal(2)
@@ -46,16 +51,20 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
       } catch (error) {
         return (error as InputError).why
       }
+
       return undefined
     }
-    expect(why('   ')).to.include('empty')
+
+    expect(why(' '.repeat(3))).to.include('empty')
     expect(why('-')).to.include('option')
     expect(why('infra')).to.include('absolute')
     expect(why('ftp://host/x.git')).to.include('ftp')
     expect(why('https://github.com/')).to.include('path is empty')
     expect(why('/')).to.include('path is empty')
     expect(why('file://host/srv/x')).to.include('host')
-    expect(why('ext::sh -c touch% /tmp/x')).to.include('remote-helper url (<transport>::<address>, here ext::)').and.to.include('runs any command')
+    expect(why('ext::sh -c touch% /tmp/x'))
+      .to.include('remote-helper url (<transport>::<address>, here ext::)')
+      .and.to.include('runs any command')
     expect(why('fd::17')).to.include('here fd::')
     expect(why('git-remote-x::https://host/x.git')).to.include('here git-remote-x::')
   })
@@ -68,28 +77,29 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
       expect(error).to.be.instanceOf(InputError)
       return (error as InputError).why
     }
+
     return undefined
   }
 
   it('refuses what URL parsers read differently: backslash, control characters, whitespace', () => {
     // WHATWG reads "\\" as "/" (host = host, path /x) while git and curl send "host\\" as the user to evil.
-    expect(refusal('http://host\\@evil/../x')).to.include('backslash')
-    expect(refusal('https://github.com\\@evil.example/Acme/App.git')).to.include('backslash')
-    expect(refusal('ssh://host\\@evil/x')).to.include('backslash')
+    expect(refusal(String.raw`http://host\@evil/../x`)).to.include('backslash')
+    expect(refusal(String.raw`https://github.com\@evil.example/Acme/App.git`)).to.include('backslash')
+    expect(refusal(String.raw`ssh://host\@evil/x`)).to.include('backslash')
     expect(refusal('http://ho\tst/x')).to.include('U+0009')
     expect(refusal('https://github.com/Acme/App\n.git')).to.include('U+000A')
     expect(refusal('https://github.com/Acme/\u0000App')).to.include('U+0000')
-    expect(refusal('https://github.com/Acme/App\u007f')).to.include('U+007F')
+    expect(refusal('https://github.com/Acme/App\u007F')).to.include('U+007F')
     expect(refusal('https://github.com/Acme/My App.git')).to.include('whitespace')
-    expect(refusal('https://github.com/Acme/App\u00a0.git')).to.include('whitespace')
+    expect(refusal('https://github.com/Acme/App\u00A0.git')).to.include('whitespace')
   })
 
   it('refuses authorities and paths the WHATWG parser rewrites', () => {
     expect(refusal('https://a@evil@github.com/Acme/App')).to.include('more than one "@"')
     expect(refusal('http://0x7f.1/x')).to.include('is read as "127.0.0.1"')
     expect(refusal('http://[0:0::1]/x')).to.include('is read as "[::1]"')
-    expect(refusal('http://ev%69l.example/x')).to.include('not a plain ASCII host')
-    expect(refusal('https://gith\u00fcb.com/Acme/App')).to.include('not a plain ASCII host')
+    expect(refusal('https://ev%69l.example/x')).to.include('not a plain ASCII host')
+    expect(refusal('https://gith\u00FCb.com/Acme/App')).to.include('not a plain ASCII host')
     expect(refusal('https://github.com/evil/%2e%2e/Acme/App')).to.include('percent-encoded "." or ".."')
     expect(refusal('https://host:abc/x')).to.include('port "abc" is not a number')
     expect(refusal('evil:x@github.com:Acme/App.git')).to.include('up to the first ":" as the host')
@@ -126,6 +136,7 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
     } catch (error) {
       message = (error as InputError).render()
     }
+
     expect(message).to.include('https://user:***@host/a b').and.not.include('s3cret')
   })
 
@@ -133,7 +144,11 @@ describe('repository identity and cache key (DESIGN.md §5.1)', () => {
     expect(repoIdentity('https://h/../../a/./b//c.git.git').identity).to.equal('h/a/b/c.git')
     expect(repoIdentity('/srv/x/.git').identity).to.equal('/srv/x')
     expect(repoIdentity('ssh://h/a/b/.git/').identity).to.equal('h/a/b')
-    expect(repoIdentity('  git+ssh://git@H.example:22/o/r  ')).to.deep.include({scheme: 'ssh', identity: 'h.example/o/r', url: 'git+ssh://git@H.example:22/o/r'})
+    expect(repoIdentity('  git+ssh://git@H.example:22/o/r  ')).to.deep.include({
+      scheme: 'ssh',
+      identity: 'h.example/o/r',
+      url: 'git+ssh://git@H.example:22/o/r',
+    })
     expect(repoIdentity('user@[::1]:o/r.git')).to.deep.include({scheme: 'ssh', identity: '[::1]/o/r'})
   })
 

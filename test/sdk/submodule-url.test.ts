@@ -3,7 +3,7 @@ import {expect} from 'chai'
 import {resolveSubmoduleUrl} from '../../src/sdk/submodule-url.js'
 
 describe('resolveSubmoduleUrl (gitsubmodules(7), git submodule init)', () => {
-  it('resolves ../ and ./ against the superproject\'s url as git does, and keeps an absolute url', () => {
+  it("resolves ../ and ./ against the superproject's url as git does, and keeps an absolute url", () => {
     const cases: Array<[string, string, string]> = [
       ['https://host/org/app.git', '../lib.git', 'https://host/org/lib.git'],
       ['https://host/org/app.git/', '../lib.git', 'https://host/org/lib.git'],
@@ -15,6 +15,7 @@ describe('resolveSubmoduleUrl (gitsubmodules(7), git submodule init)', () => {
       ['/srv/git/app.git', '../lib.git', '/srv/git/lib.git'],
       ['/srv/git/app.git', 'https://elsewhere/x.git', 'https://elsewhere/x.git'],
     ]
-    for (const [base, url, expected] of cases) expect(resolveSubmoduleUrl(base, url), `${base} + ${url}`).to.equal(expected)
+    for (const [base, url, expected] of cases)
+      expect(resolveSubmoduleUrl(base, url), `${base} + ${url}`).to.equal(expected)
   })
 })

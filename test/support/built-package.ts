@@ -19,7 +19,7 @@ const run = promisify(execFile)
 let building: Promise<string> | undefined
 
 /** The root of the built copy (holding bin/run.js and examples/procfile-stack/dist/). */
-export function builtPackage(): Promise<string> {
+export async function builtPackage(): Promise<string> {
   building ??= build()
   return building
 }
@@ -28,9 +28,11 @@ async function build(): Promise<string> {
   const root = path.join(realpathSync(mkdtempSync(path.join(os.tmpdir(), 'yard-built-'))), 'yard')
   process.once('exit', () => rmSync(path.dirname(root), {recursive: true, force: true}))
   mkdirSync(root)
-  for (const entry of ['package.json', 'tsconfig.json', 'src', 'bin', 'scripts']) cpSync(path.join(projectRoot, entry), path.join(root, entry), {recursive: true})
+  for (const entry of ['package.json', 'tsconfig.json', 'src', 'bin', 'scripts'])
+    cpSync(path.join(projectRoot, entry), path.join(root, entry), {recursive: true})
   const example = path.join('examples', 'procfile-stack')
-  for (const entry of ['package.json', '.npmrc', 'tsconfig.json', 'src']) cpSync(path.join(projectRoot, example, entry), path.join(root, example, entry), {recursive: true})
+  for (const entry of ['package.json', '.npmrc', 'tsconfig.json', 'src'])
+    cpSync(path.join(projectRoot, example, entry), path.join(root, example, entry), {recursive: true})
   symlinkSync(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'))
   try {
     await run('npm', ['run', 'build'], {cwd: root, env: productionEnv(), maxBuffer: 64 * 1024 * 1024})
@@ -38,6 +40,7 @@ async function build(): Promise<string> {
     const {stdout, stderr} = error as {stdout?: string; stderr?: string}
     throw new Error(`npm run build failed in ${root}:\n${stdout ?? ''}\n${stderr ?? ''}`, {cause: error})
   }
+
   return root
 }
 
@@ -59,12 +62,17 @@ export interface CliRun {
  * Runs `yard <args>` from the built copy in a child process. `env` is merged over process.env
  * (undefined deletes a variable); `input` is written to its stdin (no terminal).
  */
-export function builtYard(root: string, args: string[], options: {cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {}): CliRun {
+export function builtYard(
+  root: string,
+  args: string[],
+  options: {cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number} = {},
+): CliRun {
   const env = productionEnv()
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key]
     else env[key] = value
   }
+
   const child = spawnSync(process.execPath, [path.join(root, 'bin', 'run.js'), ...args], {
     cwd: options.cwd ?? root,
     env,
@@ -78,5 +86,6 @@ export function builtYard(root: string, args: string[], options: {cwd?: string; 
   } catch {
     json = undefined
   }
+
   return {status: child.status ?? -1, stdout: child.stdout, stderr: child.stderr, json}
 }

@@ -19,7 +19,7 @@ const code = await runDashboard({
   backends: backendsOf(await loadRegistry(await testConfig())),
   mode: 'local',
   services,
-  statusFadeMs: fade >= 0 ? Number(argv[fade + 1]) : undefined,
+  statusFadeMs: fade === -1 ? undefined : Number(argv[fade + 1]),
 })
 process.stdout.write(`exit=${code}\n`)
 process.exit(code)

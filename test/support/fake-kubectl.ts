@@ -28,7 +28,10 @@ export class FakeKubectl {
   /** Every kubectl call so far, in order. */
   calls(): KubectlCall[] {
     if (!existsSync(this.log)) return []
-    return readFileSync(this.log, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as KubectlCall)
+    return readFileSync(this.log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as KubectlCall)
   }
 
   /** The calls whose verb (the word after the global flags) is `verb`. */

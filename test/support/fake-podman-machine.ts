@@ -30,7 +30,10 @@ export class FakePodmanMachine {
   calls(): FakeCall[] {
     const file = path.join(this.dir, 'calls.jsonl')
     if (!existsSync(file)) return []
-    return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FakeCall)
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as FakeCall)
   }
 
   /** The argv (after `podman machine`) of every `podman machine VERB` call. */
@@ -49,10 +52,27 @@ export class FakePodmanMachine {
     const runDir = path.join(this.dir, 'run')
     mkdirSync(configDir, {recursive: true})
     mkdirSync(runDir, {recursive: true})
-    const mounts = (options.mounts ?? ['/Users/someone']).map((mount, index) => ({ReadOnly: false, Source: mount, Tag: `vol${index}`, Target: mount, Type: 'virtiofs', OriginalInput: `${mount}:${mount}`}))
-    const config = {Name: name, Created: '2026-11-01T10:00:00Z', LastUp: '2026-11-01T10:00:00Z', Mounts: mounts, Resources: {CPUs: 4, DiskSize: 100, Memory: 8192, USBs: []}, SSH: {IdentityPath: '/nonexistent/key', Port: 50_999, RemoteUsername: 'core'}}
+    const mounts = (options.mounts ?? ['/Users/someone']).map((mount, index) => ({
+      ReadOnly: false,
+      Source: mount,
+      Tag: `vol${index}`,
+      Target: mount,
+      Type: 'virtiofs',
+      OriginalInput: `${mount}:${mount}`,
+    }))
+    const config = {
+      Name: name,
+      Created: '2026-11-01T10:00:00Z',
+      LastUp: '2026-11-01T10:00:00Z',
+      Mounts: mounts,
+      Resources: {CPUs: 4, DiskSize: 100, Memory: 8192, USBs: []},
+      SSH: {IdentityPath: '/nonexistent/key', Port: 50_999, RemoteUsername: 'core'},
+    }
     writeFileSync(path.join(configDir, `${name}.json`), JSON.stringify(config))
-    writeFileSync(path.join(runDir, `${name}.json`), JSON.stringify({state: options.running ? 'running' : 'stopped', pid: null}))
+    writeFileSync(
+      path.join(runDir, `${name}.json`),
+      JSON.stringify({state: options.running ? 'running' : 'stopped', pid: null}),
+    )
     // A stale socket file: a path that exists but where nothing listens.
     if (options.running) writeFileSync(path.join(runDir, `${name}-api.sock`), '')
   }

@@ -1,3 +1,5 @@
+import type {AddressInfo} from 'node:net'
+
 /**
  * A private git host on this machine for tests (DESIGN.md §8): git's own smart HTTP server,
  * `git http-backend` (a CGI program, git-http-backend(1)), behind a small Node https server with a
@@ -9,7 +11,6 @@
 import {execFileSync, spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import https from 'node:https'
-import type {AddressInfo} from 'node:net'
 import path from 'node:path'
 
 import {tempDir} from './repo.js'
@@ -31,7 +32,27 @@ export async function startHttpsGit(options: {root: string; user: string; passwo
   const dir = tempDir('yard-https-git')
   const keyFile = path.join(dir, 'key.pem')
   const caFile = path.join(dir, 'cert.pem')
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], {stdio: 'ignore'})
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      caFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    {stdio: 'ignore'},
+  )
   const expected = `Basic ${Buffer.from(`${options.user}:${options.password}`).toString('base64')}`
   const requests: HttpsGit['requests'] = []
 
@@ -44,6 +65,7 @@ export async function startHttpsGit(options: {root: string; user: string; passwo
       response.end('authentication required\n')
       return
     }
+
     const cgi = spawn(BACKEND, [], {
       env: {
         PATH: process.env.PATH,
@@ -55,8 +77,10 @@ export async function startHttpsGit(options: {root: string; user: string; passwo
         CONTENT_TYPE: request.headers['content-type'] ?? '',
         REMOTE_USER: options.user,
         REMOTE_ADDR: '127.0.0.1',
-        ...(request.headers['content-encoding'] ? {HTTP_CONTENT_ENCODING: String(request.headers['content-encoding'])} : {}),
-        ...(request.headers['git-protocol'] ? {GIT_PROTOCOL: String(request.headers['git-protocol'])} : {}),
+        ...(request.headers['content-encoding'] && {
+          HTTP_CONTENT_ENCODING: String(request.headers['content-encoding']),
+        }),
+        ...(request.headers['git-protocol'] && {GIT_PROTOCOL: String(request.headers['git-protocol'])}),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     })
@@ -68,9 +92,10 @@ export async function startHttpsGit(options: {root: string; user: string; passwo
         response.write(chunk)
         return
       }
+
       head = Buffer.concat([head, chunk])
       const end = head.indexOf('\r\n\r\n')
-      if (end < 0) return
+      if (end === -1) return
       headed = true
       let status = 200
       const headers: Record<string, string> = {}
@@ -81,6 +106,7 @@ export async function startHttpsGit(options: {root: string; user: string; passwo
         if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10)
         else headers[name] = value
       }
+
       response.writeHead(status, headers)
       response.write(head.subarray(end + 4))
     })
@@ -91,7 +117,7 @@ export async function startHttpsGit(options: {root: string; user: string; passwo
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     caFile,
     requests,
-    close: () => {
+    async close() {
       server.closeAllConnections()
       return new Promise((resolve) => server.close(() => resolve()))
     },

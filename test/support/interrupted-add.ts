@@ -26,19 +26,27 @@ export interface KillOutcome {
  * Runs `argv` (node + script + yard args) in `cwd` with `env`, in a new process group, and kills
  * the group with SIGKILL when `point` is reached.
  */
-export async function killAt(argv: string[], options: {cwd: string; env: NodeJS.ProcessEnv; point: KillPoint; target: string; pollMs?: number}): Promise<KillOutcome> {
+export async function killAt(
+  argv: string[],
+  options: {cwd: string; env: NodeJS.ProcessEnv; point: KillPoint; target: string; pollMs?: number},
+): Promise<KillOutcome> {
   const started = Date.now()
   const child = spawn(argv[0], argv.slice(1), {cwd: options.cwd, env: options.env, detached: true, stdio: 'ignore'})
   let exitCode: number | null = null
   let exited = false
-  const done = new Promise<void>((resolve) => child.on('exit', (code) => {
-    exited = true
-    exitCode = code
-    resolve()
-  }))
+  const done = new Promise<void>((resolve) =>
+    child.on('exit', (code) => {
+      exited = true
+      exitCode = code
+      resolve()
+    }),
+  )
   const {point} = options
   const watched = 'appears' in point ? point.appears.replace('<target>', options.target) : undefined
-  const reached = () => (watched === undefined ? Date.now() - started >= (point as {afterMs: number}).afterMs : existsSync(path.resolve(options.cwd, watched)))
+  const reached = () =>
+    watched === undefined
+      ? Date.now() - started >= (point as {afterMs: number}).afterMs
+      : existsSync(path.resolve(options.cwd, watched))
   let killed = false
   while (!exited) {
     if (reached()) {
@@ -48,15 +56,19 @@ export async function killAt(argv: string[], options: {cwd: string; env: NodeJS.
       } catch {
         // The group is gone already: the run ended on its own.
       }
+
       break
     }
+
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1))
   }
+
   await done
   return {killed: killed && exitCode === null, exitCode, elapsedMs: Date.now() - started}
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {cwd, encoding: 'utf8', env: {...process.env, LC_ALL: 'C'}}).trimEnd()
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {cwd, encoding: 'utf8', env: {...process.env, LC_ALL: 'C'}}).trimEnd()
 
 /**
  * What an add leaves, as text, with `main` written `<main>`: local and remote refs, every
@@ -68,9 +80,16 @@ export function addState(main: string, name: string): Record<string, string> {
   const target = path.join(`${main}-worktrees`, name)
   const normalise = (text: string) => text.replaceAll(main, '<main>')
   const adminRoot = path.join(main, '.git', 'worktrees')
-  const admin = existsSync(adminRoot) ? readdirSync(adminRoot).sort().map((id) => `${id}${existsSync(path.join(adminRoot, id, 'locked')) ? ' locked' : ''}`) : []
+  const admin = existsSync(adminRoot)
+    ? readdirSync(adminRoot)
+        .sort()
+        .map((id) => `${id}${existsSync(path.join(adminRoot, id, 'locked')) ? ' locked' : ''}`)
+    : []
   const journals = path.join(main, '.git', 'yard', 'adding')
-  const config = git(main, 'config', '--local', '--list').split('\n').filter((line) => line.startsWith('branch.')).sort()
+  const config = git(main, 'config', '--local', '--list')
+    .split('\n')
+    .filter((line) => line.startsWith('branch.'))
+    .sort()
   const present = existsSync(path.join(target, '.git'))
   return {
     refs: git(main, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/remotes'),
@@ -78,7 +97,9 @@ export function addState(main: string, name: string): Record<string, string> {
     worktrees: normalise(git(main, 'worktree', 'list', '--porcelain')),
     admin: admin.join('\n'),
     journals: existsSync(journals) ? readdirSync(journals).join('\n') : '',
-    pins: existsSync(path.join(main, 'yard.local.toml')) ? readFileSync(path.join(main, 'yard.local.toml'), 'utf8') : '(none)',
+    pins: existsSync(path.join(main, 'yard.local.toml'))
+      ? readFileSync(path.join(main, 'yard.local.toml'), 'utf8')
+      : '(none)',
     head: present ? git(target, 'rev-parse', 'HEAD') : '(no worktree)',
     files: present ? String(git(target, 'ls-files').split('\n').length) : '0',
     status: present ? git(target, 'status', '--porcelain', '--untracked-files=all') : '',

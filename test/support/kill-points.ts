@@ -14,10 +14,12 @@ import {repoIdentity} from '../../src/sdk/repo-identity.js'
 
 const devJs = path.join(path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url)))), 'bin', 'dev.js')
 const gitEnv = {...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0'}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function git(cwd: string, args: string[], input?: string | Buffer): string {
-  return execFileSync('git', args, {cwd, input, env: gitEnv, maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe']}).toString().trim()
+  return execFileSync('git', args, {cwd, input, env: gitEnv, maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe']})
+    .toString()
+    .trim()
 }
 
 /**
@@ -33,14 +35,24 @@ export function makeBulkyUpstream(dir: string, megabytes: number, commits = 10):
   const blobsPerCommit = Math.ceil(perCommit / blobSize)
   // One stream per commit keeps the pipe's memory bounded for large repositories.
   for (let commit = 0; commit < commits; commit++) {
-    const parts: Buffer[] = [Buffer.from(`commit refs/heads/main\ncommitter Test <t@example.com> ${1_700_000_000 + commit} +0000\ndata 9\ncommit ${commit % 10}\n${commit === 0 ? '' : 'from refs/heads/main^0\n'}`)]
+    const parts: Buffer[] = [
+      Buffer.from(
+        `commit refs/heads/main\ncommitter Test <t@example.com> ${1_700_000_000 + commit} +0000\ndata 9\ncommit ${commit % 10}\n${commit === 0 ? '' : 'from refs/heads/main^0\n'}`,
+      ),
+    ]
     for (let blob = 0; blob < blobsPerCommit; blob++) {
       const data = randomBytes(blobSize)
-      parts.push(Buffer.from(`M 100644 inline data/${commit}-${blob}.bin\ndata ${data.length}\n`), data, Buffer.from('\n'))
+      parts.push(
+        Buffer.from(`M 100644 inline data/${commit}-${blob}.bin\ndata ${data.length}\n`),
+        data,
+        Buffer.from('\n'),
+      )
     }
+
     parts.push(Buffer.from('\n'))
     git(bare, ['fast-import', '--quiet'], Buffer.concat(parts))
   }
+
   return bare
 }
 
@@ -54,10 +66,12 @@ export function makeBulkyUpstream(dir: string, megabytes: number, commits = 10):
 export function throttledSsh(dir: string): {ssh: string; setDelay(ms: number): void} {
   const file = path.join(dir, 'throttled-ssh.cjs')
   const delayFile = path.join(dir, 'delay-ms')
-  writeFileSync(file, `#!${process.execPath}
+  writeFileSync(
+    file,
+    String.raw`#!${process.execPath}
 const {spawn} = require('node:child_process')
 const {appendFileSync, readFileSync} = require('node:fs')
-appendFileSync(${JSON.stringify(path.join(dir, 'argv.log'))}, JSON.stringify(process.argv.slice(2)) + '\\n')
+appendFileSync(${JSON.stringify(path.join(dir, 'argv.log'))}, JSON.stringify(process.argv.slice(2)) + '\n')
 let delay = 0
 try { delay = Number(readFileSync(${JSON.stringify(delayFile)}, 'utf8')) } catch {}
 const match = /^git-upload-pack '(.*)'$/.exec(process.argv[process.argv.length - 1])
@@ -69,7 +83,8 @@ child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk, () => setTimeout(() => child.stdout.resume(), delay))
 })
 child.on('close', (code) => process.stdout.write('', () => process.exit(code ?? 1)))
-`)
+`,
+  )
   chmodSync(file, 0o755)
   return {ssh: file, setDelay: (ms) => writeFileSync(delayFile, String(ms))}
 }
@@ -81,15 +96,23 @@ export interface YardProcess {
 
 /** Starts `yard cache add URL` as its own process (the TypeScript sources). */
 export function startCacheAdd(url: string, env: Record<string, string>): YardProcess {
-  const child = spawn(process.execPath, [devJs, 'cache', 'add', '--', url], {env: {...process.env, ...env}, stdio: ['ignore', 'ignore', 'pipe']})
+  const child = spawn(process.execPath, [devJs, 'cache', 'add', '--', url], {
+    env: {...process.env, ...env},
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const done = new Promise<{code: number | null; stderr: string}>((resolve) => child.on('close', (code) => resolve({code, stderr})))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const done = new Promise<{code: number | null; stderr: string}>((resolve) =>
+    child.on('close', (code) => resolve({code, stderr})),
+  )
   return {pid: child.pid!, done}
 }
 
 /** Runs `yard cache add URL` to its end; resolves its exit code, stderr and wall-clock ms. */
-export async function runCacheAdd(url: string, env: Record<string, string>): Promise<{code: number | null; stderr: string; ms: number}> {
+export async function runCacheAdd(
+  url: string,
+  env: Record<string, string>,
+): Promise<{code: number | null; stderr: string; ms: number}> {
   const started = Date.now()
   const result = await startCacheAdd(url, env).done
   return {...result, ms: Date.now() - started}
@@ -103,7 +126,12 @@ export function cacheState(root: string, url: string): Record<string, unknown> {
   return {
     entries: readdirSync(root).sort(),
     leases: readdirSync(path.join(root, `${key}.leases`)).sort(),
-    record: {...record, added: typeof record.added, lastAttempt: typeof record.lastAttempt, lastFetched: typeof record.lastFetched},
+    record: {
+      ...record,
+      added: typeof record.added,
+      lastAttempt: typeof record.lastAttempt,
+      lastFetched: typeof record.lastFetched,
+    },
     head: git(repo, ['symbolic-ref', 'HEAD']),
     refs: git(repo, ['for-each-ref', '--format=%(refname) %(objectname)']),
     config: git(repo, ['config', '--local', '--list']).split('\n').sort(),
@@ -124,6 +152,7 @@ export function processesNaming(text: string): number[] {
       // gone meanwhile
     }
   }
+
   return found
 }
 
@@ -147,7 +176,14 @@ export interface KillPoint {
  * `<key>.cloning` marker appeared, in a fresh root under `dir`, then runs the same command again
  * and compares the state with `clean` (cacheState of a clean run).
  */
-export async function killPoint(dir: string, url: string, env: Record<string, string>, afterMarkerMs: number, clean: Record<string, unknown>, hooks: {beforeRerun?: () => void; rerun?: typeof runCacheAdd} = {}): Promise<KillPoint> {
+export async function killPoint(
+  dir: string,
+  url: string,
+  env: Record<string, string>,
+  afterMarkerMs: number,
+  clean: Record<string, unknown>,
+  hooks: {beforeRerun?: () => void; rerun?: typeof runCacheAdd} = {},
+): Promise<KillPoint> {
   const root = path.join(dir, 'caches')
   const {key} = repoIdentity(url)
   const runEnv = {...env, YARD_CACHE_ROOT: root}
@@ -169,6 +205,14 @@ export async function killPoint(dir: string, url: string, env: Record<string, st
   } catch {
     sameState = false
   }
+
   const left = processesNaming(path.join(root, key))
-  return {afterMarkerMs, exitedFirst, orphans: orphaned.length, rerun, sameState, orphansGone: orphaned.every((pid) => !left.includes(pid))}
+  return {
+    afterMarkerMs,
+    exitedFirst,
+    orphans: orphaned.length,
+    rerun,
+    sameState,
+    orphansGone: orphaned.every((pid) => !left.includes(pid)),
+  }
 }

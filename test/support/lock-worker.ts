@@ -14,4 +14,5 @@ for (let round = 0; round < Number(rounds); round++) {
     rmSync(marker, {force: true})
   })
 }
+
 process.stdout.write(String(violations))

@@ -1,3 +1,5 @@
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+
 /**
  * `yard mcp` driven through the MCP SDK's own client over stdio: the server is `bin/dev.js mcp`
  * (the TypeScript sources) in a child process, with a chosen cwd and environment; its stderr is
@@ -5,7 +7,6 @@
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
-import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import path from 'node:path'
 
 import {projectRoot} from './yard.js'
@@ -20,9 +21,14 @@ export interface McpSession {
 }
 
 /** Starts `yard mcp …flags` in `cwd` with process.env overlaid by `env` (undefined deletes), and connects. */
-export async function startMcp(options: {cwd: string; env?: Record<string, string | undefined>; flags?: string[]}): Promise<McpSession> {
+export async function startMcp(options: {
+  cwd: string
+  env?: Record<string, string | undefined>
+  flags?: string[]
+}): Promise<McpSession> {
   const env: Record<string, string> = {}
-  for (const [key, value] of Object.entries({...process.env, NODE_ENV: 'development', ...options.env})) if (value !== undefined) env[key] = value
+  for (const [key, value] of Object.entries({...process.env, NODE_ENV: 'development', ...options.env}))
+    if (value !== undefined) env[key] = value
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(projectRoot, 'bin', 'dev.js'), 'mcp', ...(options.flags ?? [])],
@@ -40,7 +46,7 @@ export async function startMcp(options: {cwd: string; env?: Record<string, strin
     client,
     stderr: () => stderr,
     call: async (name, args = {}) => (await client.callTool({name, arguments: args})) as CallToolResult,
-    close: () => client.close(),
+    close: async () => client.close(),
   }
 }
 

@@ -31,5 +31,6 @@ export async function loadTestConfig(fixturePlugins: string[] = []): Promise<Con
     await plugin.load()
     config.plugins.set(plugin.name, plugin)
   }
+
   return config
 }

@@ -9,8 +9,8 @@ import {chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, wr
 import os from 'node:os'
 import path from 'node:path'
 
-import {CONTAINERS_CONF_TEXT} from '../../src/core/machine/containers-conf.js'
 import {createContext} from '../../src/core/kernel/context.js'
+import {CONTAINERS_CONF_TEXT} from '../../src/core/machine/containers-conf.js'
 import {buildDefaultImage} from '../../src/core/machine/image.js'
 import {findStaticBusybox} from '../../src/core/machine/podman-probe.js'
 import {tempDir} from './repo.js'
@@ -32,7 +32,14 @@ export function podmanStateDir(): string {
 
 /** `{YARD_STATE_DIR, CONTAINERS_CONF: undefined}` for `yard(args, {env})`: yard passes the conf itself. */
 export function podmanEnv(state = podmanStateDir()): Record<string, string | undefined> {
-  return {YARD_STATE_DIR: state, CONTAINERS_CONF: undefined, YARD_WORKTREE: undefined, WT_OFFSET: undefined, YARD_PREFIX: undefined, WORKTREE: undefined}
+  return {
+    YARD_STATE_DIR: state,
+    CONTAINERS_CONF: undefined,
+    YARD_WORKTREE: undefined,
+    WT_OFFSET: undefined,
+    YARD_PREFIX: undefined,
+    WORKTREE: undefined,
+  }
 }
 
 function conf(): string {
@@ -43,12 +50,17 @@ function conf(): string {
     process.once('exit', () => rmSync(dir, {recursive: true, force: true}))
     confDir = dir
   }
+
   return path.join(confDir, 'containers.conf')
 }
 
 /** Runs podman with the tests' containers.conf; returns trimmed stdout (throws on failure). */
 export function podman(...args: string[]): string {
-  return execFileSync('podman', args, {encoding: 'utf8', env: {...process.env, CONTAINERS_CONF: conf()}, stdio: ['ignore', 'pipe', 'pipe']}).trim()
+  return execFileSync('podman', args, {
+    encoding: 'utf8',
+    env: {...process.env, CONTAINERS_CONF: conf()},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim()
 }
 
 /** Like `podman`, never throws: the exit code and output. */
@@ -57,7 +69,11 @@ export function podmanTry(...args: string[]): {status: number; stdout: string; s
   return {status: result.status ?? 1, stdout: result.stdout.trim(), stderr: result.stderr.trim()}
 }
 
-const lines = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean)
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
 
 /** Removes every container, pod, volume and network whose name starts with `prefix`. */
 export function sweep(prefix = STACK_TEST_PREFIX): void {
@@ -68,7 +84,8 @@ export function sweep(prefix = STACK_TEST_PREFIX): void {
   if (pods.length > 0) podmanTry('pod', 'rm', '--force', ...pods)
   const volumes = mine(podmanTry('volume', 'ls', '--format', '{{.Name}}').stdout)
   if (volumes.length > 0) podmanTry('volume', 'rm', '--force', ...volumes)
-  for (const network of mine(podmanTry('network', 'ls', '--format', '{{.Name}}').stdout)) podmanTry('network', 'rm', '--force', network)
+  for (const network of mine(podmanTry('network', 'ls', '--format', '{{.Name}}').stdout))
+    podmanTry('network', 'rm', '--force', network)
 }
 
 let swept = false
@@ -79,6 +96,7 @@ export async function prepareStackTests(): Promise<void> {
     sweep()
     swept = true
   }
+
   await ensureBusyboxImage()
 }
 
@@ -91,7 +109,8 @@ export async function ensureBusyboxImage(image = BUSYBOX_IMAGE): Promise<void> {
   mkdirSync(path.join(rootfs, 'bin'), {recursive: true})
   copyFileSync(busybox, path.join(rootfs, 'bin', 'busybox'))
   chmodSync(path.join(rootfs, 'bin', 'busybox'), 0o755)
-  for (const applet of ['sh', 'httpd', 'sleep', 'cat', 'echo', 'mkdir', 'ls', 'stty', 'wc']) symlinkSync('busybox', path.join(rootfs, 'bin', applet))
+  for (const applet of ['sh', 'httpd', 'sleep', 'cat', 'echo', 'mkdir', 'ls', 'stty', 'wc'])
+    symlinkSync('busybox', path.join(rootfs, 'bin', applet))
   mkdirSync(path.join(rootfs, 'tmp'))
   const tarball = path.join(path.dirname(rootfs), 'rootfs.tar')
   execFileSync('tar', ['-C', rootfs, '-cf', tarball, '.'])
@@ -109,7 +128,7 @@ export async function ensureDefaultImage(): Promise<string> {
 export function webService(text: string, published: string): string {
   return [
     `    image: ${BUSYBOX_IMAGE}`,
-    `    command: ["sh", "-c", "trap 'exit 0' TERM; mkdir -p /www; echo \\"${text}\\" > /www/index.html; echo \\"serving ${text}\\"; httpd -f -p 8080 -h /www & wait"]`,
+    String.raw`    command: ["sh", "-c", "trap 'exit 0' TERM; mkdir -p /www; echo \"${text}\" > /www/index.html; echo \"serving ${text}\"; httpd -f -p 8080 -h /www & wait"]`,
     '    ports:',
     `      - "${published}"`,
   ].join('\n')

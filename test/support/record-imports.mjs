@@ -5,11 +5,11 @@ import {register} from 'node:module'
 
 register(
   'data:text/javascript,' +
-    encodeURIComponent(`
+    encodeURIComponent(String.raw`
 import {appendFileSync} from 'node:fs'
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context)
-  if (process.env.RECORD_IMPORTS_FILE) appendFileSync(process.env.RECORD_IMPORTS_FILE, result.url + '\\n')
+  if (process.env.RECORD_IMPORTS_FILE) appendFileSync(process.env.RECORD_IMPORTS_FILE, result.url + '\n')
   return result
 }`),
 )

@@ -1,6 +1,6 @@
 /** Temporary git repositories for tests: real git, removed after each test. */
 import {execFileSync} from 'node:child_process'
-import {mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -8,7 +8,19 @@ const made: string[] = []
 
 /** Runs git synchronously in `cwd`; returns trimmed stdout. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {cwd, encoding: 'utf8', env: {...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com'}}).trim()
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_TERMINAL_PROMPT: '0',
+      LC_ALL: 'C',
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  }).trim()
 }
 
 /** A fresh directory under the system temp dir (real path), removed by `cleanupTemp`. */

@@ -23,7 +23,8 @@ export interface TmuxPane {
 
 /** Starts a detached session `t` of `width`×`height` running `command` (a shell line) on server `socket`. */
 export function openPane(socket: string, options: {width: number; height: number; command: string}): TmuxPane {
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
   tmux('new-session', '-d', '-s', 't', '-x', String(options.width), '-y', String(options.height), options.command)
   const screen = () => tmux('capture-pane', '-p', '-t', 't')
   return {
@@ -36,6 +37,7 @@ export function openPane(socket: string, options: {width: number; height: number
         await new Promise((resolve) => setTimeout(resolve, 200))
         text = screen()
       }
+
       return text
     },
     tmux,

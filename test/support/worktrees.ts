@@ -73,7 +73,15 @@ export function remoteSetup(files: Record<string, string> = {}): RemoteSetup {
   const other = path.join(root, 'other')
   git(root, 'clone', '-q', origin, other)
   const stateDir = path.join(root, 'state')
-  return {origin, main, other, develop: git(main, 'rev-parse', 'origin/develop'), wip, staleMain: git(main, 'rev-parse', 'main'), stateDir}
+  return {
+    origin,
+    main,
+    other,
+    develop: git(main, 'rev-parse', 'origin/develop'),
+    wip,
+    staleMain: git(main, 'rev-parse', 'main'),
+    stateDir,
+  }
 }
 
 /** The worktrees root of a main checkout (the default `<main>-worktrees`). */

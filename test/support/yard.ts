@@ -3,7 +3,7 @@
  * chosen working directory and environment. The oclif manifest is ignored so tests never
  * depend on a build (DESIGN.md §9).
  */
-import {Config, run} from '@oclif/core'
+import {type Config, run} from '@oclif/core'
 import {captureOutput} from '@oclif/test'
 
 import {loadTestConfig} from './oclif-config.js'
@@ -16,7 +16,7 @@ const cached = new Map<string, Promise<Config>>()
  * The CLI's oclif Config from src/ (no manifest, no user plugins), with the named fixture
  * plugins of test/fixtures/plugins/ linked; loaded once per set of plugins.
  */
-export function testConfig(fixturePlugins: string[] = []): Promise<Config> {
+export async function testConfig(fixturePlugins: string[] = []): Promise<Config> {
   const key = fixturePlugins.join(',')
   if (!cached.has(key)) cached.set(key, loadTestConfig(fixturePlugins))
   return cached.get(key)!
@@ -34,7 +34,10 @@ export interface YardRun {
  * Runs `yard <args>` with `cwd` and `env` (merged over process.env; undefined deletes a
  * variable), restoring both afterwards; `plugins` links fixture plugins (see `testConfig`).
  */
-export async function yard(args: string[], options: {cwd?: string; env?: Record<string, string | undefined>; plugins?: string[]} = {}): Promise<YardRun> {
+export async function yard(
+  args: string[],
+  options: {cwd?: string; env?: Record<string, string | undefined>; plugins?: string[]} = {},
+): Promise<YardRun> {
   const config = await testConfig(options.plugins)
   const savedCwd = process.cwd()
   const savedEnv = {...process.env}
@@ -45,9 +48,10 @@ export async function yard(args: string[], options: {cwd?: string; env?: Record<
       if (value === undefined) delete process.env[key]
       else process.env[key] = value
     }
+
     // Not @oclif/test's runCommand: it joins and re-splits argv on spaces, losing "" and 'a b'.
     const result = await captureOutput(async () => run(args, config))
-    const error = result.error as (Error & {oclif?: {exit?: number}}) | undefined
+    const {error} = result
     const exitCode = error ? (error.oclif?.exit ?? 1) : 0
     let json: unknown
     try {
@@ -55,7 +59,13 @@ export async function yard(args: string[], options: {cwd?: string; env?: Record<
     } catch {
       json = undefined
     }
-    return {stdout: result.stdout, stderr: result.stderr + (error && exitCode !== 0 && !result.stderr.includes(error.message) ? error.message : ''), exitCode, json}
+
+    return {
+      stdout: result.stdout,
+      stderr: result.stderr + (error && exitCode !== 0 && !result.stderr.includes(error.message) ? error.message : ''),
+      exitCode,
+      json,
+    }
   } finally {
     process.chdir(savedCwd)
     for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]

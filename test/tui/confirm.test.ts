@@ -13,7 +13,13 @@ function terminal() {
 }
 
 describe('confirm (DESIGN.md Appendix B)', () => {
-  for (const [typed, expected] of [['y\r', true], ['YES\r', true], ['n\r', false], ['\r', false], ['maybe\r', false]] as const) {
+  for (const [typed, expected] of [
+    ['y\r', true],
+    ['YES\r', true],
+    ['n\r', false],
+    ['\r', false],
+    ['maybe\r', false],
+  ] as const) {
     it(`answers ${expected} for ${JSON.stringify(typed)}`, async () => {
       const tty = terminal()
       const answer = confirm('Remove worktree feat?', tty)
@@ -34,7 +40,7 @@ describe('confirm (DESIGN.md Appendix B)', () => {
     const tty = terminal()
     const answer = confirm('Remove?', tty)
     tty.input.write('\u0003')
-    const error = (await answer.catch((caught: unknown) => caught)) as {code: number; message: string}
+    const error = (await answer.catch((error_: unknown) => error_)) as {code: number; message: string}
     expect(error).to.include({code: 130, message: 'cancelled'})
   })
 })

@@ -10,24 +10,36 @@ import {pathToFileURL} from 'node:url'
 
 import {LONG_PLAN} from '../support/dashboard-memory.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
-import {openPane, TmuxPane} from '../support/tmux.js'
+import {openPane, type TmuxPane} from '../support/tmux.js'
 import {projectRoot} from '../support/yard.js'
 
 const harness = path.join(projectRoot, 'test', 'support', 'dashboard-pane.tsx')
 const tsx = pathToFileURL(path.join(projectRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href
-const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
-const selected = (text: string) => text.split('\n').find((line) => line.startsWith('›'))?.split(/\s+/)[1]
-const rowNames = (text: string) => text.split('\n').filter((line) => /^[› ] (main|w\d+|sbx|extra)\s/.test(line)).map((line) => line.split(/\s+/)[1])
+const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
+const selected = (text: string) =>
+  text
+    .split('\n')
+    .find((line) => line.startsWith('›'))
+    ?.split(/\s+/, 2)[1]
+const rowNames = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => /^[› ] (main|w\d+|sbx|extra)\s/.test(line))
+    .map((line) => line.split(/\s+/, 2)[1])
 
-for (const [width, height] of [[80, 24], [120, 35]] as const) {
+for (const [width, height] of [
+  [80, 24],
+  [120, 35],
+] as const) {
   describe(`dashboard keys in a ${width}×${height} tmux pane`, function () {
     this.timeout(120_000)
     let pane: TmuxPane
     let broken: string | undefined
     // Each step goes on from the screen the one before left.
-    beforeEach(function () {
+    beforeEach(() => {
       if (broken) throw new Error(`not run: the step before failed (${broken})`)
     })
+
     afterEach(function () {
       if (this.currentTest?.state === 'failed') broken ??= this.currentTest.title
     })
@@ -39,9 +51,11 @@ for (const [width, height] of [[80, 24], [120, 35]] as const) {
         await new Promise((resolve) => setTimeout(resolve, 100))
         text = pane.screen()
       }
+
       if (!test(text)) throw new Error(`the pane never showed what was waited for:\n${text}`)
       return text
     }
+
     const fits = (text: string) => {
       for (const line of text.split('\n')) expect(line.length, line).to.be.at.most(width)
     }
@@ -50,8 +64,12 @@ for (const [width, height] of [[80, 24], [120, 35]] as const) {
       // Not a yard project: `e` and `l` fail in core after their banner, which is what is looked at.
       const cwd = tempDir('yardtest-dk')
       pane = openPane(`yardtest-dk-${process.pid}-${width}`, {width, height, command: 'sh'})
-      pane.send(`cd ${quote(cwd)} && export CI=true PS1='$ '; clear; ${quote(process.execPath)} --import ${quote(tsx)} ${quote(harness)} --fade-ms 2000; echo "exit=$?"`, 'Enter')
+      pane.send(
+        `cd ${quote(cwd)} && export CI=true PS1='$ '; clear; ${quote(process.execPath)} --import ${quote(tsx)} ${quote(harness)} --fade-ms 2000; echo "exit=$?"`,
+        'Enter',
+      )
     })
+
     after(() => {
       pane?.kill()
       cleanupTemp()
@@ -78,7 +96,12 @@ for (const [width, height] of [[80, 24], [120, 35]] as const) {
       fits(text)
       const bottom = text.trimEnd().split('\n')
       expect(bottom.at(-1)).to.match(/remove w2\? y\/N$/)
-      expect(text.split('\n').map((line) => line.trim()).join(' ')).to.include(LONG_PLAN.slice(-50))
+      expect(
+        text
+          .split('\n')
+          .map((line) => line.trim())
+          .join(' '),
+      ).to.include(LONG_PLAN.slice(-50))
       pane.send('n')
       await wait((shown) => shown.includes('remove w2: declined, nothing was changed'))
       await wait((shown) => !shown.includes('declined'), 10_000)
@@ -106,7 +129,11 @@ for (const [width, height] of [[80, 24], [120, 35]] as const) {
       pane.send('l')
       // The normal screen still holds what e left: the logs' banner and a prompt after it.
       const banner = 'yard: following the logs of w10; Ctrl-C returns to the dashboard'
-      await wait((shown) => shown.includes(banner) && shown.slice(shown.indexOf(banner)).includes('(press Enter to go back to the dashboard)'))
+      await wait(
+        (shown) =>
+          shown.includes(banner) &&
+          shown.slice(shown.indexOf(banner)).includes('(press Enter to go back to the dashboard)'),
+      )
       pane.send('Enter')
       await wait((shown) => selected(shown) === 'w10')
     })

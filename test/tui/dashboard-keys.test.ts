@@ -9,33 +9,66 @@ import {render} from 'ink-testing-library'
 import {createElement} from 'react'
 
 import type {DashboardMode} from '../../src/core/dashboard/dashboard.js'
-import {DashboardApp, DashboardExit, DashboardServices} from '../../src/tui/dashboard-app.js'
+
+import {DashboardApp, type DashboardExit, type DashboardServices} from '../../src/tui/dashboard-app.js'
 import {shellBanner} from '../../src/tui/dashboard-run.js'
-import {filterRows, keyNotApplying, selectionIn, sortRows, statusLayout, wrapText} from '../../src/tui/dashboard-view.js'
+import {
+  filterRows,
+  keyNotApplying,
+  selectionIn,
+  sortRows,
+  statusLayout,
+  wrapText,
+} from '../../src/tui/dashboard-view.js'
 import {LONG_PLAN, LONG_REFUSAL, memoryServices, sandboxRow} from '../support/dashboard-memory.js'
 
-const plain = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '')
+const plain = (text: string) => text.replaceAll(/\u001B\[[0-9;]*m/g, '')
 
-async function frameWhere(app: {lastFrame(): string | undefined}, test: (frame: string) => boolean, budgetMs = 3000): Promise<string> {
+async function frameWhere(
+  app: {lastFrame(): string | undefined},
+  test: (frame: string) => boolean,
+  budgetMs = 3000,
+): Promise<string> {
   for (let waited = 0; waited < budgetMs; waited += 20) {
     const frame = plain(app.lastFrame() ?? '')
     if (test(frame)) return frame
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+
   throw new Error(`no frame matched; the last one:\n${plain(app.lastFrame() ?? '')}`)
 }
 
-function mount(services: DashboardServices, options: {mode?: DashboardMode; columns?: number; rows?: number; fadeMs?: number; exits?: DashboardExit[]} = {}) {
+function mount(
+  services: DashboardServices,
+  options: {mode?: DashboardMode; columns?: number; rows?: number; fadeMs?: number; exits?: DashboardExit[]} = {},
+) {
   const exits = options.exits ?? []
-  const app = render(createElement(DashboardApp, {services, initialMode: options.mode ?? 'local', statusFadeMs: options.fadeMs ?? 0, onExit: (exit: DashboardExit) => exits.push(exit)}))
-  Object.defineProperty(app.stdout, 'columns', {get: () => options.columns ?? 100, configurable: true})
-  Object.defineProperty(app.stdout, 'rows', {get: () => options.rows ?? 30, configurable: true})
+  const app = render(
+    createElement(DashboardApp, {
+      services,
+      initialMode: options.mode ?? 'local',
+      statusFadeMs: options.fadeMs ?? 0,
+      onExit: (exit: DashboardExit) => exits.push(exit),
+    }),
+  )
+  Object.defineProperties(app.stdout, {
+    columns: {get: () => options.columns ?? 100, configurable: true},
+    rows: {get: () => options.rows ?? 30, configurable: true},
+  })
   app.stdout.emit('resize')
   return app
 }
 
-const selectedName = (frame: string) => frame.split('\n').find((line) => line.startsWith('›'))?.split(/\s+/)[1]
-const rowNames = (frame: string) => frame.split('\n').filter((line) => /^[› ] (main|w\d+|sbx|extra)\s/.test(line)).map((line) => line.split(/\s+/)[1])
+const selectedName = (frame: string) =>
+  frame
+    .split('\n')
+    .find((line) => line.startsWith('›'))
+    ?.split(/\s+/, 2)[1]
+const rowNames = (frame: string) =>
+  frame
+    .split('\n')
+    .filter((line) => /^[› ] (main|w\d+|sbx|extra)\s/.test(line))
+    .map((line) => line.split(/\s+/, 2)[1])
 const lastLines = (frame: string, count: number) => frame.trimEnd().split('\n').slice(-count)
 
 describe('dashboard: questions and refusals keep their end', () => {
@@ -50,7 +83,12 @@ describe('dashboard: questions and refusals keep their end', () => {
     const status = lastLines(frame, 2).join(' ')
     expect(status).to.match(/remove w2\? y\/N$/)
     // Nothing of the plan is lost: its words are all on the screen, in order.
-    expect(frame.split('\n').map((line) => line.trim()).join(' ')).to.include(LONG_PLAN.slice(-40))
+    expect(
+      frame
+        .split('\n')
+        .map((line) => line.trim())
+        .join(' '),
+    ).to.include(LONG_PLAN.slice(-40))
     app.stdin.write('y')
     await frameWhere(app, (text) => text.includes('removed w2; its branch is kept'))
     app.unmount()
@@ -64,7 +102,10 @@ describe('dashboard: questions and refusals keep their end', () => {
     app.stdin.write('x')
     const frame = await frameWhere(app, (text) => text.includes('message:'))
     expect(lastLines(frame, 1)[0]).to.match(/--force$/)
-    const pane = frame.split('\n').slice(frame.split('\n').indexOf('message:') + 1).map((line) => line.trim())
+    const pane = frame
+      .split('\n')
+      .slice(frame.split('\n').indexOf('message:') + 1)
+      .map((line) => line.trim())
     expect(pane.join(' ')).to.include(`remove w10 refused: ${LONG_REFUSAL}`)
     app.unmount()
   })
@@ -76,16 +117,25 @@ describe('dashboard: cluster mode', () => {
     const app = mount(services, {mode: 'cluster'})
     await frameWhere(app, (text) => selectedName(text) === 'sbx')
     app.stdin.write('x')
-    await frameWhere(app, (text) => text.includes('remove sandbox sbx: pod app-sbx, lease sandbox app-sbx on the cache app-12345678 — remove sbx? y/N'))
+    await frameWhere(app, (text) =>
+      text.includes(
+        'remove sandbox sbx: pod app-sbx, lease sandbox app-sbx on the cache app-12345678 — remove sbx? y/N',
+      ),
+    )
     app.stdin.write('y')
     await frameWhere(app, (text) => text.includes('removed sandbox sbx'))
     expect(calls).to.deep.equal(['remove cluster sbx'])
     app.unmount()
-    const refusing = memoryServices({}, {load: async (mode) => ({rows: mode === 'cluster' ? [sandboxRow('dirty', 5)] : [], notes: []})})
+    const refusing = memoryServices(
+      {},
+      {load: async (mode) => ({rows: mode === 'cluster' ? [sandboxRow('dirty', 5)] : [], notes: []})},
+    )
     const second = mount(refusing.services, {mode: 'cluster'})
     await frameWhere(second, (text) => selectedName(text) === 'dirty')
     second.stdin.write('x')
-    await frameWhere(second, (text) => text.includes('remove dirty refused: the sandbox dirty holds unsaved work: app/wt-dirty: 1 modified'))
+    await frameWhere(second, (text) =>
+      text.includes('remove dirty refused: the sandbox dirty holds unsaved work: app/wt-dirty: 1 modified'),
+    )
     second.stdin.write('y')
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(refusing.calls).to.deep.equal([])
@@ -96,10 +146,16 @@ describe('dashboard: cluster mode', () => {
     const {services, calls} = memoryServices({emptyCluster: true})
     const app = mount(services, {mode: 'cluster'})
     await frameWhere(app, (text) => text.includes('no sandboxes: n makes one'))
-    for (const [key, said] of [['u', 'u: a sandbox has no stack to start'], ['d', 'd: a sandbox has no stack to stop'], ['b', 'b: a sandbox is its own box'], ['l', 'l: sandboxes have no stack logs here']]) {
+    for (const [key, said] of [
+      ['u', 'u: a sandbox has no stack to start'],
+      ['d', 'd: a sandbox has no stack to stop'],
+      ['b', 'b: a sandbox is its own box'],
+      ['l', 'l: sandboxes have no stack logs here'],
+    ]) {
       app.stdin.write(key)
       await frameWhere(app, (text) => text.includes(said))
     }
+
     app.stdin.write('x')
     await frameWhere(app, (text) => text.includes('x: there is no row selected (n makes a sandbox)'))
     expect(calls).to.deep.equal([])
@@ -140,7 +196,10 @@ describe('dashboard: keys and the selection', () => {
     app.stdin.write('extra')
     await frameWhere(app, (text) => text.includes('✓ Enter creates worktree extra'))
     app.stdin.write('\r')
-    const made = await frameWhere(app, (text) => text.includes('created worktree extra') && rowNames(text).includes('extra'))
+    const made = await frameWhere(
+      app,
+      (text) => text.includes('created worktree extra') && rowNames(text).includes('extra'),
+    )
     expect(selectedName(made)).to.equal('extra')
     app.unmount()
   })
@@ -160,7 +219,7 @@ describe('dashboard: keys and the selection', () => {
     app.unmount()
   })
 
-  it('b starts the selected row\'s box; l leaves to follow its logs', async () => {
+  it("b starts the selected row's box; l leaves to follow its logs", async () => {
     const exits: DashboardExit[] = []
     const {services, calls} = memoryServices()
     const app = mount(services, {exits})
@@ -177,20 +236,34 @@ describe('dashboard: keys and the selection', () => {
   })
 
   it('e says which box the shell is in and that exit returns', () => {
-    expect(shellBanner('local', 'feat')).to.equal('yard: a shell in the box of feat; type exit to return to the dashboard')
-    expect(shellBanner('cluster', 'sbx')).to.equal('yard: a shell in the sandbox sbx; type exit to return to the dashboard')
+    expect(shellBanner('local', 'feat')).to.equal(
+      'yard: a shell in the box of feat; type exit to return to the dashboard',
+    )
+    expect(shellBanner('cluster', 'sbx')).to.equal(
+      'yard: a shell in the sandbox sbx; type exit to return to the dashboard',
+    )
   })
 })
 
 describe('dashboard screen rules (no terminal)', () => {
   const rows = (...names: string[]) => names.map((name) => ({name, branch: `wt/${name}`}))
   const sorts: Array<[string[], string[]]> = [
-    [['w10', 'main', 'w2', 'w1'], ['main', 'w1', 'w2', 'w10']],
-    [['b', 'a10', 'a9', 'main'], ['main', 'a9', 'a10', 'b']],
-    [['feat-2', 'feat-10', 'feat-1'], ['feat-1', 'feat-2', 'feat-10']],
+    [
+      ['w10', 'main', 'w2', 'w1'],
+      ['main', 'w1', 'w2', 'w10'],
+    ],
+    [
+      ['b', 'a10', 'a9', 'main'],
+      ['main', 'a9', 'a10', 'b'],
+    ],
+    [
+      ['feat-2', 'feat-10', 'feat-1'],
+      ['feat-1', 'feat-2', 'feat-10'],
+    ],
   ]
   for (const [given, sorted] of sorts) {
-    it(`sorts ${given.join(' ')} as ${sorted.join(' ')}`, () => expect(sortRows(rows(...given), 'local').map((row) => row.name)).to.deep.equal(sorted))
+    it(`sorts ${given.join(' ')} as ${sorted.join(' ')}`, () =>
+      expect(sortRows(rows(...given), 'local').map((row) => row.name)).to.deep.equal(sorted))
   }
 
   const selections: Array<[string, string[], string | undefined, number, number]> = [
@@ -204,12 +277,30 @@ describe('dashboard screen rules (no terminal)', () => {
   }
 
   it('filters by name or branch', () => {
-    expect(filterRows([{name: 'a', branch: 'feature/x'}, {name: 'b', branch: 'main'}], 'feat').map((row) => row.name)).to.deep.equal(['a'])
+    expect(
+      filterRows(
+        [
+          {name: 'a', branch: 'feature/x'},
+          {name: 'b', branch: 'main'},
+        ],
+        'feat',
+      ).map((row) => row.name),
+    ).to.deep.equal(['a'])
   })
 
-  const keys: Array<[DashboardMode, string, boolean]> = [['cluster', 'u', true], ['cluster', 'd', true], ['cluster', 'b', true], ['cluster', 'l', true], ['cluster', 'x', false], ['cluster', 'e', false], ['local', 'u', false], ['local', 'l', false]]
+  const keys: Array<[DashboardMode, string, boolean]> = [
+    ['cluster', 'u', true],
+    ['cluster', 'd', true],
+    ['cluster', 'b', true],
+    ['cluster', 'l', true],
+    ['cluster', 'x', false],
+    ['cluster', 'e', false],
+    ['local', 'u', false],
+    ['local', 'l', false],
+  ]
   for (const [mode, key, refused] of keys) {
-    it(`${key} in ${mode} mode ${refused ? 'says why it does not apply' : 'applies'}`, () => expect(keyNotApplying(mode, key) !== undefined).to.equal(refused))
+    it(`${key} in ${mode} mode ${refused ? 'says why it does not apply' : 'applies'}`, () =>
+      expect(keyNotApplying(mode, key) !== undefined).to.equal(refused))
   }
 
   it('wraps at spaces and cuts a word longer than the width', () => {

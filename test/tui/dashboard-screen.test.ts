@@ -5,18 +5,25 @@
  * with core's name rule, and the detail pane.
  */
 import {expect} from 'chai'
-import {EventEmitter} from 'node:events'
 import {render} from 'ink-testing-library'
+import {EventEmitter} from 'node:events'
 import {createElement} from 'react'
 
-import {createContext} from '../../src/core/kernel/context.js'
 import type {ClusterRow, LocalRow} from '../../src/core/dashboard/dashboard.js'
 import type {CheckoutDetails} from '../../src/core/dashboard/details.js'
+
 import {nameProblem} from '../../src/core/identity/identity.js'
+import {createContext} from '../../src/core/kernel/context.js'
 import {backendsOf} from '../../src/core/registry/backends.js'
 import {loadRegistry} from '../../src/core/registry/registry.js'
-import {DashboardApp, DashboardServices} from '../../src/tui/dashboard-app.js'
-import {dashboardServices, restoreTerminal, showScreen, Terminal, waitForEnter} from '../../src/tui/dashboard-run.js'
+import {DashboardApp, type DashboardServices} from '../../src/tui/dashboard-app.js'
+import {
+  dashboardServices,
+  restoreTerminal,
+  showScreen,
+  type Terminal,
+  waitForEnter,
+} from '../../src/tui/dashboard-run.js'
 import {addWorktree, cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 import {testConfig} from '../support/yard.js'
 
@@ -33,23 +40,29 @@ class FakeStdin extends EventEmitter {
     this.isRaw = mode
     return this
   }
+
   setEncoding() {
     return this
   }
+
   read() {
     return null
   }
+
   referenced = false
   ref() {
     this.referenced = true
   }
+
   unref() {
     this.referenced = false
   }
+
   pause() {
     this.paused = true
     return this
   }
+
   resume() {
     this.paused = false
     return this
@@ -77,9 +90,24 @@ function fakeTerminal(): {terminal: Terminal; stdin: FakeStdin; stdout: FakeStdo
 
 function localRow(name: string, offset: number): LocalRow {
   return {
-    name, branch: name === 'main' ? 'main' : `wt/${name}`, path: `/src/app-worktrees/${name}`, head: 'a'.repeat(40), base: null, offset,
-    offsetSource: name === 'main' ? 'main' : 'hash', project: name === 'main' ? 'app' : `app-${name}`, dirty: {modified: 0, untracked: 0}, ahead: 0, behind: 0, missing: false, locked: false, trust: 'trusted',
-    ports: {WEB_PORT: 3000 + offset}, clashesWith: [], stack: {state: 'absent', running: 0, total: 0}, box: {state: 'absent', running: 0, total: 0},
+    name,
+    branch: name === 'main' ? 'main' : `wt/${name}`,
+    path: `/src/app-worktrees/${name}`,
+    head: 'a'.repeat(40),
+    base: null,
+    offset,
+    offsetSource: name === 'main' ? 'main' : 'hash',
+    project: name === 'main' ? 'app' : `app-${name}`,
+    dirty: {modified: 0, untracked: 0},
+    ahead: 0,
+    behind: 0,
+    missing: false,
+    locked: false,
+    trust: 'trusted',
+    ports: {WEB_PORT: 3000 + offset},
+    clashesWith: [],
+    stack: {state: 'absent', running: 0, total: 0},
+    box: {state: 'absent', running: 0, total: 0},
   }
 }
 
@@ -95,7 +123,7 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
     remove: async (name) => `removed ${name}`,
     boxUp: async (name) => `the box of ${name} is up`,
     checkName: nameProblem,
-    create: async (mode, name) => {
+    async create(mode, name) {
       calls.push(`create ${mode} ${name}`)
       rows.push(localRow(name, 21))
       return `created worktree ${name}`
@@ -106,17 +134,24 @@ function memoryServices(overrides: Partial<DashboardServices> = {}) {
   return {services, calls}
 }
 
-async function frameWhere(app: {lastFrame(): string | undefined}, test: (frame: string) => boolean, budgetMs = 3000): Promise<string> {
+async function frameWhere(
+  app: {lastFrame(): string | undefined},
+  test: (frame: string) => boolean,
+  budgetMs = 3000,
+): Promise<string> {
   for (let waited = 0; waited < budgetMs; waited += 20) {
     const frame = app.lastFrame() ?? ''
     if (test(frame)) return frame
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+
   throw new Error(`no frame matched; the last one:\n${app.lastFrame()}`)
 }
 
-const mount = (services: DashboardServices) => render(createElement(DashboardApp, {services, initialMode: 'local', onExit: () => {}}))
-const rowLine = (frame: string, name: string) => frame.split('\n').find((line) => line.replace(/^›/, ' ').trim().split(/\s+/)[0] === name) ?? ''
+const mount = (services: DashboardServices) =>
+  render(createElement(DashboardApp, {services, initialMode: 'local', onExit() {}}))
+const rowLine = (frame: string, name: string) =>
+  frame.split('\n').find((line) => line.replace(/^›/, ' ').trim().split(/\s+/, 1)[0] === name) ?? ''
 const statusLine = (frame: string) => frame.trimEnd().split('\n').at(-1) ?? ''
 
 describe('dashboard: the terminal after a crash (DESIGN.md §9)', () => {
@@ -133,9 +168,11 @@ describe('dashboard: the terminal after a crash (DESIGN.md §9)', () => {
   it('an exception in a render ends the screen with the terminal restored, and is thrown on', async () => {
     const {terminal, stdin, stdout} = fakeTerminal()
     const broken = localRow('feat', 59)
-    Object.defineProperty(broken, 'ports', {get: () => {
-      throw new Error('a cell could not be drawn')
-    }})
+    Object.defineProperty(broken, 'ports', {
+      get() {
+        throw new Error('a cell could not be drawn')
+      },
+    })
     const {services} = memoryServices({load: async () => ({rows: [broken], notes: []})})
     const shown = showScreen(services, 'local', 0, {terminal, intervalMs: 0})
     let thrown: Error | undefined
@@ -150,7 +187,7 @@ describe('dashboard: the terminal after a crash (DESIGN.md §9)', () => {
 
   it('an action that throws at once (not a rejected promise) goes to the status line; keys keep working', async () => {
     const {services} = memoryServices({
-      up: () => {
+      up() {
         throw new Error('the engine is gone')
       },
     })
@@ -170,11 +207,21 @@ describe('dashboard: a slow stack backend from a plugin (DESIGN.md §6)', functi
   let services: DashboardServices
 
   before(async () => {
-    repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-d3"\n\n[stack]\nbackend = "slow-stack"\n\n[ports]\nWEB_PORT = 38700\n', 'compose.yaml': 'services:\n  web:\n    image: none\n'})
+    repo = makeRepo({
+      'yard.toml':
+        '[project]\nprefix = "yardtest-d3"\n\n[stack]\nbackend = "slow-stack"\n\n[ports]\nWEB_PORT = 38700\n',
+      'compose.yaml': 'services:\n  web:\n    image: none\n',
+    })
     addWorktree(repo, 'feat')
     const registry = backendsOf(await loadRegistry(await testConfig(['slow-stack'])))
-    const env = {...process.env, YARD_STATE_DIR: tempDir('yard-state'), YARD_WORKTREE: undefined, WT_OFFSET: undefined, YARD_PREFIX: undefined}
-    services = dashboardServices(createContext({env, cwd: repo, warn: () => {}}), registry)
+    const env = {
+      ...process.env,
+      YARD_STATE_DIR: tempDir('yard-state'),
+      YARD_WORKTREE: undefined,
+      WT_OFFSET: undefined,
+      YARD_PREFIX: undefined,
+    }
+    services = dashboardServices(createContext({env, cwd: repo, warn() {}}), registry)
   })
 
   after(() => {
@@ -194,14 +241,20 @@ describe('dashboard: a slow stack backend from a plugin (DESIGN.md §6)', functi
     app.unmount()
   })
 
-  it('u shows the stack backend\'s warnings (a fixed host port) in the status line with its outcome', async () => {
+  it("u shows the stack backend's warnings (a fixed host port) in the status line with its outcome", async () => {
     process.env.YARD_FIXTURE_STACK_DELAY_MS = '0'
     const app = mount(services)
     await frameWhere(app, (frame) => rowLine(frame, 'feat').includes('running 1/1'), 10_000)
     app.stdin.write('j')
     await frameWhere(app, (frame) => rowLine(frame, 'feat').startsWith('›'))
     app.stdin.write('u')
-    await frameWhere(app, (frame) => statusLine(frame) === 'feat is up — service web of feat publishes the fixed host port 5432; it clashes with main\'s', 10_000)
+    await frameWhere(
+      app,
+      (frame) =>
+        statusLine(frame) ===
+        "feat is up — service web of feat publishes the fixed host port 5432; it clashes with main's",
+      10_000,
+    )
     app.unmount()
   })
 
@@ -221,17 +274,20 @@ describe('dashboard: n creates a worktree through a prompt checked as you type (
     let release: () => void = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
     const {services, calls} = memoryServices()
-    const create = services.create
+    const {create} = services
     services.create = async (mode, name) => {
       await gate
       return create(mode, name)
     }
+
     const app = mount(services)
     await frameWhere(app, (frame) => frame.includes('feat'))
     app.stdin.write('n')
     await frameWhere(app, (frame) => statusLine(frame) === 'new worktree: ▏ ✗ type a name')
     app.stdin.write('New')
-    await frameWhere(app, (frame) => statusLine(frame).startsWith('new worktree: New▏ ✗ names use only a-z, 0-9 and inner hyphens'))
+    await frameWhere(app, (frame) =>
+      statusLine(frame).startsWith('new worktree: New▏ ✗ names use only a-z, 0-9 and inner hyphens'),
+    )
     app.stdin.write('\r')
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(calls).to.deep.equal([])
@@ -245,21 +301,30 @@ describe('dashboard: n creates a worktree through a prompt checked as you type (
     app.stdin.write('-')
     await frameWhere(app, (frame) => statusLine(frame).includes('✗ names use only'))
     app.stdin.write('2')
-    await frameWhere(app, (frame) => statusLine(frame) === 'new worktree: feat-2▏ ✓ Enter creates worktree feat-2 on branch wt/feat-2; Esc cancels')
+    await frameWhere(
+      app,
+      (frame) =>
+        statusLine(frame) === 'new worktree: feat-2▏ ✓ Enter creates worktree feat-2 on branch wt/feat-2; Esc cancels',
+    )
     app.stdin.write('\r')
     await frameWhere(app, (frame) => statusLine(frame) === 'creating worktree feat-2…')
     // Input still works while the worktree is being made.
     app.stdin.write('j')
     await frameWhere(app, (frame) => rowLine(frame, 'feat').startsWith('›'))
     release()
-    const made = await frameWhere(app, (frame) => rowLine(frame, 'feat-2') !== '' && statusLine(frame) === 'created worktree feat-2')
+    const made = await frameWhere(
+      app,
+      (frame) => rowLine(frame, 'feat-2') !== '' && statusLine(frame) === 'created worktree feat-2',
+    )
     expect(rowLine(made, 'feat-2')).to.match(/feat-2\s+wt\/feat-2\s+21 hash/)
     expect(calls).to.deep.equal(['create local feat-2'])
     app.unmount()
   })
 
   it('Esc closes the prompt without creating anything; in cluster mode it names a sandbox', async () => {
-    const {services, calls} = memoryServices({load: async (mode) => ({rows: mode === 'local' ? [localRow('main', 0)] : ([] as ClusterRow[]), notes: []})})
+    const {services, calls} = memoryServices({
+      load: async (mode) => ({rows: mode === 'local' ? [localRow('main', 0)] : ([] as ClusterRow[]), notes: []}),
+    })
     const app = mount(services)
     await frameWhere(app, (frame) => frame.includes('main'))
     app.stdin.write('n')
@@ -296,7 +361,7 @@ describe('dashboard: the detail pane (DESIGN.md §6)', () => {
     }
     const asked: string[] = []
     const {services} = memoryServices({
-      details: async (name) => {
+      async details(name) {
         asked.push(name)
         await gate
         return facts
@@ -332,7 +397,16 @@ describe('dashboard: the detail pane (DESIGN.md §6)', () => {
   })
 
   it('says when the stack backend gives no logs, and shows why the facts could not be had', async () => {
-    const {services} = memoryServices({details: async (name) => ({name, containers: [], logs: null, git: ['## main'], gitMore: 0, notes: ['containers: no answer within 4 s']})})
+    const {services} = memoryServices({
+      details: async (name) => ({
+        name,
+        containers: [],
+        logs: null,
+        git: ['## main'],
+        gitMore: 0,
+        notes: ['containers: no answer within 4 s'],
+      }),
+    })
     const app = mount(services)
     await frameWhere(app, (frame) => frame.includes('feat'))
     app.stdin.write('\r')
@@ -341,11 +415,19 @@ describe('dashboard: the detail pane (DESIGN.md §6)', () => {
     expect(shown).to.include('note: containers: no answer within 4 s')
     app.stdin.write('\r')
     await frameWhere(app, (frame) => !frame.includes('recent logs'))
-    const failing = mount(memoryServices({details: async () => Promise.reject(Object.assign(new Error('no worktree named feat'), {fix: 'run yard worktree list'}))}).services)
+    const failing = mount(
+      memoryServices({
+        async details() {
+          throw Object.assign(new Error('no worktree named feat'), {fix: 'run yard worktree list'})
+        },
+      }).services,
+    )
     await frameWhere(failing, (frame) => frame.includes('feat'))
     failing.stdin.write('j')
     failing.stdin.write('\r')
-    await frameWhere(failing, (frame) => frame.includes('details: no worktree named feat — fix: run yard worktree list'))
+    await frameWhere(failing, (frame) =>
+      frame.includes('details: no worktree named feat — fix: run yard worktree list'),
+    )
     failing.unmount()
     app.unmount()
   })

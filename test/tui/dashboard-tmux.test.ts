@@ -9,7 +9,15 @@ import {readFileSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {makeUpstream} from '../plugins/k8s-sandbox/support.js'
-import {ensureBusyboxImage, ensureDefaultImage, podmanEnv, podmanStateDir, podmanTry, sweep, webService} from '../support/podman.js'
+import {
+  ensureBusyboxImage,
+  ensureDefaultImage,
+  podmanEnv,
+  podmanStateDir,
+  podmanTry,
+  sweep,
+  webService,
+} from '../support/podman.js'
 import {addWorktree, cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {projectRoot, yard} from '../support/yard.js'
 
@@ -21,27 +29,35 @@ const socket = `yardtest-d-${process.pid}`
 // process.env changed shows up in the diagnosis below (tmux's server inherits process.env).
 const envAtLoad = {...process.env}
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
-const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
 const screen = () => tmux('capture-pane', '-p', '-t', 't')
 const paneFlag = (name: string) => tmux('display-message', '-p', '-t', 't', `#{${name}}`).trim()
 
 /** Keys whose values differ between two environments, as `KEY: before → after` lines. */
 function envChanges(before: NodeJS.ProcessEnv, after: NodeJS.ProcessEnv): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
-  return keys.filter((key) => before[key] !== after[key]).map((key) => `${key}: ${before[key] ?? '(unset)'} → ${after[key] ?? '(unset)'}`)
+  return keys
+    .filter((key) => before[key] !== after[key])
+    .map((key) => `${key}: ${before[key] ?? '(unset)'} → ${after[key] ?? '(unset)'}`)
 }
 
 /** The processes under the pane's shell (pid, state, age in s, kernel wait channel, argv). */
 function paneProcesses(): string {
   const panePid = paneFlag('pane_pid')
-  const table = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,stat=,etimes=,wchan:24=,args='], {encoding: 'utf8'}).stdout.split('\n')
+  const table = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,stat=,etimes=,wchan:24=,args='], {
+    encoding: 'utf8',
+  }).stdout.split('\n')
   const rows = table.map((line) => line.trim().split(/\s+/)).filter((cells) => cells.length > 5)
   const tree = new Set([panePid])
   for (let grew = true; grew;) {
     grew = false
     for (const cells of rows) if (tree.has(cells[1]) && !tree.has(cells[0])) grew = tree.add(cells[0]) !== undefined
   }
-  return rows.filter((cells) => tree.has(cells[0])).map((cells) => cells.join(' ').slice(0, 300)).join('\n')
+
+  return rows
+    .filter((cells) => tree.has(cells[0]))
+    .map((cells) => cells.join(' ').slice(0, 300))
+    .join('\n')
 }
 
 /** Set in `before`: where the pane's environment and the dashboard's trace are written. */
@@ -57,7 +73,13 @@ function diagnose(): string {
       return '(none)\n'
     }
   }
-  const paneEnv = Object.fromEntries(read(diagnosis.paneEnv).split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+
+  const paneEnv = Object.fromEntries(
+    read(diagnosis.paneEnv)
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  )
   return [
     `alternate screen: ${paneFlag('alternate_on')}`,
     `the dashboard's trace (YARD_DASHBOARD_TRACE):\n${read(diagnosis.trace)}`,
@@ -74,20 +96,28 @@ async function waitFor(test: RegExp | ((text: string) => boolean), budgetMs = 30
     if (check(text)) return text
     await new Promise((resolve) => setTimeout(resolve, 150))
   }
+
   throw new Error(`the pane never showed ${test}:\n${screen()}\n${diagnose()}`)
 }
 
 /** The row of worktree `name` on the screen (the line whose first word after the mark is the name). */
-const rowOf = (text: string, name: string) => text.split('\n').find((line) => line.replace(/^›/, ' ').trim().split(/\s+/)[0] === name) ?? ''
-const selected = (text: string) => text.split('\n').find((line) => line.startsWith('›'))?.split(/\s+/)[1]
+const rowOf = (text: string, name: string) =>
+  text.split('\n').find((line) => line.replace(/^›/, ' ').trim().split(/\s+/, 1)[0] === name) ?? ''
+const selected = (text: string) =>
+  text
+    .split('\n')
+    .find((line) => line.startsWith('›'))
+    ?.split(/\s+/, 2)[1]
 
 describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
   this.timeout(300_000)
   // Each step goes on from the screen the one before left: after a failure the rest fail at once.
   let broken: string | undefined
-  beforeEach(function () {
+
+  beforeEach(() => {
     if (broken) throw new Error(`not run: the step before failed (${broken})`)
   })
+
   afterEach(function () {
     if (this.currentTest?.state === 'failed') broken ??= this.currentTest.title
   })
@@ -99,20 +129,45 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     sweep(PREFIX)
     await ensureDefaultImage()
     await ensureBusyboxImage() // the web services' image, also when no stack test ran before
-    const compose = ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38780}:8080'), ''].join('\n')
+    const compose = ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38780}:8080'), ''].join(
+      '\n',
+    )
     // Two [ports] keys: rows wider than 80 columns, so the 80×20 pane must cut cells.
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = 38780\nAPI_PORT = 38880\n`, 'compose.yaml': compose})
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = 38780\nAPI_PORT = 38880\n`,
+      'compose.yaml': compose,
+    })
     for (const name of ['feat', 'fix', 'docs']) addWorktree(repo, name)
     writeFile(path.join(`${repo}-worktrees`, 'docs'), 'draft.md', 'not committed\n')
     state = podmanStateDir()
     marks = tempDir('yardtest-d-marks')
     const env = podmanEnv(state)
-    for (const args of [['up', '--worktree', 'feat'], ['up', '--worktree', 'fix'], ['box', 'up', '--worktree', 'feat'], ['sandbox', 'create', 'sbx', '--repo', makeUpstream('shop'), '--branch', 'feat/cart']]) {
+    for (const args of [
+      ['up', '--worktree', 'feat'],
+      ['up', '--worktree', 'fix'],
+      ['box', 'up', '--worktree', 'feat'],
+      ['sandbox', 'create', 'sbx', '--repo', makeUpstream('shop'), '--branch', 'feat/cart'],
+    ]) {
       const done = await yard(args, {cwd: repo, env})
       expect(done.exitCode, `${args.join(' ')}: ${done.stderr}`).to.equal(0)
     }
-    diagnosis = {paneEnv: path.join(marks, 'pane-env'), trace: path.join(marks, 'trace'), envChanged: envChanges(envAtLoad, process.env)}
-    tmux('new-session', '-d', '-s', 't', '-x', '120', '-y', '40', 'env -u CONTAINERS_CONF -u YARD_WORKTREE -u WT_OFFSET -u YARD_PREFIX PS1="$ " sh')
+
+    diagnosis = {
+      paneEnv: path.join(marks, 'pane-env'),
+      trace: path.join(marks, 'trace'),
+      envChanged: envChanges(envAtLoad, process.env),
+    }
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      't',
+      '-x',
+      '120',
+      '-y',
+      '40',
+      'env -u CONTAINERS_CONF -u YARD_WORKTREE -u WT_OFFSET -u YARD_PREFIX PS1="$ " sh',
+    )
     // CI=true as CI runners set it (and tmux's server passes on): Ink then drew no frame at all.
     const setup = `cd ${quote(repo)} && export CI=true YARD_STATE_DIR=${quote(state)} YARD_DASHBOARD_TRACE=${quote(diagnosis.trace)} && env > ${quote(diagnosis.paneEnv)}`
     tmux('send-keys', '-t', 't', `${setup} && stty -a > ${quote(path.join(marks, 'before'))}; clear`, 'Enter')
@@ -120,7 +175,9 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
 
   after(() => {
     // kill-server leaves the socket file behind: remove it too.
-    const socketPath = spawnSync('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}'], {encoding: 'utf8'}).stdout.trim()
+    const socketPath = spawnSync('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}'], {
+      encoding: 'utf8',
+    }).stdout.trim()
     spawnSync('tmux', ['-L', socket, 'kill-server'])
     if (socketPath.endsWith(`/${socket}`)) rmSync(socketPath, {force: true})
     sweep(PREFIX)
@@ -131,7 +188,10 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     tmux('send-keys', '-t', 't', `clear; ${quote(process.execPath)} ${quote(devJs)} dashboard; echo "exit=$?"`, 'Enter')
     // The first screen waits for the TypeScript sources to load under tsx and for the first
     // gather; late in a long suite on 2 cores that has taken over 30 s.
-    await waitFor((text) => rowOf(text, 'feat').includes('running 1/1') && rowOf(text, 'fix').includes('running 1/1'), 90_000)
+    await waitFor(
+      (text) => rowOf(text, 'feat').includes('running 1/1') && rowOf(text, 'fix').includes('running 1/1'),
+      90_000,
+    )
   }
 
   /** Asserts the terminal is as before: normal screen, cursor shown, `stty -a` unchanged. */
@@ -149,12 +209,15 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     await start()
     expect(paneFlag('alternate_on')).to.equal('1')
     const text = screen()
-    for (const name of ['main', 'feat', 'fix', 'docs']) expect(rowOf(text, name)).to.match(/\d+ (main|hash)\s+WEB_PORT=\d+/)
+    for (const name of ['main', 'feat', 'fix', 'docs'])
+      expect(rowOf(text, name)).to.match(/\d+ (main|hash)\s+WEB_PORT=\d+/)
     expect(rowOf(text, 'main')).to.include('WEB_PORT=38780')
     expect(rowOf(text, 'docs')).to.match(/absent\s+absent\s+0M 1U/)
     tmux('send-keys', '-t', 't', 'Tab')
     const cluster = await waitFor((shown) => rowOf(shown, 'sbx') !== '')
-    expect(rowOf(cluster, 'sbx')).to.match(/sbx\s+podman\s+Running\s+\d+ label\s+shop: \S*feat\/cart\s+shop fresh \d+[smh]/)
+    expect(rowOf(cluster, 'sbx')).to.match(
+      /sbx\s+podman\s+Running\s+\d+ label\s+shop: \S*feat\/cart\s+shop fresh \d+[smh]/,
+    )
     tmux('send-keys', '-t', 't', 'Tab')
     await waitFor((shown) => rowOf(shown, 'feat').includes('running 1/1'))
   })
@@ -187,7 +250,9 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     const text = await waitFor(/remove docs refused/)
     expect(text).to.match(/1 untracked/)
     // The dashboard never forces: the fix is the shell command that does (cut where the pane ends).
-    expect(text.replaceAll('\n', ' ').replace(/\s+/g, ' ')).to.include('run `yard worktree remove docs --force`').and.not.include('pass --force')
+    expect(text.replaceAll('\n', ' ').replaceAll(/\s+/g, ' '))
+      .to.include('run `yard worktree remove docs --force`')
+      .and.not.include('pass --force')
     tmux('send-keys', '-t', 't', 'r')
     await waitFor((shown) => rowOf(shown, 'docs').includes('0M 1U'))
     expect(readFileSync(path.join(`${repo}-worktrees`, 'docs', 'draft.md'), 'utf8')).to.equal('not committed\n')
@@ -196,17 +261,21 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
   it('resizing to 80×20 and back leaves no garbage, keeps the selection and cuts columns with an ellipsis', async () => {
     tmux('resize-window', '-t', 't', '-x', '80', '-y', '20')
     // The table's own cells cut with an ellipsis (not a "…" the status line may show).
-    const narrow = await waitFor((text) => rowOf(text, 'main').includes('…') && selected(text)?.startsWith('do') === true)
+    const narrow = await waitFor(
+      (text) => rowOf(text, 'main').includes('…') && selected(text)?.startsWith('do') === true,
+    )
     const lines = narrow.split('\n')
     for (const line of lines) expect(line.length).to.be.at.most(80)
     expect(lines.filter((line) => line.startsWith('yard dashboard'))).to.have.length(1)
     tmux('resize-window', '-t', 't', '-x', '120', '-y', '40')
-    const wide = await waitFor((text) => rowOf(text, 'main').includes('WEB_PORT=38780') && !rowOf(text, 'main').includes('…'))
+    const wide = await waitFor(
+      (text) => rowOf(text, 'main').includes('WEB_PORT=38780') && !rowOf(text, 'main').includes('…'),
+    )
     expect(selected(wide)).to.equal('docs')
     expect(wide.split('\n').filter((line) => line.startsWith('yard dashboard'))).to.have.length(1)
   })
 
-  it('e opens a shell in the worktree\'s box and comes back: ↓ and q still work, the terminal is as before', async () => {
+  it("e opens a shell in the worktree's box and comes back: ↓ and q still work, the terminal is as before", async () => {
     tmux('send-keys', '-t', 't', 'j')
     await waitFor((text) => selected(text) === 'feat')
     tmux('send-keys', '-t', 't', 'e')
@@ -234,7 +303,10 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     expect(stopped.status, stopped.stderr).to.equal(0)
     await waitFor((text) => /running 1\/1\s+(stopped|exited)/.test(rowOf(text, 'feat')))
     tmux('send-keys', '-t', 't', 'e')
-    await waitFor((text) => paneFlag('alternate_on') === '0' && text.includes('(press Enter to go back to the dashboard)'), 30_000)
+    await waitFor(
+      (text) => paneFlag('alternate_on') === '0' && text.includes('(press Enter to go back to the dashboard)'),
+      30_000,
+    )
     expect(screen()).to.match(/the box of feat is (stopped|exited)/)
     // It waits for the key: the process neither ends nor comes back on its own.
     await new Promise((resolve) => setTimeout(resolve, 2000))
@@ -259,7 +331,10 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     await waitFor(/new worktree: extra▏ ✓ Enter creates worktree extra on branch wt\/extra/)
     tmux('send-keys', '-t', 't', 'Enter')
     // The selection moves onto the row just made.
-    await waitFor((text) => /^› extra\s+wt\/extra\s+\d+ hash/m.test(text) && /created worktree extra on wt\/extra/.test(text), 60_000)
+    await waitFor(
+      (text) => /^› extra\s+wt\/extra\s+\d+ hash/m.test(text) && text.includes('created worktree extra on wt/extra'),
+      60_000,
+    )
     expect(readFileSync(path.join(`${repo}-worktrees`, 'extra', 'yard.toml'), 'utf8')).to.include('yardtest-d2')
   })
 
@@ -274,7 +349,13 @@ describe('yard dashboard in a tmux pane (DESIGN.md §6, case 10)', function () {
     tmux('send-keys', '-t', 't', 'j', 'j')
     await waitFor((text) => selected(text) === 'feat')
     tmux('send-keys', '-t', 't', 'l')
-    await waitFor((text) => paneFlag('alternate_on') === '0' && text.includes('yard: following the logs of feat; Ctrl-C returns to the dashboard') && /serving hello feat/.test(text), 60_000)
+    await waitFor(
+      (text) =>
+        paneFlag('alternate_on') === '0' &&
+        text.includes('yard: following the logs of feat; Ctrl-C returns to the dashboard') &&
+        text.includes('serving hello feat'),
+      60_000,
+    )
     tmux('send-keys', '-t', 't', 'C-c')
     await waitFor((text) => paneFlag('alternate_on') === '1' && selected(text) === 'feat', 30_000)
   })

@@ -13,7 +13,11 @@ export default class BoxDown extends BaseCommand {
     const {args, flags} = await this.parse(BoxDown)
     const worktree = targetName(args, flags)
     const outcome = await boxDown(this.context, this.backends, worktree)
-    this.print(outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: no box runs, nothing to do` : outcome.gone.map((item) => `removed ${item}`).join('\n'))
+    this.print(
+      outcome.gone.length === 0
+        ? `${describeTarget(outcome.target)}: no box runs, nothing to do`
+        : outcome.gone.map((item) => `removed ${item}`).join('\n'),
+    )
     return {project: outcome.target.project, removed: outcome.gone}
   }
 }

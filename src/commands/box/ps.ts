@@ -1,4 +1,5 @@
 import type {StackContainer} from '../../sdk/stack.js'
+
 import {boxPs} from '../../core/machine/index.js'
 import {formatContainers} from '../../tui/containers.js'
 import {BaseCommand, targetArgs, targetName, worktreeFlag} from '../base.js'

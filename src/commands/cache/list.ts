@@ -1,14 +1,17 @@
 import type {CacheStatus} from '../../sdk/cache.js'
+
 import {openCache} from '../../core/cache/index.js'
 import {formatAge, formatBytes} from '../../core/kernel/index.js'
-import {Column, formatTable} from '../../tui/table.js'
+import {type Column, formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard cache list` (DESIGN.md Appendix A). */
 export default class CacheList extends BaseCommand {
   static aliases = ['cache:ls']
   static summary = 'List the caches: freshness, packs, loose objects, size and borrowers'
-  static description = 'STATE is `fresh 37s` (the last fetch or clone succeeded, that long ago), `stale 2h` (the latest attempt failed; the cache is used as it is), `adopted` (found in place, not fetched yet), `failed` (no clone yet: its error is in ERROR) or `missing`. --json has the timestamps and byte counts.'
+  static description =
+    'STATE is `fresh 37s` (the last fetch or clone succeeded, that long ago), `stale 2h` (the latest attempt failed; the cache is used as it is), `adopted` (found in place, not fetched yet), `failed` (no clone yet: its error is in ERROR) or `missing`. --json has the timestamps and byte counts.'
+
   static examples = ['<%= config.bin %> cache list', '<%= config.bin %> cache list --json']
 
   async run(): Promise<CacheStatus[]> {
@@ -23,10 +26,14 @@ export default class CacheList extends BaseCommand {
       {header: 'PACKS', cell: (row) => row.packs},
       {header: 'LOOSE', cell: (row) => row.looseObjects},
       {header: 'SIZE', cell: (row) => formatBytes(row.sizeBytes)},
-      {header: 'BORROWERS', cell: (row) => row.borrowers.map((lease) => `${lease.kind}/${lease.name}`).join(',') || undefined},
+      {
+        header: 'BORROWERS',
+        cell: (row) => row.borrowers.map((lease) => `${lease.kind}/${lease.name}`).join(',') || undefined,
+      },
     ]
     // A failed clone or fetch shows its error here too, not only in --json.
-    if (rows.some((row) => row.lastError !== null)) columns.push({header: 'ERROR', cell: (row) => row.lastError && errorGist(row.lastError)})
+    if (rows.some((row) => row.lastError !== null))
+      columns.push({header: 'ERROR', cell: (row) => row.lastError && errorGist(row.lastError)})
     this.print(formatTable(columns, rows))
     return rows
   }

@@ -15,9 +15,10 @@ export default class ClusterInstall extends BaseCommand {
     '<%= config.bin %> cluster install --image registry.example.com/team/yard-agent:0.1.0',
     'YARD_KUBE_CONTEXT=kind-yard <%= config.bin %> cluster install --json',
   ]
+
   static flags = {
     'dry-run': Flags.boolean({description: 'print the objects as YAML, touch no cluster'}),
-    image: Flags.string({description: 'the cache agent\'s image (default localhost/yard-agent:<version>)'}),
+    image: Flags.string({description: "the cache agent's image (default localhost/yard-agent:<version>)"}),
   }
 
   async run(): Promise<ClusterInstallResult> {
@@ -26,14 +27,18 @@ export default class ClusterInstall extends BaseCommand {
       image: flags.image,
       version: this.config.version,
       dryRun: flags['dry-run'],
-      onStep: (step) => this.print(`${step.action.padEnd(9)} ${step.kind} ${step.namespace ? `${step.namespace}/` : ''}${step.name}`),
+      onStep: (step) =>
+        this.print(`${step.action.padEnd(9)} ${step.kind} ${step.namespace ? `${step.namespace}/` : ''}${step.name}`),
     })
     if (flags['dry-run']) {
       this.print(result.yaml.trimEnd())
       return result
     }
+
     const count = (action: string) => result.steps.filter((step) => step.action === action).length
-    this.print(`installed in namespace ${result.namespace}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged (agent image ${result.image})`)
+    this.print(
+      `installed in namespace ${result.namespace}: ${count('created')} created, ${count('updated')} updated, ${count('unchanged')} unchanged (agent image ${result.image})`,
+    )
     return result
   }
 }

@@ -1,4 +1,4 @@
-import {MachineOutcome, machineStop} from '../../core/machine/index.js'
+import {type MachineOutcome, machineStop} from '../../core/machine/index.js'
 import {BaseCommand, machineWorktreeFlag} from '../base.js'
 
 /** `yard machine stop` (DESIGN.md §4.3). */

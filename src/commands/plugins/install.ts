@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {commands} from '@oclif/plugin-plugins'
 
-import {YardError} from '../../sdk/errors.js'
 import {classifyPluginSource, consentToInstall} from '../../core/registry/index.js'
+import {YardError} from '../../sdk/errors.js'
 import {confirm} from '../../tui/confirm.js'
 
 const BaseInstall: (typeof commands)['plugins:install'] = commands['plugins:install']
@@ -18,14 +18,27 @@ export default class PluginsInstall extends BaseInstall {
 
 A path is installed as a link to its directory, so build it first (docs/plugins.md).`
   static examples = [
-    {command: '<%= config.bin %> plugins install yard-backend-lima', description: 'Install a plugin from the npm registry.'},
-    {command: '<%= config.bin %> plugins install ./examples/procfile-stack --yes', description: 'Install a built plugin from a local directory, without the question.'},
-    {command: '<%= config.bin %> plugins install https://github.com/acme/yard-backend-nomad.git', description: 'Install a plugin from a git url (asks first).'},
+    {
+      command: '<%= config.bin %> plugins install yard-backend-lima',
+      description: 'Install a plugin from the npm registry.',
+    },
+    {
+      command: '<%= config.bin %> plugins install ./examples/procfile-stack --yes',
+      description: 'Install a built plugin from a local directory, without the question.',
+    },
+    {
+      command: '<%= config.bin %> plugins install https://github.com/acme/yard-backend-nomad.git',
+      description: 'Install a plugin from a git url (asks first).',
+    },
   ]
+
   static strict = false
   static flags = {
     ...BaseInstall.flags,
-    yes: Flags.boolean({char: 'y', description: 'install from a path, git url, tarball url or npm: alias without asking'}),
+    yes: Flags.boolean({
+      char: 'y',
+      description: 'install from a path, git url, tarball url or npm: alias without asking',
+    }),
   }
 
   async run(): Promise<void> {
@@ -34,11 +47,17 @@ A path is installed as a link to its directory, so build it first (docs/plugins.
     await consentToInstall(sources, {
       yes: flags.yes,
       interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-      ask: (question) => confirm(question, {input: process.stdin, output: process.stderr}),
+      ask: async (question) => confirm(question, {input: process.stdin, output: process.stderr}),
       note: (text) => process.stderr.write(text + '\n'),
     })
     // plugin-plugins reads `owner/repo` paths as GitHub slugs: it gets `file:<absolute path>`.
-    const forwarded = Object.entries({force: flags.force, silent: flags.silent, verbose: flags.verbose, jit: flags.jit, json: flags.json})
+    const forwarded = Object.entries({
+      force: flags.force,
+      silent: flags.silent,
+      verbose: flags.verbose,
+      jit: flags.jit,
+      json: flags.json,
+    })
       .filter(([, set]) => set === true)
       .map(([name]) => `--${name}`)
     this.argv = [...forwarded, ...sources.map((source) => source.spec)]
@@ -48,7 +67,8 @@ A path is installed as a link to its directory, so build it first (docs/plugins.
   protected async catch(error: Error & {exitCode?: number}): Promise<unknown> {
     if (!(error instanceof YardError)) return super.catch(error)
     process.exitCode = error.code
-    if (this.jsonEnabled()) this.logJson({error: {code: error.code, message: error.message, why: error.why, fix: error.fix}})
+    if (this.jsonEnabled())
+      this.logJson({error: {code: error.code, message: error.message, why: error.why, fix: error.fix}})
     else this.logToStderr(error.render())
     return this.exit(error.code)
   }

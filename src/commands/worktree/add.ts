@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
+import {type AddResult, addWorktree, worktreeBackends} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
-import {AddResult, addWorktree, worktreeBackends} from '../../core/worktree/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
 export default class WorktreeAdd extends BaseCommand {
@@ -21,22 +21,37 @@ Submodules main has checked out are initialised from main's own objects (--no-su
   ]
 
   static args = {
-    name: Args.string({description: 'worktree name: a-z, 0-9 and inner -, at most 40 characters (default: derived from --branch)'}),
+    name: Args.string({
+      description: 'worktree name: a-z, 0-9 and inner -, at most 40 characters (default: derived from --branch)',
+    }),
     branch: Args.string({description: 'branch to check out or create (default: wt/NAME)'}),
   }
 
   static flags = {
     quiet: quietFlag,
-    branch: Flags.string({char: 'b', description: 'the branch; without NAME, the name is derived from it (feature/Login.v2 → feature-login-v2-<hash>)', helpValue: 'BRANCH'}),
+    branch: Flags.string({
+      char: 'b',
+      description: 'the branch; without NAME, the name is derived from it (feature/Login.v2 → feature-login-v2-<hash>)',
+      helpValue: 'BRANCH',
+    }),
     from: Flags.string({description: 'base of a new branch: a branch, tag or commit (must resolve)', helpValue: 'REF'}),
-    fetch: Flags.boolean({description: 'fetch the base\'s remote first', default: true, allowNo: true}),
-    submodules: Flags.boolean({description: 'initialise the submodules main has checked out, from main\'s objects', default: true, allowNo: true}),
-    untrusted: Flags.boolean({description: 'for code you have not reviewed: its stack and box run on a machine of their own that mounts only this worktree and the git dir read-only (recorded in yard.local.toml)', default: false}),
+    fetch: Flags.boolean({description: "fetch the base's remote first", default: true, allowNo: true}),
+    submodules: Flags.boolean({
+      description: "initialise the submodules main has checked out, from main's objects",
+      default: true,
+      allowNo: true,
+    }),
+    untrusted: Flags.boolean({
+      description:
+        'for code you have not reviewed: its stack and box run on a machine of their own that mounts only this worktree and the git dir read-only (recorded in yard.local.toml)',
+      default: false,
+    }),
   }
 
   async run(): Promise<AddResult> {
     const {args, flags} = await this.parse(WorktreeAdd)
-    if (args.branch !== undefined && flags.branch !== undefined) throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
+    if (args.branch !== undefined && flags.branch !== undefined)
+      throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
     // The registry's plugins load while git answers; only sandbox backends are asked (under the lock).
     void this.backends.ids('sandbox')
     const result = await addWorktree(this.context, {
@@ -64,7 +79,11 @@ function describe(result: AddResult): string {
   if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
   if (result.submodules.initialised.length > 0) lines.push(`  submodules: ${result.submodules.initialised.join(', ')}`)
   lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
-  if (result.trust === 'untrusted') lines.push(`  untrusted: its stack and box run on machine ${result.machine} (created on its first \`yard up\`), which mounts only this worktree and the git dir read-only`)
-  if (result.copied.length > 0) lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
+  if (result.trust === 'untrusted')
+    lines.push(
+      `  untrusted: its stack and box run on machine ${result.machine} (created on its first \`yard up\`), which mounts only this worktree and the git dir read-only`,
+    )
+  if (result.copied.length > 0)
+    lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
   return lines.join('\n')
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
+import {setWorktreeTrust, type TrustOutcome} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
-import {setWorktreeTrust, TrustOutcome} from '../../core/worktree/index.js'
 import {BaseCommand} from '../base.js'
 
 /** `yard worktree trust NAME --untrusted|--trusted` (docs/worktrees.md, "Untrusted worktrees"). */
@@ -11,7 +11,10 @@ export default class WorktreeTrust extends BaseCommand {
   static description = `--untrusted records it in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box then run on a machine of their own, yard-<prefix>-NAME, that mounts only this worktree and the git dir read-only. Refused (exit 3) while its stack or box still runs on the shared machine.
 --trusted deletes the record: it runs on the shared machine again. Refused (exit 3) while its own machine exists (yard machine rm --worktree NAME removes it).`
 
-  static examples = ['<%= config.bin %> worktree trust pr-123 --untrusted', '<%= config.bin %> worktree trust pr-123 --trusted']
+  static examples = [
+    '<%= config.bin %> worktree trust pr-123 --untrusted',
+    '<%= config.bin %> worktree trust pr-123 --trusted',
+  ]
 
   static args = {
     name: Args.string({description: 'the worktree', required: true}),
@@ -24,9 +27,18 @@ export default class WorktreeTrust extends BaseCommand {
 
   async run(): Promise<TrustOutcome> {
     const {args, flags} = await this.parse(WorktreeTrust)
-    if (flags.untrusted === flags.trusted) throw new InputError('say which: --untrusted or --trusted', {fix: `yard worktree trust ${args.name} --untrusted (or --trusted)`})
-    const outcome = await setWorktreeTrust(this.context, this.backends, {name: args.name, trust: flags.untrusted ? 'untrusted' : 'trusted'})
-    const where = outcome.trust === 'untrusted' ? `its stack and box run on machine ${outcome.machine}, which mounts only the worktree and the git dir read-only` : `it runs on the shared machine ${outcome.machine}`
+    if (flags.untrusted === flags.trusted)
+      throw new InputError('say which: --untrusted or --trusted', {
+        fix: `yard worktree trust ${args.name} --untrusted (or --trusted)`,
+      })
+    const outcome = await setWorktreeTrust(this.context, this.backends, {
+      name: args.name,
+      trust: flags.untrusted ? 'untrusted' : 'trusted',
+    })
+    const where =
+      outcome.trust === 'untrusted'
+        ? `its stack and box run on machine ${outcome.machine}, which mounts only the worktree and the git dir read-only`
+        : `it runs on the shared machine ${outcome.machine}`
     this.print(`worktree ${outcome.name} ${outcome.changed ? 'is now' : 'is already'} ${outcome.trust}: ${where}`)
     return outcome
   }

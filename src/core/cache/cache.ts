@@ -5,13 +5,23 @@
  */
 import path from 'node:path'
 
-import type {BorrowerProbe, CacheAgentEvent, CacheAgentPass, CacheAddResult, CacheBackend, CacheEvictResult, CacheFetchResult, CacheMaintainResult} from '../../sdk/cache.js'
+import type {
+  BorrowerProbe,
+  CacheAddResult,
+  CacheAgentEvent,
+  CacheAgentPass,
+  CacheBackend,
+  CacheEvictResult,
+  CacheFetchResult,
+  CacheMaintainResult,
+} from '../../sdk/cache.js'
 import type {SandboxBackend} from '../../sdk/sandbox.js'
-import {namespaceFromEnv} from '../cluster/cluster.js'
 import type {YardContext} from '../kernel/context.js'
-import {InputError, OperationError} from '../../sdk/errors.js'
-import {MAX_INTERVAL_MS} from '../../sdk/duration.js'
 import type {Backends} from '../registry/backends.js'
+
+import {MAX_INTERVAL_MS} from '../../sdk/duration.js'
+import {InputError, OperationError} from '../../sdk/errors.js'
+import {namespaceFromEnv} from '../cluster/cluster.js'
 import {stateDir} from '../kernel/state.js'
 import {mainConfigIfAny} from '../workspace/workspace.js'
 
@@ -23,11 +33,23 @@ const DEFAULT_SANDBOX_BACKEND = 'k8s-sandbox'
  * current directory is in one, else `YARD_CACHE_ROOT` → `<state dir>/caches` and `git-cache`.
  * @throws InputError (exit 2) for invalid config.
  */
-export async function cacheSettings(context: YardContext): Promise<{backend: string; root: string; sandboxBackend: string; lfs?: 'all' | 'off'}> {
+export async function cacheSettings(
+  context: YardContext,
+): Promise<{backend: string; root: string; sandboxBackend: string; lfs?: 'all' | 'off'}> {
   const config = await mainConfigIfAny(context)
-  if (config) return {backend: config.cache.backend, root: config.cache.root, sandboxBackend: config.cluster.backend, ...(config.cache.lfs ? {lfs: config.cache.lfs} : {})}
+  if (config)
+    return {
+      backend: config.cache.backend,
+      root: config.cache.root,
+      sandboxBackend: config.cluster.backend,
+      ...(config.cache.lfs && {lfs: config.cache.lfs}),
+    }
   const fromEnv = context.env.YARD_CACHE_ROOT?.trim()
-  return {backend: DEFAULT_CACHE_BACKEND, root: path.resolve(context.cwd, fromEnv || path.join(stateDir(context.env), 'caches')), sandboxBackend: DEFAULT_SANDBOX_BACKEND}
+  return {
+    backend: DEFAULT_CACHE_BACKEND,
+    root: path.resolve(context.cwd, fromEnv || path.join(stateDir(context.env), 'caches')),
+    sandboxBackend: DEFAULT_SANDBOX_BACKEND,
+  }
 }
 
 /**
@@ -36,17 +58,29 @@ export async function cacheSettings(context: YardContext): Promise<{backend: str
  * sandbox still exists, so the lease of a pod removed outside yard is cleared.
  * @throws what CacheBackend.evict throws (exit 2 unknown cache, exit 3 live borrowers).
  */
-export async function evictCache(context: YardContext, backends: Backends, url: string, options: {dryRun: boolean}): Promise<CacheEvictResult> {
+export async function evictCache(
+  context: YardContext,
+  backends: Backends,
+  url: string,
+  options: {dryRun: boolean},
+): Promise<CacheEvictResult> {
   const settings = await cacheSettings(context)
   const {cache, root} = await openCache(context, backends)
-  return cache.evict(root, url, {dryRun: options.dryRun, probe: await sandboxBorrowerProbe(context, backends, settings.sandboxBackend)})
+  return cache.evict(root, url, {
+    dryRun: options.dryRun,
+    probe: await sandboxBorrowerProbe(context, backends, settings.sandboxBackend),
+  })
 }
 
 /**
  * The sandbox backend's `borrowerGone` as a BorrowerProbe; a backend that cannot be loaded, or a
  * probe that fails, proves nothing (the lease stays live), with a note.
  */
-async function sandboxBorrowerProbe(context: YardContext, backends: Backends, id: string): Promise<BorrowerProbe | undefined> {
+async function sandboxBorrowerProbe(
+  context: YardContext,
+  backends: Backends,
+  id: string,
+): Promise<BorrowerProbe | undefined> {
   let sandboxes: SandboxBackend
   try {
     sandboxes = await backends.sandbox(context, id)
@@ -54,27 +88,32 @@ async function sandboxBorrowerProbe(context: YardContext, backends: Backends, id
     context.warn(`note: sandbox borrowers are not checked: ${(error as Error).message}`)
     return undefined
   }
+
   if (!sandboxes.borrowerGone) return undefined
-  return (borrower) => sandboxes.borrowerGone!(borrower).catch((error: Error) => {
-    context.warn(`note: whether sandbox ${borrower.name} still exists is unknown: ${error.message}`)
-    return undefined
-  })
+  return async (borrower) =>
+    sandboxes.borrowerGone!(borrower).catch((error: Error) => {
+      context.warn(`note: whether sandbox ${borrower.name} still exists is unknown: ${error.message}`)
+      return undefined
+    })
 }
 
 /**
  * The cache backend `[cache] backend` selects, created through the registry, and the root.
  * @throws InputError (exit 2) for an unknown backend id or invalid config.
  */
-export async function openCache(context: YardContext, backends: Backends): Promise<{cache: CacheBackend; root: string; lfs?: 'all' | 'off'}> {
+export async function openCache(
+  context: YardContext,
+  backends: Backends,
+): Promise<{cache: CacheBackend; root: string; lfs?: 'all' | 'off'}> {
   const settings = await cacheSettings(context)
   const cache = await backends.cache(context, settings.backend)
-  return {cache, root: settings.root, ...(settings.lfs ? {lfs: settings.lfs} : {})}
+  return {cache, root: settings.root, ...(settings.lfs && {lfs: settings.lfs})}
 }
 
 /** The url of every known cache (a record with a url, present), or the one given. */
 async function targets(cache: CacheBackend, root: string, url: string | undefined): Promise<string[]> {
   if (url !== undefined) return [url]
-  return (await cache.list(root)).filter((row) => row.present && row.url !== null).map((row) => row.url as string)
+  return (await cache.list(root)).filter((row) => row.present && row.url !== null).map((row) => row.url!)
 }
 
 /**
@@ -84,7 +123,12 @@ async function targets(cache: CacheBackend, root: string, url: string | undefine
  * @returns the add result and, for an already cached url, the fetch's result (a failed fetch is
  *   `stale`, the cache stays usable).
  */
-export async function addCache(cache: CacheBackend, root: string, url: string, lfs?: 'all' | 'off'): Promise<CacheAddResult & {fetch?: CacheFetchResult}> {
+export async function addCache(
+  cache: CacheBackend,
+  root: string,
+  url: string,
+  lfs?: 'all' | 'off',
+): Promise<CacheAddResult & {fetch?: CacheFetchResult}> {
   const added = await cache.add(root, url, lfs ? {lfs} : {})
   if (added.action !== 'adopted' || !added.cached) return added
   return {...added, fetch: await cache.fetch(root, url, lfs ? {lfs} : {})}
@@ -94,21 +138,37 @@ export async function addCache(cache: CacheBackend, root: string, url: string, l
  * `yard cache fetch [URL | --all]`: fetches each; a failure leaves that cache stale and usable.
  * @throws OperationError (exit 1) after all were tried, when any is stale: "stale since <time>".
  */
-export async function fetchCaches(cache: CacheBackend, root: string, url: string | undefined, lfs?: 'all' | 'off'): Promise<CacheFetchResult[]> {
+export async function fetchCaches(
+  cache: CacheBackend,
+  root: string,
+  url: string | undefined,
+  lfs?: 'all' | 'off',
+): Promise<CacheFetchResult[]> {
   const results: CacheFetchResult[] = []
   for (const target of await targets(cache, root, url)) results.push(await cache.fetch(root, target, lfs ? {lfs} : {}))
   const stale = results.filter((result) => result.stale)
   if (stale.length > 0) {
-    throw new OperationError(stale.map((result) => `the cache ${result.key} is stale since ${result.staleSince}: its fetch failed`).join('\n  '), {
-      why: stale.map((result) => result.error).join('\n'),
-      fix: 'clones from it still work on the cached objects; check the remote (git ls-remote -- URL) and run yard cache fetch again',
-    })
+    throw new OperationError(
+      stale
+        .map((result) => `the cache ${result.key} is stale since ${result.staleSince}: its fetch failed`)
+        .join('\n  '),
+      {
+        why: stale.map((result) => result.error).join('\n'),
+        fix: 'clones from it still work on the cached objects; check the remote (git ls-remote -- URL) and run yard cache fetch again',
+      },
+    )
   }
+
   return results
 }
 
 /** `yard cache maintain [URL | --all] [--force]`. @throws OperationError when a maintenance command fails. */
-export async function maintainCaches(cache: CacheBackend, root: string, url: string | undefined, force: boolean): Promise<CacheMaintainResult[]> {
+export async function maintainCaches(
+  cache: CacheBackend,
+  root: string,
+  url: string | undefined,
+  force: boolean,
+): Promise<CacheMaintainResult[]> {
   const results: CacheMaintainResult[] = []
   for (const target of await targets(cache, root, url)) results.push(await cache.maintain(root, target, {force}))
   return results
@@ -121,10 +181,16 @@ export async function maintainCaches(cache: CacheBackend, root: string, url: str
  */
 export function parseInterval(text: string, flag: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim())
-  const ms = match ? Number(match[1]) * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[match[2] as 'ms' | 's' | 'm' | 'h'] : Number.NaN
+  const ms = match
+    ? Number(match[1]) * {ms: 1, s: 1000, m: 60_000, h: 3_600_000}[match[2] as 'ms' | 's' | 'm' | 'h']
+    : NaN
   if (!(ms >= 1000 && ms <= MAX_INTERVAL_MS)) {
-    throw new InputError(`invalid ${flag} ${JSON.stringify(text)}`, {why: 'a duration is a number with ms, s, m or h, from one second to 7 days (168h)', fix: `e.g. ${flag} 5m`})
+    throw new InputError(`invalid ${flag} ${JSON.stringify(text)}`, {
+      why: 'a duration is a number with ms, s, m or h, from one second to 7 days (168h)',
+      fix: `e.g. ${flag} 5m`,
+    })
   }
+
   return Math.round(ms)
 }
 
@@ -163,30 +229,52 @@ export async function clusterAgentSettings(context: YardContext): Promise<Cluste
   const node = context.env.NODE_NAME?.trim() ?? ''
   if (node === '') {
     throw new InputError('yard cache agent --kubernetes needs NODE_NAME: the name of the node it runs on', {
-      why: 'the agent clones what pods on its own node mount, and writes only its own node\'s entry of each Repo\'s status',
+      why: "the agent clones what pods on its own node mount, and writes only its own node's entry of each Repo's status",
       fix: 'set NODE_NAME (in a DaemonSet: env NODE_NAME from fieldRef spec.nodeName, as yard cluster install renders it), e.g. NODE_NAME=$(hostname) yard cache agent --kubernetes',
     })
   }
+
   if (node.length > 253 || !DNS_SUBDOMAIN.test(node)) {
-    throw new InputError(`invalid NODE_NAME ${JSON.stringify(node)}`, {why: 'a node name is a DNS-1123 subdomain: a-z, 0-9, "-" and ".", at most 253 characters', fix: 'set NODE_NAME to the node\'s name as kubectl get nodes shows it'})
+    throw new InputError(`invalid NODE_NAME ${JSON.stringify(node)}`, {
+      why: 'a node name is a DNS-1123 subdomain: a-z, 0-9, "-" and ".", at most 253 characters',
+      fix: "set NODE_NAME to the node's name as kubectl get nodes shows it",
+    })
   }
+
   const config = await mainConfigIfAny(context)
   let settings: Omit<ClusterAgentSettings, 'node'>
   if (config === undefined) {
     const namespace = namespaceFromEnv(context)
     const kubeContext = context.env.YARD_KUBE_CONTEXT?.trim() || undefined
     const cacheRoot = context.env.YARD_CACHE_ROOT?.trim() || `/var/lib/yard/${namespace}/caches`
-    settings = {namespace, cacheRoot, cacheBackend: DEFAULT_CACHE_BACKEND, sandboxBackend: 'k8s-sandbox', ...(kubeContext ? {context: kubeContext} : {})}
+    settings = {
+      namespace,
+      cacheRoot,
+      cacheBackend: DEFAULT_CACHE_BACKEND,
+      sandboxBackend: 'k8s-sandbox',
+      ...(kubeContext && {context: kubeContext}),
+    }
   } else {
     const {namespace, context: kubeContext} = config.cluster
-    settings = {namespace, cacheRoot: config.cluster['cache-root'], cacheBackend: config.cache.backend, sandboxBackend: config.cluster.backend, ...(kubeContext ? {context: kubeContext} : {})}
+    settings = {
+      namespace,
+      cacheRoot: config.cluster['cache-root'],
+      cacheBackend: config.cache.backend,
+      sandboxBackend: config.cluster.backend,
+      ...(kubeContext && {context: kubeContext}),
+    }
   }
+
   if (!path.isAbsolute(settings.cacheRoot)) {
     throw new InputError(`the cluster cache root ${JSON.stringify(settings.cacheRoot)} is not an absolute path`, {
       why: 'pods mount <cache-root>/<key> as hostPath volumes, and the agent finds the caches a pod needs by that path',
-      fix: config === undefined ? 'set YARD_CACHE_ROOT to an absolute path' : 'set [cluster] cache-root in yard.toml to an absolute path',
+      fix:
+        config === undefined
+          ? 'set YARD_CACHE_ROOT to an absolute path'
+          : 'set [cluster] cache-root in yard.toml to an absolute path',
     })
   }
+
   return {node, ...settings}
 }
 
@@ -197,12 +285,17 @@ export async function clusterAgentSettings(context: YardContext): Promise<Cluste
  * @throws InputError (exit 2) for a missing NODE_NAME, invalid settings, or a sandbox backend
  *   without a cluster mode; OperationError (exit 1) when the cluster cannot be reached (`once`).
  */
-export async function runCacheAgent(context: YardContext, backends: Backends, request: CacheAgentRequest): Promise<CacheAgentPass> {
+export async function runCacheAgent(
+  context: YardContext,
+  backends: Backends,
+  request: CacheAgentRequest,
+): Promise<CacheAgentPass> {
   const options = {intervalMs: request.intervalMs, once: request.once, signal: request.signal, onEvent: request.onEvent}
   if (!request.kubernetes) {
     const {cache, root} = await openCache(context, backends)
     return cache.agent(root, options)
   }
+
   const settings = await clusterAgentSettings(context)
   const sandboxes = await backends.sandbox(context, settings.sandboxBackend)
   if (!sandboxes.cacheDemand) {
@@ -211,9 +304,19 @@ export async function runCacheAgent(context: YardContext, backends: Backends, re
       fix: 'select a backend with a kubernetes runtime in [cluster] backend (the built-in k8s-sandbox), or run yard cache agent without --kubernetes',
     })
   }
+
   const cache = await backends.cache(context, settings.cacheBackend)
-  const demand = await sandboxes.cacheDemand({node: settings.node, cacheRoot: settings.cacheRoot, namespace: settings.namespace, ...(settings.context ? {context: settings.context} : {})})
+  const demand = await sandboxes.cacheDemand({
+    node: settings.node,
+    cacheRoot: settings.cacheRoot,
+    namespace: settings.namespace,
+    ...(settings.context && {context: settings.context}),
+  })
   // The DaemonSet mounts the credentials Secret there (docs/cluster.md, "Private repositories").
   const credentialsDir = context.env.YARD_CREDENTIALS_DIR?.trim()
-  return cache.agent(settings.cacheRoot, {...options, demand, ...(credentialsDir && path.isAbsolute(credentialsDir) ? {credentialsDir} : {})})
+  return cache.agent(settings.cacheRoot, {
+    ...options,
+    demand,
+    ...(credentialsDir && path.isAbsolute(credentialsDir) && {credentialsDir}),
+  })
 }

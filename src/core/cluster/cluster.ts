@@ -9,10 +9,11 @@ import {stringify} from 'yaml'
 import type {ClusterInstallStep, ClusterStatus, SandboxClusterSetup} from '../../sdk/sandbox.js'
 import type {ClusterSettings} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
+import type {Backends} from '../registry/backends.js'
+
 import {InputError} from '../../sdk/errors.js'
 import {NAME_PATTERN} from '../identity/identity.js'
 import {imageReferenceProblem} from '../machine/image-reference.js'
-import type {Backends} from '../registry/backends.js'
 import {clusterSettings} from '../sandbox/sandbox.js'
 import {mainConfigIfAny} from '../workspace/workspace.js'
 
@@ -31,6 +32,7 @@ export function validateImage(image: string): string {
       fix: 'pass --image like registry.example.com/team/yard-agent:0.1.0',
     })
   }
+
   return image
 }
 
@@ -46,6 +48,7 @@ export function namespaceFromEnv(context: YardContext): string {
       fix: 'set YARD_NAMESPACE to the namespace yard cluster install used, or run the command in a checkout whose [cluster] namespace is set',
     })
   }
+
   return namespace
 }
 
@@ -60,7 +63,13 @@ export async function clusterTarget(context: YardContext): Promise<{settings: Cl
   const namespace = namespaceFromEnv(context)
   const kubeContext = context.env.YARD_KUBE_CONTEXT?.trim() || undefined
   return {
-    settings: {namespace, cacheRoot: `/var/lib/yard/${namespace}/caches`, readyTimeoutMs: 120_000, cacheTimeoutMs: 600_000, ...(kubeContext ? {context: kubeContext} : {})},
+    settings: {
+      namespace,
+      cacheRoot: `/var/lib/yard/${namespace}/caches`,
+      readyTimeoutMs: 120_000,
+      cacheTimeoutMs: 600_000,
+      ...(kubeContext && {context: kubeContext}),
+    },
     backend: 'k8s-sandbox',
   }
 }
@@ -69,7 +78,10 @@ export async function clusterTarget(context: YardContext): Promise<{settings: Cl
  * The cluster setup of the `[cluster] backend`, for those settings.
  * @throws InputError (exit 2) for an unknown backend or one without a cluster setup.
  */
-export async function openClusterSetup(context: YardContext, backends: Backends): Promise<{setup: SandboxClusterSetup; settings: ClusterSettings}> {
+export async function openClusterSetup(
+  context: YardContext,
+  backends: Backends,
+): Promise<{setup: SandboxClusterSetup; settings: ClusterSettings}> {
   const {settings, backend: id} = await clusterTarget(context)
   const backend = await backends.sandbox(context, id, {cluster: settings})
   if (!backend.clusterSetup) {
@@ -78,6 +90,7 @@ export async function openClusterSetup(context: YardContext, backends: Backends)
       fix: 'set [cluster] backend = "k8s-sandbox" in yard.toml',
     })
   }
+
   return {setup: await backend.clusterSetup(), settings}
 }
 
@@ -108,14 +121,18 @@ export interface ClusterInstallResult {
  * @throws InputError (exit 2) for a bad image, config or kubeconfig; OperationError (exit 1) when
  *   the cluster refuses or cannot be reached.
  */
-export async function clusterInstall(context: YardContext, backends: Backends, request: ClusterInstallRequest): Promise<ClusterInstallResult> {
+export async function clusterInstall(
+  context: YardContext,
+  backends: Backends,
+  request: ClusterInstallRequest,
+): Promise<ClusterInstallResult> {
   const image = validateImage(request.image ?? defaultAgentImage(request.version))
   const {setup, settings} = await openClusterSetup(context, backends)
   const objects = setup.objects({image, version: request.version})
   const yaml = objects.map((object) => stringify(object, {lineWidth: 0})).join('---\n')
   const listed = objects.map((object) => {
     const metadata = object.metadata as {name: string; namespace?: string}
-    return {kind: String(object.kind), name: metadata.name, ...(metadata.namespace ? {namespace: metadata.namespace} : {})}
+    return {kind: String(object.kind), name: metadata.name, ...(metadata.namespace && {namespace: metadata.namespace})}
   })
   const steps = request.dryRun ? [] : await setup.install({image, version: request.version, onStep: request.onStep})
   return {namespace: settings.namespace, image, yaml, objects: listed, steps}

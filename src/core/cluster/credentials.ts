@@ -10,10 +10,11 @@ import path from 'node:path'
 
 import type {ClusterCredential, SandboxClusterSetup} from '../../sdk/sandbox.js'
 import type {YardContext} from '../kernel/context.js'
-import {InputError} from '../../sdk/errors.js'
-import {openClusterSetup} from './cluster.js'
 import type {Backends} from '../registry/backends.js'
+
+import {InputError} from '../../sdk/errors.js'
 import {rawAuthority, redactUrl} from '../../sdk/repo-url.js'
+import {openClusterSetup} from './cluster.js'
 
 /** `yard cluster credentials set` flags. */
 export interface CredentialSetRequest {
@@ -38,31 +39,61 @@ const SCP_PREFIX = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:/
  */
 export function checkPrefix(prefix: string, kind: 'token' | 'ssh'): string {
   const text = prefix.trim()
-  const refuse = (why: string, fix: string) => new InputError(`invalid credentials url prefix ${JSON.stringify(redactUrl(text))}`, {why, fix})
-  if (text === '' || text.startsWith('-')) throw refuse('it is empty or starts with "-"', 'give the start of the repository urls it serves, e.g. https://github.com/acme/')
-  if (/\s|\\/.test(text)) throw refuse('it holds whitespace or a backslash', 'give the url prefix exactly as the Repos\' urls start')
+  const refuse = (why: string, fix: string) =>
+    new InputError(`invalid credentials url prefix ${JSON.stringify(redactUrl(text))}`, {why, fix})
+  if (text === '' || text.startsWith('-'))
+    throw refuse(
+      'it is empty or starts with "-"',
+      'give the start of the repository urls it serves, e.g. https://github.com/acme/',
+    )
+  if (/\s|\\/.test(text))
+    throw refuse('it holds whitespace or a backslash', "give the url prefix exactly as the Repos' urls start")
   const raw = rawAuthority(text)
   if (kind === 'token') {
-    if (!raw || (raw.scheme !== 'https://' && raw.scheme !== 'http://') || raw.host === '') throw refuse('a token is for https (or http) urls: the prefix must be https://host/…', 'e.g. https://github.com/acme/ (ssh urls take --ssh-key)')
-    if (raw.userinfo !== undefined) throw refuse('it holds a user name or token before "@"; the token comes from --token-from-env and the user from --username', 'write the prefix without "user@" or "user:token@"')
+    if (!raw || (raw.scheme !== 'https://' && raw.scheme !== 'http://') || raw.host === '')
+      throw refuse(
+        'a token is for https (or http) urls: the prefix must be https://host/…',
+        'e.g. https://github.com/acme/ (ssh urls take --ssh-key)',
+      )
+    if (raw.userinfo !== undefined)
+      throw refuse(
+        'it holds a user name or token before "@"; the token comes from --token-from-env and the user from --username',
+        'write the prefix without "user@" or "user:token@"',
+      )
     // A bare host ends at "/": https://github.com must not also cover https://github.com.evil.example/.
     return raw.rest === '' ? `${text}/` : text
   }
-  if (raw ? raw.scheme !== 'ssh://' && raw.scheme !== 'git+ssh://' : !SCP_PREFIX.test(text)) throw refuse('a deploy key is for ssh urls: ssh://[user@]host/… or user@host:…', 'e.g. git@github.com:acme/ (https urls take --token-from-env)')
+
+  if (raw ? raw.scheme !== 'ssh://' && raw.scheme !== 'git+ssh://' : !SCP_PREFIX.test(text))
+    throw refuse(
+      'a deploy key is for ssh urls: ssh://[user@]host/… or user@host:…',
+      'e.g. git@github.com:acme/ (https urls take --token-from-env)',
+    )
   if (raw?.userinfo?.includes(':')) throw refuse('it holds a password', 'write it as ssh://user@host/…')
   return raw && raw.rest === '' ? `${text}/` : text
 }
 
-async function credentialSetup(context: YardContext, backends: Backends): Promise<SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'setCredential' | 'listCredentials' | 'removeCredential'>>> {
+async function credentialSetup(
+  context: YardContext,
+  backends: Backends,
+): Promise<
+  SandboxClusterSetup & Required<Pick<SandboxClusterSetup, 'setCredential' | 'listCredentials' | 'removeCredential'>>
+> {
   const {setup} = await openClusterSetup(context, backends)
   if (!setup.setCredential || !setup.listCredentials || !setup.removeCredential) {
-    throw new InputError('the sandbox backend keeps no cluster credentials', {fix: 'set [cluster] backend = "k8s-sandbox" in yard.toml'})
+    throw new InputError('the sandbox backend keeps no cluster credentials', {
+      fix: 'set [cluster] backend = "k8s-sandbox" in yard.toml',
+    })
   }
+
   return setup as never
 }
 
 function readFile(file: string, flag: string): string {
-  if (!existsSync(file) || !statSync(file).isFile()) throw new InputError(`${flag} ${file} is not a file`, {fix: `give the path of the file (${flag} ~/.ssh/deploy_key)`})
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new InputError(`${flag} ${file} is not a file`, {
+      fix: `give the path of the file (${flag} ~/.ssh/deploy_key)`,
+    })
   return readFileSync(path.resolve(file), 'utf8')
 }
 
@@ -74,8 +105,12 @@ function readFile(file: string, flag: string): string {
 export function checkUsername(given: string | undefined): string {
   const username = given?.trim() || 'x-access-token'
   if (/[\s:\p{Cc}]/u.test(username) || username.startsWith('-')) {
-    throw new InputError(`invalid --username ${JSON.stringify(username)}`, {why: 'a user name holds no whitespace, ":" or control character, and does not start with "-"', fix: 'give the user name the host expects with a token (GitHub: any, GitLab: oauth2)'})
+    throw new InputError(`invalid --username ${JSON.stringify(username)}`, {
+      why: 'a user name holds no whitespace, ":" or control character, and does not start with "-"',
+      fix: 'give the user name the host expects with a token (GitHub: any, GitLab: oauth2)',
+    })
   }
+
   return username
 }
 
@@ -85,16 +120,28 @@ export function checkUsername(given: string | undefined): string {
  * @throws InputError (exit 2) for a bad prefix, both or neither kind, an empty variable or a
  *   missing file, before the cluster is asked; OperationError (exit 1) when it refuses.
  */
-export async function setCredential(context: YardContext, backends: Backends, request: CredentialSetRequest): Promise<{entry: ClusterCredential; action: 'created' | 'updated'; secret: string}> {
+export async function setCredential(
+  context: YardContext,
+  backends: Backends,
+  request: CredentialSetRequest,
+): Promise<{entry: ClusterCredential; action: 'created' | 'updated'; secret: string}> {
   const token = request.tokenFromEnv !== undefined
   const ssh = request.sshKey !== undefined
   if (token === ssh) {
-    throw new InputError(token ? 'give either --token-from-env or --ssh-key, not both' : 'credentials need --token-from-env VAR (https) or --ssh-key FILE (ssh)', {
-      fix: 'yard cluster credentials set https://github.com/acme/ --token-from-env GITHUB_TOKEN, or yard cluster credentials set git@github.com:acme/ --ssh-key ~/.ssh/deploy_key --known-hosts ~/.ssh/known_hosts',
-    })
+    throw new InputError(
+      token
+        ? 'give either --token-from-env or --ssh-key, not both'
+        : 'credentials need --token-from-env VAR (https) or --ssh-key FILE (ssh)',
+      {
+        fix: 'yard cluster credentials set https://github.com/acme/ --token-from-env GITHUB_TOKEN, or yard cluster credentials set git@github.com:acme/ --ssh-key ~/.ssh/deploy_key --known-hosts ~/.ssh/known_hosts',
+      },
+    )
   }
-  if (!ssh && request.knownHosts !== undefined) throw new InputError('--known-hosts goes with --ssh-key', {fix: 'leave out --known-hosts for an https token'})
-  if (ssh && request.username !== undefined) throw new InputError('--username goes with --token-from-env', {fix: 'an ssh url carries its user (git@host:…)'})
+
+  if (!ssh && request.knownHosts !== undefined)
+    throw new InputError('--known-hosts goes with --ssh-key', {fix: 'leave out --known-hosts for an https token'})
+  if (ssh && request.username !== undefined)
+    throw new InputError('--username goes with --token-from-env', {fix: 'an ssh url carries its user (git@host:…)'})
   const prefix = checkPrefix(request.prefix, token ? 'token' : 'ssh')
   const username = token ? checkUsername(request.username) : undefined
   const setup = await credentialSetup(context, backends)
@@ -102,15 +149,24 @@ export async function setCredential(context: YardContext, backends: Backends, re
     const variable = request.tokenFromEnv!
     const value = context.env[variable]?.trim()
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) || !value) {
-      throw new InputError(`the environment variable ${JSON.stringify(variable)} holds no token`, {why: 'the token is read from the environment, never from an argument (argv is visible to every user of this machine)', fix: `export ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) ? variable : 'GITHUB_TOKEN'}=… first (read -rs VAR && export VAR), then run the command again`})
+      throw new InputError(`the environment variable ${JSON.stringify(variable)} holds no token`, {
+        why: 'the token is read from the environment, never from an argument (argv is visible to every user of this machine)',
+        fix: `export ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable) ? variable : 'GITHUB_TOKEN'}=… first (read -rs VAR && export VAR), then run the command again`,
+      })
     }
+
     const done = await setup.setCredential({prefix, kind: 'token', username: username!, token: value})
     return {entry: {prefix, kind: 'token', username: username!, knownHosts: false}, ...done}
   }
+
   const key = readFile(request.sshKey!, '--ssh-key')
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key)) throw new InputError(`--ssh-key ${request.sshKey} is not a private key`, {why: 'it has no "-----BEGIN … PRIVATE KEY-----" line', fix: 'give the private half of the deploy key (not the .pub file)'})
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(key))
+    throw new InputError(`--ssh-key ${request.sshKey} is not a private key`, {
+      why: 'it has no "-----BEGIN … PRIVATE KEY-----" line',
+      fix: 'give the private half of the deploy key (not the .pub file)',
+    })
   const knownHosts = request.knownHosts === undefined ? undefined : readFile(request.knownHosts, '--known-hosts')
-  const done = await setup.setCredential({prefix, kind: 'ssh', key, ...(knownHosts ? {knownHosts} : {})})
+  const done = await setup.setCredential({prefix, kind: 'ssh', key, ...(knownHosts && {knownHosts})})
   return {entry: {prefix, kind: 'ssh', username: null, knownHosts: knownHosts !== undefined}, ...done}
 }
 
@@ -123,9 +179,16 @@ export async function listCredentials(context: YardContext, backends: Backends):
  * `yard cluster credentials rm PREFIX`.
  * @throws InputError (exit 2) when no entry has that prefix, listing those there are.
  */
-export async function removeCredential(context: YardContext, backends: Backends, prefix: string): Promise<{prefix: string}> {
+export async function removeCredential(
+  context: YardContext,
+  backends: Backends,
+  prefix: string,
+): Promise<{prefix: string}> {
   const setup = await credentialSetup(context, backends)
   if (await setup.removeCredential(prefix.trim())) return {prefix: prefix.trim()}
   const known = (await setup.listCredentials()).map((entry) => entry.prefix)
-  throw new InputError(`no credentials for the url prefix ${JSON.stringify(redactUrl(prefix))}`, {why: known.length > 0 ? `the prefixes with credentials are ${known.join(', ')}` : 'the cluster has no credentials', fix: 'yard cluster credentials list shows them'})
+  throw new InputError(`no credentials for the url prefix ${JSON.stringify(redactUrl(prefix))}`, {
+    why: known.length > 0 ? `the prefixes with credentials are ${known.join(', ')}` : 'the cluster has no credentials',
+    fix: 'yard cluster credentials list shows them',
+  })
 }

@@ -1,3 +1,5 @@
+import type {RepoIdentity} from '../../sdk/repo-identity.js'
+
 /**
  * Which repositories a cluster can fetch (DESIGN.md §5.2, "Runtimes": every repository must be
  * fetchable from the cluster). A node's cache agent clones on the node, so a working copy that
@@ -9,25 +11,28 @@
  * are refused before anything is made on the cluster. Pure: no git, no network.
  */
 import {InputError} from '../../sdk/errors.js'
-import type {RepoIdentity} from '../../sdk/repo-identity.js'
 import {redactUrl} from '../../sdk/repo-url.js'
 
 /** The host of a non-local identity `host[:port]/path` (`[v6]` kept bracketed). */
 export function identityHost(identity: string): string {
-  const authority = identity.split('/')[0]
+  const authority = identity.split('/', 1)[0]
   if (authority.startsWith('[')) return authority.slice(0, authority.indexOf(']') + 1)
-  return authority.split(':')[0]
+  return authority.split(':', 1)[0]
 }
 
 /** Why the cluster cannot fetch this repository by construction, or undefined when it may. */
 export function clusterSourceProblem(repo: Pick<RepoIdentity, 'scheme' | 'identity'>): string | undefined {
-  if (repo.scheme === 'local') return 'it is a path on this machine (a local path or a file:// url), which no node of the cluster can read'
+  if (repo.scheme === 'local')
+    return 'it is a path on this machine (a local path or a file:// url), which no node of the cluster can read'
   // A trailing dot is the same name, fully qualified (RFC 1034 §3.1); hosts are case-insensitive.
   const host = identityHost(repo.identity).toLowerCase().replace(/\.$/, '')
-  if (host === 'localhost' || host.endsWith('.localhost')) return `its host ${host} is this machine: on a node it names the node itself`
-  if (/^127\.\d+\.\d+\.\d+$/.test(host)) return `its host ${host} is a loopback address (127.0.0.0/8): on a node it names the node itself`
+  if (host === 'localhost' || host.endsWith('.localhost'))
+    return `its host ${host} is this machine: on a node it names the node itself`
+  if (/^127\.\d+\.\d+\.\d+$/.test(host))
+    return `its host ${host} is a loopback address (127.0.0.0/8): on a node it names the node itself`
   if (host === '[::1]') return 'its host [::1] is the IPv6 loopback address: on a node it names the node itself'
-  if (host === '0.0.0.0' || host === '[::]') return `its host ${host} is the unspecified address, which a client takes for this machine: on a node it names the node itself`
+  if (host === '0.0.0.0' || host === '[::]')
+    return `its host ${host} is the unspecified address, which a client takes for this machine: on a node it names the node itself`
   return undefined
 }
 
@@ -35,7 +40,11 @@ export function clusterSourceProblem(repo: Pick<RepoIdentity, 'scheme' | 'identi
  * Refuses a repository a cluster cannot fetch (see the module comment).
  * @throws InputError (exit 2) naming the url as given, the rule and the fix.
  */
-export function requireClusterSource(repo: Pick<RepoIdentity, 'scheme' | 'identity'>, given: string, flag = '--repo'): void {
+export function requireClusterSource(
+  repo: Pick<RepoIdentity, 'scheme' | 'identity'>,
+  given: string,
+  flag = '--repo',
+): void {
   const problem = clusterSourceProblem(repo)
   if (problem === undefined) return
   throw new InputError(`${flag} ${JSON.stringify(redactUrl(given))} cannot be fetched by the cluster`, {

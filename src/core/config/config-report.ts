@@ -1,12 +1,13 @@
+import type {YardContext} from '../kernel/context.js'
 /**
  * `yard config` (DESIGN.md §3.2, Appendix A): every effective value of the targeted checkout's
  * config with its origin.
  */
 import type {Origin, ProjectConfig} from './config.js'
-import type {YardContext} from '../kernel/context.js'
-import {loadConfig} from './config.js'
-import {knownKeys} from './config-schema.js'
+
 import {openWorkspace, targetName, worktreePath} from '../workspace/workspace.js'
+import {knownKeys} from './config-schema.js'
+import {loadConfig} from './config.js'
 
 export type ConfigReport = Record<string, {value: unknown; origin: Origin}>
 
@@ -22,14 +23,19 @@ export function reportConfig(config: ProjectConfig): ConfigReport {
     cache: config.cache,
     cluster: config.cluster,
     ports: config.ports,
-    'worktree-offsets': Object.fromEntries(Object.entries(config.pins).map(([name, value]) => [name, typeof value === 'bigint' ? Number(value) : value])),
+    'worktree-offsets': Object.fromEntries(
+      Object.entries(config.pins).map(([name, value]) => [name, typeof value === 'bigint' ? Number(value) : value]),
+    ),
   }
   for (const [table, values] of Object.entries(tables)) {
-    for (const [key, value] of Object.entries(values)) report[`${table}.${key}`] = {value, origin: config.origins[`${table}.${key}`] ?? 'default'}
+    for (const [key, value] of Object.entries(values))
+      report[`${table}.${key}`] = {value, origin: config.origins[`${table}.${key}`] ?? 'default'}
   }
+
   for (const table of Object.keys(tables)) {
     for (const key of knownKeys(table)) report[`${table}.${key}`] ??= {value: null, origin: 'default'}
   }
+
   return Object.fromEntries(Object.entries(report).sort(([a], [b]) => a.localeCompare(b)))
 }
 
@@ -40,6 +46,13 @@ export function reportConfig(config: ProjectConfig): ConfigReport {
 export async function targetConfigReport(context: YardContext, flag?: string): Promise<ConfigReport> {
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
-  const config = isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: worktreePath(workspace, name), name}, env: context.env, warn: context.warn})
+  const config = isMain
+    ? workspace.config
+    : loadConfig({
+        mainPath: workspace.mainPath,
+        checkout: {path: worktreePath(workspace, name), name},
+        env: context.env,
+        warn: context.warn,
+      })
   return reportConfig(config)
 }

@@ -6,9 +6,9 @@
  */
 import {z} from 'zod'
 
+import {parseRefreshInterval} from '../../sdk/duration.js'
 import {OFFSET_SLOTS} from '../identity/identity.js'
 import {imageReferenceProblem} from '../machine/image-reference.js'
-import {parseRefreshInterval} from '../../sdk/duration.js'
 
 const isRefreshInterval = (value: string) => {
   try {
@@ -19,7 +19,7 @@ const isRefreshInterval = (value: string) => {
 }
 
 /** Highest `[ports]` base: base + 89 must stay a valid port. */
-export const MAX_PORT_BASE = 65535 - OFFSET_SLOTS
+export const MAX_PORT_BASE = 65_535 - OFFSET_SLOTS
 /** `[ports]` keys are environment variable names. */
 export const PORT_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/
 
@@ -38,9 +38,13 @@ export function tomlInteger(min: number, max: number) {
   return z.unknown().transform((value, context) => {
     const number = typeof value === 'bigint' ? Number(value) : undefined
     if (number === undefined || number < min || number > max) {
-      context.addIssue({code: 'custom', message: `expected an integer from ${min} to ${max}, got ${describeValue(value)}`})
+      context.addIssue({
+        code: 'custom',
+        message: `expected an integer from ${min} to ${max}, got ${describeValue(value)}`,
+      })
       return z.NEVER
     }
+
     return number
   })
 }
@@ -50,8 +54,28 @@ export function tomlInteger(min: number, max: number) {
  * (DESIGN.md §3.5), anything starting with `YARD_`, and shell variables whose loss breaks a shell.
  */
 export const RESERVED_PORT_KEYS: readonly string[] = [
-  'MAIN_REPO', 'WORKTREE', 'WT_OFFSET', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT', 'CONTAINERS_CONF', 'CONTAINER_HOST', 'DOCKER_HOST',
-  'PATH', 'HOME', 'USER', 'SHELL', 'PWD', 'OLDPWD', 'IFS', 'TERM', 'LANG', 'HOSTNAME', 'TMPDIR', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_OPTIONS',
+  'MAIN_REPO',
+  'WORKTREE',
+  'WT_OFFSET',
+  'COMPOSE_PROJECT_NAME',
+  'PODMAN_PROJECT',
+  'CONTAINERS_CONF',
+  'CONTAINER_HOST',
+  'DOCKER_HOST',
+  'PATH',
+  'HOME',
+  'USER',
+  'SHELL',
+  'PWD',
+  'OLDPWD',
+  'IFS',
+  'TERM',
+  'LANG',
+  'HOSTNAME',
+  'TMPDIR',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'NODE_OPTIONS',
 ]
 
 /** `[ports]`: a table of environment variable name → base port (DESIGN.md §3.4, "Ports"). */
@@ -62,18 +86,29 @@ function portsTable() {
       context.addIssue({code: 'custom', message: `expected a table of NAME = base port, got ${describeValue(value)}`})
       return z.NEVER
     }
+
     const ports: Record<string, number> = {}
     for (const [key, raw] of Object.entries(value)) {
       if (!PORT_KEY_PATTERN.test(key)) {
-        context.addIssue({code: 'custom', path: [key], message: 'a port key is an environment variable name: upper-case letters, digits and _, not starting with a digit'})
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            'a port key is an environment variable name: upper-case letters, digits and _, not starting with a digit',
+        })
       } else if (RESERVED_PORT_KEYS.includes(key) || key.startsWith('YARD_')) {
-        context.addIssue({code: 'custom', path: [key], message: `${key} is a variable yard or your shell already uses; exporting a port under that name would overwrite it`})
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `${key} is a variable yard or your shell already uses; exporting a port under that name would overwrite it`,
+        })
       } else {
         const parsed = base.safeParse(raw)
         if (parsed.success) ports[key] = parsed.data
         else context.addIssue({code: 'custom', path: [key], message: parsed.error.issues[0].message})
       }
     }
+
     return ports
   })
 }
@@ -86,13 +121,16 @@ const text = () =>
   z
     .string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`})
     .min(1, 'must not be empty')
-    .refine((value) => !value.startsWith('-'), {message: 'must not start with "-": the tool it is handed to would read it as an option'})
+    .refine((value) => !value.startsWith('-'), {
+      message: 'must not start with "-": the tool it is handed to would read it as an option',
+    })
 
 /** An image reference (core/machine/image-reference.ts). */
 const image = () =>
   z.string({error: (issue) => `expected a string, got ${describeValue(issue.input)}`}).superRefine((value, context) => {
     const problem = imageReferenceProblem(value)
-    if (problem !== undefined) context.addIssue({code: 'custom', message: `${JSON.stringify(value)} is not an image reference: ${problem}`})
+    if (problem !== undefined)
+      context.addIssue({code: 'custom', message: `${JSON.stringify(value)} is not an image reference: ${problem}`})
   })
 
 /** podman's machine names: a letter or digit, then letters, digits, `_`, `.` and `-` (podman machine init). */
@@ -111,13 +149,42 @@ export const BOX_MOUNTS = ['all', 'worktree'] as const
 /** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
 export const projectTables = {
   project: z.strictObject({prefix: text(), 'main-worktree': text()}),
-  worktrees: z.strictObject({root: text(), base: text(), 'transcripts-archive': text(), copy: z.array(text()), 'keep-ignored': z.array(text())}),
-  machine: z.strictObject({backend: text(), name: text().regex(MACHINE_NAME_PATTERN, 'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"'), cpus: tomlInteger(1, 256), 'memory-mib': tomlInteger(256, 1_048_576), 'disk-gib': tomlInteger(1, 65_536)}),
-  cache: z.strictObject({backend: text(), root: text(), lfs: z.enum(['all', 'off']), 'fetch-through-seconds': tomlInteger(1, 600)}),
+  worktrees: z.strictObject({
+    root: text(),
+    base: text(),
+    'transcripts-archive': text(),
+    copy: z.array(text()),
+    'keep-ignored': z.array(text()),
+  }),
+  machine: z.strictObject({
+    backend: text(),
+    name: text().regex(
+      MACHINE_NAME_PATTERN,
+      'a machine name is a letter or digit followed by letters, digits, "_", "." and "-"',
+    ),
+    cpus: tomlInteger(1, 256),
+    'memory-mib': tomlInteger(256, 1_048_576),
+    'disk-gib': tomlInteger(1, 65_536),
+  }),
+  cache: z.strictObject({
+    backend: text(),
+    root: text(),
+    lfs: z.enum(['all', 'off']),
+    'fetch-through-seconds': tomlInteger(1, 600),
+  }),
   cluster: z.strictObject({
-    backend: text(), runtime: z.enum(CLUSTER_RUNTIMES), context: text(), namespace: text(), image: image(), 'cache-root': text(),
-    'refresh-interval': text().refine(isRefreshInterval, 'expected hours, minutes and seconds such as 90s, 10m or 1h30m, from 1s to 168h'),
-    'ready-timeout-seconds': tomlInteger(1, 3600), 'cache-timeout-seconds': tomlInteger(1, 86_400),
+    backend: text(),
+    runtime: z.enum(CLUSTER_RUNTIMES),
+    context: text(),
+    namespace: text(),
+    image: image(),
+    'cache-root': text(),
+    'refresh-interval': text().refine(
+      isRefreshInterval,
+      'expected hours, minutes and seconds such as 90s, 10m or 1h30m, from 1s to 168h',
+    ),
+    'ready-timeout-seconds': tomlInteger(1, 3600),
+    'cache-timeout-seconds': tomlInteger(1, 86_400),
   }),
 }
 
@@ -125,14 +192,23 @@ export const projectTables = {
 export const checkoutTables = {
   ports: portsTable(),
   stack: z.strictObject({
-    backend: text(), provider: z.enum(STACK_PROVIDERS), files: z.array(text()).min(1),
-    profiles: z.array(text()), external: z.enum(STACK_EXTERNAL), 'allow-shared': z.array(text()),
+    backend: text(),
+    provider: z.enum(STACK_PROVIDERS),
+    files: z.array(text()).min(1),
+    profiles: z.array(text()),
+    external: z.enum(STACK_EXTERNAL),
+    'allow-shared': z.array(text()),
   }),
   box: z.strictObject({image: image(), mounts: z.enum(BOX_MOUNTS)}),
 }
 
 const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>
-  Object.fromEntries(Object.entries(tables).map(([key, schema]) => [key, (schema instanceof z.ZodObject ? schema.partial() : schema).optional()])) as {[K in keyof T]: z.ZodOptional<T[K]>}
+  Object.fromEntries(
+    Object.entries(tables).map(([key, schema]) => [
+      key,
+      (schema instanceof z.ZodObject ? schema.partial() : schema).optional(),
+    ]),
+  ) as {[K in keyof T]: z.ZodOptional<T[K]>}
 
 /** `yard.toml`: every table optional, every key optional. */
 export const yardTomlSchema = z.strictObject({...partial(projectTables), ...partial(checkoutTables)})
@@ -147,7 +223,8 @@ export const localTomlSchema = z.strictObject({
 /** Known keys of each table, for "did you mean" (the schema's own key lists). */
 export function knownKeys(table?: string): string[] {
   if (table === undefined) return Object.keys(localTomlSchema.shape)
-  const schema = (projectTables as Record<string, z.ZodTypeAny>)[table] ?? (checkoutTables as Record<string, z.ZodTypeAny>)[table]
+  const schema =
+    (projectTables as Record<string, z.ZodTypeAny>)[table] ?? (checkoutTables as Record<string, z.ZodTypeAny>)[table]
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : []
 }
 
@@ -176,6 +253,7 @@ export function editDistance(a: string, b: string): number {
       previous = current
     }
   }
+
   return row[b.length]
 }
 
@@ -191,5 +269,6 @@ export function didYouMean(word: string, candidates: string[]): string | undefin
     const distance = editDistance(word.toLowerCase(), candidate)
     if (distance < bestDistance) [best, bestDistance] = [candidate, distance]
   }
+
   return best !== undefined && bestDistance <= 2 && bestDistance * 2 < word.length ? best : undefined
 }

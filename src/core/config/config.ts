@@ -9,10 +9,15 @@ import path from 'node:path'
 import {parse, TomlError} from 'smol-toml'
 import {z} from 'zod'
 
+import {InputError} from '../../sdk/errors.js'
+import {shellQuote} from '../../sdk/shell.js'
+import {NAME_PATTERN, nameProblem, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from '../identity/identity.js'
+import {stateDir} from '../kernel/state.js'
 import {repositoryRoot} from '../workspace/bare-layout.js'
+import {type Trust, TRUST_LEVELS} from '../worktree/trust-record.js'
 import {
+  type BOX_MOUNTS,
   checkoutTables,
-  BOX_MOUNTS,
   CLUSTER_RUNTIMES,
   describeValue,
   didYouMean,
@@ -23,11 +28,6 @@ import {
   STACK_PROVIDERS,
   yardTomlSchema,
 } from './config-schema.js'
-import {InputError} from '../../sdk/errors.js'
-import {NAME_PATTERN, nameProblem, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from '../identity/identity.js'
-import {shellQuote} from '../../sdk/shell.js'
-import {stateDir} from '../kernel/state.js'
-import {Trust, TRUST_LEVELS} from '../worktree/trust-record.js'
 
 export const CONFIG_FILE = 'yard.toml'
 export const LOCAL_CONFIG_FILE = 'yard.local.toml'
@@ -43,12 +43,29 @@ export interface ProjectConfig {
    */
   worktrees: {root: string; base?: string; 'transcripts-archive'?: string; copy: string[]; 'keep-ignored': string[]}
   machine: {backend: string; name: string; cpus: number; 'memory-mib': number; 'disk-gib': number}
-  stack: {backend: string; provider: (typeof STACK_PROVIDERS)[number]; files?: string[]; profiles: string[]; external: (typeof STACK_EXTERNAL)[number]; 'allow-shared': string[]}
+  stack: {
+    backend: string
+    provider: (typeof STACK_PROVIDERS)[number]
+    files?: string[]
+    profiles: string[]
+    external: (typeof STACK_EXTERNAL)[number]
+    'allow-shared': string[]
+  }
   /** `mounts`: what the box can reach (docs/stacks.md); never from a worktree's own yard.toml. */
   box: {image?: string; mounts: (typeof BOX_MOUNTS)[number]}
   /** `lfs`: `[cache] lfs`; absent = the cache backend decides (git-cache: "all" when the repository uses LFS). */
   cache: {backend: string; root: string; lfs?: 'all' | 'off'; 'fetch-through-seconds': number}
-  cluster: {backend: string; runtime: (typeof CLUSTER_RUNTIMES)[number]; context?: string; namespace: string; image?: string; 'cache-root': string; 'refresh-interval'?: string; 'ready-timeout-seconds': number; 'cache-timeout-seconds': number}
+  cluster: {
+    backend: string
+    runtime: (typeof CLUSTER_RUNTIMES)[number]
+    context?: string
+    namespace: string
+    image?: string
+    'cache-root': string
+    'refresh-interval'?: string
+    'ready-timeout-seconds': number
+    'cache-timeout-seconds': number
+  }
   /** `[ports]`: env var name → base port. */
   ports: Record<string, number>
   /** Raw `[worktree-offsets]` pins of the main checkout's yard.local.toml (checked when used). */
@@ -87,10 +104,14 @@ function checkReadable(file: string): boolean {
   try {
     link = lstatSync(file)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+    const {code} = error as NodeJS.ErrnoException
     if (code === 'ENOENT' || code === 'ENOTDIR') return false
-    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {why: 'yard could not look at the file', fix: 'check the permissions of the file and its directory'})
+    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {
+      why: 'yard could not look at the file',
+      fix: 'check the permissions of the file and its directory',
+    })
   }
+
   let stats = link
   if (link.isSymbolicLink()) {
     let target = '?'
@@ -99,6 +120,7 @@ function checkReadable(file: string): boolean {
     } catch {
       // The target is only for the message.
     }
+
     try {
       stats = statSync(file)
     } catch {
@@ -108,8 +130,15 @@ function checkReadable(file: string): boolean {
       })
     }
   }
+
   if (stats.isFile()) return true
-  const kind = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a named pipe (FIFO)' : stats.isSocket() ? 'a socket' : 'a device or other special file'
+  const kind = stats.isDirectory()
+    ? 'a directory'
+    : stats.isFIFO()
+      ? 'a named pipe (FIFO)'
+      : stats.isSocket()
+        ? 'a socket'
+        : 'a device or other special file'
   throw new InputError(`${file} is ${kind}, not a file`, {
     why: `yard reads its settings from a regular TOML file named ${path.basename(file)}`,
     fix: `move it out of the way and write the settings to a file ${file}`,
@@ -127,20 +156,25 @@ export function readToml(file: string): Table | undefined {
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+    const {code} = error as NodeJS.ErrnoException
     if (code === 'ENOENT') return undefined
-    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {why: 'the file exists but could not be read', fix: 'check the file\'s permissions'})
+    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {
+      why: 'the file exists but could not be read',
+      fix: "check the file's permissions",
+    })
   }
+
   try {
-    return parse(text, {integersAsBigInt: true, unsafeKeyBehaviour: 'throw'}) as Table
+    return parse(text, {integersAsBigInt: true, unsafeKeyBehaviour: 'throw'})
   } catch (error) {
     if (error instanceof TomlError) {
-      const first = error.message.split('\n')[0]
+      const first = error.message.split('\n', 1)[0]
       throw new InputError(`${file}:${error.line}:${error.column}: TOML syntax error: ${first}`, {
         why: `line ${error.line}, column ${error.column} is not valid TOML`,
         fix: `correct line ${error.line} of ${file} (TOML reference: https://toml.io/en/v1.0.0)`,
       })
     }
+
     throw error
   }
 }
@@ -164,13 +198,20 @@ function validate<S extends z.ZodTypeAny>(schema: S, table: Table, file: string)
         fix: `move the [worktree-offsets] table to ${LOCAL_CONFIG_FILE} in the main checkout`,
       })
     }
+
     const where = parent === undefined ? `[${key}]` : `[${parent}] ${key}`
     const suggestion = didYouMean(key, known)
-    throw new InputError(`${file}: unknown ${parent === undefined ? 'table' : 'key'} ${where}${suggestion ? ` — did you mean "${suggestion}"?` : ''}`, {
-      why: `known ${parent === undefined ? 'tables' : `keys of [${parent}]`}: ${known.join(', ')}`,
-      fix: suggestion ? `rename ${key} to ${suggestion}` : `remove ${key}, or use one of the known ${parent === undefined ? 'tables' : 'keys'}`,
-    })
+    throw new InputError(
+      `${file}: unknown ${parent === undefined ? 'table' : 'key'} ${where}${suggestion ? ` — did you mean "${suggestion}"?` : ''}`,
+      {
+        why: `known ${parent === undefined ? 'tables' : `keys of [${parent}]`}: ${known.join(', ')}`,
+        fix: suggestion
+          ? `rename ${key} to ${suggestion}`
+          : `remove ${key}, or use one of the known ${parent === undefined ? 'tables' : 'keys'}`,
+      },
+    )
   }
+
   const at = keyPath(issue.path)
   throw new InputError(`${file}: invalid value at ${at}: ${plainIssue(issue, valueAt(table, issue.path))}`, {
     why: describeRule(issue.path),
@@ -180,7 +221,8 @@ function validate<S extends z.ZodTypeAny>(schema: S, table: Table, file: string)
 
 function valueAt(table: Table, issuePath: PropertyKey[]): unknown {
   let value: unknown = table
-  for (const key of issuePath) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined
+  for (const key of issuePath)
+    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined
   return value
 }
 
@@ -189,17 +231,21 @@ function plainIssue(issue: z.core.$ZodIssue, value: unknown): string {
   const got = `got ${describeValue(value)}`
   switch (issue.code) {
     case 'invalid_type': {
-      if (issue.expected === 'array') return `expected an array of strings, e.g. ${String(issue.path.at(-1))} = ["compose.yaml"], ${got}`
+      if (issue.expected === 'array')
+        return `expected an array of strings, e.g. ${String(issue.path.at(-1))} = ["compose.yaml"], ${got}`
       if (issue.expected === 'object') return `expected a table, ${got}`
       if (issue.expected === 'string') return `expected a string, ${got}`
       return `expected ${issue.expected}, ${got}`
     }
+
     case 'invalid_value': {
       return `expected one of ${issue.values.map((choice) => JSON.stringify(choice)).join(', ')}, ${got}`
     }
+
     case 'too_small': {
       return issue.origin === 'array' ? 'expected at least one entry, got an empty array' : issue.message
     }
+
     default: {
       return issue.message
     }
@@ -209,14 +255,21 @@ function plainIssue(issue: z.core.$ZodIssue, value: unknown): string {
 /** Why a key has its rule, in one sentence. */
 function describeRule(issuePath: PropertyKey[]): string {
   const [table, key] = issuePath.map(String)
-  if (table === 'ports') return `[ports] maps environment variable names to base ports from 1 to ${65535 - OFFSET_SLOTS}; each checkout gets base + offset`
-  if (table === 'project' && key === 'prefix') return 'the prefix is a name (a-z, 0-9 and inner hyphens) that starts every container, network and volume name of the project'
-  if (table === 'stack' && key === 'files') return 'the compose files of a stack are a list of paths relative to the checkout, passed to compose in order'
-  if (table === 'stack' && key === 'external') return `a worktree's external: true volumes and networks are refused, created per checkout or shared: one of ${STACK_EXTERNAL.join(', ')}`
+  if (table === 'ports')
+    return `[ports] maps environment variable names to base ports from 1 to ${65_535 - OFFSET_SLOTS}; each checkout gets base + offset`
+  if (table === 'project' && key === 'prefix')
+    return 'the prefix is a name (a-z, 0-9 and inner hyphens) that starts every container, network and volume name of the project'
+  if (table === 'stack' && key === 'files')
+    return 'the compose files of a stack are a list of paths relative to the checkout, passed to compose in order'
+  if (table === 'stack' && key === 'external')
+    return `a worktree's external: true volumes and networks are refused, created per checkout or shared: one of ${STACK_EXTERNAL.join(', ')}`
   if (table === 'stack' && (key === 'profiles' || key === 'allow-shared')) return `[stack] ${key} is a list of names`
-  if (table === 'stack' && key === 'provider') return `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`
-  if (table === 'cluster' && key === 'runtime') return `sandboxes run on one of the runtimes ${CLUSTER_RUNTIMES.join(', ')}`
-  if (key === undefined) return `[${table}] is a table of settings, written [${table}] on a line of its own followed by its keys`
+  if (table === 'stack' && key === 'provider')
+    return `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`
+  if (table === 'cluster' && key === 'runtime')
+    return `sandboxes run on one of the runtimes ${CLUSTER_RUNTIMES.join(', ')}`
+  if (key === undefined)
+    return `[${table}] is a table of settings, written [${table}] on a line of its own followed by its keys`
   return `each key of [${table}] has one type; docs/configuration.md lists them`
 }
 
@@ -238,13 +291,32 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     checkout: checkout ? path.join(checkout.path, CONFIG_FILE) : undefined,
     local: path.join(mainPath, LOCAL_CONFIG_FILE),
   }
-  const mainToml = validate(yardTomlSchema, refuseTrustTables(readToml(files.main) ?? {}, files.main), files.main) as Table
+  const mainToml = validate(
+    yardTomlSchema,
+    refuseTrustTables(readToml(files.main) ?? {}, files.main),
+    files.main,
+  ) as Table
   const {rest: localRest, trust} = splitTrustTables(readToml(files.local) ?? {}, files.local)
   // An untrusted worktree's yard.toml is its code's to write: it could pick a backend that runs
   // on the host, share volumes or hide the worktree; such a checkout runs with main's config.
   const untrusted = checkout !== undefined && trust[checkout.name] === 'untrusted'
-  if (untrusted && files.checkout && existsSync(files.checkout) && readFileSync(files.checkout, 'utf8') !== (existsSync(files.main) ? readFileSync(files.main, 'utf8') : '')) options.warn?.(`note: ${files.checkout} is not read (it differs from main's): ${checkout.name} is untrusted, so it runs with the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE}`)
-  const checkoutToml = files.checkout && !untrusted ? (validate(yardTomlSchema, refuseTrustTables(readToml(files.checkout) ?? {}, files.checkout), files.checkout) as Table) : undefined
+  if (
+    untrusted &&
+    files.checkout &&
+    existsSync(files.checkout) &&
+    readFileSync(files.checkout, 'utf8') !== (existsSync(files.main) ? readFileSync(files.main, 'utf8') : '')
+  )
+    options.warn?.(
+      `note: ${files.checkout} is not read (it differs from main's): ${checkout.name} is untrusted, so it runs with the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE}`,
+    )
+  const checkoutToml =
+    files.checkout && !untrusted
+      ? (validate(
+          yardTomlSchema,
+          refuseTrustTables(readToml(files.checkout) ?? {}, files.checkout),
+          files.checkout,
+        ) as Table)
+      : undefined
   const localToml = validate(localTomlSchema, localRest, files.local) as Table
   const checkoutOrigin = checkout ? `${checkout.name}/${CONFIG_FILE}` : CONFIG_FILE
 
@@ -256,18 +328,30 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     values[table] = {...values[table], ...stripUndefined(content)}
     for (const key of Object.keys(stripUndefined(content))) origins[`${table}.${key}`] = origin
   }
+
   for (const table of Object.keys(yardTomlSchema.shape)) {
     const fromCheckout = PER_CHECKOUT.includes(table) && checkoutToml?.[table] !== undefined
     take(table, fromCheckout ? checkoutToml : mainToml, fromCheckout ? checkoutOrigin : CONFIG_FILE)
-    if (!PER_CHECKOUT.includes(table) && checkoutToml?.[table] !== undefined && JSON.stringify(checkoutToml[table], bigintSafe) !== JSON.stringify(mainToml[table], bigintSafe)) {
-      options.warn?.(`warning: ${files.checkout} sets [${table}] differently from the main checkout's ${CONFIG_FILE}; project-wide tables are read from the main checkout only, so it is ignored`)
+    if (
+      !PER_CHECKOUT.includes(table) &&
+      checkoutToml?.[table] !== undefined &&
+      JSON.stringify(checkoutToml[table], bigintSafe) !== JSON.stringify(mainToml[table], bigintSafe)
+    ) {
+      options.warn?.(
+        `warning: ${files.checkout} sets [${table}] differently from the main checkout's ${CONFIG_FILE}; project-wide tables are read from the main checkout only, so it is ignored`,
+      )
     }
+
     take(table, localToml, LOCAL_CONFIG_FILE)
   }
+
   // [box] mounts bounds what code in the box reaches; that code can edit its worktree's yard.toml.
   if (origins['box.mounts'] === checkoutOrigin && checkout) {
     const fromMain = (mainToml.box as Table | undefined)?.mounts
-    if (fromMain !== values.box.mounts) options.warn?.(`warning: ${files.checkout} sets [box] mounts; it is read from the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE} only, so it is ignored`)
+    if (fromMain !== values.box.mounts)
+      options.warn?.(
+        `warning: ${files.checkout} sets [box] mounts; it is read from the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE} only, so it is ignored`,
+      )
     if (fromMain === undefined) {
       delete values.box.mounts
       delete origins['box.mounts']
@@ -276,6 +360,7 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
       origins['box.mounts'] = CONFIG_FILE
     }
   }
+
   const pins = (localToml['worktree-offsets'] as Table | undefined) ?? {}
   for (const name of Object.keys(pins)) origins[`worktree-offsets.${name}`] = LOCAL_CONFIG_FILE
   for (const name of Object.keys(trust)) origins[`worktrees.${name}.trust`] = LOCAL_CONFIG_FILE
@@ -283,36 +368,51 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
   for (const [variable, dotted] of Object.entries(ENV_OVERRIDES)) {
     const value = env[variable]
     if (value === undefined || value.trim() === '') continue
-    const [table, key] = dotted.split('.')
+    const [table, key] = dotted.split('.', 2)
     if (value.startsWith('-')) {
       throw new InputError(`invalid ${variable} "${value}": it starts with "-"`, {
         why: `${variable} sets [${table}] ${key}, which is handed to a tool as an argument, and a leading "-" would be read as an option`,
         fix: `unset ${variable}, or set it to a value that does not start with "-"`,
       })
     }
+
     values[table] = {...values[table], [key]: value}
     origins[dotted] = `env:${variable}`
   }
-  if (values.stack?.provider !== undefined && !(STACK_PROVIDERS as readonly string[]).includes(values.stack.provider as string)) {
+
+  if (
+    values.stack?.provider !== undefined &&
+    !(STACK_PROVIDERS as readonly string[]).includes(values.stack.provider as string)
+  ) {
     throw new InputError(`invalid stack provider "${values.stack.provider}" from ${origins['stack.provider']}`, {
       why: `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`,
-      fix: origins['stack.provider']?.startsWith('env:') ? `set ${origins['stack.provider'].slice(4)} to one of them, or unset it` : 'set [stack] provider to one of them',
+      fix: origins['stack.provider']?.startsWith('env:')
+        ? `set ${origins['stack.provider'].slice(4)} to one of them, or unset it`
+        : 'set [stack] provider to one of them',
     })
   }
 
   const namespace = values.cluster?.namespace
-  if (namespace !== undefined && !(typeof namespace === 'string' && namespace.length <= 63 && NAME_PATTERN.test(namespace))) {
-    throw new InputError(`invalid Kubernetes namespace "${String(namespace)}" from ${originLabel(origins['cluster.namespace'], 'cluster', 'namespace')}`, {
-      why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters',
-      fix: `use "${prefixFromDirectory(String(namespace))}"`,
-    })
+  if (
+    namespace !== undefined &&
+    !(typeof namespace === 'string' && namespace.length <= 63 && NAME_PATTERN.test(namespace))
+  ) {
+    throw new InputError(
+      `invalid Kubernetes namespace "${String(namespace)}" from ${originLabel(origins['cluster.namespace'], 'cluster', 'namespace')}`,
+      {
+        why: 'a namespace is a DNS-1123 label: a-z, 0-9 and inner hyphens, at most 63 characters',
+        fix: `use "${prefixFromDirectory(String(namespace))}"`,
+      },
+    )
   }
+
   const config = withDefaults(values, origins, mainPath, env)
   checkPortRanges(config, origins, files)
   return {...config, pins, trust, origins, files}
 }
 
-const isTable = (value: unknown): value is Table => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+const isTable = (value: unknown): value is Table =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
 
 /**
  * Splits the `[worktrees.NAME]` tables (a worktree's trust) off the `[worktrees]` table of the
@@ -321,7 +421,7 @@ const isTable = (value: unknown): value is Table => typeof value === 'object' &&
  *   `trusted` / `untrusted`, naming the file and the key.
  */
 function splitTrustTables(table: Table, file: string): {rest: Table; trust: Record<string, Trust>} {
-  const worktrees = table.worktrees
+  const {worktrees} = table
   if (!isTable(worktrees)) return {rest: table, trust: {}}
   const trust: Record<string, Trust> = {}
   const kept: Table = {}
@@ -330,18 +430,26 @@ function splitTrustTables(table: Table, file: string): {rest: Table; trust: Reco
       kept[key] = value
       continue
     }
+
     const problem = nameProblem(key)
     const extra = Object.keys(value).find((inner) => inner !== 'trust')
     const level = value.trust
     if (problem !== undefined || extra !== undefined || !(TRUST_LEVELS as readonly unknown[]).includes(level)) {
-      const what = problem !== undefined ? `"${key}" is not a worktree name: ${problem}` : extra !== undefined ? `unknown key ${extra}` : `trust must be one of ${TRUST_LEVELS.map((item) => JSON.stringify(item)).join(', ')}, got ${describeValue(level)}`
+      const what =
+        problem === undefined
+          ? extra === undefined
+            ? `trust must be one of ${TRUST_LEVELS.map((item) => JSON.stringify(item)).join(', ')}, got ${describeValue(level)}`
+            : `unknown key ${extra}`
+          : `"${key}" is not a worktree name: ${problem}`
       throw new InputError(`${file}: invalid [worktrees.${key}]: ${what}`, {
         why: 'a [worktrees.NAME] table records one worktree\'s trust: `trust = "untrusted"` runs its stack and box on a machine of its own',
         fix: `edit [worktrees.${key}] in ${file}, or record it with \`yard worktree trust NAME --untrusted\``,
       })
     }
+
     trust[key] = level as Trust
   }
+
   return {rest: {...table, worktrees: kept}, trust}
 }
 
@@ -351,7 +459,7 @@ function splitTrustTables(table: Table, file: string): {rest: Table; trust: Reco
  * @throws InputError (exit 2) naming the file and the table.
  */
 function refuseTrustTables(table: Table, file: string): Table {
-  const worktrees = table.worktrees
+  const {worktrees} = table
   const name = isTable(worktrees) ? Object.keys(worktrees).find((key) => isTable(worktrees[key])) : undefined
   if (name === undefined) return table
   throw new InputError(`${file}: [worktrees.${name}] does not belong in ${CONFIG_FILE}`, {
@@ -364,19 +472,28 @@ function bigintSafe(_key: string, value: unknown) {
   return typeof value === 'bigint' ? value.toString() : value
 }
 
-function withDefaults(values: Record<string, Table>, origins: Record<string, Origin>, mainPath: string, env: NodeJS.ProcessEnv) {
+function withDefaults(
+  values: Record<string, Table>,
+  origins: Record<string, Origin>,
+  mainPath: string,
+  env: NodeJS.ProcessEnv,
+) {
   const def = <T>(dotted: string, value: T): T => {
-    const [table, key] = dotted.split('.')
+    const [table, key] = dotted.split('.', 2)
     const current = values[table]?.[key]
     if (current !== undefined) return current as T
     origins[dotted] = 'default'
     return value
   }
+
   // The bare layout's main checkout is a worktree beside the bare repository: the repository's root
   // names it (DESIGN.md §3.3).
   const root = repositoryRoot(mainPath)
   const prefixValue = def('project.prefix', prefixFromDirectory(path.basename(root)))
-  const prefix = origins['project.prefix'] === 'default' ? prefixValue : validatePrefix(prefixValue, originLabel(origins['project.prefix'], 'project', 'prefix'))
+  const prefix =
+    origins['project.prefix'] === 'default'
+      ? prefixValue
+      : validatePrefix(prefixValue, originLabel(origins['project.prefix'], 'project', 'prefix'))
   const namespace = def('cluster.namespace', 'yard')
   const optional = (table: string, key: string) => values[table]?.[key] as string | undefined
   return {
@@ -403,7 +520,10 @@ function withDefaults(values: Record<string, Table>, origins: Record<string, Ori
       external: def<(typeof STACK_EXTERNAL)[number]>('stack.external', 'refuse'),
       'allow-shared': def('stack.allow-shared', [] as string[]),
     }),
-    box: {...stripUndefined({image: optional('box', 'image')}), mounts: def<(typeof BOX_MOUNTS)[number]>('box.mounts', 'all')},
+    box: {
+      ...stripUndefined({image: optional('box', 'image')}),
+      mounts: def<(typeof BOX_MOUNTS)[number]>('box.mounts', 'all'),
+    },
     cache: {
       backend: def('cache.backend', 'git-cache'),
       root: path.resolve(mainPath, def('cache.root', path.join(stateDir(env), 'caches'))),
@@ -436,21 +556,33 @@ export function originLabel(origin: Origin | undefined, table: string, key: stri
  * otherwise one worktree's APP_PORT is another's API_PORT.
  * @throws InputError (exit 2) naming both keys and where they are set.
  */
-function checkPortRanges(config: {ports: Record<string, number>}, origins: Record<string, Origin>, files: {main: string; checkout?: string; local: string}): void {
+function checkPortRanges(
+  config: {ports: Record<string, number>},
+  origins: Record<string, Origin>,
+  files: {main: string; checkout?: string; local: string},
+): void {
   const fileOf = (key: string) => {
     const origin = origins[`ports.${key}`]
-    return origin === LOCAL_CONFIG_FILE ? files.local : origin === CONFIG_FILE ? files.main : (files.checkout ?? files.main)
+    return origin === LOCAL_CONFIG_FILE
+      ? files.local
+      : origin === CONFIG_FILE
+        ? files.main
+        : (files.checkout ?? files.main)
   }
+
   const entries = Object.entries(config.ports).sort((a, b) => a[1] - b[1])
   for (let i = 1; i < entries.length; i++) {
     const [lowKey, lowBase] = entries[i - 1]
     const [highKey, highBase] = entries[i]
     if (highBase <= lowBase + OFFSET_SLOTS) {
       const where = [...new Set([fileOf(lowKey), fileOf(highKey)])].join(' and ')
-      throw new InputError(`${where}: [ports] ${lowKey} = ${lowBase} and ${highKey} = ${highBase} overlap: ${lowKey} uses ${lowBase}..${lowBase + OFFSET_SLOTS}`, {
-        why: `every checkout adds an offset of up to ${OFFSET_SLOTS} to each base, so bases must be at least ${OFFSET_SLOTS + 1} apart or one worktree's ${highKey} is another's ${lowKey}`,
-        fix: `set ${highKey} to ${lowBase + OFFSET_SLOTS + 1} or more in [ports] of ${fileOf(highKey)}`,
-      })
+      throw new InputError(
+        `${where}: [ports] ${lowKey} = ${lowBase} and ${highKey} = ${highBase} overlap: ${lowKey} uses ${lowBase}..${lowBase + OFFSET_SLOTS}`,
+        {
+          why: `every checkout adds an offset of up to ${OFFSET_SLOTS} to each base, so bases must be at least ${OFFSET_SLOTS + 1} apart or one worktree's ${highKey} is another's ${lowKey}`,
+          fix: `set ${highKey} to ${lowBase + OFFSET_SLOTS + 1} or more in [ports] of ${fileOf(highKey)}`,
+        },
+      )
     }
   }
 }

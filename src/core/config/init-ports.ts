@@ -7,9 +7,9 @@
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
+import {OFFSET_SLOTS} from '../identity/identity.js'
 import {DEFAULT_COMPOSE_FILES} from '../stack/compose-files.js'
 import {MAX_PORT_BASE, RESERVED_PORT_KEYS} from './config-schema.js'
-import {OFFSET_SLOTS} from '../identity/identity.js'
 
 export interface PortExample {
   key: string
@@ -41,10 +41,12 @@ export function composePortExamples(checkoutPath: string): PortExample[] {
   for (const match of readFileSync(file, 'utf8').matchAll(HOST_PORT_VARIABLE)) {
     const [key, base] = [match[1], Number(match[2])]
     if (!match[0].startsWith('published') && match[3] !== ':') continue
-    if (examples.some((example) => example.key === key) || RESERVED_PORT_KEYS.includes(key) || key.startsWith('YARD_')) continue
+    if (examples.some((example) => example.key === key) || RESERVED_PORT_KEYS.includes(key) || key.startsWith('YARD_'))
+      continue
     if (base < 1 || base > MAX_PORT_BASE) continue
     if (examples.some((example) => Math.abs(example.base - base) <= OFFSET_SLOTS)) continue
     examples.push({key, base})
   }
+
   return examples
 }

@@ -5,13 +5,14 @@
 import {constants, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {atomicWrite} from '../kernel/atomic-write.js'
-import {repositoryRoot} from '../workspace/bare-layout.js'
 import type {YardContext} from '../kernel/context.js'
+
 import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {prefixFromDirectory, validatePrefix} from '../identity/identity.js'
-import {composePortExamples, type PortExample} from './init-ports.js'
+import {atomicWrite} from '../kernel/atomic-write.js'
+import {repositoryRoot} from '../workspace/bare-layout.js'
 import {findMainCheckout} from '../workspace/workspace.js'
+import {composePortExamples, type PortExample} from './init-ports.js'
 
 export const YARD_TOML = 'yard.toml'
 /** What `yard init` adds to the main checkout's `.gitignore`: personal config, per-checkout state. */
@@ -31,28 +32,33 @@ export interface InitResult {
   gitignore: {path: string; added: string[]}
 }
 
-
 /** A TOML basic string for a comment's example value (control characters dropped). */
-const quote = (text: string) => JSON.stringify(text.replace(/[\u0000-\u001f\u007f]/g, ''))
+const quote = (text: string) => JSON.stringify(text.replaceAll(/[\u0000-\u001F\u007F]/g, ''))
 
 /**
  * The commented `yard.toml`: every table of DESIGN.md §3.2 that belongs in a shared file, keys
  * kebab-case, defaults commented out. `prefix` given → written as a value.
  */
-export function yardTomlTemplate(options: {mainDirectoryName: string; prefix?: string; portExamples?: readonly PortExample[]}): string {
+export function yardTomlTemplate(options: {
+  mainDirectoryName: string
+  prefix?: string
+  portExamples?: readonly PortExample[]
+}): string {
   const defaultPrefix = prefixFromDirectory(options.mainDirectoryName)
   const examples = options.portExamples ?? []
-  const portLines = examples.length > 0
-    ? `# Not needed: yard moves the host ports the compose file publishes itself (docs/stacks.md).
+  const portLines =
+    examples.length > 0
+      ? `# Not needed: yard moves the host ports the compose file publishes itself (docs/stacks.md).
 # To choose a worktree's port yourself, set the file's own variables here; main gets the base,
 # a worktree base + its offset (1..89), so keep bases at least 90 apart.
 ${examples.map((example) => `# ${example.key} = ${example.base}`).join('\n')}`
-    : `# Environment variable = base port. Main gets the base, a worktree base + its offset (1..89),
+      : `# Environment variable = base port. Main gets the base, a worktree base + its offset (1..89),
 # so keep bases at least 90 apart. Compose files use them as \${APP_PORT}. Not needed for
 # literal ports: yard moves those per worktree itself (docs/stacks.md).
 # APP_PORT = 3000
 # DB_PORT = 5432`
-  const prefixLine = options.prefix === undefined ? `# prefix = ${quote(defaultPrefix)}` : `prefix = ${quote(options.prefix)}`
+  const prefixLine =
+    options.prefix === undefined ? `# prefix = ${quote(defaultPrefix)}` : `prefix = ${quote(options.prefix)}`
   return `# yard.toml: yard's settings for this repository, shared through git.
 # Personal overrides go in yard.local.toml (gitignored, main checkout only); environment
 # variables override both. \`yard config\` shows every value and where it comes from.
@@ -152,16 +158,21 @@ export async function initProject(context: YardContext, options: InitOptions = {
   await expectRegularFileOrNothing(file)
   await expectRegularFileOrNothing(gitignore)
   await expectWritable(mainPath)
-  const text = yardTomlTemplate({mainDirectoryName: path.basename(repositoryRoot(mainPath)), prefix: options.prefix, portExamples: composePortExamples(mainPath)})
+  const text = yardTomlTemplate({
+    mainDirectoryName: path.basename(repositoryRoot(mainPath)),
+    prefix: options.prefix,
+    portExamples: composePortExamples(mainPath),
+  })
   try {
     await atomicWrite(file, text, {replace: options.force === true})
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw writeFailure(file, error)
     throw new RefusedError(`${file} already exists`, {
-      why: 'yard init does not overwrite a project\'s settings',
+      why: "yard init does not overwrite a project's settings",
       fix: 'edit it (`yard config` shows the effective values), or run `yard init --force` to replace it with the commented template',
     })
   }
+
   const added = await addToGitignore(gitignore, GITIGNORE_ENTRIES).catch((error: unknown) => {
     throw writeFailure(gitignore, error)
   })
@@ -174,7 +185,10 @@ async function expectRegularFileOrNothing(file: string): Promise<void> {
     throw writeFailure(file, error)
   })
   if (stat !== undefined && !stat.isFile()) {
-    throw new InputError(`${file} is not a regular file`, {why: 'yard init writes yard.toml and appends to .gitignore, which must be files', fix: `move ${file} out of the way, then run yard init again`})
+    throw new InputError(`${file} is not a regular file`, {
+      why: 'yard init writes yard.toml and appends to .gitignore, which must be files',
+      fix: `move ${file} out of the way, then run yard init again`,
+    })
   }
 }
 
@@ -185,7 +199,7 @@ async function expectWritable(directory: string): Promise<void> {
 }
 
 function writeFailure(file: string, error: unknown): OperationError {
-  const code = (error as NodeJS.ErrnoException).code
+  const {code} = error as NodeJS.ErrnoException
   return new OperationError(`cannot write ${file}${code ? ` (${code})` : ''}`, {
     why: error instanceof Error ? error.message : String(error),
     fix: 'check that the directory is writable and the path is a regular file, then run yard init again',

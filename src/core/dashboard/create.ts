@@ -3,12 +3,13 @@
  * mode, through the same use cases as `yard worktree add` and `yard sandbox create`.
  */
 import type {YardContext} from '../kernel/context.js'
-import {validateName} from '../identity/identity.js'
 import type {Backends} from '../registry/backends.js'
-import {createSandbox, CreateResult} from '../sandbox/create.js'
-import {AddResult, addWorktree} from '../worktree/add.js'
-import {worktreeBackends} from '../worktree/backends.js'
+
+import {validateName} from '../identity/identity.js'
+import {type CreateResult, createSandbox} from '../sandbox/create.js'
 import {openWorkspace} from '../workspace/workspace.js'
+import {type AddResult, addWorktree} from '../worktree/add.js'
+import {worktreeBackends} from '../worktree/backends.js'
 
 export type Created = {kind: 'worktree'; result: AddResult} | {kind: 'sandbox'; result: CreateResult; repo: string}
 
@@ -29,9 +30,18 @@ export async function projectRepository(context: YardContext): Promise<string> {
  * @throws InputError (exit 2) for an invalid or taken name, before anything is made; what
  *   addWorktree and createSandbox throw.
  */
-export async function createFromDashboard(context: YardContext, backends: Backends, mode: 'local' | 'cluster', name: string): Promise<Created> {
+export async function createFromDashboard(
+  context: YardContext,
+  backends: Backends,
+  mode: 'local' | 'cluster',
+  name: string,
+): Promise<Created> {
   validateName(name, mode === 'local' ? 'worktree name' : 'sandbox name')
-  if (mode === 'local') return {kind: 'worktree', result: await addWorktree(context, {name, fetch: true, backends: worktreeBackends(backends, context)})}
+  if (mode === 'local')
+    return {
+      kind: 'worktree',
+      result: await addWorktree(context, {name, fetch: true, backends: worktreeBackends(backends, context)}),
+    }
   const repo = await projectRepository(context)
   return {kind: 'sandbox', repo, result: await createSandbox(context, backends, {name, repos: [repo]})}
 }

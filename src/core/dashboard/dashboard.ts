@@ -8,13 +8,14 @@
 import type {StackContainer} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {dashboardTracer, traced, Tracer} from './trace.js'
-import {findClashes} from '../identity/identity.js'
 import type {Backends} from '../registry/backends.js'
-import {listSandboxes, openSandboxes, SandboxListRow} from '../sandbox/sandbox.js'
-import {openStack, StackSession} from '../stack/stack.js'
-import {ListedCheckout, listWorktrees, WorktreeRow} from '../worktree/list.js'
+
+import {findClashes} from '../identity/identity.js'
+import {listSandboxes, openSandboxes, type SandboxListRow} from '../sandbox/sandbox.js'
+import {openStack, type StackSession} from '../stack/stack.js'
 import {listIdentities, openWorkspace} from '../workspace/workspace.js'
+import {type ListedCheckout, listWorktrees, type WorktreeRow} from '../worktree/list.js'
+import {dashboardTracer, traced, type Tracer} from './trace.js'
 
 export type DashboardMode = 'local' | 'cluster'
 
@@ -80,8 +81,17 @@ const UNKNOWN: RunState = {state: 'unknown', running: 0, total: 0}
 const ABSENT: RunState = {state: 'absent', running: 0, total: 0}
 
 /** A probe bounded by `budgetMs`: `pending` when slower, `unknown` when it fails. */
-function probe(work: () => Promise<StackContainer[]>, budgetMs: number, trace: Tracer, label: string): Promise<RunState> {
-  return within(traced(trace, label, work).then(runState, () => UNKNOWN), budgetMs, PENDING)
+async function probe(
+  work: () => Promise<StackContainer[]>,
+  budgetMs: number,
+  trace: Tracer,
+  label: string,
+): Promise<RunState> {
+  return within(
+    traced(trace, label, work).then(runState, () => UNKNOWN),
+    budgetMs,
+    PENDING,
+  )
 }
 
 /** The stack and box states of one checkout (box null: the backend has no box). */
@@ -109,17 +119,25 @@ async function stackStates(session: StackSession | undefined, budgetMs: number, 
   const hasBox = stack.box !== undefined
   if (!session.running) return fixed({stack: ABSENT, box: hasBox ? ABSENT : null})
   if (stack.psAll) {
-    const all = await within(traced(trace, 'probe all stacks and boxes', () => stack.psAll!(session.target)).catch(() => null), budgetMs, undefined)
+    const all = await within(
+      traced(trace, 'probe all stacks and boxes', async () => stack.psAll!(session.target)).catch(() => null),
+      budgetMs,
+      undefined,
+    )
     if (all === undefined) return fixed({stack: PENDING, box: hasBox ? PENDING : null})
     if (all === null) return fixed({stack: UNKNOWN, box: hasBox ? UNKNOWN : null})
-    const byProject = (project: string) => ({stack: runState(all[project]?.stack ?? []), box: hasBox ? runState(all[project]?.box ?? []) : null})
+    const byProject = (project: string) => ({
+      stack: runState(all[project]?.stack ?? []),
+      box: hasBox ? runState(all[project]?.box ?? []) : null,
+    })
     return {of: async (target) => byProject(target.project), byProject}
   }
+
   return {
-    of: async (target) => {
+    async of(target) {
       const [stackState, boxState] = await Promise.all([
-        probe(() => stack.ps(target), budgetMs, trace, `probe stack ${target.name}`),
-        stack.box ? probe(() => stack.box!.ps(target), budgetMs, trace, `probe box ${target.name}`) : null,
+        probe(async () => stack.ps(target), budgetMs, trace, `probe stack ${target.name}`),
+        stack.box ? probe(async () => stack.box!.ps(target), budgetMs, trace, `probe box ${target.name}`) : null,
       ])
       return {stack: stackState, box: boxState}
     },
@@ -146,7 +164,11 @@ export interface GatherOptions {
  * stack and box `absent` without asking the engine.
  * @throws InputError (exit 2) outside a repository or for invalid config.
  */
-export async function gatherLocal(context: YardContext, backends: Backends, options: GatherOptions = {}): Promise<{rows: LocalRow[]; notes: string[]}> {
+export async function gatherLocal(
+  context: YardContext,
+  backends: Backends,
+  options: GatherOptions = {},
+): Promise<{rows: LocalRow[]; notes: string[]}> {
   const budgetMs = options.budgetMs ?? PROBE_BUDGET_MS
   const trace = dashboardTracer(context.env)
   const notes: string[] = []
@@ -157,17 +179,26 @@ export async function gatherLocal(context: YardContext, backends: Backends, opti
   // The rows as known so far: git cells pending; stack and box once one batch answered.
   const progress = () => {
     if (!options.onProgress || !listed || done) return
-    options.onProgress(listed.map(({target, ...checkout}): LocalRow => ({
-      ...checkout, dirty: null, ahead: null, behind: null, gitPending: true, ports: target.ports, clashesWith: [],
-      ...(found?.byProject?.(checkout.project) ?? {stack: PENDING, box: PENDING}),
-    })))
+    options.onProgress(
+      listed.map(({target, ...checkout}): LocalRow => ({
+        ...checkout,
+        dirty: null,
+        ahead: null,
+        behind: null,
+        gitPending: true,
+        ports: target.ports,
+        clashesWith: [],
+        ...(found?.byProject?.(checkout.project) ?? {stack: PENDING, box: PENDING}),
+      })),
+    )
   }
-  const states = traced(trace, 'local: stack backend', () => openStack(quiet, backends, 'main'))
+
+  const states = traced(trace, 'local: stack backend', async () => openStack(quiet, backends, 'main'))
     .catch((error: Error) => {
       notes.push(`stack states unknown: ${error.message}`)
       return undefined
     })
-    .then((session) => stackStates(session, budgetMs, trace))
+    .then(async (session) => stackStates(session, budgetMs, trace))
     .then((answer) => {
       found = answer
       progress()
@@ -175,25 +206,38 @@ export async function gatherLocal(context: YardContext, backends: Backends, opti
     })
   const [rows, sandboxes, lookup] = await Promise.all([
     // Every 2 s: isomorphic-git, loaded once, answers what it can without a process.
-    traced(trace, 'local: worktree list', () => listWorktrees(quiet, {inProcess: true, onListed: (checkouts) => {
-      listed = checkouts
-      progress()
-    }})),
-    traced(trace, 'local: sandbox offsets', () => sandboxOffsets(quiet, backends, notes)),
+    traced(trace, 'local: worktree list', async () =>
+      listWorktrees(quiet, {
+        inProcess: true,
+        onListed(checkouts) {
+          listed = checkouts
+          progress()
+        },
+      }),
+    ),
+    traced(trace, 'local: sandbox offsets', async () => sandboxOffsets(quiet, backends, notes)),
     states,
   ])
   done = true
   // Clashes as listIdentities finds them (DESIGN.md §3.4): main has none; a sandbox of a
   // worktree's name is that worktree's identity, never a clash.
   const names = new Set(rows.map((row) => row.name))
-  const clashes = findClashes([...rows.filter((row) => row.name !== 'main'), ...sandboxes.filter((sandbox) => !names.has(sandbox.name))])
+  const clashes = findClashes([
+    ...rows.filter((row) => row.name !== 'main'),
+    ...sandboxes.filter((sandbox) => !names.has(sandbox.name)),
+  ])
   const targets = new Map((listed ?? []).map((checkout) => [checkout.name, checkout.target]))
-  const local = await Promise.all(rows.map(async (row): Promise<LocalRow> => {
-    const target = targets.get(row.name)!
-    // An untrusted worktree runs on a machine of its own: asked there.
-    const states = row.trust === 'untrusted' ? await ownMachineStates(quiet, backends, target, budgetMs, trace) : await lookup.of(target)
-    return {...row, ports: target.ports, clashesWith: target.isMain ? [] : (clashes.get(row.name) ?? []), ...states}
-  }))
+  const local = await Promise.all(
+    rows.map(async (row): Promise<LocalRow> => {
+      const target = targets.get(row.name)!
+      // An untrusted worktree runs on a machine of its own: asked there.
+      const states =
+        row.trust === 'untrusted'
+          ? await ownMachineStates(quiet, backends, target, budgetMs, trace)
+          : await lookup.of(target)
+      return {...row, ports: target.ports, clashesWith: target.isMain ? [] : (clashes.get(row.name) ?? []), ...states}
+    }),
+  )
   return {rows: local, notes}
 }
 
@@ -201,9 +245,17 @@ export async function gatherLocal(context: YardContext, backends: Backends, opti
  * The states of an untrusted worktree, from its own machine (absent when that is not running;
  * unknown when it cannot be asked).
  */
-async function ownMachineStates(context: YardContext, backends: Backends, target: Target, budgetMs: number, trace: Tracer): Promise<CheckoutStates> {
+async function ownMachineStates(
+  context: YardContext,
+  backends: Backends,
+  target: Target,
+  budgetMs: number,
+  trace: Tracer,
+): Promise<CheckoutStates> {
   try {
-    const session = await traced(trace, `local: machine of ${target.name}`, () => openStack(context, backends, target.name))
+    const session = await traced(trace, `local: machine of ${target.name}`, async () =>
+      openStack(context, backends, target.name),
+    )
     return await (await stackStates(session, budgetMs, trace)).of(target)
   } catch {
     return {stack: UNKNOWN, box: UNKNOWN}
@@ -211,10 +263,16 @@ async function ownMachineStates(context: YardContext, backends: Backends, target
 }
 
 /** Sandboxes as name and offset, for clashes; none (with a note) when no sandbox backend answers. */
-async function sandboxOffsets(context: YardContext, backends: Backends, notes: string[]): Promise<Array<{name: string; offset: number}>> {
+async function sandboxOffsets(
+  context: YardContext,
+  backends: Backends,
+  notes: string[],
+): Promise<Array<{name: string; offset: number}>> {
   try {
     const session = await openSandboxes(context, backends)
-    return (await session.backend.list(session.workspace.prefix, {timeoutMs: 2000, runtime: session.runtime})).map(({name, offset}) => ({name, offset}))
+    return (await session.backend.list(session.workspace.prefix, {timeoutMs: 2000, runtime: session.runtime})).map(
+      ({name, offset}) => ({name, offset}),
+    )
   } catch (error) {
     notes.push(`sandboxes left out: ${(error as Error).message}`)
     return []
@@ -225,17 +283,21 @@ async function sandboxOffsets(context: YardContext, backends: Backends, notes: s
  * Cluster mode (DESIGN.md §6): every sandbox (`listSandboxes`) with clashes against worktrees
  * and each cache's last fetch. No sandbox backend, or a runtime that fails: no rows and a note.
  */
-export async function gatherCluster(context: YardContext, backends: Backends): Promise<{rows: ClusterRow[]; notes: string[]}> {
+export async function gatherCluster(
+  context: YardContext,
+  backends: Backends,
+): Promise<{rows: ClusterRow[]; notes: string[]}> {
   const trace = dashboardTracer(context.env)
   const notes: string[] = []
   const quiet = {...context, warn: (message: string) => notes.push(message)}
   let sandboxes: SandboxListRow[]
   try {
-    sandboxes = await traced(trace, 'cluster: sandbox list', () => listSandboxes(quiet, backends))
+    sandboxes = await traced(trace, 'cluster: sandbox list', async () => listSandboxes(quiet, backends))
   } catch (error) {
     notes.push(`sandboxes unavailable: ${(error as Error).message}`)
     return {rows: [], notes}
   }
+
   const workspace = await openWorkspace(quiet)
   const identities = await listIdentities(workspace, quiet, sandboxes)
   const clashes = new Map(identities.map((row) => [row.target.name, row.clashesWith]))
@@ -249,7 +311,13 @@ export async function gatherCluster(context: YardContext, backends: Backends): P
 }
 
 /** One snapshot of a mode: what `yard dashboard --json` prints when stdout is not a terminal. */
-export async function gatherSnapshot(context: YardContext, backends: Backends, mode: DashboardMode, options: {budgetMs?: number} = {}): Promise<DashboardSnapshot> {
-  const {rows, notes} = mode === 'local' ? await gatherLocal(context, backends, options) : await gatherCluster(context, backends)
+export async function gatherSnapshot(
+  context: YardContext,
+  backends: Backends,
+  mode: DashboardMode,
+  options: {budgetMs?: number} = {},
+): Promise<DashboardSnapshot> {
+  const {rows, notes} =
+    mode === 'local' ? await gatherLocal(context, backends, options) : await gatherCluster(context, backends)
   return {mode, rows, notes}
 }

@@ -7,6 +7,7 @@
 import type {StackContainer} from '../../sdk/stack.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
+
 import {openStack} from '../stack/stack.js'
 
 /** How many log lines and git status lines the pane shows at most. */
@@ -39,7 +40,7 @@ async function part<T>(label: string, work: () => Promise<T>, fallback: T, notes
     }, DETAIL_BUDGET_MS)
   })
   const answer = work().catch((error: Error) => {
-    notes.push(`${label}: ${error.message.split('\n')[0]}`)
+    notes.push(`${label}: ${error.message.split('\n', 1)[0]}`)
     return fallback
   })
   try {
@@ -60,11 +61,36 @@ export async function gatherDetails(context: YardContext, backends: Backends, na
   const {stack, target} = session
   const [containers, logs, status] = await Promise.all([
     session.running
-      ? part('containers', async () => [...(await stack.ps(target)), ...(stack.box ? await stack.box.ps(target) : [])], [] as StackContainer[], notes)
+      ? part(
+          'containers',
+          async () => [...(await stack.ps(target)), ...(stack.box ? await stack.box.ps(target) : [])],
+          [] as StackContainer[],
+          notes,
+        )
       : Promise.resolve([] as StackContainer[]),
-    stack.recentLogs ? (session.running ? part('logs', () => stack.recentLogs!(target, {lines: DETAIL_LINES}), [], notes) : Promise.resolve([])) : Promise.resolve(null),
-    part('git status', () => context.runner.git(['status', '--short', '--branch', '--untracked-files=all'], {cwd: target.checkoutPath, timeoutMs: DETAIL_BUDGET_MS}), undefined, notes),
+    stack.recentLogs
+      ? session.running
+        ? part('logs', async () => stack.recentLogs!(target, {lines: DETAIL_LINES}), [], notes)
+        : Promise.resolve([])
+      : Promise.resolve(null),
+    part(
+      'git status',
+      async () =>
+        context.runner.git(['status', '--short', '--branch', '--untracked-files=all'], {
+          cwd: target.checkoutPath,
+          timeoutMs: DETAIL_BUDGET_MS,
+        }),
+      undefined,
+      notes,
+    ),
   ])
   const lines = (status?.stdout ?? '').split('\n').filter((line) => line !== '')
-  return {name, containers, logs, git: lines.slice(0, DETAIL_LINES), gitMore: Math.max(0, lines.length - DETAIL_LINES), notes}
+  return {
+    name,
+    containers,
+    logs,
+    git: lines.slice(0, DETAIL_LINES),
+    gitMore: Math.max(0, lines.length - DETAIL_LINES),
+    notes,
+  }
 }

@@ -25,7 +25,10 @@ export function dashboardTracer(env: NodeJS.ProcessEnv): Tracer {
   return (event) => {
     if (broken) return
     try {
-      appendFileSync(file, `${new Date().toISOString()} +${Math.round(performance.now())}ms pid=${process.pid} ${event}\n`)
+      appendFileSync(
+        file,
+        `${new Date().toISOString()} +${Math.round(performance.now())}ms pid=${process.pid} ${event}\n`,
+      )
     } catch {
       broken = true
     }
@@ -42,7 +45,9 @@ export async function traced<T>(trace: Tracer, label: string, work: () => Promis
     trace(`${label} end ${Math.round(performance.now() - started)}ms`)
     return value
   } catch (error) {
-    trace(`${label} failed ${Math.round(performance.now() - started)}ms: ${(error as Error).message?.split('\n')[0]}`)
+    trace(
+      `${label} failed ${Math.round(performance.now() - started)}ms: ${(error as Error).message?.split('\n', 1)[0]}`,
+    )
     throw error
   }
 }

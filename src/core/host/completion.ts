@@ -5,10 +5,11 @@
  * Every lookup is best effort: one that fails or is slow completes nothing rather than an error.
  */
 import type {YardContext} from '../kernel/context.js'
-import {openCache} from '../cache/cache.js'
 import type {Backends} from '../registry/backends.js'
-import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
+
+import {openCache} from '../cache/cache.js'
 import {readPools} from '../sandbox/pool.js'
+import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
 import {openStack, stackSpec} from '../stack/stack.js'
 import {openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
 
@@ -21,19 +22,36 @@ export interface CompletionCommand {
 }
 
 /** What a word can be, by the command and its position. */
-type ValueKind = 'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches' | 'pools'
+type ValueKind =
+  'targets' | 'worktrees' | 'anywhere' | 'sandboxes' | 'sandbox-branches' | 'services' | 'caches' | 'pools'
 
 /** The positional values of each command (by canonical id); logs' words are all services. */
 const POSITIONAL: Record<string, ValueKind> = {
-  up: 'targets', down: 'targets', ps: 'targets', nuke: 'targets', env: 'targets', config: 'targets', ports: 'targets',
-  'box:up': 'targets', 'box:down': 'targets', 'box:ps': 'targets',
-  'worktree:remove': 'worktrees', 'worktree:trust': 'worktrees',
-  exec: 'anywhere', shell: 'anywhere',
-  'sandbox:attach': 'sandboxes', 'sandbox:forward': 'sandboxes', 'sandbox:manifest': 'sandboxes', 'sandbox:rm': 'sandboxes',
+  up: 'targets',
+  down: 'targets',
+  ps: 'targets',
+  nuke: 'targets',
+  env: 'targets',
+  config: 'targets',
+  ports: 'targets',
+  'box:up': 'targets',
+  'box:down': 'targets',
+  'box:ps': 'targets',
+  'worktree:remove': 'worktrees',
+  'worktree:trust': 'worktrees',
+  exec: 'anywhere',
+  shell: 'anywhere',
+  'sandbox:attach': 'sandboxes',
+  'sandbox:forward': 'sandboxes',
+  'sandbox:manifest': 'sandboxes',
+  'sandbox:rm': 'sandboxes',
   'sandbox:pull': 'sandbox-branches',
   'sandbox:pool:rm': 'pools',
   logs: 'services',
-  'cache:fetch': 'caches', 'cache:evict': 'caches', 'cache:maintain': 'caches', 'cache:identity': 'caches',
+  'cache:fetch': 'caches',
+  'cache:evict': 'caches',
+  'cache:maintain': 'caches',
+  'cache:identity': 'caches',
 }
 
 /** The values of flags that name a checkout or a sandbox. */
@@ -45,9 +63,12 @@ const LOOKUP_BUDGET_MS = 2500
 async function within<T>(work: Promise<T>, late: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   try {
-    return await Promise.race([work.catch(() => late), new Promise<T>((resolve) => {
-      timer = setTimeout(() => resolve(late), LOOKUP_BUDGET_MS)
-    })])
+    return await Promise.race([
+      work.catch(() => late),
+      new Promise<T>((resolve) => {
+        timer = setTimeout(() => resolve(late), LOOKUP_BUDGET_MS)
+      }),
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -57,22 +78,31 @@ async function within<T>(work: Promise<T>, late: T): Promise<T> {
  * The candidates for the last of `words` (the words after `yard`, the last one being completed,
  * possibly empty), those that start with it, in order and without repeats.
  */
-export async function completionCandidates(context: YardContext, backends: Backends, commands: readonly CompletionCommand[], words: readonly string[]): Promise<string[]> {
+export async function completionCandidates(
+  context: YardContext,
+  backends: Backends,
+  commands: readonly CompletionCommand[],
+  words: readonly string[],
+): Promise<string[]> {
   const current = words.at(-1) ?? ''
   const before = words.slice(0, -1)
   const matches = (values: string[]) => [...new Set(values)].filter((value) => value.startsWith(current))
   const byName = new Map(commands.flatMap((command) => command.names.map((name) => [name, command] as const)))
-  let length = before.length
+  let {length} = before
   while (length > 0 && !byName.has(before.slice(0, length).join(':'))) length--
   const command = length > 0 ? byName.get(before.slice(0, length).join(':')) : undefined
   if (!command) {
     // Topics and commands: the next word of every name under the words typed so far.
     const prefix = before.join(':')
-    const next = [...byName.keys()].filter((name) => prefix === '' || name.startsWith(`${prefix}:`)).map((name) => name.slice(prefix === '' ? 0 : prefix.length + 1).split(':')[0])
+    const next = [...byName.keys()]
+      .filter((name) => prefix === '' || name.startsWith(`${prefix}:`))
+      .map((name) => name.slice(prefix === '' ? 0 : prefix.length + 1).split(':', 1)[0])
     return matches(next)
   }
+
   const rest = before.slice(length)
-  const flagOf = (word: string) => command.flags.find((flag) => word === `--${flag.name}` || (flag.char !== undefined && word === `-${flag.char}`))
+  const flagOf = (word: string) =>
+    command.flags.find((flag) => word === `--${flag.name}` || (flag.char !== undefined && word === `-${flag.char}`))
   const previous = flagOf(rest.at(-1) ?? '')
   if (previous?.takesValue) return matches(await values(context, backends, FLAG_VALUES[previous.name], rest))
   if (current.startsWith('-')) return matches(command.flags.flatMap((flag) => [`--${flag.name}`]))
@@ -91,58 +121,105 @@ function namedWorktree(words: readonly string[]): string | undefined {
   return index === -1 ? undefined : words[index + 1]
 }
 
-async function values(context: YardContext, backends: Backends, kind: ValueKind | undefined, words: readonly string[]): Promise<string[]> {
+async function values(
+  context: YardContext,
+  backends: Backends,
+  kind: ValueKind | undefined,
+  words: readonly string[],
+): Promise<string[]> {
   switch (kind) {
-    case 'targets':
+    case 'targets': {
       return ['main', ...(await worktreeNames(context))]
-    case 'worktrees':
+    }
+
+    case 'worktrees': {
       return worktreeNames(context)
+    }
+
     case 'anywhere': {
       const [worktrees, sandboxes] = await Promise.all([worktreeNames(context), sandboxBranches(context, backends)])
       return ['main', ...worktrees, ...sandboxes]
     }
-    case 'sandboxes':
+
+    case 'sandboxes': {
       return (await sandboxBranches(context, backends)).filter((name) => !name.includes('/'))
-    case 'sandbox-branches':
+    }
+
+    case 'sandbox-branches': {
       return sandboxBranches(context, backends)
-    case 'services':
+    }
+
+    case 'services': {
       return services(context, backends, namedWorktree(words))
-    case 'caches':
-      return within(openCache(context, backends).then(async ({cache, root}) => (await cache.list(root)).flatMap((row) => (row.url === null ? [] : [row.url]))), [])
-    case 'pools':
-      return within(openWorkspace(context).then(async (workspace) => (await readPools(context.env, workspace.owner)).map((pool) => pool.id)), [])
-    default:
+    }
+
+    case 'caches': {
+      return within(
+        openCache(context, backends).then(async ({cache, root}) =>
+          (await cache.list(root)).flatMap((row) => (row.url === null ? [] : [row.url])),
+        ),
+        [],
+      )
+    }
+
+    case 'pools': {
+      return within(
+        openWorkspace(context).then(async (workspace) =>
+          (await readPools(context.env, workspace.owner)).map((pool) => pool.id),
+        ),
+        [],
+      )
+    }
+
+    default: {
       return []
+    }
   }
 }
 
 async function worktreeNames(context: YardContext): Promise<string[]> {
-  return within(openWorkspace(context).then(async (workspace) => (await worktreesUnderRoot(workspace, context)).map((row) => row.name)), [])
+  return within(
+    openWorkspace(context).then(async (workspace) =>
+      (await worktreesUnderRoot(workspace, context)).map((row) => row.name),
+    ),
+    [],
+  )
 }
 
 /** Every sandbox name, then `NAME/BRANCH` for the branch attached at create and every other one attached since. */
 async function sandboxBranches(context: YardContext, backends: Backends): Promise<string[]> {
-  return within((async () => {
-    const session = await openSandboxes(context, backends)
-    const names: string[] = []
-    const branches: string[] = []
-    for (const summary of await session.backend.list(session.workspace.prefix, {timeoutMs: LOOKUP_BUDGET_MS, runtime: session.runtime})) {
-      names.push(summary.name)
-      const {sandbox} = await requireSandbox(context, session, summary.name)
-      branches.push(`${summary.name}/${sandbox.spec.branch}`)
-      const attached = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
-      for (const worktree of attached) if (worktree.branch !== null) branches.push(`${summary.name}/${worktree.branch}`)
-    }
-    return [...names, ...branches]
-  })(), [])
+  return within(
+    (async () => {
+      const session = await openSandboxes(context, backends)
+      const names: string[] = []
+      const branches: string[] = []
+      for (const summary of await session.backend.list(session.workspace.prefix, {
+        timeoutMs: LOOKUP_BUDGET_MS,
+        runtime: session.runtime,
+      })) {
+        names.push(summary.name)
+        const {sandbox} = await requireSandbox(context, session, summary.name)
+        branches.push(`${summary.name}/${sandbox.spec.branch}`)
+        const attached = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
+        for (const worktree of attached)
+          if (worktree.branch !== null) branches.push(`${summary.name}/${worktree.branch}`)
+      }
+
+      return [...names, ...branches]
+    })(),
+    [],
+  )
 }
 
 /** The services of the checkout the words name (else the one `yard logs` would target). */
 async function services(context: YardContext, backends: Backends, worktree: string | undefined): Promise<string[]> {
-  return within((async () => {
-    const session = await openStack(context, backends, worktree)
-    const spec = stackSpec(session, context)
-    const plan = spec && (await session.stack.plan?.(session.target, spec))
-    return Object.keys((plan?.compose.services ?? {}) as Record<string, unknown>)
-  })(), [])
+  return within(
+    (async () => {
+      const session = await openStack(context, backends, worktree)
+      const spec = stackSpec(session, context)
+      const plan = spec && (await session.stack.plan?.(session.target, spec))
+      return Object.keys(plan?.compose.services ?? {})
+    })(),
+    [],
+  )
 }

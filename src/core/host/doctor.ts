@@ -7,13 +7,20 @@ import {constants, existsSync, promises as fs, realpathSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {COMPOSE_PROVIDERS, ComposeProviderId, describeProbes, detectComposeProvider, parseVersion} from '../../sdk/compose-provider.js'
-import {describeWrite, inspectContainersConf, writeContainersConf} from '../machine/containers-conf.js'
-import {shellCommand} from '../../sdk/shell.js'
 import type {YardContext} from '../kernel/context.js'
+
+import {
+  COMPOSE_PROVIDERS,
+  type ComposeProviderId,
+  describeProbes,
+  detectComposeProvider,
+  parseVersion,
+} from '../../sdk/compose-provider.js'
 import {InputError, YardError} from '../../sdk/errors.js'
-import {probePodman} from '../machine/podman-probe.js'
+import {shellCommand} from '../../sdk/shell.js'
 import {ensureStateDir, stateDir} from '../kernel/state.js'
+import {describeWrite, inspectContainersConf, writeContainersConf} from '../machine/containers-conf.js'
+import {probePodman} from '../machine/podman-probe.js'
 import {findMainCheckout, openWorkspace} from '../workspace/workspace.js'
 
 export type CheckLevel = 'ok' | 'warn' | 'fail'
@@ -97,8 +104,18 @@ export const gitCheck: DoctorCheck = {
     const result = await runner.git(['--version'], {allowFailure: true, timeoutMs: 15_000})
     if (result.exitCode === 127) return {level: 'fail', detail: 'git is not installed', fix: installHint('git')}
     const version = parseVersion(result.stdout)
-    if (result.exitCode !== 0 || version === undefined) return {level: 'fail', detail: `git --version failed: ${result.stderr.trim() || result.stdout.trim()}`, fix: installHint('git')}
-    if (!atLeast(version, [2, 30])) return {level: 'fail', detail: `git ${version} is older than 2.30 (yard needs \`rev-parse --path-format\` and worktree fixes)`, fix: `upgrade git: ${installHint('git')}`}
+    if (result.exitCode !== 0 || version === undefined)
+      return {
+        level: 'fail',
+        detail: `git --version failed: ${result.stderr.trim() || result.stdout.trim()}`,
+        fix: installHint('git'),
+      }
+    if (!atLeast(version, [2, 30]))
+      return {
+        level: 'fail',
+        detail: `git ${version} is older than 2.30 (yard needs \`rev-parse --path-format\` and worktree fixes)`,
+        fix: `upgrade git: ${installHint('git')}`,
+      }
     return {level: 'ok', detail: `git ${version}`}
   },
 }
@@ -116,23 +133,48 @@ export function podmanCheck(options: DoctorOptions): DoctorCheck {
     name: 'podman',
     async run({runner, env}) {
       const probe = await probePodman(runner, env, {busybox: options.busybox})
-      if (!probe.installed) return {level: 'fail', detail: probe.error ?? 'podman is not installed', fix: installHint('podman runc busybox-static')}
-      const using = probe.conf.source === 'none' ? 'with no containers.conf from yard' : `with CONTAINERS_CONF=${probe.conf.path}`
-      if (probe.skipped) return {level: 'warn', detail: `podman ${probe.version ?? '?'} is installed but was not probed: ${probe.skipped}`, fix: installHint('busybox-static')}
-      if (probe.runs) return {level: 'ok', detail: `podman ${probe.version ?? '?'} runs containers (${using})${probe.conf.source === 'yard' ? `; ${byHand(probe.conf.path!)}` : ''}`}
+      if (!probe.installed)
+        return {
+          level: 'fail',
+          detail: probe.error ?? 'podman is not installed',
+          fix: installHint('podman runc busybox-static'),
+        }
+      const using =
+        probe.conf.source === 'none' ? 'with no containers.conf from yard' : `with CONTAINERS_CONF=${probe.conf.path}`
+      if (probe.skipped)
+        return {
+          level: 'warn',
+          detail: `podman ${probe.version ?? '?'} is installed but was not probed: ${probe.skipped}`,
+          fix: installHint('busybox-static'),
+        }
+      if (probe.runs)
+        return {
+          level: 'ok',
+          detail: `podman ${probe.version ?? '?'} runs containers (${using})${probe.conf.source === 'yard' ? `; ${byHand(probe.conf.path!)}` : ''}`,
+        }
       const detail = `podman ${probe.version ?? '?'} cannot run a container (${using}): ${probe.error}`
       if (probe.conf.source === 'env') {
-        return {level: 'fail', detail, fix: `your CONTAINERS_CONF (${probe.conf.path}) is used: add the settings of \`yard doctor --fix\` to it, or unset CONTAINERS_CONF and run \`yard doctor --fix\``}
+        return {
+          level: 'fail',
+          detail,
+          fix: `your CONTAINERS_CONF (${probe.conf.path}) is used: add the settings of \`yard doctor --fix\` to it, or unset CONTAINERS_CONF and run \`yard doctor --fix\``,
+        }
       }
+
       const current = probe.conf.source === 'yard' ? await inspectContainersConf(probe.conf.path!) : undefined
       if (current && (current.state === 'current' || current.state === 'complete')) {
-        return {level: 'fail', detail, fix: `${probe.conf.path} already has yard's settings, so the cause is elsewhere: see podman's error above and containers.conf(5)`}
+        return {
+          level: 'fail',
+          detail,
+          fix: `${probe.conf.path} already has yard's settings, so the cause is elsewhere: see podman's error above and containers.conf(5)`,
+        }
       }
+
       return {
         level: 'fail',
         detail,
         fix: 'yard doctor --fix',
-        repair: async () => {
+        async repair() {
           const written = await writeContainersConf(env)
           return `${describeWrite(written)}; ${byHand(written.path)}`
         },
@@ -150,10 +192,21 @@ export function composeCheck(options: DoctorOptions): DoctorCheck {
       if (detection.provider) {
         const version = detection.provider.version ? ` ${detection.provider.version}` : ''
         const also = others.filter((probe) => probe.ok).map((probe) => probe.id)
-        return {level: 'ok', detail: `${detection.provider.id}${version}${also.length > 0 ? ` (also answering: ${also.join(', ')})` : ''}`}
+        return {
+          level: 'ok',
+          detail: `${detection.provider.id}${version}${also.length > 0 ? ` (also answering: ${also.join(', ')})` : ''}`,
+        }
       }
-      const wanted = options.composeProvider && options.composeProvider !== 'auto' ? `the configured provider ${options.composeProvider}` : `none of ${COMPOSE_PROVIDERS.join(', ')}`
-      return {level: 'fail', detail: `no compose provider answers (${wanted}): ${describeProbes(detection.probes)}`, fix: installHint('podman-compose')}
+
+      const wanted =
+        options.composeProvider && options.composeProvider !== 'auto'
+          ? `the configured provider ${options.composeProvider}`
+          : `none of ${COMPOSE_PROVIDERS.join(', ')}`
+      return {
+        level: 'fail',
+        detail: `no compose provider answers (${wanted}): ${describeProbes(detection.probes)}`,
+        fix: installHint('podman-compose'),
+      }
     },
   }
 }
@@ -161,16 +214,29 @@ export function composeCheck(options: DoctorOptions): DoctorCheck {
 export const kubectlCheck: DoctorCheck = {
   name: 'kubectl',
   async run({runner}) {
-    const result = await runner.run('kubectl', ['version', '--client', '--output=json'], {allowFailure: true, timeoutMs: 15_000})
+    const result = await runner.run('kubectl', ['version', '--client', '--output=json'], {
+      allowFailure: true,
+      timeoutMs: 15_000,
+    })
     const optional = 'optional: only [cluster] runtime = "kubernetes" uses it'
-    if (result.exitCode === 127) return {level: 'warn', detail: `kubectl is not installed (${optional})`, fix: 'install kubectl when you use a Kubernetes cluster: https://kubernetes.io/docs/tasks/tools/'}
+    if (result.exitCode === 127)
+      return {
+        level: 'warn',
+        detail: `kubectl is not installed (${optional})`,
+        fix: 'install kubectl when you use a Kubernetes cluster: https://kubernetes.io/docs/tasks/tools/',
+      }
     let version: string | undefined
     try {
       version = (JSON.parse(result.stdout) as {clientVersion?: {gitVersion?: string}}).clientVersion?.gitVersion
     } catch {
       version = parseVersion(result.stdout)
     }
-    if (result.exitCode !== 0 && version === undefined) return {level: 'warn', detail: `kubectl version --client failed (${optional}): ${result.stderr.trim().split('\n')[0]}`}
+
+    if (result.exitCode !== 0 && version === undefined)
+      return {
+        level: 'warn',
+        detail: `kubectl version --client failed (${optional}): ${result.stderr.trim().split('\n', 1)[0]}`,
+      }
     return {level: 'ok', detail: `kubectl ${version ?? '(unknown version)'} (${optional})`}
   },
 }
@@ -187,8 +253,15 @@ export const stateDirCheck: DoctorCheck = {
       return {level: 'ok', detail: `${directory} is writable`}
     } catch (error) {
       // A YardError's code is its exit code: its why names the errno.
-      const code = error instanceof YardError ? (error.why ?? error.message) : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
-      return {level: 'fail', detail: `${directory} is not writable (${code})`, fix: `fix the permissions of ${directory}, or set YARD_STATE_DIR to a writable directory`}
+      const code =
+        error instanceof YardError
+          ? (error.why ?? error.message)
+          : ((error as NodeJS.ErrnoException).code ?? (error as Error).message)
+      return {
+        level: 'fail',
+        detail: `${directory} is not writable (${code})`,
+        fix: `fix the permissions of ${directory}, or set YARD_STATE_DIR to a writable directory`,
+      }
     }
   },
 }
@@ -208,15 +281,27 @@ export async function yardsOnPath(env: NodeJS.ProcessEnv): Promise<string[]> {
     const candidate = path.join(path.resolve(directory), 'yard')
     const stat = await fs.stat(candidate).catch(() => undefined)
     if (!stat?.isFile()) continue
-    if (!(await fs.access(candidate, constants.X_OK).then(() => true, () => false))) continue
-    if (!found.some((other) => real(other) === real(candidate))) found.push(candidate)
+    if (
+      !(await fs.access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue
+    if (found.every((other) => !(real(other) === real(candidate)))) found.push(candidate)
   }
+
   return found
 }
 
 async function describeOther(file: string): Promise<string> {
-  const head = await fs.readFile(file, {encoding: 'latin1'}).then((text) => text.slice(0, 200), () => '')
-  return /ruby/i.test(head.split('\n')[0] ?? '') ? `${file} (Ruby's YARD documentation tool, Debian package yard)` : file
+  const head = await fs.readFile(file, {encoding: 'latin1'}).then(
+    (text) => text.slice(0, 200),
+    () => '',
+  )
+  return /ruby/i.test(head.split('\n', 1)[0] ?? '')
+    ? `${file} (Ruby's YARD documentation tool, Debian package yard)`
+    : file
 }
 
 export function pathCheck(options: DoctorOptions): DoctorCheck {
@@ -227,11 +312,20 @@ export function pathCheck(options: DoctorOptions): DoctorCheck {
       const isOurs = (file: string) => real(file).startsWith(root)
       const yards = await yardsOnPath(env)
       const ours = yards.find(isOurs)
-      if (yards.length === 0) return {level: 'warn', detail: `no \`yard\` on PATH (this one runs from ${root.slice(0, -1)})`, fix: `npm install -g @yard-dev/cli, or \`npm link\` in ${root.slice(0, -1)}`}
+      if (yards.length === 0)
+        return {
+          level: 'warn',
+          detail: `no \`yard\` on PATH (this one runs from ${root.slice(0, -1)})`,
+          fix: `npm install -g @yard-dev/cli, or \`npm link\` in ${root.slice(0, -1)}`,
+        }
       if (isOurs(yards[0])) {
         const later = yards.slice(1)
-        return {level: 'ok', detail: `${yards[0]} is this yard${later.length > 0 ? ` (other yards later on PATH: ${later.join(', ')})` : ''}`}
+        return {
+          level: 'ok',
+          detail: `${yards[0]} is this yard${later.length > 0 ? ` (other yards later on PATH: ${later.join(', ')})` : ''}`,
+        }
       }
+
       const other = await describeOther(yards[0])
       return {
         level: 'warn',
@@ -255,24 +349,38 @@ export const configCheck: DoctorCheck = {
     try {
       await findMainCheckout(context)
     } catch (error) {
-      if (error instanceof InputError) return {level: 'ok', detail: `no project here (${error.message}): nothing to check`}
+      if (error instanceof InputError)
+        return {level: 'ok', detail: `no project here (${error.message}): nothing to check`}
       throw error
     }
+
     const workspace = await openWorkspace(context)
     const ports = Object.keys(workspace.config.ports).length
-    return {level: 'ok', detail: `valid for ${workspace.mainPath} (prefix ${workspace.prefix}, ${ports} [ports] key${ports === 1 ? '' : 's'})`}
+    return {
+      level: 'ok',
+      detail: `valid for ${workspace.mainPath} (prefix ${workspace.prefix}, ${ports} [ports] key${ports === 1 ? '' : 's'})`,
+    }
   },
 }
 
 export function builtinChecks(options: DoctorOptions = {}): DoctorCheck[] {
-  return [gitCheck, podmanCheck(options), composeCheck(options), kubectlCheck, configCheck, stateDirCheck, pathCheck(options)]
+  return [
+    gitCheck,
+    podmanCheck(options),
+    composeCheck(options),
+    kubectlCheck,
+    configCheck,
+    stateDirCheck,
+    pathCheck(options),
+  ]
 }
 
 async function runCheck(check: DoctorCheck, context: YardContext): Promise<CheckOutcome> {
   try {
     return await check.run(context)
   } catch (error) {
-    if (error instanceof YardError) return {level: 'fail', detail: error.why ? `${error.message}: ${error.why}` : error.message, fix: error.fix}
+    if (error instanceof YardError)
+      return {level: 'fail', detail: error.why ? `${error.message}: ${error.why}` : error.message, fix: error.fix}
     return {level: 'fail', detail: `the check itself failed: ${(error as Error).message}`}
   }
 }
@@ -282,7 +390,7 @@ const toResult = (name: string, outcome: CheckOutcome): CheckResult => ({
   ok: outcome.level !== 'fail',
   level: outcome.level,
   detail: outcome.detail,
-  ...(outcome.fix === undefined ? {} : {fix: outcome.fix}),
+  ...(!(outcome.fix === undefined) && {fix: outcome.fix}),
 })
 
 /**
@@ -291,7 +399,7 @@ const toResult = (name: string, outcome: CheckOutcome): CheckResult => ({
  */
 export async function runDoctor(context: YardContext, options: DoctorOptions = {}): Promise<DoctorReport> {
   const checks = [...builtinChecks(options), ...(options.extraChecks ?? [])]
-  const outcomes = await Promise.all(checks.map((check) => runCheck(check, context)))
+  const outcomes = await Promise.all(checks.map(async (check) => runCheck(check, context)))
   let repaired: RepairResult[] | undefined
   if (options.fix) {
     repaired = []
@@ -303,9 +411,11 @@ export async function runDoctor(context: YardContext, options: DoctorOptions = {
         const detail = error instanceof YardError ? error.render() : (error as Error).message
         repaired.push({name: checks[index].name, ok: false, detail})
       }
+
       outcomes[index] = await runCheck(checks[index], context)
     }
   }
+
   const results = checks.map((check, index) => toResult(check.name, outcomes[index]))
-  return {checks: results, ok: results.every((result) => result.ok), ...(repaired === undefined ? {} : {repaired})}
+  return {checks: results, ok: results.every((result) => result.ok), ...(!(repaired === undefined) && {repaired})}
 }

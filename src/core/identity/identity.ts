@@ -18,7 +18,10 @@ const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').di
 
 /** Lower-case, runs of other characters → `-`, trimmed of `-`. */
 export function slugify(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+  return text
+    .toLowerCase()
+    .replaceAll(/[^a-z0-9]+/g, '-')
+    .replaceAll(/^-+|-+$/g, '')
 }
 
 function cut(slug: string, max: number): string {
@@ -80,7 +83,10 @@ export function prefixFromDirectory(directoryName: string): string {
  */
 export function validatePrefix(prefix: string, source: string): string {
   if (prefix.length <= PREFIX_MAX && NAME_PATTERN.test(prefix)) return prefix
-  const problem = prefix.length > PREFIX_MAX ? `it has ${prefix.length} characters, more than ${PREFIX_MAX}` : `it must match ${NAME_PATTERN.source}`
+  const problem =
+    prefix.length > PREFIX_MAX
+      ? `it has ${prefix.length} characters, more than ${PREFIX_MAX}`
+      : `it must match ${NAME_PATTERN.source}`
   throw new InputError(`invalid prefix "${prefix}" from ${source}: ${problem}`, {
     why: `the prefix starts every compose project and pod name, which must stay a valid DNS-1123 label (prefix ≤ ${PREFIX_MAX} so <prefix>-<name> ≤ 63)`,
     fix: `set ${source} to "${prefixFromDirectory(prefix)}"`,
@@ -101,9 +107,10 @@ const CRC_TABLE = (() => {
   const table = new Uint32Array(256)
   for (let i = 0; i < 256; i++) {
     let crc = i << 24
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x80000000 ? (crc << 1) ^ 0x04c11db7 : crc << 1
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x80_00_00_00 ? (crc << 1) ^ 0x04_c1_1d_b7 : crc << 1
     table[i] = crc >>> 0
   }
+
   return table
 })()
 
@@ -117,8 +124,9 @@ export function cksum(bytes: Uint8Array): number {
   const feed = (byte: number) => {
     crc = ((crc << 8) ^ CRC_TABLE[((crc >>> 24) ^ byte) & 0xff]) >>> 0
   }
+
   for (const byte of bytes) feed(byte)
-  for (let length = bytes.length; length > 0; length = Math.floor(length / 256)) feed(length & 0xff)
+  for (let {length} = bytes; length > 0; length = Math.floor(length / 256)) feed(length & 0xff)
   return ~crc >>> 0
 }
 
@@ -137,10 +145,27 @@ export function validateOffset(value: unknown, source: string, fix: string): num
   // TOML is parsed with integersAsBigInt: a TOML integer is a bigint, so a number is a float (`3.0`).
   let offset: number | undefined
   if (typeof value === 'bigint') offset = Number(value)
-  else if (typeof value === 'string' && source.startsWith('env ') && /^\s*-?\d+\s*$/.test(value)) offset = Number(value.trim())
+  else if (typeof value === 'string' && source.startsWith('env ') && /^\s*-?\d+\s*$/.test(value))
+    offset = Number(value.trim())
   if (offset !== undefined && offset >= 1 && offset <= OFFSET_SLOTS) return offset
-  const shown = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' && Number.isInteger(value) ? value.toFixed(1) : String(value)
-  const kind = typeof value === 'boolean' ? 'a boolean' : typeof value === 'number' ? 'a float' : typeof value === 'string' && !source.startsWith('env ') ? 'a string' : offset === undefined ? 'not an integer' : offset === 0 ? '0, which is reserved for the main checkout' : `out of range (1 to ${OFFSET_SLOTS})`
+  const shown =
+    typeof value === 'string'
+      ? JSON.stringify(value)
+      : typeof value === 'number' && Number.isInteger(value)
+        ? value.toFixed(1)
+        : String(value)
+  const kind =
+    typeof value === 'boolean'
+      ? 'a boolean'
+      : typeof value === 'number'
+        ? 'a float'
+        : typeof value === 'string' && !source.startsWith('env ')
+          ? 'a string'
+          : offset === undefined
+            ? 'not an integer'
+            : offset === 0
+              ? '0, which is reserved for the main checkout'
+              : `out of range (1 to ${OFFSET_SLOTS})`
   throw new InputError(`invalid offset ${shown} from ${source}: ${kind}`, {
     why: `a worktree's or sandbox's offset must be an integer from 1 to ${OFFSET_SLOTS} (0 is the main checkout's)`,
     fix,
@@ -163,10 +188,12 @@ export function findClashes(entries: ReadonlyArray<{name: string; offset: number
     if (!byOffset.has(offset)) byOffset.set(offset, new Set())
     byOffset.get(offset)!.add(name)
   }
+
   const clashes = new Map<string, string[]>()
   for (const {name, offset} of entries) {
     clashes.set(name, [...byOffset.get(offset)!].filter((other) => other !== name).sort())
   }
+
   return clashes
 }
 

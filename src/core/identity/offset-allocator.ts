@@ -12,10 +12,17 @@ import path from 'node:path'
 
 import type {OffsetSource} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {lowestFreeOffset, nameProblem, OFFSET_SLOTS} from './identity.js'
+
 import {withLock} from '../../sdk/lock.js'
-import {excludePinFile, PinWrite, removeYardPin, restorePinFile, writePin} from './pins.js'
-import {GitWorktree, gitWorktrees, resolveOffset, Workspace, worktreesUnderRoot} from '../workspace/workspace.js'
+import {
+  type GitWorktree,
+  gitWorktrees,
+  resolveOffset,
+  type Workspace,
+  worktreesUnderRoot,
+} from '../workspace/workspace.js'
+import {lowestFreeOffset, nameProblem, OFFSET_SLOTS} from './identity.js'
+import {excludePinFile, type PinWrite, removeYardPin, restorePinFile, writePin} from './pins.js'
 
 /** How long a holder of the offsets lock may take (a `git worktree add` of a big repository included). */
 const OFFSETS_LOCK_BUDGET_MS = 10 * 60_000
@@ -29,8 +36,17 @@ function offsetsLockPath(commonDir: string): string {
  * Runs `work` holding the project's offsets lock (DESIGN.md §3.4); a stale lock is taken over
  * with a warning. `purpose` names the holder in the lock file (`worktree add feat`).
  */
-export async function withOffsetsLock<T>(context: YardContext, workspace: Pick<Workspace, 'commonDir'>, purpose: string, work: () => Promise<T>): Promise<T> {
-  return withLock(offsetsLockPath(workspace.commonDir), {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose, warn: context.warn}, work)
+export async function withOffsetsLock<T>(
+  context: YardContext,
+  workspace: Pick<Workspace, 'commonDir'>,
+  purpose: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  return withLock(
+    offsetsLockPath(workspace.commonDir),
+    {budgetMs: OFFSETS_LOCK_BUDGET_MS, purpose, warn: context.warn},
+    work,
+  )
 }
 
 /** What is a newcomer: a worktree or a sandbox. */
@@ -60,11 +76,16 @@ export interface OffsetChoice {
  */
 export function chooseOffset(name: string, current: number, others: readonly KnownOffset[]): OffsetChoice {
   const twin = others.find((other) => other.name === name)
-  if (twin) return twin.offset === current ? {offset: current, clashedWith: [], full: false} : {offset: twin.offset, pin: twin.offset, clashedWith: [], full: false}
+  if (twin)
+    return twin.offset === current
+      ? {offset: current, clashedWith: [], full: false}
+      : {offset: twin.offset, pin: twin.offset, clashedWith: [], full: false}
   const clashedWith = [...new Set(others.filter((other) => other.offset === current).map((other) => other.name))].sort()
   if (clashedWith.length === 0) return {offset: current, clashedWith, full: false}
   const free = lowestFreeOffset(others.map((other) => other.offset))
-  return free === undefined ? {offset: current, clashedWith, full: true} : {offset: free, pin: free, clashedWith, full: false}
+  return free === undefined
+    ? {offset: current, clashedWith, full: true}
+    : {offset: free, pin: free, clashedWith, full: false}
 }
 
 /** An allocated offset: the choice, where the offset comes from, and the pin written for it. */
@@ -91,21 +112,47 @@ export interface OffsetAllocation extends OffsetChoice {
  * @throws InputError (exit 2) for an invalid pin; OperationError (exit 1) when the pin cannot be
  *   written (pins.ts `writePin`).
  */
-export async function allocateOffset(context: YardContext, workspace: Workspace, request: {name: string; kind: OffsetHolder; worktrees?: GitWorktree[]; sandboxes: () => Promise<Array<{name: string; offset: number}>>}): Promise<OffsetAllocation> {
+export async function allocateOffset(
+  context: YardContext,
+  workspace: Workspace,
+  request: {
+    name: string
+    kind: OffsetHolder
+    worktrees?: GitWorktree[]
+    sandboxes: () => Promise<Array<{name: string; offset: number}>>
+  },
+): Promise<OffsetAllocation> {
   const {name, kind} = request
   const offsetOf = (entry: string) => resolveOffset(workspace, context, entry, false, {useEnvOffset: false})
   const current = offsetOf(name)
-  const worktrees: KnownOffset[] = (await worktreesUnderRoot(workspace, context, request.worktrees ?? (await gitWorktrees(workspace, context))))
+  const worktrees: KnownOffset[] = (
+    await worktreesUnderRoot(workspace, context, request.worktrees ?? (await gitWorktrees(workspace, context)))
+  )
     .filter((entry) => nameProblem(entry.name) === undefined)
     .map((entry) => ({name: entry.name, offset: offsetOf(entry.name).offset, kind: 'worktree'}))
   // A worktree of the name lends its offset, which is the newcomer's own: no sandbox need answer.
-  const sandboxes = kind === 'sandbox' && worktrees.some((entry) => entry.name === name) ? [] : (await request.sandboxes()).map((sandbox) => ({...sandbox, kind: 'sandbox'}))
+  const sandboxes =
+    kind === 'sandbox' && worktrees.some((entry) => entry.name === name)
+      ? []
+      : (await request.sandboxes()).map((sandbox) => ({...sandbox, kind: 'sandbox'}))
   const others = [...worktrees, ...sandboxes].filter((other) => !(other.kind === kind && other.name === name))
   const choice = chooseOffset(name, current.offset, others)
-  if (choice.full) context.warn(`warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`)
-  const allocation: OffsetAllocation = {...choice, name, kind, offsetSource: choice.pin === undefined ? current.offsetSource : 'pin', hashOffset: current.offset}
+  if (choice.full)
+    context.warn(
+      `warning: all ${OFFSET_SLOTS} offsets are taken; ${name} keeps offset ${current.offset}, shared with ${choice.clashedWith.join(', ')}`,
+    )
+  const allocation: OffsetAllocation = {
+    ...choice,
+    name,
+    kind,
+    offsetSource: choice.pin === undefined ? current.offsetSource : 'pin',
+    hashOffset: current.offset,
+  }
   if (choice.pin === undefined) return allocation
-  const note = choice.clashedWith.length > 0 ? `clash with ${choice.clashedWith.join(', ')}` : `offset of ${twinKind(kind)} ${name}`
+  const note =
+    choice.clashedWith.length > 0
+      ? `clash with ${choice.clashedWith.join(', ')}`
+      : `offset of ${twinKind(kind)} ${name}`
   return {...allocation, written: await writePin(workspace.config.files.local, name, choice.pin, note)}
 }
 
@@ -117,11 +164,16 @@ const twinKind = (kind: OffsetHolder): OffsetHolder => (kind === 'worktree' ? 's
  * @returns what was undone, for messages, or undefined when no pin was written.
  * @throws the file system's error when the file cannot be written back.
  */
-export async function undoPin(workspace: Workspace, allocation: OffsetAllocation | undefined): Promise<string | undefined> {
+export async function undoPin(
+  workspace: Workspace,
+  allocation: OffsetAllocation | undefined,
+): Promise<string | undefined> {
   const written = allocation?.written
   if (written === undefined) return undefined
   await restorePinFile(workspace.config.files.local, written.text)
-  return written.previous === undefined ? `deleted the pin of ${allocation!.name}` : `restored the pin of ${allocation!.name}`
+  return written.previous === undefined
+    ? `deleted the pin of ${allocation!.name}`
+    : `restored the pin of ${allocation!.name}`
 }
 
 /**
@@ -132,7 +184,10 @@ export async function notePin(context: YardContext, workspace: Workspace, alloca
   if (allocation.pin === undefined) return
   const {name, pin} = allocation
   await excludePinFile(context, workspace)
-  const why = allocation.clashedWith.length > 0 ? `offset ${allocation.hashOffset} clashes with ${allocation.clashedWith.join(', ')}` : `${twinKind(allocation.kind)} ${name} (the same identity) has offset ${pin}`
+  const why =
+    allocation.clashedWith.length > 0
+      ? `offset ${allocation.hashOffset} clashes with ${allocation.clashedWith.join(', ')}`
+      : `${twinKind(allocation.kind)} ${name} (the same identity) has offset ${pin}`
   context.warn(`note: ${name}'s ${why}: pinned ${name} to offset ${pin} in ${workspace.config.files.local}`)
 }
 
@@ -142,6 +197,11 @@ export async function notePin(context: YardContext, workspace: Workspace, alloca
  * @returns `removed`, `kept` (hand-written: the caller says so) or `absent`.
  * @throws OperationError (exit 1) as pins.ts `writePin`.
  */
-export async function releasePin(context: YardContext, workspace: Workspace, name: string, purpose: string): Promise<'removed' | 'kept' | 'absent'> {
-  return withOffsetsLock(context, workspace, purpose, () => removeYardPin(workspace.config.files.local, name))
+export async function releasePin(
+  context: YardContext,
+  workspace: Workspace,
+  name: string,
+  purpose: string,
+): Promise<'removed' | 'kept' | 'absent'> {
+  return withOffsetsLock(context, workspace, purpose, async () => removeYardPin(workspace.config.files.local, name))
 }

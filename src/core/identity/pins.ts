@@ -11,12 +11,13 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import type {YardContext} from '../kernel/context.js'
+import type {Workspace} from '../workspace/workspace.js'
+
+import {InputError, OperationError} from '../../sdk/errors.js'
+import {LOCAL_CONFIG_FILE} from '../config/config.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
 import {parseTomlTables, readTomlForEdit, writeTomlEdit} from '../kernel/toml-edit.js'
-import {LOCAL_CONFIG_FILE} from '../config/config.js'
-import type {YardContext} from '../kernel/context.js'
-import {InputError, OperationError} from '../../sdk/errors.js'
-import type {Workspace} from '../workspace/workspace.js'
 
 export const PINS_TABLE = 'worktree-offsets'
 
@@ -29,7 +30,7 @@ const ANY_HEADER = /^\s*\[/
 export const YARD_PIN_MARK = '# yard:'
 
 function keyLine(name: string): RegExp {
-  return new RegExp(`^\\s*(?:${name}|"${name}"|'${name}')\\s*=`)
+  return new RegExp(String.raw`^\s*(?:${name}|"${name}"|'${name}')\s*=`)
 }
 
 /**
@@ -41,7 +42,7 @@ function keyLine(name: string): RegExp {
  * Pure: no fs. `name` must be a valid name (DESIGN.md §3.1), so it is a bare TOML key.
  */
 export function editPinText(text: string, name: string, offset: number | undefined, note?: string): string {
-  const entry = `${name} = ${offset}${note === undefined ? '' : ` ${YARD_PIN_MARK} ${note.replace(/[\r\n]+/g, ' ')}`}`
+  const entry = `${name} = ${offset}${note === undefined ? '' : ` ${YARD_PIN_MARK} ${note.replaceAll(/[\r\n]+/g, ' ')}`}`
   const eol = text.includes('\r\n') ? '\r\n' : '\n'
   const lines = text === '' ? [] : text.split(/\r?\n/)
   // A final newline leaves one empty element behind; keep it out of the table's range.
@@ -53,6 +54,7 @@ export function editPinText(text: string, name: string, offset: number | undefin
     const body = lines.length === 0 ? [] : [...lines, '']
     return [...body, `[${PINS_TABLE}]`, entry].join(eol) + eol
   }
+
   let end = lines.length
   for (let index = header + 1; index < lines.length; index++) {
     if (ANY_HEADER.test(lines[index])) {
@@ -60,12 +62,16 @@ export function editPinText(text: string, name: string, offset: number | undefin
       break
     }
   }
+
   const pattern = keyLine(name)
   const at = lines.findIndex((line, index) => index > header && index < end && pattern.test(line))
   if (at !== -1) {
     if (offset === undefined) lines.splice(at, 1)
-    else if (note !== undefined) lines[at] = lines[at].replace(/^(\s*).*$/, `$1${entry}`)
-    else lines[at] = lines[at].replace(/^(\s*)[^=]*=\s*[^#]*?(\s*(?:#.*)?)$/, `$1${name} = ${offset}$2`)
+    else if (note === undefined) {
+      lines[at] = lines[at].replace(/^(\s*)[^=]*=\s*[^#]*?(\s*(?:#.*)?)$/, `$1${name} = ${offset}$2`)
+    } else {
+      lines[at] = lines[at].replace(/^(\s*).*$/, `$1${entry}`)
+    }
   } else if (offset !== undefined) {
     // After the last pin; in a table without pins, after its last comment ("# pins go below").
     let lastPin = -1
@@ -74,8 +80,10 @@ export function editPinText(text: string, name: string, offset: number | undefin
       if (/^\s*[^\s#]/.test(lines[index])) lastPin = index
       if (lines[index].trim() !== '') lastText = index
     }
+
     lines.splice((lastPin === -1 ? lastText : lastPin) + 1, 0, entry)
   }
+
   return lines.join(eol) + (trailingNewline || lines.length > 0 ? eol : '')
 }
 
@@ -94,6 +102,7 @@ export async function checkPinFile(file: string, name: string): Promise<void> {
   } catch {
     return // Config loading reports a syntax error with file, line and column.
   }
+
   const pins = (before[PINS_TABLE] as Table | undefined) ?? {}
   const offset = typeof pins[name] === 'bigint' && pins[name] === 1n ? 2 : 1
   if (!editKeepsTheRest(before, editPinText(text, name, offset), name, offset)) {
@@ -106,7 +115,7 @@ export async function checkPinFile(file: string, name: string): Promise<void> {
 
 /** Whether `edited` holds `before` with exactly `name`'s pin set to `offset` (undefined: deleted). */
 function editKeepsTheRest(before: Table, edited: string, name: string, offset: number | undefined): boolean {
-  const pins = {...((before[PINS_TABLE] as Table | undefined) ?? {})}
+  const pins = {...(before[PINS_TABLE] as Table | undefined)}
   if (offset === undefined) delete pins[name]
   else pins[name] = BigInt(offset)
   const expected = {...before, [PINS_TABLE]: pins}
@@ -116,11 +125,16 @@ function editKeepsTheRest(before: Table, edited: string, name: string, offset: n
   } catch {
     return false
   }
-  const keep = (table: Table) => Object.fromEntries(Object.entries(table).filter(([key, value]) => !(key === PINS_TABLE && Object.keys(value as Table).length === 0)))
+
+  const keep = (table: Table) =>
+    Object.fromEntries(
+      Object.entries(table).filter(([key, value]) => !(key === PINS_TABLE && Object.keys(value as Table).length === 0)),
+    )
   return canonical(keep(after)) === canonical(keep(expected))
 }
 
-const canonical = (value: unknown) => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
+const canonical = (value: unknown) =>
+  JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
 
 /** What `writePin` replaced: the pin's previous value and the file's previous text (undefined: no file). */
 export interface PinWrite {
@@ -138,18 +152,28 @@ export interface PinWrite {
  *   edit would change anything else (an unusual layout such as a dotted `worktree-offsets.x`
  *   key), naming the file and what to do.
  */
-export async function writePin(file: string, name: string, offset: number | undefined, note?: string): Promise<PinWrite> {
+export async function writePin(
+  file: string,
+  name: string,
+  offset: number | undefined,
+  note?: string,
+): Promise<PinWrite> {
   const {original, text, before} = await readTomlForEdit(file, `update the offset pin of ${name}`)
-  const pins = {...((before[PINS_TABLE] as Table | undefined) ?? {})}
+  const pins = {...(before[PINS_TABLE] as Table | undefined)}
   const previous = pins[name]
-  if (offset === undefined ? previous === undefined : typeof previous === 'bigint' && previous === BigInt(offset)) return {previous, text: original}
+  if (offset === undefined ? previous === undefined : typeof previous === 'bigint' && previous === BigInt(offset))
+    return {previous, text: original}
   const edited = editPinText(text, name, offset, note)
   if (!editKeepsTheRest(before, edited, name, offset)) {
-    throw new OperationError(`could not ${offset === undefined ? 'delete' : 'write'} the offset pin of ${name} in ${file} without changing anything else`, {
-      why: `yard edits the [${PINS_TABLE}] table as text and checks the result; this file's layout (a dotted or inline ${PINS_TABLE} key?) defeats that`,
-      fix: `write the pins as \`name = offset\` lines under a [${PINS_TABLE}] header in ${file}, then run the command again${offset === undefined ? '' : ` (or add \`${name} = ${offset}\` yourself)`}`,
-    })
+    throw new OperationError(
+      `could not ${offset === undefined ? 'delete' : 'write'} the offset pin of ${name} in ${file} without changing anything else`,
+      {
+        why: `yard edits the [${PINS_TABLE}] table as text and checks the result; this file's layout (a dotted or inline ${PINS_TABLE} key?) defeats that`,
+        fix: `write the pins as \`name = offset\` lines under a [${PINS_TABLE}] header in ${file}, then run the command again${offset === undefined ? '' : ` (or add \`${name} = ${offset}\` yourself)`}`,
+      },
+    )
   }
+
   await writeTomlEdit(file, edited)
   return {previous, text: original}
 }
@@ -166,6 +190,7 @@ export function pinAuthor(text: string, name: string): 'yard' | 'hand' | undefin
   for (let index = header + 1; index < lines.length && !ANY_HEADER.test(lines[index]); index++) {
     if (pattern.test(lines[index])) return /#\s*yard:/.test(lines[index]) ? 'yard' : 'hand'
   }
+
   return undefined
 }
 
@@ -194,15 +219,22 @@ export async function restorePinFile(file: string, text: string | undefined): Pr
  * `<git common dir>/info/exclude` (never committed), with a note. A failure only warns.
  */
 export async function excludePinFile(context: YardContext, workspace: Workspace): Promise<void> {
-  const ignored = await context.runner.git(['check-ignore', '-q', '--', LOCAL_CONFIG_FILE], {cwd: workspace.mainPath, allowFailure: true})
+  const ignored = await context.runner.git(['check-ignore', '-q', '--', LOCAL_CONFIG_FILE], {
+    cwd: workspace.mainPath,
+    allowFailure: true,
+  })
   if (ignored.exitCode !== 1) return
   const exclude = path.join(workspace.commonDir, 'info', 'exclude')
   try {
     const text = await fs.readFile(exclude, 'utf8').catch(() => '')
     await fs.mkdir(path.dirname(exclude), {recursive: true})
     await fs.appendFile(exclude, `${text === '' || text.endsWith('\n') ? '' : '\n'}/${LOCAL_CONFIG_FILE}\n`)
-    context.warn(`note: added /${LOCAL_CONFIG_FILE} to ${exclude} so that git ignores your personal pins (\`yard init\` adds it to .gitignore instead)`)
+    context.warn(
+      `note: added /${LOCAL_CONFIG_FILE} to ${exclude} so that git ignores your personal pins (\`yard init\` adds it to .gitignore instead)`,
+    )
   } catch (error) {
-    context.warn(`warning: git does not ignore ${path.join(workspace.mainPath, LOCAL_CONFIG_FILE)} and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`)
+    context.warn(
+      `warning: git does not ignore ${path.join(workspace.mainPath, LOCAL_CONFIG_FILE)} and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`,
+    )
   }
 }

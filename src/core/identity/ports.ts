@@ -6,12 +6,21 @@
 import type {ImplicitPort} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {YardError} from '../../sdk/errors.js'
 import type {Backends} from '../registry/backends.js'
-import {stackPlanOf} from '../stack/stack.js'
-import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
 import type {Trust} from '../worktree/trust-record.js'
-import {buildTarget, IdentityRow, listIdentities, noteMissingCheckout, openWorkspace, targetName, Workspace} from '../workspace/workspace.js'
+
+import {YardError} from '../../sdk/errors.js'
+import {openSandboxes, requireSandbox} from '../sandbox/sandbox.js'
+import {stackPlanOf} from '../stack/stack.js'
+import {
+  buildTarget,
+  type IdentityRow,
+  listIdentities,
+  noteMissingCheckout,
+  openWorkspace,
+  targetName,
+  type Workspace,
+} from '../workspace/workspace.js'
 
 /** The project's sandboxes as name and offset (WorktreeBackends.sandboxes); none when not given. */
 export type SandboxLister = (workspace: Workspace) => Promise<Array<{name: string; offset: number}>>
@@ -43,8 +52,19 @@ export interface PortsReport {
 
 function toReport(row: IdentityRow, implicitPorts: ImplicitPort[] = [], workspace?: Workspace): PortsReport {
   const {target} = row
-  const trust = row.kind === 'worktree' && workspace?.config.trust[target.name] === 'untrusted' ? 'untrusted' : 'trusted'
-  return {worktree: target.name, kind: row.kind, project: target.project, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, implicitPorts, clashesWith: row.clashesWith, trust}
+  const trust =
+    row.kind === 'worktree' && workspace?.config.trust[target.name] === 'untrusted' ? 'untrusted' : 'trusted'
+  return {
+    worktree: target.name,
+    kind: row.kind,
+    project: target.project,
+    offset: target.offset,
+    offsetSource: target.offsetSource,
+    ports: target.ports,
+    implicitPorts,
+    clashesWith: row.clashesWith,
+    trust,
+  }
 }
 
 /**
@@ -58,7 +78,8 @@ export function implicitPortEnv(ports: readonly ImplicitPort[]): Record<string, 
 /** Every host port a report publishes: its `[ports]` ports and each port of its implicit ones. */
 function hostPorts(report: PortsReport): Set<number> {
   const ports = new Set(Object.values(report.ports))
-  for (const port of report.implicitPorts) for (let host = port.host; host <= (port.hostEnd ?? port.host); host++) ports.add(host)
+  for (const port of report.implicitPorts)
+    for (let {host} = port; host <= (port.hostEnd ?? port.host); host++) ports.add(host)
   return ports
 }
 
@@ -67,15 +88,27 @@ function addPortClashes(reports: PortsReport[]): void {
   const published = reports.map(hostPorts)
   for (const [index, report] of reports.entries()) {
     for (const [other, ports] of published.entries()) {
-      if (other === index || reports[other].worktree === report.worktree || report.clashesWith.includes(reports[other].worktree)) continue
+      if (
+        other === index ||
+        reports[other].worktree === report.worktree ||
+        report.clashesWith.includes(reports[other].worktree)
+      )
+        continue
       if ([...published[index]].some((port) => ports.has(port))) report.clashesWith.push(reports[other].worktree)
     }
+
     report.clashesWith.sort()
   }
 }
 
 /** The implicit ports of a target, or none with a warning when its compose files cannot be read. */
-async function implicitOf(context: YardContext, lister: ImplicitPortLister, workspace: Workspace, target: Target, quiet: boolean): Promise<ImplicitPort[]> {
+async function implicitOf(
+  context: YardContext,
+  lister: ImplicitPortLister,
+  workspace: Workspace,
+  target: Target,
+  quiet: boolean,
+): Promise<ImplicitPort[]> {
   try {
     return await lister(workspace, target)
   } catch (error) {
@@ -89,10 +122,22 @@ async function implicitOf(context: YardContext, lister: ImplicitPortLister, work
  * Ports of every checkout (main, worktrees under the root) and sandbox, ignoring `WT_OFFSET`.
  * @throws InputError (exit 2) for invalid config or pins.
  */
-export async function allPorts(context: YardContext, sandboxes: SandboxLister = noSandboxes, implicit: ImplicitPortLister = noImplicitPorts): Promise<PortsReport[]> {
+export async function allPorts(
+  context: YardContext,
+  sandboxes: SandboxLister = noSandboxes,
+  implicit: ImplicitPortLister = noImplicitPorts,
+): Promise<PortsReport[]> {
   const workspace = await openWorkspace(context)
   const rows = await listIdentities(workspace, context, await sandboxes(workspace))
-  const reports = await Promise.all(rows.map(async (row) => toReport(row, row.kind === 'sandbox' ? [] : await implicitOf(context, implicit, workspace, row.target, true), workspace)))
+  const reports = await Promise.all(
+    rows.map(async (row) =>
+      toReport(
+        row,
+        row.kind === 'sandbox' ? [] : await implicitOf(context, implicit, workspace, row.target, true),
+        workspace,
+      ),
+    ),
+  )
   addPortClashes(reports)
   return reports
 }
@@ -102,15 +147,35 @@ export async function allPorts(context: YardContext, sandboxes: SandboxLister = 
  * the other worktrees and sandboxes on the same offset.
  * @throws InputError (exit 2) for an invalid name, WT_OFFSET, pin or config.
  */
-export async function targetPorts(context: YardContext, flag?: string, sandboxes: SandboxLister = noSandboxes, implicit: ImplicitPortLister = noImplicitPorts): Promise<PortsReport> {
+export async function targetPorts(
+  context: YardContext,
+  flag?: string,
+  sandboxes: SandboxLister = noSandboxes,
+  implicit: ImplicitPortLister = noImplicitPorts,
+): Promise<PortsReport> {
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
   noteMissingCheckout(target, context)
-  const quiet = {...context, warn: () => {}}
-  const others = isMain ? [] : (await listIdentities(workspace, quiet, await sandboxes(workspace))).filter((row) => !row.target.isMain && row.target.name !== name)
+  const quiet = {...context, warn() {}}
+  const others = isMain
+    ? []
+    : (await listIdentities(workspace, quiet, await sandboxes(workspace))).filter(
+        (row) => !row.target.isMain && row.target.name !== name,
+      )
   const kind = isMain ? 'main' : 'worktree'
-  return toReport({target, kind, clashesWith: others.filter((row) => row.target.offset === target.offset).map((row) => row.target.name).sort()}, await implicitOf(context, implicit, workspace, target, false), workspace)
+  return toReport(
+    {
+      target,
+      kind,
+      clashesWith: others
+        .filter((row) => row.target.offset === target.offset)
+        .map((row) => row.target.name)
+        .sort(),
+    },
+    await implicitOf(context, implicit, workspace, target, false),
+    workspace,
+  )
 }
 
 /**
@@ -118,10 +183,24 @@ export async function targetPorts(context: YardContext, flag?: string, sandboxes
  * and other sandboxes on the same offset (a worktree of the same name is the same identity).
  * @throws InputError (exit 2) for an unknown sandbox.
  */
-export async function sandboxPorts(context: YardContext, backends: Backends, name: string, sandboxes: SandboxLister = noSandboxes): Promise<PortsReport> {
+export async function sandboxPorts(
+  context: YardContext,
+  backends: Backends,
+  name: string,
+  sandboxes: SandboxLister = noSandboxes,
+): Promise<PortsReport> {
   const session = await openSandboxes(context, backends)
   const {target} = await requireSandbox(context, session, name)
-  const quiet = {...context, warn: () => {}}
-  const others = (await listIdentities(session.workspace, quiet, await sandboxes(session.workspace))).filter((row) => !row.target.isMain && row.target.name !== name)
-  return toReport({target, kind: 'sandbox', clashesWith: others.filter((row) => row.target.offset === target.offset).map((row) => row.target.name).sort()})
+  const quiet = {...context, warn() {}}
+  const others = (await listIdentities(session.workspace, quiet, await sandboxes(session.workspace))).filter(
+    (row) => !row.target.isMain && row.target.name !== name,
+  )
+  return toReport({
+    target,
+    kind: 'sandbox',
+    clashesWith: others
+      .filter((row) => row.target.offset === target.offset)
+      .map((row) => row.target.name)
+      .sort(),
+  })
 }

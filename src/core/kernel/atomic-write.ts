@@ -15,10 +15,16 @@ import path from 'node:path'
 export async function atomicWrite(link: string, text: string, options: {replace?: boolean} = {}): Promise<void> {
   // Through a symbolic link, the file it points at is replaced and the link stays a link.
   const file = await linkTarget(link)
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`)
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`,
+  )
   try {
     await fs.writeFile(temp, text, {flag: 'wx'})
-    const mode = await fs.stat(file).then((stat) => stat.mode & 0o7777, () => undefined)
+    const mode = await fs.stat(file).then(
+      (stat) => stat.mode & 0o7777,
+      () => undefined,
+    )
     if (mode !== undefined) await fs.chmod(temp, mode)
     await (options.replace === false ? fs.link(temp, file) : fs.rename(temp, file))
   } finally {

@@ -5,9 +5,10 @@
  */
 import {existsSync} from 'node:fs'
 
+import type {ProgressPort} from '../../sdk/progress.js'
+
 import {terminalSafe} from '../../sdk/errors.js'
 import {ProcessRunner} from '../../sdk/process.js'
-import type {ProgressPort} from '../../sdk/progress.js'
 import {containersConfPath} from './state.js'
 
 export interface YardContext {
@@ -31,14 +32,27 @@ export function childEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /** Builds a context for the current process. */
-export function createContext(options: {verbose?: boolean; env?: NodeJS.ProcessEnv; cwd?: string; warn?: (message: string) => void; progress?: ProgressPort; log?: (line: string) => void} = {}): YardContext {
+export function createContext(
+  options: {
+    verbose?: boolean
+    env?: NodeJS.ProcessEnv
+    cwd?: string
+    warn?: (message: string) => void
+    progress?: ProgressPort
+    log?: (line: string) => void
+  } = {},
+): YardContext {
   const env = options.env ?? process.env
   const warn = options.warn ?? ((message: string) => process.stderr.write(message + '\n'))
   return {
     env,
     cwd: options.cwd ?? process.cwd(),
-    runner: new ProcessRunner({verbose: options.verbose, env: {...env, ...childEnv(env)}, log: options.log ?? ((line) => process.stderr.write(terminalSafe(line) + '\n'))}),
+    runner: new ProcessRunner({
+      verbose: options.verbose,
+      env: {...env, ...childEnv(env)},
+      log: options.log ?? ((line) => process.stderr.write(terminalSafe(line) + '\n')),
+    }),
     warn,
-    ...(options.progress ? {progress: options.progress} : {}),
+    ...(options.progress && {progress: options.progress}),
   }
 }

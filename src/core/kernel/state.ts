@@ -22,6 +22,7 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
       fix: `export YARD_STATE_DIR="${path.resolve(override)}" (or unset it for the default)`,
     })
   }
+
   return path.normalize(override)
 }
 
@@ -41,21 +42,32 @@ export function ensureStateDir(env: NodeJS.ProcessEnv = process.env): string {
     missing.unshift(existing)
     existing = path.dirname(existing)
   }
-  const fix = env.YARD_STATE_DIR?.trim() ? 'export YARD_STATE_DIR=/a/directory/you/own (or unset it for the default)' : 'set YARD_STATE_DIR to a directory you can create and write'
+
+  const fix = env.YARD_STATE_DIR?.trim()
+    ? 'export YARD_STATE_DIR=/a/directory/you/own (or unset it for the default)'
+    : 'set YARD_STATE_DIR to a directory you can create and write'
   if (!statSync(existing).isDirectory()) {
-    throw new InputError(`cannot create the state directory ${directory}`, {why: `${existing} is a file, not a directory (ENOTDIR)`, fix})
+    throw new InputError(`cannot create the state directory ${directory}`, {
+      why: `${existing} is a file, not a directory (ENOTDIR)`,
+      fix,
+    })
   }
+
   for (const level of missing) {
     try {
       mkdirSync(level, {mode: level === directory ? 0o700 : 0o755})
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
+      const {code} = error as NodeJS.ErrnoException
       if (code === 'EEXIST' && statSync(level).isDirectory()) continue
       const parent = path.dirname(level)
-      const why = code === 'ENOENT' ? `${parent} takes no new directories (ENOENT: a virtual filesystem such as /proc or /sys)` : `${level} cannot be created (${code ?? (error as Error).message})`
+      const why =
+        code === 'ENOENT'
+          ? `${parent} takes no new directories (ENOENT: a virtual filesystem such as /proc or /sys)`
+          : `${level} cannot be created (${code ?? (error as Error).message})`
       throw new InputError(`cannot create the state directory ${directory}`, {why, fix})
     }
   }
+
   return directory
 }
 

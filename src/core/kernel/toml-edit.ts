@@ -13,7 +13,7 @@ export type TomlTable = Record<string, unknown>
 
 /** A TOML text's tables, integers as bigint (so `3` and `3.0` stay apart). @throws TomlError. */
 export function parseTomlTables(text: string): TomlTable {
-  return parse(text, {integersAsBigInt: true}) as TomlTable
+  return parse(text, {integersAsBigInt: true})
 }
 
 /**
@@ -22,7 +22,10 @@ export function parseTomlTables(text: string): TomlTable {
  * @throws OperationError (exit 1) when the file cannot be read, or is not valid TOML (naming the
  *   line and column); `doing` says what yard was about to do (`update the offset pin of feat`).
  */
-export async function readTomlForEdit(file: string, doing: string): Promise<{original: string | undefined; text: string; before: TomlTable}> {
+export async function readTomlForEdit(
+  file: string,
+  doing: string,
+): Promise<{original: string | undefined; text: string; before: TomlTable}> {
   const original = await fs.readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined
     throw new OperationError(`cannot read ${file}: ${error.message}`, {fix: 'check the file and its directory'})
@@ -33,7 +36,7 @@ export async function readTomlForEdit(file: string, doing: string): Promise<{ori
   } catch (error) {
     const where = error instanceof TomlError ? `:${error.line}:${error.column}` : ''
     throw new OperationError(`cannot ${doing}: ${file}${where} is not valid TOML`, {
-      why: (error as Error).message.split('\n')[0],
+      why: (error as Error).message.split('\n', 1)[0],
       fix: `correct ${file}, then run the command again`,
     })
   }
@@ -44,6 +47,9 @@ export async function writeTomlEdit(file: string, text: string): Promise<void> {
   try {
     await atomicWrite(file, text)
   } catch (error) {
-    throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {fix: 'check the file and its directory', cause: error})
+    throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {
+      fix: 'check the file and its directory',
+      cause: error,
+    })
   }
 }

@@ -15,6 +15,7 @@ export function formatBytes(bytes: number): string {
     value /= 1024
     unit++
   }
+
   if (unit === 0) return `${Math.round(value)} B`
   const shown = value < 10 ? Math.round(value * 10) / 10 : Math.round(value)
   // 9.96 KiB rounds to 10.0: print 10.

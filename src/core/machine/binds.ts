@@ -17,25 +17,30 @@ export interface OutsideBind {
 }
 
 type Mapping = Record<string, unknown>
-const isMapping = (value: unknown): value is Mapping => value !== null && typeof value === 'object' && !Array.isArray(value)
+const isMapping = (value: unknown): value is Mapping =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** `$VAR`, `${VAR}`, `${VAR:-default}` and `${VAR-default}` (compose spec, "Interpolation"); `$$` is `$`. */
 function interpolate(text: string, env: Record<string, string>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced?: string, colon?: string, fallback?: string, bare?: string) => {
-    if (whole === '$$') return '$'
-    const value = env[braced ?? bare ?? '']
-    if (fallback !== undefined && (value === undefined || (colon === ':' && value === ''))) return fallback
-    return value ?? ''
-  })
+  return text.replaceAll(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, braced?: string, colon?: string, fallback?: string, bare?: string) => {
+      if (whole === '$$') return '$'
+      const value = env[braced ?? bare ?? '']
+      if (fallback !== undefined && (value === undefined || (colon === ':' && value === ''))) return fallback
+      return value ?? ''
+    },
+  )
 }
 
 /** The host side of a service's volume entry when it is a bind (short or long syntax), else undefined. */
 function bindSource(entry: unknown): string | undefined {
   if (typeof entry === 'string') {
-    const [source, target] = entry.split(':')
+    const [source, target] = entry.split(':', 2)
     if (target === undefined) return undefined
     return /^(\/|\.|~)/.test(source) ? source : undefined
   }
+
   return isMapping(entry) && entry.type === 'bind' && typeof entry.source === 'string' ? entry.source : undefined
 }
 
@@ -55,12 +60,20 @@ export function bindsOutside(files: string[], env: Record<string, string>, mount
   for (const {file, service, body} of writtenServices(files)) {
     for (const entry of Array.isArray(body.volumes) ? body.volumes : []) {
       const long = typeof entry === 'string' ? undefined : bindSource(entry)
-      const written = typeof entry === 'string' ? bindSource(interpolate(entry, env)) : long === undefined ? undefined : interpolate(long, env)
+      const written =
+        typeof entry === 'string'
+          ? bindSource(interpolate(entry, env))
+          : long === undefined
+            ? undefined
+            : interpolate(long, env)
       if (written === undefined) continue
-      const source = written.startsWith('~') ? path.join(env.HOME ?? os.homedir(), written.slice(1)) : path.resolve(projectDir, written)
-      if (!mounts.some((mount) => inside(source, mount))) found.push({file, service, source})
+      const source = written.startsWith('~')
+        ? path.join(env.HOME ?? os.homedir(), written.slice(1))
+        : path.resolve(projectDir, written)
+      if (mounts.every((mount) => !inside(source, mount))) found.push({file, service, source})
     }
   }
+
   return found
 }
 

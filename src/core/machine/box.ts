@@ -6,17 +6,18 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {agentHomeEnv, ensureAgentHome, excludeYardDir} from '../worktree/agent-home.js'
 import type {BoxCapability, StackContainer} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {stackEnv} from '../config/env.js'
-import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
-import {buildDefaultImage} from './image.js'
 import type {Backends} from '../registry/backends.js'
-import type {SharedStop} from './shared.js'
-import {machineNotRunning, openStack, StackSession} from '../stack/stack.js'
 import type {Workspace} from '../workspace/workspace.js'
+import type {SharedStop} from './shared.js'
+
+import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
+import {stackEnv} from '../config/env.js'
+import {machineNotRunning, openStack, type StackSession} from '../stack/stack.js'
+import {agentHomeEnv, ensureAgentHome, excludeYardDir} from '../worktree/agent-home.js'
+import {buildDefaultImage} from './image.js'
 
 /** @throws OperationError (exit 1) when the configured stack backend has no box. */
 function boxOf(session: StackSession): BoxCapability {
@@ -56,24 +57,44 @@ export function untrustedBoxMounts(session: StackSession): {mounts: string[]; re
  * §8); mounts the main checkout and the worktrees root at their own paths. The agent CLIs in the
  * box keep their state in `<checkout>/.yard/agent-home/` (agent-home.ts).
  */
-export async function boxUp(context: YardContext, backends: Backends, flag?: string, options: {stopShared?: boolean} = {}): Promise<BoxUpOutcome> {
-  const session = await openStack(context, backends, flag, {ensure: true, requireCheckout: true, stopShared: options.stopShared, command: 'yard box up'})
+export async function boxUp(
+  context: YardContext,
+  backends: Backends,
+  flag?: string,
+  options: {stopShared?: boolean} = {},
+): Promise<BoxUpOutcome> {
+  const session = await openStack(context, backends, flag, {
+    ensure: true,
+    requireCheckout: true,
+    stopShared: options.stopShared,
+    command: 'yard box up',
+  })
   const box = boxOf(session)
-  let image = session.config.box.image
+  let {image} = session.config.box
   let builtImage = false
   if (image === undefined) {
     const build = await buildDefaultImage(context)
     image = build.image
     builtImage = build.built
   }
+
   // Agents in the box write their state and transcripts into the checkout, where remove archives them.
   await ensureAgentHome(session.target.checkoutPath)
   await excludeYardDir(context, session.workspace, session.target.checkoutPath)
   const env = {...stackEnv(session.target, context, session.socketEnv), ...agentHomeEnv(session.target.checkoutPath)}
   // An untrusted worktree's box sees what its machine mounts, whatever [box] mounts says.
-  const mounts = session.machineSpec.worktree !== undefined ? untrustedBoxMounts(session) : await boxMounts(context, session.workspace, session.target, session.config.box.mounts)
+  const mounts =
+    session.machineSpec.worktree === undefined
+      ? await boxMounts(context, session.workspace, session.target, session.config.box.mounts)
+      : untrustedBoxMounts(session)
   const started = await box.up(session.target, {image, env, ...mounts})
-  return {target: session.target, image, started, builtImage, ...(session.stoppedShared ? {stoppedShared: session.stoppedShared} : {})}
+  return {
+    target: session.target,
+    image,
+    started,
+    builtImage,
+    ...(session.stoppedShared && {stoppedShared: session.stoppedShared}),
+  }
 }
 
 /**
@@ -85,18 +106,32 @@ export async function boxUp(context: YardContext, backends: Backends, flag?: str
  * reach. For the main checkout, whose git dir is the common dir, the checkout is read-write with
  * `config`, `hooks/`, `info/`, `modules/` and `worktrees/` read-only over it.
  */
-export async function boxMounts(context: YardContext, workspace: Workspace, target: Target, mode: 'all' | 'worktree'): Promise<{mounts: string[]; readOnly: string[]}> {
+export async function boxMounts(
+  context: YardContext,
+  workspace: Workspace,
+  target: Target,
+  mode: 'all' | 'worktree',
+): Promise<{mounts: string[]; readOnly: string[]}> {
   if (mode === 'all') return {mounts: [workspace.mainPath, workspace.worktreesRoot], readOnly: []}
   const common = workspace.commonDir
   const guarded = ['config', 'hooks', 'info', 'modules', 'worktrees'].map((part) => path.join(common, part))
   if (target.isMain) return {mounts: [target.checkoutPath], readOnly: guarded}
   await fs.mkdir(path.join(common, 'logs'), {recursive: true})
-  const gitDir = (await context.runner.git(['rev-parse', '--absolute-git-dir'], {cwd: target.checkoutPath})).stdout.trim()
-  return {mounts: [target.checkoutPath, ...['objects', 'refs', 'logs'].map((part) => path.join(common, part)), gitDir], readOnly: [common]}
+  const gitDir = (
+    await context.runner.git(['rev-parse', '--absolute-git-dir'], {cwd: target.checkoutPath})
+  ).stdout.trim()
+  return {
+    mounts: [target.checkoutPath, ...['objects', 'refs', 'logs'].map((part) => path.join(common, part)), gitDir],
+    readOnly: [common],
+  }
 }
 
 /** `yard box down`: what went (empty when no box ran); works when the checkout's directory is gone. */
-export async function boxDown(context: YardContext, backends: Backends, flag?: string): Promise<{target: Target; gone: string[]}> {
+export async function boxDown(
+  context: YardContext,
+  backends: Backends,
+  flag?: string,
+): Promise<{target: Target; gone: string[]}> {
   const session = await openStack(context, backends, flag)
   if (!session.running) return {target: session.target, gone: machineNotRunning(session, context).gone}
   return {target: session.target, gone: await boxOf(session).down(session.target)}
@@ -109,6 +144,7 @@ export async function boxPs(context: YardContext, backends: Backends, flag?: str
     machineNotRunning(session, context)
     return []
   }
+
   return boxOf(session).ps(session.target)
 }
 
@@ -119,15 +155,23 @@ export async function boxPs(context: YardContext, backends: Backends, flag?: str
  *   for a stopped box; YardError 125 when yard or the engine fails before the command runs, or
  *   the stack backend has no box.
  */
-export async function execInBox(context: YardContext, backends: Backends, options: {name?: string; argv: string[]; tty: boolean}): Promise<number> {
+export async function execInBox(
+  context: YardContext,
+  backends: Backends,
+  options: {name?: string; argv: string[]; tty: boolean},
+): Promise<number> {
   if (options.argv.length === 0) {
-    throw new InputError('no command given after --', {fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status'})
+    throw new InputError('no command given after --', {
+      fix: 'yard exec [NAME] -- CMD [ARG…], e.g. yard exec feat -- git status',
+    })
   }
+
   // A worktree without a directory is refused (exit 2) before anything else, without the note
   // about the identity it would have: there is no box to run in.
   const session = await openStack(context, backends, options.name, {requireCheckout: true}).catch((error: unknown) => {
     // yard's own failure before the command ran is 125, as `podman exec` reports its own (DESIGN.md §4.2).
-    if (error instanceof OperationError) throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
+    if (error instanceof OperationError)
+      throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
     throw error
   })
   if (!session.stack.box) {
@@ -137,11 +181,21 @@ export async function execInBox(context: YardContext, backends: Backends, option
       fix: `run the command on the host in ${session.target.checkoutPath}, or set [stack] backend = "compose-stack" in yard.toml for a box`,
     })
   }
+
   if (!session.running) {
     // The same answer as a stopped box (DESIGN.md §4.2), and nothing is started.
-    throw new OperationError(`the box of ${session.target.project} is not running: machine ${session.machineSpec.name} is not running`, {fix: `yard box up${session.target.isMain ? '' : ` --worktree ${session.target.name}`} (it starts the machine too)`})
+    throw new OperationError(
+      `the box of ${session.target.project} is not running: machine ${session.machineSpec.name} is not running`,
+      {
+        fix: `yard box up${session.target.isMain ? '' : ` --worktree ${session.target.name}`} (it starts the machine too)`,
+      },
+    )
   }
-  if (session.machineSpec.worktree !== undefined) context.warn(`note: worktree ${session.target.name} is untrusted: its box runs on ${session.machine.id === 'native' ? "the host's podman" : `machine ${session.machineSpec.name}`} and reaches only ${session.target.checkoutPath} and the git dir (read-only)`)
+
+  if (session.machineSpec.worktree !== undefined)
+    context.warn(
+      `note: worktree ${session.target.name} is untrusted: its box runs on ${session.machine.id === 'native' ? "the host's podman" : `machine ${session.machineSpec.name}`} and reaches only ${session.target.checkoutPath} and the git dir (read-only)`,
+    )
   return session.stack.box.exec(session.target, options.argv, {tty: options.tty})
 }
 

@@ -57,7 +57,9 @@ export type ContainersConfState = 'missing' | 'current' | 'complete' | 'incomple
  * but has every required setting), `incomplete` (lacks some: listed in `missing` as
  * `table.key`), `unparseable`, or `missing`.
  */
-export async function inspectContainersConf(file: string): Promise<{state: ContainersConfState; missing: string[]; text?: string}> {
+export async function inspectContainersConf(
+  file: string,
+): Promise<{state: ContainersConfState; missing: string[]; text?: string}> {
   let text: string
   try {
     text = await fs.readFile(file, 'utf8')
@@ -65,13 +67,15 @@ export async function inspectContainersConf(file: string): Promise<{state: Conta
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {state: 'missing', missing: []}
     throw error
   }
+
   if (text === CONTAINERS_CONF_TEXT) return {state: 'current', missing: [], text}
   let parsed: Record<string, unknown>
   try {
-    parsed = parse(text) as Record<string, unknown>
+    parsed = parse(text)
   } catch {
     return {state: 'unparseable', missing: [], text}
   }
+
   const missing = missingSettings(parsed)
   return {state: missing.length === 0 ? 'complete' : 'incomplete', missing, text}
 }
@@ -87,10 +91,12 @@ function missingSettings(parsed: Record<string, unknown>): string[] {
   for (const wanted of REQUIRED_SETTINGS.containers.default_ulimits) {
     if (!Array.isArray(ulimits) || !ulimits.includes(wanted)) missing.push(`containers.default_ulimits ${wanted}`)
   }
+
   const engine = table(parsed, 'engine')
   for (const [key, wanted] of Object.entries(REQUIRED_SETTINGS.engine)) {
     if (engine[key] !== wanted) missing.push(`engine.${key}`)
   }
+
   return missing
 }
 
@@ -98,9 +104,9 @@ function missingSettings(parsed: Record<string, unknown>): string[] {
 function mergeSettings(text: string): string {
   const parsed = parse(text) as Record<string, unknown>
   const containers = table(parsed, 'containers')
-  const wantedTypes = new Set(REQUIRED_SETTINGS.containers.default_ulimits.map((entry) => entry.split('=')[0]))
+  const wantedTypes = new Set(REQUIRED_SETTINGS.containers.default_ulimits.map((entry) => entry.split('=', 1)[0]))
   const kept = (Array.isArray(containers.default_ulimits) ? containers.default_ulimits : []).filter(
-    (entry) => typeof entry !== 'string' || !wantedTypes.has(entry.split('=')[0]),
+    (entry) => typeof entry !== 'string' || !wantedTypes.has(entry.split('=', 1)[0]),
   )
   parsed.containers = {...containers, default_ulimits: [...kept, ...REQUIRED_SETTINGS.containers.default_ulimits]}
   parsed.engine = {...table(parsed, 'engine'), ...REQUIRED_SETTINGS.engine}
@@ -131,7 +137,11 @@ async function atomicWrite(file: string, text: string): Promise<void> {
   }
 }
 
-const stamp = (now: Date) => now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+const stamp = (now: Date) =>
+  now
+    .toISOString()
+    .replaceAll(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 
 /**
  * Writes yard's containers.conf to `containersConfPath(env)` atomically (temp file + rename).
@@ -148,6 +158,7 @@ export async function writeContainersConf(env: NodeJS.ProcessEnv, now = new Date
       await atomicWrite(file, CONTAINERS_CONF_TEXT)
       return {path: file, action: 'written'}
     }
+
     if (found.state === 'current') return {path: file, action: 'unchanged'}
     if (found.state === 'complete') return {path: file, action: 'kept'}
     const backup = `${file}.bak-${stamp(now)}`
@@ -167,13 +178,20 @@ export async function writeContainersConf(env: NodeJS.ProcessEnv, now = new Date
 /** One sentence for the user about what `writeContainersConf` did. */
 export function describeWrite(result: ContainersConfWrite): string {
   switch (result.action) {
-    case 'written':
+    case 'written': {
       return `wrote ${result.path}`
-    case 'unchanged':
+    }
+
+    case 'unchanged': {
       return `${result.path} is already yard's containers.conf`
-    case 'kept':
+    }
+
+    case 'kept': {
       return `kept your ${result.path}: it differs from yard's but has every setting yard needs`
-    case 'updated':
+    }
+
+    case 'updated': {
       return `updated ${result.path} with ${result.missing?.length ? result.missing.join(', ') : "yard's settings (it did not parse)"}; your previous file is at ${result.backup}`
+    }
   }
 }

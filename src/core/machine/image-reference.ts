@@ -19,10 +19,10 @@ const ALPHANUMERIC = '[a-z0-9]+'
 const SEPARATOR = '(?:[._]|__|[-]+)'
 const PATH_COMPONENT = `${ALPHANUMERIC}(?:${SEPARATOR}${ALPHANUMERIC})*`
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])'
-const HOST = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])`
+const HOST = String.raw`(?:${DOMAIN_COMPONENT}(?:\.${DOMAIN_COMPONENT})*|\[[a-fA-F0-9:]+\])`
 const DOMAIN = `${HOST}(?::[0-9]+)?`
 const NAME = `(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`
-const TAG = '[\\w][\\w.-]{0,127}'
+const TAG = String.raw`[\w][\w.-]{0,127}`
 const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}'
 const REFERENCE = new RegExp(`^(${NAME})(?::${TAG})?(?:@${DIGEST})?$`)
 /** distribution/reference's NameTotalLengthMax. */

@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
+
 import {OperationError} from '../../sdk/errors.js'
 import {withLock} from '../../sdk/lock.js'
 import {stateDir} from '../kernel/state.js'
@@ -21,7 +22,7 @@ export const DEFAULT_IMAGE_RECIPE = {
   variant: 'minbase',
   // git-lfs: its package turns the lfs filter on system-wide, so a sandbox's checkout smudges LFS files.
   include: ['git', 'git-lfs', 'ca-certificates'],
-  mirror: 'http://deb.debian.org/debian',
+  mirror: 'https://deb.debian.org/debian',
   cmd: ['sleep', 'infinity'],
   // Trimmed after debootstrap: package caches and lists are not needed at run time.
   trim: ['var/cache/apt/archives', 'var/lib/apt/lists'],
@@ -59,7 +60,7 @@ function debootstrapProgress(context: YardContext): {onStdout?: (chunk: string) 
   let seen = 0
   let partial = ''
   return {
-    onStdout: (chunk) => {
+    onStdout(chunk) {
       const lines = (partial + chunk).split('\n')
       partial = lines.pop() ?? ''
       for (const line of lines) {
@@ -79,34 +80,67 @@ export async function buildDefaultImage(context: YardContext, options: {force?: 
   const image = defaultImageTag()
   const lockPath = path.join(stateDir(context.env), 'locks', 'default-image.lock')
   await fs.mkdir(path.dirname(lockPath), {recursive: true})
-  return withLock(lockPath, {budgetMs: BUILD_BUDGET_MS, purpose: `image build ${image}`, warn: context.warn}, async () => {
-    if (!options.force && (await imageExists(context, image))) return {image, built: false, seconds: 0}
-    const started = Date.now()
-    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-image-'))
-    try {
-      const rootfs = path.join(work, 'rootfs')
-      const recipe = DEFAULT_IMAGE_RECIPE
-      context.progress?.step(`building the root filesystem (debootstrap ${recipe.suite} ${recipe.variant})`)
-      const debootstrap = await context.runner.run('debootstrap', [`--variant=${recipe.variant}`, `--include=${recipe.include.join(',')}`, recipe.suite, rootfs, recipe.mirror], {
-        allowFailure: true, timeoutMs: BUILD_BUDGET_MS, budget: 'image build', ...debootstrapProgress(context),
-      })
-      if (debootstrap.exitCode !== 0) {
-        const tail = `${debootstrap.stdout}\n${debootstrap.stderr}`.trim().split('\n').slice(-3).join(' / ')
-        throw new OperationError(`could not build ${image}: debootstrap failed (exit ${debootstrap.exitCode})`, {
-          why: debootstrap.exitCode === 127 ? 'debootstrap is not installed' : tail || 'debootstrap gave no output',
-          fix: process.getuid?.() === 0 ? `check that ${recipe.mirror} answers, then run \`yard image build\` again (scripts/setup-system installs debootstrap)` : 'debootstrap needs root: run `sudo yard image build`, or set [box] image to an image you have',
+  return withLock(
+    lockPath,
+    {budgetMs: BUILD_BUDGET_MS, purpose: `image build ${image}`, warn: context.warn},
+    async () => {
+      if (!options.force && (await imageExists(context, image))) return {image, built: false, seconds: 0}
+      const started = Date.now()
+      const work = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-image-'))
+      try {
+        const rootfs = path.join(work, 'rootfs')
+        const recipe = DEFAULT_IMAGE_RECIPE
+        context.progress?.step(`building the root filesystem (debootstrap ${recipe.suite} ${recipe.variant})`)
+        const debootstrap = await context.runner.run(
+          'debootstrap',
+          [`--variant=${recipe.variant}`, `--include=${recipe.include.join(',')}`, recipe.suite, rootfs, recipe.mirror],
+          {
+            allowFailure: true,
+            timeoutMs: BUILD_BUDGET_MS,
+            budget: 'image build',
+            ...debootstrapProgress(context),
+          },
+        )
+        if (debootstrap.exitCode !== 0) {
+          const tail = `${debootstrap.stdout}\n${debootstrap.stderr}`.trim().split('\n').slice(-3).join(' / ')
+          throw new OperationError(`could not build ${image}: debootstrap failed (exit ${debootstrap.exitCode})`, {
+            why: debootstrap.exitCode === 127 ? 'debootstrap is not installed' : tail || 'debootstrap gave no output',
+            fix:
+              process.getuid?.() === 0
+                ? `check that ${recipe.mirror} answers, then run \`yard image build\` again (scripts/setup-system installs debootstrap)`
+                : 'debootstrap needs root: run `sudo yard image build`, or set [box] image to an image you have',
+          })
+        }
+
+        for (const trimmed of recipe.trim)
+          await fs
+            .rm(path.join(rootfs, trimmed), {recursive: true, force: true})
+            .then(async () => fs.mkdir(path.join(rootfs, trimmed), {recursive: true}))
+        context.progress?.step('packing the root filesystem')
+        const tarball = path.join(work, 'rootfs.tar')
+        await context.runner.run('tar', ['--numeric-owner', '-C', rootfs, '-cf', tarball, '.'], {
+          timeoutMs: BUILD_BUDGET_MS,
+          budget: 'image build',
         })
+        context.progress?.step(`importing ${image}`)
+        await context.runner.run(
+          'podman',
+          [
+            'import',
+            '--change',
+            `CMD ${JSON.stringify(recipe.cmd)}`,
+            '--message',
+            'yard default image (DESIGN.md §8)',
+            tarball,
+            image,
+          ],
+          {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'},
+        )
+        context.progress?.done()
+        return {image, built: true, seconds: Math.round((Date.now() - started) / 1000)}
+      } finally {
+        await fs.rm(work, {recursive: true, force: true}).catch(() => undefined)
       }
-      for (const trimmed of recipe.trim) await fs.rm(path.join(rootfs, trimmed), {recursive: true, force: true}).then(() => fs.mkdir(path.join(rootfs, trimmed), {recursive: true}))
-      context.progress?.step('packing the root filesystem')
-      const tarball = path.join(work, 'rootfs.tar')
-      await context.runner.run('tar', ['--numeric-owner', '-C', rootfs, '-cf', tarball, '.'], {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'})
-      context.progress?.step(`importing ${image}`)
-      await context.runner.run('podman', ['import', '--change', `CMD ${JSON.stringify(recipe.cmd)}`, '--message', 'yard default image (DESIGN.md §8)', tarball, image], {timeoutMs: BUILD_BUDGET_MS, budget: 'image build'})
-      context.progress?.done()
-      return {image, built: true, seconds: Math.round((Date.now() - started) / 1000)}
-    } finally {
-      await fs.rm(work, {recursive: true, force: true}).catch(() => undefined)
-    }
-  })
+    },
+  )
 }

@@ -5,10 +5,11 @@
  */
 import type {MachineBackend, MachineSpec, MachineStatus} from '../../sdk/machine.js'
 import type {YardContext} from '../kernel/context.js'
+import type {Backends} from '../registry/backends.js'
+
 import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {validateName} from '../identity/identity.js'
-import type {Backends} from '../registry/backends.js'
-import {openWorkspace, Workspace, worktreePath} from '../workspace/workspace.js'
+import {openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 
 /**
  * The machine a checkout runs on (DESIGN.md §4.3): the shared one — name, sizes, and the two
@@ -17,11 +18,18 @@ import {openWorkspace, Workspace, worktreePath} from '../workspace/workspace.js'
  * worktree read-write and the git common dir read-only (docs/worktrees.md, "Untrusted worktrees").
  */
 export function machineSpec(workspace: Workspace, name?: string): MachineSpec {
-  const machine = workspace.config.machine
+  const {machine} = workspace.config
   const sizes = {cpus: machine.cpus, memoryMiB: machine['memory-mib'], diskGiB: machine['disk-gib']}
   if (name !== undefined && name !== 'main' && isUntrusted(workspace, name)) {
-    return {name: worktreeMachineName(workspace.prefix, name), mounts: [worktreePath(workspace, name), workspace.commonDir], readOnly: [workspace.commonDir], worktree: name, ...sizes}
+    return {
+      name: worktreeMachineName(workspace.prefix, name),
+      mounts: [worktreePath(workspace, name), workspace.commonDir],
+      readOnly: [workspace.commonDir],
+      worktree: name,
+      ...sizes,
+    }
   }
+
   return {name: machine.name, mounts: [workspace.mainPath, workspace.worktreesRoot], ...sizes}
 }
 
@@ -39,8 +47,15 @@ export function isUntrusted(workspace: Workspace, name: string): boolean {
  * Creates the machine backend `[machine] backend` selects, with the spec of the checkout `name`
  * (the shared machine when absent or trusted).
  */
-export async function createMachine(context: YardContext, backends: Backends, workspace: Workspace, name?: string): Promise<{machine: MachineBackend; spec: MachineSpec}> {
-  const machine = await backends.machine(context, workspace.config.machine.backend, {origin: workspace.config.origins['machine.backend']})
+export async function createMachine(
+  context: YardContext,
+  backends: Backends,
+  workspace: Workspace,
+  name?: string,
+): Promise<{machine: MachineBackend; spec: MachineSpec}> {
+  const machine = await backends.machine(context, workspace.config.machine.backend, {
+    origin: workspace.config.origins['machine.backend'],
+  })
   return {machine, spec: machineSpec(workspace, name)}
 }
 
@@ -50,10 +65,13 @@ export async function createMachine(context: YardContext, backends: Backends, wo
  */
 export function checkWorktreeMachine(machine: MachineBackend, spec: MachineSpec): void {
   if (spec.worktree === undefined || machine.worktreeMachines) return
-  throw new RefusedError(`worktree ${spec.worktree} is untrusted, but the machine backend ${machine.id} cannot give it a machine of its own`, {
-    why: 'an untrusted worktree runs on a machine that mounts only it and the git dir read-only; this backend does not say it can make one',
-    fix: `use a backend that can ([machine] backend = "podman-machine" or "native"), or, if you trust its code: yard worktree trust ${spec.worktree} --trusted`,
-  })
+  throw new RefusedError(
+    `worktree ${spec.worktree} is untrusted, but the machine backend ${machine.id} cannot give it a machine of its own`,
+    {
+      why: 'an untrusted worktree runs on a machine that mounts only it and the git dir read-only; this backend does not say it can make one',
+      fix: `use a backend that can ([machine] backend = "podman-machine" or "native"), or, if you trust its code: yard worktree trust ${spec.worktree} --trusted`,
+    },
+  )
 }
 
 /**
@@ -61,14 +79,23 @@ export function checkWorktreeMachine(machine: MachineBackend, spec: MachineSpec)
  * §3.5); empty, with a note, when the machine is not running. Starts nothing.
  * @throws OperationError (exit 1) when the machine says it runs but its socket does not answer.
  */
-export async function machineSocketEnv(context: YardContext, backends: Backends, workspace: Workspace, name?: string): Promise<Record<string, string>> {
+export async function machineSocketEnv(
+  context: YardContext,
+  backends: Backends,
+  workspace: Workspace,
+  name?: string,
+): Promise<Record<string, string>> {
   const {machine, spec} = await createMachine(context, backends, workspace, name)
   const env = await machine.socketEnv(spec)
-  if (env === null) context.warn(`note: machine ${spec.name} is not running, so there is no CONTAINER_HOST / DOCKER_HOST yet: yard machine start (or yard up)`)
+  if (env === null)
+    context.warn(
+      `note: machine ${spec.name} is not running, so there is no CONTAINER_HOST / DOCKER_HOST yet: yard machine start (or yard up)`,
+    )
   return env ?? {}
 }
 
-const platformDefault = (context: YardContext) => context.env.YARD_MACHINE_BACKEND || (process.platform === 'darwin' ? 'podman-machine' : 'native')
+const platformDefault = (context: YardContext) =>
+  context.env.YARD_MACHINE_BACKEND || (process.platform === 'darwin' ? 'podman-machine' : 'native')
 
 /**
  * `yard machine status`: outside a repository only the `native` backend answers (a VM belongs to
@@ -76,31 +103,48 @@ const platformDefault = (context: YardContext) => context.env.YARD_MACHINE_BACKE
  * machine.
  * @throws InputError (exit 2) for invalid config, an unknown backend id, or a VM backend outside a repository.
  */
-export async function machineStatus(context: YardContext, backends: Backends, worktree?: string): Promise<MachineStatus> {
+export async function machineStatus(
+  context: YardContext,
+  backends: Backends,
+  worktree?: string,
+): Promise<MachineStatus> {
   const workspace = await openWorkspace(context).catch((error: unknown) => {
     if (platformDefault(context) !== 'native') throw error
     return undefined
   })
   if (!workspace) {
-    if (worktree !== undefined) throw new InputError('--worktree names a worktree, and there is no repository here', {fix: 'run the command inside the repository'})
+    if (worktree !== undefined)
+      throw new InputError('--worktree names a worktree, and there is no repository here', {
+        fix: 'run the command inside the repository',
+      })
     const machine = await backends.machine(context, 'native')
     return machine.status({name: 'native', mounts: [], cpus: 0, memoryMiB: 0, diskGiB: 0})
   }
-  const {machine, spec} = await createMachine(context, backends, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))
+
+  const {machine, spec} = await createMachine(
+    context,
+    backends,
+    workspace,
+    worktree === undefined ? undefined : untrustedName(workspace, worktree),
+  )
   const status = await machine.status(spec)
   warnOnMounts(status, spec, context)
   if (status.state === 'unresponsive') {
-    context.warn(status.socket === null
-      ? 'warning: the engine does not answer; `yard doctor` says why (and `yard doctor --fix` writes the containers.conf this host may need)'
-      : `warning: machine ${spec.name} says it is running, but its API socket ${status.socket} does not answer\n  fix: yard machine stop && yard machine start`)
+    context.warn(
+      status.socket === null
+        ? 'warning: the engine does not answer; `yard doctor` says why (and `yard doctor --fix` writes the containers.conf this host may need)'
+        : `warning: machine ${spec.name} says it is running, but its API socket ${status.socket} does not answer\n  fix: yard machine stop && yard machine start`,
+    )
   }
+
   return status
 }
 
 /** A VM (it has its own socket) whose mounts are not the spec's: worktrees would be empty inside. */
 function warnOnMounts(status: MachineStatus, spec: MachineSpec, context: YardContext): void {
   if (status.state === 'absent' || status.socket === null) return
-  const differ = status.mounts.length !== spec.mounts.length || spec.mounts.some((mount) => !status.mounts.includes(mount))
+  const differ =
+    status.mounts.length !== spec.mounts.length || spec.mounts.some((mount) => !status.mounts.includes(mount))
   if (!differ) return
   context.warn(
     `warning: machine ${spec.name} mounts ${status.mounts.length > 0 ? status.mounts.join(', ') : 'nothing yard can read'}, but this project needs exactly ${spec.mounts.join(' and ')} (did the main checkout or the worktrees root move?)\n` +
@@ -136,23 +180,43 @@ function untrustedName(workspace: Workspace, worktree: string): string {
  */
 async function open(context: YardContext, backends: Backends, worktree?: string) {
   const workspace = await openWorkspace(context)
-  const {machine, spec} = await createMachine(context, backends, workspace, worktree === undefined ? undefined : untrustedName(workspace, worktree))
+  const {machine, spec} = await createMachine(
+    context,
+    backends,
+    workspace,
+    worktree === undefined ? undefined : untrustedName(workspace, worktree),
+  )
   return {machine, spec, status: machine.id === 'native' ? undefined : await machine.status(spec)}
 }
 
 /** The native machine is the host's podman: nothing to create, start, stop or remove. */
 function nothingForNative(machine: MachineBackend, verb: string): MachineOutcome {
-  return {name: 'native', backend: machine.id, done: false, reason: `the native machine is the host's podman (no VM): nothing to ${verb}`}
+  return {
+    name: 'native',
+    backend: machine.id,
+    done: false,
+    reason: `the native machine is the host's podman (no VM): nothing to ${verb}`,
+  }
 }
 
 /** `yard machine init`: creates the machine when absent; an existing one is kept (mounts checked). */
-export async function machineInit(context: YardContext, backends: Backends, worktree?: string): Promise<MachineOutcome> {
+export async function machineInit(
+  context: YardContext,
+  backends: Backends,
+  worktree?: string,
+): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, backends, worktree)
   if (!status) return nothingForNative(machine, 'create')
   if (status.state !== 'absent') {
     warnOnMounts(status, spec, context)
-    return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} already exists (${status.state})`}
+    return {
+      name: spec.name,
+      backend: machine.id,
+      done: false,
+      reason: `machine ${spec.name} already exists (${status.state})`,
+    }
   }
+
   await machine.init(spec)
   return {name: spec.name, backend: machine.id, done: true}
 }
@@ -162,25 +226,42 @@ export async function machineInit(context: YardContext, backends: Backends, work
  * @throws OperationError (exit 1) for an absent or unresponsive machine; RefusedError (exit 3)
  *   from the backend while another machine runs.
  */
-export async function machineStart(context: YardContext, backends: Backends, worktree?: string): Promise<MachineOutcome> {
+export async function machineStart(
+  context: YardContext,
+  backends: Backends,
+  worktree?: string,
+): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, backends, worktree)
   if (!status) return nothingForNative(machine, 'start')
-  if (status.state === 'running') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is already running`}
+  if (status.state === 'running')
+    return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is already running`}
   if (status.state === 'absent') {
-    throw new OperationError(`there is no machine ${spec.name} to start`, {fix: 'yard machine init && yard machine start (yard up does both)'})
+    throw new OperationError(`there is no machine ${spec.name} to start`, {
+      fix: 'yard machine init && yard machine start (yard up does both)',
+    })
   }
+
   if (status.state === 'unresponsive') {
-    throw new OperationError(`machine ${spec.name} says it is running, but its socket ${status.socket ?? ''} does not answer`, {fix: 'yard machine stop && yard machine start'})
+    throw new OperationError(
+      `machine ${spec.name} says it is running, but its socket ${status.socket ?? ''} does not answer`,
+      {fix: 'yard machine stop && yard machine start'},
+    )
   }
+
   await machine.start(spec)
   return {name: spec.name, backend: machine.id, done: true}
 }
 
 /** `yard machine stop`: an absent or stopped machine is nothing to do. */
-export async function machineStop(context: YardContext, backends: Backends, worktree?: string): Promise<MachineOutcome> {
+export async function machineStop(
+  context: YardContext,
+  backends: Backends,
+  worktree?: string,
+): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, backends, worktree)
   if (!status) return nothingForNative(machine, 'stop')
-  if (status.state === 'absent' || status.state === 'stopped') return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is ${status.state}`}
+  if (status.state === 'absent' || status.state === 'stopped')
+    return {name: spec.name, backend: machine.id, done: false, reason: `machine ${spec.name} is ${status.state}`}
   await machine.stop(spec)
   return {name: spec.name, backend: machine.id, done: true}
 }
@@ -189,11 +270,22 @@ export async function machineStop(context: YardContext, backends: Backends, work
  * `yard machine rm`: asks `confirm` (which throws to refuse) before removing; with `dryRun`
  * only reports. An absent machine is nothing to do.
  */
-export async function machineRm(context: YardContext, backends: Backends, options: {dryRun: boolean; confirm: (question: string) => Promise<void>; worktree?: string}): Promise<MachineOutcome> {
+export async function machineRm(
+  context: YardContext,
+  backends: Backends,
+  options: {dryRun: boolean; confirm: (question: string) => Promise<void>; worktree?: string},
+): Promise<MachineOutcome> {
   const {machine, spec, status} = await open(context, backends, options.worktree)
   if (!status) return nothingForNative(machine, 'remove')
-  if (status.state === 'absent') return {name: spec.name, backend: machine.id, done: false, reason: `there is no machine ${spec.name}`}
-  if (options.dryRun) return {name: spec.name, backend: machine.id, done: false, reason: `would remove machine ${spec.name} (${status.state}) with its disk: every container, image and volume inside it`}
+  if (status.state === 'absent')
+    return {name: spec.name, backend: machine.id, done: false, reason: `there is no machine ${spec.name}`}
+  if (options.dryRun)
+    return {
+      name: spec.name,
+      backend: machine.id,
+      done: false,
+      reason: `would remove machine ${spec.name} (${status.state}) with its disk: every container, image and volume inside it`,
+    }
   await options.confirm(`Remove machine ${spec.name} with its disk (every container, image and volume inside it)?`)
   await machine.rm(spec)
   return {name: spec.name, backend: machine.id, done: true}

@@ -30,7 +30,9 @@ class CappedText {
 
   /** The kept bytes as text; a character cut at the cap is dropped (the decoder's U+FFFD). */
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8').replace(/\uFFFD$/, '')
+    return Buffer.concat(this.chunks)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '')
   }
 
   get truncated(): boolean {
@@ -61,7 +63,14 @@ export class ExecCapture implements TerminalCapture {
   }
 
   /** The result fields: the text kept, the bytes seen, and whether the cap cut either stream. */
-  result(): {stdout: string; stderr: string; stdoutBytes: number; stderrBytes: number; truncated: boolean; outputCapBytes: number} {
+  result(): {
+    stdout: string
+    stderr: string
+    stdoutBytes: number
+    stderrBytes: number
+    truncated: boolean
+    outputCapBytes: number
+  } {
     return {
       stdout: this.out.text(),
       stderr: this.err.text(),
@@ -102,6 +111,7 @@ export class TailCapture implements TerminalCapture {
       if (this.partial[stream] !== '') this.push(this.partial[stream])
       this.partial[stream] = ''
     }
+
     return [...this.ring]
   }
 }

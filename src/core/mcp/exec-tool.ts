@@ -22,12 +22,23 @@ export const exec = defineTool({
   description: `yard exec NAME -- COMMAND…: runs the command (an argv array, no shell unless you run one) in the box of worktree NAME, in its checkout's directory, or in a sandbox (NAME/BRANCH, or sandbox), never on the host. No stdin and no terminal; stdout and stderr are each kept up to ${EXEC_OUTPUT_CAP_BYTES} bytes (truncated says when the cap cut them); after timeoutSeconds yard stops waiting and kills its engine client (exit code 124, timedOut); the engine does not pass that on, so the command itself may go on in the box or sandbox until it ends (box_down ends a box's). structuredContent: {exitCode, timedOut, timeoutSeconds, stdout, stderr, stdoutBytes, stderrBytes, truncated, outputCapBytes}. The box must be running (box_up).`,
   input: z
     .object({
-      name: z.string().describe('worktree name or main (default: YARD_WORKTREE of the server, else main); SANDBOX/BRANCH for a sandbox').optional(),
+      name: z
+        .string()
+        .describe(
+          'worktree name or main (default: YARD_WORKTREE of the server, else main); SANDBOX/BRANCH for a sandbox',
+        )
+        .optional(),
       command: z.array(z.string()).min(1).describe('the argv to run, e.g. ["git", "status"]'),
       sandbox: z.string().describe("run in this sandbox's attached branch").optional(),
       slot: z.string().describe('the sandbox slot (default: the first)').optional(),
       local: z.boolean().describe("the worktree's box, even when a sandbox has the name").default(false),
-      timeoutSeconds: z.number().int().min(1).max(EXEC_TIMEOUT_MAX_SECONDS).describe('seconds to wait for the command before yard stops it (exit 124)').default(EXEC_TIMEOUT_DEFAULT_SECONDS),
+      timeoutSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(EXEC_TIMEOUT_MAX_SECONDS)
+        .describe('seconds to wait for the command before yard stops it (exit 124)')
+        .default(EXEC_TIMEOUT_DEFAULT_SECONDS),
     })
     .strict(),
   readOnly: false,
@@ -43,7 +54,9 @@ export const exec = defineTool({
       tty: false,
     })
     const output = capture.result()
-    const how = capture.timedOut ? `ran out of its ${args.timeoutSeconds} s (exit 124): yard stopped waiting; it may go on in the box or sandbox` : `exited ${exitCode}`
+    const how = capture.timedOut
+      ? `ran out of its ${args.timeoutSeconds} s (exit 124): yard stopped waiting; it may go on in the box or sandbox`
+      : `exited ${exitCode}`
     return {
       data: {exitCode, timedOut: capture.timedOut, timeoutSeconds: args.timeoutSeconds, ...output},
       text: `${args.command.join(' ')} ${how}${output.truncated ? ` (output cut at ${EXEC_OUTPUT_CAP_BYTES} bytes per stream)` : ''}`,

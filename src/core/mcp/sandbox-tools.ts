@@ -23,8 +23,17 @@ export const sandboxCreate = defineTool({
   readOnly: false,
   hints: {openWorld: true},
   async run(args, call) {
-    const result = await createSandbox(call.context(), call.backends, {name: args.name, repos: args.repos, branch: args.branch, runtime: args.runtime, image: args.image})
-    return {data: {...result}, text: `created sandbox ${result.name} (pod ${result.project}, ${result.runtime}) offset ${result.offset} [${result.offsetSource}] on ${result.branch}`}
+    const result = await createSandbox(call.context(), call.backends, {
+      name: args.name,
+      repos: args.repos,
+      branch: args.branch,
+      runtime: args.runtime,
+      image: args.image,
+    })
+    return {
+      data: {...result},
+      text: `created sandbox ${result.name} (pod ${result.project}, ${result.runtime}) offset ${result.offset} [${result.offsetSource}] on ${result.branch}`,
+    }
   },
 })
 
@@ -38,7 +47,13 @@ export const sandboxList = defineTool({
   hints: {openWorld: true},
   async run(args, call) {
     const rows = await listSandboxes(call.context(), call.backends, args.runtime)
-    return {data: {sandboxes: rows}, text: rows.length === 0 ? 'no sandboxes' : `${count(rows.length, 'sandbox')}: ${rows.map((row) => `${row.name} ${row.phase}`).join(', ')}`}
+    return {
+      data: {sandboxes: rows},
+      text:
+        rows.length === 0
+          ? 'no sandboxes'
+          : `${count(rows.length, 'sandbox')}: ${rows.map((row) => `${row.name} ${row.phase}`).join(', ')}`,
+    }
   },
 })
 
@@ -47,12 +62,27 @@ export const sandboxAttach = defineTool({
   title: 'Attach a branch in a sandbox',
   description:
     'yard sandbox attach: creates /work/<slot>/<branch with "/" → "-"> in every slot; what exists is kept as it is. structuredContent: {name, branch, slots: [{slot, default, path, created}]}.',
-  input: z.object({name: z.string().describe('sandbox name'), branch: z.string().describe('branch (default wt/NAME)').optional(), runtime: runtimeArg}).strict(),
+  input: z
+    .object({
+      name: z.string().describe('sandbox name'),
+      branch: z.string().describe('branch (default wt/NAME)').optional(),
+      runtime: runtimeArg,
+    })
+    .strict(),
   readOnly: false,
   hints: {idempotent: true, openWorld: true},
   async run(args, call) {
-    const result = await attachSandbox(call.context(), call.backends, {name: args.name, branch: args.branch, runtime: args.runtime})
-    return {data: {...result}, text: result.slots.map((slot) => `${slot.slot}: ${slot.path} on ${result.branch}${slot.created ? '' : ' (already attached)'}`).join('\n')}
+    const result = await attachSandbox(call.context(), call.backends, {
+      name: args.name,
+      branch: args.branch,
+      runtime: args.runtime,
+    })
+    return {
+      data: {...result},
+      text: result.slots
+        .map((slot) => `${slot.slot}: ${slot.path} on ${result.branch}${slot.created ? '' : ' (already attached)'}`)
+        .join('\n'),
+    }
   },
 })
 
@@ -72,10 +102,20 @@ export const sandboxRm = defineTool({
   readOnly: false,
   hints: {destructive: true, openWorld: true},
   async run(args, call) {
-    const {result, refusal} = await removeSandbox(call.context(), call.backends, {name: args.name, force: args.force, dryRun: args.dryRun, runtime: args.runtime})
+    const {result, refusal} = await removeSandbox(call.context(), call.backends, {
+      name: args.name,
+      force: args.force,
+      dryRun: args.dryRun,
+      runtime: args.runtime,
+    })
     // As the command: a dry run that rm would refuse ends in that refusal (code 3).
     if (refusal) throw refusal
-    const saved = result.savedIn ? `; ${result.dryRun ? 'would save' : 'saved'} unsaved work under ${result.savedIn}` : ''
-    return {data: {...result}, text: `${result.dryRun ? 'would remove' : 'removed'} sandbox ${result.name} (pod ${result.project})${saved}`}
+    const saved = result.savedIn
+      ? `; ${result.dryRun ? 'would save' : 'saved'} unsaved work under ${result.savedIn}`
+      : ''
+    return {
+      data: {...result},
+      text: `${result.dryRun ? 'would remove' : 'removed'} sandbox ${result.name} (pod ${result.project})${saved}`,
+    }
   },
 })

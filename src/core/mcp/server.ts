@@ -9,18 +9,25 @@
  */
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
-import {CallToolRequestSchema, CallToolResult, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema} from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import {Writable} from 'node:stream'
 import {z} from 'zod'
 
-import {createContext, YardContext} from '../kernel/context.js'
-import {ExitCode, InputError, RefusedError, YardError} from '../../sdk/errors.js'
-import {ProcessRunner, TerminalCapture} from '../../sdk/process.js'
 import type {Backends} from '../registry/backends.js'
+
+import {ExitCode, InputError, RefusedError, YardError} from '../../sdk/errors.js'
+import {ProcessRunner, type TerminalCapture} from '../../sdk/process.js'
+import {createContext, type YardContext} from '../kernel/context.js'
 import {worktreeBackends} from '../worktree/backends.js'
 import {STDERR_CAPTURE} from './capture.js'
 import {sandboxList} from './sandbox-tools.js'
-import {ToolCall, YardTool, detailsOf} from './tool.js'
+import {detailsOf, type ToolCall, type YardTool} from './tool.js'
 import {TOOLS, toolsFor} from './tools.js'
 import {worktreeList} from './worktree-tools.js'
 
@@ -42,8 +49,24 @@ export interface McpServerOptions {
 
 /** The resources: the lists, readable without a tool call. */
 const RESOURCES = [
-  {uri: 'yard://worktrees', name: 'worktrees', title: 'Worktrees', description: 'yard worktree list --json: main first, then every worktree', mimeType: 'application/json', tool: worktreeList, key: 'worktrees'},
-  {uri: 'yard://sandboxes', name: 'sandboxes', title: 'Sandboxes', description: "yard sandbox list --json: the project's sandboxes", mimeType: 'application/json', tool: sandboxList, key: 'sandboxes'},
+  {
+    uri: 'yard://worktrees',
+    name: 'worktrees',
+    title: 'Worktrees',
+    description: 'yard worktree list --json: main first, then every worktree',
+    mimeType: 'application/json',
+    tool: worktreeList,
+    key: 'worktrees',
+  },
+  {
+    uri: 'yard://sandboxes',
+    name: 'sandboxes',
+    title: 'Sandboxes',
+    description: "yard sandbox list --json: the project's sandboxes",
+    mimeType: 'application/json',
+    tool: sandboxList,
+    key: 'sandboxes',
+  },
 ] as const
 
 /** The tool's input as JSON Schema (draft 2020-12, what MCP specifies), defaults marked optional. */
@@ -70,7 +93,13 @@ class Call implements ToolCall {
       this.warnings.push(message)
       process.stderr.write(message + '\n')
     }
-    const context = createContext({cwd: this.options.project, env: this.options.env, verbose: this.options.verbose, warn})
+
+    const context = createContext({
+      cwd: this.options.project,
+      env: this.options.env,
+      verbose: this.options.verbose,
+      warn,
+    })
     return {...context, runner: new ProcessRunner({...context.runner.options, capture})}
   }
 
@@ -89,9 +118,10 @@ function inArgumentWords(text: string | undefined, tool: YardTool | undefined): 
   let said = text
   for (const [key, field] of Object.entries(tool.input.shape)) {
     if (!(field as z.ZodType).safeParse(true).success) continue
-    const flag = key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
-    said = said.replaceAll(new RegExp(`--${flag}(?![\\w-])`, 'g'), `"${key}": true`)
+    const flag = key.replaceAll(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
+    said = said.replaceAll(new RegExp(String.raw`--${flag}(?![\w-])`, 'g'), `"${key}": true`)
   }
+
   return said
 }
 
@@ -101,11 +131,16 @@ function inArgumentWords(text: string | undefined, tool: YardTool | undefined): 
  */
 export function toolError(error: unknown, tool?: YardTool, warnings: string[] = []): CallToolResult {
   const yardError = error instanceof YardError ? error : undefined
-  if (!yardError) process.stderr.write(`yard mcp: unexpected failure${tool ? ` in ${tool.name}` : ''}: ${(error as Error)?.stack ?? String(error)}\n`)
+  if (!yardError)
+    process.stderr.write(
+      `yard mcp: unexpected failure${tool ? ` in ${tool.name}` : ''}: ${(error as Error)?.stack ?? String(error)}\n`,
+    )
   const code = yardError?.code ?? ExitCode.failed
   const message = yardError?.message ?? `unexpected failure: ${(error as Error)?.message ?? String(error)}`
   const fields = {code, message, why: yardError?.why, fix: inArgumentWords(yardError?.fix, tool)}
-  const rendered = [message, fields.why && `  why: ${fields.why}`, fields.fix && `  fix: ${fields.fix}`].filter(Boolean).join('\n')
+  const rendered = [message, fields.why && `  why: ${fields.why}`, fields.fix && `  fix: ${fields.fix}`]
+    .filter(Boolean)
+    .join('\n')
   return {
     isError: true,
     content: [{type: 'text', text: `error (code ${code}): ${rendered}`}, ...warningBlock(warnings)],
@@ -120,13 +155,14 @@ function warningBlock(warnings: string[]): Array<{type: 'text'; text: string}> {
 /** A zod failure in the words of yard's input errors (exit 2): which argument, what was wrong. */
 function argumentError(tool: YardTool, error: z.ZodError): InputError {
   const problems = error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') return `${tool.name} has no argument ${issue.keys.map((key) => `"${key}"`).join(', ')}`
+    if (issue.code === 'unrecognized_keys')
+      return `${tool.name} has no argument ${issue.keys.map((key) => `"${key}"`).join(', ')}`
     const where = issue.path.length > 0 ? `argument "${issue.path.join('.')}"` : 'the arguments'
     return `${where}: ${issue.message.replace(/^Invalid input: /, '')}`
   })
   const names = Object.keys(tool.input.shape)
   return new InputError(`invalid arguments for ${tool.name}: ${problems.join('; ')}`, {
-    why: 'nothing was run: the arguments must match the tool\'s input schema (tools/list)',
+    why: "nothing was run: the arguments must match the tool's input schema (tools/list)",
     fix: names.length > 0 ? `${tool.name} takes: ${names.join(', ')}` : `${tool.name} takes no arguments: pass {}`,
   })
 }
@@ -135,7 +171,12 @@ function argumentError(tool: YardTool, error: z.ZodError): InputError {
  * Runs one `tools/call`. Never throws: an unknown or withheld tool, bad arguments and every
  * failure are tool errors, so the server keeps serving.
  */
-export async function callTool(options: McpServerOptions, backends: Backends, name: string, args: unknown): Promise<CallToolResult> {
+export async function callTool(
+  options: McpServerOptions,
+  backends: Backends,
+  name: string,
+  args: unknown,
+): Promise<CallToolResult> {
   const offered = toolsFor(options)
   const tool = offered.find((candidate) => candidate.name === name)
   if (!tool) {
@@ -147,17 +188,27 @@ export async function callTool(options: McpServerOptions, backends: Backends, na
         }),
       )
     }
-    return toolError(new InputError(`there is no tool ${name}`, {fix: `use one of: ${offered.map((candidate) => candidate.name).join(', ')}`}))
+
+    return toolError(
+      new InputError(`there is no tool ${name}`, {
+        fix: `use one of: ${offered.map((candidate) => candidate.name).join(', ')}`,
+      }),
+    )
   }
+
   const parsed = tool.input.safeParse(args ?? {})
   if (!parsed.success) return toolError(argumentError(tool, parsed.error), tool)
   const call = new Call(options, backends)
   try {
     const outcome = await tool.run(parsed.data, call)
     return {
-      content: [{type: 'text', text: outcome.text}, {type: 'text', text: JSON.stringify(outcome.data)}, ...warningBlock(call.warnings)],
+      content: [
+        {type: 'text', text: outcome.text},
+        {type: 'text', text: JSON.stringify(outcome.data)},
+        ...warningBlock(call.warnings),
+      ],
       structuredContent: outcome.data,
-      ...(call.warnings.length > 0 ? {_meta: {'yard.dev/warnings': call.warnings}} : {}),
+      ...(call.warnings.length > 0 && {_meta: {'yard.dev/warnings': call.warnings}}),
     }
   } catch (error) {
     return toolError(error, tool, call.warnings)
@@ -170,11 +221,12 @@ export async function callTool(options: McpServerOptions, backends: Backends, na
  */
 export function createServer(options: McpServerOptions): {server: Server; settled: () => Promise<void>} {
   const running = new Set<Promise<unknown>>()
-  const track = <T>(work: Promise<T>): Promise<T> => {
+  const track = async <T>(work: Promise<T>): Promise<T> => {
     running.add(work)
     void work.finally(() => running.delete(work)).catch(() => undefined)
     return work
   }
+
   const server = new Server(
     {name: 'yard', title: 'yard', version: options.version},
     {
@@ -191,27 +243,51 @@ export function createServer(options: McpServerOptions): {server: Server; settle
       annotations: {
         title: tool.title,
         readOnlyHint: tool.readOnly,
-        ...(tool.readOnly ? {} : {destructiveHint: tool.hints?.destructive ?? false, idempotentHint: tool.hints?.idempotent ?? false}),
+        ...(!tool.readOnly && {
+          destructiveHint: tool.hints?.destructive ?? false,
+          idempotentHint: tool.hints?.idempotent ?? false,
+        }),
         openWorldHint: tool.hints?.openWorld ?? false,
       },
     })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, (request) => track(callTool(options, options.backends, request.params.name, request.params.arguments)))
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    track(callTool(options, options.backends, request.params.name, request.params.arguments)),
+  )
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: RESOURCES.map(({uri, name, title, description, mimeType}) => ({uri, name, title, description, mimeType})),
+    resources: RESOURCES.map(({uri, name, title, description, mimeType}) => ({
+      uri,
+      name,
+      title,
+      description,
+      mimeType,
+    })),
   }))
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => track(readResource(request.params.uri)))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => track(readResource(request.params.uri)))
   async function readResource(uri: string) {
     const resource = RESOURCES.find((candidate) => candidate.uri === uri)
-    if (!resource) throw new Error(`there is no resource ${uri}; yard offers ${RESOURCES.map((candidate) => candidate.uri).join(', ')}`)
+    if (!resource)
+      throw new Error(
+        `there is no resource ${uri}; yard offers ${RESOURCES.map((candidate) => candidate.uri).join(', ')}`,
+      )
     const result = await callTool(options, options.backends, resource.tool.name, {})
     const data = result.structuredContent ?? {}
     if (result.isError) throw new Error(String((data as {message?: unknown}).message ?? 'failed'))
-    return {contents: [{uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify((data as Record<string, unknown>)[resource.key])}]}
+    return {
+      contents: [
+        {
+          uri: resource.uri,
+          mimeType: resource.mimeType,
+          text: JSON.stringify((data as Record<string, unknown>)[resource.key]),
+        },
+      ],
+    }
   }
+
   const settled = async () => {
-    while (running.size > 0) await Promise.allSettled([...running])
+    while (running.size > 0) await Promise.allSettled(running)
   }
+
   return {server, settled}
 }
 
@@ -221,21 +297,23 @@ export function createServer(options: McpServerOptions): {server: Server; settle
  * anything else that would write to it (a plugin's hook, a stray log) goes to stderr.
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
-  const stdout = process.stdout
+  const {stdout} = process
   const protocolWrite = stdout.write.bind(stdout)
-  stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => process.stderr.write(chunk, ...rest)) as typeof stdout.write
+  stdout.write = (chunk: string | Uint8Array, ...rest: never[]) => process.stderr.write(chunk, ...rest)
   const channel = new Writable({
     write(chunk: Buffer, _encoding, done) {
       protocolWrite(chunk, (error?: Error | null) => done(error ?? null))
     },
   })
   // A failure no call awaited (a backend's stray promise) is logged; it must not end the server.
-  process.on('unhandledRejection', (reason) => process.stderr.write(`yard mcp: unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}\n`))
+  process.on('unhandledRejection', (reason) =>
+    process.stderr.write(`yard mcp: unhandled rejection: ${(reason as Error)?.stack ?? String(reason)}\n`),
+  )
   const {server, settled} = createServer(options)
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve
     // The client is done sending; the calls it already made are still answered.
-    process.stdin.once('end', () => void settled().then(() => server.close()))
+    process.stdin.once('end', () => void settled().then(async () => server.close()))
   })
   await server.connect(new StdioServerTransport(process.stdin, channel))
   await closed

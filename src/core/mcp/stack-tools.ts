@@ -4,15 +4,15 @@
  */
 import {z} from 'zod'
 
-import {boxDown, boxUp} from '../machine/box.js'
-import {stackEnv} from '../config/env.js'
 import {InputError} from '../../sdk/errors.js'
-import {machineSocketEnv} from '../machine/machine.js'
+import {stackEnv} from '../config/env.js'
 import {allPorts, sandboxPorts, targetPorts} from '../identity/ports.js'
+import {boxDown, boxUp} from '../machine/box.js'
+import {machineSocketEnv} from '../machine/machine.js'
 import {describeTarget, stackDown, stackLogs, stackPs, stackUp} from '../stack/stack.js'
 import {resolveTarget} from '../workspace/workspace.js'
-import {count, defineTool, worktreeArg} from './tool.js'
 import {TailCapture} from './capture.js'
+import {count, defineTool, worktreeArg} from './tool.js'
 
 const targetInput = z.object({worktree: worktreeArg}).strict()
 
@@ -26,10 +26,14 @@ export const up = defineTool({
   hints: {idempotent: true},
   async run(args, call) {
     const outcome = await stackUp(call.context(), call.backends, args.worktree)
-    const ports = Object.entries(outcome.target.ports).map(([key, port]) => `${key}=${port}`).join(' ')
+    const ports = Object.entries(outcome.target.ports)
+      .map(([key, port]) => `${key}=${port}`)
+      .join(' ')
     return {
       data: {project: outcome.target.project, boxOnly: outcome.boxOnly},
-      text: outcome.boxOnly ? `${describeTarget(outcome.target)} is box-only (no compose file): nothing to start` : `${describeTarget(outcome.target)} is up${ports ? `: ${ports}` : ''}`,
+      text: outcome.boxOnly
+        ? `${describeTarget(outcome.target)} is box-only (no compose file): nothing to start`
+        : `${describeTarget(outcome.target)} is up${ports ? `: ${ports}` : ''}`,
     }
   },
 })
@@ -37,25 +41,36 @@ export const up = defineTool({
 export const down = defineTool({
   name: 'down',
   title: "Stop a checkout's stack",
-  description: "yard down: removes the checkout's stack containers and network; volumes stay. structuredContent: {project, removed: [what went]}.",
+  description:
+    "yard down: removes the checkout's stack containers and network; volumes stay. structuredContent: {project, removed: [what went]}.",
   input: targetInput,
   readOnly: false,
   hints: {idempotent: true},
   async run(args, call) {
     const outcome = await stackDown(call.context(), call.backends, args.worktree)
-    return {data: {project: outcome.target.project, removed: outcome.gone}, text: outcome.gone.length === 0 ? `${describeTarget(outcome.target)}: nothing runs, nothing to do` : `removed ${outcome.gone.join(', ')}`}
+    return {
+      data: {project: outcome.target.project, removed: outcome.gone},
+      text:
+        outcome.gone.length === 0
+          ? `${describeTarget(outcome.target)}: nothing runs, nothing to do`
+          : `removed ${outcome.gone.join(', ')}`,
+    }
   },
 })
 
 export const ps = defineTool({
   name: 'ps',
   title: "List a checkout's stack containers",
-  description: "yard ps: the checkout's stack containers. structuredContent: {containers: [{service, container, state, ports: [{host, container}]}]}.",
+  description:
+    "yard ps: the checkout's stack containers. structuredContent: {containers: [{service, container, state, ports: [{host, container}]}]}.",
   input: targetInput,
   readOnly: true,
   async run(args, call) {
     const rows = await stackPs(call.context(), call.backends, args.worktree)
-    return {data: {containers: rows}, text: rows.length === 0 ? 'no containers' : rows.map((row) => `${row.service} ${row.state}`).join(', ')}
+    return {
+      data: {containers: rows},
+      text: rows.length === 0 ? 'no containers' : rows.map((row) => `${row.service} ${row.state}`).join(', '),
+    }
   },
 })
 
@@ -76,11 +91,17 @@ export const logs = defineTool({
   readOnly: true,
   async run(args, call) {
     const capture = new TailCapture(args.tail, 60_000)
-    const outcome = await stackLogs(call.context(capture), call.backends, {flag: args.worktree, services: args.services, follow: false})
+    const outcome = await stackLogs(call.context(capture), call.backends, {
+      flag: args.worktree,
+      services: args.services,
+      follow: false,
+    })
     const lines = capture.lines()
     return {
       data: {project: outcome.target.project, boxOnly: outcome.boxOnly, tail: args.tail, lines, total: capture.total},
-      text: outcome.boxOnly ? `${describeTarget(outcome.target)} is box-only (no compose file): no stack logs` : `${lines.length} of ${count(capture.total, 'line')} of ${outcome.target.project}`,
+      text: outcome.boxOnly
+        ? `${describeTarget(outcome.target)} is box-only (no compose file): no stack logs`
+        : `${lines.length} of ${count(capture.total, 'line')} of ${outcome.target.project}`,
     }
   },
 })
@@ -100,31 +121,48 @@ export const ports = defineTool({
   readOnly: true,
   async run(args, call) {
     // The command's exclusive flags (commands/ports.ts), said in the arguments' names.
-    if (args.all && args.worktree !== undefined) throw new InputError('all and worktree cannot be given together', {fix: 'give one of them'})
-    if (args.sandbox !== undefined && (args.all || args.worktree !== undefined)) throw new InputError(`sandbox cannot be given together with ${args.all ? 'all' : 'worktree'}`, {fix: 'give one of them'})
+    if (args.all && args.worktree !== undefined)
+      throw new InputError('all and worktree cannot be given together', {fix: 'give one of them'})
+    if (args.sandbox !== undefined && (args.all || args.worktree !== undefined))
+      throw new InputError(`sandbox cannot be given together with ${args.all ? 'all' : 'worktree'}`, {
+        fix: 'give one of them',
+      })
     const context = call.context()
-    const sandboxes = call.worktreeBackends(context).sandboxes
+    const {sandboxes} = call.worktreeBackends(context)
     if (args.all) {
       const reports = await allPorts(context, sandboxes)
       return {data: {reports}, text: reports.map((report) => `${report.worktree} offset ${report.offset}`).join(', ')}
     }
-    const report = args.sandbox === undefined ? await targetPorts(context, args.worktree, sandboxes) : await sandboxPorts(context, call.backends, args.sandbox, sandboxes)
-    const list = Object.entries(report.ports).map(([key, port]) => `${key}=${port}`).join(' ')
-    return {data: {...report}, text: `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${list ? `: ${list}` : ''}`}
+
+    const report =
+      args.sandbox === undefined
+        ? await targetPorts(context, args.worktree, sandboxes)
+        : await sandboxPorts(context, call.backends, args.sandbox, sandboxes)
+    const list = Object.entries(report.ports)
+      .map(([key, port]) => `${key}=${port}`)
+      .join(' ')
+    return {
+      data: {...report},
+      text: `${report.worktree} (${report.project}) offset ${report.offset} [${report.offsetSource}]${list ? `: ${list}` : ''}`,
+    }
   },
 })
 
 export const env = defineTool({
   name: 'env',
   title: "Show a checkout's environment",
-  description: "yard env --format json: the environment the checkout's stack and box get (WORKTREE, WT_OFFSET, COMPOSE_PROJECT_NAME, the [ports] keys, …). structuredContent: that object.",
+  description:
+    "yard env --format json: the environment the checkout's stack and box get (WORKTREE, WT_OFFSET, COMPOSE_PROJECT_NAME, the [ports] keys, …). structuredContent: that object.",
   input: targetInput,
   readOnly: true,
   async run(args, call) {
     const context = call.context()
     const {workspace, target} = await resolveTarget(context, args.worktree)
     const variables = stackEnv(target, context, await machineSocketEnv(context, call.backends, workspace, target.name))
-    return {data: {...variables}, text: `${count(Object.keys(variables).length, 'variable')} of ${describeTarget(target)}`}
+    return {
+      data: {...variables},
+      text: `${count(Object.keys(variables).length, 'variable')} of ${describeTarget(target)}`,
+    }
   },
 })
 
@@ -154,6 +192,9 @@ export const boxDownTool = defineTool({
   hints: {idempotent: true},
   async run(args, call) {
     const outcome = await boxDown(call.context(), call.backends, args.worktree)
-    return {data: {project: outcome.target.project, removed: outcome.gone}, text: outcome.gone.length === 0 ? 'no box ran' : `removed ${outcome.gone.join(', ')}`}
+    return {
+      data: {project: outcome.target.project, removed: outcome.gone},
+      text: outcome.gone.length === 0 ? 'no box ran' : `removed ${outcome.gone.join(', ')}`,
+    }
   },
 })

@@ -15,7 +15,10 @@ export const cacheList = defineTool({
   async run(_args, call) {
     const {cache, root} = await openCache(call.context(), call.backends)
     const rows = await cache.list(root)
-    return {data: {caches: rows}, text: `${count(rows.length, 'cache')}${rows.some((row) => row.stale) ? ` (${rows.filter((row) => row.stale).length} stale)` : ''}`}
+    return {
+      data: {caches: rows},
+      text: `${count(rows.length, 'cache')}${rows.some((row) => row.stale) ? ` (${rows.filter((row) => row.stale).length} stale)` : ''}`,
+    }
   },
 })
 
@@ -29,6 +32,15 @@ export const doctor = defineTool({
   async run(_args, call) {
     const report = await runDoctor(call.context(), {selfRoot: call.selfRoot})
     const failed = report.checks.filter((check) => !check.ok).length
-    return {data: {...report}, text: failed === 0 ? 'yard is ready' : `${count(failed, 'required check')} failed: ${report.checks.filter((check) => !check.ok).map((check) => check.name).join(', ')}`}
+    return {
+      data: {...report},
+      text:
+        failed === 0
+          ? 'yard is ready'
+          : `${count(failed, 'required check')} failed: ${report.checks
+              .filter((check) => !check.ok)
+              .map((check) => check.name)
+              .join(', ')}`,
+    }
   },
 })

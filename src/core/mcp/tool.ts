@@ -5,11 +5,12 @@
  */
 import {z} from 'zod'
 
-import type {YardContext} from '../kernel/context.js'
-import {RefusedError} from '../../sdk/errors.js'
 import type {TerminalCapture} from '../../sdk/process.js'
+import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 import type {WorktreeBackends} from '../worktree/backends.js'
+
+import {RefusedError} from '../../sdk/errors.js'
 
 /** What a tool call gets from the server: contexts on the server's checkout, the backends. */
 export interface ToolCall {
@@ -58,7 +59,7 @@ export interface YardTool<S extends z.ZodObject = z.ZodObject> {
 
 /** Declares a tool with its argument types inferred from the schema. */
 export function defineTool<S extends z.ZodObject>(tool: YardTool<S>): YardTool {
-  return tool as unknown as YardTool
+  return tool
 }
 
 /**
@@ -70,11 +71,16 @@ export const nameArg = (what: string) => z.string().describe(`${what}: a-z, 0-9 
 /** `--worktree NAME` of the stack commands (DESIGN.md §3.3). */
 export const worktreeArg = z
   .string()
-  .describe('the worktree to target, or "main" (default: YARD_WORKTREE of the server, then the checkout it serves, i.e. main)')
+  .describe(
+    'the worktree to target, or "main" (default: YARD_WORKTREE of the server, then the checkout it serves, i.e. main)',
+  )
   .optional()
 
 /** `--runtime` of the sandbox commands. */
-export const runtimeArg = z.enum(['podman', 'kubernetes']).describe('sandbox runtime (default [cluster] runtime)').optional()
+export const runtimeArg = z
+  .enum(['podman', 'kubernetes'])
+  .describe('sandbox runtime (default [cluster] runtime)')
+  .optional()
 
 /**
  * The refusal a command gives without a terminal and without `--yes` (base.ts confirmOrRefuse):

@@ -16,7 +16,7 @@ export const worktreeAdd = defineTool({
     .object({
       name: nameArg('worktree name (default: derived from branch)').optional(),
       branch: z.string().describe('the branch to check out or create (default wt/NAME)').optional(),
-      from: z.string().describe("base of a new branch: a branch, tag or commit (must resolve)").optional(),
+      from: z.string().describe('base of a new branch: a branch, tag or commit (must resolve)').optional(),
       fetch: z.boolean().describe("fetch the base's remote first").default(true),
     })
     .strict(),
@@ -24,8 +24,17 @@ export const worktreeAdd = defineTool({
   hints: {openWorld: true},
   async run(args, call) {
     const context = call.context()
-    const result = await addWorktree(context, {name: args.name, branch: args.branch, from: args.from, fetch: args.fetch, backends: call.worktreeBackends(context)})
-    return {data: {...result}, text: `worktree ${result.name} at ${result.path} on ${result.branch}, offset ${result.offset} [${result.offsetSource}]`}
+    const result = await addWorktree(context, {
+      name: args.name,
+      branch: args.branch,
+      from: args.from,
+      fetch: args.fetch,
+      backends: call.worktreeBackends(context),
+    })
+    return {
+      data: {...result},
+      text: `worktree ${result.name} at ${result.path} on ${result.branch}, offset ${result.offset} [${result.offsetSource}]`,
+    }
   },
 })
 
@@ -39,7 +48,10 @@ export const worktreeList = defineTool({
   async run(_args, call) {
     // The server is long-lived: isomorphic-git, loaded once, answers what it can without a process.
     const rows = await listWorktrees(call.context(), {inProcess: true})
-    return {data: {worktrees: rows}, text: `${count(rows.length, 'checkout')}: ${rows.map((row) => row.name).join(', ')}`}
+    return {
+      data: {worktrees: rows},
+      text: `${count(rows.length, 'checkout')}: ${rows.map((row) => row.name).join(', ')}`,
+    }
   },
 })
 
@@ -51,7 +63,12 @@ export const worktreeRemove = defineTool({
   input: z
     .object({
       name: z.string().describe('the worktree to remove'),
-      force: z.boolean().describe('remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock, or a failed stack teardown; implies yes').default(false),
+      force: z
+        .boolean()
+        .describe(
+          'remove despite unsaved work (saved to a refs/yard/removed/ ref first), a lock, or a failed stack teardown; implies yes',
+        )
+        .default(false),
       yes: z.boolean().describe('go ahead without the confirmation the command asks on a terminal').default(false),
       dryRun: z.boolean().describe('only plan; change nothing').default(false),
     })
@@ -63,13 +80,20 @@ export const worktreeRemove = defineTool({
       // The command's own check (commands/worktree/remove.ts), before core sees a reserved name.
       throw new InputError('main is the main checkout; it is not a worktree yard can remove', {
         why: 'yard removes the worktrees it made under the worktrees root; the main checkout holds the repository itself',
-        fix: 'name a worktree (`yard worktree list` lists them); to tear down main\'s stack, run `yard nuke`',
+        fix: "name a worktree (`yard worktree list` lists them); to tear down main's stack, run `yard nuke`",
       })
     }
+
     const context = call.context()
-    const plan = await planRemoval(context, {name: args.name, force: args.force, dryRun: args.dryRun, backends: call.worktreeBackends(context)})
+    const plan = await planRemoval(context, {
+      name: args.name,
+      force: args.force,
+      dryRun: args.dryRun,
+      backends: call.worktreeBackends(context),
+    })
     if (plan.refusal) throw withDetails(plan.refusal, {plan: plan.summary})
-    if (args.dryRun) return {data: {plan: plan.summary}, text: `would remove worktree ${args.name} (${plan.summary.path})`}
+    if (args.dryRun)
+      return {data: {plan: plan.summary}, text: `would remove worktree ${args.name} (${plan.summary.path})`}
     if (!args.yes && !args.force) notConfirmed(`Remove worktree ${args.name}?`, 'yes')
     const result = await executeRemoval(context, plan, {force: args.force})
     const saved = result.snapshot ? `; uncommitted work saved to ${result.snapshot.ref}` : ''

@@ -1,17 +1,18 @@
+import type {CacheBackend} from '../../sdk/cache.js'
 /**
  * The one way core reaches a backend (DESIGN.md §2 "Backends"): a `Backends` port that a command
  * builds once (`BaseCommand.backends`) over the registry, loaded on first use only. Use cases take
  * `(context, backends, options)`; tests hand in a fake port, or `backendsOf(registry)`.
  */
 import type {BackendKind} from '../../sdk/factory.js'
-import type {CacheBackend} from '../../sdk/cache.js'
 import type {MachineBackend} from '../../sdk/machine.js'
 import type {SandboxBackend} from '../../sdk/sandbox.js'
 import type {StackBackend} from '../../sdk/stack.js'
 import type {BackendContext, ClusterSettings} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {stateDir} from '../kernel/state.js'
 import type {BackendEntry, Registry} from './registry.js'
+
+import {stateDir} from '../kernel/state.js'
 
 /**
  * Backends by kind and id. Each `machine`/`stack`/`cache`/`sandbox` call creates the backend for
@@ -40,26 +41,32 @@ export interface Backends {
  * case's runner (with the engine socket's environment when given), environment, state directory,
  * warnings and progress.
  */
-export function backendContext(context: YardContext, extra: {socketEnv?: Record<string, string>; cluster?: ClusterSettings} = {}): BackendContext {
+export function backendContext(
+  context: YardContext,
+  extra: {socketEnv?: Record<string, string>; cluster?: ClusterSettings} = {},
+): BackendContext {
   return {
     runner: extra.socketEnv ? context.runner.withEnv(extra.socketEnv) : context.runner,
     env: context.env,
     stateDir: stateDir(context.env),
     warn: context.warn,
     progress: context.progress,
-    ...(extra.cluster ? {cluster: extra.cluster} : {}),
+    ...(extra.cluster && {cluster: extra.cluster}),
   }
 }
 
 /** The port over a registry that `load` gives, called once on first use (`() => loadRegistry(config)`). */
 export function createBackends(load: () => Promise<Registry>): Backends {
   let loaded: Promise<Registry> | undefined
-  const registry = () => (loaded ??= load())
+  const registry = async () => (loaded ??= load())
   return {
-    machine: async (context, id, options = {}) => (await registry()).create('machine', id, backendContext(context), options.origin),
-    stack: async (context, id, options = {}) => (await registry()).create('stack', id, backendContext(context, options)),
+    machine: async (context, id, options = {}) =>
+      (await registry()).create('machine', id, backendContext(context), options.origin),
+    stack: async (context, id, options = {}) =>
+      (await registry()).create('stack', id, backendContext(context, options)),
     cache: async (context, id) => (await registry()).create('cache', id, backendContext(context)),
-    sandbox: async (context, id, options = {}) => (await registry()).create('sandbox', id, backendContext(context, options)),
+    sandbox: async (context, id, options = {}) =>
+      (await registry()).create('sandbox', id, backendContext(context, options)),
     has: async (kind, id) => (await registry()).factory(kind, id) !== undefined,
     ids: async (kind) => (await registry()).ids(kind),
     entries: async () => (await registry()).entries(),

@@ -8,7 +8,6 @@
 import {existsSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-
 import npa from 'npm-package-arg'
 
 import {InputError, RefusedError} from '../../sdk/errors.js'
@@ -44,26 +43,39 @@ export function classifyPluginSource(given: string, cwd: string): PluginSource {
   const looksLikePath = PATH_PREFIXES.some((prefix) => given.startsWith(prefix)) || given === '.' || given === '..'
   const candidate = resolvePath(given, cwd)
   const isScoped = given.startsWith('@')
-  if (looksLikePath || (!isScoped && existsSync(candidate))) return pathSource(given, cwd, candidate, `file:${candidate}`)
+  if (looksLikePath || (!isScoped && existsSync(candidate)))
+    return pathSource(given, cwd, candidate, `file:${candidate}`)
   let parsed: npa.Result
   try {
     parsed = npa(given, cwd)
   } catch (error) {
-    if (GIT_PREFIXES.some((prefix) => given.startsWith(prefix))) return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
-    throw new InputError(`cannot install a plugin from "${given}": ${(error as Error).message.replaceAll('\n', '\\n')}`, {
-      why: 'npm reads a plugin as a package name (name, name@version, name@tag), a path, a git url or a tarball url',
-      fix: 'check the spelling, e.g. `yard plugins install yard-backend-lima@2`',
-    })
+    if (GIT_PREFIXES.some((prefix) => given.startsWith(prefix)))
+      return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
+    throw new InputError(
+      `cannot install a plugin from "${given}": ${(error as Error).message.replaceAll('\n', String.raw`\n`)}`,
+      {
+        why: 'npm reads a plugin as a package name (name, name@version, name@tag), a path, a git url or a tarball url',
+        fix: 'check the spelling, e.g. `yard plugins install yard-backend-lima@2`',
+      },
+    )
   }
+
   if (REGISTRY_TYPES.has(parsed.type)) return {given, kind: 'npm', spec: given, description: `the npm package ${given}`}
   if (parsed.type === 'file' || parsed.type === 'directory') {
     const where = parsed.fetchSpec ?? candidate
     // The installer gets the directory itself, as for a plain path (the name is read from its package.json).
     return pathSource(given, cwd, where, `file:${where}`)
   }
+
   if (parsed.type === 'git') return {given, kind: 'git', spec: given, description: `the git repository ${given}`}
   // `npm:evil` alone names no alias: the package installs under its own name.
-  if (parsed.type === 'alias') return {given, kind: 'alias', spec: given, description: `the npm package ${(parsed as npa.AliasResult).subSpec.raw}${parsed.name ? ` under the name ${parsed.name}` : ' (an npm: alias)'}`}
+  if (parsed.type === 'alias')
+    return {
+      given,
+      kind: 'alias',
+      spec: given,
+      description: `the npm package ${(parsed as npa.AliasResult).subSpec.raw}${parsed.name ? ` under the name ${parsed.name}` : ' (an npm: alias)'}`,
+    }
   return {given, kind: 'tarball', spec: given, description: `the package at ${parsed.fetchSpec ?? given}`}
 }
 
@@ -78,22 +90,28 @@ function pathSource(given: string, cwd: string, candidate: string, spec: string)
       fix: 'give the directory of the plugin package (the one holding its package.json), or an npm name or git url',
     })
   }
+
   if (statSync(candidate).isDirectory() && !existsSync(path.join(candidate, 'package.json'))) {
     throw new InputError(`${candidate} is not a plugin package: it has no package.json`, {
-      fix: 'give the plugin package\'s own directory (docs/plugins.md shows its layout)',
+      fix: "give the plugin package's own directory (docs/plugins.md shows its layout)",
     })
   }
+
   return {given, kind: 'path', spec, description: `the local path ${candidate}`}
 }
 
 function resolvePath(given: string, cwd: string): string {
   const withoutScheme = given.startsWith('file:') ? given.slice('file:'.length).replace(/^\/\/(?=\/)/, '') : given
-  const expanded = withoutScheme === '~' || withoutScheme.startsWith('~/') ? path.join(os.homedir(), withoutScheme.slice(1)) : withoutScheme
+  const expanded =
+    withoutScheme === '~' || withoutScheme.startsWith('~/')
+      ? path.join(os.homedir(), withoutScheme.slice(1))
+      : withoutScheme
   return path.resolve(cwd, expanded)
 }
 
 /** The sentence said once per `yard plugins install`. */
-export const PLUGIN_CODE_NOTE = 'note: a plugin is code that runs with your permissions every time yard runs; install only what you trust.'
+export const PLUGIN_CODE_NOTE =
+  'note: a plugin is code that runs with your permissions every time yard runs; install only what you trust.'
 
 export interface InstallConsent {
   /** `--yes`: do not ask. */
@@ -120,10 +138,11 @@ export async function consentToInstall(sources: PluginSource[], consent: Install
   const fix = `run again with --yes if you trust ${unvetted.length === 1 ? 'it' : 'them'}; for a checkout of your own, \`yard plugins link PATH\` does not ask`
   if (!consent.interactive) {
     throw new RefusedError(`refused to install from ${what} without confirmation`, {
-      why: 'installing runs the plugin\'s code, and there is no terminal to ask on',
+      why: "installing runs the plugin's code, and there is no terminal to ask on",
       fix,
     })
   }
+
   if (!(await consent.ask(`Install and run code from ${what}?`))) {
     throw new RefusedError(`refused: nothing installed from ${what}`, {why: 'the answer was no', fix})
   }

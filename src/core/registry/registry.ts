@@ -6,19 +6,19 @@
  * major is recorded (`broken` / `incompatible`, with the reason) and skipped; loading the
  * registry never throws because of a plugin.
  */
-import {Errors, Interfaces, ModuleLoader} from '@oclif/core'
+import {Errors, type Interfaces, ModuleLoader} from '@oclif/core'
 import {tsPath} from '@oclif/core/config'
 
-import {Backend, BackendFactory, BackendKind} from '../../sdk/factory.js'
-import {BackendContext} from '../../sdk/target.js'
 import {InputError, OperationError, YardError} from '../../sdk/errors.js'
+import {type Backend, type BackendFactory, type BackendKind} from '../../sdk/factory.js'
 import {checkFactory, describeValue} from '../../sdk/factory.js'
+import {type BackendContext} from '../../sdk/target.js'
 
 /** The oclif hook every backend plugin (built-in or not) declares in its package.json. */
 export const BACKENDS_HOOK = 'yard:backends'
 
 /** How long one plugin's hook may take to answer, in milliseconds, unless told otherwise. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
+export const DEFAULT_HOOK_TIMEOUT_MS = 5000
 
 export type BackendStatus = 'ok' | 'broken' | 'incompatible'
 
@@ -68,11 +68,10 @@ export class Registry {
   private readonly byKey = new Map<string, Provided>()
 
   /** Builds the index from rows already checked; the first `ok` row per kind and id wins. */
-  constructor(
-    private readonly rows: readonly RegistryRow[],
-  ) {
+  constructor(private readonly rows: readonly RegistryRow[]) {
     for (const row of rows) {
-      if (row.factory) this.byKey.set(key(row.factory.kind, row.factory.id), {factory: row.factory, plugin: row.entry.plugin})
+      if (row.factory)
+        this.byKey.set(key(row.factory.kind, row.factory.id), {factory: row.factory, plugin: row.entry.plugin})
     }
   }
 
@@ -85,7 +84,7 @@ export class Registry {
   ids(kind: BackendKind): string[] {
     return this.rows
       .filter((row) => row.factory?.kind === kind)
-      .map((row) => row.entry.id as string)
+      .map((row) => row.entry.id!)
       .sort()
   }
 
@@ -103,7 +102,12 @@ export class Registry {
    * @throws OperationError (exit 1) when the factory throws (a YardError passes through) or
    *   returns something of another kind or id.
    */
-  async create<K extends BackendKind>(kind: K, id: string, context: BackendContext, origin?: string): Promise<BackendOfKind<K>> {
+  async create<K extends BackendKind>(
+    kind: K,
+    id: string,
+    context: BackendContext,
+    origin?: string,
+  ): Promise<BackendOfKind<K>> {
     const provided = this.byKey.get(key(kind, id))
     if (!provided) throw this.unknownBackend(kind, id, origin)
     let backend: unknown
@@ -117,6 +121,7 @@ export class Registry {
         cause: error,
       })
     }
+
     const made = backend as Partial<Backend> | null
     if (typeof made !== 'object' || made === null || made.kind !== kind || made.id !== id) {
       throw new OperationError(`the ${kind} backend "${id}" from plugin ${provided.plugin} is malformed`, {
@@ -124,6 +129,7 @@ export class Registry {
         fix: `report this to the plugin's authors, or select another backend with ${backendConfigKey(kind)}`,
       })
     }
+
     return backend as BackendOfKind<K>
   }
 
@@ -138,7 +144,10 @@ export class Registry {
         : `no ${kind} backend is installed`
     // The fix names what set the id: an environment variable (env:NAME), a file, else yard.toml.
     const variable = origin?.startsWith('env:') ? origin.slice(4) : undefined
-    const setting = variable === undefined ? `set ${backendConfigKey(kind)} in ${origin === undefined || origin === 'default' ? 'yard.toml' : origin} to ${choice}` : `set the environment variable ${variable} to ${choice} (or unset it)`
+    const setting =
+      variable === undefined
+        ? `set ${backendConfigKey(kind)} in ${origin === undefined || origin === 'default' ? 'yard.toml' : origin} to ${choice}`
+        : `set the environment variable ${variable} to ${choice} (or unset it)`
     return new InputError(`unknown ${kind} backend "${id}"${variable === undefined ? '' : ` from ${variable}`}`, {
       why,
       fix: `${setting}, or install the plugin that provides "${id}" (yard plugins install <package>); yard backends lists what is installed`,
@@ -157,12 +166,13 @@ const registries = new WeakMap<Interfaces.Config, Promise<Registry>>()
  * never finishes loading is reported alone and cannot hang the CLI. Never rejects because of a
  * plugin: failures become `broken` / `incompatible` entries.
  */
-export function loadRegistry(config: Interfaces.Config, options: LoadRegistryOptions = {}): Promise<Registry> {
+export async function loadRegistry(config: Interfaces.Config, options: LoadRegistryOptions = {}): Promise<Registry> {
   let registry = registries.get(config)
   if (!registry) {
     registry = runBackendsHook(config, options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS)
     registries.set(config, registry)
   }
+
   return registry
 }
 
@@ -172,15 +182,17 @@ async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Pr
   const plugins = config.getPluginsList().filter((plugin) => (plugin.hooks[BACKENDS_HOOK] ?? []).length > 0)
   // Each plugin's hooks run on their own clock, so one that hangs (even while its module loads)
   // is reported alone and every other plugin, the built-ins included, still registers.
-  const outcomes = await Promise.all(plugins.map((plugin) => runPluginHooks(config, plugin, timeoutMs)))
+  const outcomes = await Promise.all(plugins.map(async (plugin) => runPluginHooks(config, plugin, timeoutMs)))
   const rows: RegistryRow[] = []
   const seen = new Map<string, string>()
   for (const [index, plugin] of plugins.entries()) {
     const {results, failures} = outcomes[index]
-    if (results.length === 0 && failures.length === 0) rows.push({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook exports no function`)})
+    if (results.length === 0 && failures.length === 0)
+      rows.push({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook exports no function`)})
     for (const result of results) rows.push(...checkResult(plugin, result, seen))
     for (const failure of failures) rows.push({entry: brokenEntry(plugin, failure)})
   }
+
   return new Registry(rows)
 }
 
@@ -188,7 +200,7 @@ async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Pr
 function hookContext(config: Interfaces.Config) {
   return {
     config,
-    debug: () => {},
+    debug() {},
     error(message: string | Error, options: {exit?: number} = {}) {
       Errors.error(message, options as {exit: number})
     },
@@ -205,22 +217,35 @@ function hookContext(config: Interfaces.Config) {
 }
 
 const search = (module: Record<string, unknown>) =>
-  typeof module === 'function' ? module : typeof module.default === 'function' ? module.default : Object.values(module).find((value) => typeof value === 'function')
+  typeof module === 'function'
+    ? module
+    : typeof module.default === 'function'
+      ? module.default
+      : Object.values(module).find((value) => typeof value === 'function')
 
 /**
  * Loads and calls each `yard:backends` hook of one plugin, each within `timeoutMs` (loading
  * included). Never rejects: failures come back as reasons.
  */
-async function runPluginHooks(config: Interfaces.Config, plugin: HookPlugin, timeoutMs: number): Promise<{results: unknown[]; failures: string[]}> {
+async function runPluginHooks(
+  config: Interfaces.Config,
+  plugin: HookPlugin,
+  timeoutMs: number,
+): Promise<{results: unknown[]; failures: string[]}> {
   const results: unknown[] = []
   const failures: string[] = []
   for (const hook of plugin.hooks[BACKENDS_HOOK] ?? []) {
     const {identifier, target} = typeof hook === 'string' ? {identifier: 'default', target: hook} : hook
     const run = (async () => {
       const {module} = await ModuleLoader.loadWithData(plugin, await tsPath(plugin.root, target, plugin))
-      const hookFn = (module as Record<string, unknown>)[identifier] ?? (identifier === 'default' ? search(module as Record<string, unknown>) : undefined)
+      const hookFn =
+        (module as Record<string, unknown>)[identifier] ??
+        (identifier === 'default' ? search(module as Record<string, unknown>) : undefined)
       if (typeof hookFn !== 'function') return {found: false as const}
-      return {found: true as const, result: await hookFn.call(hookContext(config), {config, context: hookContext(config)})}
+      return {
+        found: true as const,
+        result: await hookFn.call(hookContext(config), {config, context: hookContext(config)}),
+      }
     })()
     // Not unref'd on purpose: a hook that never settles must still end in a reported time-out
     // rather than an empty event loop (Node would exit 13 before anything is said).
@@ -238,14 +263,23 @@ async function runPluginHooks(config: Interfaces.Config, plugin: HookPlugin, tim
       clearTimeout(timer)
     }
   }
+
   return {results, failures}
 }
 
 /** Sorts one hook's result into rows; `seen` maps kind/id to the plugin that provided it first. */
 function checkResult(plugin: HookPlugin, result: unknown, seen: Map<string, string>): RegistryRow[] {
   if (!Array.isArray(result)) {
-    return [{entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook returned ${describeValue(result)}, not an array of backend factories`)}]
+    return [
+      {
+        entry: brokenEntry(
+          plugin,
+          `its ${BACKENDS_HOOK} hook returned ${describeValue(result)}, not an array of backend factories`,
+        ),
+      },
+    ]
   }
+
   return result.map((value: unknown, index) => {
     const fields = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
     const entry: BackendEntry = {
@@ -260,15 +294,30 @@ function checkResult(plugin: HookPlugin, result: unknown, seen: Map<string, stri
     if (check.status !== 'ok') return {entry: {...entry, status: check.status, error: check.reason}}
     const owner = seen.get(key(check.factory.kind, check.factory.id))
     if (owner !== undefined) {
-      return {entry: {...entry, status: 'broken', error: `duplicate ${check.factory.kind} backend id "${check.factory.id}": already provided by ${owner}`}}
+      return {
+        entry: {
+          ...entry,
+          status: 'broken',
+          error: `duplicate ${check.factory.kind} backend id "${check.factory.id}": already provided by ${owner}`,
+        },
+      }
     }
+
     seen.set(key(check.factory.kind, check.factory.id), plugin.name)
     return {entry, factory: check.factory}
   })
 }
 
 function brokenEntry(plugin: HookPlugin, reason: string): BackendEntry {
-  return {id: null, kind: null, plugin: plugin.name, version: plugin.version, contract: null, status: 'broken', error: reason}
+  return {
+    id: null,
+    kind: null,
+    plugin: plugin.name,
+    version: plugin.version,
+    contract: null,
+    status: 'broken',
+    error: reason,
+  }
 }
 
 function errorMessage(error: unknown): string {

@@ -13,24 +13,32 @@
  * with `yard sandbox forward`.
  */
 import type {CacheAddResult, CacheBackend} from '../../sdk/cache.js'
-import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {SandboxAttachResult, SandboxRecord, SandboxRepo} from '../../sdk/sandbox.js'
-import {loadConfig} from '../config/config.js'
+import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
-import {requireValidBranchName} from '../workspace/git.js'
-import {requireClusterSource} from '../cluster/source.js'
-import {staleNote} from '../../sdk/stale.js'
-import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
-import {validateImageReference} from '../machine/image-reference.js'
-import {validateName} from '../identity/identity.js'
-import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
-import {busyPorts} from '../../sdk/port-probe.js'
 import type {Backends} from '../registry/backends.js'
+
+import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
+import {busyPorts} from '../../sdk/port-probe.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
-import {knownSandboxes, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget, SandboxSession} from './sandbox.js'
 import {checkSandboxBranch, parseRepoFlags} from '../../sdk/sandbox-repos.js'
+import {staleNote} from '../../sdk/stale.js'
+import {requireClusterSource} from '../cluster/source.js'
+import {loadConfig} from '../config/config.js'
+import {validateName} from '../identity/identity.js'
+import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
+import {validateImageReference} from '../machine/image-reference.js'
+import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
+import {requireValidBranchName} from '../workspace/git.js'
 import {hasPool, spawnRefill, spawnYard, takeWarm} from './pool-fill.js'
+import {
+  knownSandboxes,
+  openSandboxCache,
+  openSandboxes,
+  requireSandbox,
+  type SandboxSession,
+  sandboxTarget,
+} from './sandbox.js'
 
 export interface CreateOptions {
   name: string
@@ -68,7 +76,11 @@ const borrower = (target: Target) => ({kind: 'sandbox', name: target.project})
  *   before anything is made; RefusedError (exit 3) for a busy host port; OperationError (exit 1)
  *   when a cold clone, the runtime or git in the pod fails.
  */
-export async function createSandbox(context: YardContext, backends: Backends, options: CreateOptions): Promise<CreateResult> {
+export async function createSandbox(
+  context: YardContext,
+  backends: Backends,
+  options: CreateOptions,
+): Promise<CreateResult> {
   const name = validateName(options.name, 'sandbox name')
   const repos = parseRepoFlags(options.repos)
   const branch = checkSandboxBranch(options.branch ?? `wt/${name}`)
@@ -80,12 +92,18 @@ export async function createSandbox(context: YardContext, backends: Backends, op
   await requireValidBranchName(context.runner, workspace.mainPath, branch)
   const probe = sandboxTarget(workspace, context, name)
   if (await backend.get(probe, runtime)) {
-    throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`})
+    throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {
+      fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`,
+    })
   }
+
   // With a pool of this set, its pods prove the default image exists: it is checked only for a cold create.
   const pooled = runtime !== 'kubernetes' && (await hasPool(context, session, repos))
   const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
-  let image = options.image ?? workspace.config.cluster.image ?? (pooled ? defaultImageTag() : (await buildDefaultImage(context)).image)
+  let image =
+    options.image ??
+    workspace.config.cluster.image ??
+    (pooled ? defaultImageTag() : (await buildDefaultImage(context)).image)
 
   // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
@@ -96,7 +114,14 @@ export async function createSandbox(context: YardContext, backends: Backends, op
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
   // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
-  const warm = pooled ? await takeWarm(context, session, {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports}, probe.project) : undefined
+  const warm = pooled
+    ? await takeWarm(
+        context,
+        session,
+        {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports},
+        probe.project,
+      )
+    : undefined
   if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
   try {
     for (const repo of local ? repos : []) {
@@ -105,26 +130,54 @@ export async function createSandbox(context: YardContext, backends: Backends, op
         leased.push(url)
       }
     }
+
     const target = await withOffsetsLock(context, workspace, `sandbox create ${name}`, async () => {
       // Read under the lock: another create or add may have pinned meanwhile.
       const fresh = {...workspace, config: loadConfig({mainPath: workspace.mainPath, env: context.env})}
-      allocation = await allocateOffset(context, fresh, {name, kind: 'sandbox', sandboxes: () => knownSandboxes(context, {...session, workspace: fresh})})
-      const target = sandboxTarget(workspace, context, name, {offset: allocation.offset, offsetSource: allocation.offsetSource})
+      allocation = await allocateOffset(context, fresh, {
+        name,
+        kind: 'sandbox',
+        sandboxes: async () => knownSandboxes(context, {...session, workspace: fresh}),
+      })
+      const target = sandboxTarget(workspace, context, name, {
+        offset: allocation.offset,
+        offsetSource: allocation.offsetSource,
+      })
       const busy = local ? await busyPorts(target.ports, new Set()) : []
       if (busy.length > 0) {
-        throw new RefusedError(`host port${busy.length === 1 ? '' : 's'} ${busy.map(({key, port}) => `${port} (${key})`).join(', ')} of sandbox ${name} ${busy.length === 1 ? 'is' : 'are'} busy`, {
-          why: `the podman runtime publishes each [ports] key as base + offset ${target.offset}, and something already listens there (a stack of the same identity, or another program)`,
-          fix: `stop what holds the port (yard down --worktree ${name}, if its stack is up), or pin ${name} to another offset in ${workspace.config.files.local} [worktree-offsets]`,
-        })
+        throw new RefusedError(
+          `host port${busy.length === 1 ? '' : 's'} ${busy.map(({key, port}) => `${port} (${key})`).join(', ')} of sandbox ${name} ${busy.length === 1 ? 'is' : 'are'} busy`,
+          {
+            why: `the podman runtime publishes each [ports] key as base + offset ${target.offset}, and something already listens there (a stack of the same identity, or another program)`,
+            fix: `stop what holds the port (yard down --worktree ${name}, if its stack is up), or pin ${name} to another offset in ${workspace.config.files.local} [worktree-offsets]`,
+          },
+        )
       }
-      const spec = {runtime, image, cacheRoot: local ? root : workspace.config.cluster['cache-root'], repos, branch, portBases: workspace.config.ports}
+
+      const spec = {
+        runtime,
+        image,
+        cacheRoot: local ? root : workspace.config.cluster['cache-root'],
+        repos,
+        branch,
+        portBases: workspace.config.ports,
+      }
       if (warm) {
         made = await backend.pool!.claim(warm.pod, warm.pool.id, target, spec)
         return target
       }
+
       context.progress?.step(`starting pod ${target.project}`)
       await backend.create(target, spec)
-      made = {name, project: target.project, runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec}
+      made = {
+        name,
+        project: target.project,
+        runtime,
+        phase: 'Running',
+        offset: target.offset,
+        owner: target.owner,
+        spec,
+      }
       return target
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
@@ -132,16 +185,39 @@ export async function createSandbox(context: YardContext, backends: Backends, op
     const relayed = warm !== undefined && Object.keys(target.ports).length > 0
     if (relayed) spawnYard(context, workspace.mainPath, ['sandbox', 'pool', 'relay', name])
     const gitIdentity = await hostGitIdentity(context, workspace.mainPath)
-    const attached = warnSubmodules(context, name, warm ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity}) : await backend.attach(made!, {branch, gitIdentity, fetchThroughSeconds: workspace.config.cache['fetch-through-seconds']}))
+    const attached = warnSubmodules(
+      context,
+      name,
+      warm
+        ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity})
+        : await backend.attach(made!, {
+            branch,
+            gitIdentity,
+            fetchThroughSeconds: workspace.config.cache['fetch-through-seconds'],
+          }),
+    )
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
-    for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
+    for (const note of Object.values(attached.stale ?? {}))
+      context.warn(`warning: ${note}; the sandbox uses the cached objects`)
     if (relayed) await backend.pool!.awaitRelay(made!)
     warnUnpushable(context, name, repos, branch)
     await notePin(context, workspace, allocation!)
     if (warm) spawnRefill(context, warm.pool)
     return {
-      ...attached, name, project: target.project, runtime, image, offset: target.offset, offsetSource: target.offsetSource, ports: target.ports, stale: {...stale, ...attached.stale}, start: warm ? 'warm' : 'cold',
-      pinned: allocation!.pin !== undefined ? {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith} : null,
+      ...attached,
+      name,
+      project: target.project,
+      runtime,
+      image,
+      offset: target.offset,
+      offsetSource: target.offsetSource,
+      ports: target.ports,
+      stale: {...stale, ...attached.stale},
+      start: warm ? 'warm' : 'cold',
+      pinned:
+        allocation!.pin === undefined
+          ? null
+          : {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith},
     }
   } catch (error) {
     if (made) await backend.remove(made).catch(() => undefined)
@@ -162,7 +238,12 @@ export async function createSandbox(context: YardContext, backends: Backends, op
  * @throws OperationError (exit 1) when a clone fails, saying to run this create again;
  *   InputError (exit 2) for a ref the cache does not have, listing its branches.
  */
-async function ensureCaches(context: YardContext, caches: {cache: CacheBackend; root: string; lfs?: 'all' | 'off'}, repos: SandboxRepo[], name: string): Promise<Record<string, string>> {
+async function ensureCaches(
+  context: YardContext,
+  caches: {cache: CacheBackend; root: string; lfs?: 'all' | 'off'},
+  repos: SandboxRepo[],
+  name: string,
+): Promise<Record<string, string>> {
   const {cache, root} = caches
   const lfs = caches.lfs ? {lfs: caches.lfs} : {}
   const stale: Record<string, string> = {}
@@ -173,10 +254,15 @@ async function ensureCaches(context: YardContext, caches: {cache: CacheBackend; 
     } catch (error) {
       if (!(error instanceof OperationError)) throw error
       // The cache backend's own fix names `yard cache add`; here the sandbox is what to retry.
-      throw new OperationError(error.message, {why: error.why, fix: `check the url and your access to it (git ls-remote -- ${repo.url}), then run yard sandbox create ${name} again`, cause: error})
+      throw new OperationError(error.message, {
+        why: error.why,
+        fix: `check the url and your access to it (git ls-remote -- ${repo.url}), then run yard sandbox create ${name} again`,
+        cause: error,
+      })
     }
+
     let cachePath = added.path
-    let submodules = added.submodules
+    let {submodules} = added
     if (added.action !== 'cloned') {
       const fetched = await cache.fetch(root, repo.url, {onDemand: true, ...lfs})
       cachePath = fetched.path
@@ -186,21 +272,35 @@ async function ensureCaches(context: YardContext, caches: {cache: CacheBackend; 
         context.warn(`warning: ${stale[repo.slot]}; the sandbox uses the cached objects`)
       }
     }
+
     // The spec the pod is made from carries them (mounts, attach). Those without a cache were
     // warned about by the cache backend; attach leaves them uninitialised.
     const usable = (submodules ?? []).filter((submodule) => submodule.present)
     if (usable.length > 0) repo.submodules = usable.map(({url, key}) => ({url, key}))
-    if (repo.ref !== null) await requireRef(context, cachePath, repo, stale[repo.slot])
-    else await requireDefaultBranch(context, cachePath, repo)
+    if (repo.ref === null) {
+      await requireDefaultBranch(context, cachePath, repo)
+    } else {
+      await requireRef(context, cachePath, repo, stale[repo.slot])
+    }
   }
+
   return stale
 }
 
 /** The cache's branches for messages: at most ten named, then how many more. */
 async function branchList(context: YardContext, cachePath: string): Promise<{branches: string[]; shown: string}> {
-  const listed = await context.runner.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads'], {cwd: cachePath, allowFailure: true})
+  const listed = await context.runner.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads'], {
+    cwd: cachePath,
+    allowFailure: true,
+  })
   const branches = listed.stdout.split('\n').filter(Boolean)
-  return {branches, shown: branches.length > 10 ? `${branches.slice(0, 10).join(', ')} and ${branches.length - 10} more` : branches.join(', ')}
+  return {
+    branches,
+    shown:
+      branches.length > 10
+        ? `${branches.slice(0, 10).join(', ')} and ${branches.length - 10} more`
+        : branches.join(', '),
+  }
 }
 
 /**
@@ -210,13 +310,29 @@ async function branchList(context: YardContext, cachePath: string): Promise<{bra
  * @throws InputError (exit 2) naming the missing branch and suggesting `URL#BRANCH` with the branches there are.
  */
 async function requireDefaultBranch(context: YardContext, cachePath: string, repo: SandboxRepo): Promise<void> {
-  if ((await context.runner.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {cwd: cachePath, allowFailure: true})).exitCode === 0) return
-  const head = (await context.runner.git(['symbolic-ref', '--quiet', 'HEAD'], {cwd: cachePath, allowFailure: true})).stdout.trim()
+  if (
+    (
+      await context.runner.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], {
+        cwd: cachePath,
+        allowFailure: true,
+      })
+    ).exitCode === 0
+  )
+    return
+  const head = (
+    await context.runner.git(['symbolic-ref', '--quiet', 'HEAD'], {cwd: cachePath, allowFailure: true})
+  ).stdout.trim()
   const {branches, shown} = await branchList(context, cachePath)
-  throw new InputError(`${repo.url} has no default branch: its HEAD names ${head === '' ? 'nothing' : head.replace(/^refs\/heads\//, '')}, which does not exist`, {
-    why: `a sandbox cuts its worktrees from the default branch when --repo has no #BRANCH, and the origin's HEAD (cached in ${cachePath}) points to a branch it does not have${branches.length > 0 ? `; its branches are ${shown}` : ', and it has no branches'}`,
-    fix: branches.length > 0 ? `name the branch: --repo ${repo.url}#${branches.includes('main') ? 'main' : branches[0]} (or fix the origin's HEAD), then run yard sandbox create again` : 'push a branch to the repository first, then run yard sandbox create again',
-  })
+  throw new InputError(
+    `${repo.url} has no default branch: its HEAD names ${head === '' ? 'nothing' : head.replace(/^refs\/heads\//, '')}, which does not exist`,
+    {
+      why: `a sandbox cuts its worktrees from the default branch when --repo has no #BRANCH, and the origin's HEAD (cached in ${cachePath}) points to a branch it does not have${branches.length > 0 ? `; its branches are ${shown}` : ', and it has no branches'}`,
+      fix:
+        branches.length > 0
+          ? `name the branch: --repo ${repo.url}#${branches.includes('main') ? 'main' : branches[0]} (or fix the origin's HEAD), then run yard sandbox create again`
+          : 'push a branch to the repository first, then run yard sandbox create again',
+    },
+  )
 }
 
 /**
@@ -224,12 +340,25 @@ async function requireDefaultBranch(context: YardContext, cachePath: string, rep
  * cuts the worktree from: `origin/<ref>`, else the ref as given).
  * @throws InputError (exit 2) naming the ref and the branches the cache has.
  */
-async function requireRef(context: YardContext, cachePath: string, repo: SandboxRepo, staleWhy: string | undefined): Promise<void> {
+async function requireRef(
+  context: YardContext,
+  cachePath: string,
+  repo: SandboxRepo,
+  staleWhy: string | undefined,
+): Promise<void> {
   const ref = repo.ref!
-  const candidates = [`${ref}^{commit}`, ...(ref.startsWith('origin/') ? [`refs/heads/${ref.slice('origin/'.length)}^{commit}`] : [])]
+  const candidates = [
+    `${ref}^{commit}`,
+    ...(ref.startsWith('origin/') ? [`refs/heads/${ref.slice('origin/'.length)}^{commit}`] : []),
+  ]
   for (const candidate of candidates) {
-    if ((await context.runner.git(['rev-parse', '--verify', '--quiet', candidate], {cwd: cachePath, allowFailure: true})).exitCode === 0) return
+    if (
+      (await context.runner.git(['rev-parse', '--verify', '--quiet', candidate], {cwd: cachePath, allowFailure: true}))
+        .exitCode === 0
+    )
+      return
   }
+
   const {branches, shown} = await branchList(context, cachePath)
   throw new InputError(`the ref "${ref}" of --repo ${repo.url}#${ref} is not in ${repo.url}`, {
     why: `it is no branch, tag or commit of the cache ${cachePath}${branches.length > 0 ? `, whose branches are ${shown}` : ', which has no branches'}${staleWhy ? ` (${staleWhy})` : ''}`,
@@ -243,6 +372,7 @@ async function hostGitIdentity(context: YardContext, mainPath: string): Promise<
     const result = await context.runner.git(['config', key], {cwd: mainPath, allowFailure: true})
     return result.exitCode === 0 ? result.stdout.trim() || undefined : undefined
   }
+
   return {name: await read('user.name'), email: await read('user.email')}
 }
 
@@ -255,14 +385,28 @@ async function hostGitIdentity(context: YardContext, mainPath: string): Promise<
  * cache inside the pod, so the branch's base is the new one.
  * @throws InputError (exit 2) for an invalid branch, an unknown sandbox or a directory clash.
  */
-export async function attachSandbox(context: YardContext, backends: Backends, options: {name: string; branch?: string; runtime?: string}): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
+export async function attachSandbox(
+  context: YardContext,
+  backends: Backends,
+  options: {name: string; branch?: string; runtime?: string},
+): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
   const branch = checkSandboxBranch(options.branch ?? `wt/${validateName(options.name, 'sandbox name')}`)
   const session = await openSandboxes(context, backends, options.runtime)
   await requireValidBranchName(context.runner, session.workspace.mainPath, branch)
   const {sandbox} = await requireSandbox(context, session, options.name)
-  const stale = sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, backends, session, sandbox.spec.repos)
-  const attached = warnSubmodules(context, sandbox.name, await session.backend.attach(sandbox, {branch, gitIdentity: await hostGitIdentity(context, session.workspace.mainPath), fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds']}))
-  for (const note of Object.values(attached.stale ?? {})) context.warn(`warning: ${note}; the sandbox uses the cached objects`)
+  const stale =
+    sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, backends, session, sandbox.spec.repos)
+  const attached = warnSubmodules(
+    context,
+    sandbox.name,
+    await session.backend.attach(sandbox, {
+      branch,
+      gitIdentity: await hostGitIdentity(context, session.workspace.mainPath),
+      fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds'],
+    }),
+  )
+  for (const note of Object.values(attached.stale ?? {}))
+    context.warn(`warning: ${note}; the sandbox uses the cached objects`)
   return {name: sandbox.name, ...attached, stale: {...stale, ...attached.stale}}
 }
 
@@ -270,7 +414,12 @@ export async function attachSandbox(context: YardContext, backends: Backends, op
  * An on-demand fetch of each repository's local cache (podman: the pod mounts this machine's
  * caches); a failure warns and is returned per slot, the cache staying as it is.
  */
-async function fetchLocalCaches(context: YardContext, backends: Backends, session: SandboxSession, repos: SandboxRepo[]): Promise<Record<string, string>> {
+async function fetchLocalCaches(
+  context: YardContext,
+  backends: Backends,
+  session: SandboxSession,
+  repos: SandboxRepo[],
+): Promise<Record<string, string>> {
   const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   const stale: Record<string, string> = {}
   const byKey = new Map<string, string>()
@@ -280,8 +429,10 @@ async function fetchLocalCaches(context: YardContext, backends: Backends, sessio
       byKey.set(repo.key, fetched.stale ? staleNote(fetched.key, fetched.staleSince, fetched.error) : '')
       if (fetched.stale) context.warn(`warning: ${byKey.get(repo.key)}; the sandbox uses the cached objects`)
     }
+
     if (byKey.get(repo.key)) stale[repo.slot] = byKey.get(repo.key)!
   }
+
   return stale
 }
 
@@ -293,7 +444,9 @@ function warnUnpushable(context: YardContext, name: string, repos: readonly Sand
   for (const [index, repo] of repos.entries()) {
     if (repoIdentity(repo.url).scheme !== 'local') continue
     const slot = index === 0 ? '' : ` --slot ${repo.slot}`
-    context.warn(`warning: ${repo.url} is a path on this host, which the sandbox pod cannot push to; bring its commits here with \`yard sandbox pull ${name}/${branch}${slot}\` (or mount a remote the pod can reach)`)
+    context.warn(
+      `warning: ${repo.url} is a path on this host, which the sandbox pod cannot push to; bring its commits here with \`yard sandbox pull ${name}/${branch}${slot}\` (or mount a remote the pod can reach)`,
+    )
   }
 }
 
@@ -302,5 +455,6 @@ function warnSubmodules(context: YardContext, name: string, attached: SandboxAtt
   for (const failure of attached.slots.flatMap((slot) => slot.submodules?.failed ?? [])) {
     context.warn(`warning: the submodule ${failure.path} of sandbox ${name} was left uninitialised: ${failure.why}`)
   }
+
   return attached
 }

@@ -27,8 +27,47 @@ export interface ExecTarget {
  * no other command loses work to). Every other command — an agent, a shell, a build that may run
  * git — counts as one that may write.
  */
-const READ_ONLY_GIT = new Set(['status', 'log', 'diff', 'show', 'rev-parse', 'ls-files', 'ls-tree', 'blame', 'grep', 'describe', 'cat-file', 'shortlog', 'rev-list', 'name-rev', 'for-each-ref', 'version', 'help'])
-const READ_ONLY_TOOLS = new Set(['ls', 'cat', 'pwd', 'echo', 'true', 'false', 'test', 'head', 'tail', 'wc', 'env', 'printenv', 'id', 'whoami', 'uname', 'date', 'sleep', 'stat', 'du', 'df'])
+const READ_ONLY_GIT = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'rev-parse',
+  'ls-files',
+  'ls-tree',
+  'blame',
+  'grep',
+  'describe',
+  'cat-file',
+  'shortlog',
+  'rev-list',
+  'name-rev',
+  'for-each-ref',
+  'version',
+  'help',
+])
+const READ_ONLY_TOOLS = new Set([
+  'ls',
+  'cat',
+  'pwd',
+  'echo',
+  'true',
+  'false',
+  'test',
+  'head',
+  'tail',
+  'wc',
+  'env',
+  'printenv',
+  'id',
+  'whoami',
+  'uname',
+  'date',
+  'sleep',
+  'stat',
+  'du',
+  'df',
+])
 
 /**
  * True when argv only reads: a read-only git subcommand (options before it, such as `-C DIR`,
@@ -39,13 +78,17 @@ export function readsOnly(argv: string[]): boolean {
   if (READ_ONLY_TOOLS.has(tool)) return true
   if (tool !== 'git') return false
   let index = 1
-  while (index < argv.length && argv[index].startsWith('-')) index += ['-C', '-c', '--git-dir', '--work-tree'].includes(argv[index]) ? 2 : 1
+  while (index < argv.length && argv[index].startsWith('-'))
+    index += ['--git-dir', '--work-tree', '-C', '-c'].includes(argv[index]) ? 2 : 1
   const subcommand = argv[index]
   return subcommand === undefined || READ_ONLY_GIT.has(subcommand)
 }
 
 function targetDir(state: string, target: ExecTarget): string {
-  const key = createHash('sha256').update(`${target.sandbox}\0${target.slot}\0${target.directory}`).digest('hex').slice(0, 24)
+  const key = createHash('sha256')
+    .update(`${target.sandbox}\0${target.slot}\0${target.directory}`)
+    .digest('hex')
+    .slice(0, 24)
   return path.join(state, 'execs', key)
 }
 
@@ -68,6 +111,7 @@ export function runningExecs(state: string, target: ExecTarget): RunningExec[] {
   } catch {
     return []
   }
+
   const running: RunningExec[] = []
   for (const name of names) {
     const file = path.join(directory, name)
@@ -79,6 +123,7 @@ export function runningExecs(state: string, target: ExecTarget): RunningExec[] {
       rmSync(file, {force: true})
     }
   }
+
   return running
 }
 
@@ -88,15 +133,23 @@ export function runningExecs(state: string, target: ExecTarget): RunningExec[] {
  * about by nobody. `release` removes the record (call it when the command ends). A state
  * directory that cannot be written records nothing: the warning is advice, never a failure.
  */
-export function recordExec(state: string, target: ExecTarget, argv: string[], now = new Date()): {writers: RunningExec[]; release: () => void} {
+export function recordExec(
+  state: string,
+  target: ExecTarget,
+  argv: string[],
+  now = new Date(),
+): {writers: RunningExec[]; release: () => void} {
   const others = runningExecs(state, target).filter((other) => other.pid !== process.pid)
   const writers = readsOnly(argv) ? [] : others.filter((other) => !readsOnly(other.argv))
   const file = path.join(targetDir(state, target), `${process.pid}.json`)
   try {
     mkdirSync(path.dirname(file), {recursive: true, mode: 0o700})
-    writeFileSync(file, JSON.stringify({pid: process.pid, argv, started: now.toISOString()} satisfies RunningExec), {mode: 0o600})
+    writeFileSync(file, JSON.stringify({pid: process.pid, argv, started: now.toISOString()} satisfies RunningExec), {
+      mode: 0o600,
+    })
   } catch {
-    return {writers, release: () => {}}
+    return {writers, release() {}}
   }
+
   return {writers, release: () => rmSync(file, {force: true})}
 }

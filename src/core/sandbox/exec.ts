@@ -6,16 +6,17 @@
 import {existsSync} from 'node:fs'
 
 import type {YardContext} from '../kernel/context.js'
-import {execInBox} from '../machine/box.js'
-import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
-import {recordExec} from './exec-registry.js'
-import {serveAsks} from '../../sdk/fetch-through.js'
 import type {Backends} from '../registry/backends.js'
-import {openSandboxCache, openSandboxes, requireSandbox} from './sandbox.js'
+
+import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
+import {serveAsks} from '../../sdk/fetch-through.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {stateDir} from '../kernel/state.js'
+import {execInBox} from '../machine/box.js'
 import {openWorkspace, worktreePath} from '../workspace/workspace.js'
+import {recordExec} from './exec-registry.js'
+import {openSandboxCache, openSandboxes, requireSandbox} from './sandbox.js'
 
 export interface ExecRequest {
   /** `NAME`, `NAME/BRANCH` (BRANCH: the git branch or its directory), `main`, or undefined. */
@@ -32,7 +33,8 @@ export interface ExecRequest {
 
 /** yard's own failure before the command ran is 125, as `podman exec` reports its own. */
 function asExecFailure(error: unknown): never {
-  if (error instanceof OperationError) throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
+  if (error instanceof OperationError)
+    throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
   throw error
 }
 
@@ -43,21 +45,37 @@ function asExecFailure(error: unknown): never {
  * fails before the command runs.
  */
 export async function execAnywhere(context: YardContext, backends: Backends, request: ExecRequest): Promise<number> {
-  if (request.argv.length === 0) throw new InputError('no command given after --', {fix: 'yard exec [NAME[/BRANCH]] -- CMD [ARG…], e.g. yard exec feat -- git status'})
+  if (request.argv.length === 0)
+    throw new InputError('no command given after --', {
+      fix: 'yard exec [NAME[/BRANCH]] -- CMD [ARG…], e.g. yard exec feat -- git status',
+    })
   const slash = request.name?.indexOf('/') ?? -1
   if (request.sandbox !== undefined || slash > 0) {
-    if (request.local) throw new InputError('--local names a box, but a sandbox was named', {fix: 'leave out --local, or name a worktree without /BRANCH'})
+    if (request.local)
+      throw new InputError('--local names a box, but a sandbox was named', {
+        fix: 'leave out --local, or name a worktree without /BRANCH',
+      })
     const name = request.sandbox ?? request.name!.slice(0, slash)
     const branch = slash > 0 ? request.name!.slice(slash + 1) : undefined
-    if (request.sandbox !== undefined && request.name !== undefined) throw new InputError(`both --sandbox ${request.sandbox} and ${request.name} name a target`, {fix: 'yard exec --sandbox NAME -- CMD, or yard exec NAME/BRANCH -- CMD'})
+    if (request.sandbox !== undefined && request.name !== undefined)
+      throw new InputError(`both --sandbox ${request.sandbox} and ${request.name} name a target`, {
+        fix: 'yard exec --sandbox NAME -- CMD, or yard exec NAME/BRANCH -- CMD',
+      })
     return execInSandbox(context, backends, {name, branch, slot: request.slot, argv: request.argv, tty: request.tty})
   }
+
   if (!request.local && request.name !== undefined && request.name !== 'main') {
     const workspace = await openWorkspace(context)
     if (!existsSync(worktreePath(workspace, request.name)) && (await sandboxExists(context, backends, request.name))) {
-      return execInSandbox(context, backends, {name: request.name, slot: request.slot, argv: request.argv, tty: request.tty})
+      return execInSandbox(context, backends, {
+        name: request.name,
+        slot: request.slot,
+        argv: request.argv,
+        tty: request.tty,
+      })
     }
   }
+
   return execInBox(context, backends, {name: request.name, argv: request.argv, tty: request.tty})
 }
 
@@ -78,21 +96,32 @@ async function sandboxExists(context: YardContext, backends: Backends, name: str
  * belong in separate sandboxes (docs/sandboxes.md, "One agent per workspace"). On podman, while
  * the command runs, yard serves the pod's fetch-through asks (fetch-through.ts).
  */
-export async function execInSandbox(context: YardContext, backends: Backends, options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean}): Promise<number> {
+export async function execInSandbox(
+  context: YardContext,
+  backends: Backends,
+  options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean},
+): Promise<number> {
   // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
   if (options.branch !== undefined) checkBranchDirectory(branchDirectory(options.branch), options.branch)
   const session = await openSandboxes(context, backends).catch(asExecFailure)
   const {sandbox} = await requireSandbox(context, session, options.name).catch(asExecFailure)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)
   const slot = options.slot ?? slots[0]
-  if (!slots.includes(slot)) throw new InputError(`the sandbox ${options.name} has no slot ${slot}`, {fix: `use one of: ${slots.join(', ')}`})
+  if (!slots.includes(slot))
+    throw new InputError(`the sandbox ${options.name} has no slot ${slot}`, {fix: `use one of: ${slots.join(', ')}`})
   const directory = branchDirectory(options.branch ?? sandbox.spec.branch)
   const {writers, release} = recordExec(stateDir(context.env), {sandbox: options.name, slot, directory}, options.argv)
   for (const writer of writers) {
-    context.warn(`warning: another yard exec runs in ${options.name}/${directory} (pid ${writer.pid}, since ${writer.started}: ${shellCommand(writer.argv)}); two agents in one worktree overwrite each other's index, HEAD and files — give each its own sandbox (yard sandbox create NAME --repo …)`)
+    context.warn(
+      `warning: another yard exec runs in ${options.name}/${directory} (pid ${writer.pid}, since ${writer.started}: ${shellCommand(writer.argv)}); two agents in one worktree overwrite each other's index, HEAD and files — give each its own sandbox (yard sandbox create NAME --repo …)`,
+    )
   }
+
   const serving = new AbortController()
-  const served = sandbox.runtime === 'podman' ? (await startServing(context, backends, session.workspace, sandbox, serving.signal)).done : Promise.resolve()
+  const served =
+    sandbox.runtime === 'podman'
+      ? (await startServing(context, backends, session.workspace, sandbox, serving.signal)).done
+      : Promise.resolve()
   try {
     return await session.backend.exec(sandbox, {slot, directory}, options.argv, {tty: options.tty}).catch(asExecFailure)
   } finally {
@@ -106,9 +135,19 @@ export async function execInSandbox(context: YardContext, backends: Backends, op
  * serveAsks on the workspace's cache; a cache backend that cannot be opened serves nothing (the
  * pod's fetch reads the cache after its wait).
  */
-async function startServing(context: YardContext, backends: Backends, workspace: Parameters<typeof openSandboxCache>[2], sandbox: Parameters<typeof serveAsks>[1], signal: AbortSignal): Promise<{done: Promise<void>}> {
+async function startServing(
+  context: YardContext,
+  backends: Backends,
+  workspace: Parameters<typeof openSandboxCache>[2],
+  sandbox: Parameters<typeof serveAsks>[1],
+  signal: AbortSignal,
+): Promise<{done: Promise<void>}> {
   const side = await openSandboxCache(context, backends, workspace).catch(() => undefined)
   if (side === undefined) return {done: Promise.resolve()}
   // Wrapped: awaiting a bare promise here would wait for the whole serving loop.
-  return {done: serveAsks(stateDir(context.env), sandbox, {...side, lfs: workspace.config.cache.lfs}, signal).catch(() => undefined)}
+  return {
+    done: serveAsks(stateDir(context.env), sandbox, {...side, lfs: workspace.config.cache.lfs}, signal).catch(
+      () => undefined,
+    ),
+  }
 }

@@ -6,8 +6,9 @@
  */
 import type {SandboxPortForward} from '../../sdk/sandbox.js'
 import type {YardContext} from '../kernel/context.js'
-import {OperationError} from '../../sdk/errors.js'
 import type {Backends} from '../registry/backends.js'
+
+import {OperationError} from '../../sdk/errors.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
 
 export interface ForwardResult {
@@ -31,14 +32,30 @@ export interface ForwardResult {
  * @throws InputError (exit 2) for an unknown sandbox or runtime; OperationError (exit 1) when the
  *   backend cannot forward ports.
  */
-export async function forwardSandbox(context: YardContext, backends: Backends, options: {name: string; runtime?: string; dryRun: boolean; onStart?: (plan: ForwardResult) => void}): Promise<ForwardResult> {
+export async function forwardSandbox(
+  context: YardContext,
+  backends: Backends,
+  options: {name: string; runtime?: string; dryRun: boolean; onStart?: (plan: ForwardResult) => void},
+): Promise<ForwardResult> {
   const session = await openSandboxes(context, backends, options.runtime)
   const {target, sandbox} = await requireSandbox(context, session, options.name)
-  const forwards = Object.keys(sandbox.spec.portBases).sort().map((key) => ({key, local: sandbox.spec.portBases[key] + target.offset, container: sandbox.spec.portBases[key]}))
-  const base = {name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, forwards, dryRun: options.dryRun, exitCode: null}
-  if (!session.backend.forward) {
-    throw new OperationError(`the sandbox backend ${session.backend.id} cannot forward ports`, {fix: 'use the ports it publishes, or a backend that forwards (k8s-sandbox)'})
+  const forwards = Object.keys(sandbox.spec.portBases)
+    .sort()
+    .map((key) => ({key, local: sandbox.spec.portBases[key] + target.offset, container: sandbox.spec.portBases[key]}))
+  const base = {
+    name: sandbox.name,
+    project: sandbox.project,
+    runtime: sandbox.runtime,
+    forwards,
+    dryRun: options.dryRun,
+    exitCode: null,
   }
+  if (!session.backend.forward) {
+    throw new OperationError(`the sandbox backend ${session.backend.id} cannot forward ports`, {
+      fix: 'use the ports it publishes, or a backend that forwards (k8s-sandbox)',
+    })
+  }
+
   if (forwards.length === 0) return {...base, published: false, argv: null}
   const planned = await session.backend.forward(sandbox, forwards, {dryRun: true})
   if (planned === null) return {...base, published: true, argv: null}

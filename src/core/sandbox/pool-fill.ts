@@ -18,12 +18,22 @@ import {fileURLToPath} from 'node:url'
 
 import type {SandboxRepo, SandboxSpec} from '../../sdk/sandbox.js'
 import type {YardContext} from '../kernel/context.js'
-import {acquireLock, HeldLock} from '../../sdk/lock.js'
 import type {Backends} from '../registry/backends.js'
-import {openSandboxCache, requireSandbox, SandboxSession} from './sandbox.js'
-import {forgetPool, openPools, PoolDefinition, poolFingerprint, poolId, poolOwner, readPool, setPool} from './pool.js'
+
+import {acquireLock, type HeldLock} from '../../sdk/lock.js'
 import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
 import {stateDir} from '../kernel/state.js'
+import {
+  forgetPool,
+  openPools,
+  type PoolDefinition,
+  poolFingerprint,
+  poolId,
+  poolOwner,
+  readPool,
+  setPool,
+} from './pool.js'
+import {openSandboxCache, requireSandbox, type SandboxSession} from './sandbox.js'
 
 /** The refill's nice value (setpriority(2)): below every foreground command. */
 const BACKGROUND_PRIORITY = 10
@@ -37,14 +47,24 @@ const lockPath = (env: NodeJS.ProcessEnv, id: string) => path.join(stateDir(env)
 export const poolBorrower = (id: string) => ({kind: 'pool', name: id})
 
 /** The spec of the pool's pods: its repositories (with the submodules the cache knows), no branch, no port. */
-async function poolSpec(context: YardContext, backends: Backends, session: SandboxSession, pool: PoolDefinition): Promise<SandboxSpec> {
+async function poolSpec(
+  context: YardContext,
+  backends: Backends,
+  session: SandboxSession,
+  pool: PoolDefinition,
+): Promise<SandboxSpec> {
   const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   const repos: SandboxRepo[] = []
   for (const repo of parseRepoFlags(pool.repos)) {
-    const added = await cache.add(root, repo.url, session.workspace.config.cache.lfs ? {lfs: session.workspace.config.cache.lfs} : {})
+    const added = await cache.add(
+      root,
+      repo.url,
+      session.workspace.config.cache.lfs ? {lfs: session.workspace.config.cache.lfs} : {},
+    )
     const usable = (added.submodules ?? []).filter((submodule) => submodule.present)
     repos.push(usable.length > 0 ? {...repo, submodules: usable.map(({url, key}) => ({url, key}))} : repo)
   }
+
   return {runtime: pool.runtime, image: pool.image, cacheRoot: root, repos, branch: '', portBases: {}}
 }
 
@@ -53,16 +73,26 @@ async function poolSpec(context: YardContext, backends: Backends, session: Sandb
  * is gone. Resolves how many pods it made; 0 when another refill holds the lock.
  * @throws OperationError when a pod cannot be made (the pool stays as it was).
  */
-export async function fillPool(context: YardContext, backends: Backends, id: string): Promise<{made: string[]; removed: string[]}> {
+export async function fillPool(
+  context: YardContext,
+  backends: Backends,
+  id: string,
+): Promise<{made: string[]; removed: string[]}> {
   const made: string[] = []
   const removed: string[] = []
   for (;;) {
     let lock: HeldLock
     try {
-      lock = await acquireLock(lockPath(context.env, id), {budgetMs: FILL_STEP_MS, waitMs: 0, purpose: `sandbox pool fill ${id}`, warn: context.warn})
+      lock = await acquireLock(lockPath(context.env, id), {
+        budgetMs: FILL_STEP_MS,
+        waitMs: 0,
+        purpose: `sandbox pool fill ${id}`,
+        warn: context.warn,
+      })
     } catch {
       return {made, removed}
     }
+
     try {
       for (;;) {
         const pool = await readPool(context.env, id)
@@ -73,17 +103,23 @@ export async function fillPool(context: YardContext, backends: Backends, id: str
         const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken)
         // Dead, or made from another spec: never claimable. Unready ones of this process's past are
         // gone with it (a pod is marked ready before fill returns), so an unready pod is a dead refill's.
-        for (const pod of free.filter((pod) => pod.phase !== 'Running' || pod.fingerprint !== fingerprint || !pod.ready)) {
+        for (const pod of free.filter(
+          (pod) => pod.phase !== 'Running' || pod.fingerprint !== fingerprint || !pod.ready,
+        )) {
           await session.pool.remove(pod.name, pool.runtime)
           removed.push(pod.name)
         }
+
         const ready = free.filter((pod) => pod.phase === 'Running' && pod.fingerprint === fingerprint && pod.ready)
         for (const pod of ready.slice(pool.size)) {
           await session.pool.remove(pod.name, pool.runtime)
           removed.push(pod.name)
         }
+
         if (ready.length >= pool.size) break
-        const pod = await session.pool.fill(poolOwner(pool), spec, fingerprint, {fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds']})
+        const pod = await session.pool.fill(poolOwner(pool), spec, fingerprint, {
+          fetchThroughSeconds: session.workspace.config.cache['fetch-through-seconds'],
+        })
         made.push(pod)
         if (!(await readPool(context.env, id))) {
           await session.pool.remove(pod, pool.runtime)
@@ -93,11 +129,14 @@ export async function fillPool(context: YardContext, backends: Backends, id: str
     } finally {
       await lock.release()
     }
+
     // A claim between the last count and the release found the lock held: look once more.
     const pool = await readPool(context.env, id)
     if (!pool) return {made, removed}
     const session = await openPools(context, backends, pool.runtime)
-    const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken && pod.phase === 'Running' && pod.ready)
+    const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter(
+      (pod) => !pod.taken && pod.phase === 'Running' && pod.ready,
+    )
     if (free.length >= pool.size) return {made, removed}
   }
 }
@@ -107,7 +146,7 @@ async function removeFree(context: YardContext, backends: Backends, id: string, 
   const session = await openPools(context, backends, runtime)
   const owner = {id, prefix: session.workspace.prefix, owner: session.workspace.owner}
   const free = (await session.pool.pods(owner, runtime)).filter((pod) => !pod.taken)
-  await Promise.all(free.map((pod) => session.pool.remove(pod.name, runtime)))
+  await Promise.all(free.map(async (pod) => session.pool.remove(pod.name, runtime)))
   return free.map((pod) => pod.name)
 }
 
@@ -116,15 +155,29 @@ async function removeFree(context: YardContext, backends: Backends, id: string, 
  * its lock, removes its unclaimed pods and releases its leases. Claimed pods are sandboxes now
  * and stay. With `dryRun`, only says which pods would go.
  */
-export async function removePool(context: YardContext, backends: Backends, pool: PoolDefinition, options: {dryRun: boolean}): Promise<{id: string; pods: string[]}> {
+export async function removePool(
+  context: YardContext,
+  backends: Backends,
+  pool: PoolDefinition,
+  options: {dryRun: boolean},
+): Promise<{id: string; pods: string[]}> {
   const session = await openPools(context, backends, pool.runtime)
-  if (options.dryRun) return {id: pool.id, pods: (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken).map((pod) => pod.name)}
+  if (options.dryRun)
+    return {
+      id: pool.id,
+      pods: (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken).map((pod) => pod.name),
+    }
   await forgetPool(context, pool)
-  const lock = await acquireLock(lockPath(context.env, pool.id), {budgetMs: FILL_STEP_MS, purpose: `sandbox pool rm ${pool.id}`, warn: context.warn})
+  const lock = await acquireLock(lockPath(context.env, pool.id), {
+    budgetMs: FILL_STEP_MS,
+    purpose: `sandbox pool rm ${pool.id}`,
+    warn: context.warn,
+  })
   try {
     const pods = await removeFree(context, backends, pool.id, pool.runtime)
     const {cache, root} = await openSandboxCache(context, backends, session.workspace)
-    for (const repo of parseRepoFlags(pool.repos)) await cache.release(root, repo.url, poolBorrower(pool.id)).catch(() => undefined)
+    for (const repo of parseRepoFlags(pool.repos))
+      await cache.release(root, repo.url, poolBorrower(pool.id)).catch(() => undefined)
     return {id: pool.id, pods}
   } finally {
     await lock.release()
@@ -132,7 +185,12 @@ export async function removePool(context: YardContext, backends: Backends, pool:
 }
 
 /** Takes the pool's lease on each of its caches (at `pool set`). */
-export async function leasePool(context: YardContext, backends: Backends, session: SandboxSession, pool: PoolDefinition): Promise<void> {
+export async function leasePool(
+  context: YardContext,
+  backends: Backends,
+  session: SandboxSession,
+  pool: PoolDefinition,
+): Promise<void> {
   const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   for (const repo of parseRepoFlags(pool.repos)) await cache.lease(root, repo.url, poolBorrower(pool.id))
 }
@@ -150,7 +208,9 @@ export function spawnRefill(context: YardContext, pool: Pick<PoolDefinition, 'id
 export function spawnYard(context: YardContext, cwd: string, args: string[], options: {nice?: boolean} = {}): void {
   const env = {...context.env, YARD_WORKTREE: undefined, WT_OFFSET: undefined}
   const child = spawn(process.execPath, [yardEntry(), ...args], {detached: true, stdio: 'ignore', env, cwd})
-  child.on('error', (error) => context.warn(`warning: yard ${args.join(' ')} could not start in the background: ${error.message}`))
+  child.on('error', (error) =>
+    context.warn(`warning: yard ${args.join(' ')} could not start in the background: ${error.message}`),
+  )
   // Background work yields the CPU to the commands someone waits for (podman and the pod's git inherit it).
   if (child.pid !== undefined && options.nice) {
     try {
@@ -159,6 +219,7 @@ export function spawnYard(context: YardContext, cwd: string, args: string[], opt
       // A priority is a courtesy: the refill runs as well without it.
     }
   }
+
   child.unref()
 }
 
@@ -178,7 +239,11 @@ export async function relaySandbox(context: YardContext, backends: Backends, nam
 }
 
 /** Whether the project has a pool of this repository set on the session's runtime (the state directory only). */
-export async function hasPool(context: YardContext, session: SandboxSession, repos: readonly SandboxRepo[]): Promise<boolean> {
+export async function hasPool(
+  context: YardContext,
+  session: SandboxSession,
+  repos: readonly SandboxRepo[],
+): Promise<boolean> {
   if (!session.backend.pool?.runtimes.includes(session.runtime)) return false
   return (await readPool(context.env, poolId(session.workspace.owner, session.runtime, repos))) !== undefined
 }
@@ -187,7 +252,12 @@ export async function hasPool(context: YardContext, session: SandboxSession, rep
  * For `sandbox create`: the pool of the create's repository set and runtime, and a ready pod of
  * it taken for `project`, when there is one whose spec is the create's. Undefined: create cold.
  */
-export async function takeWarm(context: YardContext, session: SandboxSession, spec: SandboxSpec, project: string): Promise<{pool: PoolDefinition; pod: string} | undefined> {
+export async function takeWarm(
+  context: YardContext,
+  session: SandboxSession,
+  spec: SandboxSpec,
+  project: string,
+): Promise<{pool: PoolDefinition; pod: string} | undefined> {
   const support = session.backend.pool
   if (!support || !support.runtimes.includes(spec.runtime)) return undefined
   const id = poolId(session.workspace.owner, spec.runtime, spec.repos)
@@ -195,17 +265,21 @@ export async function takeWarm(context: YardContext, session: SandboxSession, sp
   if (!pool || pool.owner !== session.workspace.owner || pool.image !== spec.image) return undefined
   // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
   if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts()) {
-    context.warn(`note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`)
+    context.warn(
+      `note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`,
+    )
     return undefined
   }
+
   let pod: string | undefined
   try {
     pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)
   } catch (error) {
     // A pool that cannot be read is no reason to fail a create that can be made cold.
-    context.warn(`note: pool ${id} could not be read (${(error as Error).message.split('\n')[0]}); creating cold`)
+    context.warn(`note: pool ${id} could not be read (${(error as Error).message.split('\n', 1)[0]}); creating cold`)
     return undefined
   }
+
   if (pod) return {pool, pod}
   // Its pods died or are still starting: this create is cold, and the pool is brought back.
   context.warn(`note: pool ${id} has no ready pod; creating cold`)
@@ -217,7 +291,11 @@ export async function takeWarm(context: YardContext, session: SandboxSession, sp
  * `yard sandbox pool set` (sandbox-pool.ts setPool checks and writes the definition), then the
  * pool's leases and its refill in the background. Resolves the pool as `pool list` shows it.
  */
-export async function poolSet(context: YardContext, backends: Backends, options: {repos: string[]; size: string; runtime?: string}): Promise<PoolDefinition> {
+export async function poolSet(
+  context: YardContext,
+  backends: Backends,
+  options: {repos: string[]; size: string; runtime?: string},
+): Promise<PoolDefinition> {
   const pool = await setPool(context, backends, options)
   await leasePool(context, backends, await openPools(context, backends, pool.runtime), pool)
   spawnRefill(context, pool)

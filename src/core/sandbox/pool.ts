@@ -15,15 +15,16 @@ import {createHash} from 'node:crypto'
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import type {PoolOwner, PoolPod} from '../../sdk/sandbox-pool.js'
 import type {SandboxRepo, SandboxSpec} from '../../sdk/sandbox.js'
 import type {YardContext} from '../kernel/context.js'
-import {InputError} from '../../sdk/errors.js'
-import {buildDefaultImage} from '../machine/image.js'
 import type {Backends} from '../registry/backends.js'
-import {openSandboxCache, openSandboxes, SandboxSession} from './sandbox.js'
-import type {PoolOwner, PoolPod} from '../../sdk/sandbox-pool.js'
+
+import {InputError} from '../../sdk/errors.js'
 import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
 import {stateDir} from '../kernel/state.js'
+import {buildDefaultImage} from '../machine/image.js'
+import {openSandboxCache, openSandboxes, type SandboxSession} from './sandbox.js'
 
 /** The largest pool: each ready pod is a running container holding checkouts. */
 export const POOL_MAX = 20
@@ -60,7 +61,11 @@ const poolsDir = (env: NodeJS.ProcessEnv) => path.join(stateDir(env), 'pools')
 const poolFile = (env: NodeJS.ProcessEnv, id: string) => path.join(poolsDir(env), `${id}.json`)
 
 /** The pool id of a repository set (see the module comment). */
-export function poolId(owner: string, runtime: string, repos: readonly Pick<SandboxRepo, 'slot' | 'key'>[]): string {
+export function poolId(
+  owner: string,
+  runtime: string,
+  repos: ReadonlyArray<Pick<SandboxRepo, 'slot' | 'key'>>,
+): string {
   const text = JSON.stringify([owner, runtime, repos.map((repo) => [repo.slot, repo.key])])
   return createHash('sha256').update(text).digest('hex').slice(0, 12)
 }
@@ -70,7 +75,12 @@ export function poolId(owner: string, runtime: string, repos: readonly Pick<Sand
  * A pod of another fingerprint (the image changed, a submodule appeared) is never claimed.
  */
 export function poolFingerprint(spec: Pick<SandboxSpec, 'runtime' | 'image' | 'cacheRoot' | 'repos'>): string {
-  const text = JSON.stringify([spec.runtime, spec.image, spec.cacheRoot, spec.repos.map((repo) => [repo.slot, repo.key, (repo.submodules ?? []).map((submodule) => submodule.key)])])
+  const text = JSON.stringify([
+    spec.runtime,
+    spec.image,
+    spec.cacheRoot,
+    spec.repos.map((repo) => [repo.slot, repo.key, (repo.submodules ?? []).map((submodule) => submodule.key)]),
+  ])
   return createHash('sha256').update(text).digest('hex').slice(0, 12)
 }
 
@@ -85,8 +95,14 @@ export async function readPool(env: NodeJS.ProcessEnv, id: string): Promise<Pool
 /** Every pool of the workspace's project (owner). */
 export async function readPools(env: NodeJS.ProcessEnv, owner: string): Promise<PoolDefinition[]> {
   const entries = existsSync(poolsDir(env)) ? await fs.readdir(poolsDir(env)) : []
-  const pools = await Promise.all(entries.filter((entry) => /^[0-9a-f]{12}\.json$/.test(entry)).map((entry) => readPool(env, entry.slice(0, -'.json'.length))))
-  return pools.filter((pool): pool is PoolDefinition => pool !== undefined && pool.owner === owner).sort((a, b) => a.id.localeCompare(b.id))
+  const pools = await Promise.all(
+    entries
+      .filter((entry) => /^[0-9a-f]{12}\.json$/.test(entry))
+      .map(async (entry) => readPool(env, entry.slice(0, -'.json'.length))),
+  )
+  return pools
+    .filter((pool): pool is PoolDefinition => pool !== undefined && pool.owner === owner)
+    .sort((a, b) => a.id.localeCompare(b.id))
 }
 
 /**
@@ -94,10 +110,13 @@ export async function readPools(env: NodeJS.ProcessEnv, owner: string): Promise<
  * @throws InputError (exit 2) otherwise.
  */
 export function parsePoolSize(text: string): number {
-  const size = /^[0-9]+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN
+  const size = /^[0-9]+$/.test(text.trim()) ? Number(text.trim()) : NaN
   if (!Number.isInteger(size) || size < 1 || size > POOL_MAX) {
-    throw new InputError(`invalid --size "${text}": a pool keeps a whole number of pods from 1 to ${POOL_MAX}`, {fix: `give --size 2 (or yard sandbox pool rm to have no pool)`})
+    throw new InputError(`invalid --size "${text}": a pool keeps a whole number of pods from 1 to ${POOL_MAX}`, {
+      fix: `give --size 2 (or yard sandbox pool rm to have no pool)`,
+    })
   }
+
   return size
 }
 
@@ -105,15 +124,23 @@ export function parsePoolSize(text: string): number {
  * The pool session: the sandbox backend, which must support pools on the runtime. @throws
  * InputError (exit 2) when it does not.
  */
-export async function openPools(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxSession & {pool: NonNullable<SandboxSession['backend']['pool']>}> {
+export async function openPools(
+  context: YardContext,
+  backends: Backends,
+  runtimeFlag?: string,
+): Promise<SandboxSession & {pool: NonNullable<SandboxSession['backend']['pool']>}> {
   const session = await openSandboxes(context, backends, runtimeFlag)
-  const pool = session.backend.pool
+  const {pool} = session.backend
   if (!pool || !pool.runtimes.includes(session.runtime)) {
     throw new InputError(`warm pools are not supported on the ${session.runtime} runtime yet`, {
       why: `the ${session.backend.id} backend keeps pool pods on ${pool?.runtimes.join(', ') || 'no runtime'} (docs/sandboxes.md, "Warm pool")`,
-      fix: pool && pool.runtimes.length > 0 ? `use --runtime ${pool.runtimes[0]}, or create sandboxes cold` : 'create sandboxes cold',
+      fix:
+        pool && pool.runtimes.length > 0
+          ? `use --runtime ${pool.runtimes[0]}, or create sandboxes cold`
+          : 'create sandboxes cold',
     })
   }
+
   return {...session, pool}
 }
 
@@ -124,26 +151,48 @@ export async function openPools(context: YardContext, backends: Backends, runtim
  * @throws InputError (exit 2), before anything is written, for a bad size, `#REF`, an unknown or
  *   unsupported runtime, or a repository not in the cache.
  */
-export async function setPool(context: YardContext, backends: Backends, options: {repos: string[]; size: string; runtime?: string}): Promise<PoolDefinition> {
+export async function setPool(
+  context: YardContext,
+  backends: Backends,
+  options: {repos: string[]; size: string; runtime?: string},
+): Promise<PoolDefinition> {
   const size = parsePoolSize(options.size)
   const repos = parseRepoFlags(options.repos)
   const withRef = repos.find((repo) => repo.ref !== null)
   if (withRef) {
-    throw new InputError(`a pool takes no #REF: --repo ${options.repos[repos.indexOf(withRef)]}`, {why: "a pool pod holds each repository's default branch in default/; the branch worktree and its base come with each sandbox create", fix: `give --repo ${withRef.url} to the pool and #${withRef.ref} to yard sandbox create`})
+    throw new InputError(`a pool takes no #REF: --repo ${options.repos[repos.indexOf(withRef)]}`, {
+      why: "a pool pod holds each repository's default branch in default/; the branch worktree and its base come with each sandbox create",
+      fix: `give --repo ${withRef.url} to the pool and #${withRef.ref} to yard sandbox create`,
+    })
   }
+
   const session = await openPools(context, backends, options.runtime)
   const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   const cached = new Map((await cache.list(root)).map((row) => [row.key, row]))
   for (const repo of repos) {
     if (!cached.get(repo.key)?.present) {
-      throw new InputError(`${repo.url} is not in the cache ${root}`, {why: 'a pool never clones: its pods are made in the background from caches that are there', fix: `yard cache add ${repo.url}, then run yard sandbox pool set again`})
+      throw new InputError(`${repo.url} is not in the cache ${root}`, {
+        why: 'a pool never clones: its pods are made in the background from caches that are there',
+        fix: `yard cache add ${repo.url}, then run yard sandbox pool set again`,
+      })
     }
   }
+
   const {workspace} = session
   const image = workspace.config.cluster.image ?? (await buildDefaultImage(context)).image
   const id = poolId(workspace.owner, session.runtime, repos)
   const known = await readPool(context.env, id)
-  const pool: PoolDefinition = {id, prefix: workspace.prefix, owner: workspace.owner, mainPath: workspace.mainPath, runtime: session.runtime, repos: options.repos, size, image, created: known?.created ?? new Date().toISOString()}
+  const pool: PoolDefinition = {
+    id,
+    prefix: workspace.prefix,
+    owner: workspace.owner,
+    mainPath: workspace.mainPath,
+    runtime: session.runtime,
+    repos: options.repos,
+    size,
+    image,
+    created: known?.created ?? new Date().toISOString(),
+  }
   await fs.mkdir(poolsDir(context.env), {recursive: true})
   await fs.writeFile(`${poolFile(context.env, id)}.tmp`, JSON.stringify(pool, null, 2) + '\n')
   await fs.rename(`${poolFile(context.env, id)}.tmp`, poolFile(context.env, id))
@@ -154,14 +203,21 @@ export async function setPool(context: YardContext, backends: Backends, options:
 export async function listPools(context: YardContext, backends: Backends): Promise<PoolRow[]> {
   const session = await openSandboxes(context, backends)
   const pools = await readPools(context.env, session.workspace.owner)
-  return Promise.all(pools.map(async (pool) => poolRow(pool, await session.backend.pool!.pods(poolOwner(pool), pool.runtime))))
+  return Promise.all(
+    pools.map(async (pool) => poolRow(pool, await session.backend.pool!.pods(poolOwner(pool), pool.runtime))),
+  )
 }
 
 function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
   const free = pods.filter((pod) => !pod.taken)
   return {
-    id: pool.id, runtime: pool.runtime, repos: parseRepoFlags(pool.repos).map(({slot, url, key}) => ({slot, url, key})), size: pool.size, image: pool.image,
-    ready: free.filter((pod) => pod.ready && pod.phase === 'Running').length, pods: free.map(({name, phase, ready}) => ({name, phase, ready})),
+    id: pool.id,
+    runtime: pool.runtime,
+    repos: parseRepoFlags(pool.repos).map(({slot, url, key}) => ({slot, url, key})),
+    size: pool.size,
+    image: pool.image,
+    ready: free.filter((pod) => pod.ready && pod.phase === 'Running').length,
+    pods: free.map(({name, phase, ready}) => ({name, phase, ready})),
   }
 }
 
@@ -169,13 +225,23 @@ function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
  * The pool `pool rm` means: `ID`, else the one of `--repo …` (and `--runtime`).
  * @throws InputError (exit 2) when neither or both are given, or no such pool exists.
  */
-export async function findPool(context: YardContext, backends: Backends, options: {id?: string; repos?: string[]; runtime?: string}): Promise<PoolDefinition> {
+export async function findPool(
+  context: YardContext,
+  backends: Backends,
+  options: {id?: string; repos?: string[]; runtime?: string},
+): Promise<PoolDefinition> {
   const session = await openSandboxes(context, backends, options.runtime)
   const given = options.repos ?? []
-  if ((options.id === undefined) === (given.length === 0)) throw new InputError('name the pool by its id or by its --repo set, one of them', {fix: 'yard sandbox pool rm ID (yard sandbox pool list shows the ids), or yard sandbox pool rm --repo URL…'})
+  if ((options.id === undefined) === (given.length === 0))
+    throw new InputError('name the pool by its id or by its --repo set, one of them', {
+      fix: 'yard sandbox pool rm ID (yard sandbox pool list shows the ids), or yard sandbox pool rm --repo URL…',
+    })
   const id = options.id ?? poolId(session.workspace.owner, session.runtime, parseRepoFlags(given))
   const pool = /^[0-9a-f]{12}$/.test(id) ? await readPool(context.env, id) : undefined
-  if (!pool || pool.owner !== session.workspace.owner) throw new InputError(`there is no pool ${options.id ?? `of ${given.join(' ')} on ${session.runtime}`}`, {fix: 'yard sandbox pool list shows the pools'})
+  if (!pool || pool.owner !== session.workspace.owner)
+    throw new InputError(`there is no pool ${options.id ?? `of ${given.join(' ')} on ${session.runtime}`}`, {
+      fix: 'yard sandbox pool list shows the pools',
+    })
   return pool
 }
 

@@ -10,12 +10,13 @@ import os from 'node:os'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
-import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
-import {requireValidBranchName} from '../workspace/git.js'
 import type {Backends} from '../registry/backends.js'
-import {openSandboxes, requireSandbox} from './sandbox.js'
+
+import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
+import {requireValidBranchName} from '../workspace/git.js'
 import {gitFailure} from '../worktree/git-failure.js'
+import {openSandboxes, requireSandbox} from './sandbox.js'
 
 export interface PullOptions {
   /** `NAME` or `NAME/BRANCH` (BRANCH: the git branch or its directory; default the one attached at create). */
@@ -51,15 +52,22 @@ export async function pullSandbox(context: YardContext, backends: Backends, opti
   const name = slash === -1 ? options.target : options.target.slice(0, slash)
   const asked = slash === -1 ? undefined : options.target.slice(slash + 1)
   if (asked !== undefined) checkBranchDirectory(branchDirectory(asked), asked)
-  if (options.branch !== undefined && options.branch.startsWith('-')) throw new InputError(`invalid --branch "${options.branch}": it starts with "-"`, {fix: 'choose a branch name that does not start with "-"'})
+  if (options.branch !== undefined && options.branch.startsWith('-'))
+    throw new InputError(`invalid --branch "${options.branch}": it starts with "-"`, {
+      fix: 'choose a branch name that does not start with "-"',
+    })
   const session = await openSandboxes(context, backends, options.runtime)
-  const mainPath = session.workspace.mainPath
+  const {mainPath} = session.workspace
   if (options.branch !== undefined) await requireValidBranchName(context.runner, mainPath, options.branch)
   const {sandbox} = await requireSandbox(context, session, name)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)
   const slot = options.slot ?? slots[0]
-  if (!slots.includes(slot)) throw new InputError(`the sandbox ${name} has no slot ${slot}`, {fix: `use one of: ${slots.join(', ')}`})
-  if (!session.backend.bundleBranch) throw new InputError(`the sandbox backend ${session.backend.id} cannot pull a branch`, {fix: 'push from inside the sandbox instead (yard exec NAME/BRANCH -- git push)'})
+  if (!slots.includes(slot))
+    throw new InputError(`the sandbox ${name} has no slot ${slot}`, {fix: `use one of: ${slots.join(', ')}`})
+  if (!session.backend.bundleBranch)
+    throw new InputError(`the sandbox backend ${session.backend.id} cannot pull a branch`, {
+      fix: 'push from inside the sandbox instead (yard exec NAME/BRANCH -- git push)',
+    })
 
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pull-'))
   try {
@@ -68,11 +76,27 @@ export async function pullSandbox(context: YardContext, backends: Backends, opti
     const {branch, commit} = await session.backend.bundleBranch(sandbox, place, file)
     const ref = `refs/remotes/sandbox/${name}/${branch}`
     // The remote-tracking ref mirrors the sandbox's branch, so it may move any way (`+`).
-    const fetched = await context.runner.git(['fetch', '--quiet', '--no-tags', '--', file, `+refs/heads/${branch}:${ref}`], {cwd: mainPath, allowFailure: true, timeoutMs: 600_000, budget: 'fetch'})
-    if (fetched.exitCode !== 0) throw new OperationError(`could not fetch ${branch} of the sandbox ${name} into ${mainPath}`, {why: gitFailure(fetched.stderr) || undefined, fix: 'fix what git reports, then run yard sandbox pull again'})
+    const fetched = await context.runner.git(
+      ['fetch', '--quiet', '--no-tags', '--', file, `+refs/heads/${branch}:${ref}`],
+      {cwd: mainPath, allowFailure: true, timeoutMs: 600_000, budget: 'fetch'},
+    )
+    if (fetched.exitCode !== 0)
+      throw new OperationError(`could not fetch ${branch} of the sandbox ${name} into ${mainPath}`, {
+        why: gitFailure(fetched.stderr) || undefined,
+        fix: 'fix what git reports, then run yard sandbox pull again',
+      })
     // Only now that the host holds it: the sandbox counts the commit as saved (rm no longer refuses on it).
     await session.backend.markPulled?.(sandbox, place, branch, commit)
-    const local = options.branch === undefined ? null : await updateLocal(context, mainPath, {local: options.branch, commit, ref, force: options.force, from: `${name}/${branch}`})
+    const local =
+      options.branch === undefined
+        ? null
+        : await updateLocal(context, mainPath, {
+            local: options.branch,
+            commit,
+            ref,
+            force: options.force,
+            from: `${name}/${branch}`,
+          })
     return {name, slot, branch, commit, ref, local}
   } finally {
     await fs.rm(scratch, {recursive: true, force: true})
@@ -83,19 +107,28 @@ export async function pullSandbox(context: YardContext, backends: Backends, opti
  * Creates or fast-forwards `refs/heads/<local>` to `commit` (git refuses one checked out
  * elsewhere); a diverged one only with `force`.
  */
-async function updateLocal(context: YardContext, mainPath: string, request: {local: string; commit: string; ref: string; force: boolean; from: string}): Promise<NonNullable<PullResult['local']>> {
+async function updateLocal(
+  context: YardContext,
+  mainPath: string,
+  request: {local: string; commit: string; ref: string; force: boolean; from: string},
+): Promise<NonNullable<PullResult['local']>> {
   const ref = `refs/heads/${request.local}`
-  const git = (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
+  const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const current = (await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.trim()
   if (current === request.commit) return {ref, action: 'up to date'}
-  const fastForward = current === '' || (await git(['merge-base', '--is-ancestor', current, request.commit])).exitCode === 0
+  const fastForward =
+    current === '' || (await git(['merge-base', '--is-ancestor', current, request.commit])).exitCode === 0
   if (!fastForward && !request.force) {
     const ahead = (await git(['rev-list', '--count', current, '--not', request.commit])).stdout.trim()
-    throw new RefusedError(`the local branch ${request.local} has ${ahead} commit${ahead === '1' ? '' : 's'} that ${request.from} lacks`, {
-      why: 'moving it to the sandbox\'s commit would drop them from the branch',
-      fix: `merge instead (git merge refs/remotes/sandbox/${request.from}), pull into another branch (--branch NEW), or pass --force to move ${request.local} anyway`,
-    })
+    throw new RefusedError(
+      `the local branch ${request.local} has ${ahead} commit${ahead === '1' ? '' : 's'} that ${request.from} lacks`,
+      {
+        why: "moving it to the sandbox's commit would drop them from the branch",
+        fix: `merge instead (git merge refs/remotes/sandbox/${request.from}), pull into another branch (--branch NEW), or pass --force to move ${request.local} anyway`,
+      },
+    )
   }
+
   // Through fetch, not update-ref: git refuses to move a branch checked out in a worktree.
   const moved = await git(['fetch', '--quiet', '--no-tags', '.', `${fastForward ? '' : '+'}${request.ref}:${ref}`])
   if (moved.exitCode !== 0) {
@@ -104,5 +137,6 @@ async function updateLocal(context: YardContext, mainPath: string, request: {loc
       fix: `the branch is probably checked out in a worktree: there run git merge --ff-only refs/remotes/sandbox/${request.from}`,
     })
   }
+
   return {ref, action: current === '' ? 'created' : fastForward ? 'fast-forwarded' : 'forced'}
 }

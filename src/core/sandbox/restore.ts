@@ -7,6 +7,7 @@
 import path from 'node:path'
 
 import type {SandboxRepo, SandboxSaved, SandboxUnsavedRef} from '../../sdk/sandbox.js'
+
 import {formatArgv} from '../../sdk/process.js'
 
 /** How one slot comes back: run `command` in the directory that should hold `directory`. */
@@ -25,7 +26,13 @@ export interface SlotRestore {
  * their names (`+refs/heads/*`, into a `--no-checkout` clone, hence `--update-head-ok`), detached
  * HEADs and stash entries under `refs/yard/sandbox/<slot>/…`.
  */
-export function restoreCommands(name: string, repos: SandboxRepo[], saved: SandboxSaved, refs: SandboxUnsavedRef[], attachedBranch: string): SlotRestore[] {
+export function restoreCommands(
+  name: string,
+  repos: SandboxRepo[],
+  saved: SandboxSaved,
+  refs: SandboxUnsavedRef[],
+  attachedBranch: string,
+): SlotRestore[] {
   const restores: SlotRestore[] = []
   for (const repo of repos) {
     const bundle = saved.bundles.find((entry) => entry.slot === repo.slot)
@@ -34,7 +41,18 @@ export function restoreCommands(name: string, repos: SandboxRepo[], saved: Sandb
     const directory = `${name}-${repo.slot}`
     const git = (...args: string[]) => ['git', '-C', directory, ...args]
     const steps: string[][] = [['git', 'clone', '--quiet', '--no-checkout', '--', repo.url, directory]]
-    if (bundle) steps.push(git('fetch', '--quiet', '--update-head-ok', '--', bundle.file, '+refs/heads/*:refs/heads/*', '+refs/yard/*:refs/yard/*'))
+    if (bundle)
+      steps.push(
+        git(
+          'fetch',
+          '--quiet',
+          '--update-head-ok',
+          '--',
+          bundle.file,
+          '+refs/heads/*:refs/heads/*',
+          '+refs/yard/*:refs/yard/*',
+        ),
+      )
     for (const [index, patch] of patches.entries()) {
       const at = patch.branch ? ['-B', patch.branch] : ['--detach']
       if (index === 0) {
@@ -42,24 +60,50 @@ export function restoreCommands(name: string, repos: SandboxRepo[], saved: Sandb
       } else {
         // Each further worktree gets one of its own beside the clone, as in the sandbox.
         const beside = `${directory}-${path.posix.basename(patch.worktree)}`
-        steps.push(git('worktree', 'add', '--quiet', ...at, `../${beside}`, patch.head), ['git', '-C', beside, 'apply', '--', patch.file])
+        steps.push(git('worktree', 'add', '--quiet', ...at, `../${beside}`, patch.head), [
+          'git',
+          '-C',
+          beside,
+          'apply',
+          '--',
+          patch.file,
+        ])
       }
     }
+
     if (patches.length === 0) {
       // Something checked out: the attached branch, another saved branch, a detached HEAD, else HEAD.
       const saved = bundle?.refs ?? []
-      const branches = saved.filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length))
+      const branches = saved
+        .filter((ref) => ref.startsWith('refs/heads/'))
+        .map((ref) => ref.slice('refs/heads/'.length))
       const detached = saved.find((ref) => path.posix.basename(ref).startsWith('detached-'))
       const branch = branches.includes(attachedBranch) ? attachedBranch : branches[0]
-      steps.push(branch ? git('checkout', '--quiet', branch) : detached ? git('checkout', '--quiet', '--detach', detached) : git('reset', '--quiet', '--hard'))
+      steps.push(
+        branch
+          ? git('checkout', '--quiet', branch)
+          : detached
+            ? git('checkout', '--quiet', '--detach', detached)
+            : git('reset', '--quiet', '--hard'),
+      )
     }
+
     const kept = refs.filter((ref) => ref.slot === repo.slot && !ref.ref.startsWith('refs/heads/'))
     restores.push({
       slot: repo.slot,
       directory,
       command: steps.map(formatArgv).join(' && '),
-      refs: kept.map((ref) => ({ref: ref.ref, what: ref.what, use: formatArgv(path.posix.basename(ref.ref).startsWith('stash') ? git('stash', 'apply', ref.ref) : git('switch', '--detach', ref.ref))})),
+      refs: kept.map((ref) => ({
+        ref: ref.ref,
+        what: ref.what,
+        use: formatArgv(
+          path.posix.basename(ref.ref).startsWith('stash')
+            ? git('stash', 'apply', ref.ref)
+            : git('switch', '--detach', ref.ref),
+        ),
+      })),
     })
   }
+
   return restores
 }

@@ -14,15 +14,16 @@ import type {CacheBackend} from '../../sdk/cache.js'
 import type {SandboxRecord, SandboxSaved, SandboxUnsaved} from '../../sdk/sandbox.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
+import type {Backends} from '../registry/backends.js'
+
 import {InputError, RefusedError} from '../../sdk/errors.js'
+import {repoIdentity} from '../../sdk/repo-identity.js'
 import {releasePin} from '../identity/offset-allocator.js'
 import {pinAuthor, YARD_PIN_MARK} from '../identity/pins.js'
-import type {Backends} from '../registry/backends.js'
-import {repoIdentity} from '../../sdk/repo-identity.js'
-import {openSandboxCache, openSandboxes, sandboxTarget, SandboxSession} from './sandbox.js'
-import {restoreCommands, SlotRestore} from './restore.js'
 import {stateDir} from '../kernel/state.js'
 import {worktreePath} from '../workspace/workspace.js'
+import {restoreCommands, type SlotRestore} from './restore.js'
+import {openSandboxCache, openSandboxes, type SandboxSession, sandboxTarget} from './sandbox.js'
 
 export interface RemoveResult {
   name: string
@@ -63,7 +64,11 @@ function describeUnsaved(work: SandboxUnsaved): string[] {
  *   for unsaved work without `force` (not with `dryRun`), listing it; OperationError (exit 1)
  *   when saving or the runtime fails (nothing is removed when saving fails).
  */
-export async function removeSandbox(context: YardContext, backends: Backends, options: {name: string; force: boolean; dryRun: boolean; runtime?: string}): Promise<{result: RemoveResult; refusal?: RefusedError}> {
+export async function removeSandbox(
+  context: YardContext,
+  backends: Backends,
+  options: {name: string; force: boolean; dryRun: boolean; runtime?: string},
+): Promise<{result: RemoveResult; refusal?: RefusedError}> {
   const session = await openSandboxes(context, backends, options.runtime)
   const target = sandboxTarget(session.workspace, context, options.name)
   const sandbox = await session.backend.get(target, session.runtime)
@@ -71,26 +76,50 @@ export async function removeSandbox(context: YardContext, backends: Backends, op
   if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
 
   if (sandbox.phase === 'Running') context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
-  const work: SandboxUnsaved = sandbox.phase === 'Running' ? await session.backend.unsaved(sandbox) : {worktrees: [], refs: []}
+  const work: SandboxUnsaved =
+    sandbox.phase === 'Running' ? await session.backend.unsaved(sandbox) : {worktrees: [], refs: []}
   const unsaved = describeUnsaved(work)
   const slots = [...new Set(work.refs.map((ref) => ref.slot))]
-  const toSave = {bundles: slots.map((slot) => ({slot, refs: work.refs.filter((ref) => ref.slot === slot).map((ref) => ref.ref)})), patches: work.worktrees.filter((row) => row.dirty.length > 0).map((row) => row.path)}
+  const toSave = {
+    bundles: slots.map((slot) => ({slot, refs: work.refs.filter((ref) => ref.slot === slot).map((ref) => ref.ref)})),
+    patches: work.worktrees.filter((row) => row.dirty.length > 0).map((row) => row.path),
+  }
   const local = sandbox.runtime !== 'kubernetes'
   const pin = pinToDelete(session, sandbox.name)
   const leases = local ? sandbox.spec.repos.flatMap((repo) => [repo, ...(repo.submodules ?? [])]) : []
-  const goes = [`pod ${sandbox.project}`, ...leases.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`), ...(pin ? [pin] : [])]
+  const goes = [
+    `pod ${sandbox.project}`,
+    ...leases.map((repo) => `lease sandbox ${sandbox.project} on the cache ${repo.key}`),
+    ...(pin ? [pin] : []),
+  ]
   const saveRoot = path.join(stateDir(context.env), 'sandboxes', sandbox.name)
-  const refusal = unsaved.length > 0 && !options.force ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
-    why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
-    fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
-  }) : undefined
+  const refusal =
+    unsaved.length > 0 && !options.force
+      ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
+          why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
+          fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
+        })
+      : undefined
   if (refusal && !options.dryRun) throw refusal
-  const savedIn = options.force && unsaved.length > 0 ? path.join(saveRoot, new Date().toISOString().replaceAll(':', '-')) : null
-  const base = {name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, dryRun: options.dryRun, lost: false, unsaved, toSave, savedIn, goes}
+  const savedIn =
+    options.force && unsaved.length > 0 ? path.join(saveRoot, new Date().toISOString().replaceAll(':', '-')) : null
+  const base = {
+    name: sandbox.name,
+    project: sandbox.project,
+    runtime: sandbox.runtime,
+    dryRun: options.dryRun,
+    lost: false,
+    unsaved,
+    toSave,
+    savedIn,
+    goes,
+  }
   if (options.dryRun) return {result: {...base, saved: [], restore: [], removed: false}, refusal}
 
   if (savedIn) context.progress?.step(`saving unsaved work under ${savedIn}`)
-  const saved: SandboxSaved = savedIn ? await session.backend.save(sandbox, work, savedIn) : {files: [], bundles: [], patches: []}
+  const saved: SandboxSaved = savedIn
+    ? await session.backend.save(sandbox, work, savedIn)
+    : {files: [], bundles: [], patches: []}
   context.progress?.step(`removing pod ${sandbox.project}`)
   await session.backend.remove(sandbox)
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
@@ -105,29 +134,59 @@ export async function removeSandbox(context: YardContext, backends: Backends, op
  * of it and its pin are what is left; cleaned unless `dryRun`.
  * @throws InputError (exit 2) when nothing is left either: there is no such sandbox.
  */
-async function removeLost(context: YardContext, session: SandboxSession, caches: {cache: CacheBackend; root: string}, target: Target, options: {name: string; dryRun: boolean}): Promise<RemoveResult> {
-  const name = options.name
+async function removeLost(
+  context: YardContext,
+  session: SandboxSession,
+  caches: {cache: CacheBackend; root: string},
+  target: Target,
+  options: {name: string; dryRun: boolean},
+): Promise<RemoveResult> {
+  const {name} = options
   const {project} = target
   const noSandbox = new InputError(`there is no sandbox ${name} (pod ${project}) on the ${session.runtime} runtime`, {
     fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
   })
   const kept = await session.backend.clearLost?.(project, session.runtime, {dryRun: true})
   if (kept === undefined) throw noSandbox
-  const leased = session.runtime === 'kubernetes' ? [] : (await caches.cache.list(caches.root)).filter((row) => row.borrowers.some((lease) => lease.kind === 'sandbox' && lease.name === project))
+  const leased =
+    session.runtime === 'kubernetes'
+      ? []
+      : (await caches.cache.list(caches.root)).filter((row) =>
+          row.borrowers.some((lease) => lease.kind === 'sandbox' && lease.name === project),
+        )
   if (kept.length === 0 && leased.length === 0) throw noSandbox
   const pin = pinToDelete(session, name)
-  const goes = [...kept, ...leased.map((row) => `lease sandbox ${project} on the cache ${row.key}`), ...(pin ? [pin] : [])]
+  const goes = [
+    ...kept,
+    ...leased.map((row) => `lease sandbox ${project} on the cache ${row.key}`),
+    ...(pin ? [pin] : []),
+  ]
   if (!options.dryRun) {
     await session.backend.clearLost!(project, session.runtime, {dryRun: false})
     for (const row of leased) {
       if (row.url) await caches.cache.release(caches.root, row.url, borrowerOf(project))
-      else context.warn(`warning: the cache ${row.key} has no url recorded, so the lease of sandbox ${project} stays: delete ${path.join(caches.root, `${row.key}.leases`, `sandbox.${project}`)}`)
+      else
+        context.warn(
+          `warning: the cache ${row.key} has no url recorded, so the lease of sandbox ${project} stays: delete ${path.join(caches.root, `${row.key}.leases`, `sandbox.${project}`)}`,
+        )
     }
+
     await deletePin(context, session, name)
   }
+
   return {
-    name, project, runtime: session.runtime, dryRun: options.dryRun, lost: true, unsaved: [], toSave: {bundles: [], patches: []},
-    savedIn: null, saved: [], restore: [], goes, removed: !options.dryRun,
+    name,
+    project,
+    runtime: session.runtime,
+    dryRun: options.dryRun,
+    lost: true,
+    unsaved: [],
+    toSave: {bundles: [], patches: []},
+    savedIn: null,
+    saved: [],
+    restore: [],
+    goes,
+    removed: !options.dryRun,
   }
 }
 
@@ -148,7 +207,10 @@ async function deletePin(context: YardContext, session: SandboxSession, name: st
   const file = session.workspace.config.files.local
   if (existsSync(worktreePath(session.workspace, name))) return
   const pin = await releasePin(context, session.workspace, name, `sandbox rm ${name}`)
-  if (pin === 'kept') context.warn(`note: kept the hand-written pin of ${name} in ${file} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`)
+  if (pin === 'kept')
+    context.warn(
+      `note: kept the hand-written pin of ${name} in ${file} (yard deletes only the pins it wrote, marked "${YARD_PIN_MARK}")`,
+    )
 }
 
 const readText = (file: string): string => {

@@ -6,13 +6,14 @@
 import {stringify} from 'yaml'
 
 import type {CacheBackend} from '../../sdk/cache.js'
-import type {ClusterSettings, OffsetSource, Target} from '../../sdk/target.js'
 import type {SandboxBackend, SandboxRecord, SandboxWorktree} from '../../sdk/sandbox.js'
+import type {ClusterSettings, OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
+import type {Backends} from '../registry/backends.js'
+
 import {InputError} from '../../sdk/errors.js'
 import {portsFor, validateName} from '../identity/identity.js'
-import type {Backends} from '../registry/backends.js'
-import {buildTarget, openWorkspace, Workspace} from '../workspace/workspace.js'
+import {buildTarget, openWorkspace, type Workspace} from '../workspace/workspace.js'
 
 /** Everything a sandbox command works with. */
 export interface SandboxSession {
@@ -26,24 +27,38 @@ export interface SandboxSession {
  * Opens the workspace and the `[cluster] backend` through the registry.
  * @throws InputError (exit 2) for invalid config, an unknown backend or runtime.
  */
-export async function openSandboxes(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxSession> {
+export async function openSandboxes(
+  context: YardContext,
+  backends: Backends,
+  runtimeFlag?: string,
+): Promise<SandboxSession> {
   const workspace = await openWorkspace(context)
-  const backend = await backends.sandbox(context, workspace.config.cluster.backend, {cluster: clusterSettings(workspace)})
+  const backend = await backends.sandbox(context, workspace.config.cluster.backend, {
+    cluster: clusterSettings(workspace),
+  })
   const runtime = runtimeFlag ?? workspace.config.cluster.runtime
   if (!backend.runtimes.includes(runtime)) {
-    throw new InputError(`unknown sandbox runtime "${runtime}"`, {why: `the ${backend.id} backend runs ${backend.runtimes.join(', ')}`, fix: `use --runtime ${backend.runtimes[0]}`})
+    throw new InputError(`unknown sandbox runtime "${runtime}"`, {
+      why: `the ${backend.id} backend runs ${backend.runtimes.join(', ')}`,
+      fix: `use --runtime ${backend.runtimes[0]}`,
+    })
   }
+
   return {workspace, backend, runtime}
 }
 
 /** The `[cache] backend` through the registry, and `[cache] root`. */
-export async function openSandboxCache(context: YardContext, backends: Backends, workspace: Workspace): Promise<{cache: CacheBackend; root: string}> {
+export async function openSandboxCache(
+  context: YardContext,
+  backends: Backends,
+  workspace: Workspace,
+): Promise<{cache: CacheBackend; root: string}> {
   return {cache: await backends.cache(context, workspace.config.cache.backend), root: workspace.config.cache.root}
 }
 
 /** The `[cluster]` settings a cluster runtime needs (DESIGN.md §5.2; defaults in config.ts). */
 export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSettings {
-  const cluster = workspace.config.cluster
+  const {cluster} = workspace.config
   return {
     context: cluster.context,
     namespace: cluster.namespace,
@@ -60,7 +75,12 @@ export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSe
  * the pin or hash as for a worktree. `WT_OFFSET` plays no part: the offset is decided under the
  * project lock.
  */
-export function sandboxTarget(workspace: Workspace, context: YardContext, name: string, offset?: {offset: number; offsetSource: OffsetSource}): Target {
+export function sandboxTarget(
+  workspace: Workspace,
+  context: YardContext,
+  name: string,
+  offset?: {offset: number; offsetSource: OffsetSource},
+): Target {
   const base = buildTarget(workspace, context, validateName(name, 'sandbox name'), false, {useEnvOffset: false})
   const chosen = offset ?? {offset: base.offset, offsetSource: base.offsetSource}
   return {...base, ...chosen, checkoutPath: workspace.mainPath, ports: portsFor(workspace.config.ports, chosen.offset)}
@@ -70,7 +90,11 @@ export function sandboxTarget(workspace: Workspace, context: YardContext, name: 
  * The existing sandbox `name` and its Target (offset from its label).
  * @throws InputError (exit 2) when there is none; RefusedError (exit 3) when another checkout owns the pod.
  */
-export async function requireSandbox(context: YardContext, session: SandboxSession, name: string): Promise<{target: Target; sandbox: SandboxRecord}> {
+export async function requireSandbox(
+  context: YardContext,
+  session: SandboxSession,
+  name: string,
+): Promise<{target: Target; sandbox: SandboxRecord}> {
   const probe = sandboxTarget(session.workspace, context, name)
   const sandbox = await session.backend.get(probe, session.runtime)
   if (!sandbox) {
@@ -78,7 +102,11 @@ export async function requireSandbox(context: YardContext, session: SandboxSessi
       fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
     })
   }
-  return {target: sandboxTarget(session.workspace, context, name, {offset: sandbox.offset, offsetSource: 'label'}), sandbox}
+
+  return {
+    target: sandboxTarget(session.workspace, context, name, {offset: sandbox.offset, offsetSource: 'label'}),
+    sandbox,
+  }
 }
 
 /** One row of `yard sandbox list` (DESIGN.md Appendix A). */
@@ -102,7 +130,22 @@ export interface SandboxListRow {
    * and `unsaved`, either of them: what `sandbox rm` refuses on (both always set by
    * `listSandboxes`); `lfsPointers` only in a worktree that uses LFS.
    */
-  repos: Array<{slot: string; identity: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null; worktrees: Array<{branch: string | null; path: string; dirty: boolean; unpushed?: string[]; unsaved?: boolean; lfsPointers?: number}>}>
+  repos: Array<{
+    slot: string
+    identity: string
+    key: string
+    stale: boolean
+    lastFetched: string | null
+    lastError: string | null
+    worktrees: Array<{
+      branch: string | null
+      path: string
+      dirty: boolean
+      unpushed?: string[]
+      unsaved?: boolean
+      lfsPointers?: number
+    }>
+  }>
 }
 
 /** A cache's freshness as `yard sandbox list` shows it. */
@@ -113,42 +156,82 @@ interface Freshness {
 }
 
 /** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
-export async function listSandboxes(context: YardContext, backends: Backends, runtimeFlag?: string): Promise<SandboxListRow[]> {
+export async function listSandboxes(
+  context: YardContext,
+  backends: Backends,
+  runtimeFlag?: string,
+): Promise<SandboxListRow[]> {
   const session = await openSandboxes(context, backends, runtimeFlag)
   const summaries = await session.backend.list(session.workspace.prefix, {timeoutMs: 10_000, runtime: session.runtime})
-  const sandboxes = await Promise.all(summaries.map((summary) => requireSandbox(context, session, summary.name)))
+  const sandboxes = await Promise.all(summaries.map(async (summary) => requireSandbox(context, session, summary.name)))
   const keys = [...new Set(sandboxes.flatMap(({sandbox}) => sandbox.spec.repos.map((repo) => repo.key)))]
   const nodeStates = keys.length > 0 ? await session.backend.cacheStates?.(session.runtime, keys) : undefined
   let freshness: (key: string, node: string | undefined) => Freshness
-  if (nodeStates !== undefined) {
+  if (nodeStates === undefined) {
+    const {cache, root} = await openSandboxCache(context, backends, session.workspace)
+    const local = new Map(
+      (await cache.list(root)).map((row) => [
+        row.key,
+        {stale: row.stale, lastFetched: row.lastFetched, lastError: row.lastError},
+      ]),
+    )
+    freshness = (key) => local.get(key) ?? {stale: false, lastFetched: null, lastError: null}
+  } else {
     freshness = (key, node) => {
       const entry = node === undefined ? undefined : nodeStates[key]?.[node]
       // A pod not yet scheduled has no cache to be stale; a scheduled one whose node has nothing is.
       if (entry === undefined) return {stale: node !== undefined, lastFetched: null, lastError: null}
-      return {stale: !entry.present || entry.lastError !== null, lastFetched: entry.lastFetched, lastError: entry.lastError}
+      return {
+        stale: !entry.present || entry.lastError !== null,
+        lastFetched: entry.lastFetched,
+        lastError: entry.lastError,
+      }
     }
-  } else {
-    const {cache, root} = await openSandboxCache(context, backends, session.workspace)
-    const local = new Map((await cache.list(root)).map((row) => [row.key, {stale: row.stale, lastFetched: row.lastFetched, lastError: row.lastError}]))
-    freshness = (key) => local.get(key) ?? {stale: false, lastFetched: null, lastError: null}
   }
+
   const rows: SandboxListRow[] = []
   for (const {target, sandbox} of sandboxes) {
     const worktrees: SandboxWorktree[] = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
     rows.push({
-      name: sandbox.name, project: sandbox.project, runtime: sandbox.runtime, phase: sandbox.phase, offset: target.offset, offsetSource: 'label', ports: target.ports, node: sandbox.node ?? null, start: sandbox.start ?? 'cold',
+      name: sandbox.name,
+      project: sandbox.project,
+      runtime: sandbox.runtime,
+      phase: sandbox.phase,
+      offset: target.offset,
+      offsetSource: 'label',
+      ports: target.ports,
+      node: sandbox.node ?? null,
+      start: sandbox.start ?? 'cold',
       repos: sandbox.spec.repos.map((repo) => ({
-        slot: repo.slot, identity: repo.identity, key: repo.key, ...freshness(repo.key, sandbox.node),
+        slot: repo.slot,
+        identity: repo.identity,
+        key: repo.key,
+        ...freshness(repo.key, sandbox.node),
         // lfsPointers: only for a worktree that uses LFS (files still pointers; 0 when all are checked out).
-        worktrees: worktrees.filter((row) => row.slot === repo.slot).map((row) => ({branch: row.branch, path: row.path, dirty: row.dirty.length > 0, unpushed: row.unpushed, unsaved: row.dirty.length > 0 || row.unpushed.length > 0, ...(row.lfsPointers === undefined ? {} : {lfsPointers: row.lfsPointers})})),
+        worktrees: worktrees
+          .filter((row) => row.slot === repo.slot)
+          .map((row) => ({
+            branch: row.branch,
+            path: row.path,
+            dirty: row.dirty.length > 0,
+            unpushed: row.unpushed,
+            unsaved: row.dirty.length > 0 || row.unpushed.length > 0,
+            ...(!(row.lfsPointers === undefined) && {lfsPointers: row.lfsPointers}),
+          })),
       })),
     })
   }
+
   return rows.sort((a, b) => a.name.localeCompare(b.name))
 }
 
 /** `yard sandbox manifest NAME`: the Pod object the sandbox was made with. */
-export async function sandboxManifest(context: YardContext, backends: Backends, name: string, runtimeFlag?: string): Promise<Record<string, unknown>> {
+export async function sandboxManifest(
+  context: YardContext,
+  backends: Backends,
+  name: string,
+  runtimeFlag?: string,
+): Promise<Record<string, unknown>> {
   const session = await openSandboxes(context, backends, runtimeFlag)
   const {target, sandbox} = await requireSandbox(context, session, name)
   return session.backend.manifest(target, sandbox.spec)
@@ -163,9 +246,14 @@ export function manifestText(manifest: Record<string, unknown>): string {
  * The sandboxes of the project as name and offset, for collisions and `yard ports` (DESIGN.md
  * §3.4); a runtime that fails is left out with a note.
  */
-export async function knownSandboxes(context: YardContext, session: SandboxSession): Promise<Array<{name: string; offset: number}>> {
+export async function knownSandboxes(
+  context: YardContext,
+  session: SandboxSession,
+): Promise<Array<{name: string; offset: number}>> {
   try {
-    return (await session.backend.list(session.workspace.prefix, {timeoutMs: 2000, runtime: session.runtime})).map(({name, offset}) => ({name, offset}))
+    return (await session.backend.list(session.workspace.prefix, {timeoutMs: 2000, runtime: session.runtime})).map(
+      ({name, offset}) => ({name, offset}),
+    )
   } catch (error) {
     context.warn(`note: sandboxes of the ${session.runtime} runtime are left out: ${(error as Error).message}`)
     return []

@@ -11,7 +11,12 @@ import {parse} from 'yaml'
 import {InputError} from '../../sdk/errors.js'
 
 /** The default discovery order. */
-export const DEFAULT_COMPOSE_FILES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'] as const
+export const DEFAULT_COMPOSE_FILES = [
+  'compose.yaml',
+  'compose.yml',
+  'docker-compose.yaml',
+  'docker-compose.yml',
+] as const
 
 /**
  * The absolute compose files of a checkout; an empty list means box-only.
@@ -25,6 +30,7 @@ export function composeFiles(checkoutPath: string, configured: string[] | undefi
     const found = DEFAULT_COMPOSE_FILES.map((name) => path.join(checkoutPath, name)).find((file) => present(file))
     return found === undefined ? [] : [found]
   }
+
   return configured.map((file) => {
     const absolute = path.resolve(checkoutPath, file)
     if (!existsSync(absolute)) {
@@ -33,6 +39,7 @@ export function composeFiles(checkoutPath: string, configured: string[] | undefi
         fix: `create it, or correct [stack] files in ${origin}`,
       })
     }
+
     return absolute
   })
 }
@@ -53,8 +60,11 @@ function present(file: string): boolean {
  * read or parse is skipped: it is the stack backend's to report.
  * @yields each service as `{file, service, body}`, `body` `{}` when it is not a mapping.
  */
-export function* writtenServices(files: readonly string[]): Generator<{file: string; service: string; body: Record<string, unknown>}> {
-  const isMapping = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+export function* writtenServices(
+  files: readonly string[],
+): Generator<{file: string; service: string; body: Record<string, unknown>}> {
+  const isMapping = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
   for (const file of files) {
     let document: unknown
     try {
@@ -62,6 +72,7 @@ export function* writtenServices(files: readonly string[]): Generator<{file: str
     } catch {
       continue
     }
+
     const services = isMapping(document) && isMapping(document.services) ? document.services : {}
     for (const [service, body] of Object.entries(services)) yield {file, service, body: isMapping(body) ? body : {}}
   }

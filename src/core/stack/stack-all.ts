@@ -7,8 +7,9 @@ import type {StackContainer} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
-import {openStack} from './stack.js'
+
 import {listIdentities, openWorkspace} from '../workspace/workspace.js'
+import {openStack} from './stack.js'
 
 /** One checkout's containers; `box` is empty when it has none or the backend has no box. */
 export interface CheckoutContainers {
@@ -24,17 +25,36 @@ export interface CheckoutContainers {
  * @throws InputError (exit 2) outside a repository or for invalid config or backend ids.
  */
 export async function psAllCheckouts(context: YardContext, backends: Backends): Promise<CheckoutContainers[]> {
-  const quiet = {...context, warn: () => {}}
-  const [session, identities] = await Promise.all([openStack(quiet, backends, 'main'), openWorkspace(context).then((workspace) => listIdentities(workspace, quiet))])
+  const quiet = {...context, warn() {}}
+  const [session, identities] = await Promise.all([
+    openStack(quiet, backends, 'main'),
+    openWorkspace(context).then(async (workspace) => listIdentities(workspace, quiet)),
+  ])
   const targets = identities.filter((row) => row.kind !== 'sandbox').map((row) => row.target)
-  const empty = (target: Target): CheckoutContainers => ({worktree: target.name, project: target.project, stack: [], box: []})
+  const empty = (target: Target): CheckoutContainers => ({
+    worktree: target.name,
+    project: target.project,
+    stack: [],
+    box: [],
+  })
   if (!session.running) return targets.map(empty)
   const {stack} = session
   if (stack.psAll) {
     const all = await stack.psAll(session.target)
-    return targets.map((target) => ({...empty(target), stack: all[target.project]?.stack ?? [], box: all[target.project]?.box ?? []}))
+    return targets.map((target) => ({
+      ...empty(target),
+      stack: all[target.project]?.stack ?? [],
+      box: all[target.project]?.box ?? [],
+    }))
   }
-  return Promise.all(targets.map(async (target) => ({...empty(target), stack: await stack.ps(target), box: stack.box ? await stack.box.ps(target) : []})))
+
+  return Promise.all(
+    targets.map(async (target) => ({
+      ...empty(target),
+      stack: await stack.ps(target),
+      box: stack.box ? await stack.box.ps(target) : [],
+    })),
+  )
 }
 
 /** `running 2/3`, `stopped 0/2` or `-` (no containers): a stack's state in one cell. */

@@ -7,21 +7,29 @@ import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {MachineBackend, MachineSpec} from '../../sdk/machine.js'
-import type {StackBackend, StackContainer, StackLogsOptions, StackPlan, StackSpec, StackUpResult} from '../../sdk/stack.js'
+import type {
+  StackBackend,
+  StackContainer,
+  StackLogsOptions,
+  StackPlan,
+  StackSpec,
+  StackUpResult,
+} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
-import {composeFiles} from './compose-files.js'
-import {loadConfig, ProjectConfig} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
-import {stackEnv} from '../config/env.js'
+import type {Backends} from '../registry/backends.js'
+
 import {InputError, RefusedError} from '../../sdk/errors.js'
-import {checkWorktreeMachine, createMachine} from '../machine/machine.js'
+import {loadConfig, type ProjectConfig} from '../config/config.js'
+import {stackEnv} from '../config/env.js'
+import {describeMissingEnvFile, missingEnvFiles} from '../config/missing-env-files.js'
 import {bindsOutside, describeOutsideBind} from '../machine/binds.js'
 import {ensureMachine} from '../machine/ensure.js'
-import {makeRoomFor, SharedStop} from '../machine/shared.js'
-import {describeMissingEnvFile, missingEnvFiles} from '../config/missing-env-files.js'
-import type {Backends} from '../registry/backends.js'
+import {checkWorktreeMachine, createMachine} from '../machine/machine.js'
+import {makeRoomFor, type SharedStop} from '../machine/shared.js'
+import {buildTarget, resolveTarget, type Workspace} from '../workspace/workspace.js'
+import {composeFiles} from './compose-files.js'
 import {envFilesOutside, hostReach} from './untrusted-reach.js'
-import {buildTarget, resolveTarget, Workspace} from '../workspace/workspace.js'
 
 export interface StackSession {
   workspace: Workspace
@@ -49,19 +57,46 @@ export interface StackSession {
  * @throws InputError (exit 2) for a bad target, config or backend id, or (with
  *   `requireCheckout`) a missing worktree; with `ensure`, what ensureMachine throws.
  */
-export async function openStack(context: YardContext, backends: Backends, flag?: string, options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {}): Promise<StackSession> {
+export async function openStack(
+  context: YardContext,
+  backends: Backends,
+  flag?: string,
+  options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {},
+): Promise<StackSession> {
   const {workspace, target} = await resolveTarget(context, flag, {requireCheckout: options.requireCheckout})
-  const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
+  const config = target.isMain
+    ? workspace.config
+    : loadConfig({
+        mainPath: workspace.mainPath,
+        checkout: {path: target.checkoutPath, name: target.name},
+        env: context.env,
+      })
   // An untrusted worktree runs on a machine of its own (docs/worktrees.md, "Untrusted worktrees").
   const {machine, spec: machineSpec} = await createMachine(context, backends, workspace, target.name)
   let stoppedShared: SharedStop | undefined
   if (options.ensure) {
     checkWorktreeMachine(machine, machineSpec)
-    stoppedShared = await makeRoomFor(context, backends, workspace, machine, machineSpec, {stopShared: options.stopShared ?? false, command: `${options.command ?? 'yard up'} --worktree ${target.name}`})
+    stoppedShared = await makeRoomFor(context, backends, workspace, machine, machineSpec, {
+      stopShared: options.stopShared ?? false,
+      command: `${options.command ?? 'yard up'} --worktree ${target.name}`,
+    })
   }
-  const socketEnv = options.ensure ? await ensureMachine(context, machine, machineSpec) : await machine.socketEnv(machineSpec)
+
+  const socketEnv = options.ensure
+    ? await ensureMachine(context, machine, machineSpec)
+    : await machine.socketEnv(machineSpec)
   const stack = await backends.stack(context, config.stack.backend, {socketEnv: socketEnv ?? {}})
-  return {workspace, target, config, machine, machineSpec, stack, socketEnv: socketEnv ?? {}, running: socketEnv !== null, ...(stoppedShared ? {stoppedShared} : {})}
+  return {
+    workspace,
+    target,
+    config,
+    machine,
+    machineSpec,
+    stack,
+    socketEnv: socketEnv ?? {},
+    running: socketEnv !== null,
+    ...(stoppedShared && {stoppedShared}),
+  }
 }
 
 /**
@@ -73,10 +108,18 @@ export function stackSpec(session: StackSession, context: YardContext): StackSpe
   return specFor(session.workspace, session.target, session.config, context, session.socketEnv)
 }
 
-function specFor(workspace: Workspace, target: Target, config: ProjectConfig, context: YardContext, socketEnv: Record<string, string>): StackSpec | undefined {
+function specFor(
+  workspace: Workspace,
+  target: Target,
+  config: ProjectConfig,
+  context: YardContext,
+  socketEnv: Record<string, string>,
+): StackSpec | undefined {
   const files = composeFiles(target.checkoutPath, config.stack.files, config.origins['stack.files'])
   if (files.length === 0 && !namesComposeFile(target.checkoutPath, context.env)) return undefined
-  const main = target.isMain ? target : buildTarget(workspace, {...context, warn: () => {}}, 'main', true, {useEnvOffset: false})
+  const main = target.isMain
+    ? target
+    : buildTarget(workspace, {...context, warn() {}}, 'main', true, {useEnvOffset: false})
   return {
     files,
     provider: config.stack.provider,
@@ -87,7 +130,7 @@ function specFor(workspace: Workspace, target: Target, config: ProjectConfig, co
     profiles: config.stack.profiles,
     external: config.stack.external,
     allowShared: config.stack['allow-shared'],
-    ...(!target.isMain && config.trust[target.name] === 'untrusted' ? {confine: target.checkoutPath} : {}),
+    ...(!target.isMain && config.trust[target.name] === 'untrusted' && {confine: target.checkoutPath}),
   }
 }
 
@@ -107,9 +150,20 @@ function namesComposeFile(checkoutPath: string, env: NodeJS.ProcessEnv): boolean
  * whose directory is gone, or a backend without `plan`.
  * @throws InputError (exit 2) for config or compose files that cannot be read.
  */
-export async function stackPlanOf(context: YardContext, backends: Backends, workspace: Workspace, target: Target): Promise<StackPlan | undefined> {
+export async function stackPlanOf(
+  context: YardContext,
+  backends: Backends,
+  workspace: Workspace,
+  target: Target,
+): Promise<StackPlan | undefined> {
   if (!existsSync(target.checkoutPath)) return undefined
-  const config = target.isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env})
+  const config = target.isMain
+    ? workspace.config
+    : loadConfig({
+        mainPath: workspace.mainPath,
+        checkout: {path: target.checkoutPath, name: target.name},
+        env: context.env,
+      })
   const spec = specFor(workspace, target, config, context, {})
   if (!spec) return undefined
   const stack = await backends.stack(context, config.stack.backend)
@@ -134,22 +188,38 @@ export interface StackOutcome {
  * @throws RefusedError (exit 3) for what cannot be isolated, a busy port or a project name of
  *   another owner; InputError (exit 2) for a dry run of a backend without `plan`; OperationError (exit 1).
  */
-export async function stackUp(context: YardContext, backends: Backends, flag?: string, options: {dryRun?: boolean; stopShared?: boolean} = {}): Promise<StackOutcome> {
-  const session = await openStack(context, backends, flag, {ensure: !options.dryRun, requireCheckout: true, stopShared: options.stopShared})
+export async function stackUp(
+  context: YardContext,
+  backends: Backends,
+  flag?: string,
+  options: {dryRun?: boolean; stopShared?: boolean} = {},
+): Promise<StackOutcome> {
+  const session = await openStack(context, backends, flag, {
+    ensure: !options.dryRun,
+    requireCheckout: true,
+    stopShared: options.stopShared,
+  })
   const spec = stackSpec(session, context)
   // Also for a dry run: a missing .env changes the ports and values the plan shows.
-  if (spec) for (const file of await missingEnvFiles(context.runner, session.target)) context.warn(describeMissingEnvFile(file, session.target))
+  if (spec)
+    for (const file of await missingEnvFiles(context.runner, session.target))
+      context.warn(describeMissingEnvFile(file, session.target))
   if (options.dryRun) {
     if (!spec) return {target: session.target, boxOnly: true, gone: []}
-    if (!session.stack.plan) throw new InputError(`stack backend ${session.stack.id} cannot show what it would run`, {fix: 'run yard up without --dry-run, or use a backend with dry runs (compose-stack)'})
+    if (!session.stack.plan)
+      throw new InputError(`stack backend ${session.stack.id} cannot show what it would run`, {
+        fix: 'run yard up without --dry-run, or use a backend with dry runs (compose-stack)',
+      })
     // An untrusted worktree's refusals are part of what `up` would do.
     if (session.machineSpec.worktree !== undefined) await refuseReach(session, spec, context)
     const plan = await session.stack.plan(session.target, spec)
     return {target: session.target, boxOnly: plan === undefined, gone: [], plan}
   }
+
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
-  if (spec && session.socketEnv.CONTAINER_HOST) for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
+  if (spec && session.socketEnv.CONTAINER_HOST)
+    for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
   if (spec && session.machineSpec.worktree !== undefined) await refuseReach(session, spec, context)
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
   const stoppedShared = session.stoppedShared ? {stoppedShared: session.stoppedShared} : {}
@@ -173,16 +243,23 @@ async function refuseReach(session: StackSession, spec: StackSpec, context: Yard
       throw error
     })
     if (plan) findings.push(...hostReach(plan.compose, target.checkoutPath))
-    else if (plan === undefined) context.warn(`warning: the stack backend ${session.stack.id} cannot show what it would run, so yard cannot check what untrusted worktree ${target.name}'s stack reaches on the host`)
+    else if (plan === undefined)
+      context.warn(
+        `warning: the stack backend ${session.stack.id} cannot show what it would run, so yard cannot check what untrusted worktree ${target.name}'s stack reaches on the host`,
+      )
   }
+
   const [first] = findings
   if (first === undefined) return
-  throw new RefusedError(`worktree ${target.name} is untrusted, and its stack reaches beyond it: ${first}${findings.length > 1 ? ` (and ${findings.length - 1} more: ${findings.slice(1).join('; ')})` : ''}`, {
-    why: native
-      ? `the ${machine.id} machine has no VM, so binds, builds, volumes with driver options, host namespaces, devices and privileges reach the host itself; an untrusted worktree's stack may use paths inside ${target.checkoutPath} only`
-      : `yard reads env_files on the host while rendering; an untrusted worktree's stack may read files inside ${target.checkoutPath} only`,
-    fix: `drop that from the compose file, or, if you trust its code: yard worktree trust ${target.name} --trusted`,
-  })
+  throw new RefusedError(
+    `worktree ${target.name} is untrusted, and its stack reaches beyond it: ${first}${findings.length > 1 ? ` (and ${findings.length - 1} more: ${findings.slice(1).join('; ')})` : ''}`,
+    {
+      why: native
+        ? `the ${machine.id} machine has no VM, so binds, builds, volumes with driver options, host namespaces, devices and privileges reach the host itself; an untrusted worktree's stack may use paths inside ${target.checkoutPath} only`
+        : `yard reads env_files on the host while rendering; an untrusted worktree's stack may read files inside ${target.checkoutPath} only`,
+      fix: `drop that from the compose file, or, if you trust its code: yard worktree trust ${target.name} --trusted`,
+    },
+  )
 }
 
 /** `yard down`: containers and networks go, volumes stay; works when the checkout's directory is gone. */
@@ -193,10 +270,18 @@ export async function stackDown(context: YardContext, backends: Backends, flag?:
 }
 
 /** `yard nuke [--dry-run]` (DESIGN.md §4.2): down, then the project's volumes; never prompts. */
-export async function stackNuke(context: YardContext, backends: Backends, options: {flag?: string; dryRun: boolean}): Promise<StackOutcome> {
+export async function stackNuke(
+  context: YardContext,
+  backends: Backends,
+  options: {flag?: string; dryRun: boolean},
+): Promise<StackOutcome> {
   const session = await openStack(context, backends, options.flag)
   if (!session.running) return machineNotRunning(session, context)
-  return {target: session.target, boxOnly: false, gone: await session.stack.nuke(session.target, {dryRun: options.dryRun})}
+  return {
+    target: session.target,
+    boxOnly: false,
+    gone: await session.stack.nuke(session.target, {dryRun: options.dryRun}),
+  }
 }
 
 /** `yard ps` (DESIGN.md Appendix A). */
@@ -206,21 +291,35 @@ export async function stackPs(context: YardContext, backends: Backends, flag?: s
     machineNotRunning(session, context)
     return []
   }
+
   return session.stack.ps(session.target)
 }
 
 /** `yard logs [SERVICE…] [-f] [--tail N] [--since T] [-t]`: the stack backend's logs on stdout. */
-export async function stackLogs(context: YardContext, backends: Backends, options: StackLogsOptions & {flag?: string}): Promise<StackOutcome> {
+export async function stackLogs(
+  context: YardContext,
+  backends: Backends,
+  options: StackLogsOptions & {flag?: string},
+): Promise<StackOutcome> {
   const session = await openStack(context, backends, options.flag, {requireCheckout: true})
   if (!session.running) return machineNotRunning(session, context)
   const spec = stackSpec(session, context)
-  if (spec) await session.stack.logs(session.target, spec, {services: options.services, follow: options.follow, tail: options.tail, since: options.since, timestamps: options.timestamps})
+  if (spec)
+    await session.stack.logs(session.target, spec, {
+      services: options.services,
+      follow: options.follow,
+      tail: options.tail,
+      since: options.since,
+      timestamps: options.timestamps,
+    })
   return {target: session.target, boxOnly: spec === undefined, gone: []}
 }
 
 /** A teardown or read verb while the machine is not running: nothing runs, said as a note. */
 export function machineNotRunning(session: StackSession, context: YardContext): StackOutcome {
-  context.warn(`note: machine ${session.machineSpec.name} (${session.machine.id}) is not running, so nothing of ${session.target.project} runs; nothing was started`)
+  context.warn(
+    `note: machine ${session.machineSpec.name} (${session.machine.id}) is not running, so nothing of ${session.target.project} runs; nothing was started`,
+  )
   return {target: session.target, boxOnly: false, gone: []}
 }
 

@@ -12,8 +12,10 @@ import path from 'node:path'
 import {writtenServices} from './compose-files.js'
 
 type Mapping = Record<string, unknown>
-const isMapping = (value: unknown): value is Mapping => value !== null && typeof value === 'object' && !Array.isArray(value)
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value])
+const isMapping = (value: unknown): value is Mapping =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+const list = (value: unknown): unknown[] =>
+  Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]
 
 /** The real path of `file`, through its closest existing parent when it does not exist yet. */
 export function realPath(file: string): string {
@@ -42,12 +44,14 @@ export function envFilesOutside(files: string[], worktree: string): string[] {
   const found: string[] = []
   for (const {service, body} of writtenServices(files)) {
     for (const entry of list(body.env_file)) {
-      const written = typeof entry === 'string' ? entry : isMapping(entry) && typeof entry.path === 'string' ? entry.path : undefined
+      const written =
+        typeof entry === 'string' ? entry : isMapping(entry) && typeof entry.path === 'string' ? entry.path : undefined
       if (written === undefined || written.includes('$')) continue
       const source = path.resolve(projectDir, written)
       if (!insideReal(source, root)) found.push(`service ${service} reads env_file ${source}`)
     }
   }
+
   return found
 }
 
@@ -61,7 +65,10 @@ const NAMESPACES = ['network_mode', 'pid', 'ipc', 'uts', 'userns_mode', 'cgroup'
 function privateNamespace(key: string, value: unknown): boolean {
   if (typeof value !== 'string') return false
   if (/^(host|container:|ns:)|\//.test(value)) return false
-  if (key === 'network_mode') return /^(bridge|none|default|private|slirp4netns(:[^/]*)?|pasta(:[^/]*)?|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)$/.test(value)
+  if (key === 'network_mode')
+    return /^(bridge|none|default|private|slirp4netns(:[^/]*)?|pasta(:[^/]*)?|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)$/.test(
+      value,
+    )
   if (key === 'userns_mode') return /^(auto(:[^/]*)?|keep-id(:[^/]*)?|nomap|private)$/.test(value)
   return /^(private|shareable|none|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)?$/.test(value)
 }
@@ -80,31 +87,53 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
   for (const [service, raw] of Object.entries(services)) {
     if (!isMapping(raw)) continue
     // Anything but false: podman-compose passes --privileged for any truthy value (1, "false", "no").
-    if (raw.privileged !== undefined && raw.privileged !== null && raw.privileged !== false) found.push(`service ${service} is privileged (privileged: ${JSON.stringify(raw.privileged)})`)
+    if (raw.privileged !== undefined && raw.privileged !== null && raw.privileged !== false)
+      found.push(`service ${service} is privileged (privileged: ${JSON.stringify(raw.privileged)})`)
     for (const key of GRANTS) if (list(raw[key]).length > 0) found.push(`service ${service} sets ${key}`)
     for (const key of NAMESPACES) {
       const value = raw[key]
-      if (value !== undefined && value !== null && !privateNamespace(key, value)) found.push(`service ${service} sets ${key}: ${JSON.stringify(value)}`)
+      if (value !== undefined && value !== null && !privateNamespace(key, value))
+        found.push(`service ${service} sets ${key}: ${JSON.stringify(value)}`)
     }
-    for (const from of list(raw.volumes_from)) if (typeof from === 'string' && from.startsWith('container:')) found.push(`service ${service} takes volumes_from ${from}`)
+
+    for (const from of list(raw.volumes_from))
+      if (typeof from === 'string' && from.startsWith('container:'))
+        found.push(`service ${service} takes volumes_from ${from}`)
     for (const entry of list(raw.volumes)) {
-      const source = typeof entry === 'string' ? entry.split(':')[0] : isMapping(entry) && entry.type === 'bind' && typeof entry.source === 'string' ? entry.source : undefined
-      if (source !== undefined && source.startsWith('/') && !insideReal(source, root)) found.push(`service ${service} binds ${source}`)
+      const source =
+        typeof entry === 'string'
+          ? entry.split(':', 1)[0]
+          : isMapping(entry) && entry.type === 'bind' && typeof entry.source === 'string'
+            ? entry.source
+            : undefined
+      if (source !== undefined && source.startsWith('/') && !insideReal(source, root))
+        found.push(`service ${service} binds ${source}`)
     }
+
     const build = typeof raw.build === 'string' ? {context: raw.build} : isMapping(raw.build) ? raw.build : undefined
-    const contexts = build ? [build.context, ...Object.values(isMapping(build.additional_contexts) ? build.additional_contexts : {})] : []
-    for (const context of contexts) if (typeof context === 'string' && context.startsWith('/') && !insideReal(context, root)) found.push(`service ${service} builds from ${context}`)
+    const contexts = build
+      ? [build.context, ...Object.values(isMapping(build.additional_contexts) ? build.additional_contexts : {})]
+      : []
+    for (const context of contexts)
+      if (typeof context === 'string' && context.startsWith('/') && !insideReal(context, root))
+        found.push(`service ${service} builds from ${context}`)
   }
+
   const volumes = isMapping(compose.volumes) ? compose.volumes : {}
   for (const [volume, raw] of Object.entries(volumes)) {
     if (!isMapping(raw)) continue
-    if (isMapping(raw.driver_opts) && Object.keys(raw.driver_opts).length > 0) found.push(`volume ${volume} sets driver_opts`)
-    else if (typeof raw.driver === 'string' && raw.driver !== 'local') found.push(`volume ${volume} uses driver ${raw.driver}`)
+    if (isMapping(raw.driver_opts) && Object.keys(raw.driver_opts).length > 0)
+      found.push(`volume ${volume} sets driver_opts`)
+    else if (typeof raw.driver === 'string' && raw.driver !== 'local')
+      found.push(`volume ${volume} uses driver ${raw.driver}`)
   }
+
   for (const table of ['configs', 'secrets']) {
-    for (const [name, raw] of Object.entries(isMapping(compose[table]) ? (compose[table] as Mapping) : {})) {
-      if (isMapping(raw) && typeof raw.file === 'string' && !insideReal(path.resolve(root, raw.file), root)) found.push(`${table.slice(0, -1)} ${name} reads ${raw.file}`)
+    for (const [name, raw] of Object.entries(isMapping(compose[table]) ? compose[table] : {})) {
+      if (isMapping(raw) && typeof raw.file === 'string' && !insideReal(path.resolve(root, raw.file), root))
+        found.push(`${table.slice(0, -1)} ${name} reads ${raw.file}`)
     }
   }
+
   return found
 }

@@ -65,7 +65,10 @@ export function isBareLayout(mainPath: string): boolean {
  * `[project] main-worktree` as written in a checkout's yard.toml, if any (read raw: the file is
  * validated when loaded).
  */
-function mainWorktreeSetting(checkout: string | undefined, read: (file: string) => Record<string, unknown> | undefined): string | undefined {
+function mainWorktreeSetting(
+  checkout: string | undefined,
+  read: (file: string) => Record<string, unknown> | undefined,
+): string | undefined {
   if (checkout === undefined) return undefined
   const project = read(path.join(checkout, 'yard.toml'))?.project as Record<string, unknown> | undefined
   const value = project?.['main-worktree']
@@ -90,7 +93,9 @@ export function chooseMainWorktree(request: {
   const {commonDir, worktrees, readToml} = request
   const parent = path.dirname(commonDir)
   const linked = worktrees.filter((worktree) => !worktree.bare)
-  const head = /^ref: refs\/heads\/(.+)$/m.exec(existsSync(path.join(commonDir, 'HEAD')) ? readFileSync(path.join(commonDir, 'HEAD'), 'utf8') : '')?.[1]
+  const head = /^ref: refs\/heads\/(.+)$/m.exec(
+    existsSync(path.join(commonDir, 'HEAD')) ? readFileSync(path.join(commonDir, 'HEAD'), 'utf8') : '',
+  )?.[1]
   const defaultBranch = request.originHead?.replace(/^refs\/remotes\/origin\//, '') ?? head
   const onDefault = linked.find((worktree) => defaultBranch !== undefined && worktree.branch === defaultBranch)
   const named = mainWorktreeSetting(onDefault?.path, readToml) ?? mainWorktreeSetting(request.checkoutPath, readToml)
@@ -103,6 +108,7 @@ export function chooseMainWorktree(request: {
       fix: `create it (\`${shellCommand(['git', '-C', parent, 'worktree', 'add', named])}\`) or change [project] main-worktree in yard.toml`,
     })
   }
+
   if (onDefault) return onDefault.path
   const branch = defaultBranch ?? 'main'
   throw new InputError(`no worktree of the bare repository ${commonDir} is on its default branch ${branch}`, {

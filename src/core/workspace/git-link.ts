@@ -32,7 +32,9 @@ export function gitLinkProblem(commonDir: string, checkout: string): string | un
   } catch {
     return undefined
   }
-  if (!stat.isFile()) return `${link} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'a directory'}, not the file git writes for a worktree`
+
+  if (!stat.isFile())
+    return `${link} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'a directory'}, not the file git writes for a worktree`
   if (stat.size > 4096) return `${link} is ${stat.size} bytes, not the one line git writes`
   const match = /^gitdir: (.+)\n?$/.exec(readFileSync(link, 'utf8'))
   if (!match) return `${link} is not a single \`gitdir:\` line`
@@ -45,6 +47,7 @@ export function gitLinkProblem(commonDir: string, checkout: string): string | un
   } catch {
     return `${gitDir} has no gitdir file naming ${link}`
   }
+
   if (real(back) !== real(link)) return `${gitDir} belongs to ${back}, not to ${link}`
   return undefined
 }
@@ -60,15 +63,17 @@ function restoreCommand(commonDir: string, checkout: string): string {
       return false
     }
   }
+
   let names: string[] = []
   try {
     names = readdirSync(worktrees)
   } catch {
     // No worktrees directory: the default id below.
   }
+
   // git names the admin directory after the checkout's directory unless that was taken (then `name1`, …).
   const id = [path.basename(checkout), ...names].find(pointsHere) ?? path.basename(checkout)
-  return `printf 'gitdir: %s\\n' ${shellQuote(path.join(worktrees, id))} > ${shellQuote(path.join(checkout, '.git'))}`
+  return String.raw`printf 'gitdir: %s\n' ${shellQuote(path.join(worktrees, id))} > ${shellQuote(path.join(checkout, '.git'))}`
 }
 
 /**
@@ -79,7 +84,7 @@ export function checkGitLink(commonDir: string, checkout: string, name: string):
   const problem = gitLinkProblem(commonDir, checkout)
   if (problem === undefined) return
   throw new RefusedError(`the git link of untrusted worktree ${name} was changed: ${problem}`, {
-    why: "git obeys the config of the directory .git points at, and such config can run commands on this host; yard runs no git in that checkout",
+    why: 'git obeys the config of the directory .git points at, and such config can run commands on this host; yard runs no git in that checkout',
     fix: `look at what its box wrote, then put the link back: ${restoreCommand(commonDir, checkout)}`,
   })
 }

@@ -6,8 +6,9 @@
  */
 import path from 'node:path'
 
-import {InputError} from '../../sdk/errors.js'
 import type {ProcessRunner} from '../../sdk/process.js'
+
+import {InputError} from '../../sdk/errors.js'
 
 /** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
 export async function resolveCommit(runner: ProcessRunner, cwd: string, ref: string): Promise<string | undefined> {
@@ -33,22 +34,30 @@ export interface RefEntry {
  * Reads exactly the named full refs in one `git for-each-ref`; absent refs are missing from
  * the map.
  */
-export async function readRefs(runner: ProcessRunner, cwd: string, refs: readonly string[]): Promise<Map<string, RefEntry>> {
+export async function readRefs(
+  runner: ProcessRunner,
+  cwd: string,
+  refs: readonly string[],
+): Promise<Map<string, RefEntry>> {
   const result = await runner.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', ...refs], {cwd})
   const wanted = new Set(refs)
   const found = new Map<string, RefEntry>()
   for (const line of result.stdout.split('\n')) {
-    const [refname, oid, symref] = line.split('\0')
+    const [refname, oid, symref] = line.split('\0', 3)
     if (!wanted.has(refname)) continue
     found.set(refname, symref ? {oid, symref} : {oid})
   }
+
   return found
 }
 
 /** The configured remotes (`git remote`). */
 export async function listRemotes(runner: ProcessRunner, cwd: string): Promise<string[]> {
   const result = await runner.git(['remote'], {cwd})
-  return result.stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+  return result.stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
 }
 
 /** The remote a ref name like `origin/main` or `refs/remotes/origin/main` belongs to, if any. */
@@ -68,9 +77,11 @@ export function remoteOf(ref: string, remotes: readonly string[]): string | unde
  */
 export function validBranchName(branch: string): boolean {
   if (branch === 'HEAD' || branch.startsWith('-') || branch.endsWith('.')) return false
-  // eslint-disable-next-line no-control-regex
+
   if (/[\u0000-\u0020\u007F~^:?*[\\]|\.\.|@\{/.test(branch)) return false
-  return branch.split('/').every((component) => component !== '' && !component.startsWith('.') && !component.endsWith('.lock'))
+  return branch
+    .split('/')
+    .every((component) => component !== '' && !component.startsWith('.') && !component.endsWith('.lock'))
 }
 
 /** Whether git accepts `branch` as a branch name (`git check-ref-format --branch`). */
@@ -84,7 +95,10 @@ export async function isValidBranchName(runner: ProcessRunner, cwd: string, bran
  * refusal.
  */
 export function invalidBranchName(branch: string, why = 'git check-ref-format --branch refuses it'): InputError {
-  return new InputError(`invalid branch name "${branch}"`, {why, fix: 'choose another branch name (see git-check-ref-format(1))'})
+  return new InputError(`invalid branch name "${branch}"`, {
+    why,
+    fix: 'choose another branch name (see git-check-ref-format(1))',
+  })
 }
 
 /**
@@ -113,8 +127,9 @@ export async function dirtyCounts(runner: ProcessRunner, checkout: string): Prom
     if (entry.startsWith('??')) counts.untracked++
     else counts.modified++
     // A rename or copy carries its source path as the next entry.
-    if (entry[0] === 'R' || entry[0] === 'C') index++
+    if (entry.startsWith('R') || entry.startsWith('C')) index++
   }
+
   return counts
 }
 
@@ -133,6 +148,7 @@ function countV2(entries: readonly string[]): DirtyCounts {
       index++ // a rename or copy carries its source path as the next entry
     }
   }
+
   return counts
 }
 
@@ -148,28 +164,55 @@ function countV2(entries: readonly string[]): DirtyCounts {
  * @returns the counts in the order of `checkouts`
  * @throws OperationError (exit 1) when `git status` fails in a checkout (as `dirtyCounts`).
  */
-export async function dirtyCountsMany(runner: ProcessRunner, checkouts: readonly string[], batches = 4): Promise<DirtyCounts[]> {
+export async function dirtyCountsMany(
+  runner: ProcessRunner,
+  checkouts: readonly string[],
+  batches = 4,
+): Promise<DirtyCounts[]> {
   const size = Math.max(1, Math.ceil(checkouts.length / batches))
-  const chunks = Array.from({length: Math.ceil(checkouts.length / size)}, (_, index) => checkouts.slice(index * size, (index + 1) * size))
-  const answered = await Promise.all(chunks.map(async (chunk) => {
-    const listed = chunk.flatMap((checkout) => ['-c', `${STATUS_CHECKOUTS_KEY}=${checkout}`])
-    // Run from outside any repository: started inside one, git exports its GIT_DIR to the
-    // children, and each `git -C <checkout> status` then reads that repository's index.
-    const result = await runner.git([...listed, 'for-each-repo', `--config=${STATUS_CHECKOUTS_KEY}`, '--', 'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
-      cwd: path.parse(chunk[0]).root,
-      env: {GIT_OPTIONAL_LOCKS: '0', GIT_DIR: undefined, GIT_WORK_TREE: undefined},
-      allowFailure: true,
-    })
-    const sections: string[][] = []
-    for (const entry of result.stdout.split('\0')) {
-      if (entry.startsWith('# branch.oid ')) sections.push([])
-      else if (entry !== '' && sections.length > 0) sections.at(-1)!.push(entry)
-    }
-    // A failed batch's last section may be cut short: only sections followed by another, or all of
-    // a batch that succeeded, count.
-    const complete = result.exitCode === 0 ? sections.slice(0, chunk.length) : sections.slice(0, Math.max(0, sections.length - 1))
-    return Promise.all(chunk.map((checkout, index) => (index < complete.length ? countV2(complete[index]) : dirtyCounts(runner, checkout))))
-  }))
+  const chunks = Array.from({length: Math.ceil(checkouts.length / size)}, (_, index) =>
+    checkouts.slice(index * size, (index + 1) * size),
+  )
+  const answered = await Promise.all(
+    chunks.map(async (chunk) => {
+      const listed = chunk.flatMap((checkout) => ['-c', `${STATUS_CHECKOUTS_KEY}=${checkout}`])
+      // Run from outside any repository: started inside one, git exports its GIT_DIR to the
+      // children, and each `git -C <checkout> status` then reads that repository's index.
+      const result = await runner.git(
+        [
+          ...listed,
+          'for-each-repo',
+          `--config=${STATUS_CHECKOUTS_KEY}`,
+          '--',
+          'status',
+          '--porcelain=v2',
+          '--branch',
+          '-z',
+          '--untracked-files=all',
+        ],
+        {
+          cwd: path.parse(chunk[0]).root,
+          env: {GIT_OPTIONAL_LOCKS: '0', GIT_DIR: undefined, GIT_WORK_TREE: undefined},
+          allowFailure: true,
+        },
+      )
+      const sections: string[][] = []
+      for (const entry of result.stdout.split('\0')) {
+        if (entry.startsWith('# branch.oid ')) sections.push([])
+        else if (entry !== '' && sections.length > 0) sections.at(-1)!.push(entry)
+      }
+
+      // A failed batch's last section may be cut short: only sections followed by another, or all of
+      // a batch that succeeded, count.
+      const complete =
+        result.exitCode === 0 ? sections.slice(0, chunk.length) : sections.slice(0, Math.max(0, sections.length - 1))
+      return Promise.all(
+        chunk.map(async (checkout, index) =>
+          index < complete.length ? countV2(complete[index]) : dirtyCounts(runner, checkout),
+        ),
+      )
+    }),
+  )
   return answered.flat()
 }
 
@@ -178,7 +221,10 @@ export async function dirtyCountsMany(runner: ProcessRunner, checkouts: readonly
  * (keys are matched case-insensitively, as git does).
  */
 export async function branchConfig(runner: ProcessRunner, cwd: string, key: string): Promise<Map<string, string>> {
-  const result = await runner.git(['config', '--null', '--get-regexp', `^branch\\..*\\.${key}$`], {cwd, allowFailure: true})
+  const result = await runner.git(['config', '--null', '--get-regexp', String.raw`^branch\..*\.${key}$`], {
+    cwd,
+    allowFailure: true,
+  })
   const values = new Map<string, string>()
   for (const record of result.stdout.split('\0')) {
     const newline = record.indexOf('\n')
@@ -186,12 +232,21 @@ export async function branchConfig(runner: ProcessRunner, cwd: string, key: stri
     const variable = record.slice(0, newline)
     values.set(variable.slice('branch.'.length, variable.length - key.length - 1), record.slice(newline + 1))
   }
+
   return values
 }
 
 /** Commits in `left` and not in `right`, and the other way round (`rev-list --left-right --count`). */
-export async function aheadBehind(runner: ProcessRunner, cwd: string, left: string, right: string): Promise<{ahead: number; behind: number} | undefined> {
-  const result = await runner.git(['rev-list', '--left-right', '--count', `${left}...${right}`, '--'], {cwd, allowFailure: true})
+export async function aheadBehind(
+  runner: ProcessRunner,
+  cwd: string,
+  left: string,
+  right: string,
+): Promise<{ahead: number; behind: number} | undefined> {
+  const result = await runner.git(['rev-list', '--left-right', '--count', `${left}...${right}`, '--'], {
+    cwd,
+    allowFailure: true,
+  })
   const match = /^(\d+)\s+(\d+)/.exec(result.stdout)
   return result.exitCode === 0 && match ? {ahead: Number(match[1]), behind: Number(match[2])} : undefined
 }
@@ -202,7 +257,11 @@ export async function aheadBehind(runner: ProcessRunner, cwd: string, left: stri
  * remote-tracking branch and every `origin/...` base would stay as old as the clone.
  * @returns the refspec added, or undefined when the remote had one.
  */
-export async function ensureFetchRefspec(runner: ProcessRunner, cwd: string, remote: string): Promise<string | undefined> {
+export async function ensureFetchRefspec(
+  runner: ProcessRunner,
+  cwd: string,
+  remote: string,
+): Promise<string | undefined> {
   const existing = await runner.git(['config', '--get-all', `remote.${remote}.fetch`], {cwd, allowFailure: true})
   if (existing.stdout.trim() !== '') return undefined
   const refspec = `+refs/heads/*:refs/remotes/${remote}/*`

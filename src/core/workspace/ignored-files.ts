@@ -7,8 +7,8 @@
 import {constants, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {YardContext} from '../kernel/context.js'
 import type {ProcessRunner} from '../../sdk/process.js'
+import type {YardContext} from '../kernel/context.js'
 
 const split = (output: string) => output.split('\0').filter((entry) => entry !== '')
 
@@ -17,13 +17,24 @@ const split = (output: string) => output.split('\0').filter((entry) => entry !==
  * yard's own `.yard/` is left out. `--exclude=PATTERN` keeps a pattern from reading as an option.
  * @throws OperationError (exit 1) when git fails.
  */
-export async function ignoredMatching(runner: ProcessRunner, checkout: string, patterns: readonly string[]): Promise<string[]> {
+export async function ignoredMatching(
+  runner: ProcessRunner,
+  checkout: string,
+  patterns: readonly string[],
+): Promise<string[]> {
   if (patterns.length === 0) return []
-  const listed = await runner.git(['ls-files', '--others', '--ignored', '-z', ...patterns.map((pattern) => `--exclude=${pattern}`)], {cwd: checkout})
+  const listed = await runner.git(
+    ['ls-files', '--others', '--ignored', '-z', ...patterns.map((pattern) => `--exclude=${pattern}`)],
+    {cwd: checkout},
+  )
   const candidates = split(listed.stdout).filter((file) => !file.startsWith('.yard/'))
   if (candidates.length === 0) return []
   // Exit 1: none of them is ignored.
-  const checked = await runner.git(['check-ignore', '-z', '--stdin'], {cwd: checkout, input: candidates.join('\0'), allowFailure: true})
+  const checked = await runner.git(['check-ignore', '-z', '--stdin'], {
+    cwd: checkout,
+    input: candidates.join('\0'),
+    allowFailure: true,
+  })
   return split(checked.stdout).sort()
 }
 
@@ -36,7 +47,12 @@ export async function ignoredMatching(runner: ProcessRunner, checkout: string, p
  * file that cannot be copied warns.
  * @returns the files copied, relative.
  */
-export async function copyIgnoredFiles(context: YardContext, mainPath: string, target: string, patterns: readonly string[]): Promise<string[]> {
+export async function copyIgnoredFiles(
+  context: YardContext,
+  mainPath: string,
+  target: string,
+  patterns: readonly string[],
+): Promise<string[]> {
   const copied: string[] = []
   const root = await fs.realpath(target)
   for (const file of await ignoredMatching(context.runner, mainPath, patterns)) {
@@ -45,15 +61,22 @@ export async function copyIgnoredFiles(context: YardContext, mainPath: string, t
       await fs.mkdir(path.dirname(to), {recursive: true})
       const parent = path.relative(root, await fs.realpath(path.dirname(to)))
       if (parent.startsWith('..') || path.isAbsolute(parent)) {
-        context.warn(`warning: did not copy ${file} into ${target}: ${path.dirname(file)} is a symbolic link out of the worktree`)
+        context.warn(
+          `warning: did not copy ${file} into ${target}: ${path.dirname(file)} is a symbolic link out of the worktree`,
+        )
         continue
       }
+
       await copyEntry(path.join(mainPath, file), to)
       copied.push(file)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') context.warn(`warning: could not copy ${file} from the main checkout into ${target}: ${(error as Error).message}`)
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        context.warn(
+          `warning: could not copy ${file} from the main checkout into ${target}: ${(error as Error).message}`,
+        )
     }
   }
+
   return copied
 }
 
@@ -67,5 +90,6 @@ export async function copyEntry(from: string, to: string, options: {overwrite?: 
     await fs.symlink(await fs.readlink(from), to)
     return
   }
+
   await fs.copyFile(from, to, constants.COPYFILE_FICLONE | (options.overwrite ? 0 : constants.COPYFILE_EXCL))
 }

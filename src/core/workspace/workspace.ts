@@ -6,13 +6,22 @@ import {existsSync, readFileSync, realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource, Target} from '../../sdk/target.js'
-import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
-import {loadConfig, originLabel, ProjectConfig, readToml} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
+
 import {InputError, OperationError} from '../../sdk/errors.js'
-import {checkGitLink} from './git-link.js'
-import {findClashes, hashOffset, ownerHash, portsFor, projectName, validateName, validateOffset} from '../identity/identity.js'
 import {shellCommand} from '../../sdk/shell.js'
+import {loadConfig, originLabel, type ProjectConfig, readToml} from '../config/config.js'
+import {
+  findClashes,
+  hashOffset,
+  ownerHash,
+  portsFor,
+  projectName,
+  validateName,
+  validateOffset,
+} from '../identity/identity.js'
+import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
+import {checkGitLink} from './git-link.js'
 
 export interface Workspace {
   /** Real path of the main checkout. */
@@ -61,12 +70,16 @@ export interface MainCheckout {
  */
 export async function findMainCheckout(context: YardContext): Promise<MainCheckout> {
   // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
-  const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {cwd: context.cwd, allowFailure: true})
+  const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {
+    cwd: context.cwd,
+    allowFailure: true,
+  })
   if (result.exitCode !== 0) {
     const bare = /must be run in a work tree/i.test(result.stderr) ? await bareRepositoryMain(context) : undefined
     if (bare) return bare
     throw revParseFailure(context.cwd, result.exitCode, result.stderr)
   }
+
   // git 2.39's rev-parse has no NUL-separated output: three paths are three lines unless one holds a newline.
   const lines = result.stdout.replace(/\n$/, '').split('\n')
   if (lines.length !== 3) throw newlineInPath(result.stdout)
@@ -75,21 +88,24 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
   if (gitDir === commonDir) return {mainPath: checkoutPath, commonDir, checkoutPath}
   const entries = await gitWorktreeEntries(context, checkoutPath)
   const [first] = entries
-  if (first?.bare && entries.length > 1) return {mainPath: real(mainOfBare(commonDir, entries, checkoutPath)), commonDir, checkoutPath}
+  if (first?.bare && entries.length > 1)
+    return {mainPath: real(mainOfBare(commonDir, entries, checkoutPath)), commonDir, checkoutPath}
   if (first === undefined || first.bare) {
     throw new InputError(`${commonDir} is a bare repository`, {
       why: 'yard needs a main checkout (holding yard.toml); the worktrees of a bare repository have none',
       fix: 'clone the repository normally (`git clone URL app`) and run yard inside it',
     })
   }
+
   if (real(first.path) === commonDir) {
     // `git init --separate-git-dir` without core.worktree: git itself cannot tell a linked
     // worktree where the main checkout is (it reports the git dir).
     throw new InputError(`git cannot tell where the main checkout of ${commonDir} is`, {
-      why: 'the repository keeps its git dir apart from the main checkout (--separate-git-dir), and linked worktrees do not record the main checkout\'s path',
+      why: "the repository keeps its git dir apart from the main checkout (--separate-git-dir), and linked worktrees do not record the main checkout's path",
       fix: 'run yard from the main checkout, naming the target with --worktree NAME',
     })
   }
+
   return {mainPath: real(first.path), commonDir, checkoutPath}
 }
 
@@ -99,7 +115,8 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
  */
 async function bareRepositoryMain(context: YardContext): Promise<MainCheckout | undefined> {
   const result = await context.runner.git(['rev-parse', '--git-common-dir'], {cwd: context.cwd, allowFailure: true})
-  const commonDir = result.exitCode === 0 ? real(path.resolve(context.cwd, result.stdout.replace(/\n$/, ''))) : undefined
+  const commonDir =
+    result.exitCode === 0 ? real(path.resolve(context.cwd, result.stdout.replace(/\n$/, ''))) : undefined
   if (commonDir === undefined || !isBareGitDir(commonDir)) return undefined
   const entries = await gitWorktreeEntries(context, context.cwd)
   if (entries.length < 2) return undefined
@@ -111,8 +128,11 @@ function mainOfBare(commonDir: string, worktrees: GitWorktree[], checkoutPath?: 
   // A symbolic ref is always a loose file (packed-refs holds none).
   let originHead: string | undefined
   try {
-    originHead = /^ref: (.+)$/m.exec(readFileSync(path.join(commonDir, 'refs', 'remotes', 'origin', 'HEAD'), 'utf8'))?.[1]
+    originHead = /^ref: (.+)$/m.exec(
+      readFileSync(path.join(commonDir, 'refs', 'remotes', 'origin', 'HEAD'), 'utf8'),
+    )?.[1]
   } catch {}
+
   return chooseMainWorktree({commonDir, worktrees, originHead, checkoutPath, readToml})
 }
 
@@ -130,21 +150,30 @@ function newlineInPath(revParse: string): InputError {
 
 function revParseFailure(cwd: string, exitCode: number, stderr: string): Error {
   if (exitCode === 127) {
-    return new OperationError('git is not installed or not on PATH', {why: 'yard finds your repository with git', fix: 'install git (scripts/setup-system, or your package manager), then run `yard doctor`'})
+    return new OperationError('git is not installed or not on PATH', {
+      why: 'yard finds your repository with git',
+      fix: 'install git (scripts/setup-system, or your package manager), then run `yard doctor`',
+    })
   }
+
   if (/not a git repository/i.test(stderr)) {
     return new InputError(`${cwd} is not inside a git repository`, {
       why: 'yard works on the worktrees of one git repository, found from the current directory',
-      fix: 'cd into your repository\'s main checkout or one of its worktrees (or run `git init` first)',
+      fix: "cd into your repository's main checkout or one of its worktrees (or run `git init` first)",
     })
   }
+
   if (/must be run in a work tree/i.test(stderr)) {
     return new InputError(`${cwd} is inside a .git directory or a bare repository`, {
       why: 'yard needs a checkout: the main one (holding yard.toml) or one of its worktrees',
       fix: 'cd into the checkout (or clone the repository normally: `git clone URL app`)',
     })
   }
-  return new OperationError(`git could not read the repository at ${cwd}`, {why: stderr.trim() || `git rev-parse exited with ${exitCode}`, fix: 'fix what git reports, then try again'})
+
+  return new OperationError(`git could not read the repository at ${cwd}`, {
+    why: stderr.trim() || `git rev-parse exited with ${exitCode}`,
+    fix: 'fix what git reports, then try again',
+  })
 }
 
 /**
@@ -161,6 +190,7 @@ export async function mainConfigIfAny(context: YardContext): Promise<ProjectConf
   } catch (error) {
     if (!(error instanceof InputError)) throw error
   }
+
   return mainPath === undefined ? undefined : loadConfig({mainPath, env: context.env, warn: context.warn})
 }
 
@@ -175,11 +205,15 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
   checkPins(config)
   const worktreesRoot = real(config.worktrees.root)
   if (worktreesRoot.includes('\n')) {
-    throw new InputError(`the worktrees root ${JSON.stringify(worktreesRoot)} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) holds a newline`, {
-      why: 'git lists worktrees one path per line, so a worktree below it could not be read back',
-      fix: 'choose a worktrees root without a newline in its path',
-    })
+    throw new InputError(
+      `the worktrees root ${JSON.stringify(worktreesRoot)} (${originLabel(config.origins['worktrees.root'], 'worktrees', 'root')}) holds a newline`,
+      {
+        why: 'git lists worktrees one path per line, so a worktree below it could not be read back',
+        fix: 'choose a worktrees root without a newline in its path',
+      },
+    )
   }
+
   const rootLabel = originLabel(config.origins['worktrees.root'], 'worktrees', 'root')
   if (existsSync(worktreesRoot) && !statSync(worktreesRoot).isDirectory()) {
     throw new InputError(`the worktrees root ${worktreesRoot} (${rootLabel}) is not a directory`, {
@@ -187,12 +221,17 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
       fix: `move that file away, or point [worktrees] root at a directory, e.g. "${mainPath}-worktrees" (the default)`,
     })
   }
+
   if (isInside(worktreesRoot, real(commonDir))) {
-    throw new InputError(`the worktrees root ${worktreesRoot} (${rootLabel}) is inside the repository's git directory ${commonDir}`, {
-      why: "git keeps its own files there; a checkout inside it would be read as part of the repository's internals",
-      fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
-    })
+    throw new InputError(
+      `the worktrees root ${worktreesRoot} (${rootLabel}) is inside the repository's git directory ${commonDir}`,
+      {
+        why: "git keeps its own files there; a checkout inside it would be read as part of the repository's internals",
+        fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
+      },
+    )
   }
+
   // In the bare layout main is a worktree beside the others, below the root by design.
   if (!isBareLayout(mainPath) && isInside(mainPath, worktreesRoot)) {
     throw new InputError(`the worktrees root ${worktreesRoot} (${rootLabel}) contains the main checkout ${mainPath}`, {
@@ -200,7 +239,16 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
       fix: `point [worktrees] root at a directory beside or inside the main checkout, e.g. "${mainPath}-worktrees" (the default)`,
     })
   }
-  return {mainPath, commonDir, config, prefix: config.project.prefix, owner: ownerHash(repositoryRoot(mainPath)), worktreesRoot, currentCheckout: checkoutPath}
+
+  return {
+    mainPath,
+    commonDir,
+    config,
+    prefix: config.project.prefix,
+    owner: ownerHash(repositoryRoot(mainPath)),
+    worktreesRoot,
+    currentCheckout: checkoutPath,
+  }
 }
 
 /** True when `child` is `parent` or lies below it (both real paths). */
@@ -218,7 +266,8 @@ function checkPins(config: ProjectConfig): void {
 }
 
 const pinSource = (config: ProjectConfig, name: string) => `${config.files.local} [worktree-offsets] ${name}`
-const pinFix = (config: ProjectConfig, name: string) => `in ${config.files.local}, write \`${name} = <an integer from 1 to 89>\` without quotes under [worktree-offsets], or delete the line to use the hash`
+const pinFix = (config: ProjectConfig, name: string) =>
+  `in ${config.files.local}, write \`${name} = <an integer from 1 to 89>\` without quotes under [worktree-offsets], or delete the line to use the hash`
 
 export type TargetSource = 'flag' | 'env' | 'cwd' | 'main'
 
@@ -228,13 +277,22 @@ export type TargetSource = 'flag' | 'env' | 'cwd' | 'main'
  * `WORKTREE` is an output, never read here.
  * @throws InputError (exit 2) for an invalid name.
  */
-export function targetName(workspace: Workspace, context: YardContext, flag?: string): {name: string; isMain: boolean; source: TargetSource} {
+export function targetName(
+  workspace: Workspace,
+  context: YardContext,
+  flag?: string,
+): {name: string; isMain: boolean; source: TargetSource} {
   const chosen = flag ?? (context.env.YARD_WORKTREE?.trim() ? context.env.YARD_WORKTREE.trim() : undefined)
-  const source: TargetSource = flag !== undefined ? 'flag' : 'env'
+  const source: TargetSource = flag === undefined ? 'env' : 'flag'
   if (chosen !== undefined) {
     if (chosen === 'main') return {name: 'main', isMain: true, source}
-    return {name: validateName(chosen, source === 'flag' ? 'worktree name (--worktree)' : 'worktree name (YARD_WORKTREE)'), isMain: false, source}
+    return {
+      name: validateName(chosen, source === 'flag' ? 'worktree name (--worktree)' : 'worktree name (YARD_WORKTREE)'),
+      isMain: false,
+      source,
+    }
   }
+
   const checkout = workspace.currentCheckout
   if (checkout === undefined || checkout === workspace.mainPath) return {name: 'main', isMain: true, source: 'main'}
   const relative = path.relative(workspace.worktreesRoot, checkout)
@@ -244,6 +302,7 @@ export function targetName(workspace: Workspace, context: YardContext, flag?: st
       fix: `move it there (\`${shellCommand(['git', 'worktree', 'move', checkout, path.join(workspace.worktreesRoot, path.basename(checkout))])}\`), or name a target with --worktree NAME`,
     })
   }
+
   return {name: validateName(relative, `worktree name (from the directory ${checkout})`), isMain: false, source: 'cwd'}
 }
 
@@ -257,15 +316,28 @@ export interface OffsetOptions {
  * → the main checkout's pin → the cksum hash.
  * @throws InputError (exit 2) naming the source for an invalid WT_OFFSET or pin.
  */
-export function resolveOffset(workspace: Workspace, context: YardContext, name: string, isMain: boolean, options: OffsetOptions): {offset: number; offsetSource: OffsetSource} {
+export function resolveOffset(
+  workspace: Workspace,
+  context: YardContext,
+  name: string,
+  isMain: boolean,
+  options: OffsetOptions,
+): {offset: number; offsetSource: OffsetSource} {
   const fromEnv = context.env.WT_OFFSET
   // An invalid WT_OFFSET is refused for main too (§3.4: validation names the source, exit 2): it
   // is input to this one-target command, even where main's offset 0 leaves it unused.
-  const envOffset = fromEnv !== undefined && fromEnv !== '' && options.useEnvOffset ? validateOffset(fromEnv, 'env WT_OFFSET', 'unset WT_OFFSET, or set it to an integer from 1 to 89') : undefined
+  const envOffset =
+    fromEnv !== undefined && fromEnv !== '' && options.useEnvOffset
+      ? validateOffset(fromEnv, 'env WT_OFFSET', 'unset WT_OFFSET, or set it to an integer from 1 to 89')
+      : undefined
   if (isMain) return {offset: 0, offsetSource: 'main'}
   if (envOffset !== undefined) return {offset: envOffset, offsetSource: 'env'}
   const pin = workspace.config.pins[name]
-  if (pin !== undefined) return {offset: validateOffset(pin, pinSource(workspace.config, name), pinFix(workspace.config, name)), offsetSource: 'pin'}
+  if (pin !== undefined)
+    return {
+      offset: validateOffset(pin, pinSource(workspace.config, name), pinFix(workspace.config, name)),
+      offsetSource: 'pin',
+    }
   return {offset: hashOffset(name), offsetSource: 'hash'}
 }
 
@@ -278,9 +350,22 @@ export function worktreePath(workspace: Workspace, name: string): string {
  * Builds the `Target` handed to every backend (DESIGN.md §2): identity computed once, here.
  * Per-checkout config (`[ports]`) comes from the targeted checkout's own yard.toml when it has one.
  */
-export function buildTarget(workspace: Workspace, context: YardContext, name: string, isMain: boolean, options: OffsetOptions): Target {
+export function buildTarget(
+  workspace: Workspace,
+  context: YardContext,
+  name: string,
+  isMain: boolean,
+  options: OffsetOptions,
+): Target {
   const checkoutPath = isMain ? workspace.mainPath : worktreePath(workspace, name)
-  const config = isMain ? workspace.config : loadConfig({mainPath: workspace.mainPath, checkout: {path: checkoutPath, name}, env: context.env, warn: context.warn})
+  const config = isMain
+    ? workspace.config
+    : loadConfig({
+        mainPath: workspace.mainPath,
+        checkout: {path: checkoutPath, name},
+        env: context.env,
+        warn: context.warn,
+      })
   const {offset, offsetSource} = resolveOffset(workspace, context, name, isMain, options)
   return {
     name,
@@ -305,13 +390,18 @@ export function buildTarget(workspace: Workspace, context: YardContext, name: st
  *   directory does not exist; RefusedError (exit 3) for an untrusted worktree whose `.git` link
  *   was changed (git-link.ts).
  */
-export async function resolveTarget(context: YardContext, flag?: string, options: {requireCheckout?: boolean} = {}): Promise<{workspace: Workspace; target: Target}> {
+export async function resolveTarget(
+  context: YardContext,
+  flag?: string,
+  options: {requireCheckout?: boolean} = {},
+): Promise<{workspace: Workspace; target: Target}> {
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
   if (options.requireCheckout) requireCheckout(target)
   else noteMissingCheckout(target, context)
-  if (!isMain && workspace.config.trust[name] === 'untrusted') checkGitLink(workspace.commonDir, target.checkoutPath, name)
+  if (!isMain && workspace.config.trust[name] === 'untrusted')
+    checkGitLink(workspace.commonDir, target.checkoutPath, name)
   return {workspace, target}
 }
 
@@ -322,14 +412,17 @@ export async function resolveTarget(context: YardContext, flag?: string, options
 export function requireCheckout(target: Target): void {
   if (target.isMain || existsSync(target.checkoutPath)) return
   throw new InputError(`there is no worktree ${target.name}: ${target.checkoutPath} does not exist`, {
-    why: 'this command starts or reads the stack from the checkout\'s own files, so it needs the checkout',
+    why: "this command starts or reads the stack from the checkout's own files, so it needs the checkout",
     fix: `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
   })
 }
 
 /** Says so when a named worktree has no directory: its identity is shown all the same. */
 export function noteMissingCheckout(target: Target, context: YardContext): void {
-  if (!target.isMain && !existsSync(target.checkoutPath)) context.warn(`note: there is no worktree ${target.name} at ${target.checkoutPath}; this is the identity it would have`)
+  if (!target.isMain && !existsSync(target.checkoutPath))
+    context.warn(
+      `note: there is no worktree ${target.name} at ${target.checkoutPath}; this is the identity it would have`,
+    )
 }
 
 export interface GitWorktree {
@@ -364,8 +457,10 @@ async function gitWorktreeEntries(context: YardContext, cwd: string): Promise<Gi
       else if (field === 'prunable') entry.prunable = true
       else if (field === 'bare') entry.bare = true
     }
+
     entries.push(entry)
   }
+
   return entries
 }
 
@@ -373,12 +468,19 @@ async function gitWorktreeEntries(context: YardContext, cwd: string): Promise<Gi
  * Worktrees under the root, as names (the first path component below it) with git's entry.
  * `known`: the result of `gitWorktrees` when the caller already has it.
  */
-export async function worktreesUnderRoot(workspace: Workspace, context: YardContext, known?: GitWorktree[]): Promise<Array<{name: string; worktree: GitWorktree}>> {
+export async function worktreesUnderRoot(
+  workspace: Workspace,
+  context: YardContext,
+  known?: GitWorktree[],
+): Promise<Array<{name: string; worktree: GitWorktree}>> {
   const found: Array<{name: string; worktree: GitWorktree}> = []
   const nameOf = (p: string) => {
     const relative = path.relative(workspace.worktreesRoot, p)
-    return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep) ? undefined : relative
+    return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) || relative.includes(path.sep)
+      ? undefined
+      : relative
   }
+
   for (const worktree of known ?? (await gitWorktrees(workspace, context))) {
     // The bare repository itself and main (below the root in the bare layout) are no worktrees of a name.
     if (worktree.bare || real(worktree.path) === workspace.mainPath) continue
@@ -387,6 +489,7 @@ export async function worktreesUnderRoot(workspace: Workspace, context: YardCont
     const name = nameOf(real(worktree.path)) ?? nameOf(worktree.path)
     if (name !== undefined) found.push({name, worktree})
   }
+
   return found
 }
 
@@ -401,31 +504,61 @@ export interface IdentityRow {
  * `WT_OFFSET` is ignored here (with a note), as it is by every listing. `underRoot`: the result
  * of `worktreesUnderRoot` when the caller already has it.
  */
-export async function listIdentities(workspace: Workspace, context: YardContext, sandboxes: Array<{name: string; offset: number}> = [], underRoot?: Array<{name: string; worktree: GitWorktree}>): Promise<IdentityRow[]> {
-  if (context.env.WT_OFFSET) context.warn('note: WT_OFFSET is ignored when listing every checkout; it applies only to commands that act on one target')
-  const rows: IdentityRow[] = [{target: buildTarget(workspace, context, 'main', true, {useEnvOffset: false}), kind: 'main', clashesWith: []}]
+export async function listIdentities(
+  workspace: Workspace,
+  context: YardContext,
+  sandboxes: Array<{name: string; offset: number}> = [],
+  underRoot?: Array<{name: string; worktree: GitWorktree}>,
+): Promise<IdentityRow[]> {
+  if (context.env.WT_OFFSET)
+    context.warn(
+      'note: WT_OFFSET is ignored when listing every checkout; it applies only to commands that act on one target',
+    )
+  const rows: IdentityRow[] = [
+    {target: buildTarget(workspace, context, 'main', true, {useEnvOffset: false}), kind: 'main', clashesWith: []},
+  ]
   const invalid: string[] = []
   for (const {name} of underRoot ?? (await worktreesUnderRoot(workspace, context))) {
     if (validNameOrUndefined(name) === undefined) {
       invalid.push(name)
       continue
     }
+
     try {
-      rows.push({target: buildTarget(workspace, context, name, false, {useEnvOffset: false}), kind: 'worktree', clashesWith: []})
+      rows.push({
+        target: buildTarget(workspace, context, name, false, {useEnvOffset: false}),
+        kind: 'worktree',
+        clashesWith: [],
+      })
     } catch (error) {
       // One worktree's broken yard.toml must not hide every other checkout.
       if (!(error instanceof InputError)) throw error
       context.warn(`warning: skipped worktree ${name}: ${error.message}`)
     }
   }
-  if (invalid.length > 0) context.warn(`warning: skipped worktrees whose directory names are not valid yard names: ${invalid.join(', ')}`)
+
+  if (invalid.length > 0)
+    context.warn(`warning: skipped worktrees whose directory names are not valid yard names: ${invalid.join(', ')}`)
   const worktreeNames = new Set(rows.map((row) => row.target.name))
   for (const sandbox of sandboxes) {
     if (worktreeNames.has(sandbox.name)) continue
     const target = buildTarget(workspace, context, sandbox.name, false, {useEnvOffset: false})
-    rows.push({target: {...target, checkoutPath: workspace.mainPath, offset: sandbox.offset, offsetSource: 'label', ports: portsFor(workspace.config.ports, sandbox.offset)}, kind: 'sandbox', clashesWith: []})
+    rows.push({
+      target: {
+        ...target,
+        checkoutPath: workspace.mainPath,
+        offset: sandbox.offset,
+        offsetSource: 'label',
+        ports: portsFor(workspace.config.ports, sandbox.offset),
+      },
+      kind: 'sandbox',
+      clashesWith: [],
+    })
   }
-  const clashes = findClashes(rows.filter((row) => !row.target.isMain).map((row) => ({name: row.target.name, offset: row.target.offset})))
+
+  const clashes = findClashes(
+    rows.filter((row) => !row.target.isMain).map((row) => ({name: row.target.name, offset: row.target.offset})),
+  )
   for (const row of rows) row.clashesWith = clashes.get(row.target.name) ?? []
   return rows
 }

@@ -13,26 +13,44 @@ import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from '../../sdk/target.js'
-import {isBareLayout} from '../workspace/bare-layout.js'
-import {loadConfig} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
+import type {WorktreeBackends} from './backends.js'
+
 import {InputError} from '../../sdk/errors.js'
-import {ensureFetchRefspec, invalidBranchName, listRemotes, readRefs, RefEntry, validBranchName} from '../workspace/git.js'
-import {copyIgnoredFiles} from '../workspace/ignored-files.js'
-import {nameFromBranch, validateName} from '../identity/identity.js'
-import {worktreeMachineName} from '../machine/machine.js'
-import {allocateOffset, notePin, OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {gitProgressListener} from '../../sdk/progress.js'
 import {shellQuote} from '../../sdk/shell.js'
-import {Trust, TrustWrite, writeTrust} from './trust-record.js'
+import {loadConfig} from '../config/config.js'
+import {nameFromBranch, validateName} from '../identity/identity.js'
+import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {checkPinFile, excludePinFile, restorePinFile} from '../identity/pins.js'
-import {Base, BaseSource, baseRemote, checkBranchRequest, checkNotOption, configuredBase, DEFAULT_BASES, ORIGIN_HEAD, resolveBase} from './base.js'
-import type {WorktreeBackends} from './backends.js'
-import {gitFailure} from './git-failure.js'
+import {worktreeMachineName} from '../machine/machine.js'
+import {isBareLayout} from '../workspace/bare-layout.js'
+import {
+  ensureFetchRefspec,
+  invalidBranchName,
+  listRemotes,
+  readRefs,
+  type RefEntry,
+  validBranchName,
+} from '../workspace/git.js'
+import {copyIgnoredFiles} from '../workspace/ignored-files.js'
+import {type GitWorktree, gitWorktrees, openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
+import {
+  type Base,
+  baseRemote,
+  type BaseSource,
+  checkBranchRequest,
+  checkNotOption,
+  configuredBase,
+  DEFAULT_BASES,
+  ORIGIN_HEAD,
+  resolveBase,
+} from './base.js'
 import {checkOutSparse, fetchMissingObjects, gitCopiesSparse, NO_MAINTENANCE, readCheckoutConfig} from './checkout.js'
+import {gitFailure} from './git-failure.js'
 import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './journal.js'
-import {initSubmodules, SubmoduleOutcome} from './submodules.js'
-import {GitWorktree, gitWorktrees, openWorkspace, Workspace, worktreePath} from '../workspace/workspace.js'
+import {initSubmodules, type SubmoduleOutcome} from './submodules.js'
+import {type Trust, type TrustWrite, writeTrust} from './trust-record.js'
 
 /** How long `git fetch` of the base's remote may take before yard goes on without it. */
 export const FETCH_BUDGET_MS = 120_000
@@ -84,8 +102,11 @@ export interface AddResult {
 /** The name and branch of a request: NAME [BRANCH], or `--branch BRANCH` alone (DESIGN.md §3.1, §4.1). */
 function nameAndBranch(options: AddOptions): {name: string; branch: string} {
   if (options.name === undefined && options.branch === undefined) {
-    throw new InputError('worktree add needs a NAME or --branch BRANCH', {fix: 'run `yard worktree add NAME` or `yard worktree add --branch BRANCH`'})
+    throw new InputError('worktree add needs a NAME or --branch BRANCH', {
+      fix: 'run `yard worktree add NAME` or `yard worktree add --branch BRANCH`',
+    })
   }
+
   const name = validateName(options.name ?? nameFromBranch(options.branch!), 'worktree name')
   const branch = options.branch ?? `wt/${name}`
   checkNotOption(branch, 'branch', 'choose a branch name that does not start with "-"')
@@ -111,7 +132,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const placed = await withOffsetsLock(context, workspace, `worktree add ${name}`, async () => {
     // An add of this name killed half-way is undone first (its journal says what it made).
     const undone = await recoverInterruptedAdd(context, workspace, name)
-    if (undone.length > 0) context.warn(`note: an earlier \`yard worktree add ${name}\` was stopped half-way; rolled back: ${undone.join('; ')}`)
+    if (undone.length > 0)
+      context.warn(
+        `note: an earlier \`yard worktree add ${name}\` was stopped half-way; rolled back: ${undone.join('; ')}`,
+      )
     // Everything is read under the lock (another add may have written a pin meanwhile): the refs
     // the branch and base depend on, the worktrees, then the sandboxes and pins.
     const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
@@ -119,7 +143,13 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const remoteRef = `refs/remotes/origin/${branch}`
     const validBranch = validBranchName(branch)
     const [refs, worktrees, gitConfig] = await Promise.all([
-      readRefs(context.runner, mainPath, [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]),
+      readRefs(context.runner, mainPath, [
+        localRef,
+        remoteRef,
+        `refs/remotes/${branch}`,
+        ORIGIN_HEAD,
+        ...DEFAULT_BASES,
+      ]),
       gitWorktrees(fresh, context),
       readCheckoutConfig(context, mainPath),
     ])
@@ -142,21 +172,57 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
     if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit, gitConfig)
     // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
-    await writeAddJournal(workspace.commonDir, {name, target, branch, branchSource, commit: base?.commit ?? refs.get(remoteRef)?.oid, pinBefore: pinValue(fresh.config.pins[name])})
+    await writeAddJournal(workspace.commonDir, {
+      name,
+      target,
+      branch,
+      branchSource,
+      commit: base?.commit ?? refs.get(remoteRef)?.oid,
+      pinBefore: pinValue(fresh.config.pins[name]),
+    })
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
-    const deciding = allocateOffset(context, fresh, {name, kind: 'worktree', worktrees, sandboxes: () => options.backends.sandboxes(fresh)})
+    const deciding = allocateOffset(context, fresh, {
+      name,
+      kind: 'worktree',
+      worktrees,
+      sandboxes: async () => options.backends.sandboxes(fresh),
+    })
     const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
-    const checkingOut = gitWorktreeAdd(context, workspace, {target, branch, branchSource, base, submodules, sparse: gitConfig.sparse})
+    const checkingOut = gitWorktreeAdd(context, workspace, {
+      target,
+      branch,
+      branchSource,
+      base,
+      submodules,
+      sparse: gitConfig.sparse,
+    })
     const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
       const allocation = decided.status === 'fulfilled' ? decided.value : undefined
-      await rollBack(context, fresh, {target, branch, branchSource, base, pinFile, name, allocation, trustedOver: trustWrite})
+      await rollBack(context, fresh, {
+        target,
+        branch,
+        branchSource,
+        base,
+        pinFile,
+        name,
+        allocation,
+        trustedOver: trustWrite,
+      })
       await removeAddJournal(workspace.commonDir, name)
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the rejection as it came
       throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
     }
+
     await removeAddJournal(workspace.commonDir, name)
-    return {allocation: decided.value, branchSource, base, submodules: added.value, trust: options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const)}
+    return {
+      allocation: decided.value,
+      branchSource,
+      base,
+      submodules: added.value,
+      trust:
+        options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const),
+    }
   })
 
   const {allocation, branchSource, base, submodules, trust} = placed
@@ -165,7 +231,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   context.progress?.done()
   // An untrusted worktree's machine is its own, made on its first `up` (the shared one may have to stop for it).
   if (trust === 'untrusted') {
-    if (!options.untrusted) context.warn(`note: ${workspace.config.files.local} records ${name} as untrusted (from before), so it stays untrusted: \`yard worktree trust ${name} --trusted\` changes that`)
+    if (!options.untrusted)
+      context.warn(
+        `note: ${workspace.config.files.local} records ${name} as untrusted (from before), so it stays untrusted: \`yard worktree trust ${name} --trusted\` changes that`,
+      )
   } else await options.backends.machineReady(workspace)
   if (options.untrusted && allocation.pin === undefined) await excludePinFile(context, workspace)
   await notePin(context, workspace, allocation)
@@ -179,7 +248,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     fetched,
     offset: allocation.offset,
     offsetSource: allocation.offsetSource,
-    pinned: allocation.pin !== undefined && allocation.clashedWith.length > 0 ? {hashOffset: allocation.hashOffset, clashedWith: allocation.clashedWith} : null,
+    pinned:
+      allocation.pin !== undefined && allocation.clashedWith.length > 0
+        ? {hashOffset: allocation.hashOffset, clashedWith: allocation.clashedWith}
+        : null,
     copied,
     submodules,
     trust,
@@ -192,15 +264,35 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
  * (with a note when `--from` is thereby ignored).
  * @throws InputError (exit 2) for an invalid new branch name or an unresolvable `--from`.
  */
-async function decideBase(context: YardContext, workspace: Workspace, request: {branch: string; branchSource: BranchSource; validBranch: boolean; from?: string; refs: Map<string, RefEntry>}): Promise<Base | undefined> {
+async function decideBase(
+  context: YardContext,
+  workspace: Workspace,
+  request: {
+    branch: string
+    branchSource: BranchSource
+    validBranch: boolean
+    from?: string
+    refs: Map<string, RefEntry>
+  },
+): Promise<Base | undefined> {
   const {branch, branchSource, from} = request
   if (branchSource !== 'new') {
-    if (from !== undefined) context.warn(`note: --from ${from} was ignored: ${branchSource === 'existing' ? `branch ${branch} exists and is checked out as it is` : `origin/${branch} exists, so ${branch} is created tracking it`}`)
+    if (from !== undefined)
+      context.warn(
+        `note: --from ${from} was ignored: ${branchSource === 'existing' ? `branch ${branch} exists and is checked out as it is` : `origin/${branch} exists, so ${branch} is created tracking it`}`,
+      )
     return undefined
   }
+
   if (!request.validBranch) throw invalidBranchName(branch)
-  const base = await resolveBase(context, {mainPath: workspace.mainPath, from, config: workspace.config, refs: request.refs})
-  if (base.source === 'default-branch' && !base.recorded.startsWith('refs/remotes/')) context.warn(`note: no origin/HEAD or origin/main: forking from the local ${base.ref}`)
+  const base = await resolveBase(context, {
+    mainPath: workspace.mainPath,
+    from,
+    config: workspace.config,
+    refs: request.refs,
+  })
+  if (base.source === 'default-branch' && !base.recorded.startsWith('refs/remotes/'))
+    context.warn(`note: no origin/HEAD or origin/main: forking from the local ${base.ref}`)
   return base
 }
 
@@ -208,16 +300,34 @@ async function decideBase(context: YardContext, workspace: Workspace, request: {
  * Fetches the base's remote (DESIGN.md §4.1). A failure warns and goes on.
  * @returns the remote fetched, or null.
  */
-async function fetchBaseRemote(context: YardContext, mainPath: string, from: string | undefined, configured: string | undefined): Promise<string | null> {
+async function fetchBaseRemote(
+  context: YardContext,
+  mainPath: string,
+  from: string | undefined,
+  configured: string | undefined,
+): Promise<string | null> {
   const remote = baseRemote(from, configured, await listRemotes(context.runner, mainPath))
   if (remote === undefined) return null
   const refspec = isBareLayout(mainPath) ? await ensureFetchRefspec(context.runner, mainPath, remote) : undefined
-  if (refspec !== undefined) context.warn(`note: remote ${remote} had no fetch refspec (a bare clone has none); added ${refspec} so that git fetch updates ${remote}/*`)
+  if (refspec !== undefined)
+    context.warn(
+      `note: remote ${remote} had no fetch refspec (a bare clone has none); added ${refspec} so that git fetch updates ${remote}/*`,
+    )
   context.progress?.step(`fetching ${remote}`)
-  const progress = context.progress ? {args: ['--progress'], options: {onStderr: gitProgressListener(context.progress)}} : {args: [], options: {}}
-  const result = await context.runner.git(['fetch', '--quiet', ...progress.args, remote], {cwd: mainPath, allowFailure: true, timeoutMs: FETCH_BUDGET_MS, budget: 'fetch', ...progress.options})
+  const progress = context.progress
+    ? {args: ['--progress'], options: {onStderr: gitProgressListener(context.progress)}}
+    : {args: [], options: {}}
+  const result = await context.runner.git(['fetch', '--quiet', ...progress.args, remote], {
+    cwd: mainPath,
+    allowFailure: true,
+    timeoutMs: FETCH_BUDGET_MS,
+    budget: 'fetch',
+    ...progress.options,
+  })
   if (result.exitCode === 0) return remote
-  const why = result.timedOut ? `it took longer than ${FETCH_BUDGET_MS / 1000} s` : gitFailure(result.stderr) || `exit code ${result.exitCode}`
+  const why = result.timedOut
+    ? `it took longer than ${FETCH_BUDGET_MS / 1000} s`
+    : gitFailure(result.stderr) || `exit code ${result.exitCode}`
   context.warn(`warning: git fetch ${remote} failed (${why}); going on with the refs fetched before`)
   return null
 }
@@ -230,7 +340,15 @@ async function fetchBaseRemote(context: YardContext, mainPath: string, from: str
 async function checkTargetFree(target: string, name: string): Promise<void> {
   const stats = await fs.lstat(target).catch(() => undefined)
   if (stats === undefined) return
-  const kind = stats.isDirectory() ? ((await fs.readdir(target)).length === 0 ? undefined : 'a non-empty directory') : stats.isSymbolicLink() ? 'a symlink' : stats.isFile() ? 'a file' : 'a special file'
+  const kind = stats.isDirectory()
+    ? (await fs.readdir(target)).length === 0
+      ? undefined
+      : 'a non-empty directory'
+    : stats.isSymbolicLink()
+      ? 'a symlink'
+      : stats.isFile()
+        ? 'a file'
+        : 'a special file'
   if (kind === undefined) return
   throw new InputError(`cannot create worktree ${name}: ${target} already exists and is ${kind}`, {
     why: 'git creates a worktree in a new or empty directory, and yard does not move what is there',
@@ -238,7 +356,10 @@ async function checkTargetFree(target: string, name: string): Promise<void> {
   })
 }
 
-function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch: string; target: string; branchSource: BranchSource}): void {
+function checkConflicts(
+  worktrees: GitWorktree[],
+  request: {name: string; branch: string; target: string; branchSource: BranchSource},
+): void {
   const same = worktrees.find((worktree) => path.resolve(worktree.path) === request.target)
   if (same) {
     throw new InputError(`worktree ${request.name} already exists at ${request.target}`, {
@@ -246,7 +367,9 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
       fix: `use it (cd ${shellQuote(request.target)}), choose another name, or remove it first with \`yard worktree remove ${request.name}\``,
     })
   }
-  const holder = request.branchSource === 'existing' ? worktrees.find((worktree) => worktree.branch === request.branch) : undefined
+
+  const holder =
+    request.branchSource === 'existing' ? worktrees.find((worktree) => worktree.branch === request.branch) : undefined
   if (holder) {
     throw new InputError(`branch ${request.branch} is already checked out at ${holder.path}`, {
       why: 'git checks a branch out in one worktree at a time',
@@ -262,7 +385,18 @@ function checkConflicts(worktrees: GitWorktree[], request: {name: string; branch
  * during its own checkout, so an add killed meanwhile is rolled back by the next one (its journal
  * takes a locked worktree for one still being made).
  */
-async function gitWorktreeAdd(context: YardContext, workspace: Workspace, request: {target: string; branch: string; branchSource: BranchSource; base?: Base; submodules: boolean; sparse?: {cone: boolean}}): Promise<SubmoduleOutcome> {
+async function gitWorktreeAdd(
+  context: YardContext,
+  workspace: Workspace,
+  request: {
+    target: string
+    branch: string
+    branchSource: BranchSource
+    base?: Base
+    submodules: boolean
+    sparse?: {cone: boolean}
+  },
+): Promise<SubmoduleOutcome> {
   const {target, branch, branchSource, base, sparse} = request
   const {mainPath} = workspace
   // A sparse main: only the sparse set is written. git ≥ 2.36 gives the worktree main's patterns
@@ -282,7 +416,9 @@ async function gitWorktreeAdd(context: YardContext, workspace: Workspace, reques
   // A lazy fetch of a partial clone during the checkout must not start a gc.
   await context.runner.git([...NO_MAINTENANCE, ...args], {cwd: mainPath})
   if (deferred) await checkOutSparse(context, mainPath, target, deferred)
-  const outcome = request.submodules ? await initSubmodules(context, target, path.join(workspace.commonDir, 'modules')) : {initialised: [], failed: []}
+  const outcome = request.submodules
+    ? await initSubmodules(context, target, path.join(workspace.commonDir, 'modules'))
+    : {initialised: [], failed: []}
   if (more) await context.runner.git(['worktree', 'unlock', target], {cwd: mainPath})
   return outcome
 }
@@ -291,41 +427,75 @@ async function gitWorktreeAdd(context: YardContext, workspace: Workspace, reques
  * Undoes what a failed `git worktree add` left: the branch it created (only while it still points
  * where it was created), git's registration of the path, and the pin this call wrote.
  */
-async function rollBack(context: YardContext, workspace: Workspace, state: {target: string; branch: string; branchSource: BranchSource; base?: Base; pinFile: string; name: string; allocation?: OffsetAllocation; trustedOver?: TrustWrite}): Promise<void> {
+async function rollBack(
+  context: YardContext,
+  workspace: Workspace,
+  state: {
+    target: string
+    branch: string
+    branchSource: BranchSource
+    base?: Base
+    pinFile: string
+    name: string
+    allocation?: OffsetAllocation
+    trustedOver?: TrustWrite
+  },
+): Promise<void> {
   const {mainPath} = workspace
   const undone: string[] = []
   // The worktree first: a branch checked out in a worktree is not deleted from under it.
-  const registered = (await gitWorktrees(workspace, context)).some((worktree) => path.resolve(worktree.path) === state.target)
+  const registered = (await gitWorktrees(workspace, context)).some(
+    (worktree) => path.resolve(worktree.path) === state.target,
+  )
   if (registered) {
     // Twice: the worktree may still be locked for its sparse checkout or its submodules.
-    await context.runner.git(['worktree', 'remove', '--force', '--force', state.target], {cwd: mainPath, allowFailure: true})
+    await context.runner.git(['worktree', 'remove', '--force', '--force', state.target], {
+      cwd: mainPath,
+      allowFailure: true,
+    })
     undone.push(`removed ${state.target}`)
   }
+
   if (state.branchSource !== 'existing') {
     const ref = `refs/heads/${state.branch}`
     const created = await readRefs(context.runner, mainPath, [ref, `refs/remotes/origin/${state.branch}`])
-    const expected = state.branchSource === 'new' ? state.base!.commit : created.get(`refs/remotes/origin/${state.branch}`)?.oid
+    const expected =
+      state.branchSource === 'new' ? state.base!.commit : created.get(`refs/remotes/origin/${state.branch}`)?.oid
     let gone = !created.has(ref)
     if (created.has(ref) && expected !== undefined) {
       const deleted = await context.runner.git(['update-ref', '-d', ref, expected], {cwd: mainPath, allowFailure: true})
       if (deleted.exitCode === 0) undone.push(`deleted branch ${state.branch}`)
       gone = deleted.exitCode === 0
-      if (state.branchSource === 'remote') await context.runner.git(['config', '--remove-section', `branch.${state.branch}`], {cwd: mainPath, allowFailure: true})
+      if (state.branchSource === 'remote')
+        await context.runner.git(['config', '--remove-section', `branch.${state.branch}`], {
+          cwd: mainPath,
+          allowFailure: true,
+        })
     }
+
     // The base was recorded before the checkout; it goes with the branch.
-    if (state.branchSource === 'new' && gone) await context.runner.git(['config', '--unset', `branch.${state.branch}.yardBase`], {cwd: mainPath, allowFailure: true})
+    if (state.branchSource === 'new' && gone)
+      await context.runner.git(['config', '--unset', `branch.${state.branch}.yardBase`], {
+        cwd: mainPath,
+        allowFailure: true,
+      })
   }
+
   await undoPin(workspace, state.allocation).then(
     (what) => what && undone.push(what),
-    (error: Error) => context.warn(`warning: could not undo the pin of ${state.name} in ${state.pinFile}: ${error.message}`),
+    (error: Error) =>
+      context.warn(`warning: could not undo the pin of ${state.name} in ${state.pinFile}: ${error.message}`),
   )
   if (state.trustedOver) {
     // After the pin's: the trust record was written first, so its text is the older one.
     await restorePinFile(state.pinFile, state.trustedOver.text).then(
       () => undone.push(`deleted the untrusted record of ${state.name}`),
-      (error: Error) => context.warn(`warning: could not undo the untrusted record of ${state.name} in ${state.pinFile}: ${(error as Error).message}`),
+      (error: Error) =>
+        context.warn(
+          `warning: could not undo the untrusted record of ${state.name} in ${state.pinFile}: ${error.message}`,
+        ),
     )
   }
+
   if (undone.length > 0) context.warn(`rolled back: ${undone.join('; ')}`)
 }
-

@@ -22,8 +22,9 @@ import os from 'node:os'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
-import {RefusedError} from '../../sdk/errors.js'
 import type {Workspace} from '../workspace/workspace.js'
+
+import {RefusedError} from '../../sdk/errors.js'
 
 /** The agent home, relative to the checkout. */
 export const AGENT_HOME_DIR = path.join('.yard', 'agent-home')
@@ -31,7 +32,11 @@ export const AGENT_HOME_DIR = path.join('.yard', 'agent-home')
 /** The variables that send each agent CLI's state into `<checkout>/.yard/agent-home/<cli>/`. */
 export function agentHomeEnv(checkout: string): Record<string, string> {
   const home = path.join(checkout, AGENT_HOME_DIR)
-  return {CLAUDE_CONFIG_DIR: path.join(home, 'claude'), CODEX_HOME: path.join(home, 'codex'), GEMINI_CLI_HOME: path.join(home, 'gemini')}
+  return {
+    CLAUDE_CONFIG_DIR: path.join(home, 'claude'),
+    CODEX_HOME: path.join(home, 'codex'),
+    GEMINI_CLI_HOME: path.join(home, 'gemini'),
+  }
 }
 
 /**
@@ -45,17 +50,18 @@ export async function ensureAgentHome(checkout: string): Promise<void> {
     const stat = await fs.lstat(dir).catch(() => undefined)
     if (stat?.isSymbolicLink()) {
       throw new RefusedError(`${dir} is a symbolic link (to ${await fs.readlink(dir)})`, {
-        why: "yard creates the agent home inside the checkout and would create it wherever the link points, outside the checkout",
+        why: 'yard creates the agent home inside the checkout and would create it wherever the link points, outside the checkout',
         fix: `remove the link (\`rm ${dir}\`) and run the command again; yard makes the directory`,
       })
     }
+
     if (!stat) await fs.mkdir(dir)
   }
 }
 
 /** Claude Code's directory name for a working directory under `projects/`. */
 export function claudeProjectSlug(checkout: string): string {
-  return checkout.replace(/[^A-Za-z0-9]/g, '-')
+  return checkout.replaceAll(/[^A-Za-z0-9]/g, '-')
 }
 
 /** One agent CLI's store of a path: which CLI, and the directory. */
@@ -70,12 +76,17 @@ export interface AgentStore {
  */
 export async function hostAgentStores(checkout: string, env: NodeJS.ProcessEnv): Promise<AgentStore[]> {
   const home = env.HOME ?? os.homedir()
-  const claudeRoots = [...new Set([env.CLAUDE_CONFIG_DIR, path.join(home, '.claude')].filter((root): root is string => root !== undefined))]
+  const claudeRoots = [
+    ...new Set(
+      [env.CLAUDE_CONFIG_DIR, path.join(home, '.claude')].filter((root): root is string => root !== undefined),
+    ),
+  ]
   const stores: AgentStore[] = []
   for (const root of claudeRoots) {
     const source = path.join(root, 'projects', claudeProjectSlug(checkout))
     if (await isDirectory(source)) stores.push({agent: 'claude-code', source})
   }
+
   const geminiTmp = path.join(home, '.gemini', 'tmp')
   const hashed = createHash('sha256').update(checkout).digest('hex')
   for (const entry of await fs.readdir(geminiTmp, {withFileTypes: true}).catch(() => [])) {
@@ -84,6 +95,7 @@ export async function hostAgentStores(checkout: string, env: NodeJS.ProcessEnv):
     const root = await fs.readFile(path.join(dir, '.project_root'), 'utf8').catch(() => undefined)
     if (entry.name === hashed || root?.trim() === checkout) stores.push({agent: 'gemini-cli', source: dir})
   }
+
   return stores
 }
 
@@ -98,15 +110,22 @@ async function isDirectory(dir: string): Promise<boolean> {
  * to the local exclude file `<git common dir>/info/exclude`, with a note. A failure only warns.
  */
 export async function excludeYardDir(context: YardContext, workspace: Workspace, checkout: string): Promise<void> {
-  const ignored = await context.runner.git(['check-ignore', '-q', '--no-index', '--', `${AGENT_HOME_DIR}/`], {cwd: checkout, allowFailure: true})
+  const ignored = await context.runner.git(['check-ignore', '-q', '--no-index', '--', `${AGENT_HOME_DIR}/`], {
+    cwd: checkout,
+    allowFailure: true,
+  })
   if (ignored.exitCode !== 1) return
   const exclude = path.join(workspace.commonDir, 'info', 'exclude')
   try {
     const text = await fs.readFile(exclude, 'utf8').catch(() => '')
     await fs.mkdir(path.dirname(exclude), {recursive: true})
     await fs.appendFile(exclude, `${text === '' || text.endsWith('\n') ? '' : '\n'}/.yard/\n`)
-    context.warn(`note: added /.yard/ to ${exclude} so that git ignores the box's agent home (\`yard init\` adds it to .gitignore instead)`)
+    context.warn(
+      `note: added /.yard/ to ${exclude} so that git ignores the box's agent home (\`yard init\` adds it to .gitignore instead)`,
+    )
   } catch (error) {
-    context.warn(`warning: git does not ignore .yard/ and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`)
+    context.warn(
+      `warning: git does not ignore .yard/ and yard could not add it to ${exclude}: ${(error as Error).message}; add it to .gitignore yourself`,
+    )
   }
 }

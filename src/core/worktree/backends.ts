@@ -6,16 +6,17 @@
  * from the backends that config selects.
  */
 import type {Target} from '../../sdk/target.js'
-import {loadConfig} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
-import {isUntrusted, machineSpec} from '../machine/machine.js'
-import {ensureMachineQuietly} from '../machine/ensure.js'
 import type {Backends} from '../registry/backends.js'
-import {clusterSettings} from '../sandbox/sandbox.js'
 import type {Workspace} from '../workspace/workspace.js'
 
+import {loadConfig} from '../config/config.js'
+import {ensureMachineQuietly} from '../machine/ensure.js'
+import {isUntrusted, machineSpec} from '../machine/machine.js'
+import {clusterSettings} from '../sandbox/sandbox.js'
+
 /** How long the sandboxes of one runtime may take to answer before they are left out (DESIGN.md §3.4). */
-export const SANDBOX_LIST_TIMEOUT_MS = 2_000
+export const SANDBOX_LIST_TIMEOUT_MS = 2000
 
 export interface StackTeardown {
   /** The stack backend's id (`[stack] backend`). */
@@ -74,15 +75,28 @@ export function worktreeBackends(backends: Backends, context: YardContext): Work
       if (!(await backends.has('sandbox', id))) return []
       let timer: NodeJS.Timeout | undefined
       const budget = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`it did not answer within ${SANDBOX_LIST_TIMEOUT_MS / 1000} s`)), SANDBOX_LIST_TIMEOUT_MS)
+        timer = setTimeout(
+          () => reject(new Error(`it did not answer within ${SANDBOX_LIST_TIMEOUT_MS / 1000} s`)),
+          SANDBOX_LIST_TIMEOUT_MS,
+        )
       })
       try {
-        const backend = await Promise.race([backends.sandbox(context, id, {cluster: clusterSettings(workspace)}), budget])
-        const runtime = backend.runtimes.includes(workspace.config.cluster.runtime) ? workspace.config.cluster.runtime : undefined
-        const sandboxes = await Promise.race([backend.list(workspace.prefix, {timeoutMs: SANDBOX_LIST_TIMEOUT_MS, runtime}), budget])
+        const backend = await Promise.race([
+          backends.sandbox(context, id, {cluster: clusterSettings(workspace)}),
+          budget,
+        ])
+        const runtime = backend.runtimes.includes(workspace.config.cluster.runtime)
+          ? workspace.config.cluster.runtime
+          : undefined
+        const sandboxes = await Promise.race([
+          backend.list(workspace.prefix, {timeoutMs: SANDBOX_LIST_TIMEOUT_MS, runtime}),
+          budget,
+        ])
         return sandboxes.map((sandbox) => ({name: sandbox.name, offset: sandbox.offset}))
       } catch (error) {
-        context.warn(`note: sandboxes of the ${id} backend (runtime ${workspace.config.cluster.runtime}) are left out of the offset check: ${(error as Error).message}`)
+        context.warn(
+          `note: sandboxes of the ${id} backend (runtime ${workspace.config.cluster.runtime}) are left out of the offset check: ${(error as Error).message}`,
+        )
         return []
       } finally {
         clearTimeout(timer)
@@ -102,20 +116,30 @@ export function worktreeBackends(backends: Backends, context: YardContext): Work
       const spec = machineSpec(workspace, name)
       const status = await machine.status(spec)
       if (status.state === 'absent') return undefined
-      return {name: spec.name, state: status.state, remove: () => machine.rm(spec)}
+      return {name: spec.name, state: status.state, remove: async () => machine.rm(spec)}
     },
 
     async stackTeardown(workspace, target) {
-      const id = loadConfig({mainPath: workspace.mainPath, checkout: {path: target.checkoutPath, name: target.name}, env: context.env}).stack.backend
+      const id = loadConfig({
+        mainPath: workspace.mainPath,
+        checkout: {path: target.checkoutPath, name: target.name},
+        env: context.env,
+      }).stack.backend
       if (!(await backends.has('stack', id))) {
-        const known = (await backends.ids('stack'))
-        return {skipped: `no stack backend "${id}" is registered${known.length > 0 ? ` (registered: ${known.join(', ')})` : ''}`}
+        const known = await backends.ids('stack')
+        return {
+          skipped: `no stack backend "${id}" is registered${known.length > 0 ? ` (registered: ${known.join(', ')})` : ''}`,
+        }
       }
+
       // The machine backend provides the engine socket; teardown never creates or starts a machine.
       const machineId = workspace.config.machine.backend
       const spec = machineSpec(workspace, target.name)
-      const socketEnv = (await backends.has('machine', machineId)) ? await (await backends.machine(context, machineId)).socketEnv(spec) : {}
-      if (socketEnv === null) return {skipped: `machine ${spec.name} is not running, so nothing of ${target.project} runs`}
+      const socketEnv = (await backends.has('machine', machineId))
+        ? await (await backends.machine(context, machineId)).socketEnv(spec)
+        : {}
+      if (socketEnv === null)
+        return {skipped: `machine ${spec.name} is not running, so nothing of ${target.project} runs`}
       const stack = await backends.stack(context, id, {socketEnv})
       return {
         backend: id,
@@ -124,8 +148,14 @@ export function worktreeBackends(backends: Backends, context: YardContext): Work
             const items = await stack.nuke(target, {dryRun: true})
             // A backend's nuke may include the box already (compose-stack does): list it once.
             const box = stack.box ? (await stack.box.ps(target)).map((container) => container.container) : []
-            return [...box.filter((name) => !items.some((item) => item.includes(name))).map((name) => `container ${name} (box)`), ...items]
+            return [
+              ...box
+                .filter((name) => items.every((item) => !item.includes(name)))
+                .map((name) => `container ${name} (box)`),
+              ...items,
+            ]
           }
+
           const box = stack.box ? await stack.box.down(target) : []
           return [...box, ...(await stack.nuke(target, {dryRun: false}))]
         },

@@ -4,9 +4,10 @@
  * HEAD; yard asks it of the branch's recorded base, else the default branch).
  */
 import type {YardContext} from '../kernel/context.js'
+
 import {RefusedError} from '../../sdk/errors.js'
-import {branchConfig, readRefs} from '../workspace/git.js'
 import {shellCommand} from '../../sdk/shell.js'
+import {branchConfig, readRefs} from '../workspace/git.js'
 import {DEFAULT_BASES, ORIGIN_HEAD, shortRef} from './base.js'
 import {BASE_KEY} from './list.js'
 
@@ -28,14 +29,21 @@ async function baseOf(context: YardContext, mainPath: string, branch: string): P
  */
 export async function requireMergedBranch(context: YardContext, mainPath: string, branch: string): Promise<string> {
   const base = await baseOf(context, mainPath, branch)
-  if (base === undefined) throw new RefusedError(`not deleting branch ${branch}: yard knows no base to check it is merged into`, {fix: 'leave out --delete-branch, and delete it yourself when it is merged'})
-  const merged = await context.runner.git(['merge-base', '--is-ancestor', `refs/heads/${branch}`, base], {cwd: mainPath, allowFailure: true})
+  if (base === undefined)
+    throw new RefusedError(`not deleting branch ${branch}: yard knows no base to check it is merged into`, {
+      fix: 'leave out --delete-branch, and delete it yourself when it is merged',
+    })
+  const merged = await context.runner.git(['merge-base', '--is-ancestor', `refs/heads/${branch}`, base], {
+    cwd: mainPath,
+    allowFailure: true,
+  })
   if (merged.exitCode !== 0) {
     throw new RefusedError(`not deleting branch ${branch}: it is not merged into ${shortRef(base)}`, {
       why: 'its commits that are not on the base would be lost with it',
       fix: `merge it first, or leave out --delete-branch (the branch is kept); to delete it anyway: ${shellCommand(['git', 'branch', '-D', branch])} after the remove`,
     })
   }
+
   return shortRef(base)
 }
 

@@ -8,6 +8,7 @@ import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
+
 import {OperationError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
 import {gitFailure} from './git-failure.js'
@@ -40,8 +41,8 @@ export interface CheckoutConfig {
 export function gitBool(value: string | null): boolean | undefined {
   if (value === null) return true
   const lower = value.trim().toLowerCase()
-  if (['true', 'yes', 'on'].includes(lower)) return true
-  if (['false', 'no', 'off', ''].includes(lower)) return false
+  if (['on', 'true', 'yes'].includes(lower)) return true
+  if (['', 'false', 'no', 'off'].includes(lower)) return false
   return /^[-+]?\d+[kmg]?$/.test(lower) ? Number.parseInt(lower, 10) !== 0 : undefined
 }
 
@@ -52,7 +53,15 @@ export function gitBool(value: string | null): boolean | undefined {
  * legacy `$GIT_DIR/remotes/` and `branches/` files (gitrepository-layout(5)) are not seen.
  */
 export async function readCheckoutConfig(context: YardContext, mainPath: string): Promise<CheckoutConfig> {
-  const result = await context.runner.git(['config', '--null', '--get-regexp', '^(remote\\..*|extensions\\.partialclone|core\\.sparsecheckout(cone)?)$'], {cwd: mainPath, allowFailure: true})
+  const result = await context.runner.git(
+    [
+      'config',
+      '--null',
+      '--get-regexp',
+      String.raw`^(remote\..*|extensions\.partialclone|core\.sparsecheckout(cone)?)$`,
+    ],
+    {cwd: mainPath, allowFailure: true},
+  )
   const remotes = new Set<string>()
   const promisors = new Set<string>()
   const core = new Map<string, boolean | undefined>()
@@ -72,8 +81,10 @@ export async function readCheckoutConfig(context: YardContext, mainPath: string)
       core.set(key, gitBool(value))
     }
   }
-  const sparse = core.get('core.sparsecheckout') === true ? {cone: core.get('core.sparsecheckoutcone') !== false} : undefined
-  return {remotes: [...remotes], promisors: [...promisors], ...(sparse ? {sparse} : {})}
+
+  const sparse =
+    core.get('core.sparsecheckout') === true ? {cone: core.get('core.sparsecheckoutcone') !== false} : undefined
+  return {remotes: [...remotes], promisors: [...promisors], ...(sparse && {sparse})}
 }
 
 /** Whether main is sparse, and its cone mode (`readCheckoutConfig`'s `sparse`). */
@@ -103,8 +114,17 @@ export async function gitCopiesSparse(context: YardContext): Promise<boolean> {
  * documents for worktrees).
  * @throws OperationError (exit 1) when git fails.
  */
-export async function checkOutSparse(context: YardContext, mainPath: string, target: string, sparse: {cone: boolean}): Promise<void> {
-  const gitPath = async (cwd: string) => path.resolve(cwd, (await context.runner.git(['rev-parse', '--git-path', 'info/sparse-checkout'], {cwd})).stdout.trim())
+export async function checkOutSparse(
+  context: YardContext,
+  mainPath: string,
+  target: string,
+  sparse: {cone: boolean},
+): Promise<void> {
+  const gitPath = async (cwd: string) =>
+    path.resolve(
+      cwd,
+      (await context.runner.git(['rev-parse', '--git-path', 'info/sparse-checkout'], {cwd})).stdout.trim(),
+    )
   const [mine, theirs] = await Promise.all([gitPath(mainPath), gitPath(target)])
   if (!existsSync(theirs) && existsSync(mine)) {
     await context.runner.git(['config', 'extensions.worktreeConfig', 'true'], {cwd: target})
@@ -113,6 +133,7 @@ export async function checkOutSparse(context: YardContext, mainPath: string, tar
     await fs.mkdir(path.dirname(theirs), {recursive: true})
     await fs.copyFile(mine, theirs)
   }
+
   await context.runner.git(['checkout', '--quiet'], {cwd: target})
 }
 
@@ -122,14 +143,22 @@ export async function checkOutSparse(context: YardContext, mainPath: string, tar
  * everything below each listed directory; undefined for non-cone patterns. rev-list limits the
  * objects it walks to them, so a sparse partial clone does not fetch blobs it will never check out.
  */
-async function conePathspecs(context: YardContext, mainPath: string, sparse: {cone: boolean}): Promise<string[] | undefined> {
+async function conePathspecs(
+  context: YardContext,
+  mainPath: string,
+  sparse: {cone: boolean},
+): Promise<string[] | undefined> {
   if (!sparse.cone) return undefined
   const listed = await context.runner.git(['sparse-checkout', 'list'], {cwd: mainPath})
-  const dirs = listed.stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+  const dirs = listed.stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
   const parents = new Set<string>()
   for (const dir of dirs) {
     for (let parent = path.posix.dirname(dir); parent !== '.'; parent = path.posix.dirname(parent)) parents.add(parent)
   }
+
   return [':(glob)*', ...[...parents].map((parent) => `:(glob)${parent}/*`), ...dirs.map((dir) => `:(literal)${dir}`)]
 }
 
@@ -143,25 +172,51 @@ async function conePathspecs(context: YardContext, mainPath: string, sparse: {co
  * @throws OperationError (exit 1) naming how many objects are missing (and the first few) and the
  *   fix, when the promisor remote cannot give them.
  */
-export async function fetchMissingObjects(context: YardContext, mainPath: string, commit: string, config: CheckoutConfig): Promise<number> {
+export async function fetchMissingObjects(
+  context: YardContext,
+  mainPath: string,
+  commit: string,
+  config: CheckoutConfig,
+): Promise<number> {
   const {promisors: remotes, sparse} = config
   if (remotes.length === 0) return 0
   const within = sparse ? await conePathspecs(context, mainPath, sparse) : []
   // Non-cone patterns cannot be told to rev-list cheaply: git's checkout fetches what they need.
   if (within === undefined) return 0
-  const listed = await context.runner.git(['rev-list', '--objects', '--no-walk', '--missing=print', commit, '--', ...within], {cwd: mainPath})
-  const missing = listed.stdout.split('\n').filter((line) => line.startsWith('?')).map((line) => line.slice(1).trim())
+  const listed = await context.runner.git(
+    ['rev-list', '--objects', '--no-walk', '--missing=print', commit, '--', ...within],
+    {cwd: mainPath},
+  )
+  const missing = listed.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('?'))
+    .map((line) => line.slice(1).trim())
   if (missing.length === 0) return 0
   const remote = remotes[0]
   const fetched = await context.runner.git(
-    [...NO_MAINTENANCE, '-c', 'fetch.negotiationAlgorithm=noop', 'fetch', remote, '--quiet', '--no-tags', '--no-write-fetch-head', '--recurse-submodules=no', '--filter=blob:none', '--stdin'],
+    [
+      ...NO_MAINTENANCE,
+      '-c',
+      'fetch.negotiationAlgorithm=noop',
+      'fetch',
+      remote,
+      '--quiet',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--recurse-submodules=no',
+      '--filter=blob:none',
+      '--stdin',
+    ],
     {cwd: mainPath, allowFailure: true, input: missing.join('\n') + '\n', timeoutMs: 600_000, budget: 'fetch'},
   )
   if (fetched.exitCode === 0) return missing.length
   const reason = gitFailure(fetched.stderr) || `exit code ${fetched.exitCode}`
   const shown = missing.slice(0, 3).join(', ') + (missing.length > 3 ? ', …' : '')
-  throw new OperationError(`this partial clone lacks ${missing.length} object${missing.length === 1 ? '' : 's'} of ${commit.slice(0, 12)} (${shown}), and promisor remote ${remote} could not give them: ${reason}`, {
-    why: 'a partial clone (--filter) keeps blobs on its promisor remote until a checkout needs them; nothing was created',
-    fix: `make ${remote} reachable and run the add again (\`git -C ${shellQuote(mainPath)} rev-list --objects --no-walk --missing=print ${commit.slice(0, 12)}\` lists what is missing), or fork from a base whose files are local with --from REF`,
-  })
+  throw new OperationError(
+    `this partial clone lacks ${missing.length} object${missing.length === 1 ? '' : 's'} of ${commit.slice(0, 12)} (${shown}), and promisor remote ${remote} could not give them: ${reason}`,
+    {
+      why: 'a partial clone (--filter) keeps blobs on its promisor remote until a checkout needs them; nothing was created',
+      fix: `make ${remote} reachable and run the add again (\`git -C ${shellQuote(mainPath)} rev-list --objects --no-walk --missing=print ${commit.slice(0, 12)}\` lists what is missing), or fork from a base whose files are local with --from REF`,
+    },
+  )
 }

@@ -9,14 +9,15 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {atomicWrite} from '../kernel/atomic-write.js'
-import {loadConfig} from '../config/config.js'
 import type {YardContext} from '../kernel/context.js'
-import {RefusedError} from '../../sdk/errors.js'
-import {readRefs} from '../workspace/git.js'
-import {writePin} from '../identity/pins.js'
-import {shellQuote} from '../../sdk/shell.js'
 import type {Workspace} from '../workspace/workspace.js'
+
+import {RefusedError} from '../../sdk/errors.js'
+import {shellQuote} from '../../sdk/shell.js'
+import {loadConfig} from '../config/config.js'
+import {writePin} from '../identity/pins.js'
+import {atomicWrite} from '../kernel/atomic-write.js'
+import {readRefs} from '../workspace/git.js'
 
 /** What an add is about to make, enough to undo it. */
 export interface AddJournal {
@@ -43,7 +44,10 @@ export function addJournalPath(commonDir: string, name: string): string {
 export async function writeAddJournal(commonDir: string, journal: Omit<AddJournal, 'pid' | 'started'>): Promise<void> {
   const file = addJournalPath(commonDir, journal.name)
   await fs.mkdir(path.dirname(file), {recursive: true})
-  await atomicWrite(file, JSON.stringify({...journal, pid: process.pid, started: new Date().toISOString()}, null, 2) + '\n')
+  await atomicWrite(
+    file,
+    JSON.stringify({...journal, pid: process.pid, started: new Date().toISOString()}, null, 2) + '\n',
+  )
 }
 
 /** Removes the journal: the add is complete, or undone. */
@@ -75,9 +79,13 @@ async function adminDirs(commonDir: string, target: string): Promise<string[]> {
   for (const id of ids) {
     const gitdir = await fs.readFile(path.join(root, id, 'gitdir'), 'utf8').catch(() => undefined)
     // Names are [a-z0-9-] (DESIGN.md §3.1), so the basename needs no escaping in a pattern.
-    const ours = gitdir === undefined ? new RegExp(`^${base}\\d*$`).test(id) : path.resolve(gitdir.trim()) === path.join(target, '.git')
+    const ours =
+      gitdir === undefined
+        ? new RegExp(String.raw`^${base}\d*$`).test(id)
+        : path.resolve(gitdir.trim()) === path.join(target, '.git')
     if (ours) found.push(path.join(root, id))
   }
+
   return found
 }
 
@@ -92,30 +100,52 @@ async function adminDirs(commonDir: string, target: string): Promise<string[]> {
  * @throws RefusedError (exit 3) when the worktree is complete and holds changes: work done in it
  *   since is not thrown away.
  */
-export async function recoverInterruptedAdd(context: YardContext, workspace: Workspace, name: string): Promise<string[]> {
+export async function recoverInterruptedAdd(
+  context: YardContext,
+  workspace: Workspace,
+  name: string,
+): Promise<string[]> {
   const {commonDir, mainPath} = workspace
   const journal = await readJournal(commonDir, name)
   if (journal === undefined) return []
-  const git = (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
+  const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const undone: string[] = []
   const admin = await adminDirs(commonDir, journal.target)
-  const checkingOut = await Promise.all(admin.map((dir) => fs.readFile(path.join(dir, 'locked'), 'utf8').then(() => true, () => false)))
+  const checkingOut = await Promise.all(
+    admin.map(async (dir) =>
+      fs.readFile(path.join(dir, 'locked'), 'utf8').then(
+        () => true,
+        () => false,
+      ),
+    ),
+  )
   if (admin.length > 0 && !checkingOut.some(Boolean)) {
     // git finished the checkout: changes there now are someone's work.
-    const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all'], {cwd: journal.target, allowFailure: true})
+    const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all'], {
+      cwd: journal.target,
+      allowFailure: true,
+    })
     if (status.exitCode === 0 && status.stdout.trim() !== '') {
-      throw new RefusedError(`worktree ${name} was being added when yard was stopped, and ${journal.target} has changes since`, {
-        why: 'yard rolls an interrupted add back before adding again, which would throw those changes away',
-        fix: `keep the worktree: commit or move the changes, then remove it with \`yard worktree remove ${name}\` (or delete ${shellQuote(addJournalPath(commonDir, name))} to leave it as it is)`,
-      })
+      throw new RefusedError(
+        `worktree ${name} was being added when yard was stopped, and ${journal.target} has changes since`,
+        {
+          why: 'yard rolls an interrupted add back before adding again, which would throw those changes away',
+          fix: `keep the worktree: commit or move the changes, then remove it with \`yard worktree remove ${name}\` (or delete ${shellQuote(addJournalPath(commonDir, name))} to leave it as it is)`,
+        },
+      )
     }
   }
+
   if (admin.length > 0) {
     // `-f -f` removes a worktree git still holds locked ("initializing"): the one yard was creating.
     await git(['worktree', 'remove', '--force', '--force', journal.target])
     for (const dir of admin) await fs.rm(dir, {recursive: true, force: true})
   }
-  const present = await fs.lstat(journal.target).then(() => true, () => false)
+
+  const present = await fs.lstat(journal.target).then(
+    () => true,
+    () => false,
+  )
   if (present) await fs.rm(journal.target, {recursive: true, force: true})
   if (admin.length > 0 || present) undone.push(`removed the half-made worktree ${journal.target}`)
 
@@ -129,11 +159,13 @@ export async function recoverInterruptedAdd(context: YardContext, workspace: Wor
       else await git(['config', '--remove-section', `branch.${journal.branch}`])
     }
   }
+
   const {files, pins} = loadConfig({mainPath, env: context.env})
   if (pinValue(pins[name]) !== journal.pinBefore) {
     await writePin(files.local, name, journal.pinBefore ?? undefined)
     undone.push(journal.pinBefore === null ? `deleted the pin of ${name}` : `restored the pin of ${name}`)
   }
+
   await removeAddJournal(commonDir, name)
   return undone
 }

@@ -7,12 +7,13 @@ import {existsSync} from 'node:fs'
 
 import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
-import {aheadBehind, branchConfig, DirtyCounts, dirtyCountsMany} from '../workspace/git.js'
-import {gitLinkProblem} from '../workspace/git-link.js'
-import {GitReader, openGitReader} from '../../sdk/git-read.js'
 import type {Trust} from './trust-record.js'
-import {shortRef} from './base.js'
+
+import {type GitReader, openGitReader} from '../../sdk/git-read.js'
+import {gitLinkProblem} from '../workspace/git-link.js'
+import {aheadBehind, branchConfig, type DirtyCounts, dirtyCountsMany} from '../workspace/git.js'
 import {gitWorktrees, listIdentities, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
+import {shortRef} from './base.js'
 
 /** The git config key recording a branch's base (DESIGN.md §4.1): `branch.<branch>.yardBase`. */
 export const BASE_KEY = 'yardBase'
@@ -54,7 +55,7 @@ export interface WorktreeRow {
 
 /** Runs `work` over `items` with at most `limit` running at once, keeping the order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length)
+  const results: R[] = Array.from({length: items.length})
   let next = 0
   const worker = async () => {
     while (next < items.length) {
@@ -62,6 +63,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T
       results[index] = await work(items[index])
     }
   }
+
   await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker))
   return results
 }
@@ -79,7 +81,10 @@ export type ListedCheckout = Omit<WorktreeRow, 'dirty' | 'ahead' | 'behind'> & {
  * checkouts. git answers where the repository cannot be read so.
  * @throws InputError (exit 2) outside a repository or for invalid config or pins.
  */
-export async function listWorktrees(context: YardContext, options: {onListed?: (checkouts: ListedCheckout[]) => void; inProcess?: boolean} = {}): Promise<WorktreeRow[]> {
+export async function listWorktrees(
+  context: YardContext,
+  options: {onListed?: (checkouts: ListedCheckout[]) => void; inProcess?: boolean} = {},
+): Promise<WorktreeRow[]> {
   const workspace = await openWorkspace(context)
   const {mainPath} = workspace
   const reader = options.inProcess ? await openGitReader(workspace.commonDir) : undefined
@@ -93,7 +98,8 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   const byName = new Map(underRoot.map((entry) => [entry.name, entry.worktree]))
   const main = all.find((worktree) => worktree.path === mainPath) ?? all[0]
   const checkouts = identities.map((row) => ({row, worktree: row.target.isMain ? main : byName.get(row.target.name)!}))
-  const base = (worktree: (typeof checkouts)[number]['worktree']) => (worktree.branch === undefined ? undefined : bases.get(worktree.branch))
+  const base = (worktree: (typeof checkouts)[number]['worktree']) =>
+    worktree.branch === undefined ? undefined : bases.get(worktree.branch)
   const listed = checkouts.map(({row: {target}, worktree}): ListedCheckout => ({
     name: target.name,
     branch: worktree.branch ?? null,
@@ -110,20 +116,33 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
   }))
   options.onListed?.(listed)
   // An untrusted checkout whose .git link was changed gets no git run in it (git-link.ts).
-  const unlinked = new Set(listed.filter((checkout) => checkout.trust === 'untrusted' && !checkout.missing).flatMap((checkout) => {
-    const problem = gitLinkProblem(workspace.commonDir, checkout.path)
-    if (problem === undefined) return []
-    context.warn(`warning: the git link of untrusted worktree ${checkout.name} was changed (${problem}); yard runs no git there, so its status is not shown`)
-    return [checkout.name]
-  }))
+  const unlinked = new Set(
+    listed
+      .filter((checkout) => checkout.trust === 'untrusted' && !checkout.missing)
+      .flatMap((checkout) => {
+        const problem = gitLinkProblem(workspace.commonDir, checkout.path)
+        if (problem === undefined) return []
+        context.warn(
+          `warning: the git link of untrusted worktree ${checkout.name} was changed (${problem}); yard runs no git there, so its status is not shown`,
+        )
+        return [checkout.name]
+      }),
+  )
   // Dirty counts of every present checkout in a few batched processes; ahead/behind per checkout.
   const present = listed.filter((checkout) => !checkout.missing && !unlinked.has(checkout.name))
-  const against = (worktree: (typeof checkouts)[number]['worktree']) => (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
-  const compared = checkouts.filter(({worktree}) => worktree.head !== undefined && against(worktree) !== undefined).length
+  const against = (worktree: (typeof checkouts)[number]['worktree']) =>
+    (worktree.branch === undefined ? undefined : upstreams.get(worktree.branch)) ?? base(worktree)
+  const compared = checkouts.filter(
+    ({worktree}) => worktree.head !== undefined && against(worktree) !== undefined,
+  ).length
   // Opened beside the status processes, not before them.
-  const resolver = reader !== undefined || compared < IN_PROCESS_FROM ? Promise.resolve(reader) : openGitReader(workspace.commonDir)
+  const resolver =
+    reader !== undefined || compared < IN_PROCESS_FROM ? Promise.resolve(reader) : openGitReader(workspace.commonDir)
   const [dirty, counts] = await Promise.all([
-    dirtyCountsMany(context.runner, present.map((checkout) => checkout.path)).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
+    dirtyCountsMany(
+      context.runner,
+      present.map((checkout) => checkout.path),
+    ).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
       const comparedWith = against(worktree)
       if (worktree.head === undefined || comparedWith === undefined) return undefined
@@ -153,16 +172,22 @@ export async function listWorktrees(context: YardContext, options: {onListed?: (
 }
 
 /** Short branch name → its upstream's full ref, for branches that have one (in process with a reader that can tell). */
-async function branchUpstreams(context: YardContext, mainPath: string, reader?: GitReader): Promise<Map<string, string>> {
+async function branchUpstreams(
+  context: YardContext,
+  mainPath: string,
+  reader?: GitReader,
+): Promise<Map<string, string>> {
   const inProcess = reader ? await reader.upstreams() : undefined
   if (inProcess) return inProcess
-  const result = await context.runner.git(['for-each-ref', '--format=%(refname:lstrip=2)%00%(upstream)', 'refs/heads/'], {cwd: mainPath})
+  const result = await context.runner.git(
+    ['for-each-ref', '--format=%(refname:lstrip=2)%00%(upstream)', 'refs/heads/'],
+    {cwd: mainPath},
+  )
   const upstreams = new Map<string, string>()
   for (const line of result.stdout.split('\n')) {
-    const [branch, upstream] = line.split('\0')
+    const [branch, upstream] = line.split('\0', 2)
     if (branch && upstream) upstreams.set(branch, upstream)
   }
+
   return upstreams
 }
-
-

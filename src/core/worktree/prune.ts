@@ -8,6 +8,7 @@
 import {existsSync} from 'node:fs'
 
 import type {YardContext} from '../kernel/context.js'
+
 import {openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
 
 export interface PruneEntry {
@@ -29,10 +30,17 @@ export async function pruneWorktrees(context: YardContext, options: {dryRun: boo
   const gone = (await worktreesUnderRoot(workspace, context)).filter(({worktree}) => !existsSync(worktree.path))
   const entries: PruneEntry[] = []
   for (const {name, worktree} of gone) {
-    const entry: PruneEntry = {name, path: worktree.path, branch: worktree.branch ?? null, action: worktree.locked ? 'kept (locked)' : options.dryRun ? 'would prune' : 'pruned'}
+    const entry: PruneEntry = {
+      name,
+      path: worktree.path,
+      branch: worktree.branch ?? null,
+      action: worktree.locked ? 'kept (locked)' : options.dryRun ? 'would prune' : 'pruned',
+    }
     // git removes the registration of a worktree whose directory is gone without touching any other.
-    if (entry.action === 'pruned') await context.runner.git(['worktree', 'remove', worktree.path], {cwd: workspace.mainPath})
+    if (entry.action === 'pruned')
+      await context.runner.git(['worktree', 'remove', worktree.path], {cwd: workspace.mainPath})
     entries.push(entry)
   }
+
   return entries
 }

@@ -10,13 +10,14 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {AGENT_HOME_DIR} from './agent-home.js'
 import type {YardContext} from '../kernel/context.js'
+
 import {OperationError} from '../../sdk/errors.js'
+import {formatArgv, type ProcessRunner} from '../../sdk/process.js'
+import {stateDir} from '../kernel/state.js'
 import {dirtyCounts} from '../workspace/git.js'
 import {copyEntry, ignoredMatching} from '../workspace/ignored-files.js'
-import {formatArgv, ProcessRunner} from '../../sdk/process.js'
-import {stateDir} from '../kernel/state.js'
+import {AGENT_HOME_DIR} from './agent-home.js'
 
 /** A submodule whose git dir holds work found nowhere else. */
 export interface SubmoduleWork {
@@ -62,35 +63,66 @@ const split = (output: string) => output.split('\0').filter((entry) => entry !==
  * same content as the file at the same path in `mainPath` is left out of `keepIgnored`.
  * @throws OperationError (exit 1) when git fails in the checkout or a submodule.
  */
-export async function findOutsideWork(runner: ProcessRunner, checkout: string, keepPatterns: readonly string[], mainPath?: string): Promise<OutsideWork> {
+export async function findOutsideWork(
+  runner: ProcessRunner,
+  checkout: string,
+  keepPatterns: readonly string[],
+  mainPath?: string,
+): Promise<OutsideWork> {
   const [status, staged, matching] = await Promise.all([
     runner.git(['status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=all'], {cwd: checkout}),
     runner.git(['ls-files', '--stage', '-z'], {cwd: checkout}),
     ignoredMatching(runner, checkout, keepPatterns),
   ])
   // A copy of the main checkout's file (what `worktree add` copied in, unchanged) loses nothing.
-  const keepIgnored = mainPath === undefined ? matching : (await Promise.all(matching.map(async (file) => ((await sameFile(path.join(checkout, file), path.join(mainPath, file))) ? undefined : file)))).filter((file): file is string => file !== undefined)
+  const keepIgnored =
+    mainPath === undefined
+      ? matching
+      : (
+          await Promise.all(
+            matching.map(async (file) =>
+              (await sameFile(path.join(checkout, file), path.join(mainPath, file))) ? undefined : file,
+            ),
+          )
+        ).filter((file): file is string => file !== undefined)
   const entries = split(status.stdout)
   const nested = nestedRepositories(checkout, entries)
-  const ignored = entries.filter((entry) => entry.startsWith('!! ') && !entry.startsWith('!! .yard/')).map((entry) => entry.slice(3))
-  const gitlinks = split(staged.stdout).filter((line) => line.startsWith('160000 ')).map((line) => line.slice(line.indexOf('\t') + 1))
-  const inSubmodules = await Promise.all(gitlinks.filter((sub) => existsSync(path.join(checkout, sub, '.git'))).map((sub) => submoduleWork(runner, checkout, sub)))
+  const ignored = entries
+    .filter((entry) => entry.startsWith('!! ') && !entry.startsWith('!! .yard/'))
+    .map((entry) => entry.slice(3))
+  const gitlinks = split(staged.stdout)
+    .filter((line) => line.startsWith('160000 '))
+    .map((line) => line.slice(line.indexOf('\t') + 1))
+  const inSubmodules = await Promise.all(
+    gitlinks
+      .filter((sub) => existsSync(path.join(checkout, sub, '.git')))
+      .map(async (sub) => submoduleWork(runner, checkout, sub)),
+  )
   // A nested repository inside a submodule is archived like one in the checkout: the submodule's
   // patch could only record it as a gitlink to a commit that lives nowhere else.
   for (const sub of inSubmodules) nested.push(...sub.nested.map((inner) => path.join(sub.path, inner)))
   // One holding a nested repository stays listed: its restore (`submodule update --init`) must run
   // before the nested one's.
-  const submodules = inSubmodules.filter((work) => work.commits + work.modified + work.untracked + work.nested.length > 0)
+  const submodules = inSubmodules.filter(
+    (work) => work.commits + work.modified + work.untracked + work.nested.length > 0,
+  )
   return {submodules, nested, ignored, keepIgnored}
 }
 
 /** The `?? dir/` entries of `git status --porcelain -z` in `dir` that hold a `.git`, without the `/`. */
 function nestedRepositories(dir: string, entries: string[]): string[] {
-  return entries.filter((entry) => entry.startsWith('?? ') && entry.endsWith('/') && existsSync(path.join(dir, entry.slice(3), '.git'))).map((entry) => entry.slice(3, -1))
+  return entries
+    .filter(
+      (entry) => entry.startsWith('?? ') && entry.endsWith('/') && existsSync(path.join(dir, entry.slice(3), '.git')),
+    )
+    .map((entry) => entry.slice(3, -1))
 }
 
 async function sameFile(a: string, b: string): Promise<boolean> {
-  const [left, right] = await Promise.all([fs.readFile(a).catch(() => undefined), fs.readFile(b).catch(() => undefined)])
+  const [left, right] = await Promise.all([
+    fs.readFile(a).catch(() => undefined),
+    fs.readFile(b).catch(() => undefined),
+  ])
   return left !== undefined && right !== undefined && left.equals(right)
 }
 
@@ -103,7 +135,13 @@ async function submoduleWork(runner: ProcessRunner, checkout: string, sub: strin
     runner.git(['status', '--porcelain', '-z', '--untracked-files=all'], {cwd}),
   ])
   const nested = nestedRepositories(cwd, split(status.stdout))
-  return {path: sub, commits: commits.exitCode === 0 ? Number(commits.stdout.trim()) : 0, modified: dirty.modified, untracked: Math.max(0, dirty.untracked - nested.length), nested}
+  return {
+    path: sub,
+    commits: commits.exitCode === 0 ? Number(commits.stdout.trim()) : 0,
+    modified: dirty.modified,
+    untracked: Math.max(0, dirty.untracked - nested.length),
+    nested,
+  }
 }
 
 /** Whether anything in `work` is unsaved (refuses a remove without `--force`). */
@@ -125,10 +163,17 @@ export function removalArchiveDir(env: NodeJS.ProcessEnv, prefix: string, stampe
  * @returns the parts, each with its restore command for a worktree re-added at `checkout`.
  * @throws the fs or git error when something cannot be written (the caller stops the removal).
  */
-export async function archiveOutsideWork(context: YardContext, checkout: string, work: OutsideWork, dir: string): Promise<ArchivedPart[]> {
+export async function archiveOutsideWork(
+  context: YardContext,
+  checkout: string,
+  work: OutsideWork,
+  dir: string,
+): Promise<ArchivedPart[]> {
   const parts: ArchivedPart[] = []
-  for (const sub of work.submodules) parts.push(await saveSubmodule(context, checkout, sub, path.join(dir, 'submodules', sub.path)))
-  for (const nested of work.nested) parts.push(await saveNested(context, checkout, nested, path.join(dir, 'nested', nested)))
+  for (const sub of work.submodules)
+    parts.push(await saveSubmodule(context, checkout, sub, path.join(dir, 'submodules', sub.path)))
+  for (const nested of work.nested)
+    parts.push(await saveNested(context, checkout, nested, path.join(dir, 'nested', nested)))
   if (work.keepIgnored.length > 0) {
     const target = path.join(dir, 'ignored')
     const files: string[] = []
@@ -138,14 +183,21 @@ export async function archiveOutsideWork(context: YardContext, checkout: string,
       await copyEntry(path.join(checkout, file), to, {overwrite: true})
       files.push(to)
     }
+
     parts.push({kind: 'ignored', path: '.', files, restore: formatArgv(['cp', '-a', `${target}/.`, `${checkout}/`])})
   }
+
   return parts
 }
 
-async function saveSubmodule(context: YardContext, checkout: string, sub: SubmoduleWork, dir: string): Promise<ArchivedPart> {
+async function saveSubmodule(
+  context: YardContext,
+  checkout: string,
+  sub: SubmoduleWork,
+  dir: string,
+): Promise<ArchivedPart> {
   const cwd = path.join(checkout, sub.path)
-  const git = (args: string[], env: Record<string, string> = {}) => context.runner.git(args, {cwd, env})
+  const git = async (args: string[], env: Record<string, string> = {}) => context.runner.git(args, {cwd, env})
   await fs.mkdir(dir, {recursive: true})
   const files: string[] = []
   const steps = [['git', '-C', checkout, 'submodule', 'update', '--init', '--', sub.path]]
@@ -153,8 +205,12 @@ async function saveSubmodule(context: YardContext, checkout: string, sub: Submod
     const bundle = path.join(dir, 'unpushed.bundle')
     await git(['bundle', 'create', '--quiet', bundle, 'HEAD', '--branches', '--not', '--remotes'])
     files.push(bundle)
-    steps.push(['git', '-C', cwd, 'fetch', '--quiet', bundle, 'HEAD'], ['git', '-C', cwd, 'checkout', '--quiet', '--detach', 'FETCH_HEAD'])
+    steps.push(
+      ['git', '-C', cwd, 'fetch', '--quiet', bundle, 'HEAD'],
+      ['git', '-C', cwd, 'checkout', '--quiet', '--detach', 'FETCH_HEAD'],
+    )
   }
+
   if (sub.modified + sub.untracked > 0) {
     const patch = path.join(dir, 'changes.patch')
     const index = path.join(dir, 'index.tmp')
@@ -163,14 +219,21 @@ async function saveSubmodule(context: YardContext, checkout: string, sub: Submod
       await fs.copyFile(real, index).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error
       })
-      await git(['add', '--all', '--', ':/', ...sub.nested.map((inner) => `:(top,exclude)${inner}`)], {GIT_INDEX_FILE: index})
-      await fs.writeFile(patch, (await git(['diff', '--cached', '--binary', 'HEAD'], {GIT_INDEX_FILE: index})).stdout + '\n')
+      await git(['add', '--all', '--', ':/', ...sub.nested.map((inner) => `:(top,exclude)${inner}`)], {
+        GIT_INDEX_FILE: index,
+      })
+      await fs.writeFile(
+        patch,
+        (await git(['diff', '--cached', '--binary', 'HEAD'], {GIT_INDEX_FILE: index})).stdout + '\n',
+      )
     } finally {
       await fs.rm(index, {force: true})
     }
+
     files.push(patch)
     steps.push(['git', '-C', cwd, 'apply', patch])
   }
+
   return {kind: 'submodule', path: sub.path, files, restore: steps.map(formatArgv).join(' && ')}
 }
 
@@ -182,16 +245,30 @@ async function saveNested(context: YardContext, checkout: string, nested: string
   const files = [tar]
   const bundle = path.join(dir, 'refs.bundle')
   // A repository without a commit has no refs to bundle (git refuses an empty bundle).
-  const bundled = await context.runner.git(['bundle', 'create', '--quiet', bundle, '--all'], {cwd: source, allowFailure: true})
+  const bundled = await context.runner.git(['bundle', 'create', '--quiet', bundle, '--all'], {
+    cwd: source,
+    allowFailure: true,
+  })
   if (bundled.exitCode === 0) files.push(bundle)
-  return {kind: 'nested', path: nested, files, restore: `${formatArgv(['mkdir', '-p', source])} && ${formatArgv(['tar', '-xf', tar, '-C', source])}`}
+  return {
+    kind: 'nested',
+    path: nested,
+    files,
+    restore: `${formatArgv(['mkdir', '-p', source])} && ${formatArgv(['tar', '-xf', tar, '-C', source])}`,
+  }
 }
 
 /** The submodules, nested repositories and kept ignored files of a refusal, as `, …` clauses. */
 export function describeOutside(outside: OutsideWork): string {
-  const parts = outside.submodules.map((sub) => `submodule ${sub.path} (${plural(sub.commits, 'commit')} not on its remote, ${sub.modified} modified, ${sub.untracked} untracked)`)
+  const parts = outside.submodules.map(
+    (sub) =>
+      `submodule ${sub.path} (${plural(sub.commits, 'commit')} not on its remote, ${sub.modified} modified, ${sub.untracked} untracked)`,
+  )
   parts.push(...outside.nested.map((nested) => `nested repository ${nested}/`))
-  if (outside.keepIgnored.length > 0) parts.push(`${plural(outside.keepIgnored.length, 'ignored file')} to keep ([worktrees] keep-ignored): ${outside.keepIgnored.join(', ')}`)
+  if (outside.keepIgnored.length > 0)
+    parts.push(
+      `${plural(outside.keepIgnored.length, 'ignored file')} to keep ([worktrees] keep-ignored): ${outside.keepIgnored.join(', ')}`,
+    )
   return parts.map((part) => `, ${part}`).join('')
 }
 
@@ -208,22 +285,38 @@ function plural(count: number, word: string): string {
 export function restoreSequence(hint: string, parts: ArchivedPart[]): string {
   const [add, ...pick] = hint.split(' && ')
   const byKind = (kind: ArchivedPart['kind']) => parts.filter((part) => part.kind === kind).map((part) => part.restore)
-  return [add, ...byKind('submodule'), ...pick, ...byKind('nested'), ...byKind('ignored'), ...byKind('agent-home')].join(' && ')
+  return [
+    add,
+    ...byKind('submodule'),
+    ...pick,
+    ...byKind('nested'),
+    ...byKind('ignored'),
+    ...byKind('agent-home'),
+  ].join(' && ')
 }
 
 /**
  * `archiveOutsideWork` for a remove: an fs or git failure becomes an OperationError (exit 1)
  * saying nothing has been removed (the caller has not removed anything yet).
  */
-export async function saveOutsideWork(context: YardContext, name: string, checkout: string, work: OutsideWork, dir: string): Promise<ArchivedPart[]> {
+export async function saveOutsideWork(
+  context: YardContext,
+  name: string,
+  checkout: string,
+  work: OutsideWork,
+  dir: string,
+): Promise<ArchivedPart[]> {
   try {
     return await archiveOutsideWork(context, checkout, work, dir)
   } catch (error) {
-    throw new OperationError(`cannot archive the submodules, nested repositories or ignored files of ${name} to ${dir}: ${(error as Error).message}`, {
-      why: 'removing the worktree would lose them; nothing has been removed',
-      fix: 'free space or fix the permissions of the state directory (YARD_STATE_DIR), then run the command again',
-      cause: error,
-    })
+    throw new OperationError(
+      `cannot archive the submodules, nested repositories or ignored files of ${name} to ${dir}: ${(error as Error).message}`,
+      {
+        why: 'removing the worktree would lose them; nothing has been removed',
+        fix: 'free space or fix the permissions of the state directory (YARD_STATE_DIR), then run the command again',
+        cause: error,
+      },
+    )
   }
 }
 
@@ -231,5 +324,12 @@ export async function saveOutsideWork(context: YardContext, name: string, checko
 export function agentHomePart(archive: string | undefined, checkout: string): ArchivedPart[] {
   if (archive === undefined) return []
   const target = path.join(checkout, AGENT_HOME_DIR)
-  return [{kind: 'agent-home', path: AGENT_HOME_DIR, files: [archive], restore: `${formatArgv(['mkdir', '-p', target])} && ${formatArgv(['cp', '-a', `${archive}/.`, `${target}/`])}`}]
+  return [
+    {
+      kind: 'agent-home',
+      path: AGENT_HOME_DIR,
+      files: [archive],
+      restore: `${formatArgv(['mkdir', '-p', target])} && ${formatArgv(['cp', '-a', `${archive}/.`, `${target}/`])}`,
+    },
+  ]
 }

@@ -13,21 +13,46 @@ import path from 'node:path'
 
 import type {Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
+import type {StackTeardown, WorktreeBackends, WorktreeMachine} from './backends.js'
+
 import {ExitCode, InputError, RefusedError, YardError} from '../../sdk/errors.js'
-import {branchConfig, dirtyCounts, listRemotes} from '../workspace/git.js'
+import {formatArgv} from '../../sdk/process.js'
+import {shellQuote} from '../../sdk/shell.js'
 import {validateName} from '../identity/identity.js'
 import {releasePin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {pinAuthor} from '../identity/pins.js'
-import {agentHomePart, ArchivedPart, describeOutside, findOutsideWork, hasOutsideWork, OutsideWork, removalArchiveDir, restoreSequence, saveOutsideWork} from './removal-archive.js'
-import {formatArgv} from '../../sdk/process.js'
-import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
-import {agentStoresOf, AgentStoreArchive, archiveTranscripts, listFiles, TRANSCRIPTS_DIR, transcriptsArchive} from './transcripts.js'
-import {shellQuote} from '../../sdk/shell.js'
 import {checkGitLink} from '../workspace/git-link.js'
-import {Trust, writeTrust} from './trust-record.js'
-import type {StackTeardown, WorktreeBackends, WorktreeMachine} from './backends.js'
+import {branchConfig, dirtyCounts, listRemotes} from '../workspace/git.js'
+import {
+  buildTarget,
+  type GitWorktree,
+  openWorkspace,
+  type Workspace,
+  worktreePath,
+  worktreesUnderRoot,
+} from '../workspace/workspace.js'
 import {BASE_KEY} from './list.js'
-import {buildTarget, GitWorktree, openWorkspace, Workspace, worktreePath, worktreesUnderRoot} from '../workspace/workspace.js'
+import {
+  agentHomePart,
+  type ArchivedPart,
+  describeOutside,
+  findOutsideWork,
+  hasOutsideWork,
+  type OutsideWork,
+  removalArchiveDir,
+  restoreSequence,
+  saveOutsideWork,
+} from './removal-archive.js'
+import {REMOVED_REFS, restoreHint, snapshotWorktree, utcStamp} from './snapshot.js'
+import {
+  type AgentStoreArchive,
+  agentStoresOf,
+  archiveTranscripts,
+  listFiles,
+  TRANSCRIPTS_DIR,
+  transcriptsArchive,
+} from './transcripts.js'
+import {type Trust, writeTrust} from './trust-record.js'
 
 /** Work that removing the checkout would lose (DESIGN.md §4.1). */
 export interface UnsavedWork {
@@ -154,6 +179,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
         fix: `check it with \`git -C ${shellQuote(checkout)} status\`; remove it yourself if it is not needed`,
       })
     }
+
     if (pin === undefined && trust === 'trusted') {
       throw new InputError(`there is no worktree named ${name}`, {
         why: `git has no worktree at ${checkout} and yard.local.toml has no pin for ${name}: nothing is left to remove`,
@@ -161,6 +187,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       })
     }
   }
+
   // The plan runs git in the checkout: not where untrusted code re-pointed its .git (git-link.ts).
   if (trust === 'untrusted' && present) checkGitLink(workspace.commonDir, checkout, name)
   const link = worktree && present ? await fs.readlink(checkout).catch(() => undefined) : undefined
@@ -172,15 +199,24 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       fix: `put the directory back in place (\`${formatArgv(['rm', checkout])} && ${formatArgv(['mv', path.resolve(path.dirname(checkout), link), checkout])}\`), then run the command again`,
     })
   }
-  const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
+
+  const target = buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
   const [unsaved, outside, transcriptFiles, teardown, machine] = await Promise.all([
     worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
-    worktree && present ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath) : null,
+    worktree && present
+      ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath)
+      : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
     options.backends.stackTeardown(workspace, target),
     options.backends.worktreeMachine?.(workspace, name),
   ])
-  const archive = transcriptsArchive({configured: workspace.config.worktrees['transcripts-archive'], mainPath: workspace.mainPath, env: context.env, prefix: workspace.prefix, name})
+  const archive = transcriptsArchive({
+    configured: workspace.config.worktrees['transcripts-archive'],
+    mainPath: workspace.mainPath,
+    env: context.env,
+    prefix: workspace.prefix,
+    name,
+  })
   const agentStores = await agentStoresOf(checkout, present, archive, context.env)
   const summary: RemovalSummary = {
     name,
@@ -191,10 +227,14 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     locked: worktree?.locked ?? false,
     unsaved,
     outside,
-    transcripts: transcriptFiles.length > 0 ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length} : null,
+    transcripts:
+      transcriptFiles.length > 0
+        ? {source: path.join(checkout, TRANSCRIPTS_DIR), archive, files: transcriptFiles.length}
+        : null,
     agentStores,
     // A nested repository counts as one untracked path; it is archived on its own, not snapshotted.
-    snapshot: unsaved !== null && unsaved.modified + unsaved.untracked - (outside?.nested.length ?? 0) + unsaved.detached > 0,
+    snapshot:
+      unsaved !== null && unsaved.modified + unsaved.untracked - (outside?.nested.length ?? 0) + unsaved.detached > 0,
     stack: 'skipped' in teardown ? teardown : {backend: teardown.backend},
     pin: typeof pin === 'bigint' ? Number(pin) : null,
     pinByYard: pinAuthor(await fs.readFile(workspace.config.files.local, 'utf8').catch(() => ''), name) === 'yard',
@@ -211,8 +251,16 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
       if (options.dryRun) throw error
     }
   }
+
   const refusal = options.force ? undefined : refusalOf(summary, options.deleteBranch ?? false)
-  return {summary, refusal, workspace, target, teardown: 'skipped' in teardown ? undefined : teardown, ...(machine ? {machine} : {})}
+  return {
+    summary,
+    refusal,
+    workspace,
+    target,
+    teardown: 'skipped' in teardown ? undefined : teardown,
+    ...(machine && {machine}),
+  }
 }
 
 /**
@@ -225,14 +273,25 @@ export function describeStackStep(stack: RemovalSummary['stack']): string {
   const step = `stack: box down, then nuke through ${stack.backend}`
   if (stack.wouldRemove === undefined) return step
   if (stack.wouldRemove.length === 0) return `${step}: nothing to remove`
-  const volumes = stack.wouldRemove.filter((item) => item.startsWith('volume ')).map((item) => item.slice('volume '.length))
-  return volumes.length === 0 ? `${step}: no volumes` : `${step}: ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (data in them is lost)`
+  const volumes = stack.wouldRemove
+    .filter((item) => item.startsWith('volume '))
+    .map((item) => item.slice('volume '.length))
+  return volumes.length === 0
+    ? `${step}: no volumes`
+    : `${step}: ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (data in them is lost)`
 }
 
 /** `; --force also deletes the volumes app-feat_data (their data is lost)`, when the teardown would delete volumes. */
 function forceDeletes(stack: RemovalSummary['stack']): string {
-  const volumes = 'wouldRemove' in stack ? (stack.wouldRemove ?? []).filter((item) => item.startsWith('volume ')).map((item) => item.slice('volume '.length)) : []
-  return volumes.length === 0 ? '' : `; --force also deletes the ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (their data is lost)`
+  const volumes =
+    'wouldRemove' in stack
+      ? (stack.wouldRemove ?? [])
+          .filter((item) => item.startsWith('volume '))
+          .map((item) => item.slice('volume '.length))
+      : []
+  return volumes.length === 0
+    ? ''
+    : `; --force also deletes the ${volumes.length === 1 ? 'volume' : 'volumes'} ${volumes.join(', ')} (their data is lost)`
 }
 
 function plural(count: number, word: string): string {
@@ -244,30 +303,46 @@ function refusalOf(summary: RemovalSummary, deleteBranch: boolean): RefusedError
   const {unsaved, outside, name} = summary
   const outsideWork = outside !== null && hasOutsideWork(outside)
   if (unsaved && (unsaved.modified + unsaved.untracked + unsaved.unpushed + unsaved.detached > 0 || outsideWork)) {
-    const detached = unsaved.detached > 0 ? `, ${plural(unsaved.detached, 'commit')} on a detached HEAD that no branch holds` : ''
+    const detached =
+      unsaved.detached > 0 ? `, ${plural(unsaved.detached, 'commit')} on a detached HEAD that no branch holds` : ''
     const counts = `${plural(unsaved.modified, 'modified file')}, ${plural(unsaved.untracked, 'untracked file')}, ${plural(unsaved.unpushed, 'commit')} ${unsaved.against}${detached}${outside ? describeOutside(outside) : ''}`
-    const kept = summary.branch ? ` and the branch ${summary.branch} is ${deleteBranch ? 'deleted (--delete-branch: it is merged into its base)' : 'kept'}` : unsaved.detached > 0 ? ', the detached HEAD with them' : ''
-    const archived = outsideWork ? '; submodules, nested repositories and kept ignored files are archived under <state dir>/removed/' : ''
+    const kept = summary.branch
+      ? ` and the branch ${summary.branch} is ${deleteBranch ? 'deleted (--delete-branch: it is merged into its base)' : 'kept'}`
+      : unsaved.detached > 0
+        ? ', the detached HEAD with them'
+        : ''
+    const archived = outsideWork
+      ? '; submodules, nested repositories and kept ignored files are archived under <state dir>/removed/'
+      : ''
     return new RefusedError(`worktree ${name} has unsaved work: ${counts}`, {
       why: 'removing the worktree would lose it',
       fix: `${summary.branch ? 'commit and push it' : 'put it on a branch (`git switch -c BRANCH`) and push it'}, or pass --force: uncommitted files are saved to refs/yard/removed/${name}-<stamp>${kept}${archived}${forceDeletes(summary.stack)}`,
     })
   }
+
   if (summary.locked) {
     return new RefusedError(`worktree ${name} is locked`, {
       why: 'someone locked it with `git worktree lock` (for example while its volume is unmounted)',
       fix: `\`git worktree unlock ${shellQuote(summary.path)}\`, or pass --force`,
     })
   }
+
   return undefined
 }
 
 /** Modified and untracked files, and commits that exist nowhere else (DESIGN.md §4.1). */
-async function unsavedWork(context: YardContext, workspace: Workspace, checkout: string, worktree: GitWorktree): Promise<UnsavedWork> {
+async function unsavedWork(
+  context: YardContext,
+  workspace: Workspace,
+  checkout: string,
+  worktree: GitWorktree,
+): Promise<UnsavedWork> {
   const [dirty, remotes, bases] = await Promise.all([
     dirtyCounts(context.runner, checkout),
     listRemotes(context.runner, workspace.mainPath),
-    worktree.branch === undefined ? new Map<string, string>() : branchConfig(context.runner, workspace.mainPath, BASE_KEY.toLowerCase()),
+    worktree.branch === undefined
+      ? new Map<string, string>()
+      : branchConfig(context.runner, workspace.mainPath, BASE_KEY.toLowerCase()),
   ])
   let exclude: string[]
   let against: string
@@ -280,12 +355,32 @@ async function unsavedWork(context: YardContext, workspace: Workspace, checkout:
     exclude = [...(base ? [base] : []), ...(worktree.branch ? [`--exclude=${worktree.branch}`] : []), '--branches']
     against = base ? 'on neither its base nor another branch' : 'on no other branch'
   }
-  const counted = await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {cwd: checkout, allowFailure: true})
+
+  const counted = await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {
+    cwd: checkout,
+    allowFailure: true,
+  })
   // An unresolvable recorded base (deleted since) is left out rather than blocking the count.
-  const fallback = counted.exitCode === 0 ? counted : await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'], {cwd: checkout})
+  const fallback =
+    counted.exitCode === 0
+      ? counted
+      : await context.runner.git(
+          ['rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'],
+          {cwd: checkout},
+        )
   // On a branch HEAD is that branch's tip, which the kept branch holds.
-  const detached = worktree.branch === undefined ? await context.runner.git(['rev-list', '--count', 'HEAD', '--not', '--branches', '--remotes', '--'], {cwd: checkout}) : undefined
-  return {...dirty, unpushed: Number(fallback.stdout.trim()), against, detached: detached ? Number(detached.stdout.trim()) : 0}
+  const detached =
+    worktree.branch === undefined
+      ? await context.runner.git(['rev-list', '--count', 'HEAD', '--not', '--branches', '--remotes', '--'], {
+          cwd: checkout,
+        })
+      : undefined
+  return {
+    ...dirty,
+    unpushed: Number(fallback.stdout.trim()),
+    against,
+    detached: detached ? Number(detached.stdout.trim()) : 0,
+  }
 }
 
 /**
@@ -296,7 +391,11 @@ async function unsavedWork(context: YardContext, workspace: Workspace, checkout:
  *   git fails, or when submodules, nested repositories or kept ignored files cannot be archived
  *   (nothing removed then).
  */
-export async function executeRemoval(context: YardContext, plan: RemovalPlan, options: {force: boolean}): Promise<RemovalResult> {
+export async function executeRemoval(
+  context: YardContext,
+  plan: RemovalPlan,
+  options: {force: boolean},
+): Promise<RemovalResult> {
   if (plan.refusal) throw plan.refusal
   const {summary, workspace, target, teardown} = plan
   const {name, path: checkout} = summary
@@ -311,32 +410,57 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
           fix: 'set YARD_TRANSCRIPTS_ARCHIVE or [worktrees] transcripts-archive to a writable directory, or pass --force to remove without archiving',
         })
       }
+
       context.warn(`warning: ${failed}; going on because of --force`)
       return undefined
     }
   }
-  const copied = summary.transcripts ? await archiveOne('transcripts', summary.transcripts.source, summary.transcripts.archive) : undefined
-  const archived: RemovalResult['archived'] = copied && summary.transcripts ? {archive: summary.transcripts.archive, ...copied} : null
+
+  const copied = summary.transcripts
+    ? await archiveOne('transcripts', summary.transcripts.source, summary.transcripts.archive)
+    : undefined
+  const archived: RemovalResult['archived'] =
+    copied && summary.transcripts ? {archive: summary.transcripts.archive, ...copied} : null
   const archivedStores: RemovalResult['archivedStores'] = []
   for (const store of summary.agentStores) {
-    const done = await archiveOne(store.agent === 'box' ? 'agent home' : `${store.agent} transcripts`, store.source, store.archive)
+    const done = await archiveOne(
+      store.agent === 'box' ? 'agent home' : `${store.agent} transcripts`,
+      store.source,
+      store.archive,
+    )
     if (done) archivedStores.push({...store, ...done})
   }
+
   const nested = summary.outside?.nested ?? []
   const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked - nested.length > 0
-  const snapshot = summary.snapshot ? await snapshotWorktree(context, checkout, name, {changes, exclude: nested}) : undefined
-  const savedIn = removalArchiveDir(context.env, workspace.prefix, snapshot ? snapshot.slice(REMOVED_REFS.length + 1) : `${name}-${utcStamp(new Date())}`)
-  const saved = summary.outside && hasOutsideWork(summary.outside) ? {dir: savedIn, parts: await saveOutsideWork(context, name, checkout, summary.outside, savedIn)} : null
-  const stack: RemovalResult['stack'] = teardown ? await tearDown(context, teardown, target, summary, options.force) : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
+  const snapshot = summary.snapshot
+    ? await snapshotWorktree(context, checkout, name, {changes, exclude: nested})
+    : undefined
+  const savedIn = removalArchiveDir(
+    context.env,
+    workspace.prefix,
+    snapshot ? snapshot.slice(REMOVED_REFS.length + 1) : `${name}-${utcStamp(new Date())}`,
+  )
+  const saved =
+    summary.outside && hasOutsideWork(summary.outside)
+      ? {dir: savedIn, parts: await saveOutsideWork(context, name, checkout, summary.outside, savedIn)}
+      : null
+  const stack: RemovalResult['stack'] = teardown
+    ? await tearDown(context, teardown, target, summary, options.force)
+    : {skipped: 'skipped' in summary.stack ? summary.stack.skipped : 'no stack backend'}
   if (summary.registered) {
     const force = summary.locked ? ['--force', '--force'] : ['--force']
     await context.runner.git(['worktree', 'remove', ...force, checkout], {cwd: workspace.mainPath})
   }
+
   // Its own machine goes after the worktree (the teardown ran inside it), before the record that names it.
   if (plan.machine) await plan.machine.remove()
   const purpose = `worktree remove ${name}`
   const pin = summary.pin === null ? 'absent' : await releasePin(context, workspace, name, purpose)
-  if (summary.trust === 'untrusted') await withOffsetsLock(context, workspace, purpose, () => writeTrust(workspace.config.files.local, name, 'trusted'))
+  if (summary.trust === 'untrusted')
+    await withOffsetsLock(context, workspace, purpose, async () =>
+      writeTrust(workspace.config.files.local, name, 'trusted'),
+    )
   return {
     name,
     path: checkout,
@@ -344,8 +468,17 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
     archived,
     archivedStores,
     saved,
-    restore: restoreOf(summary, snapshot, changes, [...(saved?.parts ?? []), ...agentHomePart(archivedStores.find((store) => store.agent === 'box')?.archive, checkout)]),
-    snapshot: snapshot ? {ref: snapshot, holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0), restore: restoreHint(snapshot, name, summary.branch, checkout, changes)} : null,
+    restore: restoreOf(summary, snapshot, changes, [
+      ...(saved?.parts ?? []),
+      ...agentHomePart(archivedStores.find((store) => store.agent === 'box')?.archive, checkout),
+    ]),
+    snapshot: snapshot
+      ? {
+          ref: snapshot,
+          holds: snapshotHolds(changes, summary.unsaved?.detached ?? 0),
+          restore: restoreHint(snapshot, name, summary.branch, checkout, changes),
+        }
+      : null,
     stack,
     unregistered: summary.registered,
     pinRemoved: pin === 'removed',
@@ -356,9 +489,16 @@ export async function executeRemoval(context: YardContext, plan: RemovalPlan, op
 }
 
 /** The one restore command (`restoreSequence`), or null when nothing was saved. */
-function restoreOf(summary: RemovalSummary, snapshot: string | undefined, changes: boolean, parts: ArchivedPart[]): string | null {
+function restoreOf(
+  summary: RemovalSummary,
+  snapshot: string | undefined,
+  changes: boolean,
+  parts: ArchivedPart[],
+): string | null {
   if (!snapshot && parts.length === 0) return null
-  const hint = snapshot ? restoreHint(snapshot, summary.name, summary.branch, summary.path, changes) : formatArgv(['yard', 'worktree', 'add', summary.name, ...(summary.branch ? [summary.branch] : [])])
+  const hint = snapshot
+    ? restoreHint(snapshot, summary.name, summary.branch, summary.path, changes)
+    : formatArgv(['yard', 'worktree', 'add', summary.name, ...(summary.branch ? [summary.branch] : [])])
   return restoreSequence(hint, parts)
 }
 
@@ -371,15 +511,24 @@ function snapshotHolds(changes: boolean, detached: number): string {
  * Box down and stack nuke. A failure stops the removal with the worktree kept and says how to
  * finish; with `force` it is a warning and the stack is left for `yard nuke`.
  */
-async function tearDown(context: YardContext, teardown: StackTeardown, target: Target, summary: RemovalSummary, force: boolean): Promise<{backend: string; removed: string[]; failed?: string}> {
+async function tearDown(
+  context: YardContext,
+  teardown: StackTeardown,
+  target: Target,
+  summary: RemovalSummary,
+  force: boolean,
+): Promise<{backend: string; removed: string[]; failed?: string}> {
   try {
     return {backend: teardown.backend, removed: await teardown.teardown(target, {dryRun: false})}
   } catch (error) {
     const what = `the stack teardown of worktree ${summary.name} (${teardown.backend}) failed: ${(error as Error).message}`
     if (force) {
-      context.warn(`warning: ${what}; going on because of --force: the stack stays until \`yard nuke --worktree ${summary.name}\``)
+      context.warn(
+        `warning: ${what}; going on because of --force: the stack stays until \`yard nuke --worktree ${summary.name}\``,
+      )
       return {backend: teardown.backend, removed: [], failed: (error as Error).message}
     }
+
     const yardError = error instanceof YardError ? error : undefined
     throw new YardError(yardError?.code ?? ExitCode.failed, what, {
       why: yardError?.why ?? 'the stack backend could not remove the box or the stack',

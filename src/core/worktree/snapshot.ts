@@ -11,6 +11,7 @@ import os from 'node:os'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
+
 import {OperationError} from '../../sdk/errors.js'
 import {formatArgv} from '../../sdk/process.js'
 
@@ -18,7 +19,10 @@ export const REMOVED_REFS = 'refs/yard/removed'
 
 /** `20261129T081500Z` for a Date (UTC, to the second). */
 export function utcStamp(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return now
+    .toISOString()
+    .replaceAll(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
 }
 
 /**
@@ -26,8 +30,18 @@ export function utcStamp(now: Date): string {
  * changes cherry-picked; for a worktree that was on no branch, a new branch
  * `restored/<ref's last part>` from the saved HEAD (`<ref>~1` when the ref holds changes on top).
  */
-export function restoreHint(ref: string, name: string, branch: string | null, checkout: string, changes = true): string {
-  const add = formatArgv(branch === null ? ['yard', 'worktree', 'add', name, restoredBranch(ref), '--from', changes ? `${ref}~1` : ref] : ['yard', 'worktree', 'add', name, branch])
+export function restoreHint(
+  ref: string,
+  name: string,
+  branch: string | null,
+  checkout: string,
+  changes = true,
+): string {
+  const add = formatArgv(
+    branch === null
+      ? ['yard', 'worktree', 'add', name, restoredBranch(ref), '--from', changes ? `${ref}~1` : ref]
+      : ['yard', 'worktree', 'add', name, branch],
+  )
   return changes ? `${add} && ${formatArgv(['git', '-C', checkout, 'cherry-pick', '--no-commit', ref])}` : add
 }
 
@@ -51,9 +65,22 @@ export interface SnapshotOptions {
  * @returns the ref's full name.
  * @throws OperationError (exit 1) when git cannot build the commit (an unborn HEAD, a broken index).
  */
-export async function snapshotWorktree(context: YardContext, checkout: string, name: string, options: SnapshotOptions = {changes: true}, now = new Date()): Promise<string> {
-  const git = (args: string[], env: Record<string, string> = {}) => context.runner.git(args, {cwd: checkout, env})
-  if (!options.changes) return createRef(context, checkout, name, (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.trim(), now)
+export async function snapshotWorktree(
+  context: YardContext,
+  checkout: string,
+  name: string,
+  options: SnapshotOptions = {changes: true},
+  now = new Date(),
+): Promise<string> {
+  const git = async (args: string[], env: Record<string, string> = {}) => context.runner.git(args, {cwd: checkout, env})
+  if (!options.changes)
+    return createRef(
+      context,
+      checkout,
+      name,
+      (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.trim(),
+      now,
+    )
   const indexPath = path.resolve(checkout, (await git(['rev-parse', '--git-path', 'index'])).stdout.trim())
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-snapshot-'))
   const index = path.join(scratch, 'index')
@@ -77,10 +104,19 @@ export async function snapshotWorktree(context: YardContext, checkout: string, n
  * A new `refs/yard/removed/<name>-<stamp>` at `commit`; two removes of one name within a second
  * never overwrite the first.
  */
-async function createRef(context: YardContext, checkout: string, name: string, commit: string, now: Date): Promise<string> {
+async function createRef(
+  context: YardContext,
+  checkout: string,
+  name: string,
+  commit: string,
+  now: Date,
+): Promise<string> {
   let ref = `${REMOVED_REFS}/${name}-${utcStamp(now)}`
   for (let attempt = 2; ; attempt++) {
-    const created = await context.runner.git(['update-ref', '--create-reflog', ref, commit, ''], {cwd: checkout, allowFailure: true})
+    const created = await context.runner.git(['update-ref', '--create-reflog', ref, commit, ''], {
+      cwd: checkout,
+      allowFailure: true,
+    })
     if (created.exitCode === 0) return ref
     if (attempt > 9) throw new OperationError(`could not create ${ref}`, {why: created.stderr.trim()})
     ref = `${REMOVED_REFS}/${name}-${utcStamp(now)}-${attempt}`
@@ -92,8 +128,17 @@ async function commitTree(context: YardContext, checkout: string, args: string[]
   const first = await context.runner.git(args, {cwd: checkout, allowFailure: true})
   if (first.exitCode === 0) return first.stdout.trim()
   if (!/tell me who you are|empty ident|unable to auto-detect email/i.test(first.stderr)) {
-    throw new OperationError(`could not snapshot the uncommitted work in ${checkout}`, {why: first.stderr.trim(), fix: 'commit or stash the work yourself, then run the command again'})
+    throw new OperationError(`could not snapshot the uncommitted work in ${checkout}`, {
+      why: first.stderr.trim(),
+      fix: 'commit or stash the work yourself, then run the command again',
+    })
   }
-  const yard = {GIT_AUTHOR_NAME: 'yard', GIT_AUTHOR_EMAIL: 'yard@localhost', GIT_COMMITTER_NAME: 'yard', GIT_COMMITTER_EMAIL: 'yard@localhost'}
+
+  const yard = {
+    GIT_AUTHOR_NAME: 'yard',
+    GIT_AUTHOR_EMAIL: 'yard@localhost',
+    GIT_COMMITTER_NAME: 'yard',
+    GIT_COMMITTER_EMAIL: 'yard@localhost',
+  }
   return (await context.runner.git(args, {cwd: checkout, env: yard})).stdout.trim()
 }

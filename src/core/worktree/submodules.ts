@@ -17,6 +17,7 @@ import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
+
 import {gitFailure} from './git-failure.js'
 
 /** Deeper than this, submodules are left to `git submodule update --init --recursive`. */
@@ -35,11 +36,24 @@ export interface SubmoduleOutcome {
  * Never throws for a submodule: a failure warns naming it and leaves its directory empty, as an
  * uninitialised submodule is.
  */
-export async function initSubmodules(context: YardContext, checkout: string, sourceModules: string, prefix = '', depth = 0): Promise<SubmoduleOutcome> {
+export async function initSubmodules(
+  context: YardContext,
+  checkout: string,
+  sourceModules: string,
+  prefix = '',
+  depth = 0,
+): Promise<SubmoduleOutcome> {
   const outcome: SubmoduleOutcome = {initialised: [], failed: []}
   if (depth > MAX_DEPTH || !existsSync(path.join(checkout, '.gitmodules'))) return outcome
-  const git = (args: string[], cwd = checkout) => context.runner.git(args, {cwd, allowFailure: true})
-  const listed = await git(['config', '--file', '.gitmodules', '--null', '--get-regexp', '^submodule\\..*\\.path$'])
+  const git = async (args: string[], cwd = checkout) => context.runner.git(args, {cwd, allowFailure: true})
+  const listed = await git([
+    'config',
+    '--file',
+    '.gitmodules',
+    '--null',
+    '--get-regexp',
+    String.raw`^submodule\..*\.path$`,
+  ])
   for (const record of listed.stdout.split('\0')) {
     const newline = record.indexOf('\n')
     if (newline === -1) continue
@@ -50,22 +64,37 @@ export async function initSubmodules(context: YardContext, checkout: string, sou
     if (!existsSync(path.join(source, 'HEAD')) || subpath.startsWith('-') || path.isAbsolute(subpath)) continue
     const shown = prefix + subpath
     const fail = async (why: string) => {
-      context.warn(`warning: submodule ${shown} was not initialised (${why}); the worktree has it empty — run \`git submodule update --init -- ${shown}\` in it`)
+      context.warn(
+        `warning: submodule ${shown} was not initialised (${why}); the worktree has it empty — run \`git submodule update --init -- ${shown}\` in it`,
+      )
       await emptySubmodule(context, checkout, name, subpath)
       outcome.failed.push(shown)
     }
+
     await git(['submodule', 'init', '--', subpath])
     const url = (await git(['config', '--get', `submodule.${name}.url`])).stdout.trim()
-    let updated = await git(['-c', 'protocol.file.allow=always', '-c', `submodule.${name}.url=${source}`, 'submodule', 'update', '--quiet', '--', subpath])
+    let updated = await git([
+      '-c',
+      'protocol.file.allow=always',
+      '-c',
+      `submodule.${name}.url=${source}`,
+      'submodule',
+      'update',
+      '--quiet',
+      '--',
+      subpath,
+    ])
     if (updated.exitCode !== 0 && url !== '') {
       // main's copy lacks the recorded commit (or is broken): the submodule's own remote, as git would.
       await emptySubmodule(context, checkout, name, subpath)
       updated = await git(['submodule', 'update', '--quiet', '--', subpath])
     }
+
     if (updated.exitCode !== 0) {
       await fail(gitFailure(updated.stderr) || `exit code ${updated.exitCode}`)
       continue
     }
+
     const inside = path.join(checkout, subpath)
     if (url !== '') await git(['remote', 'set-url', 'origin', url], inside)
     outcome.initialised.push(shown)
@@ -73,12 +102,15 @@ export async function initSubmodules(context: YardContext, checkout: string, sou
     outcome.initialised.push(...nested.initialised)
     outcome.failed.push(...nested.failed)
   }
+
   return outcome
 }
 
 /** Leaves a failed submodule as an uninitialised one is: an empty directory, no git dir of its own in the worktree. */
 async function emptySubmodule(context: YardContext, checkout: string, name: string, subpath: string): Promise<void> {
-  const gitDir = (await context.runner.git(['rev-parse', '--git-path', `modules/${name}`], {cwd: checkout, allowFailure: true})).stdout.trim()
+  const gitDir = (
+    await context.runner.git(['rev-parse', '--git-path', `modules/${name}`], {cwd: checkout, allowFailure: true})
+  ).stdout.trim()
   if (gitDir !== '') await fs.rm(path.resolve(checkout, gitDir), {recursive: true, force: true})
   const inside = path.join(checkout, subpath)
   await fs.rm(inside, {recursive: true, force: true})

@@ -9,25 +9,39 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import {AGENT_HOME_DIR, hostAgentStores} from './agent-home.js'
 import {stateDir} from '../kernel/state.js'
+import {AGENT_HOME_DIR, hostAgentStores} from './agent-home.js'
 
 /** Where a checkout keeps its agents' transcripts, relative to the checkout. */
 export const TRANSCRIPTS_DIR = path.join('.yard', 'transcripts')
 
 /** The archive directory of one worktree (absolute). A relative configured root is relative to the main checkout. */
-export function transcriptsArchive(options: {configured?: string; mainPath: string; env: NodeJS.ProcessEnv; prefix: string; name: string}): string {
-  const root = options.configured === undefined ? path.join(stateDir(options.env), 'transcripts') : path.resolve(options.mainPath, options.configured)
+export function transcriptsArchive(options: {
+  configured?: string
+  mainPath: string
+  env: NodeJS.ProcessEnv
+  prefix: string
+  name: string
+}): string {
+  const root =
+    options.configured === undefined
+      ? path.join(stateDir(options.env), 'transcripts')
+      : path.resolve(options.mainPath, options.configured)
   return path.join(root, options.prefix, options.name)
 }
 
 /** Every file below `dir`, relative to it; empty when `dir` does not exist. */
 export async function listFiles(dir: string): Promise<string[]> {
-  const entries = await fs.readdir(dir, {recursive: true, withFileTypes: true}).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return []
-    throw error
-  })
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name))).sort()
+  const entries = await fs
+    .readdir(dir, {recursive: true, withFileTypes: true})
+    .catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return []
+      throw error
+    })
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort()
 }
 
 /**
@@ -49,11 +63,13 @@ export async function archiveTranscripts(source: string, archive: string): Promi
       kept++
       continue
     }
+
     await fs.mkdir(path.dirname(to), {recursive: true})
     await fs.copyFile(from, to)
     await fs.utimes(to, stat.atime, stat.mtime)
     copied++
   }
+
   return {copied, kept}
 }
 
@@ -74,11 +90,23 @@ export interface AgentStoreArchive {
  * The agent stores of a checkout that hold files: its `.yard/agent-home/` (when `present`) and the
  * host-side per-path stores of the common agent CLIs (`hostAgentStores`, for `env`'s HOME).
  */
-export async function agentStoresOf(checkout: string, present: boolean, archive: string, env: NodeJS.ProcessEnv): Promise<AgentStoreArchive[]> {
+export async function agentStoresOf(
+  checkout: string,
+  present: boolean,
+  archive: string,
+  env: NodeJS.ProcessEnv,
+): Promise<AgentStoreArchive[]> {
   const candidates = [
-    ...(present ? [{agent: 'box', source: path.join(checkout, AGENT_HOME_DIR), archive: path.join(archive, 'agent-home')}] : []),
-    ...(await hostAgentStores(checkout, env)).map((store) => ({...store, archive: path.join(archive, 'host', store.agent, path.basename(store.source))})),
+    ...(present
+      ? [{agent: 'box', source: path.join(checkout, AGENT_HOME_DIR), archive: path.join(archive, 'agent-home')}]
+      : []),
+    ...(await hostAgentStores(checkout, env)).map((store) => ({
+      ...store,
+      archive: path.join(archive, 'host', store.agent, path.basename(store.source)),
+    })),
   ]
-  const counted = await Promise.all(candidates.map(async (store) => ({...store, files: (await listFiles(store.source)).length})))
+  const counted = await Promise.all(
+    candidates.map(async (store) => ({...store, files: (await listFiles(store.source)).length})),
+  )
   return counted.filter((store) => store.files > 0)
 }

@@ -1,3 +1,4 @@
+import {OperationError} from '../../sdk/errors.js'
 /**
  * Trust of a worktree (docs/worktrees.md, "Untrusted worktrees"): `[worktrees.NAME] trust =
  * "untrusted"` in the main checkout's `yard.local.toml`, personal like the offset pins and edited
@@ -6,7 +7,6 @@
  * as the record's absence. Callers hold the project's offsets lock around an edit.
  */
 import {parseTomlTables, readTomlForEdit, writeTomlEdit} from '../kernel/toml-edit.js'
-import {OperationError} from '../../sdk/errors.js'
 
 export const TRUST_LEVELS = ['trusted', 'untrusted'] as const
 export type Trust = (typeof TRUST_LEVELS)[number]
@@ -17,7 +17,9 @@ const ANY_HEADER = /^\s*\[/
 const TRUST_LINE = /^\s*(?:trust|"trust"|'trust')\s*=/
 
 function headerLine(name: string): RegExp {
-  return new RegExp(`^\\s*\\[\\s*(?:worktrees|"worktrees"|'worktrees')\\s*\\.\\s*(?:${name}|"${name}"|'${name}')\\s*\\]\\s*(?:#.*)?$`)
+  return new RegExp(
+    String.raw`^\s*\[\s*(?:worktrees|"worktrees"|'worktrees')\s*\.\s*(?:${name}|"${name}"|'${name}')\s*\]\s*(?:#.*)?$`,
+  )
 }
 
 /**
@@ -37,6 +39,7 @@ export function editTrustText(text: string, name: string, untrusted: boolean): s
     const body = lines.length === 0 ? [] : [...lines, '']
     return [...body, `[worktrees.${name}]`, 'trust = "untrusted"'].join(eol) + eol
   }
+
   let end = lines.length
   for (let index = header + 1; index < lines.length; index++) {
     if (ANY_HEADER.test(lines[index])) {
@@ -44,6 +47,7 @@ export function editTrustText(text: string, name: string, untrusted: boolean): s
       break
     }
   }
+
   const at = lines.findIndex((line, index) => index > header && index < end && TRUST_LINE.test(line))
   if (untrusted) {
     if (at === -1) lines.splice(header + 1, 0, 'trust = "untrusted"')
@@ -54,6 +58,7 @@ export function editTrustText(text: string, name: string, untrusted: boolean): s
     const rest = lines.slice(header + 1, end)
     if (rest.every((line) => line.trim() === '')) lines.splice(header, end - header)
   }
+
   while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop()
   return lines.length === 0 ? '' : lines.join(eol) + eol
 }
@@ -64,13 +69,22 @@ function withoutEmptyTables(value: unknown): unknown {
   const kept: Table = {}
   for (const [key, item] of Object.entries(value as Table)) {
     const cleaned = withoutEmptyTables(item)
-    if (typeof cleaned === 'object' && cleaned !== null && !Array.isArray(cleaned) && !(cleaned instanceof Date) && Object.keys(cleaned).length === 0) continue
+    if (
+      typeof cleaned === 'object' &&
+      cleaned !== null &&
+      !Array.isArray(cleaned) &&
+      !(cleaned instanceof Date) &&
+      Object.keys(cleaned).length === 0
+    )
+      continue
     kept[key] = cleaned
   }
+
   return kept
 }
 
-const canonical = (value: unknown) => JSON.stringify(withoutEmptyTables(value), (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
+const canonical = (value: unknown) =>
+  JSON.stringify(withoutEmptyTables(value), (_key, item) => (typeof item === 'bigint' ? `${item}n` : item))
 
 /** The trust a parsed yard.local.toml records for `name` (absent or anything else: trusted). */
 function recorded(table: Table, name: string): Trust {
@@ -97,8 +111,8 @@ export async function writeTrust(file: string, name: string, trust: Trust): Prom
   const previous = recorded(before, name)
   if (previous === trust) return {previous, text: original}
   const edited = editTrustText(text, name, trust === 'untrusted')
-  const worktrees = {...((before.worktrees as Table | undefined) ?? {})}
-  const entry = {...((worktrees[name] as Table | undefined) ?? {})}
+  const worktrees = {...(before.worktrees as Table | undefined)}
+  const entry = {...(worktrees[name] as Table | undefined)}
   if (trust === 'untrusted') entry.trust = 'untrusted'
   else delete entry.trust
   const expected = {...before, worktrees: {...worktrees, [name]: entry}}
@@ -108,12 +122,17 @@ export async function writeTrust(file: string, name: string, trust: Trust): Prom
   } catch {
     after = undefined
   }
+
   if (after === undefined || canonical(after) !== canonical(expected)) {
-    throw new OperationError(`could not record worktree ${name} as ${trust} in ${file} without changing anything else`, {
-      why: 'yard edits a [worktrees.NAME] table as text and checks the result; this file\'s layout (an inline or dotted worktrees key?) defeats that',
-      fix: `write the record as a table of its own in ${file} (\`[worktrees.${name}]\` on a line, then \`trust = "untrusted"\`), or delete it for trusted, then run the command again`,
-    })
+    throw new OperationError(
+      `could not record worktree ${name} as ${trust} in ${file} without changing anything else`,
+      {
+        why: "yard edits a [worktrees.NAME] table as text and checks the result; this file's layout (an inline or dotted worktrees key?) defeats that",
+        fix: `write the record as a table of its own in ${file} (\`[worktrees.${name}]\` on a line, then \`trust = "untrusted"\`), or delete it for trusted, then run the command again`,
+      },
+    )
   }
+
   await writeTomlEdit(file, edited)
   return {previous, text: original}
 }

@@ -6,14 +6,15 @@
  * marked trusted, is refused (exit 3) with the command that clears it.
  */
 import type {YardContext} from '../kernel/context.js'
+import type {Backends} from '../registry/backends.js'
+
 import {InputError, RefusedError} from '../../sdk/errors.js'
 import {validateName} from '../identity/identity.js'
-import {createMachine, machineSpec, worktreeMachineName} from '../machine/machine.js'
 import {withOffsetsLock} from '../identity/offset-allocator.js'
 import {excludePinFile} from '../identity/pins.js'
-import type {Backends} from '../registry/backends.js'
-import {Trust, writeTrust} from './trust-record.js'
+import {createMachine, machineSpec, worktreeMachineName} from '../machine/machine.js'
 import {buildTarget, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
+import {type Trust, writeTrust} from './trust-record.js'
 
 export interface TrustOutcome {
   name: string
@@ -30,13 +31,21 @@ export interface TrustOutcome {
  *   RefusedError (exit 3) while its stack or box runs on the shared machine (to untrusted) or
  *   its own machine exists (to trusted); OperationError (exit 1) when yard.local.toml cannot be edited.
  */
-export async function setWorktreeTrust(context: YardContext, backends: Backends, options: {name: string; trust: Trust}): Promise<TrustOutcome> {
+export async function setWorktreeTrust(
+  context: YardContext,
+  backends: Backends,
+  options: {name: string; trust: Trust},
+): Promise<TrustOutcome> {
   const name = validateName(options.name, 'worktree name')
   const workspace = await openWorkspace(context)
-  if (!(await worktreesUnderRoot(workspace, context)).some((entry) => entry.name === name)) {
-    throw new InputError(`there is no worktree named ${name}`, {fix: `see \`yard worktree list\`; \`yard worktree add ${name}${options.trust === 'untrusted' ? ' --untrusted' : ''}\` makes one`})
+  if ((await worktreesUnderRoot(workspace, context)).every((entry) => !(entry.name === name))) {
+    throw new InputError(`there is no worktree named ${name}`, {
+      fix: `see \`yard worktree list\`; \`yard worktree add ${name}${options.trust === 'untrusted' ? ' --untrusted' : ''}\` makes one`,
+    })
   }
-  const machineName = options.trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name
+
+  const machineName =
+    options.trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name
   const current = workspace.config.trust[name] ?? 'trusted'
   if (current === options.trust) return {name, trust: current, changed: false, machine: machineName}
   const {machine} = await createMachine(context, backends, workspace)
@@ -45,13 +54,16 @@ export async function setWorktreeTrust(context: YardContext, backends: Backends,
     const socketEnv = await machine.socketEnv(machineSpec(workspace))
     if (socketEnv !== null) {
       const stack = await backends.stack(context, workspace.config.stack.backend, {socketEnv})
-      const target = buildTarget(workspace, {...context, warn: () => {}}, name, false, {useEnvOffset: false})
+      const target = buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
       const running = [...(await stack.ps(target)), ...(stack.box ? await stack.box.ps(target) : [])]
       if (running.length > 0) {
-        throw new RefusedError(`worktree ${name}'s stack or box runs on the shared machine (${running.map((container) => container.container).join(', ')})`, {
-          why: 'marked untrusted, it would still run there with the shared mounts until it is stopped',
-          fix: `yard down --worktree ${name} && yard box down --worktree ${name}, then run this again`,
-        })
+        throw new RefusedError(
+          `worktree ${name}'s stack or box runs on the shared machine (${running.map((container) => container.container).join(', ')})`,
+          {
+            why: 'marked untrusted, it would still run there with the shared mounts until it is stopped',
+            fix: `yard down --worktree ${name} && yard box down --worktree ${name}, then run this again`,
+          },
+        )
       }
     }
   } else if (machine.id !== 'native') {
@@ -64,8 +76,9 @@ export async function setWorktreeTrust(context: YardContext, backends: Backends,
       })
     }
   }
+
   const file = workspace.config.files.local
-  await withOffsetsLock(context, workspace, `worktree trust ${name}`, () => writeTrust(file, name, options.trust))
+  await withOffsetsLock(context, workspace, `worktree trust ${name}`, async () => writeTrust(file, name, options.trust))
   if (options.trust === 'untrusted') await excludePinFile(context, workspace)
   return {name, trust: options.trust, changed: true, machine: machineName}
 }

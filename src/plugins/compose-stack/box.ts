@@ -9,12 +9,13 @@
 import {existsSync, promises as fs, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {BackendContext, Target} from '../../sdk/target.js'
-import type {BoxCapability, BoxSpec, StackContainer} from '../../sdk/stack.js'
-import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../sdk/errors.js'
-import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
 import type {RunResult} from '../../sdk/process.js'
+import type {BoxCapability, BoxSpec, StackContainer} from '../../sdk/stack.js'
+import type {BackendContext, Target} from '../../sdk/target.js'
 import type {Engine, EngineContainer} from './engine.js'
+
+import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../sdk/errors.js'
 import {labelArgs} from './engine.js'
 import {COMPOSE_PROJECT_LABEL, OWNER_LABEL, resourceLabels, ROLE_LABEL, yardLabels} from './labels.js'
 
@@ -24,7 +25,10 @@ export const boxName = (target: Target) => `${target.project}-box`
 export const boxNetwork = (target: Target) => `${target.project}_default`
 
 export class ComposeBox implements BoxCapability {
-  constructor(private readonly engine: Engine, private readonly context: BackendContext) {}
+  constructor(
+    private readonly engine: Engine,
+    private readonly context: BackendContext,
+  ) {}
 
   /** The target's box when it exists and this owner made it. @throws RefusedError (exit 3) for another owner's. */
   async owned(target: Target): Promise<EngineContainer | undefined> {
@@ -36,16 +40,23 @@ export class ComposeBox implements BoxCapability {
    * @throws RefusedError (exit 3) for another owner's box.
    */
   ownedIn(target: Target, containers: readonly EngineContainer[]): EngineContainer | undefined {
-    return this.ownedOf(target, containers.find((container) => container.name === boxName(target)))
+    return this.ownedOf(
+      target,
+      containers.find((container) => container.name === boxName(target)),
+    )
   }
 
   private ownedOf(target: Target, box: EngineContainer | undefined): EngineContainer | undefined {
     if (box && box.labels[OWNER_LABEL] !== target.owner) {
-      throw new RefusedError(`container ${box.name} belongs to another checkout (owner ${box.labels[OWNER_LABEL] ?? 'none: made outside yard'})`, {
-        why: `this checkout (${target.mainPath}) is owner ${target.owner}; project names clash when two clones share a directory name`,
-        fix: `set a distinct [project] prefix in ${target.mainPath}/yard.toml (or YARD_PREFIX)`,
-      })
+      throw new RefusedError(
+        `container ${box.name} belongs to another checkout (owner ${box.labels[OWNER_LABEL] ?? 'none: made outside yard'})`,
+        {
+          why: `this checkout (${target.mainPath}) is owner ${target.owner}; project names clash when two clones share a directory name`,
+          fix: `set a distinct [project] prefix in ${target.mainPath}/yard.toml (or YARD_PREFIX)`,
+        },
+      )
     }
+
     return box
   }
 
@@ -59,33 +70,52 @@ export class ComposeBox implements BoxCapability {
       await this.recordId(target, box.id)
       return false
     }
+
     if (box) {
       await this.engine.startContainers([box.id])
       await this.recordId(target, box.id)
       return true
     }
+
     const network = boxNetwork(target)
     if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
     // The project's own networks that exist (external ones carry no project label).
-    const others = (await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`, `${OWNER_LABEL}=${target.owner}`])).map((item) => item.name).filter((name) => name !== network)
+    const others = (
+      await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`, `${OWNER_LABEL}=${target.owner}`])
+    )
+      .map((item) => item.name)
+      .filter((name) => name !== network)
     const mounts = [...new Set(spec.mounts)].filter((mount) => existsSync(mount))
-    const readOnly = [...new Set(spec.readOnly ?? [])].filter((mount) => existsSync(mount) && !mounts.includes(mount))
+    const readOnly = [...new Set(spec.readOnly)].filter((mount) => existsSync(mount) && !mounts.includes(mount))
     for (const mount of [...mounts, ...readOnly]) {
-      if (mount.includes(':')) throw new InputError(`cannot mount ${mount} into the box: the path contains ":"`, {fix: 'move the checkout (or the worktrees root) to a path without ":"'})
+      if (mount.includes(':'))
+        throw new InputError(`cannot mount ${mount} into the box: the path contains ":"`, {
+          fix: 'move the checkout (or the worktrees root) to a path without ":"',
+        })
     }
+
     const env = Object.entries({...spec.env, YARD_IN_BOX: '1'}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
     const created = await this.context.runner.run(this.engine.command, [
-      'run', '--detach', '--init', '--name', boxName(target),
+      'run',
+      '--detach',
+      '--init',
+      '--name',
+      boxName(target),
       ...labelArgs({...yardLabels(target), [ROLE_LABEL]: 'box'}),
       ...[network, ...others].flatMap((name) => ['--network', name]),
-      '--security-opt', 'label=disable',
+      '--security-opt',
+      'label=disable',
       // podman mounts by destination depth, so a writable path below a read-only one stays writable.
       ...readOnly.flatMap((mount) => ['--volume', `${mount}:${mount}:ro`]),
       ...mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`]),
-      '--workdir', target.checkoutPath,
+      '--workdir',
+      target.checkoutPath,
       ...env,
       // podman run's options end at the image; `--` says so, so no image is ever read as a flag.
-      '--', spec.image, 'sleep', 'infinity',
+      '--',
+      spec.image,
+      'sleep',
+      'infinity',
     ])
     await this.recordId(target, created.stdout.trim())
     return true
@@ -98,7 +128,8 @@ export class ComposeBox implements BoxCapability {
    */
   async connect(box: EngineContainer, networks: readonly string[]): Promise<void> {
     const joined = new Set(await this.engine.containerNetworks(box.id))
-    for (const network of networks.filter((name) => !joined.has(name))) await this.engine.connectNetwork(network, box.id)
+    for (const network of networks.filter((name) => !joined.has(name)))
+      await this.engine.connectNetwork(network, box.id)
   }
 
   /**
@@ -112,8 +143,15 @@ export class ComposeBox implements BoxCapability {
     await fs.rm(this.idFile(target), {force: true})
     const gone = [`container ${box.name}`]
     const stack = await this.engine.containers([`${COMPOSE_PROJECT_LABEL}=${target.project}`])
-    const network = (await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`])).find((item) => item.name === boxNetwork(target))
-    if (stack.length === 0 && network?.labels[OWNER_LABEL] === target.owner && (await this.engine.removeNetwork(network.name))) gone.push(`network ${network.name}`)
+    const network = (await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`])).find(
+      (item) => item.name === boxNetwork(target),
+    )
+    if (
+      stack.length === 0 &&
+      network?.labels[OWNER_LABEL] === target.owner &&
+      (await this.engine.removeNetwork(network.name))
+    )
+      gone.push(`network ${network.name}`)
     return gone
   }
 
@@ -138,6 +176,7 @@ export class ComposeBox implements BoxCapability {
       if (failure === undefined) return result.exitCode
       if (failure === 'no-directory') throw noDirectory(target, boxName(target))
     }
+
     const box = await this.owned(target)
     if (box?.state !== 'running') {
       const flag = target.isMain ? '' : ` --worktree ${target.name}`
@@ -146,6 +185,7 @@ export class ComposeBox implements BoxCapability {
         fix: `run \`yard box up${flag}\` first`,
       })
     }
+
     await this.recordId(target, box.id)
     const result = await this.runExec(box.id, target, argv, options)
     const failure = execFailure(result)
@@ -156,12 +196,29 @@ export class ComposeBox implements BoxCapability {
   }
 
   /** `podman exec` on this terminal; the engine's own failures are held back (sdk/engine-exec.ts). */
-  private runExec(container: string, target: Target, argv: string[], options: {tty: boolean}): Promise<RunResult> {
-    return this.context.runner.run(this.engine.command, ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', target.checkoutPath, container, ...argv], {
-      stdio: 'inherit',
-      allowFailure: true,
-      stderrHold: isEngineExecFailure,
-    })
+  private async runExec(
+    container: string,
+    target: Target,
+    argv: string[],
+    options: {tty: boolean},
+  ): Promise<RunResult> {
+    return this.context.runner.run(
+      this.engine.command,
+      [
+        'exec',
+        '--interactive',
+        ...(options.tty ? ['--tty'] : []),
+        '--workdir',
+        target.checkoutPath,
+        container,
+        ...argv,
+      ],
+      {
+        stdio: 'inherit',
+        allowFailure: true,
+        stderrHold: isEngineExecFailure,
+      },
+    )
   }
 
   /** `<state dir>/boxes/<project>.<owner>.id`: the id of the box this owner made (checked when written). */
@@ -182,13 +239,16 @@ export class ComposeBox implements BoxCapability {
   private async recordId(target: Target, id: string): Promise<void> {
     if (!/^[0-9a-f]{64}$/.test(id) || this.recordedId(target) === id) return
     const file = this.idFile(target)
-    await fs.mkdir(path.dirname(file), {recursive: true}).then(() => fs.writeFile(file, id + '\n')).catch(() => undefined)
+    await fs
+      .mkdir(path.dirname(file), {recursive: true})
+      .then(async () => fs.writeFile(file, id + '\n'))
+      .catch(() => undefined)
   }
 }
 
 function noDirectory(target: Target, container: string): YardError {
   return new YardError(ExitCode.execFailed, `the box ${container} has no ${target.checkoutPath}`, {
-    why: 'yard exec runs in the checkout\'s directory, which the box mounts at its own path; the box was made before that directory existed or with other mounts',
+    why: "yard exec runs in the checkout's directory, which the box mounts at its own path; the box was made before that directory existed or with other mounts",
     fix: `recreate the box: \`yard box down${target.isMain ? '' : ` --worktree ${target.name}`}\` then \`yard box up${target.isMain ? '' : ` --worktree ${target.name}`}\``,
   })
 }

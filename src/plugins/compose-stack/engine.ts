@@ -1,3 +1,5 @@
+import type {ProcessRunner} from '../../sdk/process.js'
+
 /**
  * The container engine, talked to directly (DESIGN.md §4.2): ps, down, nuke and network cleanup
  * do not go through the compose provider, so they work with every provider and after a
@@ -5,7 +7,6 @@
  * substring match). `podman` and `docker` share the `inspect` shapes read here.
  */
 import {OperationError} from '../../sdk/errors.js'
-import type {ProcessRunner} from '../../sdk/process.js'
 
 export type EngineCommand = 'podman' | 'docker'
 
@@ -33,7 +34,8 @@ export interface EngineResource {
 
 type Json = Record<string, unknown>
 
-const asRecord = (value: unknown): Record<string, string> => (value !== null && typeof value === 'object' ? (value as Record<string, string>) : {})
+const asRecord = (value: unknown): Record<string, string> =>
+  value !== null && typeof value === 'object' ? (value as Record<string, string>) : {}
 
 function parseJsonArray(text: string): Json[] {
   const trimmed = text.trim()
@@ -49,9 +51,11 @@ function containerPorts(settings: unknown): Array<{host: number; container: numb
     if (!Array.isArray(bindings)) continue
     for (const binding of bindings as Json[]) {
       const host = Number.parseInt(String(binding.HostPort ?? ''), 10)
-      if (Number.isInteger(host) && !ports.some((port) => port.host === host && port.container === container)) ports.push({host, container})
+      if (Number.isInteger(host) && ports.every((port) => !(port.host === host && port.container === container)))
+        ports.push({host, container})
     }
   }
+
   return ports
 }
 
@@ -61,23 +65,41 @@ function fromPodmanList(entry: Json): EngineContainer {
   const running = entry.State === 'running'
   for (const port of (Array.isArray(entry.Ports) ? entry.Ports : []) as Json[]) {
     const range = Number(port.range ?? 1) || 1
-    for (let index = 0; running && index < range; index++) ports.push({host: Number(port.host_port) + index, container: Number(port.container_port) + index})
+    for (let index = 0; running && index < range; index++)
+      ports.push({host: Number(port.host_port) + index, container: Number(port.container_port) + index})
   }
+
   const names = Array.isArray(entry.Names) ? entry.Names.map(String) : []
   const state = String(entry.State ?? 'unknown')
-  return {id: String(entry.Id ?? ''), name: names[0] ?? '', state, labels: asRecord(entry.Labels), ports, ...exitedWith(state, entry.ExitCode)}
+  return {
+    id: String(entry.Id ?? ''),
+    name: names[0] ?? '',
+    state,
+    labels: asRecord(entry.Labels),
+    ports,
+    ...exitedWith(state, entry.ExitCode),
+  }
 }
 
 /** One engine CLI (`podman` or `docker`) through the process runner. */
 export class Engine {
-  constructor(readonly command: EngineCommand, private readonly runner: ProcessRunner) {}
+  constructor(
+    readonly command: EngineCommand,
+    private readonly runner: ProcessRunner,
+  ) {}
 
   /** Every container (running or not) carrying all the labels given (`key=value`). */
   async containers(labels: readonly string[]): Promise<EngineContainer[]> {
     const filters = labels.flatMap((label) => ['--filter', `label=${label}`])
     // podman lists everything read here in one call; docker's list is text, so docker gets ids, then inspect.
-    if (this.command === 'podman') return parseJsonArray((await this.runner.run('podman', ['ps', '--all', '--format', 'json', ...filters])).stdout).map(fromPodmanList)
-    const ids = (await this.runner.run(this.command, ['ps', '--all', '--quiet', '--no-trunc', ...filters])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+    if (this.command === 'podman')
+      return parseJsonArray(
+        (await this.runner.run('podman', ['ps', '--all', '--format', 'json', ...filters])).stdout,
+      ).map(fromPodmanList)
+    const ids = (await this.runner.run(this.command, ['ps', '--all', '--quiet', '--no-trunc', ...filters])).stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
     return this.inspectContainers(ids)
   }
 
@@ -117,9 +139,18 @@ export class Engine {
 
   private async resources(kind: 'volume' | 'network', labels: readonly string[]): Promise<EngineResource[]> {
     const filters = labels.flatMap((label) => ['--filter', `label=${label}`])
-    const read = (entry: Json) => ({name: String(entry.Name ?? entry.name), labels: asRecord(entry.Labels ?? entry.labels)})
-    if (this.command === 'podman') return parseJsonArray((await this.runner.run('podman', [kind, 'ls', '--format', 'json', ...filters])).stdout).map(read)
-    const names = (await this.runner.run(this.command, [kind, 'ls', '--quiet', ...filters])).stdout.split('\n').map((line) => line.trim()).filter(Boolean)
+    const read = (entry: Json) => ({
+      name: String(entry.Name ?? entry.name),
+      labels: asRecord(entry.Labels ?? entry.labels),
+    })
+    if (this.command === 'podman')
+      return parseJsonArray((await this.runner.run('podman', [kind, 'ls', '--format', 'json', ...filters])).stdout).map(
+        read,
+      )
+    const names = (await this.runner.run(this.command, [kind, 'ls', '--quiet', ...filters])).stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)
     if (names.length === 0) return []
     return parseJsonArray((await this.runner.run(this.command, [kind, 'inspect', ...names])).stdout).map(read)
   }
@@ -134,7 +165,11 @@ export class Engine {
 
   /** The networks a container is on, by name. */
   async containerNetworks(id: string): Promise<string[]> {
-    const result = await this.runner.run(this.command, ['container', 'inspect', '--format', '{{json .NetworkSettings.Networks}}', id], {allowFailure: true})
+    const result = await this.runner.run(
+      this.command,
+      ['container', 'inspect', '--format', '{{json .NetworkSettings.Networks}}', id],
+      {allowFailure: true},
+    )
     if (result.exitCode !== 0) return []
     try {
       return Object.keys(JSON.parse(result.stdout.trim()) as Record<string, unknown>)
@@ -145,7 +180,10 @@ export class Engine {
 
   /** Connects a container to a network (`network connect`); resolves false when the engine says no. */
   async connectNetwork(network: string, container: string): Promise<boolean> {
-    return (await this.runner.run(this.command, ['network', 'connect', network, container], {allowFailure: true})).exitCode === 0
+    return (
+      (await this.runner.run(this.command, ['network', 'connect', network, container], {allowFailure: true}))
+        .exitCode === 0
+    )
   }
 
   async createNetwork(name: string, labels: Record<string, string>): Promise<void> {
@@ -159,7 +197,9 @@ export class Engine {
    * @throws OperationError (exit 1) when the create fails and the resource does not exist.
    */
   async ensureResource(kind: 'volume' | 'network', name: string, labels: Record<string, string>): Promise<void> {
-    const created = await this.runner.run(this.command, [kind, 'create', ...labelArgs(labels), name], {allowFailure: true})
+    const created = await this.runner.run(this.command, [kind, 'create', ...labelArgs(labels), name], {
+      allowFailure: true,
+    })
     if (created.exitCode === 0) return
     const exists = kind === 'volume' ? await this.volumeExists(name) : await this.networkExists(name)
     if (exists) return
@@ -176,6 +216,7 @@ export class Engine {
       await this.runner.run('podman', ['rm', '--force', '--time', String(graceSeconds), ...ids])
       return
     }
+
     await this.runner.run(this.command, ['stop', '--time', String(graceSeconds), ...ids], {allowFailure: true})
     await this.runner.run(this.command, ['rm', '--force', ...ids])
   }

@@ -4,13 +4,15 @@
  */
 import type {BackendFactory, BackendsHookResult} from '../../sdk/factory.js'
 import type {StackBackend} from '../../sdk/stack.js'
+
 import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const composeStackFactory: BackendFactory<StackBackend> = {
   kind: 'stack',
   id: 'compose-stack',
   contract: CONTRACT_VERSION,
-  description: 'each checkout a compose project (podman-compose, podman compose, docker compose, docker-compose), with a dev box',
+  description:
+    'each checkout a compose project (podman-compose, podman compose, docker compose, docker-compose), with a dev box',
   // Loaded on first use: listing backends must not import every backend's code.
   create: async (context) => new (await import('./stack.js')).ComposeStack(context),
 }

@@ -7,9 +7,17 @@
 import type {ImplicitPort} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {ComposeModelDocument} from './compose/types.js'
-import {MAX_OFFSET, moveRange, moves, portRule, type PortRange} from './port-rule.js'
-import {classify, describeHost, formatPublished, parsePublished, rangeText, type PublishedPort} from './published-ports.js'
 import type {ReportEntry} from './isolation-report.js'
+
+import {MAX_OFFSET, moveRange, moves, type PortRange, portRule} from './port-rule.js'
+import {
+  classify,
+  describeHost,
+  formatPublished,
+  parsePublished,
+  type PublishedPort,
+  rangeText,
+} from './published-ports.js'
 
 /**
  * The `[ports]` values for the second resolution that tells keyed entries from literal ones
@@ -27,11 +35,15 @@ export function probePortValues(model: ComposeModelDocument, target: Target): Re
       if (host) for (let port = host.start; port <= host.end; port++) taken.add(port)
     }
   }
-  const fits = (delta: number) => values.every((value) => value + delta >= 1 && value + delta <= 65_535 && !taken.has(value + delta))
+
+  const fits = (delta: number) =>
+    values.every((value) => value + delta >= 1 && value + delta <= 65_535 && !taken.has(value + delta))
   for (let step = 1; step <= 65_535; step++) {
     const delta = fits(step) ? step : fits(-step) ? -step : undefined
-    if (delta !== undefined) return Object.fromEntries(Object.entries(target.ports).map(([key, value]) => [key, value + delta]))
+    if (delta !== undefined)
+      return Object.fromEntries(Object.entries(target.ports).map(([key, value]) => [key, value + delta]))
   }
+
   return undefined
 }
 
@@ -48,7 +60,10 @@ export function implicitPortVariable(service: string, literal: number, protocol 
 /** The `[ports]` ranges [base, base + 89] of a target (its ports are base + offset) and its `[ports]` host ports. */
 function keyedPorts(target: Target): {ranges: PortRange[]; values: Set<number>} {
   const values = Object.values(target.ports)
-  return {ranges: values.map((port) => ({start: port - target.offset, end: port - target.offset + MAX_OFFSET})), values: new Set(values)}
+  return {
+    ranges: values.map((port) => ({start: port - target.offset, end: port - target.offset + MAX_OFFSET})),
+    values: new Set(values),
+  }
 }
 
 /**
@@ -58,10 +73,12 @@ function keyedPorts(target: Target): {ranges: PortRange[]; values: Set<number>} 
 export function mayBeKeyed(model: ComposeModelDocument, target: Target): boolean {
   const {values} = keyedPorts(target)
   if (values.size === 0) return false
-  return Object.values(model.services ?? {}).some((service) => (service.ports ?? []).some((entry) => {
-    const port = parsePublished(entry)
-    return port?.host !== undefined && port.host.start === port.host.end && values.has(port.host.start)
-  }))
+  return Object.values(model.services ?? {}).some((service) =>
+    (service.ports ?? []).some((entry) => {
+      const port = parsePublished(entry)
+      return port?.host !== undefined && port.host.start === port.host.end && values.has(port.host.start)
+    }),
+  )
 }
 
 const entryKey = (entry: unknown) => JSON.stringify(entry)
@@ -72,7 +89,10 @@ const entryKey = (entry: unknown) => JSON.stringify(entry)
  * a `[ports]` value and the probe's service lacks the same entry (so it followed the key); without
  * one, by value alone (right when `mayBeKeyed` is false).
  */
-function keyedPredicate(target: Target, probe: ComposeModelDocument | undefined): (service: string, entry: unknown, port: PublishedPort) => boolean {
+function keyedPredicate(
+  target: Target,
+  probe: ComposeModelDocument | undefined,
+): (service: string, entry: unknown, port: PublishedPort) => boolean {
   const {values} = keyedPorts(target)
   const probed = new Map<string, Map<string, number>>()
   for (const [name, service] of Object.entries(probe?.services ?? {})) {
@@ -80,6 +100,7 @@ function keyedPredicate(target: Target, probe: ComposeModelDocument | undefined)
     for (const entry of service.ports ?? []) counts.set(entryKey(entry), (counts.get(entryKey(entry)) ?? 0) + 1)
     probed.set(name, counts)
   }
+
   return (service, entry, port) => {
     if (!port.host || port.host.start !== port.host.end || !values.has(port.host.start)) return false
     if (!probe) return true
@@ -115,6 +136,7 @@ export function rewritePorts(model: ComposeModelDocument, target: Target, probe?
       else if (!isKeyed(name, entry, port)) fixed.push(port.host)
     }
   }
+
   const rule = portRule(fixed, avoid, keyed.ranges)
   const ports: ImplicitPort[] = []
   const report: ReportEntry[] = []
@@ -125,9 +147,16 @@ export function rewritePorts(model: ComposeModelDocument, target: Target, probe?
       if (!port?.host || classify(port) !== 'fixed' || isKeyed(name, entry, port)) return entry
       const moving = moves(rule, port.host, target.offset)
       if (moving && rule.base === undefined) {
-        report.push({kind: 'refused', service: name, detail: `host port ${describeHost(port)}: the file fixes ${rule.literals.length} host ports, too many for 89 worktrees to get their own`, action: 'publish fewer fixed host ports (container-only ports or `[ports]` keys), or run this stack only in main'})
+        report.push({
+          kind: 'refused',
+          service: name,
+          detail: `host port ${describeHost(port)}: the file fixes ${rule.literals.length} host ports, too many for 89 worktrees to get their own`,
+          action:
+            'publish fewer fixed host ports (container-only ports or `[ports]` keys), or run this stack only in main',
+        })
         return entry
       }
+
       const host = moveRange(rule, port.host, target.offset)
       const protocol = port.protocol ?? 'tcp'
       ports.push({
@@ -144,10 +173,16 @@ export function rewritePorts(model: ComposeModelDocument, target: Target, probe?
       const why = target.isMain
         ? `it lies in a [ports] range (${describeKeyed(target, port.host)}), where a worktree publishes that key`
         : `the port rule, offset ${target.offset}`
-      report.push({kind: 'rewrite', service: name, detail: `host port ${describeHost(port)} (container ${rangeText(port.container)})`, action: `published as ${describeHost(port, host)} (${why})`})
+      report.push({
+        kind: 'rewrite',
+        service: name,
+        detail: `host port ${describeHost(port)} (container ${rangeText(port.container)})`,
+        action: `published as ${describeHost(port, host)} (${why})`,
+      })
       return formatPublished(port, host)
     })
   }
+
   return {ports: uniqueVariables(ports), report}
 }
 
@@ -169,8 +204,9 @@ function uniqueVariables(ports: ImplicitPort[]): ImplicitPort[] {
   const taken = new Map<string, string>()
   return ports.map((port) => {
     const identity = `${port.service}\u0000${port.literal}\u0000${port.protocol}`
-    let variable = port.variable
-    for (let index = 2; taken.has(variable) && taken.get(variable) !== identity; index++) variable = `${port.variable}_${index}`
+    let {variable} = port
+    for (let index = 2; taken.has(variable) && taken.get(variable) !== identity; index++)
+      variable = `${port.variable}_${index}`
     taken.set(variable, identity)
     return variable === port.variable ? port : {...port, variable}
   })

@@ -11,10 +11,17 @@ import {createHash} from 'node:crypto'
 
 import type {ImplicitPort} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
-import {deepClone, isMapping, type ComposeModelDocument, type ComposeServiceDocument, type Mapping} from './compose/types.js'
-import {sharedResources} from './isolate-shared.js'
+
+import {
+  type ComposeModelDocument,
+  type ComposeServiceDocument,
+  deepClone,
+  isMapping,
+  type Mapping,
+} from './compose/types.js'
 import {rewritePorts} from './isolate-ports.js'
 import {rewriteContainerReferences} from './isolate-references.js'
+import {sharedResources} from './isolate-shared.js'
 import {allowSharedActions, type ReportEntry} from './isolation-report.js'
 import {CHECKOUT_LABEL, yardLabels} from './labels.js'
 
@@ -41,8 +48,15 @@ export interface Isolated {
 
 /** Labels as a mapping (the specification allows a list of `key=value` too). */
 function labelMap(labels: unknown): Record<string, string> {
-  if (Array.isArray(labels)) return Object.fromEntries(labels.map((item) => String(item)).map((item) => [item.split('=')[0], item.includes('=') ? item.slice(item.indexOf('=') + 1) : '']))
-  return isMapping(labels) ? Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, value === null ? '' : String(value)])) : {}
+  if (Array.isArray(labels))
+    return Object.fromEntries(
+      labels
+        .map(String)
+        .map((item) => [item.split('=', 1)[0], item.includes('=') ? item.slice(item.indexOf('=') + 1) : '']),
+    )
+  return isMapping(labels)
+    ? Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, value === null ? '' : String(value)]))
+    : {}
 }
 
 /** The tag grammar of distribution/reference (src/core/machine/image-reference.ts): `[\w][\w.-]{0,127}`. */
@@ -81,7 +95,12 @@ function serviceNetworks(service: ComposeServiceDocument): string[] {
  * @param probe the model resolved with the `[ports]` keys shifted, which tells a port from a key
  *   from a literal of the same value (isolate-ports.ts `mayBeKeyed`); not changed
  */
-export function isolate(model: ComposeModelDocument, target: Target, settings: IsolationSettings, probe?: ComposeModelDocument): Isolated {
+export function isolate(
+  model: ComposeModelDocument,
+  target: Target,
+  settings: IsolationSettings,
+  probe?: ComposeModelDocument,
+): Isolated {
   const compose: ComposeModelDocument = {...deepClone(model), name: target.project}
   compose.services ??= {}
   const labels = yardLabels(target)
@@ -96,23 +115,44 @@ export function isolate(model: ComposeModelDocument, target: Target, settings: I
     for (const network of serviceNetworks(service)) used.add(network)
     if (service.network_mode === undefined && service.networks === undefined) service.networks = ['default']
     // podman-compose 1.0.3 reads a mapping of networks as `key=value` strings: a list when nothing else is said.
-    if (isMapping(service.networks) && Object.values(service.networks).every((value) => value === null || (isMapping(value) && Object.keys(value).length === 0))) service.networks = Object.keys(service.networks)
+    if (
+      isMapping(service.networks) &&
+      Object.values(service.networks).every(
+        (value) => value === null || (isMapping(value) && Object.keys(value).length === 0),
+      )
+    )
+      service.networks = Object.keys(service.networks)
     if (!worktree) continue
     if (typeof service.container_name === 'string') {
       const renamed = `${target.project}-${service.container_name}`
-      report.push({kind: 'rewrite', service: name, detail: `container_name ${service.container_name}`, action: `named ${renamed} in this worktree`})
+      report.push({
+        kind: 'rewrite',
+        service: name,
+        detail: `container_name ${service.container_name}`,
+        action: `named ${renamed} in this worktree`,
+      })
       service.container_name = renamed
     }
+
     if (typeof service.image === 'string' && service.build !== undefined) {
       const tag = projectImageTag(service.image, target.project)
       if (tag) {
-        report.push({kind: 'rewrite', service: name, detail: `image ${service.image} built from build:`, action: `built and run as ${tag}, so this worktree never runs main's build`})
+        report.push({
+          kind: 'rewrite',
+          service: name,
+          detail: `image ${service.image} built from build:`,
+          action: `built and run as ${tag}, so this worktree never runs main's build`,
+        })
         service.image = tag
       }
     }
   }
+
   const networks: string[] = []
-  for (const [section, resources] of [['volumes', compose.volumes], ['networks', compose.networks]] as const) {
+  for (const [section, resources] of [
+    ['volumes', compose.volumes],
+    ['networks', compose.networks],
+  ] as const) {
     if (!resources) continue
     for (const [key, body] of Object.entries(resources)) {
       if (section === 'networks' && !used.has(key)) {
@@ -120,37 +160,70 @@ export function isolate(model: ComposeModelDocument, target: Target, settings: I
         delete resources[key]
         continue
       }
+
       const resource: Mapping = isMapping(body) ? body : {}
       resources[key] = resource
       const external = resource.external !== undefined && resource.external !== false
       if (external) {
         if (!worktree) continue
-        const fixedName = typeof resource.name === 'string' ? resource.name : isMapping(resource.external) && typeof resource.external.name === 'string' ? resource.external.name : key
+        const fixedName =
+          typeof resource.name === 'string'
+            ? resource.name
+            : isMapping(resource.external) && typeof resource.external.name === 'string'
+              ? resource.external.name
+              : key
         const what = `${section}.${key}`
         if (settings.external === 'shared') {
-          report.push({kind: 'shared', service: what, detail: `external ${section === 'volumes' ? 'volume' : 'network'} ${fixedName}`, action: 'used as it is by every checkout ([stack] external = "shared")'})
+          report.push({
+            kind: 'shared',
+            service: what,
+            detail: `external ${section === 'volumes' ? 'volume' : 'network'} ${fixedName}`,
+            action: 'used as it is by every checkout ([stack] external = "shared")',
+          })
           continue
         }
+
         if (settings.external === 'refuse') {
-          report.push({kind: 'refused', service: what, detail: `external ${section === 'volumes' ? 'volume' : 'network'} ${fixedName} has a fixed name, so every checkout would use the same one`, action: 'set [stack] external = "per-checkout" (yard creates an empty one per worktree) or "shared" (every checkout uses this one) in yard.toml'})
+          report.push({
+            kind: 'refused',
+            service: what,
+            detail: `external ${section === 'volumes' ? 'volume' : 'network'} ${fixedName} has a fixed name, so every checkout would use the same one`,
+            action:
+              'set [stack] external = "per-checkout" (yard creates an empty one per worktree) or "shared" (every checkout uses this one) in yard.toml',
+          })
           continue
         }
+
         delete resource.external
         resource.name = `${target.project}_${key}`
-        report.push({kind: 'rewrite', service: what, detail: `external ${section === 'volumes' ? 'volume' : 'network'} ${fixedName}`, action: `yard creates ${resource.name} for this worktree, empty, and owns it (nuke removes it) ([stack] external = "per-checkout")`})
+        report.push({
+          kind: 'rewrite',
+          service: what,
+          detail: `external ${section === 'volumes' ? 'volume' : 'network'} ${fixedName}`,
+          action: `yard creates ${resource.name} for this worktree, empty, and owns it (nuke removes it) ([stack] external = "per-checkout")`,
+        })
       } else if (worktree && typeof resource.name === 'string' && !resource.name.includes(target.project)) {
         const renamed = `${target.project}_${resource.name}`
-        report.push({kind: 'rewrite', service: `${section}.${key}`, detail: `name ${resource.name}`, action: `named ${renamed} in this worktree`})
+        report.push({
+          kind: 'rewrite',
+          service: `${section}.${key}`,
+          detail: `name ${resource.name}`,
+          action: `named ${renamed} in this worktree`,
+        })
         resource.name = renamed
       }
+
       resource.labels = {...labelMap(resource.labels), ...labels}
-      if (section === 'networks') networks.push(typeof resource.name === 'string' ? resource.name : `${target.project}_${key}`)
+      if (section === 'networks')
+        networks.push(typeof resource.name === 'string' ? resource.name : `${target.project}_${key}`)
     }
   }
+
   if (used.has('default') && !compose.networks?.default) {
     compose.networks = {...compose.networks, default: {labels: {...labels}}}
     networks.push(`${target.project}_default`)
   }
+
   if (worktree) report.push(...sharedResources(compose, target, settings))
   allowSharedActions(report, settings.allowShared)
   return {compose, report, ports, networks}

@@ -4,6 +4,7 @@
  * checkout. `yard up --dry-run` prints it; refusals stop `up` before anything starts.
  */
 import type {StackReportEntry} from '../../sdk/stack.js'
+
 import {RefusedError} from '../../sdk/errors.js'
 
 export type ReportEntry = StackReportEntry
@@ -20,7 +21,9 @@ export const ALLOW_SHARED = '\u0000allow-shared\u0000'
  * suggestion (a key may appear once in yard.toml) allows them all. Names are TOML basic strings.
  */
 export function allowSharedActions(report: ReportEntry[], allowed: readonly string[]): void {
-  const refused = report.filter((entry) => entry.kind === 'refused' && entry.action.includes(ALLOW_SHARED)).map((entry) => entry.service ?? '')
+  const refused = report
+    .filter((entry) => entry.kind === 'refused' && entry.action.includes(ALLOW_SHARED))
+    .map((entry) => entry.service ?? '')
   const services = [...new Set([...allowed, ...refused])]
   const setting = `[stack] allow-shared = [${services.map((name) => JSON.stringify(name)).join(', ')}] in yard.toml`
   for (const entry of report) entry.action = entry.action.replaceAll(ALLOW_SHARED, setting)
@@ -32,7 +35,7 @@ export function refusalError(project: string, report: readonly ReportEntry[]): R
   if (refused.length === 0) return undefined
   const line = (entry: ReportEntry) => `${entry.service ?? project}: ${entry.detail}`
   return new RefusedError(`cannot isolate ${project}: ${refused.map(line).join('; ')}`, {
-    why: 'two checkouts of the project would share or fight over these, so this worktree\'s stack cannot run beside the others; nothing was created',
+    why: "two checkouts of the project would share or fight over these, so this worktree's stack cannot run beside the others; nothing was created",
     // One line per refusal, indented below `fix:` (YardError.render keeps indented continuation lines).
     fix: refused.map((entry) => `${entry.service ?? project}: ${entry.action}`).join('\n       '),
   })

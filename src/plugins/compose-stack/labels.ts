@@ -3,6 +3,7 @@
  * rendered compose file carries them (isolate.ts).
  */
 import type {Target} from '../../sdk/target.js'
+
 import {OWNER_LABEL, PROJECT_LABEL} from '../../sdk/labels.js'
 
 export {OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from '../../sdk/labels.js'

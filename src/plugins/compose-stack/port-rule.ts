@@ -52,7 +52,11 @@ const overlaps = (a: PortRange, b: PortRange) => a.start <= b.end && b.start <= 
  * window must not touch besides them (engine-picked host ranges), `keyed` the `[ports]` ranges
  * [base, base + 89] (the window avoids them too, and main moves its ports inside them).
  */
-export function portRule(fixed: readonly PortRange[], avoid: readonly PortRange[], keyed: readonly PortRange[] = []): PortRule {
+export function portRule(
+  fixed: readonly PortRange[],
+  avoid: readonly PortRange[],
+  keyed: readonly PortRange[] = [],
+): PortRule {
   const set = new Set<number>()
   for (const range of fixed) for (let port = range.start; port <= range.end; port++) set.add(port)
   const literals = [...set].sort((a, b) => a - b)
@@ -61,8 +65,9 @@ export function portRule(fixed: readonly PortRange[], avoid: readonly PortRange[
   const blocked = [...avoid, ...keyed, ...literals.map((port) => ({start: port, end: port}))]
   const candidates: number[] = []
   for (let start = FIRST_WINDOW; start + size <= 65_536; start += WINDOW_STEP) candidates.push(start)
-  for (let start = LOWEST_WINDOW; start < FIRST_WINDOW && start + size <= 65_536; start += WINDOW_STEP) candidates.push(start)
-  const base = candidates.find((start) => !blocked.some((range) => overlaps(range, {start, end: start + size - 1})))
+  for (let start = LOWEST_WINDOW; start < FIRST_WINDOW && start + size <= 65_536; start += WINDOW_STEP)
+    candidates.push(start)
+  const base = candidates.find((start) => blocked.every((range) => !overlaps(range, {start, end: start + size - 1})))
   return {literals, stride, base, keyed: [...keyed]}
 }
 
@@ -101,5 +106,6 @@ function rank0(sorted: readonly number[], port: number): number {
     if (sorted[middle] < port) low = middle + 1
     else high = middle - 1
   }
+
   return -1
 }

@@ -54,32 +54,43 @@ function range(text: string, what: string): PortRange | string {
  */
 export function readPublished(entry: unknown): PublishedPort | string {
   if (typeof entry === 'number') {
-    return Number.isInteger(entry) && entry >= 1 && entry <= 65_535 ? {form: 'number', container: {start: entry, end: entry}} : `${entry} is not a container port (1-65535)`
+    return Number.isInteger(entry) && entry >= 1 && entry <= 65_535
+      ? {form: 'number', container: {start: entry, end: entry}}
+      : `${entry} is not a container port (1-65535)`
   }
+
   if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
     const {target, published, host_ip: hostIp, protocol, ...rest} = entry as Record<string, unknown>
     if (target === undefined || target === null) return 'the long syntax needs `target`, the container port'
     if (typeof target !== 'number' && typeof target !== 'string') return '`target` must be a port number'
     const container = range(String(target), '`target`')
     if (typeof container === 'string') return container
-    if (container.start !== container.end || container.start === 0) return `\`target\` ${target} is not a container port (1-65535)`
-    if (published !== undefined && published !== null && typeof published !== 'number' && typeof published !== 'string') return '`published` must be a port number or range'
+    if (container.start !== container.end || container.start === 0)
+      return `\`target\` ${target} is not a container port (1-65535)`
+    if (published !== undefined && published !== null && typeof published !== 'number' && typeof published !== 'string')
+      return '`published` must be a port number or range'
     const hostText = published === undefined || published === null ? '' : String(published)
-    if (hostIp !== undefined && (typeof hostIp !== 'string' || !isIP(hostIp.replace(/^\[(.*)\]$/, '$1')))) return `\`host_ip\` ${JSON.stringify(hostIp)} is not an IP address`
-    if (protocol !== undefined && (typeof protocol !== 'string' || !PROTOCOLS.has(protocol.toLowerCase()))) return `\`protocol\` ${JSON.stringify(protocol)} is not tcp, udp or sctp`
+    if (hostIp !== undefined && (typeof hostIp !== 'string' || !isIP(hostIp.replace(/^\[(.*)\]$/, '$1'))))
+      return `\`host_ip\` ${JSON.stringify(hostIp)} is not an IP address`
+    if (protocol !== undefined && (typeof protocol !== 'string' || !PROTOCOLS.has(protocol.toLowerCase())))
+      return `\`protocol\` ${JSON.stringify(protocol)} is not tcp, udp or sctp`
     const host = hostPart(hostText, container, '`published`')
     if (typeof host === 'string') return host
     return {form: 'long', container, host, hostIp, protocol, rest}
   }
-  if (typeof entry !== 'string') return `a port entry is a string, a number or a mapping, not ${Array.isArray(entry) ? 'a list' : String(entry)}`
+
+  if (typeof entry !== 'string')
+    return `a port entry is a string, a number or a mapping, not ${Array.isArray(entry) ? 'a list' : String(entry)}`
   let text = entry.trim()
   let protocol: string | undefined
   const slash = text.lastIndexOf('/')
   if (slash !== -1) {
     protocol = text.slice(slash + 1)
     text = text.slice(0, slash)
-    if (!PROTOCOLS.has(protocol.toLowerCase())) return `the protocol ${JSON.stringify(protocol)} is not tcp, udp or sctp`
+    if (!PROTOCOLS.has(protocol.toLowerCase()))
+      return `the protocol ${JSON.stringify(protocol)} is not tcp, udp or sctp`
   }
+
   let hostIp: string | undefined
   let parts: string[]
   if (text.startsWith('[')) {
@@ -94,6 +105,7 @@ export function readPublished(entry: unknown): PublishedPort | string {
     if (parts.length > 3) hostIp = `[${parts.splice(0, parts.length - 2).join(':')}]`
     else if (parts.length === 3) hostIp = parts.shift()
   }
+
   // An empty address is none (`${BIND:-}:443:443`, as mailcow writes it): the engine binds every address.
   if (hostIp === '') hostIp = undefined
   if (hostIp !== undefined && !isIP(hostIp.replace(/^\[(.*)\]$/, '$1'))) return `${hostIp} is not an IP address`
@@ -116,6 +128,7 @@ function hostPart(text: string, container: PortRange, what: string): PortRange |
   if (!single && host.end - host.start !== container.end - container.start) {
     return `the host range ${text} and the container range ${container.start}-${container.end} differ in length`
   }
+
   return host
 }
 
@@ -137,13 +150,20 @@ const text = (range: PortRange) => (range.start === range.end ? String(range.sta
 export function formatPublished(port: PublishedPort, host: PortRange | undefined = port.host): unknown {
   if (port.form === 'number') return port.container.start
   if (port.form === 'long') {
-    const out: Record<string, unknown> = {target: port.container.start === port.container.end ? port.container.start : text(port.container)}
+    const out: Record<string, unknown> = {
+      target: port.container.start === port.container.end ? port.container.start : text(port.container),
+    }
     if (host) out.published = text(host)
     if (port.hostIp !== undefined) out.host_ip = port.hostIp
     if (port.protocol !== undefined) out.protocol = port.protocol
     return {...out, ...port.rest}
   }
-  const head = host ? `${port.hostIp === undefined ? '' : `${port.hostIp}:`}${text(host)}:` : port.hostIp === undefined ? '' : `${port.hostIp}::`
+
+  const head = host
+    ? `${port.hostIp === undefined ? '' : `${port.hostIp}:`}${text(host)}:`
+    : port.hostIp === undefined
+      ? ''
+      : `${port.hostIp}::`
   return `${head}${text(port.container)}${port.protocol === undefined ? '' : `/${port.protocol}`}`
 }
 

@@ -9,9 +9,10 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {Target} from '../../sdk/target.js'
+import type {ComposeModelDocument} from './compose/types.js'
+
 import {OperationError} from '../../sdk/errors.js'
 import {renderComposeFile} from './compose/render.js'
-import type {ComposeModelDocument} from './compose/types.js'
 
 /**
  * The YAML text of a rendered model (compose/render.ts: YAML 1.1, `$` doubled), with a header
@@ -43,10 +44,11 @@ export async function writeRendered(stateDir: string, target: Target, text: stri
     await fs.rename(temp, file)
   } catch (error) {
     throw new OperationError(`cannot write ${file}: ${(error as Error).message}`, {
-      why: 'yard up hands the compose provider the rendered compose file, kept in yard\'s state directory, which must be writable; nothing was created',
+      why: "yard up hands the compose provider the rendered compose file, kept in yard's state directory, which must be writable; nothing was created",
       fix: 'set YARD_STATE_DIR to a writable directory (or fix the permissions of the one named), then run yard up again',
       cause: error,
     })
   }
+
   return file
 }

@@ -7,10 +7,11 @@ import {createHash} from 'node:crypto'
 
 import type {StackPlan, StackReportEntry, StackSpec} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
-import {resolveComposeProject} from './compose/resolve.js'
 import type {ComposeModelDocument, ResolveInput, ResolveWarning} from './compose/types.js'
-import {isolate} from './isolate.js'
+
+import {resolveComposeProject} from './compose/resolve.js'
 import {mayBeKeyed, probePortValues} from './isolate-ports.js'
+import {isolate} from './isolate.js'
 import {CONFIG_LABEL} from './labels.js'
 import {renderedText} from './render.js'
 
@@ -32,24 +33,31 @@ function labelConfigs(compose: ComposeModelDocument): Record<string, string> {
     configs[name] = createHash('sha256').update(JSON.stringify(service)).digest('hex').slice(0, 12)
     service.labels = {...service.labels, [CONFIG_LABEL]: configs[name]}
   }
+
   return configs
 }
 
 /** yard's own variables of the env of DESIGN.md §3.5: they win over any `.env` (the resolver's yardEnv). */
-const YARD_NAMES = ['MAIN_REPO', 'WORKTREE', 'YARD_CHECKOUT', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT']
+const YARD_NAMES = new Set(['MAIN_REPO', 'WORKTREE', 'YARD_CHECKOUT', 'COMPOSE_PROJECT_NAME', 'PODMAN_PROJECT'])
 
 /**
  * The shell env and yard's variables of a target, WORKTREE unset for main (DESIGN.md §3.5). A
  * confined (untrusted) target gets yard's variables only: the host's environment never reaches it.
  */
-export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): {env: Record<string, string | undefined>; yardEnv: Record<string, string | undefined>} {
+export function splitEnv(
+  target: Target,
+  spec: StackSpec,
+  shell: NodeJS.ProcessEnv,
+): {env: Record<string, string | undefined>; yardEnv: Record<string, string | undefined>} {
   const env: Record<string, string | undefined> = spec.confine === undefined ? {...shell, ...spec.env} : {...spec.env}
   const yardEnv: Record<string, string | undefined> = {}
-  for (const [key, value] of Object.entries(spec.env)) if (YARD_NAMES.includes(key) || key in target.ports || key.startsWith('YARD_')) yardEnv[key] = value
+  for (const [key, value] of Object.entries(spec.env))
+    if (YARD_NAMES.has(key) || key in target.ports || key.startsWith('YARD_')) yardEnv[key] = value
   if (target.isMain) {
     delete env.WORKTREE
     yardEnv.WORKTREE = undefined
   }
+
   return {env, yardEnv}
 }
 
@@ -58,11 +66,18 @@ export function splitEnv(target: Target, spec: StackSpec, shell: NodeJS.ProcessE
  * `probePortValues`); undefined when no host port equals a key's value (nothing to tell apart),
  * or when that resolution fails (then a port equal to a key's value counts as the key's).
  */
-async function keyProbe(input: ResolveInput, model: ComposeModelDocument, target: Target): Promise<ComposeModelDocument | undefined> {
+async function keyProbe(
+  input: ResolveInput,
+  model: ComposeModelDocument,
+  target: Target,
+): Promise<ComposeModelDocument | undefined> {
   if (!mayBeKeyed(model, target)) return undefined
   const values = probePortValues(model, target)
   if (!values) return undefined
-  const yardEnv = {...input.yardEnv, ...Object.fromEntries(Object.entries(values).map(([key, port]) => [key, String(port)]))}
+  const yardEnv = {
+    ...input.yardEnv,
+    ...Object.fromEntries(Object.entries(values).map(([key, port]) => [key, String(port)])),
+  }
   try {
     return (await resolveComposeProject({...input, yardEnv}))?.model
   } catch {
@@ -71,9 +86,10 @@ async function keyProbe(input: ResolveInput, model: ComposeModelDocument, target
 }
 
 function fromWarning(warning: ResolveWarning): StackReportEntry {
-  const action = warning.kind === 'yard-variable-in-env-file' && warning.file && warning.key
-    ? `remove ${warning.key} from ${warning.file}: yard sets it for every checkout`
-    : 'see the message; the stack runs as resolved'
+  const action =
+    warning.kind === 'yard-variable-in-env-file' && warning.file && warning.key
+      ? `remove ${warning.key} from ${warning.file}: yard sets it for every checkout`
+      : 'see the message; the stack runs as resolved'
   return {kind: 'warning', service: null, detail: warning.message, action}
 }
 
@@ -82,15 +98,32 @@ function fromWarning(warning: ResolveWarning): StackReportEntry {
  * file. @throws InputError (exit 2) from the resolver (unreadable file, invalid YAML, a missing
  * required variable).
  */
-export async function planStack(target: Target, spec: StackSpec, shell: NodeJS.ProcessEnv): Promise<RenderedStack | undefined> {
+export async function planStack(
+  target: Target,
+  spec: StackSpec,
+  shell: NodeJS.ProcessEnv,
+): Promise<RenderedStack | undefined> {
   const {env, yardEnv} = splitEnv(target, spec, shell)
-  const input = {checkoutPath: target.checkoutPath, configuredFiles: spec.configuredFiles, configuredOrigin: spec.configuredOrigin, profiles: spec.profiles, env, yardEnv, confine: spec.confine}
+  const input = {
+    checkoutPath: target.checkoutPath,
+    configuredFiles: spec.configuredFiles,
+    configuredOrigin: spec.configuredOrigin,
+    profiles: spec.profiles,
+    env,
+    yardEnv,
+    confine: spec.confine,
+  }
   const resolved = await resolveComposeProject(input)
   if (!resolved) return undefined
   // A host port equal to a [ports] value may be the key's or a literal of that value: resolving
   // once more with every key moved tells them apart (the port rule needs the file's literals exactly).
   const probe = await keyProbe(input, resolved.model, target)
-  const isolated = isolate(resolved.model, target, {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []}, probe)
+  const isolated = isolate(
+    resolved.model,
+    target,
+    {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []},
+    probe,
+  )
   const configs = labelConfigs(isolated.compose)
   const compose = isolated.compose as Record<string, unknown>
   return {

@@ -8,16 +8,33 @@
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {BackendContext, Target} from '../../sdk/target.js'
-import type {ImplicitPort, ProjectContainers, StackBackend, StackContainer, StackLogsOptions, StackPlan, StackSpec, StackUpResult} from '../../sdk/stack.js'
 import type {ComposeProvider} from '../../sdk/compose-provider.js'
+import type {
+  ImplicitPort,
+  ProjectContainers,
+  StackBackend,
+  StackContainer,
+  StackLogsOptions,
+  StackPlan,
+  StackSpec,
+  StackUpResult,
+} from '../../sdk/stack.js'
+import type {BackendContext, Target} from '../../sdk/target.js'
+
 import {InputError, OperationError} from '../../sdk/errors.js'
-import {busyPorts} from '../../sdk/port-probe.js'
 import {withLock} from '../../sdk/lock.js'
+import {busyPorts} from '../../sdk/port-probe.js'
 import {ComposeBox} from './box.js'
 import {Engine, type EngineContainer} from './engine.js'
 import {refusalError} from './isolation-report.js'
-import {COMPOSE_PROJECT_LABEL, COMPOSE_SERVICE_LABEL, CONFIG_LABEL, OWNER_LABEL, PROJECT_LABEL, ROLE_LABEL} from './labels.js'
+import {
+  COMPOSE_PROJECT_LABEL,
+  COMPOSE_SERVICE_LABEL,
+  CONFIG_LABEL,
+  OWNER_LABEL,
+  PROJECT_LABEL,
+  ROLE_LABEL,
+} from './labels.js'
 import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
@@ -32,15 +49,23 @@ import {describeContainers, isRunning, partWayError} from './up-failure.js'
 export function probePorts(target: Target, implicit: readonly ImplicitPort[]): Record<string, number> {
   const ports: Record<string, number> = {...target.ports}
   for (const port of implicit.filter((item) => item.protocol === 'tcp')) {
-    for (let host = port.host; host <= (port.hostEnd ?? port.host); host++) ports[`${port.source}${port.hostEnd === undefined ? '' : `+${host - port.host}`}`] = host
+    for (let {host} = port; host <= (port.hostEnd ?? port.host); host++)
+      ports[`${port.source}${port.hostEnd === undefined ? '' : `+${host - port.host}`}`] = host
   }
+
   return ports
 }
 
 /** `yard ps` rows of containers, by service then name. */
 function serviceRows(containers: readonly EngineContainer[]): StackContainer[] {
   return containers
-    .map((container) => ({service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}))
+    .map((container) => ({
+      service: container.labels[COMPOSE_SERVICE_LABEL] ?? '',
+      container: container.name,
+      state: container.state,
+      ports: container.ports,
+      ...(!(container.exitCode === undefined) && {exitCode: container.exitCode}),
+    }))
     .sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
 }
 
@@ -78,24 +103,35 @@ export class ComposeStack implements StackBackend {
     return new Ownership(target, containers, volumes, networks)
   }
 
-  private detectProvider(preference: string): Promise<ComposeProvider> {
+  private async detectProvider(preference: string): Promise<ComposeProvider> {
     this.provider ??= composeProvider(this.context.runner, this.context.stateDir, preference)
     return this.provider
   }
 
   /** Runs the provider with the target's env (WORKTREE unset for main, DESIGN.md §3.5). */
-  private runProvider(provider: ComposeProvider, target: Target, spec: StackSpec, files: string[], args: string[], onTerminal?: (line: string) => boolean) {
+  private async runProvider(
+    provider: ComposeProvider,
+    target: Target,
+    spec: StackSpec,
+    files: string[],
+    args: string[],
+    onTerminal?: (line: string) => boolean,
+  ) {
     const fileArgs = files.flatMap((file) => ['-f', file])
     const env: Record<string, string | undefined> = {...spec.env}
     if (target.isMain) env.WORKTREE = undefined
-    return this.context.runner.run(provider.command[0], [...provider.command.slice(1), '-p', target.project, ...fileArgs, ...args], {
-      env,
-      cwd: path.dirname(files[0]),
-      allowFailure: true,
-      // On the terminal, stdout goes through `onTerminal`, which keeps the lines to show.
-      stdio: onTerminal ? 'inherit' : 'pipe',
-      stdoutFilter: onTerminal,
-    })
+    return this.context.runner.run(
+      provider.command[0],
+      [...provider.command.slice(1), '-p', target.project, ...fileArgs, ...args],
+      {
+        env,
+        cwd: path.dirname(files[0]),
+        allowFailure: true,
+        // On the terminal, stdout goes through `onTerminal`, which keeps the lines to show.
+        stdio: onTerminal ? 'inherit' : 'pipe',
+        stdoutFilter: onTerminal,
+      },
+    )
   }
 
   /**
@@ -105,7 +141,16 @@ export class ComposeStack implements StackBackend {
    */
   async plan(target: Target, spec: StackSpec): Promise<StackPlan | undefined> {
     const planned = await planStack(target, spec, this.context.env)
-    return planned && {project: planned.project, files: planned.files, compose: planned.compose, rendered: planned.text, report: planned.report, ports: planned.ports}
+    return (
+      planned && {
+        project: planned.project,
+        files: planned.files,
+        compose: planned.compose,
+        rendered: planned.text,
+        report: planned.report,
+        ports: planned.ports,
+      }
+    )
   }
 
   /**
@@ -125,9 +170,16 @@ export class ComposeStack implements StackBackend {
     const lock = path.join(path.dirname(renderedPath(this.context.stateDir, target.project)), 'up.lock')
     // A state directory that takes no lock takes no rendered file either: writeRendered says why,
     // before anything starts.
-    const lockable = await fs.mkdir(path.dirname(lock), {recursive: true}).then(() => true, () => false)
+    const lockable = await fs.mkdir(path.dirname(lock), {recursive: true}).then(
+      () => true,
+      () => false,
+    )
     if (!lockable) return this.upAlone(target, spec)
-    return withLock(lock, {budgetMs: UP_BUDGET_MS, waitMs: UP_WAIT_MS, purpose: `yard up of ${target.project}`, warn: this.context.warn}, () => this.upAlone(target, spec))
+    return withLock(
+      lock,
+      {budgetMs: UP_BUDGET_MS, waitMs: UP_WAIT_MS, purpose: `yard up of ${target.project}`, warn: this.context.warn},
+      async () => this.upAlone(target, spec),
+    )
   }
 
   private async upAlone(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
@@ -135,32 +187,67 @@ export class ComposeStack implements StackBackend {
     if (!planned) return
     const refused = refusalError(target.project, planned.report)
     if (refused) throw refused
-    for (const entry of planned.report.filter((item) => item.kind === 'shared' || item.kind === 'warning')) this.context.warn(`warning: ${entry.service ? `${entry.service}: ` : ''}${entry.detail}: ${entry.action}`)
-    const result = (containers: EngineContainer[]): StackUpResult => ({project: planned.project, files: planned.files, compose: planned.compose, report: planned.report, ports: planned.ports, services: serviceRows(containers)})
+    for (const entry of planned.report.filter((item) => item.kind === 'shared' || item.kind === 'warning'))
+      this.context.warn(`warning: ${entry.service ? `${entry.service}: ` : ''}${entry.detail}: ${entry.action}`)
+    const result = (containers: EngineContainer[]): StackUpResult => ({
+      project: planned.project,
+      files: planned.files,
+      compose: planned.compose,
+      report: planned.report,
+      ports: planned.ports,
+      services: serviceRows(containers),
+    })
     // Detection runs while the engine is asked; a failure counts only when the provider is needed.
     const detection = this.detectProvider(spec.provider)
     detection.catch(() => undefined)
     // Every container at once (the box, and who holds a busy port, are in it), with the project's volumes and networks.
-    const [all, volumes, networks] = await Promise.all([this.engine.containers([]), this.engine.volumes(this.projectFilter(target)), this.engine.networks(this.projectFilter(target))])
-    const ownership = new Ownership(target, all.filter((container) => container.labels[COMPOSE_PROJECT_LABEL] === target.project), volumes, networks)
+    const [all, volumes, networks] = await Promise.all([
+      this.engine.containers([]),
+      this.engine.volumes(this.projectFilter(target)),
+      this.engine.networks(this.projectFilter(target)),
+    ])
+    const ownership = new Ownership(
+      target,
+      all.filter((container) => container.labels[COMPOSE_PROJECT_LABEL] === target.project),
+      volumes,
+      networks,
+    )
     if (ownership.foreign().length > 0) throw foreignOwnerError(target, ownership)
     const box = this.box.ownedIn(target, all)
     const own = ownership.containers
-    const busy = await busyPorts(probePorts(target, planned.ports), new Set(own.flatMap((container) => container.ports.map((port) => port.host))))
-    if (busy.length > 0) throw busyPortError(target, busy, all.filter((container) => isRunning(container) && container.ports.length > 0))
+    const busy = await busyPorts(
+      probePorts(target, planned.ports),
+      new Set(own.flatMap((container) => container.ports.map((port) => port.host))),
+    )
+    if (busy.length > 0)
+      throw busyPortError(
+        target,
+        busy,
+        all.filter((container) => isRunning(container) && container.ports.length > 0),
+      )
     const service = (container: EngineContainer) => container.labels[COMPOSE_SERVICE_LABEL] ?? ''
-    const current = (container: EngineContainer) => container.labels[CONFIG_LABEL] === planned.configs[service(container)]
+    const current = (container: EngineContainer) =>
+      container.labels[CONFIG_LABEL] === planned.configs[service(container)]
     const running = (containers: EngineContainer[]) => new Set(containers.filter(isRunning).map(service))
     // A container made from another definition (an edited compose file, a moved port) is made
     // afresh, as docker compose does: the provider alone would keep it, and its old ports.
     const stale = own.filter((container) => !current(container))
     if (stale.length === 0 && planned.services.every((name) => running(own).has(name))) return result(own)
     if (stale.length > 0) {
-      this.context.warn(`note: recreating ${describeContainers(stale)} of ${target.project}: made from another compose file than the current one (volumes are kept)`)
-      await this.engine.removeContainers(stale.map((container) => container.id), 10)
+      this.context.warn(
+        `note: recreating ${describeContainers(stale)} of ${target.project}: made from another compose file than the current one (volumes are kept)`,
+      )
+      await this.engine.removeContainers(
+        stale.map((container) => container.id),
+        10,
+      )
     }
+
     const again = own.filter((container) => !isRunning(container) && current(container))
-    if (again.length > 0) this.context.warn(`note: starting ${describeContainers(again)} of ${target.project} again, as made by an earlier \`yard up\``)
+    if (again.length > 0)
+      this.context.warn(
+        `note: starting ${describeContainers(again)} of ${target.project} again, as made by an earlier \`yard up\``,
+      )
 
     const provider = await detection
     // The rendered file first: a state directory that cannot be written must leave nothing behind.
@@ -170,7 +257,8 @@ export class ComposeStack implements StackBackend {
 
     const after = new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers
     const missing = planned.services.filter((name) => !running(after).has(name))
-    if (outcome.exitCode !== 0 || missing.length > 0) throw partWayError(target, provider.id, outcome, missing, after, await this.exitedServices(after, missing))
+    if (outcome.exitCode !== 0 || missing.length > 0)
+      throw partWayError(target, provider.id, outcome, missing, after, await this.exitedServices(after, missing))
     if (box?.state === 'running') await this.box.connect(box, planned.networks)
     return result(after)
   }
@@ -180,12 +268,25 @@ export class ComposeStack implements StackBackend {
    * its last log lines (the engine's `logs --tail`), so a failed `up` says why a service is down.
    */
   private async exitedServices(containers: readonly EngineContainer[], missing: readonly string[]): Promise<string> {
-    const exited = containers.filter((container) => container.exitCode !== undefined && missing.includes(container.labels[COMPOSE_SERVICE_LABEL] ?? ''))
-    const parts = await Promise.all(exited.map(async (container) => {
-      const service = container.labels[COMPOSE_SERVICE_LABEL]
-      const lines = await recentLogLines(this.context.runner, this.engine.command, [{service, container: container.name, state: container.state, ports: []}], 5)
-      return [`${service} exited with code ${container.exitCode}${lines.length > 0 ? '; its last lines:' : ' and logged nothing'}`, ...lines.map((line) => `  ${line}`)].join('\n')
-    }))
+    const exited = containers.filter(
+      (container) =>
+        container.exitCode !== undefined && missing.includes(container.labels[COMPOSE_SERVICE_LABEL] ?? ''),
+    )
+    const parts = await Promise.all(
+      exited.map(async (container) => {
+        const service = container.labels[COMPOSE_SERVICE_LABEL]
+        const lines = await recentLogLines(
+          this.context.runner,
+          this.engine.command,
+          [{service, container: container.name, state: container.state, ports: []}],
+          5,
+        )
+        return [
+          `${service} exited with code ${container.exitCode}${lines.length > 0 ? '; its last lines:' : ' and logged nothing'}`,
+          ...lines.map((line) => `  ${line}`),
+        ].join('\n')
+      }),
+    )
     return parts.join('\n')
   }
 
@@ -198,19 +299,23 @@ export class ComposeStack implements StackBackend {
 
   private async removeDown(ownership: Ownership, dryRun: boolean): Promise<string[]> {
     const gone: string[] = []
-    const containers = ownership.containers
+    const {containers} = ownership
     if (!dryRun) await this.engine.removeContainers(containers.map((container) => container.id))
     gone.push(...containers.map((container) => `container ${container.name}`))
     for (const network of ownership.networks) {
       if (dryRun || (await this.engine.removeNetwork(network.name))) gone.push(`network ${network.name}`)
       else this.context.warn(`kept network ${network.name}: a container still uses it (the box? \`yard box down\`)`)
     }
+
     return gone
   }
 
   private noteForeign(ownership: Ownership): void {
     const foreign = ownership.foreign()
-    if (foreign.length > 0) this.context.warn(`note: left alone ${foreign.join(', ')}: labelled with project ${ownership.target.project} but not owned by this checkout`)
+    if (foreign.length > 0)
+      this.context.warn(
+        `note: left alone ${foreign.join(', ')}: labelled with project ${ownership.target.project} but not owned by this checkout`,
+      )
   }
 
   /**
@@ -225,7 +330,9 @@ export class ComposeStack implements StackBackend {
     this.noteForeign(ownership)
     const gone = box ? [`container ${box.name}`] : []
     gone.push(...(await this.removeDown(ownership, options.dryRun)))
-    const volumes = ownership.volumes.filter((volume) => target.isMain || volume.name.startsWith(`${target.project}_`)).map((volume) => volume.name)
+    const volumes = ownership.volumes
+      .filter((volume) => target.isMain || volume.name.startsWith(`${target.project}_`))
+      .map((volume) => volume.name)
     if (!options.dryRun) await this.engine.removeVolumes(volumes)
     // yard's own state for the project (its rendered compose file) goes with it.
     const state = path.dirname(renderedPath(this.context.stateDir, target.project))
@@ -236,7 +343,9 @@ export class ComposeStack implements StackBackend {
 
   /** The project's containers of this owner (DESIGN.md Appendix A `yard ps`), by service. */
   async ps(target: Target): Promise<StackContainer[]> {
-    return serviceRows(new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers)
+    return serviceRows(
+      new Ownership(target, await this.engine.containers(this.projectFilter(target)), [], []).containers,
+    )
   }
 
   /**
@@ -247,7 +356,13 @@ export class ComposeStack implements StackBackend {
     const projects: Record<string, ProjectContainers> = {}
     const entry = (project: string) => (projects[project] ??= {stack: [], box: []})
     for (const container of await this.engine.containers([`${OWNER_LABEL}=${main.owner}`])) {
-      const row = {service: container.labels[COMPOSE_SERVICE_LABEL] ?? '', container: container.name, state: container.state, ports: container.ports, ...(container.exitCode === undefined ? {} : {exitCode: container.exitCode})}
+      const row = {
+        service: container.labels[COMPOSE_SERVICE_LABEL] ?? '',
+        container: container.name,
+        state: container.state,
+        ports: container.ports,
+        ...(!(container.exitCode === undefined) && {exitCode: container.exitCode}),
+      }
       const project = container.labels[PROJECT_LABEL]
       if (container.labels[ROLE_LABEL] === 'box') {
         if (project && container.name === `${project}-box`) entry(project).box.push({...row, service: 'box'})
@@ -255,7 +370,9 @@ export class ComposeStack implements StackBackend {
         entry(container.labels[COMPOSE_PROJECT_LABEL]).stack.push(row)
       }
     }
-    for (const project of Object.values(projects)) project.stack.sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
+
+    for (const project of Object.values(projects))
+      project.stack.sort((a, b) => a.service.localeCompare(b.service) || a.container.localeCompare(b.container))
     return projects
   }
 
@@ -280,29 +397,54 @@ export class ComposeStack implements StackBackend {
     if (unknown.length > 0) {
       throw new InputError(`${target.project} has no service ${unknown.join(', ')}`, {
         why: `its compose files (${(planned?.files ?? spec.files).join(', ')}) define ${known.length > 0 ? known.join(', ') : 'no service'}`,
-        fix: known.length > 0 ? `name one of ${known.join(', ')}, or none for all` : 'add the service to the compose file',
+        fix:
+          known.length > 0 ? `name one of ${known.join(', ')}, or none for all` : 'add the service to the compose file',
       })
     }
+
     const wanted = options.services.length > 0 ? [...new Set(options.services)] : known
     const containers = (await this.ps(target)).filter((container) => wanted.includes(container.service))
     const present = new Set(containers.map((container) => container.service))
     if (containers.length === 0) {
-      this.context.warn(`note: nothing of ${target.project}${options.services.length > 0 ? ` (${wanted.join(', ')})` : ''} runs, so there are no logs; \`yard up${target.isMain ? '' : ` ${target.name}`}\` starts it`)
+      this.context.warn(
+        `note: nothing of ${target.project}${options.services.length > 0 ? ` (${wanted.join(', ')})` : ''} runs, so there are no logs; \`yard up${target.isMain ? '' : ` ${target.name}`}\` starts it`,
+      )
       return
     }
+
     const absent = wanted.filter((service) => !present.has(service))
-    if (absent.length > 0) this.context.warn(`note: ${absent.join(', ')} of ${target.project} ${absent.length === 1 ? 'has' : 'have'} no container: no logs for ${absent.length === 1 ? 'it' : 'them'}`)
-    const label = (container: StackContainer) => (containers.filter((other) => other.service === container.service).length > 1 ? container.container : container.service)
+    if (absent.length > 0)
+      this.context.warn(
+        `note: ${absent.join(', ')} of ${target.project} ${absent.length === 1 ? 'has' : 'have'} no container: no logs for ${absent.length === 1 ? 'it' : 'them'}`,
+      )
+    const label = (container: StackContainer) =>
+      containers.filter((other) => other.service === container.service).length > 1
+        ? container.container
+        : container.service
     const width = Math.max(...containers.map((container) => label(container).length))
-    const args = [...(options.follow ? ['--follow'] : []), ...(options.tail === undefined ? [] : ['--tail', String(options.tail)]), ...(options.since === undefined ? [] : ['--since', options.since]), ...(options.timestamps ? ['--timestamps'] : [])]
-    const show = (container: StackContainer) => {
+    const args = [
+      ...(options.follow ? ['--follow'] : []),
+      ...(options.tail === undefined ? [] : ['--tail', String(options.tail)]),
+      ...(options.since === undefined ? [] : ['--since', options.since]),
+      ...(options.timestamps ? ['--timestamps'] : []),
+    ]
+    const show = async (container: StackContainer) => {
       const prefix = `${label(container).padEnd(width)} | `
-      return this.context.runner.run(this.engine.command, ['logs', ...args, container.container], {stdio: 'inherit', allowFailure: true, outputLines: (line) => prefix + line})
+      return this.context.runner.run(this.engine.command, ['logs', ...args, container.container], {
+        stdio: 'inherit',
+        allowFailure: true,
+        outputLines: (line) => prefix + line,
+      })
     }
+
     const results = []
     if (options.follow) results.push(...(await Promise.all(containers.map(show))))
     else for (const container of containers) results.push(await show(container))
     const failed = results.find((result) => result.exitCode !== 0 && result.exitCode !== 130)
-    if (failed) throw new OperationError(`${this.engine.command} logs failed with exit code ${failed.exitCode}`, {why: failed.stderr.trim() || undefined, fix: `check that the stack is up: yard ps${target.isMain ? '' : ` ${target.name}`}`})
+    if (failed)
+      throw new OperationError(`${this.engine.command} logs failed with exit code ${failed.exitCode}`, {
+        why: failed.stderr.trim() || undefined,
+        fix: `check that the stack is up: yard ps${target.isMain ? '' : ` ${target.name}`}`,
+      })
   }
 }

@@ -9,12 +9,13 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheAgentEvent} from '../../sdk/cache.js'
-import {type AskDir, type AskFetch} from '../../sdk/fetch-through.js'
+import type {CacheStore} from './store.js'
+
 import {YardError} from '../../sdk/errors.js'
+import {type AskDir, type AskFetch} from '../../sdk/fetch-through.js'
 import {CACHE_KEY_PATTERN} from '../../sdk/repo-identity.js'
 import {staleNote} from '../../sdk/stale.js'
 import {cachePaths, type CacheRecord, isPresent, readRecord} from './layout.js'
-import type {CacheStore} from './store.js'
 
 /** What an ask's fetch needs of the agent running it. */
 export interface AskSide {
@@ -43,14 +44,27 @@ export function askFetcher(side: AskSide): AskFetch {
     let note: string
     try {
       const result = await worker.fetchKey(side.root, key, url, true)
-      side.emit(result.fetched ? {action: 'fetched', key, detail: 'asked by a sandbox (fetch-through)'} : {action: 'failed', key, detail: `stale since ${result.staleSince}: ${result.error}`})
+      side.emit(
+        result.fetched
+          ? {action: 'fetched', key, detail: 'asked by a sandbox (fetch-through)'}
+          : {action: 'failed', key, detail: `stale since ${result.staleSince}: ${result.error}`},
+      )
       note = result.fetched ? '' : staleNote(key, result.staleSince, result.error)
     } catch (error) {
-      const why = error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String((error as Error)?.message ?? error)
+      const why =
+        error instanceof YardError
+          ? [error.message, error.why].filter(Boolean).join(': ')
+          : String((error as Error)?.message ?? error)
       side.emit({action: 'failed', key, detail: why})
-      note = `the cache ${key} could not be fetched: ${why.split('\n')[0]}`
+      note = `the cache ${key} could not be fetched: ${why.split('\n', 1)[0]}`
     }
-    if (side.report) await side.report(key, isPresent(paths), await readRecord(paths)).catch((error: Error) => side.cache.context.warn(`warning: could not report the cache ${key} ${side.where}: ${error.message}`))
+
+    if (side.report)
+      await side
+        .report(key, isPresent(paths), await readRecord(paths))
+        .catch((error: Error) =>
+          side.cache.context.warn(`warning: could not report the cache ${key} ${side.where}: ${error.message}`),
+        )
     return note
   }
 }
@@ -65,13 +79,18 @@ export function localAskDirs(stateDir: string, root: string): () => Promise<AskD
   const sandboxes = path.join(stateDir, 'sandboxes')
   return async () => {
     const found: AskDir[] = []
-    for (const pod of (await fs.readdir(sandboxes).catch(() => [] as string[])).filter((name) => name.endsWith('.asks'))) {
-      for (const key of (await fs.readdir(path.join(sandboxes, pod)).catch(() => [] as string[])).filter((name) => CACHE_KEY_PATTERN.test(name))) {
+    for (const pod of (await fs.readdir(sandboxes).catch(() => [] as string[])).filter((name) =>
+      name.endsWith('.asks'),
+    )) {
+      for (const key of (await fs.readdir(path.join(sandboxes, pod)).catch(() => [] as string[])).filter((name) =>
+        CACHE_KEY_PATTERN.test(name),
+      )) {
         const paths = cachePaths(root, key)
         const url = isPresent(paths) ? (await readRecord(paths).catch(() => undefined))?.url : undefined
         if (url) found.push({key, url, dir: path.join(sandboxes, pod, key)})
       }
     }
+
     return found
   }
 }

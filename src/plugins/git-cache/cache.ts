@@ -7,22 +7,58 @@
  */
 import {promises as fs} from 'node:fs'
 
-import type {BackendContext} from '../../sdk/target.js'
-import type {BorrowerProbe, CacheAddResult, CacheAgentOptions, CacheAgentPass, CacheBackend, CacheBorrower, CacheBorrowerSpec, CacheEvictResult, CacheFetchResult, CacheMaintainResult, CacheStatus} from '../../sdk/cache.js'
-import {InputError, OperationError, YardError} from '../../sdk/errors.js'
+import type {
+  BorrowerProbe,
+  CacheAddResult,
+  CacheAgentOptions,
+  CacheAgentPass,
+  CacheBackend,
+  CacheBorrower,
+  CacheBorrowerSpec,
+  CacheEvictResult,
+  CacheFetchResult,
+  CacheMaintainResult,
+  CacheStatus,
+} from '../../sdk/cache.js'
 import type {ProcessRunner} from '../../sdk/process.js'
+import type {BackendContext} from '../../sdk/target.js'
+
+import {InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {runAgent} from './agent.js'
 import {evictCache} from './evict.js'
 import {runClusterAgent} from './kube-agent.js'
-import {cachePaths, CachePaths, CacheRecord, emptyDirectory, emptyRecord, errorText, isPresent, keysInRoot, objectCounts, readRecord, requireRoot, sizeOnDisk, stamp, writeRecord} from './layout.js'
+import {
+  cachePaths,
+  type CachePaths,
+  type CacheRecord,
+  emptyDirectory,
+  emptyRecord,
+  errorText,
+  isPresent,
+  keysInRoot,
+  objectCounts,
+  readRecord,
+  requireRoot,
+  sizeOnDisk,
+  stamp,
+  writeRecord,
+} from './layout.js'
 import {readLeases, removeLease, writeLease} from './leases.js'
+import {fetchLfs, type LfsMode} from './lfs.js'
 import {checkOrigin} from './origin.js'
-import {CacheBudgets, cloneBare, DEFAULT_BUDGETS, fetchOrigin, maintenanceDue, pin, runMaintenance} from './repository.js'
-import {CacheStore, discardHalfClone, withCacheLock} from './store.js'
+import {
+  type CacheBudgets,
+  cloneBare,
+  DEFAULT_BUDGETS,
+  fetchOrigin,
+  maintenanceDue,
+  pin,
+  runMaintenance,
+} from './repository.js'
+import {type CacheStore, discardHalfClone, withCacheLock} from './store.js'
 import {cacheSubmodules} from './submodules.js'
-import {fetchLfs, LfsMode} from './lfs.js'
 
 export const GIT_CACHE_ID = 'git-cache'
 
@@ -36,7 +72,12 @@ export class GitCache implements CacheBackend, CacheStore {
   ) {}
 
   /** Runs `work` holding the cache's lock (one writer per cache; store.ts). */
-  withCacheLock<T>(paths: CachePaths, purpose: string, waitMs: number, work: (runner: ProcessRunner) => Promise<T>): Promise<T> {
+  async withCacheLock<T>(
+    paths: CachePaths,
+    purpose: string,
+    waitMs: number,
+    work: (runner: ProcessRunner) => Promise<T>,
+  ): Promise<T> {
     return withCacheLock(this.context, this.budgets, paths, purpose, waitMs, work)
   }
 
@@ -59,20 +100,24 @@ export class GitCache implements CacheBackend, CacheStore {
         await this.adopt(paths, repo.url, repo.identity, runner)
         return 'adopted' as const
       }
+
       await this.clone(paths, repo.url, repo.identity, runner)
       this.warnLfs(paths, await fetchLfs(runner, paths.repo, options.lfs, this.budgets))
       return 'cloned' as const
     })
     this.context.progress?.done()
     // After its lock is released: each submodule's cache takes its own.
-    const outcome = {...result, action, ...(action === 'adopted' ? {cached} : {})}
+    const outcome = {...result, action, ...(action === 'adopted' && {cached})}
     if (options.submodules === false) return outcome
     return {...outcome, submodules: await cacheSubmodules(this, root, url, paths.repo, {fetch: false})}
   }
 
   /** An LFS fetch that failed leaves the git objects fetched: a warning, not a stale cache. */
   private warnLfs(paths: CachePaths, failure: string | null): void {
-    if (failure !== null) this.context.warn(`warning: the LFS objects of the cache ${paths.key} were not fetched (${failure}); files in LFS stay pointers in clones made from it`)
+    if (failure !== null)
+      this.context.warn(
+        `warning: the LFS objects of the cache ${paths.key} were not fetched (${failure}); files in LFS stay pointers in clones made from it`,
+      )
   }
 
   /**
@@ -80,7 +125,12 @@ export class GitCache implements CacheBackend, CacheStore {
    * Its origin and record must name the repository of its key (and `identity`, when given).
    * @throws RefusedError (exit 3) for a cache whose origin names another repository (origin.ts).
    */
-  async adopt(paths: CachePaths, url: string | null, identity: string | null, runner: ProcessRunner = this.context.runner): Promise<void> {
+  async adopt(
+    paths: CachePaths,
+    url: string | null,
+    identity: string | null,
+    runner: ProcessRunner = this.context.runner,
+  ): Promise<void> {
     const found = await readRecord(paths)
     const origin = await checkOrigin(runner, paths, found, url !== null && identity !== null ? {url, identity} : null)
     const record = found ?? emptyRecord(paths.key, url, identity)
@@ -111,6 +161,7 @@ export class GitCache implements CacheBackend, CacheStore {
         cause: error,
       })
     }
+
     // The url that cloned is the one fetches use (an earlier failed attempt's spelling may not work).
     // The record first: a kill between the two leaves the marker, and the next add clones again.
     await writeRecord(paths, {...record, url, identity, lastFetched: started, lastError: null})
@@ -138,13 +189,17 @@ export class GitCache implements CacheBackend, CacheStore {
         borrowers: await readLeases(paths),
       })
     }
+
     return rows
   }
 
   async fetch(root: string, url: string, options: {onDemand?: boolean; lfs?: LfsMode} = {}): Promise<CacheFetchResult> {
     const repo = repoIdentity(url)
     const fetched = await this.fetchKey(root, repo.key, repo.url, Boolean(options.onDemand), options.lfs)
-    return {...fetched, submodules: await cacheSubmodules(this, root, url, fetched.path, {fetch: true, onDemand: options.onDemand})}
+    return {
+      ...fetched,
+      submodules: await cacheSubmodules(this, root, url, fetched.path, {fetch: true, onDemand: options.onDemand}),
+    }
   }
 
   /**
@@ -153,7 +208,13 @@ export class GitCache implements CacheBackend, CacheStore {
    * @throws InputError (exit 2) when the cache is not present (creating nothing);
    *   RefusedError (exit 3) when its origin names another repository (origin.ts).
    */
-  async fetchKey(root: string, key: string, url: string | null, onDemand: boolean, lfs?: LfsMode): Promise<CacheFetchResult> {
+  async fetchKey(
+    root: string,
+    key: string,
+    url: string | null,
+    onDemand: boolean,
+    lfs?: LfsMode,
+  ): Promise<CacheFetchResult> {
     const paths = cachePaths(root, key)
     const waitMs = onDemand ? this.budgets.onDemandMs : this.budgets.fetchMs
     requirePresent(paths, url)
@@ -171,8 +232,16 @@ export class GitCache implements CacheBackend, CacheStore {
       } catch (error) {
         const why = errorText(error)
         await writeRecord(paths, {...record, url: fetchUrl, lastError: why})
-        return {...base, fetched: false, stale: true, staleSince: record.lastFetched ?? record.added, error: why, maintained: false}
+        return {
+          ...base,
+          fetched: false,
+          stale: true,
+          staleSince: record.lastFetched ?? record.added,
+          error: why,
+          maintained: false,
+        }
       }
+
       const fresh = {...record, url: fetchUrl, lastFetched: record.lastAttempt, lastError: null}
       await writeRecord(paths, fresh)
       this.warnLfs(paths, await fetchLfs(runner, paths.repo, lfs, this.budgets))
@@ -192,9 +261,12 @@ export class GitCache implements CacheBackend, CacheStore {
     try {
       await runMaintenance(runner, paths.repo, this.budgets)
     } catch (error) {
-      this.context.warn(`warning: maintenance of the cache ${paths.key} failed; the cache is unchanged and usable: ${error instanceof YardError ? error.render() : String(error)}`)
+      this.context.warn(
+        `warning: maintenance of the cache ${paths.key} failed; the cache is unchanged and usable: ${error instanceof YardError ? error.render() : String(error)}`,
+      )
       return false
     }
+
     await writeRecord(paths, {...record, lastMaintained: stamp()})
     return true
   }
@@ -257,11 +329,12 @@ export class GitCache implements CacheBackend, CacheStore {
         fix: 'take a lease first (whoever clones from a cache takes one)',
       })
     }
+
     await writeLease(paths, lease, {asked: stamp()})
   }
 
   /** The local agent, or the cluster-mode one when `options.demand` says what the cluster wants. */
-  agent(root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
+  async agent(root: string, options: CacheAgentOptions): Promise<CacheAgentPass> {
     return options.demand ? runClusterAgent(this, root, options.demand, options) : runAgent(this, root, options)
   }
 }

@@ -46,6 +46,7 @@ export function mountedCredentials(dir: string): MountedCredential[] {
     if (existsSync(path.join(dir, `${id}.token`))) found.push({id, prefix, kind: 'token'})
     else if (existsSync(path.join(dir, `${id}.ssh-key`))) found.push({id, prefix, kind: 'ssh'})
   }
+
   return found
 }
 
@@ -75,13 +76,26 @@ export function credentialsFor(dir: string, url: string, baseEnv: NodeJS.Process
   const file = (suffix: string) => quoted(path.join(dir, `${credential.id}.${suffix}`))
   if (credential.kind === 'ssh') {
     const knownHosts = existsSync(path.join(dir, `${credential.id}.known-hosts`))
-    const options = ['-i', file('ssh-key'), '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', ...(knownHosts ? ['-o', `UserKnownHostsFile=${file('known-hosts')}`, '-o', 'StrictHostKeyChecking=yes'] : ['-o', 'StrictHostKeyChecking=accept-new'])]
+    const options = [
+      '-i',
+      file('ssh-key'),
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'IdentityAgent=none',
+      '-o',
+      'BatchMode=yes',
+      ...(knownHosts
+        ? ['-o', `UserKnownHostsFile=${file('known-hosts')}`, '-o', 'StrictHostKeyChecking=yes']
+        : ['-o', 'StrictHostKeyChecking=accept-new']),
+    ]
     return {credential, env: {GIT_SSH_COMMAND: ['ssh', ...options].join(' ')}}
   }
+
   const context = schemeAndHost(credential.prefix)
   if (!context) return undefined
   // Only `get` answers; store and erase have nothing to do (the Secret is the store).
-  const helper = `!f() { test "$1" = get || exit 0; printf 'username=%s\\npassword=%s\\n' "$(cat ${file('username')})" "$(cat ${file('token')})"; }; f`
+  const helper = String.raw`!f() { test "$1" = get || exit 0; printf 'username=%s\npassword=%s\n' "$(cat ${file('username')})" "$(cat ${file('token')})"; }; f`
   const count = Number(baseEnv.GIT_CONFIG_COUNT ?? 0) || 0
   return {
     credential,

@@ -7,10 +7,11 @@ import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {BorrowerProbe, CacheEvictResult} from '../../sdk/cache.js'
-import {InputError, RefusedError} from '../../sdk/errors.js'
 import type {CachePaths} from './layout.js'
-import {describeBorrower, sortLeases} from './leases.js'
 import type {CacheStore} from './store.js'
+
+import {InputError, RefusedError} from '../../sdk/errors.js'
+import {describeBorrower, sortLeases} from './leases.js'
 
 /**
  * Evicts one cache, holding its lock. Leases whose holders are provably gone are cleared first
@@ -18,22 +19,32 @@ import type {CacheStore} from './store.js'
  * @throws InputError (exit 2) when nothing of the cache exists.
  * @throws RefusedError (exit 3) naming every live borrower.
  */
-export async function evictCache(cache: CacheStore, paths: CachePaths, url: string, options: {dryRun: boolean; probe?: BorrowerProbe}): Promise<CacheEvictResult> {
+export async function evictCache(
+  cache: CacheStore,
+  paths: CachePaths,
+  url: string,
+  options: {dryRun: boolean; probe?: BorrowerProbe},
+): Promise<CacheEvictResult> {
   const entries = [paths.repo, paths.marker, paths.record, paths.leases]
-  if (!entries.some((entry) => existsSync(entry))) {
+  if (entries.every((entry) => !existsSync(entry))) {
     throw new InputError(`there is no cache ${paths.key} for ${url} in ${path.dirname(paths.repo)}`, {
       why: 'nothing of that cache exists, so there is nothing to evict',
       fix: 'yard cache list shows the caches and their urls',
     })
   }
+
   const result = await cache.withCacheLock(paths, 'evict', cache.budgets.fetchMs, async () => {
     const {live, gone} = await sortLeases(paths, options.probe, options.dryRun)
     if (live.length > 0) {
-      throw new RefusedError(`the cache ${paths.key} (${url}) is borrowed by ${live.map(describeBorrower).join('; ')}`, {
-        why: 'clones made from a cache borrow its objects, so deleting it would break them; a borrowed cache is never evicted',
-        fix: 'remove the borrowers first (yard sandbox rm NAME), then run yard cache evict again',
-      })
+      throw new RefusedError(
+        `the cache ${paths.key} (${url}) is borrowed by ${live.map(describeBorrower).join('; ')}`,
+        {
+          why: 'clones made from a cache borrow its objects, so deleting it would break them; a borrowed cache is never evicted',
+          fix: 'remove the borrowers first (yard sandbox rm NAME), then run yard cache evict again',
+        },
+      )
     }
+
     const removed = entries.filter((entry) => existsSync(entry))
     if (!options.dryRun) {
       await fs.rm(paths.repo, {recursive: true, force: true})
@@ -41,10 +52,18 @@ export async function evictCache(cache: CacheStore, paths: CachePaths, url: stri
       await fs.rm(paths.record, {force: true})
       // The lock lives in the leases directory: empty it now, remove it once the lock is released.
       for (const name of await fs.readdir(paths.leases).catch(() => [] as string[])) {
-        if (path.join(paths.leases, name) !== paths.lock) await fs.rm(path.join(paths.leases, name), {recursive: true, force: true})
+        if (path.join(paths.leases, name) !== paths.lock)
+          await fs.rm(path.join(paths.leases, name), {recursive: true, force: true})
       }
     }
-    return {key: paths.key, path: paths.repo, dryRun: options.dryRun, removed, clearedLeases: gone.map(({lease, reason}) => ({borrower: lease, reason}))}
+
+    return {
+      key: paths.key,
+      path: paths.repo,
+      dryRun: options.dryRun,
+      removed,
+      clearedLeases: gone.map(({lease, reason}) => ({borrower: lease, reason})),
+    }
   })
   // Another writer may have taken the lock since: then the directory is not empty and stays.
   if (!options.dryRun) await fs.rmdir(paths.leases).catch(() => undefined)

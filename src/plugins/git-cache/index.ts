@@ -1,9 +1,10 @@
+import type {CacheBackend} from '../../sdk/cache.js'
 /**
  * The built-in cache backend `git-cache` (DESIGN.md §5.1), registered through the
  * `yard:backends` hook exactly like a third-party plugin's backends.
  */
 import type {BackendFactory} from '../../sdk/factory.js'
-import type {CacheBackend} from '../../sdk/cache.js'
+
 import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const gitCacheFactory: BackendFactory<CacheBackend> = {
@@ -17,5 +18,5 @@ export const gitCacheFactory: BackendFactory<CacheBackend> = {
 
 /** The `yard:backends` hook. */
 export default async function backends(): Promise<BackendFactory[]> {
-  return [gitCacheFactory as BackendFactory]
+  return [gitCacheFactory]
 }

@@ -31,6 +31,8 @@
  * watch caches again without a request. A demand that cannot watch, and `once`, list instead.
  */
 import type {CacheAgentOptions, CacheAgentPass, CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
+import type {CacheStore} from './store.js'
+
 import {YardError} from '../../sdk/errors.js'
 import {serveAskDirs} from '../../sdk/fetch-through.js'
 import {CACHE_KEY_PATTERN, repoIdentity} from '../../sdk/repo-identity.js'
@@ -38,9 +40,8 @@ import {periodicSweep, refresh} from './agent.js'
 import {askFetcher} from './ask-fetch.js'
 import {credentialsFor, missingCredentialsNote} from './credentials.js'
 import {evictCache} from './evict.js'
-import {cachePaths, CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord} from './layout.js'
-import {Pass, runSchedule, sleep, tally} from './scheduler.js'
-import type {CacheStore} from './store.js'
+import {cachePaths, type CacheRecord, ensureRoot, isPresent, keysInRoot, readRecord} from './layout.js'
+import {type Pass, runSchedule, sleep, tally} from './scheduler.js'
 
 /** Urls that reach another machine, whose failure may be missing credentials (not local paths or file://). */
 const REMOTE_URL = /^(?:https?:\/\/|ssh:\/\/|git\+ssh:\/\/|[^/:@]+@[^/:]+:)/i
@@ -65,8 +66,16 @@ interface View {
  * @returns every key cloned, fetched, adopted, removed, evicted or failed.
  * @throws OperationError from the demand source (with `once`).
  */
-export async function runClusterAgent(cache: CacheStore, root: string, demand: CacheDemand, options: CacheAgentOptions): Promise<CacheAgentPass> {
-  const {totals, emit} = tally<Required<CacheAgentPass>>({cloned: [], fetched: [], adopted: [], removed: [], evicted: [], failed: []}, options)
+export async function runClusterAgent(
+  cache: CacheStore,
+  root: string,
+  demand: CacheDemand,
+  options: CacheAgentOptions,
+): Promise<CacheAgentPass> {
+  const {totals, emit} = tally<Required<CacheAgentPass>>(
+    {cloned: [], fetched: [], adopted: [], removed: [], evicted: [], failed: []},
+    options,
+  )
   const watching = !options.once && demand.watch !== undefined
   // Polling, each pass is two list calls per node; watching, a resync reads the watch caches.
   const pollMs = options.pollMs ?? (watching ? 60_000 : 5000)
@@ -82,12 +91,15 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
     options.signal?.addEventListener('abort', () => stop.abort(), {once: true})
     const ready = demand.watch!({
       signal: stop.signal,
-      onChange: () => {
+      onChange() {
         changed = true
         wake?.()
       },
       // Once per outage of each watch: the informers retry by themselves, with backoff.
-      onError: (error) => cache.context.warn(`warning: the cache agent of node ${demand.node} lost its watch of the cluster; retrying with backoff: ${describe(error)}`),
+      onError: (error) =>
+        cache.context.warn(
+          `warning: the cache agent of node ${demand.node} lost its watch of the cluster; retrying with backoff: ${describe(error)}`,
+        ),
     })
     await Promise.race([ready, new Promise((resolve) => stop.signal.addEventListener('abort', resolve, {once: true}))])
     if (stop.signal.aborted) return totals
@@ -102,14 +114,16 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
   }
 
   /** The credentials mounted for a url (credentials.ts), read at each use: a Secret updated in place is seen. */
-  const credentials = (url: string) => (options.credentialsDir ? credentialsFor(options.credentialsDir, url, cache.context.env) : undefined)
+  const credentials = (url: string) =>
+    options.credentialsDir ? credentialsFor(options.credentialsDir, url, cache.context.env) : undefined
 
   /** This node's entry for a repository; a failure of a remote url no credentials matched says so. */
   const statusOf = (repo: DemandedRepo, present: boolean, record: CacheRecord | undefined): CacheNodeStatus => {
     const status: CacheNodeStatus = {...nodeStatus(present, record), ...lastAsked(repo, served)}
     if (!REMOTE_URL.test(repo.url)) return status
     const matched = credentials(repo.url)?.credential.prefix ?? null
-    if (status.lastError !== null && matched === null) status.lastError = `${status.lastError.trimEnd()}\n${missingCredentialsNote(repo.url)}`
+    if (status.lastError !== null && matched === null)
+      status.lastError = `${status.lastError.trimEnd()}\n${missingCredentialsNote(repo.url)}`
     return {...status, credentials: matched}
   }
 
@@ -120,13 +134,23 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
     if (item.kind === 'clone') {
       try {
         const result = await worker.add(root, url)
-        emit({action: result.action, key, detail: result.action === 'cloned' ? (item.repo.prefetch ? 'declared ahead (yard cluster repo add)' : 'first demand: a pod on this node mounts it') : 'pinned, not fetched'})
+        emit({
+          action: result.action,
+          key,
+          detail:
+            result.action === 'cloned'
+              ? item.repo.prefetch
+                ? 'declared ahead (yard cluster repo add)'
+                : 'first demand: a pod on this node mounts it'
+              : 'pinned, not fetched',
+        })
       } catch (error) {
         emit({action: 'failed', key, detail: describe(error)})
       }
     } else {
       await refresh(worker, root, {key, url, onDemand: item.onDemand}, emit)
     }
+
     if (item.repo.askedAt !== undefined) served.set(key, item.repo.askedAt)
     try {
       const paths = cachePaths(root, key)
@@ -153,26 +177,33 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
         if (present || mounted) await report(repo, {...status, lastError: wrong})
         continue
       }
+
       const lastAttempt = record?.lastAttempt ? Date.parse(record.lastAttempt) : 0
       const answered = served.get(repo.key) ?? repo.reported?.lastAsked ?? null
       const asked = repo.askedAt !== undefined && (answered === null || Date.parse(repo.askedAt) > Date.parse(answered))
       // A missing cache is cloned at once, unless its latest clone failed: then on the interval (or an ask).
       const retry = present || (record?.lastError ?? null) !== null
       const dueAt = retry ? (nextDue.get(repo.key) ?? lastAttempt + 0.8 * (repo.refreshMs ?? options.intervalMs)) : 0
-      if ((present || mounted) && (asked || Date.now() >= dueAt)) due.push({repo, kind: present ? 'fetch' : 'clone', onDemand: asked})
+      if ((present || mounted) && (asked || Date.now() >= dueAt))
+        due.push({repo, kind: present ? 'fetch' : 'clone', onDemand: asked})
       else {
         if ((present || mounted) && Number.isFinite(dueAt)) soonest = Math.min(soonest, dueAt)
         await report(repo, status)
       }
     }
+
     // Asks first: somebody is waiting for them; then clones (a pod waits for those too).
-    return due.sort((a, b) => Number(b.onDemand) - Number(a.onDemand) || Number(b.kind === 'clone') - Number(a.kind === 'clone'))
+    return due.sort(
+      (a, b) => Number(b.onDemand) - Number(a.onDemand) || Number(b.kind === 'clone') - Number(a.kind === 'clone'),
+    )
   }
 
   /** Evicts every cache whose Repo is gone and that no pod on this node mounts (checked again first). */
   const evictUnwanted = async (view: View, {inFlight, nextDue}: Pass): Promise<void> => {
     const wanted = new Set(view.repos.map((repo) => repo.key))
-    const candidates = (await keysInRoot(root)).filter((key) => !wanted.has(key) && !view.mounted.has(key) && !inFlight.has(key))
+    const candidates = (await keysInRoot(root)).filter(
+      (key) => !wanted.has(key) && !view.mounted.has(key) && !inFlight.has(key),
+    )
     if (candidates.length === 0) return
     const mountedNow = await demand.mountedKeys({fresh: true})
     for (const key of candidates.filter((candidate) => !mountedNow.has(candidate))) {
@@ -204,8 +235,11 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
     } catch (error) {
       // The scheduler waits for the work in flight, then rethrows.
       if (options.once) throw error
-      cache.context.warn(`warning: the cache agent of node ${demand.node} could not read what the cluster wants; trying again in ${pollMs} ms: ${describe(error)}`)
+      cache.context.warn(
+        `warning: the cache agent of node ${demand.node} could not read what the cluster wants; trying again in ${pollMs} ms: ${describe(error)}`,
+      )
     }
+
     return due
   }
 
@@ -224,20 +258,47 @@ export async function runClusterAgent(cache: CacheStore, root: string, demand: C
   // Fetch-through (ask-fetch.ts): the pods' asks, served beside the schedule while watching.
   const askStop = new AbortController()
   options.signal?.addEventListener('abort', () => askStop.abort(), {once: true})
-  const asking = watching && demand.askDirs ? serveAskDirs(async () => {
-    const urls = new Map((await demand.repos()).map((repo) => [repo.key, repo.url]))
-    return (await demand.askDirs!()).flatMap((entry) => (urls.has(entry.key) ? [{...entry, url: urls.get(entry.key)!}] : []))
-  }, askFetcher({cache, root, where: `on node ${demand.node}`, credentials, emit, report: async (key, present, record) => {
-    const repo = (await demand.repos()).find((candidate) => candidate.key === key)
-    if (repo) await report(repo, statusOf(repo, present, record))
-  }}), askStop.signal, {pollMs: ASK_POLL_MS}) : undefined
+  const asking =
+    watching && demand.askDirs
+      ? serveAskDirs(
+          async () => {
+            const urls = new Map((await demand.repos()).map((repo) => [repo.key, repo.url]))
+            return (await demand.askDirs!()).flatMap((entry) =>
+              urls.has(entry.key) ? [{...entry, url: urls.get(entry.key)!}] : [],
+            )
+          },
+          askFetcher({
+            cache,
+            root,
+            where: `on node ${demand.node}`,
+            credentials,
+            emit,
+            async report(key, present, record) {
+              const repo = (await demand.repos()).find((candidate) => candidate.key === key)
+              if (repo) await report(repo, statusOf(repo, present, record))
+            },
+          }),
+          askStop.signal,
+          {pollMs: ASK_POLL_MS},
+        )
+      : undefined
 
   try {
-    await runSchedule<Work>({key: (item) => item.repo.key, intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs, plan, perform, idle}, options)
+    await runSchedule<Work>(
+      {
+        key: (item) => item.repo.key,
+        intervalMs: (item) => item.repo.refreshMs ?? options.intervalMs,
+        plan,
+        perform,
+        idle,
+      },
+      options,
+    )
   } finally {
     askStop.abort()
     await asking
   }
+
   return totals
 }
 
@@ -247,7 +308,14 @@ export function nodeStatus(present: boolean, record: CacheRecord | undefined): C
 }
 
 function sameStatus(a: CacheNodeStatus | undefined, b: CacheNodeStatus): boolean {
-  return a !== undefined && a.present === b.present && a.lastFetched === b.lastFetched && a.lastError === b.lastError && (b.lastAsked === undefined || (a.lastAsked ?? null) === b.lastAsked) && (b.credentials === undefined || (a.credentials ?? null) === b.credentials)
+  return (
+    a !== undefined &&
+    a.present === b.present &&
+    a.lastFetched === b.lastFetched &&
+    a.lastError === b.lastError &&
+    (b.lastAsked === undefined || (a.lastAsked ?? null) === b.lastAsked) &&
+    (b.credentials === undefined || (a.credentials ?? null) === b.credentials)
+  )
 }
 
 /** The ask this node served last, as its status says it: `{lastAsked}`, or nothing when it never served one. */
@@ -268,5 +336,7 @@ function urlProblem(repo: DemandedRepo): string | undefined {
 }
 
 function describe(error: unknown): string {
-  return error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String((error as Error)?.message ?? error)
+  return error instanceof YardError
+    ? [error.message, error.why].filter(Boolean).join(': ')
+    : String((error as Error)?.message ?? error)
 }

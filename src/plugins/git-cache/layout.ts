@@ -82,6 +82,7 @@ export async function readRecord(paths: CachePaths): Promise<CacheRecord | undef
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
+
   try {
     return {...emptyRecord(paths.key, null), ...(JSON.parse(text) as Partial<CacheRecord>), key: paths.key}
   } catch {
@@ -90,7 +91,16 @@ export async function readRecord(paths: CachePaths): Promise<CacheRecord | undef
 }
 
 export function emptyRecord(key: string, url: string | null, identity: string | null = null): CacheRecord {
-  return {key, url, identity, added: stamp(), lastAttempt: null, lastFetched: null, lastError: null, lastMaintained: null}
+  return {
+    key,
+    url,
+    identity,
+    added: stamp(),
+    lastAttempt: null,
+    lastFetched: null,
+    lastError: null,
+    lastMaintained: null,
+  }
 }
 
 /**
@@ -126,7 +136,8 @@ export async function ensureRoot(root: string, options: {claimCacheNamed?: boole
     const marker = path.join(root, ROOT_MARKER)
     if (existsSync(marker)) return true
     const names = await fs.readdir(root)
-    if (names.length > 0 && !(options.claimCacheNamed && names.every((name) => CACHE_ENTRY_PATTERN.test(name)))) return false
+    if (names.length > 0 && !(options.claimCacheNamed && names.every((name) => CACHE_ENTRY_PATTERN.test(name))))
+      return false
     await fs.writeFile(marker, 'yard cache root: yard removes only entries named like caches here (DESIGN.md §5.1)\n')
     return true
   } catch (error) {
@@ -159,12 +170,14 @@ export async function keysInRoot(root: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw error
   }
+
   const keys = new Set<string>()
   for (const name of names) {
     if (!CACHE_ENTRY_PATTERN.test(name)) continue
     const key = name.replace(/\.(cloning|leases|json)$/, '')
     if (CACHE_KEY_PATTERN.test(key)) keys.add(key)
   }
+
   return [...keys].sort()
 }
 
@@ -176,7 +189,10 @@ export async function objectCounts(repo: string): Promise<{packs: number; looseO
   for (const name of names) {
     if (/^[0-9a-f]{2}$/.test(name)) looseObjects += (await fs.readdir(path.join(objects, name)).catch(() => [])).length
   }
-  const packs = (await fs.readdir(path.join(objects, 'pack')).catch(() => [] as string[])).filter((name) => name.endsWith('.pack')).length
+
+  const packs = (await fs.readdir(path.join(objects, 'pack')).catch(() => [] as string[])).filter((name) =>
+    name.endsWith('.pack'),
+  ).length
   return {packs, looseObjects}
 }
 
@@ -188,6 +204,7 @@ export async function sizeOnDisk(dir: string): Promise<number> {
     if (!entry.isFile()) continue
     total += (await fs.stat(path.join(entry.parentPath, entry.name)).catch(() => ({size: 0}))).size
   }
+
   return total
 }
 

@@ -8,9 +8,10 @@ import os from 'node:os'
 import path from 'node:path'
 
 import type {BorrowerProbe, CacheBorrower, CacheBorrowerSpec} from '../../sdk/cache.js'
+import type {CachePaths} from './layout.js'
+
 import {InputError} from '../../sdk/errors.js'
 import {isAlive} from '../../sdk/lock.js'
-import type {CachePaths} from './layout.js'
 
 const KIND = /^[a-z][a-z0-9-]{0,30}$/
 const NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/
@@ -25,15 +26,26 @@ function leaseFile(paths: CachePaths, borrower: {kind: string; name: string}): s
  */
 export function checkBorrower(borrower: {kind: string; name: string}): void {
   if (!KIND.test(borrower.kind)) {
-    throw new InputError(`invalid borrower kind ${JSON.stringify(borrower.kind)}`, {why: 'a kind is lower-case letters, digits and dashes, starting with a letter', fix: 'use a kind such as sandbox or clone'})
+    throw new InputError(`invalid borrower kind ${JSON.stringify(borrower.kind)}`, {
+      why: 'a kind is lower-case letters, digits and dashes, starting with a letter',
+      fix: 'use a kind such as sandbox or clone',
+    })
   }
+
   if (!NAME.test(borrower.name)) {
-    throw new InputError(`invalid borrower name ${JSON.stringify(borrower.name)}`, {why: 'a name is a DNS-1123 label: lower-case letters, digits and dashes, at most 63', fix: 'use the sandbox\'s or clone\'s name'})
+    throw new InputError(`invalid borrower name ${JSON.stringify(borrower.name)}`, {
+      why: 'a name is a DNS-1123 label: lower-case letters, digits and dashes, at most 63',
+      fix: "use the sandbox's or clone's name",
+    })
   }
 }
 
 /** Writes (or rewrites) a lease atomically; keeps the start time of an existing one. */
-export async function writeLease(paths: CachePaths, spec: CacheBorrowerSpec, changes: Partial<CacheBorrower> = {}): Promise<CacheBorrower> {
+export async function writeLease(
+  paths: CachePaths,
+  spec: CacheBorrowerSpec,
+  changes: Partial<CacheBorrower> = {},
+): Promise<CacheBorrower> {
   checkBorrower(spec)
   await fs.mkdir(paths.leases, {recursive: true})
   const file = leaseFile(paths, spec)
@@ -43,8 +55,8 @@ export async function writeLease(paths: CachePaths, spec: CacheBorrowerSpec, cha
     kind: spec.kind,
     name: spec.name,
     started: existing?.started ?? new Date().toISOString(),
-    ...(spec.path === undefined ? {} : {path: path.resolve(spec.path)}),
-    ...(spec.pid === undefined ? {} : {pid: spec.pid, host: os.hostname()}),
+    ...(!(spec.path === undefined) && {path: path.resolve(spec.path)}),
+    ...(!(spec.pid === undefined) && {pid: spec.pid, host: os.hostname()}),
     ...changes,
   }
   const temporary = path.join(paths.leases, `.${spec.kind}.${spec.name}.tmp-${process.pid}`)
@@ -83,6 +95,7 @@ export async function readLeases(paths: CachePaths): Promise<CacheBorrower[]> {
     const lease = await readLease(path.join(paths.leases, name))
     leases.push(lease ?? {kind, name: rest.join('.'), started: ''})
   }
+
   return leases
 }
 
@@ -93,8 +106,9 @@ export async function readLeases(paths: CachePaths): Promise<CacheBorrower[]> {
  */
 export async function goneReason(lease: CacheBorrower, probe?: BorrowerProbe): Promise<string | undefined> {
   if (lease.path !== undefined && !existsSync(lease.path)) return `its clone ${lease.path} no longer exists`
-  if (lease.pid !== undefined && lease.host === os.hostname() && !isAlive(lease.pid)) return `its process ${lease.pid} is gone`
-  return probe ? await probe(lease) : undefined
+  if (lease.pid !== undefined && lease.host === os.hostname() && !isAlive(lease.pid))
+    return `its process ${lease.pid} is gone`
+  return probe ? probe(lease) : undefined
 }
 
 /** "sandbox feat (since 2026-…)" for messages. */
@@ -118,7 +132,11 @@ async function pastGrace(file: string): Promise<boolean> {
  * Splits leases into live ones and provably gone ones (with the reason), clearing the gone ones
  * unless `dryRun`. The probe is asked only about leases past PROBE_GRACE_MS.
  */
-export async function sortLeases(paths: CachePaths, probe: BorrowerProbe | undefined, dryRun: boolean): Promise<{live: CacheBorrower[]; gone: Array<{lease: CacheBorrower; reason: string}>}> {
+export async function sortLeases(
+  paths: CachePaths,
+  probe: BorrowerProbe | undefined,
+  dryRun: boolean,
+): Promise<{live: CacheBorrower[]; gone: Array<{lease: CacheBorrower; reason: string}>}> {
   const live: CacheBorrower[] = []
   const gone: Array<{lease: CacheBorrower; reason: string}> = []
   for (const lease of await readLeases(paths)) {
@@ -127,8 +145,10 @@ export async function sortLeases(paths: CachePaths, probe: BorrowerProbe | undef
       live.push(lease)
       continue
     }
+
     gone.push({lease, reason})
     if (!dryRun) await fs.rm(leaseFile(paths, lease), {force: true})
   }
+
   return {live, gone}
 }

@@ -24,10 +24,21 @@ export async function usesLfs(runner: ProcessRunner, repo: string): Promise<bool
  * not thrown: the git objects are fetched, and the cache stays usable.
  * @returns null when nothing was to be done or it succeeded, else why it failed.
  */
-export async function fetchLfs(runner: ProcessRunner, repo: string, mode: LfsMode | undefined, budgets: CacheBudgets): Promise<string | null> {
+export async function fetchLfs(
+  runner: ProcessRunner,
+  repo: string,
+  mode: LfsMode | undefined,
+  budgets: CacheBudgets,
+): Promise<string | null> {
   if (mode === 'off' || (mode === undefined && !(await usesLfs(runner, repo)))) return null
-  const fetched = await runner.git(['lfs', 'fetch', '--all', 'origin'], {cwd: repo, allowFailure: true, timeoutMs: budgets.cloneMs, budget: 'lfs fetch'})
+  const fetched = await runner.git(['lfs', 'fetch', '--all', 'origin'], {
+    cwd: repo,
+    allowFailure: true,
+    timeoutMs: budgets.cloneMs,
+    budget: 'lfs fetch',
+  })
   if (fetched.exitCode === 0) return null
-  if (/is not a git command/.test(fetched.stderr)) return 'git-lfs is not installed (scripts/setup-system installs it)'
+  if (fetched.stderr.includes('is not a git command'))
+    return 'git-lfs is not installed (scripts/setup-system installs it)'
   return fetched.stderr.trim().split('\n').filter(Boolean).at(-1) ?? `git lfs fetch exited ${fetched.exitCode}`
 }

@@ -1,3 +1,6 @@
+import type {ProcessRunner} from '../../sdk/process.js'
+import type {CachePaths, CacheRecord} from './layout.js'
+
 /**
  * Where a cache fetches from (DESIGN.md §5.1, "Identity"): a cache's key names one repository,
  * so its `remote.origin.url` and its record's url must have that key. A cache whose origin was
@@ -6,10 +9,8 @@
  * refuse it.
  */
 import {RefusedError} from '../../sdk/errors.js'
-import type {ProcessRunner} from '../../sdk/process.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {redactUrl} from '../../sdk/repo-url.js'
-import type {CachePaths, CacheRecord} from './layout.js'
 
 /** The url a cache fetches from, as git has it and without credentials. */
 export interface CacheOrigin {
@@ -32,31 +33,51 @@ async function originUrl(runner: ProcessRunner, repo: string): Promise<string | 
  * @throws RefusedError (exit 3) naming the url found, why it is not this cache's, and how to
  *   inspect and remove the cache.
  */
-export async function checkOrigin(runner: ProcessRunner, paths: CachePaths, record: CacheRecord | undefined, asked: {url: string; identity: string} | null): Promise<CacheOrigin> {
+export async function checkOrigin(
+  runner: ProcessRunner,
+  paths: CachePaths,
+  record: CacheRecord | undefined,
+  asked: {url: string; identity: string} | null,
+): Promise<CacheOrigin> {
   const origin = await originUrl(runner, paths.repo)
   const found: CacheOrigin = {origin: null, recorded: null}
-  for (const [where, url] of [['remote.origin.url', origin], [`recorded url (${paths.record})`, record?.url ?? null]] as const) {
+  for (const [where, url] of [
+    ['remote.origin.url', origin],
+    [`recorded url (${paths.record})`, record?.url ?? null],
+  ] as const) {
     if (url === null) continue
     let problem: string | undefined
     let clean: string | undefined
     try {
       const identity = repoIdentity(url)
       clean = identity.url
-      if (identity.key !== paths.key || (asked !== null && identity.identity !== asked.identity)) problem = `names ${identity.identity} (key ${identity.key})`
+      if (identity.key !== paths.key || (asked !== null && identity.identity !== asked.identity))
+        problem = `names ${identity.identity} (key ${identity.key})`
     } catch (error) {
       problem = `is a url yard refuses: ${(error as {why?: string}).why ?? (error as Error).message}`
     }
+
     if (problem !== undefined) throw foreignOrigin(paths, where, url, problem, asked)
     if (where === 'remote.origin.url') found.origin = clean!
     else found.recorded = clean!
   }
+
   return found
 }
 
-function foreignOrigin(paths: CachePaths, where: string, url: string, problem: string, asked: {url: string; identity: string} | null): RefusedError {
+function foreignOrigin(
+  paths: CachePaths,
+  where: string,
+  url: string,
+  problem: string,
+  asked: {url: string; identity: string} | null,
+): RefusedError {
   const wanted = asked ? asked.identity : `the repository of its key ${paths.key}`
-  return new RefusedError(`the cache ${paths.key} at ${paths.repo} fetches from ${JSON.stringify(redactUrl(url))}, which is not ${wanted}`, {
-    why: `its ${where} ${problem}: somebody changed it, or it was recorded from a url that names another host to git than to yard; fetching would bring that repository's objects into every clone made from this cache`,
-    fix: `inspect it (git -C ${paths.repo} config --get remote.origin.url; git -C ${paths.repo} log --oneline -3 --all); if it is not the repository you meant, remove the cache (yard cache evict ${asked ? asked.url : 'URL'}, after yard sandbox rm of its borrowers) and run yard cache add ${asked ? asked.url : 'URL'} again`,
-  })
+  return new RefusedError(
+    `the cache ${paths.key} at ${paths.repo} fetches from ${JSON.stringify(redactUrl(url))}, which is not ${wanted}`,
+    {
+      why: `its ${where} ${problem}: somebody changed it, or it was recorded from a url that names another host to git than to yard; fetching would bring that repository's objects into every clone made from this cache`,
+      fix: `inspect it (git -C ${paths.repo} config --get remote.origin.url; git -C ${paths.repo} log --oneline -3 --all); if it is not the repository you meant, remove the cache (yard cache evict ${asked ? asked.url : 'URL'}, after yard sandbox rm of its borrowers) and run yard cache add ${asked ? asked.url : 'URL'} again`,
+    },
+  )
 }

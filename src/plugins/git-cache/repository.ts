@@ -5,7 +5,8 @@
  * which the whole process group is killed.
  */
 import type {ProcessRunner, RunOptions} from '../../sdk/process.js'
-import {gitProgressListener, ProgressPort} from '../../sdk/progress.js'
+
+import {gitProgressListener, type ProgressPort} from '../../sdk/progress.js'
 import {objectCounts} from './layout.js'
 
 /** Time budgets in ms (DESIGN.md §5.1; git-cache-notes §2.12). */
@@ -18,7 +19,12 @@ export interface CacheBudgets {
   maintainMs: number
 }
 
-export const DEFAULT_BUDGETS: CacheBudgets = {cloneMs: 20 * 60_000, fetchMs: 5 * 60_000, onDemandMs: 60_000, maintainMs: 20 * 60_000}
+export const DEFAULT_BUDGETS: CacheBudgets = {
+  cloneMs: 20 * 60_000,
+  fetchMs: 5 * 60_000,
+  onDemandMs: 60_000,
+  maintainMs: 20 * 60_000,
+}
 
 /**
  * Config that keeps every object a `--shared` clone borrows (DESIGN.md §5.1): no auto-gc from
@@ -62,42 +68,63 @@ export const MAINTENANCE_COMMANDS: ReadonlyArray<readonly string[]> = [
  * read from stderr and reported.
  * @throws OperationError with git's words.
  */
-export async function cloneBare(runner: ProcessRunner, url: string, repo: string, budgets: CacheBudgets, progress?: ProgressPort): Promise<void> {
-  await runner.git(['clone', '--bare', '--no-local', '--quiet', ...progressArgs(progress), '--', url, repo], {timeoutMs: budgets.cloneMs, budget: 'clone', ...progressOptions(progress)})
+export async function cloneBare(
+  runner: ProcessRunner,
+  url: string,
+  repo: string,
+  budgets: CacheBudgets,
+  progress?: ProgressPort,
+): Promise<void> {
+  await runner.git(['clone', '--bare', '--no-local', '--quiet', ...progressArgs(progress), '--', url, repo], {
+    timeoutMs: budgets.cloneMs,
+    budget: 'clone',
+    ...progressOptions(progress),
+  })
 }
 
 /** `--progress` when somebody watches: git prints progress off a terminal only when asked. */
 const progressArgs = (progress?: ProgressPort) => (progress ? ['--progress'] : [])
-const progressOptions = (progress?: ProgressPort): RunOptions => (progress ? {onStderr: gitProgressListener(progress)} : {})
+const progressOptions = (progress?: ProgressPort): RunOptions =>
+  progress ? {onStderr: gitProgressListener(progress)} : {}
 
 /**
  * Applies the pins, the refspecs and (when given) `remote.origin.url`, writing only what differs:
  * one `git config --list` when everything is in place.
  * @throws OperationError when git cannot read or write the config.
  */
-export async function pin(runner: ProcessRunner, repo: string, url: string | null, budgets: CacheBudgets): Promise<void> {
+export async function pin(
+  runner: ProcessRunner,
+  repo: string,
+  url: string | null,
+  budgets: CacheBudgets,
+): Promise<void> {
   const budget = {cwd: repo, timeoutMs: budgets.fetchMs, budget: 'fetch'}
   const listed = await runner.git(['config', '--local', '--null', '--list'], budget)
   const values = new Map<string, string[]>()
   for (const entry of listed.stdout.split('\0')) {
     const newline = entry.indexOf('\n')
-    if (newline < 0) continue
+    if (newline === -1) continue
     const key = entry.slice(0, newline).toLowerCase()
     values.set(key, [...(values.get(key) ?? []), entry.slice(newline + 1)])
   }
+
   const has = (key: string, value: string) => {
     const current = values.get(key.toLowerCase())
     return current?.length === 1 && current[0] === value
   }
+
   for (const [key, value] of PINS) {
     if (!has(key, value)) await runner.git(['config', '--replace-all', key, value], budget)
   }
+
   const refspecs = values.get('remote.origin.fetch') ?? []
   if (refspecs.length !== REFSPECS.length || refspecs.some((value, index) => value !== REFSPECS[index])) {
     await runner.git(['config', '--replace-all', 'remote.origin.fetch', REFSPECS[0]], budget)
     await runner.git(['config', '--add', 'remote.origin.fetch', REFSPECS[1]], budget)
   }
-  if (url !== null && !has('remote.origin.url', url)) await runner.git(['config', '--replace-all', '--', 'remote.origin.url', url], budget)
+
+  if (url !== null && !has('remote.origin.url', url))
+    await runner.git(['config', '--replace-all', '--', 'remote.origin.url', url], budget)
 }
 
 /**
@@ -105,7 +132,13 @@ export async function pin(runner: ProcessRunner, repo: string, url: string | nul
  * clones borrow), no automatic maintenance.
  * @throws OperationError with git's words, or naming the budget when it ran out.
  */
-export async function fetchOrigin(runner: ProcessRunner, repo: string, onDemand: boolean, budgets: CacheBudgets, progress?: ProgressPort): Promise<void> {
+export async function fetchOrigin(
+  runner: ProcessRunner,
+  repo: string,
+  onDemand: boolean,
+  budgets: CacheBudgets,
+  progress?: ProgressPort,
+): Promise<void> {
   await runner.git(['fetch', '--quiet', ...progressArgs(progress), '--no-auto-maintenance', 'origin'], {
     cwd: repo,
     timeoutMs: onDemand ? budgets.onDemandMs : budgets.fetchMs,
@@ -115,11 +148,18 @@ export async function fetchOrigin(runner: ProcessRunner, repo: string, onDemand:
 }
 
 /** Whether maintenance is due, and why (for messages). */
-export async function maintenanceDue(repo: string): Promise<{due: boolean; reason: string; counts: {packs: number; looseObjects: number}}> {
+export async function maintenanceDue(
+  repo: string,
+): Promise<{due: boolean; reason: string; counts: {packs: number; looseObjects: number}}> {
   const counts = await objectCounts(repo)
   if (counts.packs >= MAINTAIN_PACKS) return {due: true, reason: `${counts.packs} packs ≥ ${MAINTAIN_PACKS}`, counts}
-  if (counts.looseObjects >= MAINTAIN_LOOSE_OBJECTS) return {due: true, reason: `${counts.looseObjects} loose objects ≥ ${MAINTAIN_LOOSE_OBJECTS}`, counts}
-  return {due: false, reason: `${counts.packs} packs and ${counts.looseObjects} loose objects: below the thresholds (${MAINTAIN_PACKS} packs, ${MAINTAIN_LOOSE_OBJECTS} loose)`, counts}
+  if (counts.looseObjects >= MAINTAIN_LOOSE_OBJECTS)
+    return {due: true, reason: `${counts.looseObjects} loose objects ≥ ${MAINTAIN_LOOSE_OBJECTS}`, counts}
+  return {
+    due: false,
+    reason: `${counts.packs} packs and ${counts.looseObjects} loose objects: below the thresholds (${MAINTAIN_PACKS} packs, ${MAINTAIN_LOOSE_OBJECTS} loose)`,
+    counts,
+  }
 }
 
 /**

@@ -39,7 +39,10 @@ export interface Agenda<T> {
  * Runs `agenda` until `signal` aborts (work in flight is awaited), or with `once` until nothing is
  * due or in flight.
  */
-export async function runSchedule<T>(agenda: Agenda<T>, options: {once?: boolean; signal?: AbortSignal}): Promise<void> {
+export async function runSchedule<T>(
+  agenda: Agenda<T>,
+  options: {once?: boolean; signal?: AbortSignal},
+): Promise<void> {
   const nextDue = new Map<string, number>()
   const inFlight = new Map<string, Promise<void>>()
   const attempted = new Set<string>()
@@ -52,6 +55,7 @@ export async function runSchedule<T>(agenda: Agenda<T>, options: {once?: boolean
       await Promise.allSettled(inFlight.values())
       throw error
     }
+
     for (const item of due) {
       if (inFlight.size >= AGENT_CONCURRENCY) break
       const key = agenda.key(item)
@@ -62,11 +66,13 @@ export async function runSchedule<T>(agenda: Agenda<T>, options: {once?: boolean
       })
       inFlight.set(key, work)
     }
+
     if (options.once && inFlight.size === 0 && due.length === 0) break
     if (options.signal?.aborted) {
       await Promise.all(inFlight.values())
       break
     }
+
     const idle = agenda.idle()
     // Wake on the first of: a piece of work ending (a slot frees), the agent's wake-up, a stop
     // (idle's sleep ends on it).
@@ -75,11 +81,15 @@ export async function runSchedule<T>(agenda: Agenda<T>, options: {once?: boolean
 }
 
 /** The totals of an agent's run and the `emit` that adds each event to them and passes it on to `onEvent`. */
-export function tally<P extends CacheAgentPass>(totals: P, options: CacheAgentOptions): {totals: P; emit: (event: CacheAgentEvent) => void} {
+export function tally<P extends CacheAgentPass>(
+  totals: P,
+  options: CacheAgentOptions,
+): {totals: P; emit: (event: CacheAgentEvent) => void} {
   const emit = (event: CacheAgentEvent) => {
     if (event.action !== 'skipped') totals[event.action]?.push(event.key)
     options.onEvent?.(event)
   }
+
   return {totals, emit}
 }
 
@@ -89,7 +99,7 @@ export function jitteredInterval(intervalMs: number, random: () => number = Math
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve()
     const timer = setTimeout(done, ms)
@@ -98,6 +108,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener('abort', done)
       resolve()
     }
+
     signal?.addEventListener('abort', done, {once: true})
   })
 }

@@ -7,21 +7,27 @@
  */
 import {existsSync, promises as fs} from 'node:fs'
 
-import type {BackendContext} from '../../sdk/target.js'
 import type {CacheAddResult, CacheFetchResult} from '../../sdk/cache.js'
-import {withLock} from '../../sdk/lock.js'
-import {endGroup, groupsWritingTo} from '../../sdk/process-group.js'
 import type {ProcessRunner} from '../../sdk/process.js'
-import {CachePaths, emptyDirectory} from './layout.js'
+import type {BackendContext} from '../../sdk/target.js'
 import type {LfsMode} from './lfs.js'
 import type {CacheBudgets} from './repository.js'
+
+import {withLock} from '../../sdk/lock.js'
+import {endGroup, groupsWritingTo} from '../../sdk/process-group.js'
+import {type CachePaths, emptyDirectory} from './layout.js'
 
 /** The operations on a cache root that the agents, eviction and submodule caches drive (cache.ts implements them). */
 export interface CacheStore {
   readonly context: BackendContext
   readonly budgets: CacheBudgets
   /** Runs `work` holding the cache's lock; see `withCacheLock`. */
-  withCacheLock<T>(paths: CachePaths, purpose: string, waitMs: number, work: (runner: ProcessRunner) => Promise<T>): Promise<T>
+  withCacheLock<T>(
+    paths: CachePaths,
+    purpose: string,
+    waitMs: number,
+    work: (runner: ProcessRunner) => Promise<T>,
+  ): Promise<T>
   /** The same store whose git processes get `env` too (cluster credentials, credentials.ts). */
   withEnv(env: Record<string, string>): CacheStore
   add(root: string, url: string, options?: {submodules?: boolean; lfs?: LfsMode}): Promise<CacheAddResult>
@@ -36,10 +42,19 @@ export interface CacheStore {
  * than the longest operation, is taken over with a warning.
  * @throws RefusedError (exit 3) when a live writer still holds it after `waitMs`.
  */
-export function withCacheLock<T>(context: BackendContext, budgets: CacheBudgets, paths: CachePaths, purpose: string, waitMs: number, work: (runner: ProcessRunner) => Promise<T>): Promise<T> {
+export async function withCacheLock<T>(
+  context: BackendContext,
+  budgets: CacheBudgets,
+  paths: CachePaths,
+  purpose: string,
+  waitMs: number,
+  work: (runner: ProcessRunner) => Promise<T>,
+): Promise<T> {
   const budgetMs = Math.max(budgets.cloneMs, budgets.fetchMs + budgets.maintainMs) + 60_000
-  return withLock(paths.lock, {budgetMs, waitMs, purpose: `cache ${purpose} ${paths.key}`, warn: context.warn}, (lock) =>
-    work(context.runner.withGroupReporter((pgid) => lock.recordGroup(pgid))),
+  return withLock(
+    paths.lock,
+    {budgetMs, waitMs, purpose: `cache ${purpose} ${paths.key}`, warn: context.warn},
+    async (lock) => work(context.runner.withGroupReporter((pgid) => lock.recordGroup(pgid))),
   )
 }
 

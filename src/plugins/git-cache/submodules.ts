@@ -6,13 +6,14 @@
  * deeper at the commit each gitlink records, up to MAX_SUBMODULE_DEPTH.
  */
 import type {CacheSubmodule} from '../../sdk/cache.js'
-import {YardError} from '../../sdk/errors.js'
 import type {ProcessRunner} from '../../sdk/process.js'
+import type {CacheStore} from './store.js'
+
+import {YardError} from '../../sdk/errors.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {redactUrl} from '../../sdk/repo-url.js'
 import {resolveSubmoduleUrl} from '../../sdk/submodule-url.js'
 import {cachePaths, isPresent} from './layout.js'
-import type {CacheStore} from './store.js'
 
 /** Deeper than this, nested submodules get no cache (worktree-submodules.ts stops at 8 too). */
 export const MAX_SUBMODULE_DEPTH = 8
@@ -33,7 +34,10 @@ export interface GitmodulesEntry {
  * or url starts with `-` are left out (they would reach git as options).
  */
 export async function gitmodulesAt(runner: ProcessRunner, repo: string, rev: string): Promise<GitmodulesEntry[]> {
-  const listed = await runner.git(['config', '--blob', `${rev}:.gitmodules`, '--null', '--get-regexp', '^submodule\\..*\\.(path|url)$'], {cwd: repo, allowFailure: true})
+  const listed = await runner.git(
+    ['config', '--blob', `${rev}:.gitmodules`, '--null', '--get-regexp', String.raw`^submodule\..*\.(path|url)$`],
+    {cwd: repo, allowFailure: true},
+  )
   if (listed.exitCode !== 0) return []
   const byName = new Map<string, {path?: string; url?: string}>()
   for (const record of listed.stdout.split('\0')) {
@@ -44,17 +48,26 @@ export async function gitmodulesAt(runner: ProcessRunner, repo: string, rev: str
     const name = key.slice('submodule.'.length, -`.${field}`.length)
     byName.set(name, {...byName.get(name), [field]: record.slice(newline + 1)})
   }
+
   const entries = [...byName].filter((entry): entry is [string, {path: string; url: string}] => {
     const [name, {path, url}] = entry
-    return path !== undefined && url !== undefined && ![name, path, url].some((value) => value.startsWith('-') || value === '')
+    return (
+      path !== undefined &&
+      url !== undefined &&
+      [name, path, url].every((value) => !(value.startsWith('-') || value === ''))
+    )
   })
   if (entries.length === 0) return []
-  const tree = await runner.git(['ls-tree', '-z', rev, '--', ...entries.map(([, {path}]) => path)], {cwd: repo, allowFailure: true})
+  const tree = await runner.git(['ls-tree', '-z', rev, '--', ...entries.map(([, {path}]) => path)], {
+    cwd: repo,
+    allowFailure: true,
+  })
   const commits = new Map<string, string>()
   for (const line of tree.stdout.split('\0')) {
     const match = /^160000 commit ([0-9a-f]+)\t(.*)$/.exec(line)
     if (match) commits.set(match[2], match[1])
   }
+
   return entries.map(([name, {path, url}]) => ({name, path, url, commit: commits.get(path) ?? null}))
 }
 
@@ -70,7 +83,13 @@ export type SubmoduleCache = CacheSubmodule
  * superproject's cache stays usable.
  * @returns every submodule cache reached, nested ones included, each once (by key).
  */
-export async function cacheSubmodules(cache: CacheStore, root: string, superUrl: string, repo: string, options: {fetch: boolean; onDemand?: boolean}): Promise<SubmoduleCache[]> {
+export async function cacheSubmodules(
+  cache: CacheStore,
+  root: string,
+  superUrl: string,
+  repo: string,
+  options: {fetch: boolean; onDemand?: boolean},
+): Promise<SubmoduleCache[]> {
   const found = new Map<string, SubmoduleCache>()
   const visit = async (url: string, at: string, rev: string, depth: number): Promise<void> => {
     if (depth >= MAX_SUBMODULE_DEPTH) return
@@ -81,14 +100,32 @@ export async function cacheSubmodules(cache: CacheStore, root: string, superUrl:
       try {
         ;({key, url: cleanUrl} = repoIdentity(resolved))
       } catch (error) {
-        cache.context.warn(`warning: the submodule ${entry.path} of ${redactUrl(url)} gets no cache: ${(error as {why?: string}).why ?? (error as Error).message}`)
+        cache.context.warn(
+          `warning: the submodule ${entry.path} of ${redactUrl(url)} gets no cache: ${(error as {why?: string}).why ?? (error as Error).message}`,
+        )
         continue
       }
+
       if (found.has(key)) continue
       const paths = cachePaths(root, key)
-      const row: SubmoduleCache = {name: entry.name, path: entry.path, url: cleanUrl, key, cachePath: paths.repo, present: false, error: null}
+      const row: SubmoduleCache = {
+        name: entry.name,
+        path: entry.path,
+        url: cleanUrl,
+        key,
+        cachePath: paths.repo,
+        present: false,
+        error: null,
+      }
       found.set(key, row)
-      const hasCommit = async () => entry.commit !== null && (await cache.context.runner.git(['cat-file', '-e', `${entry.commit}^{commit}`], {cwd: paths.repo, allowFailure: true})).exitCode === 0
+      const hasCommit = async () =>
+        entry.commit !== null &&
+        (
+          await cache.context.runner.git(['cat-file', '-e', `${entry.commit}^{commit}`], {
+            cwd: paths.repo,
+            allowFailure: true,
+          })
+        ).exitCode === 0
       try {
         if (!isPresent(paths)) await cache.add(root, resolved, {submodules: false})
         // A cache that lacks the recorded commit is fetched even by an add.
@@ -97,14 +134,19 @@ export async function cacheSubmodules(cache: CacheStore, root: string, superUrl:
           if (fetched.stale) row.error = `stale: ${fetched.error?.trim().split('\n').at(-1) ?? 'its fetch failed'}`
         }
       } catch (error) {
-        row.error = error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : (error as Error).message
-        cache.context.warn(`warning: the submodule ${entry.path} (${redactUrl(cleanUrl)}) of ${redactUrl(url)} has no cache: ${row.error}`)
+        row.error =
+          error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : (error as Error).message
+        cache.context.warn(
+          `warning: the submodule ${entry.path} (${redactUrl(cleanUrl)}) of ${redactUrl(url)} has no cache: ${row.error}`,
+        )
         continue
       }
+
       row.present = isPresent(paths)
       await visit(cleanUrl, paths.repo, (await hasCommit()) ? entry.commit! : 'HEAD', depth + 1)
     }
   }
+
   await visit(superUrl, repo, 'HEAD', 0)
   return [...found.values()]
 }

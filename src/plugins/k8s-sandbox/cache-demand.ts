@@ -22,11 +22,20 @@
 import path from 'node:path'
 
 import type {CacheDemand, CacheNodeStatus, DemandedRepo} from '../../sdk/cache.js'
+
 import {CACHE_KEY_PATTERN} from '../../sdk/repo-identity.js'
 import {NodeAsks, podAskDirs} from './cluster-asks.js'
 import {type Informer, startInformer, type WatchTiming} from './informers.js'
-import {Kube, kubeCall, kubeGet, openKube} from './kube.js'
-import {nodeStatusPatch, parseRefreshInterval, Repo, REPO_GROUP, REPO_PLURAL, REPO_VERSION, RepoNodeStatus} from './repo-resource.js'
+import {type Kube, kubeCall, kubeGet, openKube} from './kube.js'
+import {
+  nodeStatusPatch,
+  parseRefreshInterval,
+  type Repo,
+  REPO_GROUP,
+  REPO_PLURAL,
+  REPO_VERSION,
+  type RepoNodeStatus,
+} from './repo-resource.js'
 
 /** Every API call of the cache agent as RBAC sees it (API group, resource, verb): its Role grants these and no more. */
 export const AGENT_API_CALLS: ReadonlyArray<{apiGroup: string; resource: string; verb: string}> = [
@@ -65,6 +74,7 @@ export function mountedCacheKeys(pods: readonly PodVolumes[], cacheRoot: string)
       if (path.posix.dirname(normalised) === root && CACHE_KEY_PATTERN.test(key)) keys.add(key)
     }
   }
+
   return keys
 }
 
@@ -76,15 +86,24 @@ export function demandedRepo(repo: Repo, node: string): DemandedRepo {
   } catch {
     refreshMs = undefined
   }
+
   const entry = repo.status?.nodes?.[node]
   return {
     key: repo.metadata.name,
     url: repo.spec?.url ?? '',
-    ...(refreshMs === undefined ? {} : {refreshMs}),
-    ...(repo.spec?.askedAt ? {askedAt: repo.spec.askedAt} : {}),
-    ...(repo.spec?.prefetch === true ? {prefetch: true} : {}),
+    ...(!(refreshMs === undefined) && {refreshMs}),
+    ...(repo.spec?.askedAt && {askedAt: repo.spec.askedAt}),
+    ...(repo.spec?.prefetch === true && {prefetch: true}),
     // A merge patch's null removes a field: absent and null are the same answer.
-    ...(entry === undefined ? {} : {reported: {present: entry.present === true, lastFetched: entry.lastFetched ?? null, lastError: entry.lastError ?? null, lastAsked: entry.lastAsked ?? null, credentials: entry.credentials ?? null}}),
+    ...(!(entry === undefined) && {
+      reported: {
+        present: entry.present,
+        lastFetched: entry.lastFetched ?? null,
+        lastError: entry.lastError ?? null,
+        lastAsked: entry.lastAsked ?? null,
+        credentials: entry.credentials ?? null,
+      },
+    }),
   }
 }
 
@@ -111,7 +130,7 @@ export class KubeCacheDemand implements CacheDemand {
   /** @throws OperationError when the pods cannot be listed (not watching, or `fresh`). */
   async mountedKeys({fresh = false}: {fresh?: boolean} = {}): Promise<Set<string>> {
     if (this.informers && !fresh) return mountedCacheKeys(this.informers.pods.list(), this.cacheRoot)
-    return mountedCacheKeys((await this.listPods()).items as PodVolumes[], this.cacheRoot)
+    return mountedCacheKeys((await this.listPods()).items, this.cacheRoot)
   }
 
   /**
@@ -129,6 +148,7 @@ export class KubeCacheDemand implements CacheDemand {
         this.written.delete(demanded.key)
         return demanded
       }
+
       return {...demanded, reported: written.status}
     })
   }
@@ -150,26 +170,50 @@ export class KubeCacheDemand implements CacheDemand {
    * Pods first, as in a poll: a sandbox's Repo is made before its pod, so a pod the first list
    * misses has its Repo in the second.
    */
-  async watch({signal, onChange, onError}: {signal: AbortSignal; onChange: () => void; onError: (error: unknown) => void}): Promise<void> {
+  async watch({
+    signal,
+    onChange,
+    onError,
+  }: {
+    signal: AbortSignal
+    onChange: () => void
+    onError: (error: unknown) => void
+  }): Promise<void> {
     const {kube} = this
     const namespace = encodeURIComponent(kube.namespace)
-    const common = {signal, onChange, onError, ...(this.timing ? {timing: this.timing} : {})}
-    const pods = startInformer(kube, {...common, path: `/api/v1/namespaces/${namespace}/pods`, fieldSelector: `spec.nodeName=${this.node}`, list: () => this.listPods() as never})
+    const common = {signal, onChange, onError, ...(this.timing && {timing: this.timing})}
+    const pods = startInformer(kube, {
+      ...common,
+      path: `/api/v1/namespaces/${namespace}/pods`,
+      fieldSelector: `spec.nodeName=${this.node}`,
+      list: () => this.listPods() as never,
+    })
     await pods.synced
-    const repos = startInformer(kube, {...common, path: `/apis/${REPO_GROUP}/${REPO_VERSION}/namespaces/${namespace}/${REPO_PLURAL}`, list: () => this.listRepos() as never})
+    const repos = startInformer(kube, {
+      ...common,
+      path: `/apis/${REPO_GROUP}/${REPO_VERSION}/namespaces/${namespace}/${REPO_PLURAL}`,
+      list: () => this.listRepos() as never,
+    })
     await repos.synced
     if (!signal.aborted) this.informers = {pods: pods as never, repos: repos as never}
   }
 
-  private listPods() {
+  private async listPods() {
     const {kube, node} = this
-    return kubeCall(kube, `list the pods on node ${node} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, fieldSelector: `spec.nodeName=${node}`}))
+    return kubeCall(kube, `list the pods on node ${node} in namespace ${kube.namespace}`, async () =>
+      kube.core.listNamespacedPod({namespace: kube.namespace, fieldSelector: `spec.nodeName=${node}`}),
+    )
   }
 
   private async listRepos(): Promise<{items?: Repo[]; metadata?: {resourceVersion?: string}}> {
     const {kube} = this
-    return (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, () =>
-      kube.custom.listNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL}),
+    return (await kubeCall(kube, `list the Repos in namespace ${kube.namespace}`, async () =>
+      kube.custom.listNamespacedCustomObject({
+        group: REPO_GROUP,
+        version: REPO_VERSION,
+        namespace: kube.namespace,
+        plural: REPO_PLURAL,
+      }),
     )) as {items?: Repo[]}
   }
 
@@ -180,14 +224,31 @@ export class KubeCacheDemand implements CacheDemand {
    */
   async report(key: string, status: CacheNodeStatus): Promise<void> {
     const {kube} = this
-    const entry: RepoNodeStatus = {present: status.present, lastFetched: status.lastFetched, lastError: status.lastError, ...(status.lastAsked === undefined ? {} : {lastAsked: status.lastAsked}), ...(status.credentials === undefined ? {} : {credentials: status.credentials})}
-    await kubeGet(kube, `report node ${this.node}'s state of Repo ${key} in namespace ${kube.namespace}`, () =>
+    const entry: RepoNodeStatus = {
+      present: status.present,
+      lastFetched: status.lastFetched,
+      lastError: status.lastError,
+      ...(!(status.lastAsked === undefined) && {lastAsked: status.lastAsked}),
+      ...(!(status.credentials === undefined) && {credentials: status.credentials}),
+    }
+    await kubeGet(kube, `report node ${this.node}'s state of Repo ${key} in namespace ${kube.namespace}`, async () =>
       kube.custom.patchNamespacedCustomObjectStatus(
-        {group: REPO_GROUP, version: REPO_VERSION, namespace: kube.namespace, plural: REPO_PLURAL, name: key, body: nodeStatusPatch(this.node, entry)},
+        {
+          group: REPO_GROUP,
+          version: REPO_VERSION,
+          namespace: kube.namespace,
+          plural: REPO_PLURAL,
+          name: key,
+          body: nodeStatusPatch(this.node, entry),
+        },
         kube.mergePatch,
       ),
     )
-    if (this.informers) this.written.set(key, {version: this.informers.repos.list().find((repo) => repo.metadata.name === key)?.metadata.resourceVersion, status})
+    if (this.informers)
+      this.written.set(key, {
+        version: this.informers.repos.list().find((repo) => repo.metadata.name === key)?.metadata.resourceVersion,
+        status,
+      })
   }
 }
 
@@ -196,7 +257,10 @@ export class KubeCacheDemand implements CacheDemand {
  * node's agent. Nothing is sent yet.
  * @throws InputError (exit 2) when no kubeconfig or context is found (see `openKube`).
  */
-export async function openCacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string; timing?: WatchTiming}, env: NodeJS.ProcessEnv): Promise<CacheDemand> {
-  const kube = await openKube({namespace: options.namespace, ...(options.context ? {context: options.context} : {})}, env)
+export async function openCacheDemand(
+  options: {node: string; cacheRoot: string; namespace: string; context?: string; timing?: WatchTiming},
+  env: NodeJS.ProcessEnv,
+): Promise<CacheDemand> {
+  const kube = await openKube({namespace: options.namespace, ...(options.context && {context: options.context})}, env)
   return new KubeCacheDemand(kube, options.node, options.cacheRoot, options.timing)
 }

@@ -50,6 +50,7 @@ export function claimsByPod(stateDir: string): Map<string, {project: string; rec
     const record = readClaim(stateDir, project)
     if (record) found.set(record.pod, {project, record})
   }
+
   return found
 }
 

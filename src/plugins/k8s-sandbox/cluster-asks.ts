@@ -10,9 +10,10 @@
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
+import type {PodVolumes} from './cache-demand.js'
+
 import {podAsksPath} from '../../sdk/fetch-through.js'
 import {CACHE_KEY_PATTERN} from '../../sdk/repo-identity.js'
-import type {PodVolumes} from './cache-demand.js'
 
 /** `<cache root>.asks`: where the asks directories of every pod on a node live. */
 export function clusterAsksRoot(cacheRoot: string): string {
@@ -30,17 +31,39 @@ const POD_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/
  * hostPath `<asks root>/<pod>/<key>` (`DirectoryOrCreate`: the kubelet makes it when the agent has
  * not yet), mounted at `/yard/asks/<key>` in the workspace container.
  */
-export function withClusterAsks(manifest: Record<string, unknown>, cacheRoot: string, keys: string[]): Record<string, unknown> {
-  const name = (manifest.metadata as {name: string}).name
-  const spec = manifest.spec as {volumes: Array<Record<string, unknown>>; containers: Array<{volumeMounts?: Array<Record<string, unknown>>}>}
+export function withClusterAsks(
+  manifest: Record<string, unknown>,
+  cacheRoot: string,
+  keys: string[],
+): Record<string, unknown> {
+  const {name} = manifest.metadata as {name: string}
+  const spec = manifest.spec as {
+    volumes: Array<Record<string, unknown>>
+    containers: Array<{volumeMounts?: Array<Record<string, unknown>>}>
+  }
   const [workspace, ...rest] = spec.containers
   const unique = [...new Set(keys)]
   return {
     ...manifest,
     spec: {
       ...spec,
-      volumes: [...spec.volumes, ...unique.map((key) => ({name: `asks-${key}`, hostPath: {path: path.posix.join(clusterAsksRoot(cacheRoot), name, key), type: 'DirectoryOrCreate'}}))],
-      containers: [{...workspace, volumeMounts: [...(workspace.volumeMounts ?? []), ...unique.map((key) => ({name: `asks-${key}`, mountPath: podAsksPath(key)}))]}, ...rest],
+      volumes: [
+        ...spec.volumes,
+        ...unique.map((key) => ({
+          name: `asks-${key}`,
+          hostPath: {path: path.posix.join(clusterAsksRoot(cacheRoot), name, key), type: 'DirectoryOrCreate'},
+        })),
+      ],
+      containers: [
+        {
+          ...workspace,
+          volumeMounts: [
+            ...(workspace.volumeMounts ?? []),
+            ...unique.map((key) => ({name: `asks-${key}`, mountPath: podAsksPath(key)})),
+          ],
+        },
+        ...rest,
+      ],
     },
   }
 }
@@ -68,9 +91,11 @@ export function podAskDirs(pods: readonly PodVolumes[], cacheRoot: string): PodA
       if (!hostPath) continue
       const normalised = path.posix.normalize(hostPath).replace(/\/+$/, '')
       const key = path.posix.basename(normalised)
-      if (path.posix.dirname(normalised) === path.posix.join(root, name) && CACHE_KEY_PATTERN.test(key)) found.push({pod: name, key, dir: normalised})
+      if (path.posix.dirname(normalised) === path.posix.join(root, name) && CACHE_KEY_PATTERN.test(key))
+        found.push({pod: name, key, dir: normalised})
     }
   }
+
   return found
 }
 
@@ -94,12 +119,20 @@ export class NodeAsks {
     const usable: PodAskDir[] = []
     for (const entry of dirs) {
       if (!this.made.has(entry.dir)) {
-        const made = await fs.mkdir(entry.dir, {recursive: true}).then(() => fs.chmod(entry.dir, 0o777)).then(() => true, () => false)
+        const made = await fs
+          .mkdir(entry.dir, {recursive: true})
+          .then(async () => fs.chmod(entry.dir, 0o777))
+          .then(
+            () => true,
+            () => false,
+          )
         if (!made) continue
         this.made.add(entry.dir)
       }
+
       usable.push(entry)
     }
+
     return usable
   }
 
@@ -115,7 +148,7 @@ export class NodeAsks {
     for (const name of leftovers.filter((leftover) => !live.has(leftover))) {
       const dir = path.join(root, name)
       await fs.rm(dir, {recursive: true, force: true}).catch(() => undefined)
-      for (const made of [...this.made]) if (made.startsWith(`${dir}/`)) this.made.delete(made)
+      for (const made of this.made) if (made.startsWith(`${dir}/`)) this.made.delete(made)
     }
   }
 }

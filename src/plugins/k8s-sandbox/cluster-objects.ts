@@ -5,7 +5,7 @@
  * client-node: `--dry-run` prints exactly these.
  */
 import {clusterAsksRoot} from './cluster-asks.js'
-import {repoCrd, REPO_GROUP, REPO_PLURAL} from './repo-resource.js'
+import {REPO_GROUP, REPO_PLURAL, repoCrd} from './repo-resource.js'
 
 /** The name of the agent's ServiceAccount, Role, RoleBinding and DaemonSet. */
 export const AGENT_NAME = 'yard-cache-agent'
@@ -73,7 +73,7 @@ export function agentRoleRules(): PolicyRule[] {
  * creates the pods' hostPath directories as root — but with every capability dropped and no
  * privilege escalation.
  */
-export function clusterObjects(options: ClusterObjectOptions): Record<string, unknown>[] {
+export function clusterObjects(options: ClusterObjectOptions): Array<Record<string, unknown>> {
   const {namespace} = options
   const agentLabels = {...AGENT_SELECTOR, 'app.kubernetes.io/component': 'cache-agent', ...COMMON_LABELS}
   return [
@@ -109,7 +109,11 @@ function agentDaemonSet(options: ClusterObjectOptions, labels: Record<string, st
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
-    metadata: {name: AGENT_NAME, namespace: options.namespace, labels: {...labels, 'app.kubernetes.io/version': options.version}},
+    metadata: {
+      name: AGENT_NAME,
+      namespace: options.namespace,
+      labels: {...labels, 'app.kubernetes.io/version': options.version},
+    },
     spec: {
       selector: {matchLabels: AGENT_SELECTOR},
       updateStrategy: {type: 'RollingUpdate', rollingUpdate: {maxUnavailable: 1}},
@@ -135,7 +139,11 @@ function agentDaemonSet(options: ClusterObjectOptions, labels: Record<string, st
                 {name: 'YARD_CREDENTIALS_DIR', value: CREDENTIALS_DIR},
               ],
               resources: {requests: {cpu: '50m', memory: '128Mi'}, limits: {memory: '1Gi'}},
-              securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: ['ALL']}},
+              securityContext: {
+                readOnlyRootFilesystem: true,
+                allowPrivilegeEscalation: false,
+                capabilities: {drop: ['ALL']},
+              },
               volumeMounts: [
                 {name: 'caches', mountPath: options.cacheRoot},
                 {name: 'asks', mountPath: clusterAsksRoot(options.cacheRoot)},

@@ -4,6 +4,7 @@
  */
 import type {BackendFactory} from '../../sdk/factory.js'
 import type {SandboxBackend} from '../../sdk/sandbox.js'
+
 import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const k8sSandboxFactory: BackendFactory<SandboxBackend> = {
@@ -17,5 +18,5 @@ export const k8sSandboxFactory: BackendFactory<SandboxBackend> = {
 
 /** The `yard:backends` hook. */
 export default async function backends(): Promise<BackendFactory[]> {
-  return [k8sSandboxFactory as BackendFactory]
+  return [k8sSandboxFactory]
 }

@@ -58,11 +58,33 @@ export function startInformer<T extends KubernetesObject>(kube: Kube, options: I
   // A private field of client-node 2.0.1 (watch.js): its inactivity cut, 30 s by default.
   ;(inner as unknown as {requestTimeoutMs: number}).requestTimeoutMs = ((longest + 60) * 1000) / scale
   const watch = {
-    watch: (path: string, query: Record<string, string | number | boolean | undefined>, callback: Parameters<Watch['watch']>[2], done: Parameters<Watch['watch']>[3]) =>
-      inner.watch(path, {...query, allowWatchBookmarks: true, timeoutSeconds: Math.round(shortest + Math.random() * (longest - shortest))}, callback, done),
+    watch: async (
+      path: string,
+      query: Record<string, string | number | boolean | undefined>,
+      callback: Parameters<Watch['watch']>[2],
+      done: Parameters<Watch['watch']>[3],
+    ) =>
+      inner.watch(
+        path,
+        {
+          ...query,
+          allowWatchBookmarks: true,
+          timeoutSeconds: Math.round(shortest + Math.random() * (longest - shortest)),
+        },
+        callback,
+        done,
+      ),
   } as unknown as Watch
-  const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / scale))
-  const informer = new kube.lib.ListWatch<T>(options.path, watch, options.list, false, undefined, options.fieldSelector, {delayFn: delay})
+  const delay = async (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / scale))
+  const informer = new kube.lib.ListWatch<T>(
+    options.path,
+    watch,
+    options.list,
+    false,
+    undefined,
+    options.fieldSelector,
+    {delayFn: delay},
+  )
 
   let resolveSynced!: () => void
   const synced = new Promise<void>((resolve) => (resolveSynced = resolve))
@@ -79,6 +101,7 @@ export function startInformer<T extends KubernetesObject>(kube: Kube, options: I
       resolveSynced()
     }
   }
+
   for (const verb of ['add', 'update', 'delete'] as const) informer.on(verb, () => options.onChange())
   informer.on('error', (error) => {
     failedDuring = true

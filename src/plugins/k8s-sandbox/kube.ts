@@ -1,3 +1,5 @@
+import type * as k8s from '@kubernetes/client-node'
+
 /**
  * The one way yard talks to a Kubernetes API server (DESIGN.md §5.2, "Runtimes"): a kubeconfig
  * and context chosen like kubectl does, typed client-node API clients for `[cluster] namespace`,
@@ -8,8 +10,6 @@
  */
 import {existsSync} from 'node:fs'
 import path from 'node:path'
-
-import type * as k8s from '@kubernetes/client-node'
 
 import {InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
@@ -53,7 +53,7 @@ export interface Kube {
 let clientNode: Promise<typeof k8s> | undefined
 
 /** client-node, imported on first use (56 MB; DESIGN.md §9). */
-export function loadClientNode(): Promise<typeof k8s> {
+export async function loadClientNode(): Promise<typeof k8s> {
   clientNode ??= import('@kubernetes/client-node')
   return clientNode
 }
@@ -88,10 +88,13 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
       config.loadFromCluster()
     } else {
       const looked = env.KUBECONFIG ? `KUBECONFIG (${env.KUBECONFIG})` : '~/.kube/config'
-      throw new InputError(`no kubeconfig found for ${target.context ? `kube context "${target.context}"` : 'the kubernetes runtime'}`, {
-        why: `yard reads clusters from ${looked}, like kubectl, and found no file there`,
-        fix: `point KUBECONFIG at your cluster's kubeconfig (kind: \`kind export kubeconfig --name NAME\`)${target.otherwise ? `, or ${target.otherwise}` : ''}`,
-      })
+      throw new InputError(
+        `no kubeconfig found for ${target.context ? `kube context "${target.context}"` : 'the kubernetes runtime'}`,
+        {
+          why: `yard reads clusters from ${looked}, like kubectl, and found no file there`,
+          fix: `point KUBECONFIG at your cluster's kubeconfig (kind: \`kind export kubeconfig --name NAME\`)${target.otherwise ? `, or ${target.otherwise}` : ''}`,
+        },
+      )
     }
   } else {
     for (const [index, file] of files.entries()) {
@@ -121,12 +124,14 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
       fix: 'set [cluster] context in yard.toml (or YARD_KUBE_CONTEXT), or run `kubectl config use-context NAME`',
     })
   }
+
   if (!known.includes(context)) {
     throw new InputError(`kube context "${context}" not found in ${where}`, {
       why: known.length > 0 ? `known contexts: ${known.join(', ')}` : 'the kubeconfig lists no contexts',
       fix: 'set [cluster] context (or YARD_KUBE_CONTEXT) to one of them, or add the context with `kubectl config set-context`',
     })
   }
+
   config.setCurrentContext(context)
   const cluster = config.getCurrentCluster()
   if (!cluster) {
@@ -156,7 +161,11 @@ export async function openKube(target: KubeTarget, env: NodeJS.ProcessEnv): Prom
  * budget (DESIGN.md §3.4). Pass as the second argument of any API call; the middleware of
  * `options` (e.g. `kube.mergePatch`) is kept.
  */
-export function abortOn(kube: Pick<Kube, 'lib'>, signal: AbortSignal, options: k8s.ConfigurationOptions = {}): k8s.ConfigurationOptions {
+export function abortOn(
+  kube: Pick<Kube, 'lib'>,
+  signal: AbortSignal,
+  options: k8s.ConfigurationOptions = {},
+): k8s.ConfigurationOptions {
   const abort: k8s.ObservableMiddleware = {
     pre(request) {
       request.setSignal(signal)
@@ -193,11 +202,17 @@ export function apiStatus(error: unknown): KubeStatus | undefined {
       parsed = undefined
     }
   }
+
   const status = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as {reason?: unknown; message?: unknown}
   return {
     code,
     reason: typeof status.reason === 'string' ? status.reason : undefined,
-    message: typeof status.message === 'string' ? status.message : typeof body === 'string' && body !== '' && parsed === undefined ? body : undefined,
+    message:
+      typeof status.message === 'string'
+        ? status.message
+        : typeof body === 'string' && body !== '' && parsed === undefined
+          ? body
+          : undefined,
   }
 }
 
@@ -211,10 +226,20 @@ export const isMissingKind = (error: unknown): boolean => {
   const status = apiStatus(error)
   return status?.code === 404 && (status.message ?? '').includes('could not find the requested resource')
 }
+
 /** The server answered 409 (AlreadyExists, or a Conflict on a stale resourceVersion). */
 export const isConflict = (error: unknown): boolean => apiStatus(error)?.code === 409
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE'])
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+])
 
 /**
  * The yard error for a failed API call. `what` says what yard was doing ("create Pod yard/app-feat").
@@ -222,64 +247,109 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOU
  * `yard cluster install`; 409 and 422 carry the server's message; an unreachable server names
  * the context and its url. A YardError passes through unchanged.
  */
-export function kubeError(error: unknown, what: string, kube: Pick<Kube, 'context' | 'server' | 'namespace'>): YardError {
+export function kubeError(
+  error: unknown,
+  what: string,
+  kube: Pick<Kube, 'context' | 'server' | 'namespace'>,
+): YardError {
   if (error instanceof YardError) return error
   const status = apiStatus(error)
   const said = status?.message ? `: ${status.message}` : ''
   if (status) {
     switch (status.code) {
-      case 401:
+      case 401: {
         return new OperationError(`${what}: the API server refused the credentials of kube context "${kube.context}"`, {
           why: 'the token or certificate is missing, expired or not trusted by the cluster',
           fix: `refresh the credentials (\`kubectl --context ${shellQuote(kube.context)} get ns\` shows what kubectl gets)`,
           cause: error,
         })
-      case 403:
+      }
+
+      case 403: {
         return new OperationError(`${what}: forbidden${said}`, {
           why: `the user of kube context "${kube.context}" lacks an RBAC permission in namespace "${kube.namespace}"`,
           fix: `ask a cluster admin for it (\`kubectl --context ${shellQuote(kube.context)} auth can-i --list -n ${kube.namespace}\` lists yours); docs/cluster.md lists what yard needs`,
           cause: error,
         })
-      case 404:
+      }
+
+      case 404: {
         return new OperationError(`${what}: not found${said}`, {
-          why: isMissingKind(error) ? 'the cluster does not know this kind: yard\'s objects are not installed' : undefined,
+          why: isMissingKind(error)
+            ? "the cluster does not know this kind: yard's objects are not installed"
+            : undefined,
           fix: `check the namespace "${kube.namespace}" and run \`yard cluster install\` if the cluster is new`,
           cause: error,
         })
-      case 409:
-        return new OperationError(`${what}: conflict${said}`, {why: 'the object already exists or changed meanwhile', fix: 'run the command again', cause: error})
-      case 422:
-        return new OperationError(`${what}: the API server rejected the object${said}`, {why: 'its body does not pass the cluster\'s schema (a yard bug, or a cluster too old for it)', fix: 'run with --verbose and report it', cause: error})
-      default:
-        return new OperationError(`${what}: the API server answered ${status.code}${status.reason ? ` ${status.reason}` : ''}${said}`, {fix: 'run the command again; `kubectl get --raw /readyz` shows the server\'s health', cause: error})
+      }
+
+      case 409: {
+        return new OperationError(`${what}: conflict${said}`, {
+          why: 'the object already exists or changed meanwhile',
+          fix: 'run the command again',
+          cause: error,
+        })
+      }
+
+      case 422: {
+        return new OperationError(`${what}: the API server rejected the object${said}`, {
+          why: "its body does not pass the cluster's schema (a yard bug, or a cluster too old for it)",
+          fix: 'run with --verbose and report it',
+          cause: error,
+        })
+      }
+
+      default: {
+        return new OperationError(
+          `${what}: the API server answered ${status.code}${status.reason ? ` ${status.reason}` : ''}${said}`,
+          {fix: "run the command again; `kubectl get --raw /readyz` shows the server's health", cause: error},
+        )
+      }
     }
   }
+
   if (isAborted(error)) {
-    return new OperationError(`${what}: the Kubernetes API server ${kube.server} (kube context "${kube.context}") did not answer in time`, {
-      why: 'it accepts connections but sends no answer (an overloaded or half-started server, or a proxy in the way)',
-      fix: `check the cluster is healthy (\`kubectl --context ${shellQuote(kube.context)} get --raw /readyz\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
-      cause: error,
-    })
+    return new OperationError(
+      `${what}: the Kubernetes API server ${kube.server} (kube context "${kube.context}") did not answer in time`,
+      {
+        why: 'it accepts connections but sends no answer (an overloaded or half-started server, or a proxy in the way)',
+        fix: `check the cluster is healthy (\`kubectl --context ${shellQuote(kube.context)} get --raw /readyz\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
+        cause: error,
+      },
+    )
   }
+
   // client-node 2 calls undici's fetch, whose TypeError "fetch failed" carries the socket's error as `cause`.
   const socketError = (error as {cause?: unknown})?.cause instanceof Error ? (error as {cause: Error}).cause : error
   const code = (socketError as {code?: unknown; errno?: unknown})?.code ?? (socketError as {errno?: unknown})?.errno
   const message = (socketError as Error)?.message ?? String(error)
   if (typeof code === 'string' && UNREACHABLE.has(code)) {
-    return new OperationError(`${what}: cannot reach the Kubernetes API server ${kube.server} (kube context "${kube.context}")`, {
-      why: message,
-      fix: `check the cluster is running (\`kubectl --context ${shellQuote(kube.context)} cluster-info\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
-      cause: error,
-    })
+    return new OperationError(
+      `${what}: cannot reach the Kubernetes API server ${kube.server} (kube context "${kube.context}")`,
+      {
+        why: message,
+        fix: `check the cluster is running (\`kubectl --context ${shellQuote(kube.context)} cluster-info\`), or choose another context with [cluster] context / YARD_KUBE_CONTEXT`,
+        cause: error,
+      },
+    )
   }
-  return new OperationError(`${what}: ${message}`, {why: `talking to ${kube.server} (kube context "${kube.context}")`, fix: 'run the command again with --verbose', cause: error})
+
+  return new OperationError(`${what}: ${message}`, {
+    why: `talking to ${kube.server} (kube context "${kube.context}")`,
+    fix: 'run the command again with --verbose',
+    cause: error,
+  })
 }
 
 /**
  * Runs one API call, turning its failure into a yard error (see `kubeError`).
  * @throws YardError from `kubeError`.
  */
-export async function kubeCall<T>(kube: Pick<Kube, 'context' | 'server' | 'namespace'>, what: string, call: () => Promise<T>): Promise<T> {
+export async function kubeCall<T>(
+  kube: Pick<Kube, 'context' | 'server' | 'namespace'>,
+  what: string,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call()
   } catch (error) {
@@ -291,7 +361,11 @@ export async function kubeCall<T>(kube: Pick<Kube, 'context' | 'server' | 'names
  * Like `kubeCall` for a read: an object's 404 Not Found resolves to undefined.
  * @throws YardError from `kubeError` for every other failure, a kind the server does not know included.
  */
-export async function kubeGet<T>(kube: Pick<Kube, 'context' | 'server' | 'namespace'>, what: string, call: () => Promise<T>): Promise<T | undefined> {
+export async function kubeGet<T>(
+  kube: Pick<Kube, 'context' | 'server' | 'namespace'>,
+  what: string,
+  call: () => Promise<T>,
+): Promise<T | undefined> {
   try {
     return await call()
   } catch (error) {

@@ -5,6 +5,7 @@
  * after `--`, never script text.
  */
 import type {SandboxPortForward} from '../../sdk/sandbox.js'
+
 import {InputError} from '../../sdk/errors.js'
 import {WORKSPACE_CONTAINER} from './manifest.js'
 
@@ -35,6 +36,7 @@ function plain(word: string, what: string): string {
       fix: `check the ${what} (yard config shows [cluster] context and namespace)`,
     })
   }
+
   return word
 }
 
@@ -50,14 +52,32 @@ export function kubectlPrefix(target: KubectlTarget): string[] {
  * absolute; `env` entries go through env(1), still as arguments.
  * @throws InputError (exit 2) for an empty command, a relative workdir or a name starting with "-".
  */
-export function execArgv(target: KubectlTarget, pod: string, argv: string[], options: {workdir?: string; env?: Record<string, string>; stdin?: boolean; tty?: boolean} = {}): string[] {
+export function execArgv(
+  target: KubectlTarget,
+  pod: string,
+  argv: string[],
+  options: {workdir?: string; env?: Record<string, string>; stdin?: boolean; tty?: boolean} = {},
+): string[] {
   if (argv.length === 0) throw new InputError('no command to run in the pod', {fix: 'give a command after --'})
-  if (options.workdir !== undefined && !options.workdir.startsWith('/')) throw new InputError(`the pod directory "${options.workdir}" is not absolute`, {fix: 'use a path under /work'})
+  if (options.workdir !== undefined && !options.workdir.startsWith('/'))
+    throw new InputError(`the pod directory "${options.workdir}" is not absolute`, {fix: 'use a path under /work'})
   const interactive = options.tty ? ['-it'] : options.stdin ? ['-i'] : []
-  const env = Object.entries(options.env ?? {}).map(([key, value]) => `${plain(key, 'environment variable name')}=${value}`)
+  const env = Object.entries(options.env ?? {}).map(
+    ([key, value]) => `${plain(key, 'environment variable name')}=${value}`,
+  )
   const command = [...(env.length > 0 ? ['env', ...env] : []), ...argv]
-  const inDirectory = options.workdir === undefined ? command : ['sh', '-c', WORKDIR_SCRIPT, 'sh', options.workdir, ...command]
-  return [...kubectlPrefix(target), 'exec', ...interactive, plain(pod, 'pod name'), '-c', WORKSPACE_CONTAINER, '--', ...inDirectory]
+  const inDirectory =
+    options.workdir === undefined ? command : ['sh', '-c', WORKDIR_SCRIPT, 'sh', options.workdir, ...command]
+  return [
+    ...kubectlPrefix(target),
+    'exec',
+    ...interactive,
+    plain(pod, 'pod name'),
+    '-c',
+    WORKSPACE_CONTAINER,
+    '--',
+    ...inDirectory,
+  ]
 }
 
 /**
@@ -67,12 +87,23 @@ export function execArgv(target: KubectlTarget, pod: string, argv: string[], opt
  *   it as `pod:path`).
  */
 export function copyOutArgv(target: KubectlTarget, pod: string, podPath: string, hostPath: string): string[] {
-  if (!podPath.startsWith('/') || !hostPath.startsWith('/')) throw new InputError(`kubectl cp needs absolute paths, got ${podPath} and ${hostPath}`, {fix: 'pass absolute paths'})
-  if (hostPath.includes(':')) throw new InputError(`the host path ${hostPath} holds ":", which kubectl cp reads as POD:PATH`, {fix: 'choose a state directory without ":" (YARD_STATE_DIR)'})
+  if (!podPath.startsWith('/') || !hostPath.startsWith('/'))
+    throw new InputError(`kubectl cp needs absolute paths, got ${podPath} and ${hostPath}`, {
+      fix: 'pass absolute paths',
+    })
+  if (hostPath.includes(':'))
+    throw new InputError(`the host path ${hostPath} holds ":", which kubectl cp reads as POD:PATH`, {
+      fix: 'choose a state directory without ":" (YARD_STATE_DIR)',
+    })
   return [...kubectlPrefix(target), 'cp', '-c', WORKSPACE_CONTAINER, `${plain(pod, 'pod name')}:${podPath}`, hostPath]
 }
 
 /** `kubectl … port-forward pod/POD LOCAL:CONTAINER…` (DESIGN.md §5.2, `yard sandbox forward`). */
 export function portForwardArgv(target: KubectlTarget, pod: string, forwards: PortForward[]): string[] {
-  return [...kubectlPrefix(target), 'port-forward', `pod/${plain(pod, 'pod name')}`, ...forwards.map((forward) => `${forward.local}:${forward.container}`)]
+  return [
+    ...kubectlPrefix(target),
+    'port-forward',
+    `pod/${plain(pod, 'pod name')}`,
+    ...forwards.map((forward) => `${forward.local}:${forward.container}`),
+  ]
 }

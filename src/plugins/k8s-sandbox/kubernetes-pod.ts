@@ -7,8 +7,9 @@
 import type {CoreV1Event, V1Pod} from '@kubernetes/client-node'
 
 import type {SandboxSpec} from '../../sdk/sandbox.js'
-import {SPEC_ANNOTATION} from './manifest.js'
 import type {RuntimePod} from './runtime.js'
+
+import {SPEC_ANNOTATION} from './manifest.js'
 
 type Json = Record<string, unknown>
 
@@ -37,14 +38,23 @@ export interface PodEvent {
  * without the caches, whose agent then clones them. Keys no node holds add no term (an `In`
  * with no values is invalid). Without any term the manifest is returned unchanged.
  */
-export function withCacheAffinity(manifest: Record<string, unknown>, presentNodes: Record<string, string[]>): Record<string, unknown> {
-  const terms = Object.keys(presentNodes).sort().filter((key) => presentNodes[key].length > 0).map((key) => ({
-    weight: 1,
-    preference: {matchFields: [{key: 'metadata.name', operator: 'In', values: [...presentNodes[key]].sort()}]},
-  }))
+export function withCacheAffinity(
+  manifest: Record<string, unknown>,
+  presentNodes: Record<string, string[]>,
+): Record<string, unknown> {
+  const terms = Object.keys(presentNodes)
+    .sort()
+    .filter((key) => presentNodes[key].length > 0)
+    .map((key) => ({
+      weight: 1,
+      preference: {matchFields: [{key: 'metadata.name', operator: 'In', values: [...presentNodes[key]].sort()}]},
+    }))
   if (terms.length === 0) return manifest
   const spec = manifest.spec as Json
-  return {...manifest, spec: {...spec, affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: terms}}}}
+  return {
+    ...manifest,
+    spec: {...spec, affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: terms}}},
+  }
 }
 
 /** The SandboxSpec a manifest was made from (its `yard.dev/spec` annotation). */
@@ -80,7 +90,9 @@ export function describePodState(pod: V1Pod | undefined, events: PodEvent[]): st
     `phase ${pod?.status?.phase ?? 'unknown'}${pod?.spec?.nodeName ? ` on node ${pod.spec.nodeName}` : ', not scheduled'}`,
     `conditions: ${conditions.length === 0 ? 'none reported' : conditions.map((condition) => `${condition.type}=${condition.status}${condition.reason ? ` (${condition.reason}${condition.message ? `: ${condition.message}` : ''})` : ''}`).join('; ')}`,
     ...(pod ? waitingReasons(pod).map((reason) => `container ${reason}`) : []),
-    events.length === 0 ? 'events: none' : `events:\n${events.map((event) => `    ${[event.time, event.type ?? 'Normal', event.reason].filter(Boolean).join(' ')}${event.count && event.count > 1 ? ` (x${event.count})` : ''}: ${event.message ?? ''}`).join('\n')}`,
+    events.length === 0
+      ? 'events: none'
+      : `events:\n${events.map((event) => `    ${[event.time, event.type ?? 'Normal', event.reason].filter(Boolean).join(' ')}${event.count && event.count > 1 ? ` (x${event.count})` : ''}: ${event.message ?? ''}`).join('\n')}`,
   ]
   return lines.join('\n  ')
 }
@@ -88,7 +100,13 @@ export function describePodState(pod: V1Pod | undefined, events: PodEvent[]): st
 /** core/v1 Events in time order, the last `limit`. */
 export function recentEvents(items: CoreV1Event[], limit = 10): PodEvent[] {
   return items
-    .map((item) => ({type: item.type, reason: item.reason, message: item.message, count: item.count, time: stamp(item.lastTimestamp ?? item.eventTime ?? item.firstTimestamp ?? item.metadata?.creationTimestamp)}))
+    .map((item) => ({
+      type: item.type,
+      reason: item.reason,
+      message: item.message,
+      count: item.count,
+      time: stamp(item.lastTimestamp ?? item.eventTime ?? item.firstTimestamp ?? item.metadata?.creationTimestamp),
+    }))
     .sort((a, b) => (a.time ?? '').localeCompare(b.time ?? ''))
     .slice(-limit)
 }
@@ -103,8 +121,8 @@ export function runtimePodOf(pod: V1Pod): RuntimePod {
   return {
     name: String(pod.metadata?.name),
     phase: String(pod.status?.phase ?? 'Unknown'),
-    labels: (pod.metadata?.labels ?? {}) as Record<string, string>,
-    annotations: (pod.metadata?.annotations ?? {}) as Record<string, string>,
-    ...(pod.spec?.nodeName ? {node: pod.spec.nodeName} : {}),
+    labels: pod.metadata?.labels ?? {},
+    annotations: pod.metadata?.annotations ?? {},
+    ...(pod.spec?.nodeName && {node: pod.spec.nodeName}),
   }
 }

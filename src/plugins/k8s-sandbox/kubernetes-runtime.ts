@@ -1,3 +1,5 @@
+import type {V1Pod} from '@kubernetes/client-node'
+
 /**
  * The `kubernetes` runtime (DESIGN.md §5.2, "Runtimes"): the sandbox Pod through
  * `@kubernetes/client-node` (loaded on first use through kube.ts) in `[cluster] namespace` of
@@ -11,24 +13,23 @@
  * mounts; so does `remove` of a pod this object played (core undoing a create whose attach
  * failed), so a failed create leaves nothing behind.
  */
-import {constants as fsConstants, promises as fs} from 'node:fs'
+import {promises as fs, constants as fsConstants} from 'node:fs'
 import path from 'node:path'
 
-import type {V1Pod} from '@kubernetes/client-node'
-
-import type {BackendContext, ClusterSettings} from '../../sdk/target.js'
 import type {CacheNodeStatus} from '../../sdk/cache.js'
 import type {SandboxRepo} from '../../sdk/sandbox.js'
+import type {BackendContext, ClusterSettings} from '../../sdk/target.js'
+import type {RuntimePod, SandboxRuntime} from './runtime.js'
+
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {formatDuration, type RunResult} from '../../sdk/process.js'
 import {withClusterAsks} from './cluster-asks.js'
-import {copyOutArgv, execArgv, KubectlTarget, PortForward, portForwardArgv} from './kubectl.js'
-import {abortOn, isNotFound, Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
+import {abortOn, isNotFound, type Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
+import {copyOutArgv, execArgv, type KubectlTarget, type PortForward, portForwardArgv} from './kubectl.js'
 import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCacheAffinity} from './kubernetes-pod.js'
+import {askForFetch, dropUnusedRepos, repoNodeStates, upsertRepos, waitForCaches} from './kubernetes-repos.js'
 import {MANAGED_BY_LABEL, PREFIX_LABEL} from './manifest.js'
 import {watchPodUntil} from './pod-watch.js'
-import {askForFetch, dropUnusedRepos, repoNodeStates, upsertRepos, waitForCaches} from './kubernetes-repos.js'
-import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 /** How often a waiting create asks again, in ms (a tenth of a short budget). */
 const pollEvery = (budgetMs: number) => Math.max(100, Math.min(1000, Math.floor(budgetMs / 10)))
@@ -42,11 +43,17 @@ export class KubernetesRuntime implements SandboxRuntime {
   /** Per pod a `play` of this object made: the Repos it created, for `remove` to undo. */
   private readonly reposMade = new Map<string, {keys: string[]; cacheRoot: string}>()
 
-  constructor(private readonly context: BackendContext, private readonly settings: ClusterSettings) {}
+  constructor(
+    private readonly context: BackendContext,
+    private readonly settings: ClusterSettings,
+  ) {}
 
   /** The API clients, connected once (client-node is loaded here, on first use). */
-  private kube(): Promise<Kube> {
-    this.connection ??= openKube({context: this.settings.context, namespace: this.settings.namespace, otherwise: 'use --runtime podman'}, this.context.env)
+  private async kube(): Promise<Kube> {
+    this.connection ??= openKube(
+      {context: this.settings.context, namespace: this.settings.namespace, otherwise: 'use --runtime podman'},
+      this.context.env,
+    )
     return this.connection
   }
 
@@ -68,8 +75,11 @@ export class KubernetesRuntime implements SandboxRuntime {
     // The budget is the cluster's to answer: loading client-node (about 1 s) and the kubeconfig comes first.
     const kube = await this.kube()
     const labelSelector = `${MANAGED_BY_LABEL}=yard,${PREFIX_LABEL}=${prefix}`
-    const pods = await withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, (signal) =>
-      kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, () => kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}, abortOn(kube, signal))))
+    const pods = await withinBudget(timeoutMs, `listing the sandbox pods of ${prefix}`, async (signal) =>
+      kubeCall(kube, `list the sandbox pods of ${prefix} in namespace ${kube.namespace}`, async () =>
+        kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}, abortOn(kube, signal)),
+      ),
+    )
     return pods.items.map(runtimePodOf)
   }
 
@@ -81,7 +91,9 @@ export class KubernetesRuntime implements SandboxRuntime {
   /** The Pod, or undefined; with `signal`, the request is aborted when it fires. */
   private async readPod(name: string, signal?: AbortSignal): Promise<V1Pod | undefined> {
     const kube = await this.kube()
-    return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, () => kube.core.readNamespacedPod({name, namespace: kube.namespace}, signal && abortOn(kube, signal)))
+    return kubeGet(kube, `read the pod ${name} in namespace ${kube.namespace}`, async () =>
+      kube.core.readNamespacedPod({name, namespace: kube.namespace}, signal && abortOn(kube, signal)),
+    )
   }
 
   /**
@@ -94,8 +106,18 @@ export class KubernetesRuntime implements SandboxRuntime {
     const kube = await this.kube()
     const pod = await this.readPod(name)
     const node = pod?.spec?.nodeName
-    if (!node) throw new OperationError(`the sandbox pod ${name} runs on no node`, {why: pod ? `it is ${pod.status?.phase ?? 'in an unknown phase'} and not scheduled` : 'it is gone', fix: 'yard sandbox list shows its phase; remove it (yard sandbox rm) and create it again'})
-    return askForFetch(kube, {node, repos, budgetMs: this.settings.cacheTimeoutMs, pollMs: pollEvery(this.settings.cacheTimeoutMs), refreshInterval: this.settings.refreshInterval})
+    if (!node)
+      throw new OperationError(`the sandbox pod ${name} runs on no node`, {
+        why: pod ? `it is ${pod.status?.phase ?? 'in an unknown phase'} and not scheduled` : 'it is gone',
+        fix: 'yard sandbox list shows its phase; remove it (yard sandbox rm) and create it again',
+      })
+    return askForFetch(kube, {
+      node,
+      repos,
+      budgetMs: this.settings.cacheTimeoutMs,
+      pollMs: pollEvery(this.settings.cacheTimeoutMs),
+      refreshInterval: this.settings.refreshInterval,
+    })
   }
 
   /** Per cache key, each node's state of the cache from its Repo's status (kubernetes-repos.ts). */
@@ -113,17 +135,32 @@ export class KubernetesRuntime implements SandboxRuntime {
   async play(manifest: Record<string, unknown>): Promise<void> {
     const kube = await this.kube()
     await this.requireKubectl()
-    const name = (manifest.metadata as {name: string}).name
+    const {name} = manifest.metadata as {name: string}
     const spec = specOf(manifest)
     const made = {pod: false, repos: [] as string[]}
     try {
       const presentNodes = await upsertRepos(kube, spec.repos, made.repos, this.settings.refreshInterval)
       // Fetch-through: the pod's asks directories on its node (cluster-asks.ts).
-      const body = withCacheAffinity(withClusterAsks(manifest, spec.cacheRoot, spec.repos.map((repo) => repo.key)), presentNodes) as V1Pod
-      await kubeCall(kube, `create the pod ${name} in namespace ${kube.namespace}`, () => kube.core.createNamespacedPod({namespace: kube.namespace, body}))
+      const body = withCacheAffinity(
+        withClusterAsks(
+          manifest,
+          spec.cacheRoot,
+          spec.repos.map((repo) => repo.key),
+        ),
+        presentNodes,
+      ) as V1Pod
+      await kubeCall(kube, `create the pod ${name} in namespace ${kube.namespace}`, async () =>
+        kube.core.createNamespacedPod({namespace: kube.namespace, body}),
+      )
       made.pod = true
       const pod = await this.waitReady(kube, name)
-      await waitForCaches(kube, {pod: name, node: pod.spec?.nodeName ?? '', repos: spec.repos, budgetMs: this.settings.cacheTimeoutMs, pollMs: pollEvery(this.settings.cacheTimeoutMs)})
+      await waitForCaches(kube, {
+        pod: name,
+        node: pod.spec?.nodeName ?? '',
+        repos: spec.repos,
+        budgetMs: this.settings.cacheTimeoutMs,
+        pollMs: pollEvery(this.settings.cacheTimeoutMs),
+      })
       this.reposMade.set(name, {keys: made.repos, cacheRoot: spec.cacheRoot})
     } catch (error) {
       if (made.pod) await this.remove(name).catch(() => undefined)
@@ -144,24 +181,39 @@ export class KubernetesRuntime implements SandboxRuntime {
     const deadline = Date.now() + budgetMs
     let pod: V1Pod | undefined
     let watchable = true
-    const settled = (next: V1Pod) => isReady(next) || next.status?.phase === 'Failed' || next.status?.phase === 'Succeeded'
+    const settled = (next: V1Pod) =>
+      isReady(next) || next.status?.phase === 'Failed' || next.status?.phase === 'Succeeded'
     for (;;) {
       // A read that hangs is cut at the deadline (at least one poll's worth), never left pending.
       pod = await this.readPod(name, AbortSignal.timeout(Math.max(pollEvery(budgetMs), deadline - Date.now())))
       if (pod && isReady(pod)) return pod
       const ended = pod?.status?.phase === 'Failed' || pod?.status?.phase === 'Succeeded'
       if (ended || Date.now() >= deadline) {
-        const events = await kube.core.listNamespacedEvent({namespace: kube.namespace, fieldSelector: `involvedObject.name=${name}`}, abortOn(kube, AbortSignal.timeout(EVENTS_BUDGET_MS))).then((list) => recentEvents(list.items)).catch(() => [])
-        throw new OperationError(ended ? `the sandbox pod ${name} ended (${pod!.status!.phase}) before it became Ready` : `the sandbox pod ${name} did not become Ready within ${formatDuration(budgetMs)}`, {
-          why: describePodState(pod, events),
-          fix: `the pod was deleted; check that the nodes can pull or have the image and that namespace ${kube.namespace} has room (kubectl describe pod shows the same), raise [cluster] ready-timeout-seconds for slow nodes, then run yard sandbox create again`,
-        })
+        const events = await kube.core
+          .listNamespacedEvent(
+            {namespace: kube.namespace, fieldSelector: `involvedObject.name=${name}`},
+            abortOn(kube, AbortSignal.timeout(EVENTS_BUDGET_MS)),
+          )
+          .then((list) => recentEvents(list.items))
+          .catch(() => [])
+        throw new OperationError(
+          ended
+            ? `the sandbox pod ${name} ended (${pod!.status!.phase}) before it became Ready`
+            : `the sandbox pod ${name} did not become Ready within ${formatDuration(budgetMs)}`,
+          {
+            why: describePodState(pod, events),
+            fix: `the pod was deleted; check that the nodes can pull or have the image and that namespace ${kube.namespace} has room (kubectl describe pod shows the same), raise [cluster] ready-timeout-seconds for slow nodes, then run yard sandbox create again`,
+          },
+        )
       }
+
       const left = Math.max(0, deadline - Date.now())
       // No pod to watch from (not found yet): a poll's pause, then read again.
-      const outcome = watchable && pod ? await watchPodUntil(kube, name, pod.metadata?.resourceVersion, settled, left) : 'failed'
+      const outcome =
+        watchable && pod ? await watchPodUntil(kube, name, pod.metadata?.resourceVersion, settled, left) : 'failed'
       if (outcome === 'refused') watchable = false
-      if (outcome !== 'changed' && outcome !== 'closed') await sleep(Math.min(pollEvery(budgetMs), Math.max(0, deadline - Date.now())))
+      if (outcome !== 'changed' && outcome !== 'closed')
+        await sleep(Math.min(pollEvery(budgetMs), Math.max(0, deadline - Date.now())))
     }
   }
 
@@ -181,6 +233,7 @@ export class KubernetesRuntime implements SandboxRuntime {
     } catch (error) {
       if (!isNotFound(error)) throw kubeError(error, `delete the pod ${name} in namespace ${kube.namespace}`, kube)
     }
+
     const made = this.reposMade.get(name)
     if (made) {
       this.reposMade.delete(name)
@@ -188,12 +241,22 @@ export class KubernetesRuntime implements SandboxRuntime {
     }
   }
 
-  async run(name: string, argv: string[], options: {workdir?: string; env?: Record<string, string>} = {}): Promise<RunResult> {
-    return this.context.runner.run('kubectl', execArgv(await this.kubectlTarget(), name, argv, options), {allowFailure: true})
+  async run(
+    name: string,
+    argv: string[],
+    options: {workdir?: string; env?: Record<string, string>} = {},
+  ): Promise<RunResult> {
+    return this.context.runner.run('kubectl', execArgv(await this.kubectlTarget(), name, argv, options), {
+      allowFailure: true,
+    })
   }
 
   async exec(name: string, argv: string[], options: {workdir: string; tty: boolean}): Promise<number> {
-    const args = execArgv(await this.kubectlTarget(), name, argv, {workdir: options.workdir, stdin: true, tty: options.tty})
+    const args = execArgv(await this.kubectlTarget(), name, argv, {
+      workdir: options.workdir,
+      stdin: true,
+      tty: options.tty,
+    })
     return (await this.context.runner.run('kubectl', args, {stdio: 'inherit', allowFailure: true})).exitCode
   }
 
@@ -224,7 +287,11 @@ async function withinBudget<T>(budgetMs: number, doing: string, work: (signal: A
   let timer: NodeJS.Timeout | undefined
   const budget = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      reject(new OperationError(`the cluster did not answer within ${formatDuration(budgetMs)} while ${doing}`, {fix: 'check [cluster] context (kubectl cluster-info) and the network'}))
+      reject(
+        new OperationError(`the cluster did not answer within ${formatDuration(budgetMs)} while ${doing}`, {
+          fix: 'check [cluster] context (kubectl cluster-info) and the network',
+        }),
+      )
       controller.abort()
     }, budgetMs)
   })
@@ -238,12 +305,19 @@ async function withinBudget<T>(budgetMs: number, doing: string, work: (signal: A
 /** @throws InputError (exit 2) when `file` is on no PATH entry as an executable. */
 async function requireOnPath(file: string, searchPath: string): Promise<void> {
   for (const dir of searchPath.split(path.delimiter).filter(Boolean)) {
-    if (await fs.access(path.join(dir, file), fsConstants.X_OK).then(() => true, () => false)) return
+    if (
+      await fs.access(path.join(dir, file), fsConstants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return
   }
+
   throw new InputError(`${file} is not installed or not on PATH`, {
     why: 'the kubernetes runtime runs in-pod commands, terminals and port-forwards through kubectl (TTY size, resize, auth plugins)',
     fix: 'install kubectl (https://kubernetes.io/docs/tasks/tools/) and check kubectl --context CONTEXT get pods works',
   })
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

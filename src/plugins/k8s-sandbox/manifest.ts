@@ -5,6 +5,7 @@
 
 import type {SandboxSpec} from '../../sdk/sandbox.js'
 import type {Target} from '../../sdk/target.js'
+
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, PREFIX_LABEL, PROJECT_LABEL} from '../../sdk/labels.js'
 import {withoutCredentials} from '../../sdk/repo-url.js'
 
@@ -56,7 +57,7 @@ export function podManifest(target: Target, spec: SandboxSpec): Record<string, u
   const ports = Object.entries(spec.portBases).map(([key, base]) => ({
     name: portName(key),
     containerPort: base,
-    ...(spec.runtime === 'podman' ? {hostPort: target.ports[key]} : {}),
+    ...(spec.runtime === 'podman' && {hostPort: target.ports[key]}),
   }))
   return {
     apiVersion: 'v1',
@@ -65,7 +66,12 @@ export function podManifest(target: Target, spec: SandboxSpec): Record<string, u
       name: target.project,
       labels: sandboxLabels(target),
       // Credentials never reach the pod (another user may read the Pod or its annotations).
-      annotations: {[SPEC_ANNOTATION]: JSON.stringify({...spec, repos: spec.repos.map((repo) => ({...repo, url: withoutCredentials(repo.url)}))})},
+      annotations: {
+        [SPEC_ANNOTATION]: JSON.stringify({
+          ...spec,
+          repos: spec.repos.map((repo) => ({...repo, url: withoutCredentials(repo.url)})),
+        }),
+      },
     },
     spec: {
       automountServiceAccountToken: false,
@@ -79,7 +85,7 @@ export function podManifest(target: Target, spec: SandboxSpec): Record<string, u
           workingDir: '/work',
           env: [{name: 'PATH', value: DEFAULT_PATH}],
           securityContext: {allowPrivilegeEscalation: false},
-          ...(ports.length > 0 ? {ports} : {}),
+          ...(ports.length > 0 && {ports}),
           volumeMounts: [
             ...repoVolumes.map((volume) => ({name: volume.name, mountPath: repoMountPath(volume.key), readOnly: true})),
             {name: WORK_VOLUME, mountPath: '/work'},
@@ -87,16 +93,23 @@ export function podManifest(target: Target, spec: SandboxSpec): Record<string, u
         },
       ],
       volumes: [
-        ...repoVolumes.map((volume) => ({name: volume.name, hostPath: {path: `${spec.cacheRoot}/${volume.key}`, type: 'DirectoryOrCreate'}})),
+        ...repoVolumes.map((volume) => ({
+          name: volume.name,
+          hostPath: {path: `${spec.cacheRoot}/${volume.key}`, type: 'DirectoryOrCreate'},
+        })),
         {name: WORK_VOLUME, emptyDir: {}},
       ],
     },
   }
 }
 
-
 /** A Kubernetes port name: at most 15 characters of a-z, 0-9 and inner `-`. */
 function portName(key: string): string {
-  const name = key.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 15).replace(/-+$/, '')
+  const name = key
+    .toLowerCase()
+    .replaceAll(/[^a-z0-9]+/g, '-')
+    .replaceAll(/^-+|-+$/g, '')
+    .slice(0, 15)
+    .replace(/-+$/, '')
   return /[a-z]/.test(name) ? name : `p-${name}`.slice(0, 15)
 }

@@ -19,7 +19,13 @@ export type PodWaitOutcome = 'changed' | 'closed' | 'refused' | 'failed'
  * Watches the pod `name` from `resourceVersion` until `done(pod)` holds for an ADDED or MODIFIED
  * event, it is DELETED, the watch ends, or `budgetMs` runs out; never throws.
  */
-export function watchPodUntil(kube: Kube, name: string, resourceVersion: string | undefined, done: (pod: V1Pod) => boolean, budgetMs: number): Promise<PodWaitOutcome> {
+export async function watchPodUntil(
+  kube: Kube,
+  name: string,
+  resourceVersion: string | undefined,
+  done: (pod: V1Pod) => boolean,
+  budgetMs: number,
+): Promise<PodWaitOutcome> {
   return new Promise((resolve) => {
     let settled = false
     let controller: AbortController | undefined
@@ -30,9 +36,14 @@ export function watchPodUntil(kube: Kube, name: string, resourceVersion: string 
       controller?.abort()
       resolve(outcome)
     }
+
     const timer = setTimeout(() => finish('closed'), budgetMs)
     const watch = new kube.lib.Watch(kube.config)
-    const query = {fieldSelector: `metadata.name=${name}`, timeoutSeconds: Math.max(1, Math.ceil(budgetMs / 1000)), ...(resourceVersion ? {resourceVersion} : {})}
+    const query = {
+      fieldSelector: `metadata.name=${name}`,
+      timeoutSeconds: Math.max(1, Math.ceil(budgetMs / 1000)),
+      ...(resourceVersion && {resourceVersion}),
+    }
     watch
       .watch(
         `/api/v1/namespaces/${encodeURIComponent(kube.namespace)}/pods`,

@@ -6,17 +6,17 @@
 import {existsSync, promises as fs} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-
 import {stringify} from 'yaml'
 
-import type {BackendContext} from '../../sdk/target.js'
-import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
-import {asksRoot, podAsksPath} from '../../sdk/fetch-through.js'
-import {OperationError} from '../../sdk/errors.js'
 import type {RunResult} from '../../sdk/process.js'
-import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
+import type {BackendContext} from '../../sdk/target.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
+
+import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import {OperationError} from '../../sdk/errors.js'
+import {asksRoot, podAsksPath} from '../../sdk/fetch-through.js'
 import {claimsByPod, dropClaim, readClaim} from './claims.js'
+import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
 import {POOL_LABEL, WARM_ANNOTATION} from './pool-labels.js'
 import {stopRelay} from './port-relay.js'
 
@@ -42,16 +42,31 @@ export class PodmanRuntime implements SandboxRuntime {
   constructor(private readonly context: BackendContext) {}
 
   async list(prefix: string, timeoutMs: number): Promise<RuntimePod[]> {
-    const result = await this.context.runner.run('podman', ['pod', 'ps', '--filter', `label=${PREFIX_LABEL}=${prefix}`, '--format', 'json'], {timeoutMs, budget: 'podman pod ps'})
+    const result = await this.context.runner.run(
+      'podman',
+      ['pod', 'ps', '--filter', `label=${PREFIX_LABEL}=${prefix}`, '--format', 'json'],
+      {timeoutMs, budget: 'podman pod ps'},
+    )
     const pods = (JSON.parse(result.stdout.trim() || '[]') ?? []) as Json[]
     // A pool pod is no sandbox until claimed; then it is listed with the sandbox's identity (claims.ts).
-    const claims = pods.some((pod) => POOL_LABEL in ((pod.Labels ?? {}) as Json)) ? claimsByPod(this.context.stateDir) : new Map()
+    const claims = pods.some((pod) => POOL_LABEL in ((pod.Labels ?? {}) as Json))
+      ? claimsByPod(this.context.stateDir)
+      : new Map()
     return pods.flatMap((pod) => {
       const labels = (pod.Labels ?? {}) as Record<string, string>
       const phase = phaseOf(String(pod.Status ?? ''))
       if (!(POOL_LABEL in labels)) return [{name: String(pod.Name), phase, labels, annotations: {}}]
       const claim = claims.get(String(pod.Name))
-      return claim ? [{name: claim.project, phase, labels: claim.record.labels, annotations: {[WARM_ANNOTATION]: claim.record.pool}}] : []
+      return claim
+        ? [
+            {
+              name: claim.project,
+              phase,
+              labels: claim.record.labels,
+              annotations: {[WARM_ANNOTATION]: claim.record.pool},
+            },
+          ]
+        : []
     })
   }
 
@@ -62,15 +77,33 @@ export class PodmanRuntime implements SandboxRuntime {
 
   async get(name: string): Promise<RuntimePod | undefined> {
     const claim = readClaim(this.context.stateDir, name)
-    const result = await this.context.runner.run('podman', ['container', 'inspect', '--format', 'json', containerOf(claim?.pod ?? name)], {allowFailure: true})
+    const result = await this.context.runner.run(
+      'podman',
+      ['container', 'inspect', '--format', 'json', containerOf(claim?.pod ?? name)],
+      {allowFailure: true},
+    )
     if (result.exitCode !== 0) return undefined
     const [container] = JSON.parse(result.stdout) as Json[]
     const config = (container?.Config ?? {}) as Json
     const state = (container?.State ?? {}) as Json
     if (container === undefined || container.Pod === undefined) return undefined
-    if (claim) return {name, phase: phaseOf(String(state.Status ?? '')), labels: claim.labels, annotations: {...claim.annotations, [WARM_ANNOTATION]: claim.pool}}
-    const annotations = {...(config.Annotations as Record<string, string> | undefined), ...(await this.keptAnnotations(name))}
-    return {name, phase: phaseOf(String(state.Status ?? '')), labels: (config.Labels ?? {}) as Record<string, string>, annotations}
+    if (claim)
+      return {
+        name,
+        phase: phaseOf(String(state.Status ?? '')),
+        labels: claim.labels,
+        annotations: {...claim.annotations, [WARM_ANNOTATION]: claim.pool},
+      }
+    const annotations = {
+      ...(config.Annotations as Record<string, string> | undefined),
+      ...(await this.keptAnnotations(name)),
+    }
+    return {
+      name,
+      phase: phaseOf(String(state.Status ?? '')),
+      labels: (config.Labels ?? {}) as Record<string, string>,
+      annotations,
+    }
   }
 
   async play(manifest: Record<string, unknown>): Promise<void> {
@@ -81,7 +114,11 @@ export class PodmanRuntime implements SandboxRuntime {
     const long = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([, value]) => value.length > 63))
     const short = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([key]) => !(key in long)))
     const asks = asksRoot(this.context.stateDir, name)
-    const played = withAsks(podOwnEmptyDirs({...manifest, metadata: {...metadata, annotations: short}}, name), asks, repoKeys(metadata.annotations))
+    const played = withAsks(
+      podOwnEmptyDirs({...manifest, metadata: {...metadata, annotations: short}}, name),
+      asks,
+      repoKeys(metadata.annotations),
+    )
     await fs.rm(asks, {recursive: true, force: true})
     for (const key of repoKeys(metadata.annotations)) await fs.mkdir(path.join(asks, key), {recursive: true})
     await fs.mkdir(path.dirname(this.annotationsFile(name)), {recursive: true})
@@ -90,7 +127,11 @@ export class PodmanRuntime implements SandboxRuntime {
     const file = path.join(dir, `${name}.yaml`)
     try {
       await fs.writeFile(file, stringify(played, {lineWidth: 0}))
-      const result = await this.context.runner.run('podman', ['kube', 'play', '--quiet', file], {allowFailure: true, timeoutMs: PLAY_BUDGET_MS, budget: 'podman kube play'})
+      const result = await this.context.runner.run('podman', ['kube', 'play', '--quiet', file], {
+        allowFailure: true,
+        timeoutMs: PLAY_BUDGET_MS,
+        budget: 'podman kube play',
+      })
       if (result.exitCode !== 0) {
         // A pod that failed to start is not left behind (DESIGN.md §5.2: nothing left running).
         await this.remove(name)
@@ -108,7 +149,10 @@ export class PodmanRuntime implements SandboxRuntime {
     const name = this.podOf(project)
     // A claimed pod's host ports are its relay's: free when remove returns (port-relay.ts).
     if (name !== project) await stopRelay(this.context.stateDir, project)
-    await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {timeoutMs: PLAY_BUDGET_MS, budget: 'podman pod rm'})
+    await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {
+      timeoutMs: PLAY_BUDGET_MS,
+      budget: 'podman pod rm',
+    })
     // Exactly the pod's own emptyDir volume: `<pod>-` is also the start of longer pods' names.
     // podman 4.3 plays it as an anonymous volume that `pod rm` already took; `--force` succeeds
     // for a missing volume, so no `volume exists` round trip first.
@@ -123,7 +167,11 @@ export class PodmanRuntime implements SandboxRuntime {
 
   /** Whether the pod exists (`podman pod exists`: exit 0 yes, 1 no); undefined when podman cannot tell. */
   async exists(name: string): Promise<boolean | undefined> {
-    const result = await this.context.runner.run('podman', ['pod', 'exists', this.podOf(name)], {allowFailure: true, timeoutMs: 30_000, budget: 'podman pod exists'})
+    const result = await this.context.runner.run('podman', ['pod', 'exists', this.podOf(name)], {
+      allowFailure: true,
+      timeoutMs: 30_000,
+      budget: 'podman pod exists',
+    })
     return result.exitCode === 0 ? true : result.exitCode === 1 ? false : undefined
   }
 
@@ -139,18 +187,29 @@ export class PodmanRuntime implements SandboxRuntime {
         await fs.rm(asksRoot(this.context.stateDir, project), {recursive: true, force: true})
         await dropClaim(this.context.stateDir, project, name)
       }
-      return [`claim ${path.join(this.context.stateDir, 'sandboxes', `${project}.claim.json`)}`, ...(await this.leftovers(name, options))]
+
+      return [
+        `claim ${path.join(this.context.stateDir, 'sandboxes', `${project}.claim.json`)}`,
+        ...(await this.leftovers(name, options)),
+      ]
     }
+
     const file = this.annotationsFile(name)
     const work = `${name}-${WORK_VOLUME}`
-    const volume = (await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0
+    const volume =
+      (await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0
     const asks = asksRoot(this.context.stateDir, name)
-    const found = [...(existsSync(file) ? [`record ${file}`] : []), ...(existsSync(asks) ? [`asks ${asks}`] : []), ...(volume ? [`volume ${work}`] : [])]
+    const found = [
+      ...(existsSync(file) ? [`record ${file}`] : []),
+      ...(existsSync(asks) ? [`asks ${asks}`] : []),
+      ...(volume ? [`volume ${work}`] : []),
+    ]
     if (!options.dryRun) {
       if (volume) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
       await fs.rm(file, {force: true})
       await fs.rm(asks, {recursive: true, force: true})
     }
+
     return found
   }
 
@@ -163,9 +222,23 @@ export class PodmanRuntime implements SandboxRuntime {
     return JSON.parse(await fs.readFile(this.annotationsFile(name), 'utf8').catch(() => '{}')) as Record<string, string>
   }
 
-  run(name: string, argv: string[], options: {workdir?: string; env?: Record<string, string>} = {}): Promise<RunResult> {
+  async run(
+    name: string,
+    argv: string[],
+    options: {workdir?: string; env?: Record<string, string>} = {},
+  ): Promise<RunResult> {
     const env = Object.entries(options.env ?? {}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
-    return this.context.runner.run('podman', ['exec', ...(options.workdir ? ['--workdir', options.workdir] : []), ...env, containerOf(this.podOf(name)), ...argv], {allowFailure: true})
+    return this.context.runner.run(
+      'podman',
+      [
+        'exec',
+        ...(options.workdir ? ['--workdir', options.workdir] : []),
+        ...env,
+        containerOf(this.podOf(name)),
+        ...argv,
+      ],
+      {allowFailure: true},
+    )
   }
 
   /**
@@ -173,9 +246,25 @@ export class PodmanRuntime implements SandboxRuntime {
    * `missingWorkdir`, podman's own failure for a missing directory (read from the same call, not a
    * `test -d` first) is held back and that error thrown instead.
    */
-  async exec(name: string, argv: string[], options: {workdir: string; tty: boolean; missingWorkdir?: () => Error}): Promise<number> {
-    const args = ['exec', '--interactive', ...(options.tty ? ['--tty'] : []), '--workdir', options.workdir, containerOf(this.podOf(name)), ...argv]
-    const result = await this.context.runner.run('podman', args, {stdio: 'inherit', allowFailure: true, stderrHold: options.missingWorkdir ? isEngineExecFailure : undefined})
+  async exec(
+    name: string,
+    argv: string[],
+    options: {workdir: string; tty: boolean; missingWorkdir?: () => Error},
+  ): Promise<number> {
+    const args = [
+      'exec',
+      '--interactive',
+      ...(options.tty ? ['--tty'] : []),
+      '--workdir',
+      options.workdir,
+      containerOf(this.podOf(name)),
+      ...argv,
+    ]
+    const result = await this.context.runner.run('podman', args, {
+      stdio: 'inherit',
+      allowFailure: true,
+      stderrHold: options.missingWorkdir ? isEngineExecFailure : undefined,
+    })
     const failure = options.missingWorkdir ? execFailure(result) : undefined
     if (failure === 'no-directory') throw options.missingWorkdir!()
     if (failure !== undefined) process.stderr.write(result.stderr)
@@ -193,7 +282,10 @@ export class PodmanRuntime implements SandboxRuntime {
  * `remove` deletes it with the pod.
  */
 function podOwnEmptyDirs(manifest: Record<string, unknown>, pod: string): Record<string, unknown> {
-  const spec = manifest.spec as {volumes: Array<{name: string; emptyDir?: unknown}>; containers: Array<{volumeMounts?: Array<{name: string}>}>}
+  const spec = manifest.spec as {
+    volumes: Array<{name: string; emptyDir?: unknown}>
+    containers: Array<{volumeMounts?: Array<{name: string}>}>
+  }
   const renamed = new Set(spec.volumes.filter((volume) => volume.emptyDir !== undefined).map((volume) => volume.name))
   const rename = (volumeName: string) => (renamed.has(volumeName) ? `${pod}-${volumeName}` : volumeName)
   return {
@@ -201,7 +293,10 @@ function podOwnEmptyDirs(manifest: Record<string, unknown>, pod: string): Record
     spec: {
       ...spec,
       volumes: spec.volumes.map((volume) => ({...volume, name: rename(volume.name)})),
-      containers: spec.containers.map((container) => ({...container, volumeMounts: container.volumeMounts?.map((mount) => ({...mount, name: rename(mount.name)}))})),
+      containers: spec.containers.map((container) => ({
+        ...container,
+        volumeMounts: container.volumeMounts?.map((mount) => ({...mount, name: rename(mount.name)})),
+      })),
     },
   }
 }
@@ -218,14 +313,29 @@ function repoKeys(annotations: Record<string, string> | undefined): string[] {
  * may write, and only to ask for a refresh of a cache it mounts read-only anyway.
  */
 function withAsks(manifest: Record<string, unknown>, asks: string, keys: string[]): Record<string, unknown> {
-  const spec = manifest.spec as {volumes: Array<Record<string, unknown>>; containers: Array<{volumeMounts?: Array<Record<string, unknown>>}>}
+  const spec = manifest.spec as {
+    volumes: Array<Record<string, unknown>>
+    containers: Array<{volumeMounts?: Array<Record<string, unknown>>}>
+  }
   const [workspace, ...rest] = spec.containers
   return {
     ...manifest,
     spec: {
       ...spec,
-      volumes: [...spec.volumes, ...keys.map((key) => ({name: `asks-${key}`, hostPath: {path: path.join(asks, key), type: 'Directory'}}))],
-      containers: [{...workspace, volumeMounts: [...(workspace.volumeMounts ?? []), ...keys.map((key) => ({name: `asks-${key}`, mountPath: podAsksPath(key)}))]}, ...rest],
+      volumes: [
+        ...spec.volumes,
+        ...keys.map((key) => ({name: `asks-${key}`, hostPath: {path: path.join(asks, key), type: 'Directory'}})),
+      ],
+      containers: [
+        {
+          ...workspace,
+          volumeMounts: [
+            ...(workspace.volumeMounts ?? []),
+            ...keys.map((key) => ({name: `asks-${key}`, mountPath: podAsksPath(key)})),
+          ],
+        },
+        ...rest,
+      ],
     },
   }
 }

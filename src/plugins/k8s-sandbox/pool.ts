@@ -14,20 +14,21 @@ import {randomBytes} from 'node:crypto'
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
-import type {BackendContext, Target} from '../../sdk/target.js'
+import type {PoolOwner, PoolPod, SandboxPoolSupport} from '../../sdk/sandbox-pool.js'
 import type {SandboxAttachResult, SandboxRecord, SandboxSpec} from '../../sdk/sandbox.js'
+import type {BackendContext, Target} from '../../sdk/target.js'
+import type {PodmanRuntime} from './podman-runtime.js'
+
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {asksRoot, FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
 import {withoutCredentials} from '../../sdk/repo-url.js'
 import {branchDirectory} from '../../sdk/sandbox-repos.js'
-import type {PoolOwner, PoolPod, SandboxPoolSupport} from '../../sdk/sandbox-pool.js'
 import {initPodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {defaultCheckout} from './attach.js'
-import {isTaken, readClaim, takePod, writeClaim, dropClaim} from './claims.js'
+import {dropClaim, isTaken, readClaim, takePod, writeClaim} from './claims.js'
 import {MANAGED_BY_LABEL, OWNER_LABEL, podManifest, PREFIX_LABEL, sandboxLabels} from './manifest.js'
-import type {PodmanRuntime} from './podman-runtime.js'
-import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
+import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 
 /**
  * Prepares a pool pod: `$@` is `SLOT KEY` pairs; `YARD_FETCH_THROUGH` the uploadpack script.
@@ -90,11 +91,18 @@ type Json = Record<string, unknown>
 export class PodmanPool implements SandboxPoolSupport {
   readonly runtimes = ['podman'] as const
 
-  constructor(private readonly context: BackendContext, private readonly runtime: () => PodmanRuntime) {}
+  constructor(
+    private readonly context: BackendContext,
+    private readonly runtime: () => PodmanRuntime,
+  ) {}
 
   async pods(pool: PoolOwner, runtime: string): Promise<PoolPod[]> {
     requirePodman(runtime)
-    const result = await this.context.runner.run('podman', ['pod', 'ps', '--filter', `label=${POOL_LABEL}=${pool.id}`, '--format', 'json'], {timeoutMs: 30_000, budget: 'podman pod ps'})
+    const result = await this.context.runner.run(
+      'podman',
+      ['pod', 'ps', '--filter', `label=${POOL_LABEL}=${pool.id}`, '--format', 'json'],
+      {timeoutMs: 30_000, budget: 'podman pod ps'},
+    )
     const listed = (JSON.parse(result.stdout.trim() || '[]') ?? []) as Json[]
     return listed
       .filter((pod) => ((pod.Labels ?? {}) as Json)[OWNER_LABEL] === pool.owner)
@@ -102,31 +110,62 @@ export class PodmanPool implements SandboxPoolSupport {
         const name = String(pod.Name)
         const status = String(pod.Status ?? '').toLowerCase()
         return {
-          name, phase: status === 'running' ? 'Running' : status === 'created' ? 'Pending' : status === 'exited' || status === 'stopped' ? 'Succeeded' : 'Failed',
-          ready: existsSync(path.join(readyDir(this.context.stateDir), name)), taken: isTaken(this.context.stateDir, name),
+          name,
+          phase:
+            status === 'running'
+              ? 'Running'
+              : status === 'created'
+                ? 'Pending'
+                : status === 'exited' || status === 'stopped'
+                  ? 'Succeeded'
+                  : 'Failed',
+          ready: existsSync(path.join(readyDir(this.context.stateDir), name)),
+          taken: isTaken(this.context.stateDir, name),
           fingerprint: String(((pod.Labels ?? {}) as Json)[POOL_SPEC_LABEL] ?? ''),
         }
       })
       .sort((a, b) => a.name.localeCompare(b.name))
   }
 
-  async fill(pool: PoolOwner, spec: SandboxSpec, fingerprint: string, options: {fetchThroughSeconds: number}): Promise<string> {
+  async fill(
+    pool: PoolOwner,
+    spec: SandboxSpec,
+    fingerprint: string,
+    options: {fetchThroughSeconds: number},
+  ): Promise<string> {
     requirePodman(spec.runtime)
     const name = `${pool.prefix}.pool-${pool.id}-${randomBytes(3).toString('hex')}`
-    const manifest = podManifest({project: name, name, owner: pool.owner, offset: 0, prefix: pool.prefix, ports: {}} as unknown as Target, {...spec, portBases: {}})
+    const manifest = podManifest(
+      {project: name, name, owner: pool.owner, offset: 0, prefix: pool.prefix, ports: {}} as unknown as Target,
+      {...spec, portBases: {}},
+    )
     const metadata = manifest.metadata as {labels: Record<string, string>}
-    metadata.labels = {[MANAGED_BY_LABEL]: 'yard', [PREFIX_LABEL]: pool.prefix, [OWNER_LABEL]: pool.owner, [POOL_LABEL]: pool.id, [POOL_SPEC_LABEL]: fingerprint}
+    metadata.labels = {
+      [MANAGED_BY_LABEL]: 'yard',
+      [PREFIX_LABEL]: pool.prefix,
+      [OWNER_LABEL]: pool.owner,
+      [POOL_LABEL]: pool.id,
+      [POOL_SPEC_LABEL]: fingerprint,
+    }
     const runtime = this.runtime()
     await runtime.play(manifest)
     try {
       const pairs = spec.repos.flatMap((repo) => [repo.slot, repo.key])
-      const env = {YARD_FT_PATH: FETCH_THROUGH_PATH, YARD_FETCH_THROUGH: fetchThroughScript(options.fetchThroughSeconds)}
+      const env = {
+        YARD_FT_PATH: FETCH_THROUGH_PATH,
+        YARD_FETCH_THROUGH: fetchThroughScript(options.fetchThroughSeconds),
+      }
       const prepared = await runtime.run(name, ['sh', '-c', PREPARE_SCRIPT, 'sh', ...pairs], {env})
-      if (prepared.exitCode !== 0) throw new OperationError(`preparing the pool pod ${name} failed (exit ${prepared.exitCode})`, {why: prepared.stderr.trim() || undefined, fix: 'check the image (yard image build) and the caches (yard cache list), then run yard sandbox pool set again'})
+      if (prepared.exitCode !== 0)
+        throw new OperationError(`preparing the pool pod ${name} failed (exit ${prepared.exitCode})`, {
+          why: prepared.stderr.trim() || undefined,
+          fix: 'check the image (yard image build) and the caches (yard cache list), then run yard sandbox pool set again',
+        })
       if (spec.repos.some((repo) => (repo.submodules ?? []).length > 0)) {
         await rewriteSubmoduleUrls(runtime, name, spec.repos)
         for (const repo of spec.repos) await initPodSubmodules(runtime, name, defaultCheckout(repo.slot), repo)
       }
+
       await fs.mkdir(readyDir(this.context.stateDir), {recursive: true})
       await fs.writeFile(path.join(readyDir(this.context.stateDir), name), '')
       return name
@@ -141,40 +180,85 @@ export class PodmanPool implements SandboxPoolSupport {
       if (pod.phase !== 'Running' || !pod.ready || pod.taken || pod.fingerprint !== fingerprint) continue
       if (await takePod(this.context.stateDir, pod.name, project)) return pod.name
     }
+
     return undefined
   }
 
   async untake(pod: string): Promise<void> {
-    const project = (await fs.readFile(path.join(this.context.stateDir, 'sandboxes', 'claimed', pod), 'utf8').catch(() => '')).trim()
-    if (project !== '' && readClaim(this.context.stateDir, project) === undefined) await dropClaim(this.context.stateDir, project, pod)
+    const project = (
+      await fs.readFile(path.join(this.context.stateDir, 'sandboxes', 'claimed', pod), 'utf8').catch(() => '')
+    ).trim()
+    if (project !== '' && readClaim(this.context.stateDir, project) === undefined)
+      await dropClaim(this.context.stateDir, project, pod)
   }
 
   async claim(pod: string, pool: string, target: Target, spec: SandboxSpec): Promise<SandboxRecord> {
     const manifest = podManifest(target, spec) as {metadata: {annotations: Record<string, string>}}
-    await writeClaim(this.context.stateDir, target.project, {pod, pool, labels: sandboxLabels(target), annotations: manifest.metadata.annotations})
+    await writeClaim(this.context.stateDir, target.project, {
+      pod,
+      pool,
+      labels: sandboxLabels(target),
+      annotations: manifest.metadata.annotations,
+    })
     // Fetch-through asks come in under the pod's own asks directory; the sandbox's name points there.
     await fs.rm(asksRoot(this.context.stateDir, target.project), {recursive: true, force: true})
-    await fs.symlink(asksRoot(this.context.stateDir, pod), asksRoot(this.context.stateDir, target.project)).catch(() => undefined)
+    await fs
+      .symlink(asksRoot(this.context.stateDir, pod), asksRoot(this.context.stateDir, target.project))
+      .catch(() => undefined)
     await fs.rm(path.join(readyDir(this.context.stateDir), pod), {force: true})
-    return {name: target.name, project: target.project, runtime: spec.runtime, phase: 'Running', offset: target.offset, owner: target.owner, spec, start: 'warm'}
+    return {
+      name: target.name,
+      project: target.project,
+      runtime: spec.runtime,
+      phase: 'Running',
+      offset: target.offset,
+      owner: target.owner,
+      spec,
+      start: 'warm',
+    }
   }
 
-  async attachClaimed(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}}): Promise<SandboxAttachResult> {
+  async attachClaimed(
+    sandbox: SandboxRecord,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult> {
     const runtime = this.runtime()
     const directory = branchDirectory(request.branch)
-    const args = sandbox.spec.repos.flatMap((repo) => [repo.slot, directory, repo.ref ?? '', withoutCredentials(repo.url)])
+    const args = sandbox.spec.repos.flatMap((repo) => [
+      repo.slot,
+      directory,
+      repo.ref ?? '',
+      withoutCredentials(repo.url),
+    ])
     const env = {YARD_GIT_NAME: request.gitIdentity.name ?? '', YARD_GIT_EMAIL: request.gitIdentity.email ?? ''}
     const result = await runtime.run(sandbox.project, ['sh', '-c', CLAIM_SCRIPT, 'sh', request.branch, ...args], {env})
     if (result.exitCode !== 0) {
-      throw new OperationError(`attaching ${request.branch} in the sandbox pod ${sandbox.project} failed (exit ${result.exitCode})`, {why: result.stderr.trim() || undefined, fix: 'fix what git reports, then run yard sandbox create again'})
+      throw new OperationError(
+        `attaching ${request.branch} in the sandbox pod ${sandbox.project} failed (exit ${result.exitCode})`,
+        {why: result.stderr.trim() || undefined, fix: 'fix what git reports, then run yard sandbox create again'},
+      )
     }
+
     const slots: SandboxAttachResult['slots'] = []
     for (const repo of sandbox.spec.repos) {
       const target = `/work/${repo.slot}/${directory}`
-      const done = (repo.submodules ?? []).length > 0 ? await initPodSubmodules(runtime, sandbox.project, target, repo) : {initialised: [], failed: []}
-      const submodules = {initialised: done.initialised.map((sub) => `${target}/${sub}`), failed: done.failed.map((failure) => ({...failure, path: `${target}/${failure.path}`}))}
-      slots.push({slot: repo.slot, default: defaultCheckout(repo.slot), path: target, created: true, ...(submodules.initialised.length + submodules.failed.length > 0 ? {submodules} : {})})
+      const done =
+        (repo.submodules ?? []).length > 0
+          ? await initPodSubmodules(runtime, sandbox.project, target, repo)
+          : {initialised: [], failed: []}
+      const submodules = {
+        initialised: done.initialised.map((sub) => `${target}/${sub}`),
+        failed: done.failed.map((failure) => ({...failure, path: `${target}/${failure.path}`})),
+      }
+      slots.push({
+        slot: repo.slot,
+        default: defaultCheckout(repo.slot),
+        path: target,
+        created: true,
+        ...(submodules.initialised.length + submodules.failed.length > 0 && {submodules}),
+      })
     }
+
     return {branch: request.branch, slots}
   }
 
@@ -186,12 +270,18 @@ export class PodmanPool implements SandboxPoolSupport {
   async relay(sandbox: SandboxRecord): Promise<void> {
     const pod = this.runtime().podOf(sandbox.project)
     const address = await podAddress(this.context, pod)
-    if (address === undefined) throw new OperationError(`the sandbox pod ${pod} has no address on a podman network`, {fix: `remove the sandbox (yard sandbox rm ${sandbox.name}) and create it again`})
-    const forwards = Object.entries(sandbox.spec.portBases).map(([, base]) => ({hostPort: base + sandbox.offset, containerPort: base}))
+    if (address === undefined)
+      throw new OperationError(`the sandbox pod ${pod} has no address on a podman network`, {
+        fix: `remove the sandbox (yard sandbox rm ${sandbox.name}) and create it again`,
+      })
+    const forwards = Object.values(sandbox.spec.portBases).map((base) => ({
+      hostPort: base + sandbox.offset,
+      containerPort: base,
+    }))
     await relayPorts(this.context.stateDir, sandbox.project, address, forwards)
   }
 
-  awaitRelay(sandbox: SandboxRecord): Promise<void> {
+  async awaitRelay(sandbox: SandboxRecord): Promise<void> {
     return awaitRelay(this.context.stateDir, sandbox.project)
   }
 
@@ -206,7 +296,9 @@ export class PodmanPool implements SandboxPoolSupport {
 /** Only podman holds pools so far (docs/sandboxes.md). @throws InputError (exit 2) otherwise. */
 function requirePodman(runtime: string): void {
   if (runtime !== 'podman') {
-    throw new InputError(`warm pools are not supported on the ${runtime} runtime yet`, {why: 'only the podman runtime keeps pool pods so far (docs/sandboxes.md, "Warm pool")', fix: 'use --runtime podman, or create sandboxes cold'})
+    throw new InputError(`warm pools are not supported on the ${runtime} runtime yet`, {
+      why: 'only the podman runtime keeps pool pods so far (docs/sandboxes.md, "Warm pool")',
+      fix: 'use --runtime podman, or create sandboxes cold',
+    })
   }
 }
-

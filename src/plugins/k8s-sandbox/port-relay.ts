@@ -17,6 +17,7 @@ import net from 'node:net'
 import path from 'node:path'
 
 import type {BackendContext} from '../../sdk/target.js'
+
 import {OperationError} from '../../sdk/errors.js'
 import {isAlive} from '../../sdk/lock.js'
 import {processStart} from '../../sdk/process-group.js'
@@ -27,10 +28,25 @@ export const relayFile = (stateDir: string, project: string) => path.join(stateD
 
 /** The address of pod `pod` on its podman network (its infra container's), or undefined. */
 export async function podAddress(context: BackendContext, pod: string): Promise<string | undefined> {
-  const infra = await context.runner.run('podman', ['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}'], {allowFailure: true})
+  const infra = await context.runner.run('podman', ['pod', 'inspect', pod, '--format', '{{.InfraContainerID}}'], {
+    allowFailure: true,
+  })
   if (infra.exitCode !== 0 || infra.stdout.trim() === '') return undefined
-  const address = await context.runner.run('podman', ['container', 'inspect', infra.stdout.trim(), '--format', '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}'], {allowFailure: true})
-  return address.stdout.trim().split(/\s+/).find((entry) => net.isIPv4(entry) || net.isIPv6(entry))
+  const address = await context.runner.run(
+    'podman',
+    [
+      'container',
+      'inspect',
+      infra.stdout.trim(),
+      '--format',
+      '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}',
+    ],
+    {allowFailure: true},
+  )
+  return address.stdout
+    .trim()
+    .split(/\s+/)
+    .find((entry) => net.isIPv4(entry) || net.isIPv6(entry))
 }
 
 /**
@@ -38,7 +54,12 @@ export async function podAddress(context: BackendContext, pod: string): Promise<
  * gone or SIGTERM; resolves then.
  * @throws OperationError when a host port cannot be listened on.
  */
-export async function relayPorts(stateDir: string, project: string, address: string, forwards: Array<{hostPort: number; containerPort: number}>): Promise<void> {
+export async function relayPorts(
+  stateDir: string,
+  project: string,
+  address: string,
+  forwards: Array<{hostPort: number; containerPort: number}>,
+): Promise<void> {
   const sockets = new Set<net.Socket>()
   const servers = forwards.map(({containerPort}) =>
     net.createServer((client) => {
@@ -50,6 +71,7 @@ export async function relayPorts(stateDir: string, project: string, address: str
         sockets.delete(client)
         sockets.delete(upstream)
       }
+
       client.on('error', close).on('close', close)
       upstream.on('error', close).on('close', close)
       client.pipe(upstream)
@@ -57,15 +79,27 @@ export async function relayPorts(stateDir: string, project: string, address: str
     }),
   )
   try {
-    await Promise.all(servers.map((server, index) => new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(forwards[index].hostPort, () => resolve())
-    })))
+    await Promise.all(
+      servers.map(
+        async (server, index) =>
+          new Promise<void>((resolve, reject) => {
+            server.once('error', reject)
+            server.listen(forwards[index].hostPort, () => resolve())
+          }),
+      ),
+    )
   } catch (error) {
     for (const server of servers) server.close()
-    throw new OperationError(`the port relay of sandbox pod ${project} could not listen`, {why: (error as Error).message, fix: 'free the host port, then run yard sandbox create again'})
+    throw new OperationError(`the port relay of sandbox pod ${project} could not listen`, {
+      why: (error as Error).message,
+      fix: 'free the host port, then run yard sandbox create again',
+    })
   }
-  await fs.writeFile(relayFile(stateDir, project), JSON.stringify({pid: process.pid, started: processStart(process.pid)}) + '\n')
+
+  await fs.writeFile(
+    relayFile(stateDir, project),
+    JSON.stringify({pid: process.pid, started: processStart(process.pid)}) + '\n',
+  )
   await new Promise<void>((resolve) => {
     const stop = () => {
       clearInterval(timer)
@@ -74,6 +108,7 @@ export async function relayPorts(stateDir: string, project: string, address: str
       for (const socket of sockets) socket.destroy()
       resolve()
     }
+
     const timer = setInterval(() => {
       if (readClaim(stateDir, project) === undefined) stop()
     }, 1000)
@@ -86,7 +121,10 @@ export async function relayPorts(stateDir: string, project: string, address: str
 export async function awaitRelay(stateDir: string, project: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms
   while (!existsSync(relayFile(stateDir, project))) {
-    if (Date.now() > deadline) throw new OperationError(`the port relay of sandbox pod ${project} did not start within ${ms / 1000} s`, {fix: 'check that yard runs (yard doctor), then run yard sandbox create again'})
+    if (Date.now() > deadline)
+      throw new OperationError(`the port relay of sandbox pod ${project} did not start within ${ms / 1000} s`, {
+        fix: 'check that yard runs (yard doctor), then run yard sandbox create again',
+      })
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -100,6 +138,7 @@ export async function stopRelay(stateDir: string, project: string): Promise<void
   } catch {
     // No relay (a sandbox without ports), or a torn file: nothing to end.
   }
+
   const pid = relay.pid ?? 0
   // The start time tells a recycled pid (a relay killed hard, its file left) from the relay.
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && processStart(pid) === relay.started) {
@@ -108,8 +147,10 @@ export async function stopRelay(stateDir: string, project: string): Promise<void
     } catch {
       // Gone between the check and the signal.
     }
+
     const deadline = Date.now() + 5000
     while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
   }
+
   await fs.rm(file, {force: true})
 }

@@ -56,7 +56,14 @@ export interface RepoStatus {
 export interface Repo {
   apiVersion: typeof REPO_API_VERSION
   kind: typeof REPO_KIND
-  metadata: {name: string; namespace?: string; labels?: Record<string, string>; resourceVersion?: string; uid?: string; creationTimestamp?: string}
+  metadata: {
+    name: string
+    namespace?: string
+    labels?: Record<string, string>
+    resourceVersion?: string
+    uid?: string
+    creationTimestamp?: string
+  }
   spec: RepoSpec
   status?: RepoStatus
 }
@@ -66,14 +73,22 @@ export interface Repo {
  * keys are `slug-<8 hex>`, DESIGN.md §5.1).
  */
 export function repoObject(key: string, namespace: string, spec: RepoSpec, labels: Record<string, string> = {}): Repo {
-  return {apiVersion: REPO_API_VERSION, kind: REPO_KIND, metadata: {name: key, namespace, labels: {'app.kubernetes.io/managed-by': 'yard', ...labels}}, spec}
+  return {
+    apiVersion: REPO_API_VERSION,
+    kind: REPO_KIND,
+    metadata: {name: key, namespace, labels: {'app.kubernetes.io/managed-by': 'yard', ...labels}},
+    spec,
+  }
 }
 
 /**
  * The JSON merge patch (RFC 7386) an agent sends to the `status` subresource: only its own
  * node's entry; fields left out stay as they are, null clears one.
  */
-export function nodeStatusPatch(node: string, status: RepoNodeStatus): {status: {nodes: Record<string, RepoNodeStatus>}} {
+export function nodeStatusPatch(
+  node: string,
+  status: RepoNodeStatus,
+): {status: {nodes: Record<string, RepoNodeStatus>}} {
   return {status: {nodes: {[node]: status}}}
 }
 
@@ -84,10 +99,24 @@ const nodeStatusSchema = {
   required: ['present'],
   properties: {
     present: {type: 'boolean', description: 'the bare repository exists on the node'},
-    lastFetched: {type: 'string', format: 'date-time', nullable: true, description: 'start of the latest successful clone or fetch'},
+    lastFetched: {
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+      description: 'start of the latest successful clone or fetch',
+    },
     lastError: {type: 'string', nullable: true, description: "git's words when the latest clone or fetch failed"},
-    lastAsked: {type: 'string', format: 'date-time', nullable: true, description: 'the spec.askedAt this node served last'},
-    credentials: {type: 'string', nullable: true, description: 'the url prefix of the credentials this node used for it, or null: none matched'},
+    lastAsked: {
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+      description: 'the spec.askedAt this node served last',
+    },
+    credentials: {
+      type: 'string',
+      nullable: true,
+      description: 'the url prefix of the credentials this node used for it, or null: none matched',
+    },
   },
 }
 
@@ -101,7 +130,10 @@ export function repoCrd(): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: {name: REPO_CRD_NAME, labels: {'app.kubernetes.io/managed-by': 'yard', 'app.kubernetes.io/part-of': 'yard'}},
+    metadata: {
+      name: REPO_CRD_NAME,
+      labels: {'app.kubernetes.io/managed-by': 'yard', 'app.kubernetes.io/part-of': 'yard'},
+    },
     spec: {
       group: REPO_GROUP,
       scope: 'Namespaced',
@@ -112,11 +144,15 @@ export function repoCrd(): Record<string, unknown> {
           served: true,
           storage: true,
           subresources: {status: {}},
-          additionalPrinterColumns: [{name: 'URL', type: 'string', jsonPath: '.spec.url'}, {name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp'}],
+          additionalPrinterColumns: [
+            {name: 'URL', type: 'string', jsonPath: '.spec.url'},
+            {name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp'},
+          ],
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              description: 'A git repository that the cache agent holds as a bare cache on the nodes that need it (named by its cache key).',
+              description:
+                'A git repository that the cache agent holds as a bare cache on the nodes that need it (named by its cache key).',
               required: ['spec'],
               properties: {
                 apiVersion: {type: 'string'},
@@ -126,16 +162,37 @@ export function repoCrd(): Record<string, unknown> {
                   type: 'object',
                   required: ['url'],
                   properties: {
-                    url: {type: 'string', minLength: 1, description: 'the url as first given; the agent clones from it'},
-                    refreshInterval: {type: 'string', minLength: 1, pattern: '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$', description: "how often a node fetches, e.g. 10m; default: the agent's --interval"},
-                    askedAt: {type: 'string', format: 'date-time', description: 'the latest ask for a fetch; a node holding the cache fetches when it is newer than the ask it served last'},
-                    prefetch: {type: 'boolean', description: 'declared ahead: every node clones it before any pod needs it'},
+                    url: {
+                      type: 'string',
+                      minLength: 1,
+                      description: 'the url as first given; the agent clones from it',
+                    },
+                    refreshInterval: {
+                      type: 'string',
+                      minLength: 1,
+                      pattern: '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$',
+                      description: "how often a node fetches, e.g. 10m; default: the agent's --interval",
+                    },
+                    askedAt: {
+                      type: 'string',
+                      format: 'date-time',
+                      description:
+                        'the latest ask for a fetch; a node holding the cache fetches when it is newer than the ask it served last',
+                    },
+                    prefetch: {
+                      type: 'boolean',
+                      description: 'declared ahead: every node clones it before any pod needs it',
+                    },
                   },
                 },
                 status: {
                   type: 'object',
                   properties: {
-                    nodes: {type: 'object', description: "node name → that node's cache state, written by that node's agent only", additionalProperties: nodeStatusSchema},
+                    nodes: {
+                      type: 'object',
+                      description: "node name → that node's cache state, written by that node's agent only",
+                      additionalProperties: nodeStatusSchema,
+                    },
                   },
                 },
               },

@@ -1,3 +1,16 @@
+import type {CacheBorrower, CacheDemand, CacheNodeStatus} from '../../sdk/cache.js'
+import type {
+  SandboxAttachResult,
+  SandboxBackend,
+  SandboxRecord,
+  SandboxSaved,
+  SandboxSpec,
+  SandboxSummary,
+  SandboxUnsaved,
+  SandboxWorktree,
+} from '../../sdk/sandbox.js'
+// client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
+import type {SandboxPortForward} from '../../sdk/sandbox.js'
 /**
  * The k8s-sandbox backend (DESIGN.md §5.2): sandboxes as Pods on a runtime. The Pod manifest,
  * attach, unsaved-work checks and exec are the same for every runtime; only `SandboxRuntime`
@@ -5,21 +18,18 @@
  * client-node only when it first talks to a cluster).
  */
 import type {BackendContext, Target} from '../../sdk/target.js'
-import type {CacheBorrower, CacheDemand, CacheNodeStatus} from '../../sdk/cache.js'
-import type {SandboxAttachResult, SandboxBackend, SandboxRecord, SandboxSaved, SandboxSpec, SandboxSummary, SandboxUnsaved, SandboxWorktree} from '../../sdk/sandbox.js'
+import type {RuntimePod, SandboxRuntime} from './runtime.js'
+
 import {InputError, RefusedError} from '../../sdk/errors.js'
 import {checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {attachInPod} from './attach.js'
+import {KubernetesRuntime} from './kubernetes-runtime.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
-import type {RuntimePod, SandboxRuntime} from './runtime.js'
+import {WARM_ANNOTATION} from './pool-labels.js'
+import {PodmanPool} from './pool.js'
 import {bundleBranch, markPulled, saveUnsaved} from './save.js'
 import {podUnsaved, podWorktrees} from './unsaved.js'
-// client-node itself loads only when the kubernetes runtime first talks to a cluster (kube.ts).
-import type {SandboxPortForward} from '../../sdk/sandbox.js'
-import {KubernetesRuntime} from './kubernetes-runtime.js'
-import {PodmanPool} from './pool.js'
-import {WARM_ANNOTATION} from './pool-labels.js'
 
 export const K8S_SANDBOX_ID = 'k8s-sandbox'
 
@@ -54,11 +64,23 @@ export class K8sSandbox implements SandboxBackend {
     } else if (id === 'kubernetes' && this.context.cluster) {
       runtime = new KubernetesRuntime(this.context, this.context.cluster)
     } else {
-      throw new InputError(id === 'kubernetes' ? 'the kubernetes runtime was given no [cluster] settings' : `unknown sandbox runtime "${id}"`, {
-        why: id === 'kubernetes' ? 'whoever created the k8s-sandbox backend left BackendContext.cluster out (yard sets it for every sandbox command)' : `the runtimes are ${SANDBOX_RUNTIMES.join(', ')}`,
-        fix: id === 'kubernetes' ? 'run the sandbox commands through yard' : 'use --runtime podman or --runtime kubernetes',
-      })
+      throw new InputError(
+        id === 'kubernetes'
+          ? 'the kubernetes runtime was given no [cluster] settings'
+          : `unknown sandbox runtime "${id}"`,
+        {
+          why:
+            id === 'kubernetes'
+              ? 'whoever created the k8s-sandbox backend left BackendContext.cluster out (yard sets it for every sandbox command)'
+              : `the runtimes are ${SANDBOX_RUNTIMES.join(', ')}`,
+          fix:
+            id === 'kubernetes'
+              ? 'run the sandbox commands through yard'
+              : 'use --runtime podman or --runtime kubernetes',
+        },
+      )
     }
+
     this.made.set(id, runtime)
     return runtime
   }
@@ -68,7 +90,11 @@ export class K8sSandbox implements SandboxBackend {
     return (await runtime.list(prefix, options.timeoutMs)).map((pod) => summaryOf(pod, runtime.id))
   }
 
-  forward(sandbox: SandboxRecord, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null> {
+  async forward(
+    sandbox: SandboxRecord,
+    forwards: SandboxPortForward[],
+    options: {dryRun: boolean},
+  ): Promise<{argv: string[]; exitCode: number | null} | null> {
     return forwardPorts(this.runtime(sandbox.runtime), sandbox.project, forwards, options)
   }
 
@@ -80,13 +106,21 @@ export class K8sSandbox implements SandboxBackend {
     const pod = await this.runtime(runtimeId).get(target.project)
     if (!pod) return undefined
     if (pod.labels[OWNER_LABEL] !== target.owner) {
-      throw new RefusedError(`the pod ${pod.name} belongs to another checkout (owner ${pod.labels[OWNER_LABEL] ?? 'none: made outside yard'})`, {
-        why: `this checkout (${target.mainPath}) is owner ${target.owner}; project names clash when two clones share a prefix`,
-        fix: `set a distinct [project] prefix in ${target.mainPath}/yard.toml (or YARD_PREFIX)`,
-      })
+      throw new RefusedError(
+        `the pod ${pod.name} belongs to another checkout (owner ${pod.labels[OWNER_LABEL] ?? 'none: made outside yard'})`,
+        {
+          why: `this checkout (${target.mainPath}) is owner ${target.owner}; project names clash when two clones share a prefix`,
+          fix: `set a distinct [project] prefix in ${target.mainPath}/yard.toml (or YARD_PREFIX)`,
+        },
+      )
     }
+
     const spec = JSON.parse(pod.annotations[SPEC_ANNOTATION] ?? 'null') as SandboxSpec | null
-    if (spec === null) throw new RefusedError(`the pod ${pod.name} has no ${SPEC_ANNOTATION} annotation`, {why: 'yard did not make it, or an older yard did', fix: `remove it yourself (podman pod rm ${pod.name}) if it is yours`})
+    if (spec === null)
+      throw new RefusedError(`the pod ${pod.name} has no ${SPEC_ANNOTATION} annotation`, {
+        why: 'yard did not make it, or an older yard did',
+        fix: `remove it yourself (podman pod rm ${pod.name}) if it is yours`,
+      })
     return {...summaryOf(pod, runtimeId), owner: target.owner, spec}
   }
 
@@ -99,34 +133,46 @@ export class K8sSandbox implements SandboxBackend {
    * could not fetch comes back as `stale`); then attach inside the pod, whose `default/` fetches
    * from the cache. On podman core fetched the local caches already.
    */
-  async attach(sandbox: SandboxRecord, request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number}): Promise<SandboxAttachResult> {
+  async attach(
+    sandbox: SandboxRecord,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number},
+  ): Promise<SandboxAttachResult> {
     const runtime = this.runtime(sandbox.runtime)
     const stale = runtime instanceof KubernetesRuntime ? await runtime.freshen(sandbox.project, sandbox.spec.repos) : {}
     const attached = await attachInPod(runtime, sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
     return Object.keys(stale).length > 0 ? {...attached, stale} : attached
   }
 
-  worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {
+  async worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {
     return podWorktrees(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
   }
 
-  bundleBranch(sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}> {
+  async bundleBranch(
+    sandbox: SandboxRecord,
+    place: {slot: string; directory: string},
+    file: string,
+  ): Promise<{branch: string; commit: string}> {
     return bundleBranch(this.runtime(sandbox.runtime), sandbox, place, file)
   }
 
-  markPulled(sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void> {
+  async markPulled(
+    sandbox: SandboxRecord,
+    place: {slot: string; directory: string},
+    branch: string,
+    commit: string,
+  ): Promise<void> {
     return markPulled(this.runtime(sandbox.runtime), sandbox, place, branch, commit)
   }
 
-  unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved> {
+  async unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved> {
     return podUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
   }
 
-  save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved> {
+  async save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved> {
     return saveUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, work, dir)
   }
 
-  remove(sandbox: SandboxRecord): Promise<void> {
+  async remove(sandbox: SandboxRecord): Promise<void> {
     return this.runtime(sandbox.runtime).remove(sandbox.project)
   }
 
@@ -147,10 +193,17 @@ export class K8sSandbox implements SandboxBackend {
   async borrowerGone(borrower: CacheBorrower): Promise<string | undefined> {
     if (borrower.kind !== 'sandbox') return undefined
     const runtime = this.runtime('podman') as PodmanRuntime
-    return (await runtime.exists(borrower.name)) === false ? `its sandbox pod ${borrower.name} no longer exists (podman pod exists)` : undefined
+    return (await runtime.exists(borrower.name)) === false
+      ? `its sandbox pod ${borrower.name} no longer exists (podman pod exists)`
+      : undefined
   }
 
-  async exec(sandbox: SandboxRecord, place: {slot: string; directory: string}, argv: string[], options: {tty: boolean}): Promise<number> {
+  async exec(
+    sandbox: SandboxRecord,
+    place: {slot: string; directory: string},
+    argv: string[],
+    options: {tty: boolean},
+  ): Promise<number> {
     const runtime = this.runtime(sandbox.runtime)
     // One path component: a directory such as ".." would leave the slot (core checks it too).
     const workdir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
@@ -160,13 +213,19 @@ export class K8sSandbox implements SandboxBackend {
         fix: `attach the branch first (yard sandbox attach ${sandbox.name} --branch BRANCH), or name one yard sandbox list shows`,
       })
     // podman's exec says itself when the directory is missing; kubectl's does not, so it is asked first.
-    if (runtime instanceof PodmanRuntime) return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty, missingWorkdir})
+    if (runtime instanceof PodmanRuntime)
+      return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty, missingWorkdir})
     if ((await runtime.run(sandbox.project, ['test', '-d', workdir])).exitCode !== 0) throw missingWorkdir()
     return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty})
   }
 
   /** What a node's cache agent serves in cluster mode: Repos and the pods on `node` (cache-demand.ts). */
-  async cacheDemand(options: {node: string; cacheRoot: string; namespace: string; context?: string}): Promise<CacheDemand> {
+  async cacheDemand(options: {
+    node: string
+    cacheRoot: string
+    namespace: string
+    context?: string
+  }): Promise<CacheDemand> {
     return (await import('./cache-demand.js')).openCacheDemand(options, this.context.env)
   }
 
@@ -174,7 +233,10 @@ export class K8sSandbox implements SandboxBackend {
    * On a cluster, every node's state of each cache from the Repos' status; on podman undefined (the
    * local cache is the truth).
    */
-  async cacheStates(runtimeId: string, keys: string[]): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined> {
+  async cacheStates(
+    runtimeId: string,
+    keys: string[],
+  ): Promise<Record<string, Record<string, CacheNodeStatus>> | undefined> {
     const runtime = this.runtime(runtimeId)
     return runtime instanceof KubernetesRuntime ? runtime.cacheStates(keys) : undefined
   }
@@ -185,13 +247,14 @@ export class K8sSandbox implements SandboxBackend {
    * @throws InputError (exit 2) when the backend was given no [cluster] settings.
    */
   async clusterSetup(): Promise<import('../../sdk/index.js').SandboxClusterSetup> {
-    const cluster = this.context.cluster
+    const {cluster} = this.context
     if (!cluster) {
       throw new InputError('the k8s-sandbox backend was given no [cluster] settings', {
         why: 'whoever created the backend left BackendContext.cluster out (yard sets it for the cluster commands)',
         fix: 'run yard cluster install or yard cluster status',
       })
     }
+
     return new (await import('./cluster-setup.js')).K8sClusterSetup(cluster, this.context.env)
   }
 }
@@ -200,7 +263,12 @@ export class K8sSandbox implements SandboxBackend {
  * `yard sandbox forward` (DESIGN.md §5.2): the podman runtime publishes the ports (null); the
  * kubernetes runtime runs `kubectl port-forward` unless `dryRun`.
  */
-async function forwardPorts(runtime: SandboxRuntime, pod: string, forwards: SandboxPortForward[], options: {dryRun: boolean}): Promise<{argv: string[]; exitCode: number | null} | null> {
+async function forwardPorts(
+  runtime: SandboxRuntime,
+  pod: string,
+  forwards: SandboxPortForward[],
+  options: {dryRun: boolean},
+): Promise<{argv: string[]; exitCode: number | null} | null> {
   if (!(runtime instanceof KubernetesRuntime)) return null
   const argv = await runtime.forwardArgv(pod, forwards)
   return {argv, exitCode: options.dryRun ? null : await runtime.forward(pod, forwards)}
@@ -208,5 +276,13 @@ async function forwardPorts(runtime: SandboxRuntime, pod: string, forwards: Sand
 
 function summaryOf(pod: RuntimePod, runtime: string): SandboxSummary {
   const start = pod.annotations[WARM_ANNOTATION] === undefined ? 'cold' : 'warm'
-  return {name: pod.labels[NAME_LABEL] ?? pod.name, project: pod.name, runtime, phase: pod.phase, offset: Number(pod.labels[OFFSET_LABEL]), start, ...(pod.node ? {node: pod.node} : {})}
+  return {
+    name: pod.labels[NAME_LABEL] ?? pod.name,
+    project: pod.name,
+    runtime,
+    phase: pod.phase,
+    offset: Number(pod.labels[OFFSET_LABEL]),
+    start,
+    ...(pod.node && {node: pod.node}),
+  }
 }

@@ -7,10 +7,11 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {SandboxRecord, SandboxSaved, SandboxSpec, SandboxUnsaved} from '../../sdk/sandbox.js'
+import type {SandboxRuntime} from './runtime.js'
+
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {defaultCheckout} from './attach.js'
-import type {SandboxRuntime} from './runtime.js'
 import {CACHE_HAS_SH} from './unsaved.js'
 
 const SAVE_DIR = '/tmp/yard-save'
@@ -42,7 +43,13 @@ done
  * `<slot>.bundle` per slot with unsaved refs, `<slot>-<dir>.patch` per dirty worktree.
  * @throws OperationError (exit 1) when git or a copy fails; nothing is removed then.
  */
-export async function saveUnsaved(runtime: SandboxRuntime, pod: string, spec: SandboxSpec, work: SandboxUnsaved, dir: string): Promise<SandboxSaved> {
+export async function saveUnsaved(
+  runtime: SandboxRuntime,
+  pod: string,
+  spec: SandboxSpec,
+  work: SandboxUnsaved,
+  dir: string,
+): Promise<SandboxSaved> {
   const steps: string[] = []
   const bundles: SandboxSaved['bundles'] = []
   const patches: SandboxSaved['patches'] = []
@@ -50,27 +57,40 @@ export async function saveUnsaved(runtime: SandboxRuntime, pod: string, spec: Sa
     const refs = work.refs.filter((ref) => ref.slot === repo.slot)
     if (refs.length === 0) continue
     const home = defaultCheckout(repo.slot)
-    for (const ref of refs.filter((entry) => !entry.ref.startsWith('refs/heads/'))) steps.push('ref', home, ref.ref, ref.commit)
+    for (const ref of refs.filter((entry) => !entry.ref.startsWith('refs/heads/')))
+      steps.push('ref', home, ref.ref, ref.commit)
     const file = `${repo.slot}.bundle`
     steps.push('bundle', home, repo.slot, `${SAVE_DIR}/${file}`)
     bundles.push({slot: repo.slot, file: path.join(dir, file), refs: refs.map((ref) => ref.ref)})
   }
+
   for (const worktree of work.worktrees.filter((row) => row.dirty.length > 0 && row.head)) {
     const file = `${worktree.slot}-${path.posix.basename(worktree.path)}.patch`
     steps.push('patch', worktree.path, `${SAVE_DIR}/${file}`)
-    patches.push({slot: worktree.slot, worktree: worktree.path, branch: worktree.branch, head: worktree.head!, file: path.join(dir, file)})
+    patches.push({
+      slot: worktree.slot,
+      worktree: worktree.path,
+      branch: worktree.branch,
+      head: worktree.head!,
+      file: path.join(dir, file),
+    })
   }
+
   if (steps.length === 0) return {files: [], bundles, patches}
   const result = await runtime.run(pod, ['sh', '-c', SAVE_SCRIPT, 'sh', ...steps])
   if (result.exitCode !== 0) {
-    throw new OperationError(`saving the unsaved work of the sandbox pod ${pod} failed (exit ${result.exitCode}); nothing was removed`, {
-      why: result.stderr.trim() || undefined,
-      fix: 'fix what git reports (yard exec NAME/BRANCH -- git status), then run yard sandbox rm --force again',
-    })
+    throw new OperationError(
+      `saving the unsaved work of the sandbox pod ${pod} failed (exit ${result.exitCode}); nothing was removed`,
+      {
+        why: result.stderr.trim() || undefined,
+        fix: 'fix what git reports (yard exec NAME/BRANCH -- git status), then run yard sandbox rm --force again',
+      },
+    )
   }
+
   await fs.mkdir(dir, {recursive: true})
   const files = [...bundles, ...patches].map((entry) => entry.file)
-  await Promise.all(files.map((file) => runtime.copyOut(pod, `${SAVE_DIR}/${path.basename(file)}`, file)))
+  await Promise.all(files.map(async (file) => runtime.copyOut(pod, `${SAVE_DIR}/${path.basename(file)}`, file)))
   return {files, bundles, patches}
 }
 
@@ -80,25 +100,42 @@ export async function saveUnsaved(runtime: SandboxRuntime, pod: string, spec: Sa
  * @throws InputError (exit 2) when there is no such worktree or its HEAD is detached;
  *   OperationError (exit 1) when git or the copy fails.
  */
-export async function bundleBranch(runtime: SandboxRuntime, sandbox: SandboxRecord, place: {slot: string; directory: string}, file: string): Promise<{branch: string; commit: string}> {
+export async function bundleBranch(
+  runtime: SandboxRuntime,
+  sandbox: SandboxRecord,
+  place: {slot: string; directory: string},
+  file: string,
+): Promise<{branch: string; commit: string}> {
   const pod = sandbox.project
   const dir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
   const head = await runtime.run(pod, ['git', '-C', dir, 'symbolic-ref', '--quiet', 'HEAD'])
-  if (head.exitCode !== 0 || !head.stdout.trim().startsWith('refs/heads/')) {
+  if (head.exitCode !== 0 || !head.stdout.trimStart().startsWith('refs/heads/')) {
     const missing = (await runtime.run(pod, ['test', '-d', dir])).exitCode !== 0
-    throw new InputError(missing ? `the sandbox ${sandbox.name} has no ${dir}` : `${dir} in the sandbox ${sandbox.name} is on no branch (detached HEAD)`, {
-      why: 'yard sandbox pull NAME/BRANCH fetches the branch checked out in /work/<slot>/<branch with "/" → "-">',
-      fix: missing ? `name a branch yard sandbox list shows for ${sandbox.name}` : `check a branch out there first (yard exec ${sandbox.name}/${place.directory} -- git switch -c BRANCH)`,
-    })
+    throw new InputError(
+      missing
+        ? `the sandbox ${sandbox.name} has no ${dir}`
+        : `${dir} in the sandbox ${sandbox.name} is on no branch (detached HEAD)`,
+      {
+        why: 'yard sandbox pull NAME/BRANCH fetches the branch checked out in /work/<slot>/<branch with "/" → "-">',
+        fix: missing
+          ? `name a branch yard sandbox list shows for ${sandbox.name}`
+          : `check a branch out there first (yard exec ${sandbox.name}/${place.directory} -- git switch -c BRANCH)`,
+      },
+    )
   }
+
   const ref = head.stdout.trim()
   // Its own name: two pulls from one pod at once do not share a file.
   const bundle = `/tmp/yard-pull-${process.pid}-${Date.now()}.bundle`
   const made = await runtime.run(pod, ['git', '-C', dir, 'bundle', 'create', '--quiet', bundle, ref])
   const commit = await runtime.run(pod, ['git', '-C', dir, 'rev-parse', '--verify', `${ref}^{commit}`])
   if (made.exitCode !== 0 || commit.exitCode !== 0) {
-    throw new OperationError(`could not bundle ${ref} in the sandbox pod ${pod}`, {why: (made.stderr || commit.stderr).trim() || undefined, fix: `check the branch (yard exec ${sandbox.name}/${place.directory} -- git log -1), then run yard sandbox pull again`})
+    throw new OperationError(`could not bundle ${ref} in the sandbox pod ${pod}`, {
+      why: (made.stderr || commit.stderr).trim() || undefined,
+      fix: `check the branch (yard exec ${sandbox.name}/${place.directory} -- git log -1), then run yard sandbox pull again`,
+    })
   }
+
   await runtime.copyOut(pod, bundle, file)
   await runtime.run(pod, ['rm', '-f', bundle])
   return {branch: ref.slice('refs/heads/'.length), commit: commit.stdout.trim()}
@@ -109,8 +146,25 @@ export async function bundleBranch(runtime: SandboxRuntime, sandbox: SandboxReco
  * one of CACHE_HAS), after `yard sandbox pull` fetched it there.
  * @throws OperationError (exit 1) when git in the pod cannot write the ref.
  */
-export async function markPulled(runtime: SandboxRuntime, sandbox: SandboxRecord, place: {slot: string; directory: string}, branch: string, commit: string): Promise<void> {
+export async function markPulled(
+  runtime: SandboxRuntime,
+  sandbox: SandboxRecord,
+  place: {slot: string; directory: string},
+  branch: string,
+  commit: string,
+): Promise<void> {
   const dir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
-  const marked = await runtime.run(sandbox.project, ['git', '-C', dir, 'update-ref', `refs/yard/pulled/${branch}`, commit])
-  if (marked.exitCode !== 0) throw new OperationError(`could not record the pull of ${branch} in the sandbox ${sandbox.name}`, {why: marked.stderr.trim() || undefined, fix: 'the commits are on the host all the same; yard sandbox rm counts them as unsaved until the next pull records them'})
+  const marked = await runtime.run(sandbox.project, [
+    'git',
+    '-C',
+    dir,
+    'update-ref',
+    `refs/yard/pulled/${branch}`,
+    commit,
+  ])
+  if (marked.exitCode !== 0)
+    throw new OperationError(`could not record the pull of ${branch} in the sandbox ${sandbox.name}`, {
+      why: marked.stderr.trim() || undefined,
+      fix: 'the commits are on the host all the same; yard sandbox rm counts them as unsaved until the next pull records them',
+    })
 }

@@ -8,8 +8,9 @@
 import path from 'node:path'
 
 import type {SandboxSpec, SandboxUnsaved, SandboxUnsavedRef, SandboxWorktree} from '../../sdk/sandbox.js'
-import {OperationError} from '../../sdk/errors.js'
 import type {SandboxRuntime} from './runtime.js'
+
+import {OperationError} from '../../sdk/errors.js'
 
 /**
  * The revisions kept elsewhere in every count and bundle: what the cache has, and what
@@ -75,9 +76,11 @@ done
 const plural = (count: number) => `${count} commit${count === 1 ? '' : 's'}`
 
 /** The ref a detached HEAD of worktree `dir` gets in the bundle. */
-export const detachedRef = (slot: string, worktree: string) => `refs/yard/sandbox/${slot}/detached-${path.posix.basename(worktree)}`
+export const detachedRef = (slot: string, worktree: string) =>
+  `refs/yard/sandbox/${slot}/detached-${path.posix.basename(worktree)}`
 /** The ref `stash@{n}` gets in the bundle: `…/stash` for the newest. */
-export const stashRef = (slot: string, index: number) => `refs/yard/sandbox/${slot}/stash${index === 0 ? '' : `-${index}`}`
+export const stashRef = (slot: string, index: number) =>
+  `refs/yard/sandbox/${slot}/stash${index === 0 ? '' : `-${index}`}`
 
 /** Reads SCAN_SCRIPT's output (see there). */
 export function parseScan(stdout: string): SandboxUnsaved {
@@ -94,7 +97,14 @@ export function parseScan(stdout: string): SandboxUnsaved {
       current = undefined
     } else if (tag === 'worktree') {
       const [worktreePath, head, ref] = fields
-      current = {slot, path: worktreePath, head: head || null, branch: ref ? ref.replace(/^refs\/heads\//, '') : null, dirty: [], unpushed: []}
+      current = {
+        slot,
+        path: worktreePath,
+        head: head || null,
+        branch: ref ? ref.replace(/^refs\/heads\//, '') : null,
+        dirty: [],
+        unpushed: [],
+      }
       worktrees.push(current)
     } else if (tag === 'dirty' && current) {
       current.dirty.push(fields.join('\t'))
@@ -104,20 +114,39 @@ export function parseScan(stdout: string): SandboxUnsaved {
       const commits = Number(fields[0])
       if (!(commits > 0)) continue
       current.unpushed.push(`detached HEAD ${current.head.slice(0, 7)} (${plural(commits)})`)
-      refs.push({slot, ref: detachedRef(slot, current.path), commit: current.head, commits, what: `${current.path}: detached HEAD ${current.head.slice(0, 7)} (${plural(commits)}) on no branch`})
+      refs.push({
+        slot,
+        ref: detachedRef(slot, current.path),
+        commit: current.head,
+        commits,
+        what: `${current.path}: detached HEAD ${current.head.slice(0, 7)} (${plural(commits)}) on no branch`,
+      })
     } else if (tag === 'ref') {
       const [ref, commit, count] = fields
       const branch = ref.replace(/^refs\/heads\//, '')
       const commits = Number(count)
       const holder = worktrees.find((worktree) => worktree.slot === slot && worktree.branch === branch)
       holder?.unpushed.push(`${branch} (${plural(commits)})`)
-      refs.push({slot, ref, commit, commits, what: `${holder?.path ?? `/work/${slot}`}: ${holder ? '' : 'branch '}${branch} (${plural(commits)})`})
+      refs.push({
+        slot,
+        ref,
+        commit,
+        commits,
+        what: `${holder?.path ?? `/work/${slot}`}: ${holder ? '' : 'branch '}${branch} (${plural(commits)})`,
+      })
     } else if (tag === 'stash') {
       const [commit, ...subject] = fields
       const index = stashes++
-      refs.push({slot, ref: stashRef(slot, index), commit, commits: 1, what: `/work/${slot}: stash@{${index}}${subject.length > 0 ? ` (${subject.join('\t')})` : ''}`})
+      refs.push({
+        slot,
+        ref: stashRef(slot, index),
+        commit,
+        commits: 1,
+        what: `/work/${slot}: stash@{${index}}${subject.length > 0 ? ` (${subject.join('\t')})` : ''}`,
+      })
     }
   }
+
   return {worktrees, refs}
 }
 
@@ -133,10 +162,15 @@ export async function podUnsaved(runtime: SandboxRuntime, pod: string, spec: San
       fix: 'fix what git reports (yard exec NAME/BRANCH -- git status), then run the command again',
     })
   }
+
   return parseScan(result.stdout)
 }
 
 /** Every worktree of every slot with its dirty files and unpushed branches. */
-export async function podWorktrees(runtime: SandboxRuntime, pod: string, spec: SandboxSpec): Promise<SandboxWorktree[]> {
+export async function podWorktrees(
+  runtime: SandboxRuntime,
+  pod: string,
+  spec: SandboxSpec,
+): Promise<SandboxWorktree[]> {
   return (await podUnsaved(runtime, pod, spec)).worktrees
 }

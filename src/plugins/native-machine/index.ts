@@ -4,6 +4,7 @@
  */
 import type {BackendFactory, BackendsHookResult} from '../../sdk/factory.js'
 import type {MachineBackend} from '../../sdk/machine.js'
+
 import {CONTRACT_VERSION} from '../../sdk/factory.js'
 
 export const nativeMachineFactory: BackendFactory<MachineBackend> = {

@@ -4,8 +4,8 @@
  */
 import os from 'node:os'
 
-import type {BackendContext} from '../../sdk/target.js'
 import type {MachineBackend, MachineStatus} from '../../sdk/machine.js'
+import type {BackendContext} from '../../sdk/target.js'
 
 export class NativeMachine implements MachineBackend {
   readonly kind = 'machine'
@@ -24,9 +24,22 @@ export class NativeMachine implements MachineBackend {
    * but does not, `absent` when it is not installed. cpus and memory are the host's.
    */
   async status(): Promise<MachineStatus> {
-    const info = await this.context.runner.run('podman', ['info', '--format', '{{.Host.Hostname}}'], {allowFailure: true, timeoutMs: 15_000, budget: 'engine probe'})
+    const info = await this.context.runner.run('podman', ['info', '--format', '{{.Host.Hostname}}'], {
+      allowFailure: true,
+      timeoutMs: 15_000,
+      budget: 'engine probe',
+    })
     const state = info.exitCode === 0 ? 'running' : info.exitCode === 127 ? 'absent' : 'unresponsive'
-    return {backend: this.id, name: 'native', state, socket: null, mounts: [], cpus: os.cpus().length, memoryMiB: Math.floor(os.totalmem() / 1024 / 1024), diskGiB: null}
+    return {
+      backend: this.id,
+      name: 'native',
+      state,
+      socket: null,
+      mounts: [],
+      cpus: os.cpus().length,
+      memoryMiB: Math.floor(os.totalmem() / 1024 / 1024),
+      diskGiB: null,
+    }
   }
 
   /** Nothing to create: the host's podman is the machine. */

@@ -6,12 +6,20 @@
  */
 import {promises as fs} from 'node:fs'
 
-import type {BackendContext} from '../../sdk/target.js'
 import type {MachineBackend, MachineSpec, MachineStatus} from '../../sdk/machine.js'
-import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import type {RunOptions} from '../../sdk/process.js'
+import type {BackendContext} from '../../sdk/target.js'
+
+import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
-import {InspectedMachine, ListedMachine, parseInspect, parseList, readMounts, socketAnswers} from './podman-json.js'
+import {
+  type InspectedMachine,
+  type ListedMachine,
+  parseInspect,
+  parseList,
+  readMounts,
+  socketAnswers,
+} from './podman-json.js'
 
 /** How long `podman machine init` may take: it may download the machine image. */
 const INIT_BUDGET_MS = 30 * 60_000
@@ -35,16 +43,23 @@ export class PodmanMachine implements MachineBackend {
 
   constructor(private readonly context: BackendContext) {}
 
-  private podman(args: string[], options: RunOptions) {
+  private async podman(args: string[], options: RunOptions) {
     return this.context.runner.run('podman', ['machine', ...args], options)
   }
 
   private async list(): Promise<ListedMachine[]> {
-    return parseList((await this.podman(['list', '--format', 'json'], {timeoutMs: QUERY_BUDGET_MS, budget: 'podman machine list'})).stdout)
+    return parseList(
+      (await this.podman(['list', '--format', 'json'], {timeoutMs: QUERY_BUDGET_MS, budget: 'podman machine list'}))
+        .stdout,
+    )
   }
 
   private async inspect(name: string): Promise<InspectedMachine | undefined> {
-    const result = await this.podman(['inspect', name], {timeoutMs: QUERY_BUDGET_MS, budget: 'podman machine inspect', allowFailure: true})
+    const result = await this.podman(['inspect', name], {
+      timeoutMs: QUERY_BUDGET_MS,
+      budget: 'podman machine inspect',
+      allowFailure: true,
+    })
     return result.exitCode === 0 ? parseInspect(result.stdout) : undefined
   }
 
@@ -57,14 +72,23 @@ export class PodmanMachine implements MachineBackend {
   async status(spec: MachineSpec): Promise<MachineStatus> {
     checkName(spec.name)
     const listed = (await this.list()).find((machine) => machine.name === spec.name)
-    const absent: MachineStatus = {backend: this.id, name: spec.name, state: 'absent', socket: null, mounts: [], cpus: null, memoryMiB: null, diskGiB: null}
+    const absent: MachineStatus = {
+      backend: this.id,
+      name: spec.name,
+      state: 'absent',
+      socket: null,
+      mounts: [],
+      cpus: null,
+      memoryMiB: null,
+      diskGiB: null,
+    }
     if (!listed) return absent
     const inspected = await this.inspect(spec.name)
     const up = listed.running || listed.starting
     const answers = up && inspected?.socketPath ? await socketAnswers(inspected.socketPath) : false
     return {
       ...absent,
-      state: !up ? 'stopped' : answers ? 'running' : 'unresponsive',
+      state: up ? (answers ? 'running' : 'unresponsive') : 'stopped',
       socket: inspected?.socketPath ? `unix://${inspected.socketPath}` : null,
       mounts: inspected?.configDir ? await readMounts(inspected.configDir, spec.name) : [],
       cpus: inspected?.cpus ?? null,
@@ -90,13 +114,30 @@ export class PodmanMachine implements MachineBackend {
         })
       }
     }
+
     // The worktrees root may not exist yet; a VM cannot share a directory that does not.
     for (const mount of spec.mounts) await fs.mkdir(mount, {recursive: true})
-    const volumes = spec.mounts.flatMap((mount) => ['--volume', `${mount}:${mount}${spec.readOnly?.includes(mount) ? ':ro' : ''}`])
-    await this.podman(['init', '--cpus', String(spec.cpus), '--memory', String(spec.memoryMiB), '--disk-size', String(spec.diskGiB), ...volumes, spec.name], {
-      timeoutMs: INIT_BUDGET_MS,
-      budget: 'podman machine init',
-    })
+    const volumes = spec.mounts.flatMap((mount) => [
+      '--volume',
+      `${mount}:${mount}${spec.readOnly?.includes(mount) ? ':ro' : ''}`,
+    ])
+    await this.podman(
+      [
+        'init',
+        '--cpus',
+        String(spec.cpus),
+        '--memory',
+        String(spec.memoryMiB),
+        '--disk-size',
+        String(spec.diskGiB),
+        ...volumes,
+        spec.name,
+      ],
+      {
+        timeoutMs: INIT_BUDGET_MS,
+        budget: 'podman machine init',
+      },
+    )
   }
 
   /**
@@ -111,7 +152,8 @@ export class PodmanMachine implements MachineBackend {
     const other = machines.find((machine) => machine.name !== spec.name && (machine.running || machine.starting))
     if (other) throw anotherRunning(other.name, spec.name, spec.worktree !== undefined)
     const self = machines.find((machine) => machine.name === spec.name)
-    if (!self?.running && !self?.starting) await this.podman(['start', spec.name], {timeoutMs: START_BUDGET_MS, budget: 'podman machine start'})
+    if (!self?.running && !self?.starting)
+      await this.podman(['start', spec.name], {timeoutMs: START_BUDGET_MS, budget: 'podman machine start'})
     await this.waitForSocket(spec.name)
   }
 
@@ -124,10 +166,14 @@ export class PodmanMachine implements MachineBackend {
       if (Date.now() >= deadline) break
       await new Promise((resolve) => setTimeout(resolve, SOCKET_POLL_MS))
     }
-    throw new OperationError(`podman machine ${name} started, but its API socket ${socketPath ?? '(none reported)'} did not answer within ${SOCKET_WAIT_MS / 1000} s`, {
-      why: 'the VM booted without its podman service, or the socket forwarding failed',
-      fix: `yard machine stop && yard machine start; if it persists: podman machine ssh ${shellQuote(name)} systemctl status podman.socket`,
-    })
+
+    throw new OperationError(
+      `podman machine ${name} started, but its API socket ${socketPath ?? '(none reported)'} did not answer within ${SOCKET_WAIT_MS / 1000} s`,
+      {
+        why: 'the VM booted without its podman service, or the socket forwarding failed',
+        fix: `yard machine stop && yard machine start; if it persists: podman machine ssh ${shellQuote(name)} systemctl status podman.socket`,
+      },
+    )
   }
 
   /** `podman machine stop`. */
@@ -175,7 +221,10 @@ function checkName(name: string): void {
  */
 export function anotherRunning(other: string, name: string, dedicated = false): RefusedError {
   const stop = `stop it first (podman machine stop ${shellQuote(other)}, then run the command again)`
-  const share = dedicated || other.startsWith(`${name}-`) ? '' : `, or use it for this project: set [machine] name = "${other}" in yard.local.toml (it must mount the main checkout and the worktrees root; yard machine status checks)`
+  const share =
+    dedicated || other.startsWith(`${name}-`)
+      ? ''
+      : `, or use it for this project: set [machine] name = "${other}" in yard.local.toml (it must mount the main checkout and the worktrees root; yard machine status checks)`
   return new RefusedError(`cannot start podman machine ${name}: podman machine ${other} is running`, {
     why: 'podman runs one machine at a time on macOS',
     fix: share === '' ? stop : `either ${stop}${share}`,
@@ -184,8 +233,11 @@ export function anotherRunning(other: string, name: string, dedicated = false): 
 
 /** A machine that says it runs but whose socket does not answer (a host crash, a stuck VM). */
 export function unresponsive(name: string, socketPath: string | null | undefined): OperationError {
-  return new OperationError(`podman machine ${name} says it is running, but its API socket ${socketPath ?? '(none reported)'} does not answer`, {
-    why: 'the VM or its podman service is stuck (after a host crash or sleep, for example)',
-    fix: 'yard machine stop && yard machine start',
-  })
+  return new OperationError(
+    `podman machine ${name} says it is running, but its API socket ${socketPath ?? '(none reported)'} does not answer`,
+    {
+      why: 'the VM or its podman service is stuck (after a host crash or sleep, for example)',
+      fix: 'yard machine stop && yard machine start',
+    },
+  )
 }

@@ -30,7 +30,8 @@ export interface InspectedMachine {
   diskGiB: number | null
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {})
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
 const count = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
 
@@ -79,14 +80,18 @@ export async function readMounts(configDir: string, name: string): Promise<strin
     const mounts = Array.isArray(config.Mounts) ? config.Mounts.map(record) : []
     return mounts
       .filter((mount) => text(mount.Source) !== null)
-      .map((mount) => (text(mount.Target) === null || mount.Target === mount.Source ? text(mount.Source)! : `${mount.Source}:${mount.Target}`))
+      .map((mount) =>
+        text(mount.Target) === null || mount.Target === mount.Source
+          ? text(mount.Source)!
+          : `${mount.Source}:${mount.Target}`,
+      )
   } catch {
     return []
   }
 }
 
 /** Resolves true when a unix socket accepts a connection within `timeoutMs`. */
-export function socketAnswers(socketPath: string, timeoutMs = 1000): Promise<boolean> {
+export async function socketAnswers(socketPath: string, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(socketPath)
     const done = (answers: boolean) => {
@@ -94,6 +99,7 @@ export function socketAnswers(socketPath: string, timeoutMs = 1000): Promise<boo
       clearTimeout(timer)
       resolve(answers)
     }
+
     const timer = setTimeout(() => done(false), timeoutMs)
     socket.once('connect', () => done(true))
     socket.once('error', () => done(false))

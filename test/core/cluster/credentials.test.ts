@@ -27,8 +27,11 @@ describe('cluster credentials: url prefixes', () => {
       ['-https://github.com/', 'token'],
       ['', 'ssh'],
     ] as const) {
-      expect(() => checkPrefix(prefix, kind), `${prefix} (${kind})`).to.throw(InputError).with.property('code', 2)
+      expect(() => checkPrefix(prefix, kind), `${prefix} (${kind})`)
+        .to.throw(InputError)
+        .with.property('code', 2)
     }
+
     try {
       checkPrefix('https://user:s3cret@github.com/', 'token')
     } catch (error) {

@@ -15,8 +15,14 @@ function load(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, checko
     checkout = {path: path.join(path.dirname(main), 'app-worktrees', 'feat'), name: 'feat'}
     for (const [name, content] of Object.entries(checkoutFiles)) writeFile(checkout.path, name, content)
   }
+
   const warnings: string[] = []
-  const config = loadConfig({mainPath: main, checkout, env: {YARD_STATE_DIR: '/state', ...env}, warn: (message) => warnings.push(message)})
+  const config = loadConfig({
+    mainPath: main,
+    checkout,
+    env: {YARD_STATE_DIR: '/state', ...env},
+    warn: (message) => warnings.push(message),
+  })
   return {config, main, warnings}
 }
 
@@ -27,6 +33,7 @@ function failure(files: Record<string, string>, env: NodeJS.ProcessEnv = {}): In
     expect(error).to.be.instanceOf(InputError)
     return error as InputError
   }
+
   throw new Error('expected an InputError')
 }
 
@@ -46,7 +53,8 @@ describe('config (DESIGN.md §3.2)', () => {
   it('reads yard.toml, deep-merges yard.local.toml over it, then the environment', () => {
     const {config} = load(
       {
-        'yard.toml': '[project]\nprefix = "shop"\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5400\n[worktrees]\nroot = "../trees"\nbase = "origin/develop"\n',
+        'yard.toml':
+          '[project]\nprefix = "shop"\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5400\n[worktrees]\nroot = "../trees"\nbase = "origin/develop"\n',
         'yard.local.toml': '[ports]\nDB_PORT = 6400\n[worktrees]\nbase = "origin/main"\n[worktree-offsets]\nfeat = 4\n',
       },
       {YARD_WORKTREES_ROOT: '/elsewhere', YARD_NAMESPACE: 'team'},
@@ -84,13 +92,29 @@ describe('config (DESIGN.md §3.2)', () => {
   })
 
   const invalid: Array<[string, string, RegExp]> = [
-    ['APP_PORT = "x"', '[ports]\nAPP_PORT = "x"\n', /ports\.APP_PORT: expected an integer from 1 to 65446, got the string "x"/],
-    ['APP_PORT = 70000', '[ports]\nAPP_PORT = 70000\n', /ports\.APP_PORT: expected an integer from 1 to 65446, got the integer 70000/],
+    [
+      'APP_PORT = "x"',
+      '[ports]\nAPP_PORT = "x"\n',
+      /ports\.APP_PORT: expected an integer from 1 to 65446, got the string "x"/,
+    ],
+    [
+      'APP_PORT = 70000',
+      '[ports]\nAPP_PORT = 70000\n',
+      /ports\.APP_PORT: expected an integer from 1 to 65446, got the integer 70000/,
+    ],
     ['APP_PORT = 3000.0', '[ports]\nAPP_PORT = 3000.0\n', /ports\.APP_PORT: .*got the float 3000/],
-    ['overlapping ranges', '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3001\n', /APP_PORT = 3000 and API_PORT = 3001 overlap/],
+    [
+      'overlapping ranges',
+      '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3001\n',
+      /APP_PORT = 3000 and API_PORT = 3001 overlap/,
+    ],
     ['bases exactly 89 apart', '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3089\n', /overlap/],
     ['lower-case port key', '[ports]\napp_port = 3000\n', /ports\.app_port/],
-    ['a reserved port key', '[ports]\nCOMPOSE_PROJECT_NAME = 3000\n', /ports\.COMPOSE_PROJECT_NAME: COMPOSE_PROJECT_NAME is a variable yard or your shell already uses/],
+    [
+      'a reserved port key',
+      '[ports]\nCOMPOSE_PROJECT_NAME = 3000\n',
+      /ports\.COMPOSE_PROJECT_NAME: COMPOSE_PROJECT_NAME is a variable yard or your shell already uses/,
+    ],
     ['PATH as a port key', '[ports]\nPATH = 4000\n', /ports\.PATH: PATH is a variable/],
     ['a YARD_ port key', '[ports]\nYARD_X = 4000\n', /ports\.YARD_X/],
     ['ports that is no table', 'ports = 5\n', /ports: expected a table of NAME = base port, got the integer 5/],
@@ -109,16 +133,20 @@ describe('config (DESIGN.md §3.2)', () => {
     })
   }
 
-  it('explains every invalid value in plain words with a why, never zod\'s own text', () => {
+  it("explains every invalid value in plain words with a why, never zod's own text", () => {
     const prefix = failure({'yard.toml': '[project]\nprefix = 5\n'})
     expect(prefix.message).to.contain('project.prefix: expected a string, got the integer 5')
     expect(prefix.why).to.contain('prefix')
     const files = failure({'yard.toml': '[stack]\nfiles = "compose.yaml"\n'})
-    expect(files.message).to.contain('stack.files: expected an array of strings, e.g. files = ["compose.yaml"], got the string "compose.yaml"')
+    expect(files.message).to.contain(
+      'stack.files: expected an array of strings, e.g. files = ["compose.yaml"], got the string "compose.yaml"',
+    )
     expect(files.message).not.to.contain('Invalid input')
     expect(files.why).to.contain('list of paths')
     const provider = failure({'yard.toml': '[stack]\nprovider = "kompose"\n'})
-    expect(provider.message).to.contain('expected one of "auto", "podman compose"').and.to.contain('got the string "kompose"')
+    expect(provider.message)
+      .to.contain('expected one of "auto", "podman compose"')
+      .and.to.contain('got the string "kompose"')
     expect(provider.why).to.contain('compose tools')
     const fromEnv = failure({}, {YARD_STACK_PROVIDER: 'kompose'})
     expect(fromEnv.why).to.contain('compose tools')
@@ -127,7 +155,7 @@ describe('config (DESIGN.md §3.2)', () => {
 
   it('suggests a table only when the name is close, never the same name', () => {
     const far = failure({'yard.toml': 'x = 1\n'})
-    expect(far.message).to.equal(`${far.message.split(':')[0]}: unknown table [x]`)
+    expect(far.message).to.equal(`${far.message.split(':', 1)[0]}: unknown table [x]`)
     expect(far.why).to.equal('known tables: project, worktrees, machine, cache, cluster, ports, stack, box')
     expect(far.fix).not.to.contain('rename')
     const pins = failure({'yard.toml': '[worktree-offsets]\nfeat = 3\n'})
@@ -145,6 +173,7 @@ describe('config (DESIGN.md §3.2)', () => {
       } catch (error) {
         return error as InputError
       }
+
       throw new Error('expected an InputError')
     })()
     expect(directory.code).to.equal(2)
@@ -154,7 +183,10 @@ describe('config (DESIGN.md §3.2)', () => {
     const linked = path.join(tempDir('config'), 'linked')
     mkdirSync(linked)
     symlinkSync(path.join(linked, 'gone.toml'), path.join(linked, 'yard.toml'))
-    expect(() => loadConfig({mainPath: linked, env: {}})).to.throw(InputError, `${path.join(linked, 'yard.toml')} is a symlink to ${path.join(linked, 'gone.toml')}, which does not exist`)
+    expect(() => loadConfig({mainPath: linked, env: {}})).to.throw(
+      InputError,
+      `${path.join(linked, 'yard.toml')} is a symlink to ${path.join(linked, 'gone.toml')}, which does not exist`,
+    )
 
     const piped = path.join(tempDir('config'), 'piped')
     mkdirSync(piped)
@@ -163,15 +195,22 @@ describe('config (DESIGN.md §3.2)', () => {
   })
 
   it('accepts bases 90 apart', () => {
-    expect(load({'yard.toml': '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3090\n'}).config.ports).to.deep.equal({APP_PORT: 3000, API_PORT: 3090})
+    expect(load({'yard.toml': '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3090\n'}).config.ports).to.deep.equal({
+      APP_PORT: 3000,
+      API_PORT: 3090,
+    })
   })
 
   it('refuses an invalid YARD_PREFIX or YARD_STACK_PROVIDER naming the variable', () => {
     expect(failure({}, {YARD_PREFIX: 'Nope!'}).message).to.contain('env YARD_PREFIX')
     expect(failure({}, {YARD_STACK_PROVIDER: 'kompose'}).message).to.contain('env:YARD_STACK_PROVIDER')
-    expect(failure({}, {YARD_NAMESPACE: 'Bad NS!'}).message).to.contain('invalid Kubernetes namespace "Bad NS!" from env YARD_NAMESPACE')
+    expect(failure({}, {YARD_NAMESPACE: 'Bad NS!'}).message).to.contain(
+      'invalid Kubernetes namespace "Bad NS!" from env YARD_NAMESPACE',
+    )
     expect(failure({'yard.toml': '[cluster]\nnamespace = "a_b"\n'}).message).to.contain('yard.toml [cluster] namespace')
-    expect(failure({}, {YARD_STATE_DIR: 'relative/state'}).message).to.contain('YARD_STATE_DIR must be an absolute path')
+    expect(failure({}, {YARD_STATE_DIR: 'relative/state'}).message).to.contain(
+      'YARD_STATE_DIR must be an absolute path',
+    )
   })
 
   it('refuses option-like values at load, naming the file and key: an image that is no reference, a leading "-" anywhere', () => {
@@ -187,11 +226,19 @@ describe('config (DESIGN.md §3.2)', () => {
       ['[stack]\nfiles = ["-f.yaml"]\n', 'stack.files.0'],
     ] as const) {
       const error = failure({'yard.toml': toml})
-      expect(error.message, toml).to.match(new RegExp(`yard\\.toml: invalid value at ${key.replaceAll('.', '\\.')}: `))
+      expect(error.message, toml).to.match(
+        new RegExp(String.raw`yard\.toml: invalid value at ${key.replaceAll('.', String.raw`\.`)}: `),
+      )
       expect(error.message).to.contain(path.sep + 'yard.toml')
     }
-    expect(failure({}, {YARD_KUBE_CONTEXT: '--kubeconfig=/tmp/evil'}).message).to.equal('invalid YARD_KUBE_CONTEXT "--kubeconfig=/tmp/evil": it starts with "-"')
-    const {config} = load({'yard.toml': '[box]\nimage = "registry.example.com:5000/team/app-dev:1.2_3"\n[cluster]\nimage = "localhost/yard-default@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"\n[machine]\nname = "yard-app_2.x"\n'})
+
+    expect(failure({}, {YARD_KUBE_CONTEXT: '--kubeconfig=/tmp/evil'}).message).to.equal(
+      'invalid YARD_KUBE_CONTEXT "--kubeconfig=/tmp/evil": it starts with "-"',
+    )
+    const {config} = load({
+      'yard.toml':
+        '[box]\nimage = "registry.example.com:5000/team/app-dev:1.2_3"\n[cluster]\nimage = "localhost/yard-default@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"\n[machine]\nname = "yard-app_2.x"\n',
+    })
     expect(config.box.image).to.equal('registry.example.com:5000/team/app-dev:1.2_3')
     expect(config.machine.name).to.equal('yard-app_2.x')
   })

@@ -8,7 +8,7 @@ import {addToGitignore, GITIGNORE_ENTRIES, yardTomlTemplate} from '../../../src/
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 
 /** The template with every commented-out `key = value` line switched on. */
-const uncommentAll = (text: string) => text.replace(/^# ([A-Za-z][\w-]* = .*)$/gm, '$1')
+const uncommentAll = (text: string) => text.replaceAll(/^# ([A-Za-z][\w-]* = .*)$/gm, '$1')
 
 describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
   afterEach(cleanupTemp)
@@ -26,7 +26,21 @@ describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
       expect(config.ports).to.deep.equal({APP_PORT: 3000, DB_PORT: 5432})
       expect(config.stack).to.deep.include({provider: 'auto', files: ['compose.yaml']})
       expect(config.cluster).to.deep.include({runtime: 'podman', namespace: 'yard'})
-      for (const key of ['project.prefix', 'worktrees.root', 'worktrees.base', 'worktrees.transcripts-archive', 'ports.APP_PORT', 'stack.files', 'stack.provider', 'box.image', 'cache.root', 'cluster.runtime', 'cluster.context', 'cluster.namespace', 'cluster.image']) {
+      for (const key of [
+        'project.prefix',
+        'worktrees.root',
+        'worktrees.base',
+        'worktrees.transcripts-archive',
+        'ports.APP_PORT',
+        'stack.files',
+        'stack.provider',
+        'box.image',
+        'cache.root',
+        'cluster.runtime',
+        'cluster.context',
+        'cluster.namespace',
+        'cluster.image',
+      ]) {
         expect(config.origins[key], key).to.equal('yard.toml')
       }
     })
@@ -37,25 +51,66 @@ describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
       const text = yardTomlTemplate({mainDirectoryName: 'My App', prefix: 'shop'})
       expect(parse(text)).to.have.deep.property('project', {prefix: 'shop'})
       const keys = [...uncommentAll(text).matchAll(/^([a-z][\w-]*) = /gm)].map((match) => match[1])
-      expect(keys).to.include.members(['prefix', 'root', 'base', 'transcripts-archive', 'files', 'provider', 'image', 'runtime', 'context', 'namespace'])
+      expect(keys).to.include.members([
+        'prefix',
+        'root',
+        'base',
+        'transcripts-archive',
+        'files',
+        'provider',
+        'image',
+        'runtime',
+        'context',
+        'namespace',
+      ])
       for (const key of keys) expect(key).to.match(/^[a-z]+(-[a-z]+)*$/)
     })
 
     it('quotes odd directory names in the commented examples', () => {
-      const text = yardTomlTemplate({mainDirectoryName: 'we"ird\\dir'})
-      expect(text).to.include('# root = "../we\\"ird\\\\dir-worktrees"')
-      expect(parse(uncommentAll(text))).to.have.nested.property('worktrees.root', '../we"ird\\dir-worktrees')
+      const text = yardTomlTemplate({mainDirectoryName: String.raw`we"ird\dir`})
+      expect(text).to.include(String.raw`# root = "../we\"ird\\dir-worktrees"`)
+      expect(parse(uncommentAll(text))).to.have.nested.property('worktrees.root', String.raw`../we"ird\dir-worktrees`)
     })
   })
 
   describe('addToGitignore', () => {
     const cases: Array<{title: string; before: string | undefined; after: string; added: string[]}> = [
-      {title: 'creates a missing file', before: undefined, after: 'yard.local.toml\n.yard/\n', added: ['yard.local.toml', '.yard/']},
-      {title: 'handles an empty file', before: '', after: 'yard.local.toml\n.yard/\n', added: ['yard.local.toml', '.yard/']},
-      {title: 'adds the missing final newline first', before: 'dist', after: 'dist\nyard.local.toml\n.yard/\n', added: ['yard.local.toml', '.yard/']},
-      {title: 'counts /entry and entry without a trailing slash as present', before: '/yard.local.toml\n.yard\n', after: '/yard.local.toml\n.yard\n', added: []},
-      {title: 'keeps CRLF line endings and adds only what is missing', before: 'node_modules\r\n.yard/\r\n', after: 'node_modules\r\n.yard/\r\nyard.local.toml\r\n', added: ['yard.local.toml']},
-      {title: 'does not take a comment or a negation for an entry', before: '# yard.local.toml\n!.yard/\n', after: '# yard.local.toml\n!.yard/\nyard.local.toml\n.yard/\n', added: ['yard.local.toml', '.yard/']},
+      {
+        title: 'creates a missing file',
+        before: undefined,
+        after: 'yard.local.toml\n.yard/\n',
+        added: ['yard.local.toml', '.yard/'],
+      },
+      {
+        title: 'handles an empty file',
+        before: '',
+        after: 'yard.local.toml\n.yard/\n',
+        added: ['yard.local.toml', '.yard/'],
+      },
+      {
+        title: 'adds the missing final newline first',
+        before: 'dist',
+        after: 'dist\nyard.local.toml\n.yard/\n',
+        added: ['yard.local.toml', '.yard/'],
+      },
+      {
+        title: 'counts /entry and entry without a trailing slash as present',
+        before: '/yard.local.toml\n.yard\n',
+        after: '/yard.local.toml\n.yard\n',
+        added: [],
+      },
+      {
+        title: 'keeps CRLF line endings and adds only what is missing',
+        before: 'node_modules\r\n.yard/\r\n',
+        after: 'node_modules\r\n.yard/\r\nyard.local.toml\r\n',
+        added: ['yard.local.toml'],
+      },
+      {
+        title: 'does not take a comment or a negation for an entry',
+        before: '# yard.local.toml\n!.yard/\n',
+        after: '# yard.local.toml\n!.yard/\nyard.local.toml\n.yard/\n',
+        added: ['yard.local.toml', '.yard/'],
+      },
     ]
     for (const {title, before, after, added} of cases) {
       it(title, async () => {

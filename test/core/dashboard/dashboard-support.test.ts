@@ -6,12 +6,12 @@ import {expect} from 'chai'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {createContext} from '../../../src/core/kernel/context.js'
 import {createFromDashboard, projectRepository} from '../../../src/core/dashboard/create.js'
 import {dashboardTracer, traced} from '../../../src/core/dashboard/trace.js'
-import {InputError} from '../../../src/sdk/errors.js'
+import {createContext} from '../../../src/core/kernel/context.js'
 import {backendsOf} from '../../../src/core/registry/backends.js'
 import {loadRegistry} from '../../../src/core/registry/registry.js'
+import {InputError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, git, makeRepo, tempDir} from '../../support/repo.js'
 import {testConfig} from '../../support/yard.js'
 
@@ -32,8 +32,8 @@ describe('dashboard trace (YARD_DASHBOARD_TRACE)', () => {
     expect(lines).to.have.length(5)
     expect(lines[0]).to.match(new RegExp(`${stamp}command: run$`))
     expect(lines[1]).to.match(new RegExp(`${stamp}gather local start$`))
-    expect(lines[2]).to.match(new RegExp(`${stamp}gather local end \\d+ms$`))
-    expect(lines[4]).to.match(new RegExp(`${stamp}probe stack feat failed \\d+ms: engine gone$`))
+    expect(lines[2]).to.match(new RegExp(String.raw`${stamp}gather local end \d+ms$`))
+    expect(lines[4]).to.match(new RegExp(String.raw`${stamp}probe stack feat failed \d+ms: engine gone$`))
   })
 
   it('does nothing without the variable, and never throws when the file cannot be written', async () => {
@@ -49,9 +49,9 @@ describe('dashboard trace (YARD_DASHBOARD_TRACE)', () => {
 describe('dashboard n: the repository of a new sandbox', () => {
   after(() => cleanupTemp())
 
-  it('is the main checkout\'s origin url as configured, else the main checkout\'s path', async () => {
+  it("is the main checkout's origin url as configured, else the main checkout's path", async () => {
     const repo = makeRepo()
-    const context = createContext({cwd: repo, env: {...process.env, YARD_STATE_DIR: tempDir('yard-state')}, warn: () => {}})
+    const context = createContext({cwd: repo, env: {...process.env, YARD_STATE_DIR: tempDir('yard-state')}, warn() {}})
     expect(await projectRepository(context)).to.equal(repo)
     git(repo, 'remote', 'add', 'origin', 'https://git.example.com/team/app.git')
     expect(await projectRepository(context)).to.equal('https://git.example.com/team/app.git')
@@ -59,13 +59,20 @@ describe('dashboard n: the repository of a new sandbox', () => {
 
   it('refuses an invalid name (exit 2) before anything is made', async () => {
     const repo = makeRepo()
-    const context = createContext({cwd: repo, env: {...process.env, YARD_STATE_DIR: tempDir('yard-state')}, warn: () => {}})
+    const context = createContext({cwd: repo, env: {...process.env, YARD_STATE_DIR: tempDir('yard-state')}, warn() {}})
     const registry = backendsOf(await loadRegistry(await testConfig()))
-    for (const [mode, name] of [['local', 'Bad_name'], ['cluster', 'main']] as const) {
-      const failure = await createFromDashboard(context, registry, mode, name).then(() => undefined, (error: Error) => error)
+    for (const [mode, name] of [
+      ['local', 'Bad_name'],
+      ['cluster', 'main'],
+    ] as const) {
+      const failure = await createFromDashboard(context, registry, mode, name).then(
+        () => undefined,
+        (error: Error) => error,
+      )
       expect(failure).to.be.instanceOf(InputError)
       expect(failure!.message).to.include(`invalid ${mode === 'local' ? 'worktree' : 'sandbox'} name "${name}"`)
     }
+
     expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).to.have.length(1)
   })
 })

@@ -1,10 +1,9 @@
 import {expect} from 'chai'
+import fc from 'fast-check'
 import {execFileSync} from 'node:child_process'
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
-import fc from 'fast-check'
 
-import {InputError} from '../../../src/sdk/errors.js'
 import {
   cksum,
   findClashes,
@@ -17,6 +16,7 @@ import {
   validateOffset,
   validatePrefix,
 } from '../../../src/core/identity/identity.js'
+import {InputError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {copiedVectorsDir, readVectors, sharedVectorsDir} from '../../support/vectors.js'
 
@@ -33,7 +33,7 @@ describe('identity: offsets (DESIGN.md §3.4)', () => {
   }
 
   it('matches the system cksum on 1,000 random strings, non-ASCII included, without cksum on its PATH', () => {
-    const samples = fc.sample(fc.string({unit: 'binary', maxLength: 60}), {numRuns: 1000, seed: 20261129})
+    const samples = fc.sample(fc.string({unit: 'binary', maxLength: 60}), {numRuns: 1000, seed: 20_261_129})
     samples.push('', 'é', '日本語', '🚀x', 'a'.repeat(300))
     const dir = tempDir('cksum')
     const files = samples.map((sample, index) => {
@@ -42,26 +42,32 @@ describe('identity: offsets (DESIGN.md §3.4)', () => {
       return file
     })
     const system = new Map<string, number>()
-    for (const line of execFileSync('cksum', files, {encoding: 'utf8', maxBuffer: 1 << 24}).trim().split('\n')) {
-      const [crc, , file] = line.split(' ')
+    for (const line of execFileSync('cksum', files, {encoding: 'utf8', maxBuffer: 1 << 24})
+      .trim()
+      .split('\n')) {
+      const [crc, , file] = line.split(' ', 3)
       system.set(file, Number(crc))
     }
+
     const savedPath = process.env.PATH
     process.env.PATH = dir // nothing called cksum is reachable while the product computes
     try {
-      samples.forEach((sample, index) => {
+      for (const [index, sample] of samples.entries()) {
         expect(cksum(new TextEncoder().encode(sample)), JSON.stringify(sample)).to.equal(system.get(files[index]))
-      })
+      }
     } finally {
       process.env.PATH = savedPath
     }
+
     expect(system.size).to.equal(samples.length)
   })
 
-  it('keeps test/vectors/ equal to the shared vectors when they are beside the checkout', function () {
+  it('keeps test/vectors/ equal to the shared vectors when they are beside the checkout', () => {
     for (const name of ['offsets.json', 'identity.json']) {
       if (!existsSync(sharedVectorsDir + name)) continue
-      expect(readFileSync(copiedVectorsDir + name, 'utf8'), name).to.equal(readFileSync(sharedVectorsDir + name, 'utf8'))
+      expect(readFileSync(copiedVectorsDir + name, 'utf8'), name).to.equal(
+        readFileSync(sharedVectorsDir + name, 'utf8'),
+      )
     }
   })
 
@@ -101,15 +107,17 @@ describe('identity: offsets (DESIGN.md §3.4)', () => {
         let error: unknown
         try {
           validateOffset(value, source, 'the fix')
-        } catch (caught) {
-          error = caught
+        } catch (error_) {
+          error = error_
         }
+
         expect(error).to.be.instanceOf(InputError)
         expect((error as InputError).code).to.equal(2)
         expect((error as InputError).message).to.contain(source)
         expect((error as InputError).fix).to.equal('the fix')
       })
     }
+
     it('accepts 1..89 from env strings and TOML integers', () => {
       expect(validateOffset('1', 'env WT_OFFSET', '')).to.equal(1)
       expect(validateOffset(' 89 ', 'env WT_OFFSET', '')).to.equal(89)
@@ -125,9 +133,10 @@ describe('identity: names and prefixes (DESIGN.md §3.1)', () => {
       let error: InputError | undefined
       try {
         validateName(name)
-      } catch (caught) {
-        error = caught as InputError
+      } catch (error_) {
+        error = error_ as InputError
       }
+
       expect(error, 'refused').to.be.instanceOf(InputError)
       expect(error!.code).to.equal(2)
       expect(error!.why).to.contain('[a-z0-9]')
@@ -145,6 +154,7 @@ describe('identity: names and prefixes (DESIGN.md §3.1)', () => {
         return /use "([^"]+)"/.exec((error as InputError).fix ?? '')?.[1]
       }
     }
+
     expect(suggestion('a/b')).to.equal(nameFromBranch('a/b')).and.not.equal('a-b')
     expect(suggestion('Feature.Auth')).to.match(/^feature-auth-[0-9a-f]{4}$/)
   })
@@ -162,7 +172,8 @@ describe('identity: names and prefixes (DESIGN.md §3.1)', () => {
     expect(nameFromBranch('///')).to.match(/^wt-[0-9a-f]{4}$/)
     const long = nameFromBranch('x'.repeat(60))
     expect(long).to.match(/^x{35}-[0-9a-f]{4}$/)
-    for (const branch of ['a/x', 'feature/Login.v2', 'main', '///', 'x'.repeat(60), 'Ünïcode/branch']) expect(() => validateName(nameFromBranch(branch))).not.to.throw()
+    for (const branch of ['a/x', 'feature/Login.v2', 'main', '///', 'x'.repeat(60), 'Ünïcode/branch'])
+      expect(() => validateName(nameFromBranch(branch))).not.to.throw()
   })
 
   it('derives prefixes from directory names, cut to 22', () => {

@@ -22,25 +22,33 @@ describe('offset pins: text edits of [worktree-offsets] (DESIGN.md §3.4)', () =
   afterEach(cleanupTemp)
 
   describe('editPinText', () => {
-    it('adds a pin after the table\'s last pin, keeping every comment and the other tables', () => {
+    it("adds a pin after the table's last pin, keeping every comment and the other tables", () => {
       const text = editPinText(LOCAL, 'alpha', 1)
       expect(text).to.equal(LOCAL.replace('feat = 12   # do not touch\n', 'feat = 12   # do not touch\nalpha = 1\n'))
-      expect(parse(text)).to.deep.equal({ports: {APP_PORT: 3100}, 'worktree-offsets': {feat: 12, alpha: 1}, machine: {cpus: 4}})
+      expect(parse(text)).to.deep.equal({
+        ports: {APP_PORT: 3100},
+        'worktree-offsets': {feat: 12, alpha: 1},
+        machine: {cpus: 4},
+      })
     })
 
     it('changes a value in place, keeping indentation and the trailing comment', () => {
-      expect(editPinText(LOCAL, 'feat', 7)).to.equal(LOCAL.replace('feat = 12   # do not touch', 'feat = 7   # do not touch'))
+      expect(editPinText(LOCAL, 'feat', 7)).to.equal(
+        LOCAL.replace('feat = 12   # do not touch', 'feat = 7   # do not touch'),
+      )
       expect(editPinText('[worktree-offsets]\n  "feat"=3\n', 'feat', 9)).to.equal('[worktree-offsets]\n  feat = 9\n')
     })
 
-    it('deletes only the pin\'s line', () => {
+    it("deletes only the pin's line", () => {
       expect(editPinText(LOCAL, 'feat', undefined)).to.equal(LOCAL.replace('feat = 12   # do not touch\n', ''))
       expect(editPinText(LOCAL, 'nope', undefined)).to.equal(LOCAL)
     })
 
     it('appends the table when there is none, and writes a new file from nothing', () => {
       expect(editPinText('', 'alpha', 5)).to.equal('[worktree-offsets]\nalpha = 5\n')
-      expect(editPinText('[ports]\nAPP_PORT = 3000', 'alpha', 5)).to.equal('[ports]\nAPP_PORT = 3000\n\n[worktree-offsets]\nalpha = 5\n')
+      expect(editPinText('[ports]\nAPP_PORT = 3000', 'alpha', 5)).to.equal(
+        '[ports]\nAPP_PORT = 3000\n\n[worktree-offsets]\nalpha = 5\n',
+      )
     })
 
     it('keeps CRLF line endings and does not take a pin of the same name from another table', () => {
@@ -48,20 +56,32 @@ describe('offset pins: text edits of [worktree-offsets] (DESIGN.md §3.4)', () =
       expect(editPinText(crlf, 'alpha', 4)).to.equal('[other]\r\nalpha = "x"\r\n[worktree-offsets]\r\nalpha = 4\r\n')
     })
 
-    it('does not match a longer name that starts with the pin\'s name', () => {
-      expect(editPinText('[worktree-offsets]\nfeat-2 = 3\n', 'feat', 4)).to.equal('[worktree-offsets]\nfeat-2 = 3\nfeat = 4\n')
+    it("does not match a longer name that starts with the pin's name", () => {
+      expect(editPinText('[worktree-offsets]\nfeat-2 = 3\n', 'feat', 4)).to.equal(
+        '[worktree-offsets]\nfeat-2 = 3\nfeat = 4\n',
+      )
     })
   })
 
   describe('pins yard wrote', () => {
     it('marks a pin yard writes with a trailing "# yard:" comment, new or changed in place', () => {
-      expect(editPinText(LOCAL, 'alpha', 1, 'clash with feat')).to.include('feat = 12   # do not touch\nalpha = 1 # yard: clash with feat\n')
-      expect(editPinText('[worktree-offsets]\n  alpha = 4 # yard: clash with b\n', 'alpha', 5, 'clash with c')).to.equal('[worktree-offsets]\n  alpha = 5 # yard: clash with c\n')
-      expect(parse(editPinText(LOCAL, 'alpha', 1, 'clash with feat'))).to.have.nested.property('worktree-offsets.alpha', 1)
+      expect(editPinText(LOCAL, 'alpha', 1, 'clash with feat')).to.include(
+        'feat = 12   # do not touch\nalpha = 1 # yard: clash with feat\n',
+      )
+      expect(
+        editPinText('[worktree-offsets]\n  alpha = 4 # yard: clash with b\n', 'alpha', 5, 'clash with c'),
+      ).to.equal('[worktree-offsets]\n  alpha = 5 # yard: clash with c\n')
+      expect(parse(editPinText(LOCAL, 'alpha', 1, 'clash with feat'))).to.have.nested.property(
+        'worktree-offsets.alpha',
+        1,
+      )
     })
 
     it('tells a pin yard wrote from a hand-written one', () => {
-      const text = `${LOCAL}[worktree-offsets]\n`.replace('feat = 12   # do not touch\n', 'feat = 12   # do not touch\nalpha = 1 # yard: clash with feat\n')
+      const text = `${LOCAL}[worktree-offsets]\n`.replace(
+        'feat = 12   # do not touch\n',
+        'feat = 12   # do not touch\nalpha = 1 # yard: clash with feat\n',
+      )
       expect(pinAuthor(text, 'alpha')).to.equal('yard')
       expect(pinAuthor(text, 'feat')).to.equal('hand')
       expect(pinAuthor(text, 'ghost')).to.equal(undefined)
@@ -85,7 +105,9 @@ describe('offset pins: text edits of [worktree-offsets] (DESIGN.md §3.4)', () =
       writeFileSync(file, LOCAL)
       expect(await writePin(file, 'alpha', 1)).to.deep.equal({previous: undefined, text: LOCAL})
       expect(await writePin(file, 'alpha', 2)).to.have.property('previous', 1n)
-      expect(readFileSync(file, 'utf8')).to.include('# keep feat where my bookmarks expect it\nfeat = 12   # do not touch\nalpha = 2\n')
+      expect(readFileSync(file, 'utf8')).to.include(
+        '# keep feat where my bookmarks expect it\nfeat = 12   # do not touch\nalpha = 2\n',
+      )
       expect(await writePin(file, 'alpha', undefined)).to.have.property('previous', 2n)
       expect(readFileSync(file, 'utf8')).to.equal(LOCAL)
       expect(readdirSync(path.dirname(file))).to.deep.equal(['yard.local.toml'])
@@ -107,7 +129,11 @@ describe('offset pins: text edits of [worktree-offsets] (DESIGN.md §3.4)', () =
       const file = path.join(tempDir(), 'yard.local.toml')
       const dotted = '# pins as dotted keys\nworktree-offsets.feat = 12\n'
       writeFileSync(file, dotted)
-      const error = (await writePin(file, 'alpha', 1).catch((caught: unknown) => caught)) as {code: number; message: string; fix: string}
+      const error = (await writePin(file, 'alpha', 1).catch((error_: unknown) => error_)) as {
+        code: number
+        message: string
+        fix: string
+      }
       expect(error).to.include({code: 1})
       expect(error.message).to.include('without changing anything else')
       expect(error.fix).to.include('[worktree-offsets] header')
@@ -117,7 +143,10 @@ describe('offset pins: text edits of [worktree-offsets] (DESIGN.md §3.4)', () =
     it('refuses (exit 1) a file that is not valid TOML, naming line and column', async () => {
       const file = path.join(tempDir(), 'yard.local.toml')
       writeFileSync(file, '[worktree-offsets]\nfeat = = 1\n')
-      const error = (await writePin(file, 'alpha', 1).catch((caught: unknown) => caught)) as {code: number; message: string}
+      const error = (await writePin(file, 'alpha', 1).catch((error_: unknown) => error_)) as {
+        code: number
+        message: string
+      }
       expect(error).to.include({code: 1})
       expect(error.message).to.match(/yard\.local\.toml:2:\d+ is not valid TOML/)
     })

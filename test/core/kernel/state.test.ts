@@ -3,13 +3,16 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {InputError} from '../../../src/sdk/errors.js'
 import {ensureStateDir} from '../../../src/core/kernel/state.js'
+import {InputError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {projectRoot} from '../../support/yard.js'
 
 /** `yard ARGS` as a process with a time limit: a hang must fail the test, not stall the suite. */
-function yardProcess(args: string[], env: Record<string, string>): {status: number | null; stderr: string; timedOut: boolean} {
+function yardProcess(
+  args: string[],
+  env: Record<string, string>,
+): {status: number | null; stderr: string; timedOut: boolean} {
   const result = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {
     cwd: tempDir('yard-cwd'),
     env: {...process.env, ...env},
@@ -21,6 +24,7 @@ function yardProcess(args: string[], env: Record<string, string>): {status: numb
 
 describe('the state directory (DESIGN.md §2)', function () {
   this.timeout(90_000)
+
   afterEach(() => cleanupTemp())
 
   it('is created with mode 0700, its missing parents too', () => {
@@ -37,13 +41,17 @@ describe('the state directory (DESIGN.md §2)', function () {
     } catch (error) {
       caught = error
     }
+
     expect(caught).to.be.instanceOf(InputError)
     expect((caught as InputError).why).to.include('/proc takes no new directories (ENOENT')
 
     const run = yardProcess(['cache', 'list'], {YARD_STATE_DIR: '/proc/yard-test/state', YARD_CACHE_ROOT: ''})
     expect(run.timedOut, 'yard hung').to.equal(false)
     expect(run.status, run.stderr).to.equal(2)
-    expect(run.stderr).to.include('cannot create the state directory /proc/yard-test/state').and.include('ENOENT').and.include('YARD_STATE_DIR')
+    expect(run.stderr)
+      .to.include('cannot create the state directory /proc/yard-test/state')
+      .and.include('ENOENT')
+      .and.include('YARD_STATE_DIR')
   })
 
   it('under a regular file exits 2 naming the file (ENOTDIR), and creates nothing', () => {

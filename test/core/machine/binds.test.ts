@@ -14,27 +14,31 @@ describe('bindsOutside (DESIGN.md §4.3)', () => {
   it('finds short and long binds outside the mounts, interpolated, and leaves named volumes and paths inside alone', () => {
     const main = path.join(tempDir(), 'app')
     const root = `${main}-worktrees`
-    writeFile(main, 'compose.yaml', [
-      'services:',
-      '  db:',
-      '    volumes:',
-      '      - /srv/data:/data',
-      '      - pgdata:/var/lib/postgresql',
-      '      - ./seed:/seed:ro',
-      '      - ${CACHE_DIR:-/var/cache/app}:/cache',
-      '      - type: bind',
-      '        source: $LOGS',
-      '        target: /logs',
-      '      - type: volume',
-      '        source: other',
-      '        target: /other',
-      '  web:',
-      '    volumes:',
-      `      - ${root}/feat/assets:/assets`,
-      '      - ../elsewhere:/up',
-      '      - /tmp',
-      '',
-    ].join('\n'))
+    writeFile(
+      main,
+      'compose.yaml',
+      [
+        'services:',
+        '  db:',
+        '    volumes:',
+        '      - /srv/data:/data',
+        '      - pgdata:/var/lib/postgresql',
+        '      - ./seed:/seed:ro',
+        '      - ${CACHE_DIR:-/var/cache/app}:/cache',
+        '      - type: bind',
+        '        source: $LOGS',
+        '        target: /logs',
+        '      - type: volume',
+        '        source: other',
+        '        target: /other',
+        '  web:',
+        '    volumes:',
+        `      - ${root}/feat/assets:/assets`,
+        '      - ../elsewhere:/up',
+        '      - /tmp',
+        '',
+      ].join('\n'),
+    )
     const file = path.join(main, 'compose.yaml')
     const found = bindsOutside([file], {LOGS: '/var/log/app'}, [main, root])
     expect(found).to.deep.equal([
@@ -43,7 +47,9 @@ describe('bindsOutside (DESIGN.md §4.3)', () => {
       {file, service: 'db', source: '/var/log/app'},
       {file, service: 'web', source: path.join(path.dirname(main), 'elsewhere')},
     ])
-    expect(bindsOutside([file], {CACHE_DIR: `${main}/cache`, LOGS: `${root}/logs`}, [main, root]).map((bind) => bind.source)).to.deep.equal(['/srv/data', path.join(path.dirname(main), 'elsewhere')])
+    expect(
+      bindsOutside([file], {CACHE_DIR: `${main}/cache`, LOGS: `${root}/logs`}, [main, root]).map((bind) => bind.source),
+    ).to.deep.equal(['/srv/data', path.join(path.dirname(main), 'elsewhere')])
   })
 
   it('skips a file it cannot parse (the stack backend reports it)', () => {

@@ -14,9 +14,15 @@ describe('[box] mounts (docs/configuration.md)', () => {
     mkdirSync(feat, {recursive: true})
     const load = () => {
       const warnings: string[] = []
-      const config = loadConfig({mainPath: main, checkout: {path: feat, name: 'feat'}, env: {}, warn: (message) => warnings.push(message)})
+      const config = loadConfig({
+        mainPath: main,
+        checkout: {path: feat, name: 'feat'},
+        env: {},
+        warn: (message) => warnings.push(message),
+      })
       return {mounts: config.box.mounts, image: config.box.image, origin: config.origins['box.mounts'], warnings}
     }
+
     expect(load()).to.deep.include({mounts: 'all', origin: 'default'})
     writeFile(main, 'yard.toml', '[box]\nmounts = "worktree"\n')
     writeFile(feat, 'yard.toml', '[box]\nimage = "localhost/mine:1"\nmounts = "all"\n')

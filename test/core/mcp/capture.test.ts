@@ -12,19 +12,34 @@ describe('terminal capture for yard mcp', () => {
   it('a child run with stdio inherit gets no stdin, and its filtered output goes to the capture, not the terminal', async () => {
     const seen: string[] = []
     const ended: boolean[] = []
-    const runner = new ProcessRunner({capture: {write: (stream, text) => seen.push(`${stream}:${text}`), ended: ({timedOut}) => ended.push(timedOut)}}).withEnv({GREETING: 'hi'})
-    const script = 'let input = ""; process.stdin.on("data", (d) => (input += d)); process.stdin.on("end", () => { console.log(process.env.GREETING); console.log("chatter"); console.error("to stderr"); console.log("stdin:" + JSON.stringify(input)); process.exit(3) })'
-    const result = await runner.run(process.execPath, ['-e', script], {stdio: 'inherit', allowFailure: true, stdoutFilter: (line) => line !== 'chatter'})
+    const runner = new ProcessRunner({
+      capture: {write: (stream, text) => seen.push(`${stream}:${text}`), ended: ({timedOut}) => ended.push(timedOut)},
+    }).withEnv({GREETING: 'hi'})
+    const script =
+      'let input = ""; process.stdin.on("data", (d) => (input += d)); process.stdin.on("end", () => { console.log(process.env.GREETING); console.log("chatter"); console.error("to stderr"); console.log("stdin:" + JSON.stringify(input)); process.exit(3) })'
+    const result = await runner.run(process.execPath, ['-e', script], {
+      stdio: 'inherit',
+      allowFailure: true,
+      stdoutFilter: (line) => line !== 'chatter',
+    })
     expect(result.exitCode).to.equal(3)
-    expect(seen.filter((chunk) => chunk.startsWith('stdout:')).join('').replaceAll('stdout:', '')).to.equal('hi\nstdin:""\n')
+    expect(
+      seen
+        .filter((chunk) => chunk.startsWith('stdout:'))
+        .join('')
+        .replaceAll('stdout:', ''),
+    ).to.equal('hi\nstdin:""\n')
     expect(seen.filter((chunk) => chunk.startsWith('stderr:')).join('')).to.equal('stderr:to stderr\n')
     expect(ended).to.deep.equal([false])
   })
 
-  it('kills such a child after the capture\'s time-out: exit 124, said to the capture', async () => {
+  it("kills such a child after the capture's time-out: exit 124, said to the capture", async () => {
     const capture = new ExecCapture(1024, 300)
     const started = Date.now()
-    const result = await new ProcessRunner({capture}).run('sh', ['-c', 'echo before; sleep 20; echo after'], {stdio: 'inherit', allowFailure: true})
+    const result = await new ProcessRunner({capture}).run('sh', ['-c', 'echo before; sleep 20; echo after'], {
+      stdio: 'inherit',
+      allowFailure: true,
+    })
     expect(Date.now() - started).to.be.below(5000)
     expect(result.exitCode).to.equal(124)
     expect(capture.timedOut).to.equal(true)
@@ -33,7 +48,10 @@ describe('terminal capture for yard mcp', () => {
 
   it('runs without stdio inherit are not captured and keep their own budget', async () => {
     const seen: string[] = []
-    const result = await new ProcessRunner({capture: {timeoutMs: 1, write: (_stream, text) => seen.push(text)}}).run('sh', ['-c', 'sleep 0.2; echo piped'])
+    const result = await new ProcessRunner({capture: {timeoutMs: 1, write: (_stream, text) => seen.push(text)}}).run(
+      'sh',
+      ['-c', 'sleep 0.2; echo piped'],
+    )
     expect(result.stdout).to.equal('piped\n')
     expect(seen).to.deep.equal([])
   })
@@ -43,7 +61,14 @@ describe('terminal capture for yard mcp', () => {
     capture.write('stdout', 'abcdef')
     capture.write('stdout', 'ghijkl')
     capture.write('stderr', 'é'.repeat(5))
-    expect(capture.result()).to.deep.equal({stdout: 'abcdefgh', stderr: 'éééé', stdoutBytes: 12, stderrBytes: 10, truncated: true, outputCapBytes: 8})
+    expect(capture.result()).to.deep.equal({
+      stdout: 'abcdefgh',
+      stderr: 'éééé',
+      stdoutBytes: 12,
+      stderrBytes: 10,
+      truncated: true,
+      outputCapBytes: 8,
+    })
     const small = new ExecCapture(8, 1000)
     small.write('stdout', 'ok\n')
     expect(small.result()).to.include({stdout: 'ok\n', truncated: false})

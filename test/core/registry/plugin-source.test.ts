@@ -2,8 +2,13 @@ import {expect} from 'chai'
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 
+import {
+  classifyPluginSource,
+  consentToInstall,
+  PLUGIN_CODE_NOTE,
+  type PluginSource,
+} from '../../../src/core/registry/plugin-source.js'
 import {ExitCode, YardError} from '../../../src/sdk/errors.js'
-import {classifyPluginSource, consentToInstall, PLUGIN_CODE_NOTE, PluginSource} from '../../../src/core/registry/plugin-source.js'
 import {cleanupTemp, tempDir, writeFile} from '../../support/repo.js'
 
 describe('plugin sources (DESIGN.md §7)', () => {
@@ -14,6 +19,7 @@ describe('plugin sources (DESIGN.md §7)', () => {
     writeFile(cwd, 'mine/backend/package.json', '{"name": "mine"}\n')
     mkdirSync(path.join(cwd, 'empty'))
   })
+
   afterEach(cleanupTemp)
 
   it('classifies npm names, paths and git urls; a path becomes file:<absolute path>', () => {
@@ -57,15 +63,26 @@ describe('plugin sources (DESIGN.md §7)', () => {
       const source = classifyPluginSource(given, cwd)
       expect([source.kind, source.spec], given).to.deep.equal([kind, spec])
     }
-    expect(classifyPluginSource('mine@npm:evil@1.0.0', cwd).description).to.equal('the npm package evil@1.0.0 under the name mine')
+
+    expect(classifyPluginSource('mine@npm:evil@1.0.0', cwd).description).to.equal(
+      'the npm package evil@1.0.0 under the name mine',
+    )
     expect(classifyPluginSource('npm:evil@1', cwd).description).to.equal('the npm package evil@1 (an npm: alias)')
-    expect(() => classifyPluginSource('a\nb', cwd)).to.throw(YardError, 'Invalid tag name "a\\nb"')
+    expect(() => classifyPluginSource('a\nb', cwd)).to.throw(YardError, String.raw`Invalid tag name "a\nb"`)
     const sources = table.slice(1).map(([given]) => classifyPluginSource(given, cwd))
     let refused: unknown
-    await consentToInstall(sources, {yes: false, interactive: false, ask: async () => true, note: () => undefined}).catch((error: unknown) => (refused = error))
+    await consentToInstall(sources, {
+      yes: false,
+      interactive: false,
+      ask: async () => true,
+      note: () => undefined,
+    }).catch((error: unknown) => (refused = error))
     expect((refused as YardError).code).to.equal(ExitCode.refused)
     for (const source of sources) expect((refused as YardError).message).to.contain(source.description)
-    expect(() => classifyPluginSource('mine@file:./nowhere', cwd)).to.throw(YardError, `cannot install a plugin from ${cwd}/nowhere: no such file or directory`)
+    expect(() => classifyPluginSource('mine@file:./nowhere', cwd)).to.throw(
+      YardError,
+      `cannot install a plugin from ${cwd}/nowhere: no such file or directory`,
+    )
     expect(() => classifyPluginSource('Bad Name', cwd)).to.throw(YardError, 'cannot install a plugin from "Bad Name"')
   })
 
@@ -81,6 +98,7 @@ describe('plugin sources (DESIGN.md §7)', () => {
       } catch (error) {
         caught = error
       }
+
       expect(caught, given).to.be.instanceOf(YardError)
       expect((caught as YardError).code).to.equal(ExitCode.invalid)
       expect((caught as YardError).message).to.equal(message)
@@ -102,7 +120,7 @@ describe('consent to install (DESIGN.md Appendix B)', () => {
       consent: {
         yes: options.yes ?? false,
         interactive: options.interactive ?? false,
-        ask: async (question: string) => {
+        async ask(question: string) {
           asked.push(question)
           return options.answer ?? false
         },
@@ -131,7 +149,9 @@ describe('consent to install (DESIGN.md Appendix B)', () => {
     const run = consent({interactive: false})
     const error = await outcome(consentToInstall([npm, local, repo], run.consent))
     expect(error?.code).to.equal(ExitCode.refused)
-    expect(error?.message).to.equal('refused to install from the local path /x/p, the git repository a/b without confirmation')
+    expect(error?.message).to.equal(
+      'refused to install from the local path /x/p, the git repository a/b without confirmation',
+    )
     expect(error?.fix).to.include('--yes')
     expect(error?.fix).to.include('yard plugins link PATH')
     expect(run.asked).to.deep.equal([])

@@ -3,15 +3,15 @@ import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
-import {BackendContext} from '../../../src/sdk/target.js'
-import {BackendFactory} from '../../../src/sdk/factory.js'
-import {MachineBackend} from '../../../src/sdk/machine.js'
+import {type BackendEntry, loadRegistry, Registry} from '../../../src/core/registry/registry.js'
 import {InputError, OperationError, RefusedError} from '../../../src/sdk/errors.js'
+import {type BackendFactory} from '../../../src/sdk/factory.js'
+import {type MachineBackend} from '../../../src/sdk/machine.js'
 import {ProcessRunner} from '../../../src/sdk/process.js'
-import {BackendEntry, loadRegistry, Registry} from '../../../src/core/registry/registry.js'
+import {type BackendContext} from '../../../src/sdk/target.js'
 import {loadTestConfig, projectRoot} from '../../support/oclif-config.js'
 
-const context: BackendContext = {runner: new ProcessRunner(), env: {}, stateDir: '/nonexistent/yard-state', warn: () => {}}
+const context: BackendContext = {runner: new ProcessRunner(), env: {}, stateDir: '/nonexistent/yard-state', warn() {}}
 
 /** Entries of the fixture plugins only: the CLI's own built-ins come and go with the project. */
 function fixtureEntries(registry: Registry): BackendEntry[] {
@@ -46,21 +46,40 @@ describe('loadRegistry', () => {
     const registry = await loadRegistry(await loadTestConfig(['malformed']))
     expect(fixtureEntries(registry)).to.deep.equal([
       {
-        id: 'fixture-db', kind: 'database', plugin: 'yard-fixture-malformed', version: '0.2.0', contract: 1, status: 'broken',
+        id: 'fixture-db',
+        kind: 'database',
+        plugin: 'yard-fixture-malformed',
+        version: '0.2.0',
+        contract: 1,
+        status: 'broken',
         error: 'malformed backend factory: kind: must be one of machine, stack, cache, sandbox, got "database"',
       },
       {
-        id: 'fixture-cache', kind: 'cache', plugin: 'yard-fixture-malformed', version: '0.2.0', contract: 1, status: 'broken',
+        id: 'fixture-cache',
+        kind: 'cache',
+        plugin: 'yard-fixture-malformed',
+        version: '0.2.0',
+        contract: 1,
+        status: 'broken',
         error: 'malformed backend factory: create: must be a function, got undefined',
       },
       {
-        id: 'Fixture_Stack', kind: 'stack', plugin: 'yard-fixture-malformed', version: '0.2.0', contract: 'one', status: 'broken',
+        id: 'Fixture_Stack',
+        kind: 'stack',
+        plugin: 'yard-fixture-malformed',
+        version: '0.2.0',
+        contract: 'one',
+        status: 'broken',
         error:
           'malformed backend factory: id: must be lowercase letters, digits and dashes, starting with a letter or digit, got "Fixture_Stack"; ' +
           'contract: must be a contract version such as 1, "1" or "1.x", got "one"',
       },
       hookFailure('yard-fixture-malformed', '0.2.0', 'backend factory #4 is null, not an object'),
-      hookFailure('yard-fixture-malformed', '0.2.0', 'its yard:backends hook returned an object, not an array of backend factories'),
+      hookFailure(
+        'yard-fixture-malformed',
+        '0.2.0',
+        'its yard:backends hook returned an object, not an array of backend factories',
+      ),
     ])
     expect(registry.ids('cache')).to.not.include('fixture-cache')
   })
@@ -69,8 +88,14 @@ describe('loadRegistry', () => {
     const registry = await loadRegistry(await loadTestConfig(['future']))
     expect(fixtureEntries(registry)).to.deep.equal([
       {
-        id: 'future-machine', kind: 'machine', plugin: 'yard-fixture-future', version: '2.0.0', contract: '2.0', status: 'incompatible',
-        error: 'implements backend contract 2, but this yard supports contract 1: install a release of yard-fixture-future made for contract 1, or a yard that supports contract 2',
+        id: 'future-machine',
+        kind: 'machine',
+        plugin: 'yard-fixture-future',
+        version: '2.0.0',
+        contract: '2.0',
+        status: 'incompatible',
+        error:
+          'implements backend contract 2, but this yard supports contract 1: install a release of yard-fixture-future made for contract 1, or a yard that supports contract 2',
       },
     ])
     expect(registry.factory('machine', 'future-machine')).to.equal(undefined)
@@ -81,7 +106,12 @@ describe('loadRegistry', () => {
     expect(fixtureEntries(registry)).to.deep.equal([
       ...goodEntries,
       {
-        id: 'fixture-machine', kind: 'machine', plugin: 'yard-fixture-duplicate', version: '0.0.1', contract: 1, status: 'broken',
+        id: 'fixture-machine',
+        kind: 'machine',
+        plugin: 'yard-fixture-duplicate',
+        version: '0.0.1',
+        contract: 1,
+        status: 'broken',
         error: 'duplicate machine backend id "fixture-machine": already provided by yard-fixture-good',
       },
     ])
@@ -91,7 +121,9 @@ describe('loadRegistry', () => {
 
   it('reports a hook file that exports no function as broken', async () => {
     const registry = await loadRegistry(await loadTestConfig(['no-function']))
-    expect(fixtureEntries(registry)).to.deep.equal([hookFailure('yard-fixture-no-function', '0.0.1', 'its yard:backends hook exports no function')])
+    expect(fixtureEntries(registry)).to.deep.equal([
+      hookFailure('yard-fixture-no-function', '0.0.1', 'its yard:backends hook exports no function'),
+    ])
   })
 
   it('reports a hook that never answers as broken after the timeout and keeps the other plugins', async () => {
@@ -115,14 +147,20 @@ describe('loadRegistry', () => {
       `const registry = await loadRegistry(await loadTestConfig(['hanging']), {timeoutMs: 1000})`,
       `process.stdout.write(JSON.stringify(registry.entries().filter((entry) => entry.plugin.startsWith('yard-fixture-'))))`,
     ].join('\n')
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--no-warnings', '--input-type=module', '--eval', script], {
-      cwd: projectRoot,
-      env: {...process.env, NODE_ENV: 'test'},
-      encoding: 'utf8',
-      timeout: 30_000,
-    })
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--no-warnings', '--input-type=module', '--eval', script],
+      {
+        cwd: projectRoot,
+        env: {...process.env, NODE_ENV: 'test'},
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    )
     expect(child.status, child.stderr).to.equal(0)
-    expect(JSON.parse(child.stdout)).to.deep.equal([hookFailure('yard-fixture-hanging', '0.0.1', 'its yard:backends hook did not answer within 1000 ms')])
+    expect(JSON.parse(child.stdout)).to.deep.equal([
+      hookFailure('yard-fixture-hanging', '0.0.1', 'its yard:backends hook did not answer within 1000 ms'),
+    ])
   })
 
   it('reports only the plugin whose hook module never finishes loading; the others still register', async () => {
@@ -133,7 +171,10 @@ describe('loadRegistry', () => {
       hookFailure('yard-fixture-stuck-import', '0.0.1', 'its yard:backends hook did not answer within 100 ms'),
     ])
     const good = entries.filter((entry) => entry.plugin === 'yard-fixture-good')
-    expect(good.map((entry) => [entry.id, entry.status])).to.deep.equal([['fixture-machine', 'ok'], ['fixture-stack', 'ok']])
+    expect(good.map((entry) => [entry.id, entry.status])).to.deep.equal([
+      ['fixture-machine', 'ok'],
+      ['fixture-stack', 'ok'],
+    ])
     expect(registry.factory('machine', 'fixture-machine')).to.not.equal(undefined)
   })
 
@@ -145,6 +186,7 @@ describe('loadRegistry', () => {
       runs += 1
       return getPluginsList()
     }
+
     const first = await loadRegistry(config)
     const second = await loadRegistry(config, {timeoutMs: 1})
     expect(second).to.equal(first)
@@ -161,7 +203,14 @@ describe('Registry', () => {
   function registryOf(factories: BackendFactory[]): Registry {
     return new Registry(
       factories.map((made) => ({
-        entry: {id: made.id, kind: made.kind, plugin: 'yard-test-plugin', version: '1.0.0', contract: made.contract, status: 'ok' as const},
+        entry: {
+          id: made.id,
+          kind: made.kind,
+          plugin: 'yard-test-plugin',
+          version: '1.0.0',
+          contract: made.contract,
+          status: 'ok' as const,
+        },
         factory: made,
       })),
     )
@@ -182,7 +231,7 @@ describe('Registry', () => {
     ])
     const error = await registry.create('machine', 'podman', context).then(
       () => expect.fail('create resolved'),
-      (thrown: unknown) => thrown,
+      (error_: unknown) => error_,
     )
     expect(error).to.be.instanceOf(InputError)
     expect(error).to.include({
@@ -195,18 +244,24 @@ describe('Registry', () => {
 
   it('names where an unknown id was set: the environment variable that set it, or the file', async () => {
     const registry = registryOf([])
-    const fromEnv = await registry.create('machine', 'bogus', context, 'env:YARD_MACHINE_BACKEND').catch((thrown: unknown) => thrown)
+    const fromEnv = await registry
+      .create('machine', 'bogus', context, 'env:YARD_MACHINE_BACKEND')
+      .catch((error: unknown) => error)
     expect(fromEnv).to.include({
       code: 2,
       message: 'unknown machine backend "bogus" from YARD_MACHINE_BACKEND',
       fix: 'set the environment variable YARD_MACHINE_BACKEND to the id of an installed machine backend (or unset it), or install the plugin that provides "bogus" (yard plugins install <package>); yard backends lists what is installed',
     })
-    const fromLocal = await registry.create('machine', 'bogus', context, 'yard.local.toml').catch((thrown: unknown) => thrown)
+    const fromLocal = await registry
+      .create('machine', 'bogus', context, 'yard.local.toml')
+      .catch((error: unknown) => error)
     expect((fromLocal as InputError).fix).to.match(/^set \[machine\] backend in yard\.local\.toml to /)
   })
 
   it('names [cluster] backend for sandboxes and says when no backend of the kind is installed', async () => {
-    const error = await registryOf([]).create('sandbox', 'k8s', context).catch((thrown: unknown) => thrown)
+    const error = await registryOf([])
+      .create('sandbox', 'k8s', context)
+      .catch((error_: unknown) => error_)
     expect(error).to.include({
       code: 2,
       why: 'no sandbox backend is installed',
@@ -216,7 +271,7 @@ describe('Registry', () => {
 
   it('says why a backend that a plugin failed to provide cannot be created', async () => {
     const registry = await loadRegistry(await loadTestConfig(['future']))
-    const error = await registry.create('machine', 'future-machine', context).catch((thrown: unknown) => thrown)
+    const error = await registry.create('machine', 'future-machine', context).catch((error_: unknown) => error_)
     expect(error).to.be.instanceOf(InputError)
     expect((error as InputError).why).to.equal(
       'plugin yard-fixture-future provides it, but it is incompatible: implements backend contract 2, but this yard supports contract 1: install a release of yard-fixture-future made for contract 1, or a yard that supports contract 2',
@@ -226,18 +281,32 @@ describe('Registry', () => {
   it('wraps a factory that throws in an OperationError (exit 1) and lets a YardError through', async () => {
     const refused = new RefusedError('machine is busy')
     const registry = registryOf([
-      factory({id: 'crashing', create: () => { throw new TypeError('socket is undefined') }}),
-      factory({id: 'refusing', create: async () => { throw refused }}),
+      factory({
+        id: 'crashing',
+        create() {
+          throw new TypeError('socket is undefined')
+        },
+      }),
+      factory({
+        id: 'refusing',
+        async create() {
+          throw refused
+        },
+      }),
     ])
-    const crash = await registry.create('machine', 'crashing', context).catch((thrown: unknown) => thrown)
+    const crash = await registry.create('machine', 'crashing', context).catch((error: unknown) => error)
     expect(crash).to.be.instanceOf(OperationError)
-    expect(crash).to.include({code: 1, message: 'could not create the machine backend "crashing"', why: 'its factory in plugin yard-test-plugin threw: socket is undefined'})
-    expect(await registry.create('machine', 'refusing', context).catch((thrown: unknown) => thrown)).to.equal(refused)
+    expect(crash).to.include({
+      code: 1,
+      message: 'could not create the machine backend "crashing"',
+      why: 'its factory in plugin yard-test-plugin threw: socket is undefined',
+    })
+    expect(await registry.create('machine', 'refusing', context).catch((error: unknown) => error)).to.equal(refused)
   })
 
   it('rejects a created backend of another kind or id', async () => {
     const registry = await loadRegistry(await loadTestConfig(['good']))
-    const error = await registry.create('stack', 'fixture-stack', context).catch((thrown: unknown) => thrown)
+    const error = await registry.create('stack', 'fixture-stack', context).catch((error_: unknown) => error_)
     expect(error).to.be.instanceOf(OperationError)
     expect(error).to.include({
       message: 'the stack backend "fixture-stack" from plugin yard-fixture-good is malformed',

@@ -12,8 +12,24 @@ describe('exec registry: one agent per sandbox workspace', () => {
   after(cleanupTemp)
 
   it('tells read-only commands from ones that may write', () => {
-    for (const argv of [['git', 'status'], ['git', '-C', '/x', 'log', '-1'], ['/usr/bin/git', 'diff'], ['ls', '-la'], ['cat', 'f'], ['git']]) expect(readsOnly(argv), argv.join(' ')).to.equal(true)
-    for (const argv of [['git', 'commit', '-m', 'x'], ['git', '-c', 'a=b', 'rebase', 'main'], ['claude'], ['sh', '-c', 'git status'], ['npm', 'test'], ['bash', '-l']]) expect(readsOnly(argv), argv.join(' ')).to.equal(false)
+    for (const argv of [
+      ['git', 'status'],
+      ['git', '-C', '/x', 'log', '-1'],
+      ['/usr/bin/git', 'diff'],
+      ['ls', '-la'],
+      ['cat', 'f'],
+      ['git'],
+    ])
+      expect(readsOnly(argv), argv.join(' ')).to.equal(true)
+    for (const argv of [
+      ['git', 'commit', '-m', 'x'],
+      ['git', '-c', 'a=b', 'rebase', 'main'],
+      ['claude'],
+      ['sh', '-c', 'git status'],
+      ['npm', 'test'],
+      ['bash', '-l'],
+    ])
+      expect(readsOnly(argv), argv.join(' ')).to.equal(false)
   })
 
   it('returns the other running writers, forgets ended ones, and releases its own record', async () => {
@@ -23,8 +39,14 @@ describe('exec registry: one agent per sandbox workspace', () => {
       // A record of another running exec (the sleeper) and one of an ended process.
       const first = recordExec(state, target, ['claude'])
       const recordDir = path.join(state, 'execs', readdirSync(path.join(state, 'execs'))[0])
-      writeFileSync(path.join(recordDir, `${sleeper.pid}.json`), JSON.stringify({pid: sleeper.pid, argv: ['codex', 'exec'], started: '2026-12-01T10:00:00.000Z'}))
-      writeFileSync(path.join(recordDir, '999999999.json'), JSON.stringify({pid: 999_999_999, argv: ['git', 'commit'], started: '2026-12-01T09:00:00.000Z'}))
+      writeFileSync(
+        path.join(recordDir, `${sleeper.pid}.json`),
+        JSON.stringify({pid: sleeper.pid, argv: ['codex', 'exec'], started: '2026-12-01T10:00:00.000Z'}),
+      )
+      writeFileSync(
+        path.join(recordDir, '999999999.json'),
+        JSON.stringify({pid: 999_999_999, argv: ['git', 'commit'], started: '2026-12-01T09:00:00.000Z'}),
+      )
       writeFileSync(path.join(recordDir, 'garbage.json'), '{not json')
       first.release()
       const writer = recordExec(state, target, ['git', 'commit', '-m', 'x'])

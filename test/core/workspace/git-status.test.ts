@@ -33,17 +33,21 @@ describe('dirtyCountsMany (git status of many checkouts in batches)', () => {
   after(() => cleanupTemp())
 
   it('gives, in order, the counts dirtyCounts gives for each checkout, whatever the number of batches', async () => {
-    const one = await Promise.all(checkouts.map((checkout) => dirtyCounts(runner, checkout)))
+    const one = await Promise.all(checkouts.map(async (checkout) => dirtyCounts(runner, checkout)))
     expect(one.map((counts) => counts.modified + counts.untracked).filter((total) => total > 0)).to.have.length(5)
-    for (const batches of [1, 2, 3, 4, 10]) expect(await dirtyCountsMany(runner, checkouts, batches), `${batches} batches`).to.deep.equal(one)
+    for (const batches of [1, 2, 3, 4, 10])
+      expect(await dirtyCountsMany(runner, checkouts, batches), `${batches} batches`).to.deep.equal(one)
     expect(await dirtyCountsMany(runner, [])).to.deep.equal([])
   })
 
-  it('reports a checkout whose status fails as that checkout\'s failure, whichever batch it is in', async () => {
+  it("reports a checkout whose status fails as that checkout's failure, whichever batch it is in", async () => {
     const notRepository = tempDir('yard-not-a-repo')
     for (const at of [0, 3, checkouts.length]) {
       const listed = [...checkouts.slice(0, at), notRepository, ...checkouts.slice(at)]
-      const failure = await dirtyCountsMany(runner, listed, 2).then(() => undefined, (error: Error) => error)
+      const failure = await dirtyCountsMany(runner, listed, 2).then(
+        () => undefined,
+        (error: Error) => error,
+      )
       expect(failure, `at ${at}`).to.be.instanceOf(OperationError)
       expect(failure!.message).to.include('git status')
       expect(failure!.message).not.to.include('for-each-repo')

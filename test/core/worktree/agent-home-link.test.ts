@@ -22,7 +22,10 @@ describe('the agent home is made inside the checkout only', () => {
       const outside = tempDir('agent-home-outside')
       mkdirSync(path.dirname(path.join(checkout, linked)), {recursive: true})
       symlinkSync(outside, path.join(checkout, linked))
-      const error = await ensureAgentHome(checkout).then(() => undefined, (caught: unknown) => caught)
+      const error = await ensureAgentHome(checkout).then(
+        () => undefined,
+        (error_: unknown) => error_,
+      )
       expect(error, linked).to.be.instanceOf(RefusedError)
       expect((error as Error).message).to.include('is a symbolic link')
       expect(readdirSync(outside), linked).to.deep.equal([])

@@ -9,7 +9,7 @@ import {cleanupTemp, git, makeRepo} from '../../support/repo.js'
 describe('checkOutSparse (git-sparse-checkout(1), worktrees)', () => {
   afterEach(cleanupTemp)
 
-  it('gives a worktree that git gave no patterns main\'s, then checks out only the sparse set', async () => {
+  it("gives a worktree that git gave no patterns main's, then checks out only the sparse set", async () => {
     const main = makeRepo({'a/x.txt': 'x\n', 'b/y.txt': 'y\n', 'top.txt': 't\n'})
     // Added from a linked worktree that is not sparse, git copies nothing (as gits before 2.36 never do).
     const plain = path.join(path.dirname(main), 'plain')
@@ -44,7 +44,10 @@ describe('readCheckoutConfig (one git config read for worktree add)', () => {
     git(main, 'config', 'remote.pushDefault', 'origin')
     git(main, 'config', 'extensions.partialClone', 'origin2')
     // A valueless key is true (git-config(1), "Values"); cone mode "0" is false.
-    writeFileSync(path.join(main, '.git', 'config'), readFileSync(path.join(main, '.git', 'config'), 'utf8') + '[core]\n\tsparseCheckout\n\tsparseCheckoutCone = 0\n')
+    writeFileSync(
+      path.join(main, '.git', 'config'),
+      readFileSync(path.join(main, '.git', 'config'), 'utf8') + '[core]\n\tsparseCheckout\n\tsparseCheckoutCone = 0\n',
+    )
     const config = await readCheckoutConfig(createContext({cwd: main}), main)
     expect([...config.remotes].sort()).to.deep.equal(git(main, 'remote').split('\n').sort())
     expect([...config.promisors].sort()).to.deep.equal(['origin2', 'up.stream'])
@@ -54,7 +57,17 @@ describe('readCheckoutConfig (one git config read for worktree add)', () => {
   })
 
   it('reads booleans as git does', () => {
-    for (const [text, value] of [[null, true], ['Yes', true], ['on', true], ['1', true], ['2k', true], ['', false], ['OFF', false], ['0', false], ['maybe', undefined]] as const) {
+    for (const [text, value] of [
+      [null, true],
+      ['Yes', true],
+      ['on', true],
+      ['1', true],
+      ['2k', true],
+      ['', false],
+      ['OFF', false],
+      ['0', false],
+      ['maybe', undefined],
+    ] as const) {
       expect(gitBool(text), String(text)).to.equal(value)
     }
   })

@@ -9,8 +9,8 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {loadConfig} from '../../../src/core/config/config.js'
-import {InputError, OperationError} from '../../../src/sdk/errors.js'
 import {editTrustText, writeTrust} from '../../../src/core/worktree/trust-record.js'
+import {InputError, OperationError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir, writeFile} from '../../support/repo.js'
 
 function load(files: Record<string, string>) {
@@ -26,6 +26,7 @@ function failure(files: Record<string, string>): InputError {
     expect(error).to.be.instanceOf(InputError)
     return error as InputError
   }
+
   throw new Error('expected an InputError')
 }
 
@@ -33,7 +34,10 @@ describe('trust records (docs/worktrees.md, "Untrusted worktrees")', () => {
   afterEach(cleanupTemp)
 
   it('reads [worktrees.NAME] trust from yard.local.toml beside the [worktrees] keys, with its origin', () => {
-    const config = load({'yard.local.toml': '[worktrees]\nroot = "../trees"\n\n[worktrees.pr-1]\ntrust = "untrusted"\n\n[worktrees.ok]\ntrust = "trusted"\n'})
+    const config = load({
+      'yard.local.toml':
+        '[worktrees]\nroot = "../trees"\n\n[worktrees.pr-1]\ntrust = "untrusted"\n\n[worktrees.ok]\ntrust = "trusted"\n',
+    })
     expect(config.trust).to.deep.equal({'pr-1': 'untrusted', ok: 'trusted'})
     expect(config.worktrees.root).to.match(/\/trees$/)
     expect(config.origins['worktrees.pr-1.trust']).to.equal('yard.local.toml')
@@ -47,9 +51,15 @@ describe('trust records (docs/worktrees.md, "Untrusted worktrees")', () => {
   })
 
   it('refuses an invalid trust, an unknown key and an invalid name, naming the table (exit 2)', () => {
-    expect(failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "maybe"\n'}).message).to.include('invalid [worktrees.pr-1]: trust must be one of "trusted", "untrusted", got the string "maybe"')
-    expect(failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "untrusted"\nmachine = "x"\n'}).message).to.include('unknown key machine')
-    expect(failure({'yard.local.toml': '[worktrees.Bad_Name]\ntrust = "untrusted"\n'}).message).to.include('"Bad_Name" is not a worktree name')
+    expect(failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "maybe"\n'}).message).to.include(
+      'invalid [worktrees.pr-1]: trust must be one of "trusted", "untrusted", got the string "maybe"',
+    )
+    expect(failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "untrusted"\nmachine = "x"\n'}).message).to.include(
+      'unknown key machine',
+    )
+    expect(failure({'yard.local.toml': '[worktrees.Bad_Name]\ntrust = "untrusted"\n'}).message).to.include(
+      '"Bad_Name" is not a worktree name',
+    )
   })
 
   it('edits the text: appends a table, keeps comments and other tables, and takes the table away again', () => {
@@ -60,14 +70,19 @@ describe('trust records (docs/worktrees.md, "Untrusted worktrees")', () => {
     // A table holding a comment of the user's keeps its header and the comment.
     const commented = '[worktrees.pr-1]\n# reviewed on Monday\ntrust = "untrusted"\n'
     expect(editTrustText(commented, 'pr-1', false)).to.equal('[worktrees.pr-1]\n# reviewed on Monday\n')
-    expect(editTrustText('[worktrees.pr-1]\ntrust = "trusted"\r\n', 'pr-1', true)).to.equal('[worktrees.pr-1]\r\ntrust = "untrusted"\r\n')
+    expect(editTrustText('[worktrees.pr-1]\ntrust = "trusted"\r\n', 'pr-1', true)).to.equal(
+      '[worktrees.pr-1]\r\ntrust = "untrusted"\r\n',
+    )
   })
 
   it('writes only the record, and refuses a layout it cannot edit without changing anything else', async () => {
     const dir = tempDir('trust-file')
     const file = path.join(dir, 'yard.local.toml')
     writeFile(dir, 'yard.local.toml', '[box]\nmounts = "worktree"\n')
-    expect(await writeTrust(file, 'pr-1', 'untrusted')).to.deep.equal({previous: 'trusted', text: '[box]\nmounts = "worktree"\n'})
+    expect(await writeTrust(file, 'pr-1', 'untrusted')).to.deep.equal({
+      previous: 'trusted',
+      text: '[box]\nmounts = "worktree"\n',
+    })
     expect(readFileSync(file, 'utf8')).to.equal('[box]\nmounts = "worktree"\n\n[worktrees.pr-1]\ntrust = "untrusted"\n')
     expect((await writeTrust(file, 'pr-1', 'untrusted')).previous).to.equal('untrusted')
     await writeTrust(file, 'pr-1', 'trusted')

@@ -6,14 +6,26 @@
 import {expect} from 'chai'
 
 import type {Target} from '../../../src/sdk/target.js'
+
 import {isAnonymousVolume, Ownership} from '../../../src/plugins/compose-stack/ownership.js'
 
-const target: Target = {name: 'feat', isMain: false, prefix: 'app', project: 'app-feat', owner: 'o1', offset: 3, offsetSource: 'pin', ports: {}, checkoutPath: '/c', mainPath: '/m'}
+const target: Target = {
+  name: 'feat',
+  isMain: false,
+  prefix: 'app',
+  project: 'app-feat',
+  owner: 'o1',
+  offset: 3,
+  offsetSource: 'pin',
+  ports: {},
+  checkoutPath: '/c',
+  mainPath: '/m',
+}
 const hash = 'a'.repeat(64)
 const compose = (project: string) => ({'com.docker.compose.project': project, 'io.podman.compose.project': project})
 
 describe('anonymous volumes belong to the project (DESIGN.md §4.2)', () => {
-  it('counts the provider\'s anonymous volume as this owner\'s, and nothing else without the owner label', () => {
+  it("counts the provider's anonymous volume as this owner's, and nothing else without the owner label", () => {
     const anonymous = {name: `app-feat_web_${hash}`, labels: compose('app-feat')}
     const unlabelled = {name: 'app-feat_cache', labels: compose('app-feat')}
     const foreign = {name: `app-feat_web_${'b'.repeat(64)}`, labels: {...compose('app-feat'), 'yard.dev/owner': 'o2'}}

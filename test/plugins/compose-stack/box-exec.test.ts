@@ -5,16 +5,16 @@
  * inspect gave. Real podman, the busybox service image as the box image.
  */
 import {expect} from 'chai'
-import {renameSync, mkdirSync} from 'node:fs'
+import {mkdirSync, renameSync} from 'node:fs'
 import path from 'node:path'
 
-import {cleanupTemp, git, makeRepo} from '../../support/repo.js'
 import {BUSYBOX_IMAGE, podman, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
+import {cleanupTemp, git, makeRepo} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 
 const prefix = 'yardtest-s7'
 
-describe('yard exec into a box: one engine call, its failures in yard\'s words', function () {
+describe("yard exec into a box: one engine call, its failures in yard's words", function () {
   this.timeout(120_000)
   let repo: string
   let feat: string
@@ -40,7 +40,10 @@ describe('yard exec into a box: one engine call, its failures in yard\'s words',
   it('runs with one podman exec once box up recorded the box, exit codes and stderr passing through', async () => {
     const up = await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})
     expect(up.exitCode, up.stderr).to.equal(0)
-    const run = await yard(['exec', 'feat', '--verbose', '--', 'sh', '-c', 'pwd >&2; echo Error: mine >&2; exit 7'], {cwd: repo, env})
+    const run = await yard(['exec', 'feat', '--verbose', '--', 'sh', '-c', 'pwd >&2; echo Error: mine >&2; exit 7'], {
+      cwd: repo,
+      env,
+    })
     expect(run.exitCode).to.equal(7)
     const calls = podmanCalls(run.stderr)
     expect(calls, run.stderr).to.have.length(1)
@@ -49,7 +52,7 @@ describe('yard exec into a box: one engine call, its failures in yard\'s words',
     expect(run.stderr).to.include(`${feat}\nError: mine\n`)
   })
 
-  it('a box removed behind yard\'s back: exit 1 with the box up hint, podman\'s own line held back', async () => {
+  it("a box removed behind yard's back: exit 1 with the box up hint, podman's own line held back", async () => {
     podman('rm', '--force', '--time', '0', box)
     const run = await yard(['exec', 'feat', '--verbose', '--', 'sh', '-c', 'exit 0'], {cwd: repo, env})
     expect(run.exitCode).to.equal(1)
@@ -58,7 +61,7 @@ describe('yard exec into a box: one engine call, its failures in yard\'s words',
     expect(run.stderr).not.to.include('no such container')
   })
 
-  it('a box stopped behind yard\'s back: exit 1 naming its state', async () => {
+  it("a box stopped behind yard's back: exit 1 naming its state", async () => {
     expect((await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})).exitCode).to.equal(0)
     podman('stop', '--time', '0', box)
     const run = await yard(['exec', 'feat', '--', 'sh', '-c', 'exit 0'], {cwd: repo, env})

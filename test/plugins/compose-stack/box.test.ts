@@ -8,8 +8,9 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import path from 'node:path'
 
 import type {StackContainer} from '../../../src/sdk/stack.js'
-import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
+
 import {ensureDefaultImage, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
+import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const prefix = 'yardtest-s5'
@@ -29,7 +30,13 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
       if (value === undefined) delete childEnv[key]
       else childEnv[key] = value
     }
-    const result = spawnSync(process.execPath, [devJs, ...args], {cwd: repo, env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+
+    const result = spawnSync(process.execPath, [devJs, ...args], {
+      cwd: repo,
+      env: childEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr}
   }
 
@@ -69,11 +76,18 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     const up = await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})
     expect(up.exitCode, up.stderr).to.equal(0)
     const ps = await yard(['box', 'ps', '--worktree', 'feat', '--json'], {cwd: repo, env})
-    expect((ps.json as StackContainer[]).map((row) => [row.service, row.container, row.state])).to.deep.equal([['box', `${prefix}-feat-box`, 'running']])
+    expect((ps.json as StackContainer[]).map((row) => [row.service, row.container, row.state])).to.deep.equal([
+      ['box', `${prefix}-feat-box`, 'running'],
+    ])
 
     const shown = cli(['exec', 'feat', '--', 'sh', '-c', 'echo $WORKTREE; pwd; git status --short | wc -l'])
     expect(shown.status, shown.stderr).to.equal(0)
-    expect(shown.stdout.trim().split('\n').map((line) => line.trim())).to.deep.equal(['feat', feat, '1'])
+    expect(
+      shown.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.trim()),
+    ).to.deep.equal(['feat', feat, '1'])
     expect(cli(['exec', 'feat', '--', 'sh', '-c', 'exit 7']).status).to.equal(7)
     expect(cli(['exec', 'feat', '--', 'no-such-command']).status).to.equal(127)
     const again = await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})
@@ -82,21 +96,31 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
 
   it('in a 100×30 tmux pane exec starts at 30 100 and a running shell follows a resize to 80×20 (case 11)', async () => {
     const socket = `yardtest-s-${process.pid}`
-    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
-    const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
-    const yardCommand = (args: string[]) => `cd ${quote(repo)} && YARD_STATE_DIR=${quote(state)} ${quote(process.execPath)} ${quote(devJs)} ${args.map(quote).join(' ')}`
+    const tmux = (...args: string[]) =>
+      execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {encoding: 'utf8'})
+    const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
+    const yardCommand = (args: string[]) =>
+      `cd ${quote(repo)} && YARD_STATE_DIR=${quote(state)} ${quote(process.execPath)} ${quote(devJs)} ${args.map(quote).join(' ')}`
     const screen = () => tmux('capture-pane', '-p', '-t', 't')
     const waitFor = async (pattern: RegExp) => {
       for (let tries = 0; tries < 100; tries++) {
         if (pattern.test(screen())) return
         await new Promise((resolve) => setTimeout(resolve, 200))
       }
+
       throw new Error(`tmux pane never showed ${pattern}:\n${screen()}`)
     }
+
     tmux('new-session', '-d', '-s', 't', '-x', '100', '-y', '30', 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh')
     try {
       // The marker is computed by the shell, so the typed line (which may wrap) never matches it.
-      tmux('send-keys', '-t', 't', `clear; ${yardCommand(['exec', 'feat', '--', 'stty', 'size'])}; echo exec-done-$((6*7))`, 'Enter')
+      tmux(
+        'send-keys',
+        '-t',
+        't',
+        `clear; ${yardCommand(['exec', 'feat', '--', 'stty', 'size'])}; echo exec-done-$((6*7))`,
+        'Enter',
+      )
       await waitFor(/exec-done-42/)
       expect(screen()).to.match(/^30 100$/m)
 

@@ -5,20 +5,47 @@
  */
 import {expect} from 'chai'
 
-import type {Target} from '../../../src/sdk/target.js'
 import type {ComposeModelDocument} from '../../../src/plugins/compose-stack/compose/types.js'
-import {isolate, projectImageTag, type IsolationSettings} from '../../../src/plugins/compose-stack/isolate.js'
-import {refusalError} from '../../../src/plugins/compose-stack/isolation-report.js'
-import {imageReferenceProblem} from '../../../src/core/machine/image-reference.js'
+import type {Target} from '../../../src/sdk/target.js'
 
-const main: Target = {name: 'main', isMain: true, prefix: 'app', project: 'app', owner: 'o1', offset: 0, offsetSource: 'main', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
-const feat: Target = {...main, name: 'feat', isMain: false, project: 'app-feat', offset: 7, offsetSource: 'hash', checkoutPath: '/src/app-worktrees/feat'}
+import {imageReferenceProblem} from '../../../src/core/machine/image-reference.js'
+import {isolate, type IsolationSettings, projectImageTag} from '../../../src/plugins/compose-stack/isolate.js'
+import {refusalError} from '../../../src/plugins/compose-stack/isolation-report.js'
+
+const main: Target = {
+  name: 'main',
+  isMain: true,
+  prefix: 'app',
+  project: 'app',
+  owner: 'o1',
+  offset: 0,
+  offsetSource: 'main',
+  ports: {},
+  checkoutPath: '/src/app',
+  mainPath: '/src/app',
+}
+const feat: Target = {
+  ...main,
+  name: 'feat',
+  isMain: false,
+  project: 'app-feat',
+  offset: 7,
+  offsetSource: 'hash',
+  checkoutPath: '/src/app-worktrees/feat',
+}
 const labels = (target: Target) => ({'yard.dev/owner': 'o1', 'yard.dev/project': target.project})
 const settings: IsolationSettings = {external: 'refuse', allowShared: []}
 
 const model = (): ComposeModelDocument => ({
   services: {
-    web: {image: 'web:1', build: {context: '/src/app-worktrees/feat/web'}, container_name: 'web', labels: {team: 'a'}, ports: ['80:80'], volumes: ['/app/node_modules', '/src/app-worktrees/feat/src:/src']},
+    web: {
+      image: 'web:1',
+      build: {context: '/src/app-worktrees/feat/web'},
+      container_name: 'web',
+      labels: {team: 'a'},
+      ports: ['80:80'],
+      volumes: ['/app/node_modules', '/src/app-worktrees/feat/src:/src'],
+    },
     db: {image: 'postgres:16', networks: {back: null}, volumes: ['pgdata:/var/lib/postgresql/data']},
   },
   volumes: {pgdata: null, logs: {name: 'shared-logs'}},
@@ -26,7 +53,7 @@ const model = (): ComposeModelDocument => ({
 })
 
 describe('isolation rewrites (DESIGN.md §4.2)', () => {
-  it('main: literal values, yard\'s labels on every service, volume and network, networks made explicit', () => {
+  it("main: literal values, yard's labels on every service, volume and network, networks made explicit", () => {
     const {compose, report, networks} = isolate(model(), main, settings)
     expect(report).to.deep.equal([])
     expect(compose.services.web).to.include({image: 'web:1', container_name: 'web'})
@@ -34,13 +61,16 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     expect(compose.services.web.labels).to.deep.equal({team: 'a', ...labels(main), 'yard.dev/checkout': '/src/app'})
     expect(compose.services.web.networks).to.deep.equal(['default'])
     expect(compose.services.db.networks).to.deep.equal(['back'])
-    expect(compose.volumes).to.deep.equal({pgdata: {labels: labels(main)}, logs: {name: 'shared-logs', labels: labels(main)}})
+    expect(compose.volumes).to.deep.equal({
+      pgdata: {labels: labels(main)},
+      logs: {name: 'shared-logs', labels: labels(main)},
+    })
     // `unused` is dropped (podman-compose 1.0.3 refuses declared networks no service joins).
     expect(compose.networks).to.deep.equal({back: {labels: labels(main)}, default: {labels: labels(main)}})
     expect(networks.sort()).to.deep.equal(['app_back', 'app_default'])
   })
 
-  it('worktree: container_name, fixed volume names and built images become the project\'s; each rewrite is reported', () => {
+  it("worktree: container_name, fixed volume names and built images become the project's; each rewrite is reported", () => {
     const input = model()
     const {compose, report} = isolate(input, feat, settings)
     expect(input.services.web.container_name, 'the resolved model is not changed').to.equal('web')
@@ -61,7 +91,11 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     const file: ComposeModelDocument = {
       services: {
         vpn: {image: 'v', container_name: 'vpn'},
-        app: {image: 'a', network_mode: 'container:vpn', volumes_from: ['container:vpn:ro', 'vpn', 'container:app_web_1']},
+        app: {
+          image: 'a',
+          network_mode: 'container:vpn',
+          volumes_from: ['container:vpn:ro', 'vpn', 'container:app_web_1'],
+        },
         web: {image: 'w', network_mode: 'service:vpn', volumes_from: ['container:company-cache']},
         probe: {image: 'p', network_mode: 'container:company-proxy'},
       },
@@ -70,11 +104,19 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     expect(compose.services.vpn.container_name).to.equal('app-feat-vpn')
     expect(compose.services.app.network_mode).to.equal('container:app-feat-vpn')
     // main's default name of the web service (podman-compose: <project>_<service>_1) becomes the worktree's.
-    expect(compose.services.app.volumes_from).to.deep.equal(['container:app-feat-vpn:ro', 'vpn', 'container:app-feat_web_1'])
+    expect(compose.services.app.volumes_from).to.deep.equal([
+      'container:app-feat-vpn:ro',
+      'vpn',
+      'container:app-feat_web_1',
+    ])
     expect(compose.services.web.network_mode, 'a service key does not change').to.equal('service:vpn')
     expect(compose.services.web.volumes_from).to.deep.equal(['container:company-cache'])
     expect(compose.services.probe.network_mode).to.equal('container:company-proxy')
-    expect(report.filter((entry) => entry.kind !== 'rewrite' || entry.detail.includes('container:')).map((entry) => [entry.kind, entry.service, entry.detail.split(' joins')[0]])).to.deep.equal([
+    expect(
+      report
+        .filter((entry) => entry.kind !== 'rewrite' || entry.detail.includes('container:'))
+        .map((entry) => [entry.kind, entry.service, entry.detail.split(' joins', 1)[0]]),
+    ).to.deep.equal([
       ['rewrite', 'app', 'network_mode: container:vpn'],
       ['rewrite', 'app', 'volumes_from container:vpn:ro'],
       ['rewrite', 'app', 'volumes_from container:app_web_1'],
@@ -82,20 +124,38 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
       ['refused', 'probe', 'network_mode: container:company-proxy'],
     ])
     expect(refusalError(feat.project, report)!.fix).to.include('[stack] allow-shared = ["probe"]')
-    const allowed = isolate(file, feat, {...settings, allowShared: ['probe']}).report.find((entry) => entry.service === 'probe')!
+    const allowed = isolate(file, feat, {...settings, allowShared: ['probe']}).report.find(
+      (entry) => entry.service === 'probe',
+    )!
     expect(allowed.kind).to.equal('shared')
-    expect(isolate(file, main, settings).compose.services.app.network_mode, 'main runs its literal values').to.equal('container:vpn')
+    expect(isolate(file, main, settings).compose.services.app.network_mode, 'main runs its literal values').to.equal(
+      'container:vpn',
+    )
   })
 
   it('suggests one [stack] allow-shared setting for every service refused for sharing, keeping those allowed', () => {
-    const file: ComposeModelDocument = {services: {agent: {image: 'a', network_mode: 'host'}, probe: {image: 'p', network_mode: 'container:proxy'}, 'my"odd': {image: 'o', network_mode: 'host'}, old: {image: 'o', network_mode: 'host'}}}
-    const refused = isolate(file, feat, {...settings, allowShared: ['old']}).report.filter((entry) => entry.kind === 'refused')
+    const file: ComposeModelDocument = {
+      services: {
+        agent: {image: 'a', network_mode: 'host'},
+        probe: {image: 'p', network_mode: 'container:proxy'},
+        'my"odd': {image: 'o', network_mode: 'host'},
+        old: {image: 'o', network_mode: 'host'},
+      },
+    }
+    const refused = isolate(file, feat, {...settings, allowShared: ['old']}).report.filter(
+      (entry) => entry.kind === 'refused',
+    )
     expect(refused).to.have.length(3)
-    for (const entry of refused) expect(entry.action).to.include('[stack] allow-shared = ["old", "probe", "agent", "my\\"odd"] in yard.toml')
+    for (const entry of refused)
+      expect(entry.action).to.include(
+        String.raw`[stack] allow-shared = ["old", "probe", "agent", "my\"odd"] in yard.toml`,
+      )
   })
 
   it('tags builds per project, keeping the repository and tag', () => {
-    expect(projectImageTag('registry.example.com:5000/team/app', 'app-feat')).to.equal('registry.example.com:5000/team/app:latest-app-feat')
+    expect(projectImageTag('registry.example.com:5000/team/app', 'app-feat')).to.equal(
+      'registry.example.com:5000/team/app:latest-app-feat',
+    )
     expect(projectImageTag('app:1.2', 'app-feat')).to.equal('app:1.2-app-feat')
     expect(projectImageTag('app@sha256:abc', 'app-feat')).to.equal(undefined)
   })
@@ -105,10 +165,17 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     const project = `app-${'f'.repeat(60)}`
     const one = projectImageTag(`registry.example.com/team/app:${long}`, project)!
     const two = projectImageTag(`registry.example.com/team/app:${long}`, `${project}x`)!
-    for (const image of [one, two, projectImageTag('app:', 'app-feat')!, projectImageTag('app:.hidden', 'app-feat')!, projectImageTag(`app:${'v'.repeat(128)}`, 'a')!]) {
+    for (const image of [
+      one,
+      two,
+      projectImageTag('app:', 'app-feat')!,
+      projectImageTag('app:.hidden', 'app-feat')!,
+      projectImageTag(`app:${'v'.repeat(128)}`, 'a')!,
+    ]) {
       expect(imageReferenceProblem(image), image).to.equal(undefined)
       expect(image.slice(image.lastIndexOf(':') + 1)).to.match(/^\w[\w.-]{0,127}$/)
     }
+
     expect(one).to.not.equal(two)
     expect(one).to.match(/^registry\.example\.com\/team\/app:a{115}-[0-9a-f]{12}$/)
     expect(projectImageTag('app:', 'app-feat')).to.equal('app:latest-app-feat')
@@ -136,19 +203,35 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     expect(isolate(risky, main, settings).report, 'main runs its literal values').to.deep.equal([])
   })
 
-  it('[stack] external and allow-shared: per-checkout volumes are the project\'s own; shared ones are said', () => {
-    const file: ComposeModelDocument = {services: {db: {image: 'p', volumes: ['pg:/data']}, agent: {image: 'a', network_mode: 'host'}}, volumes: {pg: {external: true}}}
+  it("[stack] external and allow-shared: per-checkout volumes are the project's own; shared ones are said", () => {
+    const file: ComposeModelDocument = {
+      services: {db: {image: 'p', volumes: ['pg:/data']}, agent: {image: 'a', network_mode: 'host'}},
+      volumes: {pg: {external: true}},
+    }
     const own = isolate(file, feat, {external: 'per-checkout', allowShared: ['agent']})
     expect(own.compose.volumes?.pg).to.deep.equal({name: 'app-feat_pg', labels: labels(feat)})
     expect(own.report.map((entry) => entry.kind)).to.deep.equal(['rewrite', 'shared'])
     const shared = isolate(file, feat, {external: 'shared', allowShared: []})
     expect(shared.compose.volumes?.pg).to.deep.equal({external: true})
-    expect(shared.report.map((entry) => [entry.kind, entry.service])).to.deep.equal([['shared', 'volumes.pg'], ['refused', 'agent']])
+    expect(shared.report.map((entry) => [entry.kind, entry.service])).to.deep.equal([
+      ['shared', 'volumes.pg'],
+      ['refused', 'agent'],
+    ])
   })
 
   it('says what stays shared: binds outside the checkout, the engine socket, secrets from outside', () => {
     const file: ComposeModelDocument = {
-      services: {web: {image: 'w', volumes: ['/var/run/docker.sock:/var/run/docker.sock', '/home/me/data:/data', '/src/app-worktrees/feat/conf:/conf', {type: 'bind', source: '/srv/logs', target: '/logs'}]}},
+      services: {
+        web: {
+          image: 'w',
+          volumes: [
+            '/var/run/docker.sock:/var/run/docker.sock',
+            '/home/me/data:/data',
+            '/src/app-worktrees/feat/conf:/conf',
+            {type: 'bind', source: '/srv/logs', target: '/logs'},
+          ],
+        },
+      },
       secrets: {key: {file: '/home/me/key.pem'}, local: {file: '/src/app-worktrees/feat/secret.txt'}},
     }
     const {report} = isolate(file, feat, settings)

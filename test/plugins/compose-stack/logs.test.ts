@@ -8,8 +8,9 @@ import {spawnSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 
-import type {StackContainer} from '../../../src/sdk/stack.js'
 import type {CheckoutContainers} from '../../../src/core/stack/stack-all.js'
+import type {StackContainer} from '../../../src/sdk/stack.js'
+
 import {BUSYBOX_IMAGE, podmanEnv, prepareStackTests, sweep} from '../../support/podman.js'
 import {addWorktree, cleanupTemp, makeRepo} from '../../support/repo.js'
 import {projectRoot, yard} from '../../support/yard.js'
@@ -35,14 +36,23 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
       if (value === undefined) delete childEnv[key]
       else childEnv[key] = value
     }
-    const result = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {cwd: repo, env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+
+    const result = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {
+      cwd: repo,
+      env: childEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr}
   }
 
   before(async () => {
     sweep(PREFIX)
     await prepareStackTests()
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n`, 'compose.yaml': ['services:', talker('web'), talker('worker'), ''].join('\n')})
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${PREFIX}"\n`,
+      'compose.yaml': ['services:', talker('web'), talker('worker'), ''].join('\n'),
+    })
     env = podmanEnv()
   })
 
@@ -55,11 +65,21 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     const up = await yard(['up'], {cwd: repo, env})
     expect(up.exitCode, up.stderr).to.equal(0)
     // The services write their eight lines right after starting.
-    for (let tries = 0; tries < 50 && cli(['logs']).stdout.trim().split('\n').length < 16; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+    for (let tries = 0; tries < 50 && cli(['logs']).stdout.trim().split('\n').length < 16; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 100))
     const all = cli(['logs'])
     expect(all.status, all.stderr).to.equal(0)
     // stderr lines too, on stdout; labels padded to one width, as compose does.
-    expect(all.stdout.trim().split('\n').sort()).to.deep.equal([1, 2, 3, 4].flatMap((index) => [`web    | web-err-${index}`, `web    | web-out-${index}`, `worker | worker-err-${index}`, `worker | worker-out-${index}`]).sort())
+    expect(all.stdout.trim().split('\n').sort()).to.deep.equal(
+      [1, 2, 3, 4]
+        .flatMap((index) => [
+          `web    | web-err-${index}`,
+          `web    | web-out-${index}`,
+          `worker | worker-err-${index}`,
+          `worker | worker-out-${index}`,
+        ])
+        .sort(),
+    )
     expect(all.stderr).to.equal('')
 
     const tail = cli(['logs', '--tail', '2'])
@@ -69,7 +89,7 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     expect(lines.filter((line) => line.startsWith('worker | '))).to.have.length(2)
     expect(lines).to.have.length(4)
     // The last two of what each wrote (which of its two streams came last is the container's race).
-    for (const line of lines) expect(line).to.match(/^(web    \| web|worker \| worker)-(out|err)-[34]$/)
+    for (const line of lines) expect(line).to.match(/^(web {4}\| web|worker \| worker)-(out|err)-[34]$/)
 
     const one = cli(['logs', 'worker', '-n', '1', '-t'])
     expect(one.status, one.stderr).to.equal(0)
@@ -86,13 +106,20 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     expect((await yard(['down'], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
-  it('ps --all lists every checkout\'s stack and box; worktree list shows each stack\'s state', async () => {
+  it("ps --all lists every checkout's stack and box; worktree list shows each stack's state", async () => {
     addWorktree(repo, 'feat')
     expect((await yard(['up'], {cwd: repo, env})).exitCode).to.equal(0)
     const all = await yard(['ps', '--all', '--json'], {cwd: repo, env})
     expect(all.exitCode, all.stderr).to.equal(0)
     const rows = all.json as CheckoutContainers[]
-    expect(rows.map((row) => [row.worktree, row.project, row.stack.map((container) => `${container.service} ${container.state}`), row.box])).to.deep.equal([
+    expect(
+      rows.map((row) => [
+        row.worktree,
+        row.project,
+        row.stack.map((container) => `${container.service} ${container.state}`),
+        row.box,
+      ]),
+    ).to.deep.equal([
       ['main', PREFIX, ['web running', 'worker running'], []],
       ['feat', `${PREFIX}-feat`, [], []],
     ])
@@ -107,8 +134,14 @@ describe('compose-stack: logs with service prefixes, and services that stopped (
     expect((await yard(['down'], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
-  it('a service that exits says its exit code and last lines in up\'s failure, ps shows the code; nuke takes yard\'s state', async () => {
-    const broken = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}-b"\n`, 'compose.yaml': ['services:', talker('web'), talker('job', 3), ''].join('\n')}, 'broken')
+  it("a service that exits says its exit code and last lines in up's failure, ps shows the code; nuke takes yard's state", async () => {
+    const broken = makeRepo(
+      {
+        'yard.toml': `[project]\nprefix = "${PREFIX}-b"\n`,
+        'compose.yaml': ['services:', talker('web'), talker('job', 3), ''].join('\n'),
+      },
+      'broken',
+    )
     const up = await yard(['up'], {cwd: broken, env})
     expect(up.exitCode).to.equal(1)
     expect(up.stderr).to.contain(`${PREFIX}-b: job did not start`)

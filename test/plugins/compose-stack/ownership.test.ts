@@ -6,8 +6,16 @@ import {expect} from 'chai'
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 
+import {
+  dataService,
+  podman,
+  podmanEnv,
+  prepareStackTests,
+  projectObjects,
+  sweep,
+  webService,
+} from '../../support/podman.js'
 import {cleanupTemp, git, makeRepo, tempDir} from '../../support/repo.js'
-import {dataService, podman, podmanEnv, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 
 describe('compose-stack: nuke removes exactly its own volumes (case 7)', function () {
@@ -15,18 +23,27 @@ describe('compose-stack: nuke removes exactly its own volumes (case 7)', functio
   const prefix = 'yardtest-s2'
   let repo: string
   let env: Record<string, string | undefined>
-  const run = (args: string[]) => yard(args, {cwd: repo, env})
-  const volumes = () => podman('volume', 'ls', '--format', '{{.Name}}').split('\n').filter((name) => name.startsWith(prefix)).sort()
+  const run = async (args: string[]) => yard(args, {cwd: repo, env})
+  const volumes = () =>
+    podman('volume', 'ls', '--format', '{{.Name}}')
+      .split('\n')
+      .filter((name) => name.startsWith(prefix))
+      .sort()
 
   before(async () => {
     await prepareStackTests()
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${prefix}"\n`, 'compose.yaml': ['services:', '  store:', dataService('data'), 'volumes:', '  data:', ''].join('\n')})
-    for (const name of ['a', 'a-b']) git(repo, 'worktree', 'add', '-q', '-b', `wt/${name}`, path.join(`${repo}-worktrees`, name))
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${prefix}"\n`,
+      'compose.yaml': ['services:', '  store:', dataService('data'), 'volumes:', '  data:', ''].join('\n'),
+    })
+    for (const name of ['a', 'a-b'])
+      git(repo, 'worktree', 'add', '-q', '-b', `wt/${name}`, path.join(`${repo}-worktrees`, name))
     env = podmanEnv()
     for (const target of ['main', 'a', 'a-b']) {
       const up = await run(['up', '--worktree', target])
       expect(up.exitCode, up.stderr).to.equal(0)
     }
+
     // Named like a-'s volumes, but not labelled with its project: not yard's to remove.
     podman('volume', 'create', `${prefix}-a_cache`)
   })
@@ -45,13 +62,18 @@ describe('compose-stack: nuke removes exactly its own volumes (case 7)', functio
       project: `${prefix}-a`,
       dryRun: true,
       // yard's own state of the project (its rendered compose file) goes too.
-      removed: [`container ${prefix}-a_store_1`, `network ${prefix}-a_default`, `volume ${prefix}-a_data`, `yard state ${path.join(env.YARD_STATE_DIR!, 'stacks', `${prefix}-a`)}`],
+      removed: [
+        `container ${prefix}-a_store_1`,
+        `network ${prefix}-a_default`,
+        `volume ${prefix}-a_data`,
+        `yard state ${path.join(env.YARD_STATE_DIR!, 'stacks', `${prefix}-a`)}`,
+      ],
     })
     expect(volumes()).to.deep.equal(before)
     expect(projectObjects(`${prefix}-a`).containers).to.deep.equal([`${prefix}-a_store_1`])
   })
 
-  it('removes demo-a_* of its project only: demo-a-b_data, main\'s volumes and an unlabelled demo-a_cache survive', async () => {
+  it("removes demo-a_* of its project only: demo-a-b_data, main's volumes and an unlabelled demo-a_cache survive", async () => {
     const nuke = await run(['nuke', '--worktree', 'a'])
     expect(nuke.exitCode, nuke.stderr).to.equal(0)
     expect(volumes()).to.deep.equal([`${prefix}-a-b_data`, `${prefix}-a_cache`, `${prefix}_data`])
@@ -82,7 +104,8 @@ describe('compose-stack: a project name owned by another clone (DESIGN.md §3.1)
 
     const up = await yard(['up'], {cwd: first, env})
     expect(up.exitCode, up.stderr).to.equal(0)
-    const state = () => podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}} {{.State.StartedAt}}', `${dirName}_web_1`)
+    const state = () =>
+      podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}} {{.State.StartedAt}}', `${dirName}_web_1`)
     const running = state()
 
     const clash = await yard(['up'], {cwd: second, env})
@@ -97,6 +120,7 @@ describe('compose-stack: a project name owned by another clone (DESIGN.md §3.1)
       expect(teardown.exitCode).to.equal(0)
       expect(teardown.stderr).to.include('not owned by this checkout')
     }
+
     expect(state()).to.equal(running)
     expect(projectObjects(dirName).networks).to.deep.equal([`${dirName}_default`])
   })

@@ -3,8 +3,8 @@ import {expect} from 'chai'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {ProcessRunner} from '../../../src/sdk/process.js'
 import {composeProvider, PROVIDER_MEMORY_MS} from '../../../src/plugins/compose-stack/provider.js'
+import {ProcessRunner} from '../../../src/sdk/process.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 
 describe('compose-stack: the provider is detected once and remembered for an hour', () => {

@@ -11,16 +11,36 @@ import net from 'node:net'
 import path from 'node:path'
 
 import type {StackContainer} from '../../../src/sdk/stack.js'
+
 import {hashOffset} from '../../../src/core/identity/identity.js'
+import {
+  dataService,
+  fetchText,
+  podman,
+  podmanEnv,
+  podmanTry,
+  prepareStackTests,
+  projectObjects,
+  sweep,
+  webService,
+} from '../../support/podman.js'
 import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
-import {dataService, fetchText, podman, podmanEnv, podmanTry, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-s1'
-const WEB_BASE = 38200
+const WEB_BASE = 38_200
 
 function compose(page: string): string {
-  return ['services:', '  web:', webService(page, '${WEB_PORT:-38200}:8080'), '  store:', dataService('data'), 'volumes:', '  data:', ''].join('\n')
+  return [
+    'services:',
+    '  web:',
+    webService(page, '${WEB_PORT:-38200}:8080'),
+    '  store:',
+    dataService('data'),
+    'volumes:',
+    '  data:',
+    '',
+  ].join('\n')
 }
 
 describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', function () {
@@ -28,11 +48,14 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
   let repo: string
   let env: Record<string, string | undefined>
   const worktree = (name: string) => path.join(`${repo}-worktrees`, name)
-  const run = (args: string[]) => yard(args, {cwd: repo, env})
+  const run = async (args: string[]) => yard(args, {cwd: repo, env})
 
   before(async () => {
     await prepareStackTests()
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = ${WEB_BASE}\n`, 'compose.yaml': compose('hello ${WORKTREE:-main}')})
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = ${WEB_BASE}\n`,
+      'compose.yaml': compose('hello ${WORKTREE:-main}'),
+    })
     for (const name of ['feat', 'fix', 'alpha']) git(repo, 'worktree', 'add', '-q', '-b', `wt/${name}`, worktree(name))
     // fix's own compose file differs from main's (DESIGN.md §3.5: files resolve against the targeted checkout).
     writeFile(worktree('fix'), 'compose.yaml', compose('own file of ${WORKTREE:-main}'))
@@ -64,6 +87,7 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
       expect(up.exitCode, up.stderr).to.equal(0)
       expect(up.stderr, 'WEB_PORT is in [ports]: no fixed-port warning').not.to.include('warning')
     }
+
     expect(await fetchText(WEB_BASE)).to.equal('hello main')
     expect(await fetchText(WEB_BASE + hashOffset('feat'))).to.equal('hello feat')
     expect(await fetchText(WEB_BASE + hashOffset('fix'))).to.equal('own file of fix')
@@ -75,16 +99,32 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
     const ps = await run(['ps', '--worktree', 'feat', '--json'])
     expect(ps.exitCode).to.equal(0)
     const rows = ps.json as StackContainer[]
-    expect(rows.map((row) => Object.keys(row))).to.deep.equal([['service', 'container', 'state', 'ports'], ['service', 'container', 'state', 'ports']])
-    expect(rows.map((row) => [row.service, row.state])).to.deep.equal([['store', 'running'], ['web', 'running']])
+    expect(rows.map((row) => Object.keys(row))).to.deep.equal([
+      ['service', 'container', 'state', 'ports'],
+      ['service', 'container', 'state', 'ports'],
+    ])
+    expect(rows.map((row) => [row.service, row.state])).to.deep.equal([
+      ['store', 'running'],
+      ['web', 'running'],
+    ])
     expect(rows[1].ports).to.deep.equal([{host: WEB_BASE + hashOffset('feat'), container: 8080}])
   })
 
   it('leaves a running stack as it is on a second up', async () => {
     const ids = () => {
-      const names = podman('ps', '--all', '--filter', `label=com.docker.compose.project=${PREFIX}-feat`, '--format', '{{.Names}}').split('\n')
-      return podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}} {{.State.StartedAt}}', ...names).split('\n').sort()
+      const names = podman(
+        'ps',
+        '--all',
+        '--filter',
+        `label=com.docker.compose.project=${PREFIX}-feat`,
+        '--format',
+        '{{.Names}}',
+      ).split('\n')
+      return podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}} {{.State.StartedAt}}', ...names)
+        .split('\n')
+        .sort()
     }
+
     const before = ids()
     const again = await run(['up', '--worktree', 'feat'])
     expect(again.exitCode, again.stderr).to.equal(0)
@@ -97,7 +137,9 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
     podman('stop', '--time', '0', `${PREFIX}-feat_web_1`)
     const up = await run(['up', '--worktree', 'feat'])
     expect(up.exitCode, up.stderr).to.equal(0)
-    expect(podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}}', `${PREFIX}-feat_web_1`)).to.equal(`${id} running`)
+    expect(podman('container', 'inspect', '--format', '{{.Id}} {{.State.Status}}', `${PREFIX}-feat_web_1`)).to.equal(
+      `${id} running`,
+    )
     expect(await fetchText(WEB_BASE + hashOffset('feat'))).to.equal('hello feat')
   })
 
@@ -105,17 +147,26 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
     expect(hashOffset('alpha')).to.equal(hashOffset('feat'))
     const clash = await run(['up', '--worktree', 'alpha'])
     expect(clash.exitCode).to.equal(3)
-    expect(clash.stderr).to.match(new RegExp(`port ${WEB_BASE + hashOffset('feat')} \\(WEB_PORT\\) is in use by yard checkout ${PREFIX}-feat`))
+    expect(clash.stderr).to.match(
+      new RegExp(
+        String.raw`port ${WEB_BASE + hashOffset('feat')} \(WEB_PORT\) is in use by yard checkout ${PREFIX}-feat`,
+      ),
+    )
     expect(projectObjects(`${PREFIX}-alpha`).containers).to.deep.equal([])
   })
 
-  it('logs shows a service\'s output through the provider', () => {
+  it("logs shows a service's output through the provider", () => {
     const childEnv: NodeJS.ProcessEnv = {...process.env}
     for (const [key, value] of Object.entries(env)) {
       if (value === undefined) delete childEnv[key]
       else childEnv[key] = value
     }
-    const logs = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'logs', 'web', '--worktree', 'feat'], {cwd: repo, env: childEnv, encoding: 'utf8'})
+
+    const logs = spawnSync(
+      process.execPath,
+      [path.join(projectRoot, 'bin', 'dev.js'), 'logs', 'web', '--worktree', 'feat'],
+      {cwd: repo, env: childEnv, encoding: 'utf8'},
+    )
     expect(logs.status, logs.stderr).to.equal(0)
     expect(logs.stdout).to.include('serving hello feat')
     expect(logs.stdout).not.to.include('serving hello main')
@@ -135,7 +186,11 @@ describe('compose-stack: every checkout its own stack (DESIGN.md §4.2)', functi
     const down = await run(['down', '--worktree', 'feat'])
     expect(down.exitCode).to.equal(0)
     expect(down.stdout).to.include(`removed network ${PREFIX}-feat_default`)
-    expect(projectObjects(`${PREFIX}-feat`)).to.deep.equal({containers: [], volumes: [`${PREFIX}-feat_data`], networks: []})
+    expect(projectObjects(`${PREFIX}-feat`)).to.deep.equal({
+      containers: [],
+      volumes: [`${PREFIX}-feat_data`],
+      networks: [],
+    })
     const again = await run(['down', '--worktree', 'feat'])
     expect(again.exitCode).to.equal(0)
     expect(again.stdout).to.include('nothing to do')

@@ -7,22 +7,42 @@ import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
+import {
+  BUSYBOX_IMAGE,
+  dataService,
+  podmanEnv,
+  podmanStateDir,
+  podmanTry,
+  prepareStackTests,
+  projectObjects,
+  sweep,
+  webService,
+} from '../../support/podman.js'
 import {cleanupTemp, git, makeRepo} from '../../support/repo.js'
-import {BUSYBOX_IMAGE, dataService, podmanEnv, podmanStateDir, podmanTry, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-f2'
-const WEB_BASE = 38900
+const WEB_BASE = 38_900
 
 function compose(): string {
-  return ['services:', '  web:', webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38900}:8080'), '  store:', dataService('data'), 'volumes:', '  data:', ''].join('\n')
+  return [
+    'services:',
+    '  web:',
+    webService('hello ${WORKTREE:-main}', '${WEB_PORT:-38900}:8080'),
+    '  store:',
+    dataService('data'),
+    'volumes:',
+    '  data:',
+    '',
+  ].join('\n')
 }
 
 describe('compose-stack: targets that are not there, an unwritable state directory, logs (DESIGN.md §4.2)', function () {
   this.timeout(180_000)
   let repo: string
   let env: Record<string, string | undefined>
-  const run = (args: string[], extra: Record<string, string | undefined> = {}) => yard(args, {cwd: repo, env: {...env, ...extra}})
+  const run = async (args: string[], extra: Record<string, string | undefined> = {}) =>
+    yard(args, {cwd: repo, env: {...env, ...extra}})
 
   /** `yard …` as a child process, for logs: the provider writes to the terminal (here: pipes). */
   function cli(args: string[]): {status: number; stdout: string; stderr: string} {
@@ -31,14 +51,23 @@ describe('compose-stack: targets that are not there, an unwritable state directo
       if (value === undefined) delete childEnv[key]
       else childEnv[key] = value
     }
-    const result = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {cwd: repo, env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+
+    const result = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...args], {
+      cwd: repo,
+      env: childEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr}
   }
 
   before(async () => {
     sweep(PREFIX)
     await prepareStackTests()
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = ${WEB_BASE}\n\n[box]\nimage = "${BUSYBOX_IMAGE}"\n`, 'compose.yaml': compose()})
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${PREFIX}"\n\n[ports]\nWEB_PORT = ${WEB_BASE}\n\n[box]\nimage = "${BUSYBOX_IMAGE}"\n`,
+      'compose.yaml': compose(),
+    })
     git(repo, 'worktree', 'add', '-q', '-b', 'wt/feat', path.join(`${repo}-worktrees`, 'feat'))
     env = podmanEnv()
   })
@@ -56,6 +85,7 @@ describe('compose-stack: targets that are not there, an unwritable state directo
       expect(refused.stderr).to.include('yard worktree list')
       expect(refused.stdout).not.to.include('box-only')
     }
+
     expect(projectObjects(`${PREFIX}-nowhere`)).to.deep.equal({containers: [], volumes: [], networks: []})
     expect(podmanTry('container', 'exists', `${PREFIX}-nowhere-box`).status).to.equal(1)
   })
@@ -68,7 +98,7 @@ describe('compose-stack: targets that are not there, an unwritable state directo
     }
   })
 
-  it('logs: --json and an unknown service are exit 2 before the engine is asked; a stack that does not run is a note; only the services\' lines reach stdout', async () => {
+  it("logs: --json and an unknown service are exit 2 before the engine is asked; a stack that does not run is a note; only the services' lines reach stdout", async () => {
     const json = await run(['logs', '--json'])
     expect(json.exitCode).to.equal(2)
     expect(json.stderr).to.contain('Nonexistent flag: --json')
@@ -80,7 +110,9 @@ describe('compose-stack: targets that are not there, an unwritable state directo
     const idle = cli(['logs', '--worktree', 'feat'])
     expect(idle.status, idle.stderr).to.equal(0)
     expect(idle.stdout).to.equal('')
-    expect(idle.stderr).to.include(`note: nothing of ${PREFIX}-feat runs, so there are no logs; \`yard up feat\` starts it`)
+    expect(idle.stderr).to.include(
+      `note: nothing of ${PREFIX}-feat runs, so there are no logs; \`yard up feat\` starts it`,
+    )
 
     expect((await run(['up', '--worktree', 'feat'])).exitCode).to.equal(0)
     const logs = cli(['logs', 'web', '--worktree', 'feat'])

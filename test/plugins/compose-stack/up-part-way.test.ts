@@ -11,8 +11,17 @@ import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {ImplicitPort, StackContainer, StackReportEntry} from '../../../src/sdk/stack.js'
+
+import {
+  BUSYBOX_IMAGE,
+  fetchText,
+  podmanEnv,
+  prepareStackTests,
+  projectObjects,
+  sweep,
+  webService,
+} from '../../support/podman.js'
 import {cleanupTemp, makeRepo} from '../../support/repo.js'
-import {BUSYBOX_IMAGE, fetchText, podmanEnv, prepareStackTests, projectObjects, sweep, webService} from '../../support/podman.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-s7'
@@ -20,19 +29,30 @@ const WEB_PORT = 38_640
 
 /** web serves on a literal host port; `worker` runs `command` (one that exits at once does not start). */
 function compose(command: string): string {
-  return ['services:', '  web:', webService('part-way', `${WEB_PORT}:8080`), '  worker:', `    image: ${BUSYBOX_IMAGE}`, `    command: ["sh", "-c", ${JSON.stringify(command)}]`, ''].join('\n')
+  return [
+    'services:',
+    '  web:',
+    webService('part-way', `${WEB_PORT}:8080`),
+    '  worker:',
+    `    image: ${BUSYBOX_IMAGE}`,
+    `    command: ["sh", "-c", ${JSON.stringify(command)}]`,
+    '',
+  ].join('\n')
 }
 
 describe('compose-stack: up that fails part-way (DESIGN.md §4.2)', function () {
   this.timeout(120_000)
   let repo: string
   let env: Record<string, string | undefined>
-  const run = (args: string[]) => yard(args, {cwd: repo, env})
+  const run = async (args: string[]) => yard(args, {cwd: repo, env})
 
   before(async () => {
     sweep(PREFIX)
     await prepareStackTests()
-    repo = makeRepo({'yard.toml': `[project]\nprefix = "${PREFIX}"\n`, 'compose.yaml': compose('echo cannot start; exit 3')})
+    repo = makeRepo({
+      'yard.toml': `[project]\nprefix = "${PREFIX}"\n`,
+      'compose.yaml': compose('echo cannot start; exit 3'),
+    })
     env = podmanEnv()
   })
 
@@ -63,11 +83,18 @@ describe('compose-stack: up that fails part-way (DESIGN.md §4.2)', function () 
     writeFileSync(path.join(repo, 'compose.yaml'), compose("trap 'exit 0' TERM; sleep 100000 & wait"))
     const fixed = await run(['up', '--json'])
     expect(fixed.exitCode, fixed.stderr).to.equal(0)
-    expect(fixed.stderr).to.include('note: recreating worker (exited) of yardtest-s7: made from another compose file than the current one')
+    expect(fixed.stderr).to.include(
+      'note: recreating worker (exited) of yardtest-s7: made from another compose file than the current one',
+    )
     const json = fixed.json as {report: StackReportEntry[]; services: StackContainer[]; implicitPorts: ImplicitPort[]}
-    expect(json.services.map((row) => [row.service, row.state])).to.deep.equal([['web', 'running'], ['worker', 'running']])
+    expect(json.services.map((row) => [row.service, row.state])).to.deep.equal([
+      ['web', 'running'],
+      ['worker', 'running'],
+    ])
     expect(json.services[0].ports).to.deep.equal([{host: WEB_PORT, container: 8080}])
-    expect(json.implicitPorts.map((port) => [port.source, port.host])).to.deep.equal([[`compose:web:${WEB_PORT}`, WEB_PORT]])
+    expect(json.implicitPorts.map((port) => [port.source, port.host])).to.deep.equal([
+      [`compose:web:${WEB_PORT}`, WEB_PORT],
+    ])
     expect(json.report).to.deep.equal([])
     const again = await run(['up'])
     expect(again.exitCode, again.stderr).to.equal(0)
@@ -76,11 +103,21 @@ describe('compose-stack: up that fails part-way (DESIGN.md §4.2)', function () 
 
   it('a running container made from an edited definition is made afresh, as docker compose does', async () => {
     const worker = "trap 'exit 0' TERM; sleep 100000 & wait"
-    const edited = ['services:', '  web:', webService('edited', `${WEB_PORT}:8080`), '  worker:', `    image: ${BUSYBOX_IMAGE}`, `    command: ["sh", "-c", ${JSON.stringify(worker)}]`, ''].join('\n')
+    const edited = [
+      'services:',
+      '  web:',
+      webService('edited', `${WEB_PORT}:8080`),
+      '  worker:',
+      `    image: ${BUSYBOX_IMAGE}`,
+      `    command: ["sh", "-c", ${JSON.stringify(worker)}]`,
+      '',
+    ].join('\n')
     writeFileSync(path.join(repo, 'compose.yaml'), edited)
     const up = await run(['up'])
     expect(up.exitCode, up.stderr).to.equal(0)
-    expect(up.stderr).to.include('note: recreating web of yardtest-s7: made from another compose file than the current one')
+    expect(up.stderr).to.include(
+      'note: recreating web of yardtest-s7: made from another compose file than the current one',
+    )
     expect(up.stderr).not.to.include('worker')
     expect(await fetchText(WEB_PORT)).to.equal('edited')
     const again = await run(['up'])
@@ -95,12 +132,18 @@ describe('compose-stack: up that fails part-way (DESIGN.md §4.2)', function () 
       if (value === undefined) delete childEnv[key]
       else childEnv[key] = value
     }
-    const up = () => new Promise<{code: number | null; stderr: string}>((resolve) => {
-      const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'up'], {cwd: repo, env: childEnv, stdio: ['ignore', 'ignore', 'pipe']})
-      let stderr = ''
-      child.stderr.on('data', (chunk) => (stderr += String(chunk)))
-      child.on('exit', (code) => resolve({code, stderr}))
-    })
+
+    const up = async () =>
+      new Promise<{code: number | null; stderr: string}>((resolve) => {
+        const child = spawn(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), 'up'], {
+          cwd: repo,
+          env: childEnv,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
+        let stderr = ''
+        child.stderr.on('data', (chunk) => (stderr += String(chunk)))
+        child.on('exit', (code) => resolve({code, stderr}))
+      })
     const [first, second] = await Promise.all([up(), up()])
     expect(first.code, first.stderr).to.equal(0)
     expect(second.code, second.stderr).to.equal(0)

@@ -9,6 +9,7 @@ import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'no
 import path from 'node:path'
 
 import type {CacheAgentEvent} from '../../../src/sdk/cache.js'
+
 import {asksRoot} from '../../../src/sdk/fetch-through.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {commitTo, git, harness, makeUpstream} from './support.js'
@@ -19,14 +20,16 @@ async function answered(file: string, ms = 10_000): Promise<string> {
     if (Date.now() > deadline) throw new Error(`no answer ${file} after ${ms} ms`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
+
   return readFileSync(file, 'utf8')
 }
 
-describe('git-cache: the local agent answers the podman sandboxes\' fetch-through asks', function () {
+describe("git-cache: the local agent answers the podman sandboxes' fetch-through asks", function () {
   this.timeout(30_000)
+
   afterEach(() => cleanupTemp())
 
-  it('fetches a cache it holds for an ask, answers a failure with the stale note, leaves an unknown cache\'s ask alone', async () => {
+  it("fetches a cache it holds for an ask, answers a failure with the stale note, leaves an unknown cache's ask alone", async () => {
     const h = harness()
     const upstream = makeUpstream('app')
     const {key, path: repo} = await h.cache.add(h.root, upstream)
@@ -36,7 +39,13 @@ describe('git-cache: the local agent answers the podman sandboxes\' fetch-throug
     for (const dir of [path.join(asks, key), unknown]) mkdirSync(dir, {recursive: true})
     const events: CacheAgentEvent[] = []
     const stop = new AbortController()
-    const running = h.cache.agent(h.root, {intervalMs: 3_600_000, pollMs: 3_600_000, once: false, signal: stop.signal, onEvent: (event) => events.push(event)})
+    const running = h.cache.agent(h.root, {
+      intervalMs: 3_600_000,
+      pollMs: 3_600_000,
+      once: false,
+      signal: stop.signal,
+      onEvent: (event) => events.push(event),
+    })
     try {
       const later = commitTo(upstream, 'main', 'later', 'pushed after the cache was made\n')
       writeFileSync(path.join(asks, key, '1.1.ask'), '')
@@ -47,7 +56,9 @@ describe('git-cache: the local agent answers the podman sandboxes\' fetch-throug
 
       renameSync(upstream, `${upstream}.away`)
       writeFileSync(path.join(asks, key, '2.1.ask'), '')
-      expect(await answered(path.join(asks, key, '2.1.answer'))).to.match(new RegExp(`^the cache ${key} is stale since \\S+ \\(\\d+s ago\\): .+\\n$`))
+      expect(await answered(path.join(asks, key, '2.1.answer'))).to.match(
+        new RegExp(String.raw`^the cache ${key} is stale since \S+ \(\d+s ago\): .+\n$`),
+      )
       expect(existsSync(path.join(unknown, '1.1.ask'))).to.equal(true)
     } finally {
       stop.abort()

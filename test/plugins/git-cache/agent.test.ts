@@ -3,9 +3,10 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'n
 import path from 'node:path'
 
 import type {CacheAgentEvent, CacheAgentPass} from '../../../src/sdk/cache.js'
-import {ProcessRunner, RunOptions, RunResult} from '../../../src/sdk/process.js'
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
+
 import {jitteredInterval} from '../../../src/plugins/git-cache/scheduler.js'
+import {ProcessRunner, type RunOptions, type RunResult} from '../../../src/sdk/process.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, git, harness, localConfig, makeUpstream, PIN_LINES} from './support.js'
@@ -21,6 +22,7 @@ async function until(condition: () => boolean, ms = 30_000): Promise<void> {
 
 describe('git-cache: the agent (acceptance 8)', function () {
   this.timeout(60_000)
+
   afterEach(() => cleanupTemp())
 
   /**
@@ -50,11 +52,17 @@ describe('git-cache: the agent (acceptance 8)', function () {
     // Not a repository either, but borrowed: kept.
     mkdirSync(path.join(h.root, 'held-00c0ffee.leases'), {recursive: true})
     mkdirSync(path.join(h.root, 'held-00c0ffee'))
-    writeFileSync(path.join(h.root, 'held-00c0ffee.leases', 'sandbox.feat'), JSON.stringify({kind: 'sandbox', name: 'feat', started: new Date().toISOString()}))
+    writeFileSync(
+      path.join(h.root, 'held-00c0ffee.leases', 'sandbox.feat'),
+      JSON.stringify({kind: 'sandbox', name: 'feat', started: new Date().toISOString()}),
+    )
     writeFileSync(path.join(h.root, 'notes.txt'), 'mine\n')
     mkdirSync(path.join(h.root, 'scratch'))
 
-    const run = await yard(['cache', 'agent', '--once', '--json'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: h.root}})
+    const run = await yard(['cache', 'agent', '--once', '--json'], {
+      cwd: tempDir('yard-cwd'),
+      env: {YARD_CACHE_ROOT: h.root},
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     const pass = run.json as CacheAgentPass
     expect(pass.adopted).to.deep.equal([stray.key])
@@ -64,9 +72,18 @@ describe('git-cache: the agent (acceptance 8)', function () {
     expect(localConfig(stray.repo)).to.include.members(PIN_LINES)
     expect(git(stray.repo, ['rev-parse', 'main'])).to.equal(stray.tip)
     expect(existsSync(path.join(stray.repo, 'FETCH_HEAD'))).to.equal(false)
-    expect(JSON.parse(readFileSync(path.join(h.root, `${stray.key}.json`), 'utf8'))).to.deep.include({url: null, identity: null})
+    expect(JSON.parse(readFileSync(path.join(h.root, `${stray.key}.json`), 'utf8'))).to.deep.include({
+      url: null,
+      identity: null,
+    })
     const left = readdirSync(h.root).sort()
-    expect(left).to.include.members(['notes.txt', 'scratch', 'held-00c0ffee', 'held-00c0ffee.leases', h.paths(known).key])
+    expect(left).to.include.members([
+      'notes.txt',
+      'scratch',
+      'held-00c0ffee',
+      'held-00c0ffee.leases',
+      h.paths(known).key,
+    ])
     expect(left).to.not.include.members(['junk-0badc0de', 'orphan-0000beef.cloning', 'junk-0badc0de.leases'])
   })
 
@@ -75,7 +92,10 @@ describe('git-cache: the agent (acceptance 8)', function () {
     // A marked root (the first add makes it), and a repository cloned to another's key.
     await h.cache.add(h.root, makeUpstream())
     const foreign = strayRepository(h.root, 'app-1234abcd')
-    const run = await yard(['cache', 'agent', '--once', '--json'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: h.root}})
+    const run = await yard(['cache', 'agent', '--once', '--json'], {
+      cwd: tempDir('yard-cwd'),
+      env: {YARD_CACHE_ROOT: h.root},
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     expect((run.json as CacheAgentPass).adopted).to.deep.equal([])
     expect(localConfig(foreign.repo)).to.include('gc.auto=6700')
@@ -89,7 +109,10 @@ describe('git-cache: the agent (acceptance 8)', function () {
     const stray = strayRepository(root)
     const before = readdirSync(root).sort()
 
-    const run = await yard(['cache', 'agent', '--once', '--json'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: root}})
+    const run = await yard(['cache', 'agent', '--once', '--json'], {
+      cwd: tempDir('yard-cwd'),
+      env: {YARD_CACHE_ROOT: root},
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.json).to.deep.equal({adopted: [], removed: [], fetched: [], failed: []})
     expect(run.stderr).to.include('no .yard-cache-root')
@@ -108,6 +131,7 @@ describe('git-cache: the agent (acceptance 8)', function () {
           most = Math.max(most, ++running)
           fetches.push({onDemand: options.budget === 'on-demand fetch'})
         }
+
         try {
           return await super.run(file, args, options)
         } finally {
@@ -131,7 +155,13 @@ describe('git-cache: the agent (acceptance 8)', function () {
     fetches.length = 0
     const events: CacheAgentEvent[] = []
     const stop = new AbortController()
-    const loop = h.cache.agent(h.root, {intervalMs: 3_600_000, once: false, pollMs: 20, signal: stop.signal, onEvent: (event) => events.push(event)})
+    const loop = h.cache.agent(h.root, {
+      intervalMs: 3_600_000,
+      once: false,
+      pollMs: 20,
+      signal: stop.signal,
+      onEvent: (event) => events.push(event),
+    })
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(fetches).to.deep.equal([])
     await h.cache.lease(h.root, upstreams[0], {kind: 'sandbox', name: 'feat'})
@@ -147,7 +177,13 @@ describe('git-cache: the agent (acceptance 8)', function () {
     const first = h.paths(upstreams[0]).key
     const again = new AbortController()
     const seen: string[] = []
-    const refreshing = h.cache.agent(h.root, {intervalMs: 200, once: false, pollMs: 20, signal: again.signal, onEvent: (event) => event.action === 'fetched' && seen.push(event.key)})
+    const refreshing = h.cache.agent(h.root, {
+      intervalMs: 200,
+      once: false,
+      pollMs: 20,
+      signal: again.signal,
+      onEvent: (event) => event.action === 'fetched' && seen.push(event.key),
+    })
     await until(() => seen.filter((key) => key === first).length >= 3)
     again.abort()
     const refreshed = await refreshing
@@ -158,7 +194,7 @@ describe('git-cache: the agent (acceptance 8)', function () {
   it('draws each wait from the interval ±20 %', () => {
     expect(jitteredInterval(300_000, () => 0)).to.equal(240_000)
     expect(jitteredInterval(300_000, () => 0.5)).to.equal(300_000)
-    expect(jitteredInterval(300_000, () => 0.999_999)).to.equal(360_000)
+    expect(jitteredInterval(300_000, () => 0.999999)).to.equal(360_000)
     for (let index = 0; index < 100; index++) expect(jitteredInterval(1000)).to.be.within(800, 1200)
   })
 })

@@ -12,9 +12,10 @@ import path from 'node:path'
 import type {CacheAgentPass} from '../../../src/sdk/cache.js'
 import type {SandboxSpec} from '../../../src/sdk/sandbox.js'
 import type {Target} from '../../../src/sdk/target.js'
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
+
 import {podManifest} from '../../../src/plugins/k8s-sandbox/manifest.js'
 import {repoCrd} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {type FakeKubeApi, type KubeObject, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
@@ -28,23 +29,37 @@ describe('git-cache: repositories declared ahead of any sandbox (yard cluster re
   this.timeout(60_000)
   let api: FakeKubeApi
   let roots: Record<string, string>
-  const env = () => ({KUBECONFIG: api.kubeconfigPath, YARD_NAMESPACE: NAMESPACE, YARD_KUBE_CONTEXT: undefined, ...HOSTED_ENV})
+  const env = () => ({
+    KUBECONFIG: api.kubeconfigPath,
+    YARD_NAMESPACE: NAMESPACE,
+    YARD_KUBE_CONTEXT: undefined,
+    ...HOSTED_ENV,
+  })
 
   beforeEach(async () => {
     api = await startFakeKubeApi({namespaces: [NAMESPACE], crds: [repoCrd()]})
-    roots = {'node-a': path.join(tempDir('yard-node-a'), 'caches'), 'node-b': path.join(tempDir('yard-node-b'), 'caches')}
+    roots = {
+      'node-a': path.join(tempDir('yard-node-a'), 'caches'),
+      'node-b': path.join(tempDir('yard-node-b'), 'caches'),
+    }
   })
+
   afterEach(async () => {
     await api.close()
     cleanupTemp()
   })
 
-  const cli = (args: string[], extra: Record<string, string | undefined> = {}) => yard(args, {cwd: tempDir('yard-cwd'), env: {...env(), ...extra}})
+  const cli = async (args: string[], extra: Record<string, string | undefined> = {}) =>
+    yard(args, {cwd: tempDir('yard-cwd'), env: {...env(), ...extra}})
   async function agent(node: string): Promise<Required<CacheAgentPass>> {
-    const run = await cli(['cache', 'agent', '--kubernetes', '--once', '--json'], {NODE_NAME: node, YARD_CACHE_ROOT: roots[node]})
+    const run = await cli(['cache', 'agent', '--kubernetes', '--once', '--json'], {
+      NODE_NAME: node,
+      YARD_CACHE_ROOT: roots[node],
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     return run.json as Required<CacheAgentPass>
   }
+
   const present = (node: string, key: string) => existsSync(path.join(roots[node], key, 'HEAD'))
 
   it('repo add makes both nodes clone before any pod; repo rm evicts where no pod mounts it, and elsewhere once its pod ended', async () => {
@@ -63,16 +78,44 @@ describe('git-cache: repositories declared ahead of any sandbox (yard cluster re
       expect(present(node, key), node).to.equal(true)
       expect(git(path.join(roots[node], key), ['rev-parse', 'main'])).to.equal(git(upstream, ['rev-parse', 'main']))
     }
+
     const listed = await cli(['cluster', 'repo', 'list', '--json'])
-    expect(listed.json).to.deep.equal([{key, url, refreshInterval: '10m', prefetch: true, present: ['node-a', 'node-b']}])
+    expect(listed.json).to.deep.equal([
+      {key, url, refreshInterval: '10m', prefetch: true, present: ['node-a', 'node-b']},
+    ])
     // A second add changes nothing.
-    expect((await cli(['cluster', 'repo', 'add', url, '--refresh', '10m', '--json'])).json).to.deep.equal([{key, url, action: 'unchanged'}])
+    expect((await cli(['cluster', 'repo', 'add', url, '--refresh', '10m', '--json'])).json).to.deep.equal([
+      {key, url, action: 'unchanged'},
+    ])
 
     // A sandbox pod on node-a mounts it when the Repo goes.
-    const target: Target = {name: 'feat', isMain: false, prefix: 'app', project: 'app-feat', owner: '0123456789ab', offset: 7, offsetSource: 'hash', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
-    const spec: SandboxSpec = {runtime: 'kubernetes', image: 'yard-dev:test', cacheRoot: roots['node-a'], repos: [{slot: 'app', url, ref: null, identity: repoIdentity(url).identity, key}], branch: 'wt/feat', portBases: {}}
+    const target: Target = {
+      name: 'feat',
+      isMain: false,
+      prefix: 'app',
+      project: 'app-feat',
+      owner: '0123456789ab',
+      offset: 7,
+      offsetSource: 'hash',
+      ports: {},
+      checkoutPath: '/src/app',
+      mainPath: '/src/app',
+    }
+    const spec: SandboxSpec = {
+      runtime: 'kubernetes',
+      image: 'yard-dev:test',
+      cacheRoot: roots['node-a'],
+      repos: [{slot: 'app', url, ref: null, identity: repoIdentity(url).identity, key}],
+      branch: 'wt/feat',
+      portBases: {},
+    }
     const pod = podManifest(target, spec) as KubeObject
-    await api.put({...pod, metadata: {...pod.metadata, namespace: NAMESPACE}, spec: {...pod.spec, nodeName: 'node-a'}, status: {phase: 'Running'}})
+    await api.put({
+      ...pod,
+      metadata: {...pod.metadata, namespace: NAMESPACE},
+      spec: {...pod.spec, nodeName: 'node-a'},
+      status: {phase: 'Running'},
+    })
 
     const removed = await cli(['cluster', 'repo', 'rm', url, '--json'], {YARD_CACHE_ROOT: roots['node-a']})
     expect(removed.exitCode, removed.stderr).to.equal(0)
@@ -95,7 +138,10 @@ describe('git-cache: repositories declared ahead of any sandbox (yard cluster re
       expect(run.exitCode, run.stderr).to.equal(2)
       expect(run.stderr).to.include('cannot be fetched by the cluster')
     }
-    expect((await cli(['cluster', 'repo', 'add', 'https://git.example.com/acme/ok.git', '--refresh', '0m'])).exitCode).to.equal(2)
+
+    expect(
+      (await cli(['cluster', 'repo', 'add', 'https://git.example.com/acme/ok.git', '--refresh', '0m'])).exitCode,
+    ).to.equal(2)
     expect(api.objects('repos.yard.dev', NAMESPACE)).to.deep.equal([])
   })
 })

@@ -4,7 +4,7 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import {ProcessRunner, RunOptions, RunResult} from '../../../src/sdk/process.js'
+import {ProcessRunner, type RunOptions, type RunResult} from '../../../src/sdk/process.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, git, gitEnv, harness, makeUpstream} from './support.js'
@@ -39,8 +39,12 @@ function extents(spans: Span[]): Map<string, {start: number; end: number}> {
   const result = new Map<string, {start: number; end: number}>()
   for (const span of spans) {
     const known = result.get(span.label)
-    result.set(span.label, {start: Math.min(known?.start ?? Infinity, span.start), end: Math.max(known?.end ?? 0, span.end)})
+    result.set(span.label, {
+      start: Math.min(known?.start ?? Infinity, span.start),
+      end: Math.max(known?.end ?? 0, span.end),
+    })
   }
+
   return result
 }
 
@@ -50,6 +54,7 @@ function overlapping(spans: Span[]): string[] {
   for (let index = 1; index < list.length; index++) {
     if (list[index][1].start < list[index - 1][1].end) pairs.push(`${list[index - 1][0]} and ${list[index][0]}`)
   }
+
   return pairs
 }
 
@@ -60,6 +65,7 @@ function slowFetches(repo: string, seconds: number): void {
 
 describe('git-cache: one writer per cache (acceptance 5)', function () {
   this.timeout(60_000)
+
   afterEach(() => cleanupTemp())
 
   it('serialises a fetch and a maintenance started together on one cache', async () => {
@@ -71,7 +77,10 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
     spans.length = 0
     slowFetches(fetcher.paths(upstream).repo, 0.4)
     commitTo(upstream, 'main', 'b', 'new\n')
-    const [fetched, maintained] = await Promise.all([fetcher.cache.fetch(fetcher.root, upstream), maintainer.cache.maintain(maintainer.root, upstream, {force: true})])
+    const [fetched, maintained] = await Promise.all([
+      fetcher.cache.fetch(fetcher.root, upstream),
+      maintainer.cache.maintain(maintainer.root, upstream, {force: true}),
+    ])
     expect(fetched.fetched).to.equal(true)
     expect(maintained.ran).to.equal(true)
     expect([...extents(spans).keys()].sort()).to.deep.equal(['fetch', 'maintain'])
@@ -83,18 +92,28 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
     const spans: Span[] = []
     const first = harness()
     await first.cache.add(first.root, upstream)
-    const repo = first.paths(upstream).repo
+    const {repo} = first.paths(upstream)
     slowFetches(repo, 0.1)
-    const fetchers = Array.from({length: 5}, (_, index) => harness({root: first.root, Runner: timedRunner(`fetch ${index}`, spans)}))
-    for (let index = 0; index < 5; index++) commitTo(upstream, `topic-${index}`, 'f', `${index}\n`, git(upstream, ['rev-parse', 'main']))
+    const fetchers = Array.from({length: 5}, (_, index) =>
+      harness({root: first.root, Runner: timedRunner(`fetch ${index}`, spans)}),
+    )
+    for (let index = 0; index < 5; index++)
+      commitTo(upstream, `topic-${index}`, 'f', `${index}\n`, git(upstream, ['rev-parse', 'main']))
     commitTo(upstream, 'main', 'g', 'tip\n')
-    const results = await Promise.all(fetchers.map((h) => h.cache.fetch(h.root, upstream)))
+    const results = await Promise.all(fetchers.map(async (h) => h.cache.fetch(h.root, upstream)))
 
-    expect(results.map((result) => [result.fetched, result.error])).to.deep.equal(Array.from({length: 5}, () => [true, null]))
+    expect(results.map((result) => [result.fetched, result.error])).to.deep.equal(
+      Array.from({length: 5}, () => [true, null]),
+    )
     expect(overlapping(spans)).to.deep.equal([])
-    expect(git(repo, ['for-each-ref', '--format=%(refname) %(objectname)'])).to.equal(git(upstream, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']))
+    expect(git(repo, ['for-each-ref', '--format=%(refname) %(objectname)'])).to.equal(
+      git(upstream, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']),
+    )
     expect(spawnSync('git', ['fsck', '--full'], {cwd: repo, env: gitEnv}).status).to.equal(0)
-    const record = JSON.parse(readFileSync(first.paths(upstream).record, 'utf8')) as {lastError: null; lastFetched: string}
+    const record = JSON.parse(readFileSync(first.paths(upstream).record, 'utf8')) as {
+      lastError: null
+      lastFetched: string
+    }
     expect(record.lastError).to.equal(null)
     expect(readdirSync(first.paths(upstream).leases)).to.deep.equal([])
   })
@@ -103,9 +122,16 @@ describe('git-cache: one writer per cache (acceptance 5)', function () {
     const upstream = makeUpstream()
     const h = harness()
     await h.cache.add(h.root, upstream)
-    const lock = h.paths(upstream).lock
+    const {lock} = h.paths(upstream)
     // A process that takes the lock the way yard does, then is killed before releasing it.
-    const holder = spawn(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(lock)}, JSON.stringify({pid: process.pid, host: require('os').hostname(), started: new Date().toISOString(), purpose: 'cache fetch'}) + '\\n', {flag: 'wx'}); setInterval(() => {}, 1000)`], {stdio: 'ignore'})
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        String.raw`require('fs').writeFileSync(${JSON.stringify(lock)}, JSON.stringify({pid: process.pid, host: require('os').hostname(), started: new Date().toISOString(), purpose: 'cache fetch'}) + '\n', {flag: 'wx'}); setInterval(() => {}, 1000)`,
+      ],
+      {stdio: 'ignore'},
+    )
     await new Promise<void>((resolve, reject) => {
       const started = Date.now()
       const poll = setInterval(() => {

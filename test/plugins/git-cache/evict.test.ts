@@ -4,11 +4,12 @@ import {existsSync, readdirSync, rmSync, utimesSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheEvictResult, CacheStatus} from '../../../src/sdk/cache.js'
-import {RefusedError} from '../../../src/sdk/errors.js'
+
 import {PROBE_GRACE_MS} from '../../../src/plugins/git-cache/leases.js'
+import {RefusedError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {git, harness, Harness, makeUpstream} from './support.js'
+import {git, harness, type Harness, makeUpstream} from './support.js'
 
 describe('git-cache: leases and eviction (acceptance 7)', function () {
   this.timeout(30_000)
@@ -24,12 +25,13 @@ describe('git-cache: leases and eviction (acceptance 7)', function () {
     cwd = tempDir('yard-cwd')
     env = {YARD_CACHE_ROOT: h.root}
   })
+
   afterEach(() => cleanupTemp())
 
   const entries = () => readdirSync(h.root).sort()
 
   it('refuses (exit 3, naming the borrower) while a lease exists; --dry-run removes nothing; after release the whole cache goes', async () => {
-    const key = h.paths(upstream).key
+    const {key} = h.paths(upstream)
     await h.cache.lease(h.root, upstream, {kind: 'sandbox', name: 'feat'})
     const listed = ((await yard(['cache', 'list', '--json'], {cwd, env})).json as CacheStatus[])[0]
     expect(listed.borrowers.map((lease) => [lease.kind, lease.name])).to.deep.equal([['sandbox', 'feat']])
@@ -45,7 +47,11 @@ describe('git-cache: leases and eviction (acceptance 7)', function () {
     expect(await h.cache.release(h.root, upstream, {kind: 'sandbox', name: 'feat'})).to.equal(true)
     const dry = await yard(['cache', 'evict', upstream, '--dry-run', '--json'], {cwd, env})
     expect(dry.exitCode).to.equal(0)
-    expect((dry.json as CacheEvictResult).removed).to.deep.equal([path.join(h.root, key), path.join(h.root, `${key}.json`), path.join(h.root, `${key}.leases`)])
+    expect((dry.json as CacheEvictResult).removed).to.deep.equal([
+      path.join(h.root, key),
+      path.join(h.root, `${key}.json`),
+      path.join(h.root, `${key}.leases`),
+    ])
     expect(entries()).to.deep.equal(['.yard-cache-root', key, `${key}.json`, `${key}.leases`])
     expect(existsSync(path.join(h.root, key, 'HEAD'))).to.equal(true)
 
@@ -73,26 +79,40 @@ describe('git-cache: leases and eviction (acceptance 7)', function () {
     // A lease written within the grace is not put to the probe (a create leases before its pod exists).
     const aged = new Date(Date.now() - PROBE_GRACE_MS - 60_000)
     utimesSync(path.join(h.paths(upstream).leases, 'sandbox.old'), aged, aged)
-    const probe = async (lease: {kind: string; name: string}) => (lease.kind === 'sandbox' && lease.name !== 'live' ? `sandbox ${lease.name} no longer exists` : undefined)
+    const probe = async (lease: {kind: string; name: string}) =>
+      lease.kind === 'sandbox' && lease.name !== 'live' ? `sandbox ${lease.name} no longer exists` : undefined
 
     // The clone still exists, sandbox live has no proof against it, fresh is within the grace: refused, naming them.
     let refused: unknown
     await h.cache.evict(h.root, upstream, {dryRun: false, probe}).catch((error) => (refused = error))
     expect(refused).to.be.instanceOf(RefusedError)
-    expect((refused as Error).message).to.include('clone scratch').and.include('sandbox live').and.include('sandbox fresh').and.not.include('job nightly').and.not.include('sandbox old')
-    expect(readdirSync(h.paths(upstream).leases).sort()).to.deep.equal(['clone.scratch', 'sandbox.fresh', 'sandbox.live'])
+    expect((refused as Error).message)
+      .to.include('clone scratch')
+      .and.include('sandbox live')
+      .and.include('sandbox fresh')
+      .and.not.include('job nightly')
+      .and.not.include('sandbox old')
+    expect(readdirSync(h.paths(upstream).leases).sort()).to.deep.equal([
+      'clone.scratch',
+      'sandbox.fresh',
+      'sandbox.live',
+    ])
 
     await h.cache.release(h.root, upstream, {kind: 'sandbox', name: 'live'})
     await h.cache.release(h.root, upstream, {kind: 'sandbox', name: 'fresh'})
     rmSync(clone, {recursive: true, force: true})
     const result = await h.cache.evict(h.root, upstream, {dryRun: false, probe})
-    expect(result.clearedLeases.map((cleared) => [cleared.borrower.name, cleared.reason])).to.deep.equal([['scratch', `its clone ${clone} no longer exists`]])
+    expect(result.clearedLeases.map((cleared) => [cleared.borrower.name, cleared.reason])).to.deep.equal([
+      ['scratch', `its clone ${clone} no longer exists`],
+    ])
     expect(entries()).to.deep.equal(['.yard-cache-root'])
   })
 
   it('refuses a lease on a cache that is not present, and a borrower name that is not a label', async () => {
     let missing: Error | undefined
-    await h.cache.lease(h.root, '/srv/not-added.git', {kind: 'sandbox', name: 'feat'}).catch((error: Error) => (missing = error))
+    await h.cache
+      .lease(h.root, '/srv/not-added.git', {kind: 'sandbox', name: 'feat'})
+      .catch((error: Error) => (missing = error))
     expect(missing?.message).to.include('there is no cache')
     let bad: Error | undefined
     await h.cache.lease(h.root, upstream, {kind: 'sandbox', name: '../etc'}).catch((error: Error) => (bad = error))

@@ -3,6 +3,7 @@ import {chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import path from 'node:path'
 
 import type {CacheStatus} from '../../../src/sdk/cache.js'
+
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, git, harness, makeUpstream} from './support.js'
@@ -15,8 +16,10 @@ async function gone(pid: number): Promise<boolean> {
     } catch {
       return true
     }
+
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+
   return false
 }
 
@@ -28,12 +31,14 @@ async function pidFrom(file: string): Promise<number> {
 describe('git-cache: stale vs cold (acceptance 6) and time budgets', function () {
   this.timeout(60_000)
   let cwd: string
+
   beforeEach(() => {
     cwd = tempDir('yard-cwd')
   })
+
   afterEach(() => cleanupTemp())
 
-  it('cold failure: exits non-zero with git\'s reason, leaves an empty directory (same inode), no HEAD, no marker; a later add works', async () => {
+  it("cold failure: exits non-zero with git's reason, leaves an empty directory (same inode), no HEAD, no marker; a later add works", async () => {
     const url = path.join(tempDir('yard-nowhere'), 'missing', 'app.git')
     const h = harness()
     const {repo, marker} = h.paths(url)
@@ -93,7 +98,11 @@ describe('git-cache: stale vs cold (acceptance 6) and time budgets', function ()
     const h = harness({budgets: {fetchMs: 1500, onDemandMs: 1000}})
     await h.cache.add(h.root, upstream)
     const pidFile = path.join(tempDir('yard-pid'), 'upload-pack.pid')
-    git(h.paths(upstream).repo, ['config', 'remote.origin.uploadpack', `sh -c 'echo $$ > ${pidFile}; exec sleep 30' --`])
+    git(h.paths(upstream).repo, [
+      'config',
+      'remote.origin.uploadpack',
+      `sh -c 'echo $$ > ${pidFile}; exec sleep 30' --`,
+    ])
 
     const result = await h.cache.fetch(h.root, upstream)
     expect(result).to.deep.include({fetched: false, stale: true})

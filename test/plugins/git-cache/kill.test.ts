@@ -8,7 +8,10 @@ import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 
 /** The rerun in this process (its start-up is not what is tested; the killed runs are real processes). */
-async function rerunInProcess(url: string, env: Record<string, string>): Promise<{code: number | null; stderr: string; ms: number}> {
+async function rerunInProcess(
+  url: string,
+  env: Record<string, string>,
+): Promise<{code: number | null; stderr: string; ms: number}> {
   const started = Date.now()
   const run = await yard(['cache', 'add', '--', url], {cwd: tempDir('yard-cwd'), env})
   return {code: run.exitCode, stderr: run.stderr, ms: Date.now() - started}
@@ -16,6 +19,7 @@ async function rerunInProcess(url: string, env: Record<string, string>): Promise
 
 describe('git-cache: kill -9 during cache add (real processes)', function () {
   this.timeout(180_000)
+
   after(() => cleanupTemp())
 
   it('the next cache add ends the orphaned git clone, succeeds and leaves the state of a clean run, at every kill point', async () => {
@@ -40,14 +44,21 @@ describe('git-cache: kill -9 during cache add (real processes)', function () {
     const points = []
     for (const afterMarkerMs of [0, 300, 1500]) {
       throttle.setDelay(100)
-      points.push(await killPoint(tempDir('yard-kill'), url, env, afterMarkerMs, state, {beforeRerun: () => throttle.setDelay(0), rerun: rerunInProcess}))
+      points.push(
+        await killPoint(tempDir('yard-kill'), url, env, afterMarkerMs, state, {
+          beforeRerun: () => throttle.setDelay(0),
+          rerun: rerunInProcess,
+        }),
+      )
     }
+
     for (const point of points) {
       const where = `killed ${point.afterMarkerMs} ms after the marker (a clean clone took ${cloneMs} ms)`
       expect(point.rerun.code, `${where}: ${point.rerun.stderr}`).to.equal(0)
       expect(point.sameState, where).to.equal(true)
       expect(point.orphansGone, where).to.equal(true)
     }
+
     // Killed while git clone ran, the rerun ended the orphaned clone before it cleaned up under it.
     for (const point of points.filter((each) => each.afterMarkerMs > 0)) {
       expect(point.orphans, `${point.afterMarkerMs} ms`).to.be.greaterThan(0)

@@ -9,10 +9,11 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheAgentPass} from '../../../src/sdk/cache.js'
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {agentRoleRules} from '../../../src/plugins/k8s-sandbox/cluster-objects.js'
+
 import {openCacheDemand} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
+import {agentRoleRules} from '../../../src/plugins/k8s-sandbox/cluster-objects.js'
 import {repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {allowedBy, type FakeKubeApi, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {commitTo, git, harness, type Harness, makeUpstream} from './support.js'
@@ -46,6 +47,7 @@ describe('git-cache: the cluster agent watches (informers)', function () {
     stop = new AbortController()
     running = undefined
   })
+
   afterEach(async () => {
     stop.abort()
     await running
@@ -55,8 +57,17 @@ describe('git-cache: the cluster agent watches (informers)', function () {
 
   /** Starts the loop and resolves once both watches are open. */
   async function startAgent(): Promise<void> {
-    const demand = await openCacheDemand({node: NODE, cacheRoot: root, namespace: NAMESPACE}, {...process.env, KUBECONFIG: api.kubeconfigPath})
-    running = h.cache.agent(root, {intervalMs: NO_TIMER_MS, pollMs: NO_TIMER_MS, once: false, signal: stop.signal, demand})
+    const demand = await openCacheDemand(
+      {node: NODE, cacheRoot: root, namespace: NAMESPACE},
+      {...process.env, KUBECONFIG: api.kubeconfigPath},
+    )
+    running = h.cache.agent(root, {
+      intervalMs: NO_TIMER_MS,
+      pollMs: NO_TIMER_MS,
+      once: false,
+      signal: stop.signal,
+      demand,
+    })
     await until(() => api.openWatches() === 2)
   }
 
@@ -67,34 +78,52 @@ describe('git-cache: the cluster agent watches (informers)', function () {
   }
 
   /** Cloned and reported: HEAD alone appears before the clone has its refs. */
-  const present = (key: string) => existsSync(path.join(root, key, 'HEAD')) && api.get(REPOS, NAMESPACE, key)?.status?.nodes?.[NODE]?.present === true
-  const count = (verb: string, resource: string) => api.calls.filter((call) => call.verb === verb && call.resource === resource && call.subresource === undefined).length
+  const present = (key: string) =>
+    existsSync(path.join(root, key, 'HEAD')) && api.get(REPOS, NAMESPACE, key)?.status?.nodes?.[NODE]?.present === true
+  const count = (verb: string, resource: string) =>
+    api.calls.filter((call) => call.verb === verb && call.resource === resource && call.subresource === undefined)
+      .length
 
   it('clones a Repo declared ahead, serves an ask, evicts a removed Repo, each on the change, with its resync 10 minutes away', async () => {
     const upstream = makeUpstream('app')
     await startAgent()
-    expect([count('list', 'pods'), count('list', 'repos'), count('watch', 'pods'), count('watch', 'repos')]).to.deep.equal([1, 1, 1, 1])
+    expect([
+      count('list', 'pods'),
+      count('list', 'repos'),
+      count('watch', 'pods'),
+      count('watch', 'repos'),
+    ]).to.deep.equal([1, 1, 1, 1])
 
     const key = await declare(upstream, {prefetch: true})
     await until(() => present(key) && api.get(REPOS, NAMESPACE, key)?.status?.nodes?.[NODE]?.present === true)
     const later = commitTo(upstream, 'main', 'later', 'a new upstream commit\n')
     const asked = new Date().toISOString()
     await declare(upstream, {prefetch: true, askedAt: asked})
-    await until(() => git(path.join(root, key), ['rev-parse', 'main']) === later && api.get(REPOS, NAMESPACE, key)?.status?.nodes?.[NODE]?.lastAsked === asked)
+    await until(
+      () =>
+        git(path.join(root, key), ['rev-parse', 'main']) === later &&
+        api.get(REPOS, NAMESPACE, key)?.status?.nodes?.[NODE]?.lastAsked === asked,
+    )
     api.remove(REPOS, NAMESPACE, key)
     await until(() => !existsSync(path.join(root, key)))
 
     // No polling: the watches stayed open; the pods were listed once more, right before the eviction.
-    expect([count('list', 'pods'), count('list', 'repos'), count('watch', 'pods'), count('watch', 'repos')]).to.deep.equal([2, 1, 1, 1])
+    expect([
+      count('list', 'pods'),
+      count('list', 'repos'),
+      count('watch', 'pods'),
+      count('watch', 'repos'),
+    ]).to.deep.equal([2, 1, 1, 1])
     const pods = api.calls.filter((call) => call.resource === 'pods')
     expect(pods.every((call) => call.fieldSelector === `spec.nodeName=${NODE}`)).to.equal(true)
-    for (const call of api.calls) expect(allowedBy(agentRoleRules(), call), `${call.verb} ${call.resource}`).to.equal(true)
+    for (const call of api.calls)
+      expect(allowedBy(agentRoleRules(), call), `${call.verb} ${call.resource}`).to.equal(true)
     stop.abort()
     expect(await running).to.deep.include({cloned: [key], fetched: [key], evicted: [key]})
     expect(h.warnings).to.deep.equal([])
   })
 
-  it('fetches on its Repo\'s refreshInterval while watching, woken for the refresh due, not by the resync', async () => {
+  it("fetches on its Repo's refreshInterval while watching, woken for the refresh due, not by the resync", async () => {
     const upstream = makeUpstream('app')
     await startAgent()
     const {key} = repoIdentity(upstream)

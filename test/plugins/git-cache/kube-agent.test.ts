@@ -11,12 +11,19 @@ import path from 'node:path'
 import type {CacheAgentPass} from '../../../src/sdk/cache.js'
 import type {SandboxSpec} from '../../../src/sdk/sandbox.js'
 import type {Target} from '../../../src/sdk/target.js'
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {agentRoleRules} from '../../../src/plugins/k8s-sandbox/cluster-objects.js'
+
 import {AGENT_API_CALLS, mountedCacheKeys, openCacheDemand} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
+import {agentRoleRules} from '../../../src/plugins/k8s-sandbox/cluster-objects.js'
 import {podManifest} from '../../../src/plugins/k8s-sandbox/manifest.js'
 import {repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
-import {allowedBy, type FakeKubeApi, type FakeKubeCall, type KubeObject, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
+import {
+  allowedBy,
+  type FakeKubeApi,
+  type FakeKubeCall,
+  type KubeObject,
+  startFakeKubeApi,
+} from '../../support/fake-kube-api/index.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard, type YardRun} from '../../support/yard.js'
 import {commitTo, git, harness, localConfig, makeUpstream, PIN_LINES} from './support.js'
@@ -47,17 +54,27 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     root = path.join(tempDir('yard-node'), 'caches')
     agentCalls = []
   })
+
   afterEach(async () => {
     await api.close()
     cleanupTemp()
   })
 
   /** One `--once --json` pass of the agent of NODE (or `node`). */
-  async function agent(env: Record<string, string | undefined> = {}): Promise<YardRun & {pass: Required<CacheAgentPass>}> {
+  async function agent(
+    env: Record<string, string | undefined> = {},
+  ): Promise<YardRun & {pass: Required<CacheAgentPass>}> {
     const before = api.calls.length
     const run = await yard(['cache', 'agent', '--kubernetes', '--once', '--json'], {
       cwd: tempDir('yard-cwd'),
-      env: {KUBECONFIG: api.kubeconfigPath, NODE_NAME: NODE, YARD_NAMESPACE: NAMESPACE, YARD_CACHE_ROOT: root, YARD_KUBE_CONTEXT: undefined, ...env},
+      env: {
+        KUBECONFIG: api.kubeconfigPath,
+        NODE_NAME: NODE,
+        YARD_NAMESPACE: NAMESPACE,
+        YARD_CACHE_ROOT: root,
+        YARD_KUBE_CONTEXT: undefined,
+        ...env,
+      },
     })
     agentCalls.push(...api.calls.slice(before))
     return {...run, pass: run.json as Required<CacheAgentPass>}
@@ -66,26 +83,62 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
   /** A Repo named by the cache key of `url`; returns the key. */
   async function declare(url: string, spec: {refreshInterval?: string; askedAt?: string} = {}): Promise<string> {
     const {key} = repoIdentity(url)
-    await api.put(repoObject(key, NAMESPACE, {url, ...spec}) as unknown as KubeObject)
+    await api.put(repoObject(key, NAMESPACE, {url, ...spec}))
     return key
   }
 
   /** A sandbox pod (the manifest `yard sandbox create` makes) mounting `urls`, on `node`, in `phase`. */
-  async function sandboxPod(name: string, urls: string[], node: string, phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' = 'Running'): Promise<void> {
-    const target: Target = {name, isMain: false, prefix: 'app', project: `app-${name}`, owner: '0123456789ab', offset: 7, offsetSource: 'hash', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
-    const repos = urls.map((url) => ({slot: path.basename(url, '.git'), url, ref: null, identity: repoIdentity(url).identity, key: repoIdentity(url).key}))
-    const spec: SandboxSpec = {runtime: 'kubernetes', image: 'yard-dev:test', cacheRoot: root, repos, branch: `wt/${name}`, portBases: {}}
+  async function sandboxPod(
+    name: string,
+    urls: string[],
+    node: string,
+    phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' = 'Running',
+  ): Promise<void> {
+    const target: Target = {
+      name,
+      isMain: false,
+      prefix: 'app',
+      project: `app-${name}`,
+      owner: '0123456789ab',
+      offset: 7,
+      offsetSource: 'hash',
+      ports: {},
+      checkoutPath: '/src/app',
+      mainPath: '/src/app',
+    }
+    const repos = urls.map((url) => ({
+      slot: path.basename(url, '.git'),
+      url,
+      ref: null,
+      identity: repoIdentity(url).identity,
+      key: repoIdentity(url).key,
+    }))
+    const spec: SandboxSpec = {
+      runtime: 'kubernetes',
+      image: 'yard-dev:test',
+      cacheRoot: root,
+      repos,
+      branch: `wt/${name}`,
+      portBases: {},
+    }
     const pod = podManifest(target, spec) as KubeObject
-    await api.put({...pod, metadata: {...pod.metadata, namespace: NAMESPACE}, spec: {...pod.spec, nodeName: node}, status: {phase}})
+    await api.put({
+      ...pod,
+      metadata: {...pod.metadata, namespace: NAMESPACE},
+      spec: {...pod.spec, nodeName: node},
+      status: {phase},
+    })
   }
 
   async function setPhase(name: string, phase: 'Succeeded' | 'Failed'): Promise<void> {
     await api.patchStatus('pods', NAMESPACE, `app-${name}`, {phase})
   }
 
-  const statusOf = (key: string) => api.get(REPOS, NAMESPACE, key)?.status?.nodes as Record<string, Record<string, unknown>> | undefined
+  const statusOf = (key: string) =>
+    api.get(REPOS, NAMESPACE, key)?.status?.nodes as Record<string, Record<string, unknown>> | undefined
   const present = (key: string) => existsSync(path.join(root, key, 'HEAD'))
-  const patches = () => agentCalls.filter((call) => call.verb !== 'get' && call.verb !== 'list' && call.verb !== 'watch')
+  const patches = () =>
+    agentCalls.filter((call) => call.verb !== 'get' && call.verb !== 'list' && call.verb !== 'watch')
 
   it('clones a Repo that a pod on its node mounts, and reports it present in its own entry', async () => {
     const upstream = makeUpstream('app')
@@ -131,7 +184,7 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect((await agent()).pass.fetched).to.deep.equal([])
   })
 
-  it('fetches a present cache on its Repo\'s refreshInterval, and others on --interval', async () => {
+  it("fetches a present cache on its Repo's refreshInterval, and others on --interval", async () => {
     const quick = makeUpstream('quick')
     const slow = makeUpstream('slow')
     const quickKey = await declare(quick, {refreshInterval: '1s'})
@@ -154,7 +207,10 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     const upstream = makeUpstream('app')
     const key = await declare(upstream)
     await sandboxPod('feat', [upstream], NODE)
-    api.inject({verb: 'list', resource: 'repos'}, {code: 403, reason: 'Forbidden', message: 'repos.yard.dev is forbidden'})
+    api.inject(
+      {verb: 'list', resource: 'repos'},
+      {code: 403, reason: 'Forbidden', message: 'repos.yard.dev is forbidden'},
+    )
     const once = await agent()
     expect(once.exitCode).to.equal(1)
     expect(JSON.stringify(once.json)).to.include('list the Repos').and.include('forbidden')
@@ -162,21 +218,31 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
 
     api.inject({verb: 'list', resource: 'pods'}, {code: 503, reason: 'ServiceUnavailable', message: 'try later'}, 2)
     const h = harness({root})
-    const demand = await openCacheDemand({node: NODE, cacheRoot: root, namespace: NAMESPACE}, {...process.env, KUBECONFIG: api.kubeconfigPath})
+    const demand = await openCacheDemand(
+      {node: NODE, cacheRoot: root, namespace: NAMESPACE},
+      {...process.env, KUBECONFIG: api.kubeconfigPath},
+    )
     const stop = new AbortController()
-    const running = h.cache.agent(root, {intervalMs: 10 * 60_000, once: false, signal: stop.signal, pollMs: 100, demand})
+    const running = h.cache.agent(root, {
+      intervalMs: 10 * 60_000,
+      once: false,
+      signal: stop.signal,
+      pollMs: 100,
+      demand,
+    })
     try {
       await until(() => statusOf(key)?.[NODE]?.present === true)
     } finally {
       stop.abort()
     }
+
     expect((await running).cloned).to.deep.equal([key])
     // Watching, one warning per outage: the informer retries with backoff by itself.
     expect(h.warnings).to.have.length(1)
     expect(h.warnings[0]).to.include('lost its watch').and.include('503')
   })
 
-  it('adopts a repository found in the root (pinned), refreshes it from its Repo\'s url and reports it present', async () => {
+  it("adopts a repository found in the root (pinned), refreshes it from its Repo's url and reports it present", async () => {
     const upstream = makeUpstream('app')
     const key = await declare(upstream)
     mkdirSync(root, {recursive: true})
@@ -207,6 +273,7 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
       expect(present(key), key).to.equal(false)
       expect(statusOf(key)?.[NODE], key).to.equal(undefined)
     }
+
     expect(patches()).to.deep.equal([])
   })
 
@@ -239,7 +306,7 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect(statusOf(keptKey)?.[NODE]).to.include({present: true})
   })
 
-  it('keeps the directory a pod\'s hostPath volume made for a cache it is waiting for', async () => {
+  it("keeps the directory a pod's hostPath volume made for a cache it is waiting for", async () => {
     const upstream = makeUpstream('app')
     const {key} = repoIdentity(upstream)
     // The kubelet made the (empty) directory; no Repo yet: nothing to clone from, nothing to remove.
@@ -251,7 +318,7 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect(existsSync(path.join(root, key))).to.equal(true)
   })
 
-  it('writes only its own node\'s entry of a Repo\'s status, with merge patches on the status subresource', async () => {
+  it("writes only its own node's entry of a Repo's status, with merge patches on the status subresource", async () => {
     const upstream = makeUpstream('app')
     const broken = path.join(tempDir('yard-missing'), 'gone.git')
     const key = await declare(upstream)
@@ -268,10 +335,14 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     expect(Object.keys(statusOf(key) ?? {}).sort()).to.deep.equal([NODE, OTHER_NODE])
     // A failed clone is reported, so a sandbox waiting on it fails with git's words.
     expect(statusOf(brokenKey)?.[NODE]).to.include({present: false})
-    expect(String(statusOf(brokenKey)?.[NODE]?.lastError)).to.match(/^git clone .*failed/).and.include(broken)
+    expect(String(statusOf(brokenKey)?.[NODE]?.lastError))
+      .to.match(/^git clone .*failed/)
+      .and.include(broken)
 
     const writes = patches()
-    expect(writes.map((call) => `${call.verb} ${call.resource}/${call.subresource} ${call.name}`).sort()).to.deep.equal([`patch repos/status ${brokenKey}`, `patch repos/status ${key}`].sort())
+    expect(writes.map((call) => `${call.verb} ${call.resource}/${call.subresource} ${call.name}`).sort()).to.deep.equal(
+      [`patch repos/status ${brokenKey}`, `patch repos/status ${key}`].sort(),
+    )
     for (const call of writes) {
       expect(call.contentType).to.equal('application/merge-patch+json')
       expect(call.body).to.have.all.keys('status')
@@ -298,21 +369,46 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
 
     const rules = agentRoleRules()
     expect(agentCalls.length).to.be.greaterThan(0)
-    for (const call of agentCalls) expect(allowedBy(rules, call), `${call.verb} ${call.group}/${call.resource}${call.subresource ? `/${call.subresource}` : ''}`).to.equal(true)
+    for (const call of agentCalls)
+      expect(
+        allowedBy(rules, call),
+        `${call.verb} ${call.group}/${call.resource}${call.subresource ? `/${call.subresource}` : ''}`,
+      ).to.equal(true)
     expect(agentCalls.every((call) => call.namespace === NAMESPACE)).to.equal(true)
     // Pods are read on this node only.
-    expect(agentCalls.filter((call) => call.resource === 'pods').map((call) => call.fieldSelector)).to.satisfy((selectors: string[]) => selectors.length > 0 && selectors.every((selector) => selector === `spec.nodeName=${NODE}`))
+    expect(agentCalls.filter((call) => call.resource === 'pods').map((call) => call.fieldSelector)).to.satisfy(
+      (selectors: string[]) =>
+        selectors.length > 0 && selectors.every((selector) => selector === `spec.nodeName=${NODE}`),
+    )
     // And the calls it makes are among the ones it declares (cache-demand.ts); --once lists, never watches.
-    const made = new Set(agentCalls.map((call) => `${call.group}|${call.subresource ? `${call.resource}/${call.subresource}` : call.resource}|${call.verb}`))
-    expect([...made].sort()).to.deep.equal(AGENT_API_CALLS.filter((call) => call.verb !== 'watch').map((call) => `${call.apiGroup}|${call.resource}|${call.verb}`).sort())
+    const made = new Set(
+      agentCalls.map(
+        (call) =>
+          `${call.group}|${call.subresource ? `${call.resource}/${call.subresource}` : call.resource}|${call.verb}`,
+      ),
+    )
+    expect([...made].sort()).to.deep.equal(
+      AGENT_API_CALLS.filter((call) => call.verb !== 'watch')
+        .map((call) => `${call.apiGroup}|${call.resource}|${call.verb}`)
+        .sort(),
+    )
   })
 
   it('running as a loop, clones for a pod that appears, serves an ask, evicts, clones again at once when wanted again, and stops when told', async () => {
     const upstream = makeUpstream('app')
     const h = harness({root})
-    const demand = await openCacheDemand({node: NODE, cacheRoot: root, namespace: NAMESPACE}, {...process.env, KUBECONFIG: api.kubeconfigPath})
+    const demand = await openCacheDemand(
+      {node: NODE, cacheRoot: root, namespace: NAMESPACE},
+      {...process.env, KUBECONFIG: api.kubeconfigPath},
+    )
     const stop = new AbortController()
-    const running = h.cache.agent(root, {intervalMs: 10 * 60_000, once: false, signal: stop.signal, pollMs: 100, demand})
+    const running = h.cache.agent(root, {
+      intervalMs: 10 * 60_000,
+      once: false,
+      signal: stop.signal,
+      pollMs: 100,
+      demand,
+    })
     try {
       const key = await declare(upstream)
       await sandboxPod('feat', [upstream], NODE)
@@ -331,6 +427,7 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
     } finally {
       stop.abort()
     }
+
     const pass = await running
     expect(pass.cloned).to.have.length(2)
     expect(pass.fetched).to.have.length(1)
@@ -348,16 +445,45 @@ describe('git-cache: the agent on a cluster (yard cache agent --kubernetes)', fu
 })
 
 describe('git-cache: which caches a pod mounts (cluster mode)', () => {
-  const pod = (paths: string[], phase?: string) => ({spec: {volumes: [...paths.map((hostPath) => ({hostPath: {path: hostPath}})), {emptyDir: {}} as never]}, status: {phase}})
+  const pod = (paths: string[], phase?: string) => ({
+    spec: {volumes: [...paths.map((hostPath) => ({hostPath: {path: hostPath}})), {emptyDir: {}} as never]},
+    status: {phase},
+  })
 
   it('reads hostPath volumes directly under the cache root named like caches, of pods that have not ended', () => {
     const cases: Array<[string, Parameters<typeof mountedCacheKeys>[0], string[]]> = [
       ['a sandbox pod', [pod(['/var/lib/yard/yard/caches/app-0123abcd'], 'Running')], ['app-0123abcd']],
-      ['a pending pod, a trailing slash, a dot segment', [pod(['/var/lib/yard/yard/caches/app-0123abcd/', '/var/lib/yard/yard/./caches/lib-89abcdef'], 'Pending')], ['app-0123abcd', 'lib-89abcdef']],
+      [
+        'a pending pod, a trailing slash, a dot segment',
+        [pod(['/var/lib/yard/yard/caches/app-0123abcd/', '/var/lib/yard/yard/./caches/lib-89abcdef'], 'Pending')],
+        ['app-0123abcd', 'lib-89abcdef'],
+      ],
       ['no phase yet', [pod(['/var/lib/yard/yard/caches/app-0123abcd'])], ['app-0123abcd']],
-      ['pods that ended', [pod(['/var/lib/yard/yard/caches/app-0123abcd'], 'Succeeded'), pod(['/var/lib/yard/yard/caches/lib-89abcdef'], 'Failed')], []],
-      ['elsewhere, deeper, the root itself, not a cache name', [pod(['/var/lib/other/app-0123abcd', '/var/lib/yard/yard/caches/app-0123abcd/objects', '/var/lib/yard/yard/caches', '/var/lib/yard/yard/caches/notes'], 'Running')], []],
+      [
+        'pods that ended',
+        [
+          pod(['/var/lib/yard/yard/caches/app-0123abcd'], 'Succeeded'),
+          pod(['/var/lib/yard/yard/caches/lib-89abcdef'], 'Failed'),
+        ],
+        [],
+      ],
+      [
+        'elsewhere, deeper, the root itself, not a cache name',
+        [
+          pod(
+            [
+              '/var/lib/other/app-0123abcd',
+              '/var/lib/yard/yard/caches/app-0123abcd/objects',
+              '/var/lib/yard/yard/caches',
+              '/var/lib/yard/yard/caches/notes',
+            ],
+            'Running',
+          ),
+        ],
+        [],
+      ],
     ]
-    for (const [name, pods, keys] of cases) expect([...mountedCacheKeys(pods, '/var/lib/yard/yard/caches/')].sort(), name).to.deep.equal(keys)
+    for (const [name, pods, keys] of cases)
+      expect([...mountedCacheKeys(pods, '/var/lib/yard/yard/caches/')].sort(), name).to.deep.equal(keys)
   })
 })

@@ -41,9 +41,10 @@ function lfsUpstream(dir: string): {bare: string; sha256: string; oid: string} {
 
 describe('git-cache: LFS objects (DESIGN.md §5.1)', function () {
   this.timeout(60_000)
+
   afterEach(cleanupTemp)
 
-  before(function () {
+  before(() => {
     // git-lfs is a system package (scripts/setup-system installs it).
     if (!hasLfs) throw new Error('git-lfs is not installed: run scripts/setup-system')
   })
@@ -59,7 +60,11 @@ describe('git-cache: LFS objects (DESIGN.md §5.1)', function () {
     renameSync(bare, path.join(dir, 'gone.git'))
     const clone = path.join(dir, 'clone')
     git(dir, ['clone', '-q', '--shared', h.paths(bare).repo, clone])
-    expect(createHash('sha256').update(readFileSync(path.join(clone, 'big.bin'))).digest('hex')).to.equal(sha256)
+    expect(
+      createHash('sha256')
+        .update(readFileSync(path.join(clone, 'big.bin')))
+        .digest('hex'),
+    ).to.equal(sha256)
   })
 
   it('lfs "off" fetches no LFS object', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path'
 
 import {objectCounts} from '../../../src/plugins/git-cache/layout.js'
 import {cleanupTemp} from '../../support/repo.js'
-import {harness, Harness, makeUpstream, missingObjects, writeBlobPack, writeLooseBlob} from './support.js'
+import {harness, type Harness, makeUpstream, missingObjects, writeBlobPack, writeLooseBlob} from './support.js'
 
 const MAINTENANCE = [
   ['git', 'repack', '-a', '-d', '-k'],
@@ -14,10 +14,15 @@ const MAINTENANCE = [
 
 /** Every git call that is gc, prune (or prune-packed, maintenance) or carries a --prune* flag. */
 function pruning(argvs: string[][]): string[][] {
-  return argvs.filter((argv) => ['gc', 'prune', 'prune-packed', 'maintenance'].includes(argv[1]) || argv.some((word) => word.startsWith('--prune')))
+  return argvs.filter(
+    (argv) =>
+      ['gc', 'maintenance', 'prune', 'prune-packed'].includes(argv[1]) ||
+      argv.some((word) => word.startsWith('--prune')),
+  )
 }
 
-const maintenanceCalls = (h: Harness) => h.argvs.filter((argv) => ['repack', 'commit-graph', 'pack-refs'].includes(argv[1]))
+const maintenanceCalls = (h: Harness) =>
+  h.argvs.filter((argv) => ['commit-graph', 'pack-refs', 'repack'].includes(argv[1]))
 
 describe('git-cache: maintenance thresholds and commands (acceptance 4)', function () {
   this.timeout(60_000)
@@ -31,6 +36,7 @@ describe('git-cache: maintenance thresholds and commands (acceptance 4)', functi
     repo = (await h.cache.add(h.root, upstream)).path
     expect(await objectCounts(repo)).to.deep.equal({packs: 1, looseObjects: 0})
   })
+
   afterEach(() => cleanupTemp())
 
   it('does not fire after a fetch at 49 packs, fires at 50 with exactly the three commands, and keeps every object', async () => {

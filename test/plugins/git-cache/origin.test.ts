@@ -3,6 +3,7 @@ import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheStatus} from '../../../src/sdk/cache.js'
+
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
@@ -13,27 +14,39 @@ describe('git-cache: a cache fetches only from the repository its key names', fu
   let cwd: string
   let root: string
   let env: Record<string, string>
+
   beforeEach(() => {
     cwd = tempDir('yard-cwd')
     root = path.join(tempDir('yard-root'), 'caches')
     env = {YARD_CACHE_ROOT: root}
   })
+
   afterEach(() => cleanupTemp())
 
-  it('add and fetch of the poisoning url http://host\\@evil/../x exit 2 before anything is written or fetched', async () => {
-    const pwned = path.join(tempDir('yard-pwned'), 'pwned')
-    // An ssh or a credential prompt git started would leave a trace.
-    const traced = {...env, GIT_SSH_COMMAND: `touch ${pwned}`, GIT_ASKPASS: `touch ${pwned}`}
-    for (const url of ['http://host\\@evil/../x', 'https://github.com\\@evil.example/Acme/App.git', 'ssh://-oProxyCommand=touch%20x/y', 'git@-oProxyCommand=x:y', 'ssh://@host/x']) {
-      for (const verb of ['add', 'fetch', 'maintain']) {
-        const run = await yard(['cache', verb, '--', url], {cwd, env: traced})
-        expect(run.exitCode, `${verb} ${url}: ${run.stderr}`).to.equal(2)
-        expect(run.stderr).to.include('invalid repository url')
+  it(
+    String.raw`add and fetch of the poisoning url http://host\@evil/../x exit 2 before anything is written or fetched`,
+    async () => {
+      const pwned = path.join(tempDir('yard-pwned'), 'pwned')
+      // An ssh or a credential prompt git started would leave a trace.
+      const traced = {...env, GIT_SSH_COMMAND: `touch ${pwned}`, GIT_ASKPASS: `touch ${pwned}`}
+      for (const url of [
+        String.raw`http://host\@evil/../x`,
+        String.raw`https://github.com\@evil.example/Acme/App.git`,
+        'ssh://-oProxyCommand=touch%20x/y',
+        'git@-oProxyCommand=x:y',
+        'ssh://@host/x',
+      ]) {
+        for (const verb of ['add', 'fetch', 'maintain']) {
+          const run = await yard(['cache', verb, '--', url], {cwd, env: traced})
+          expect(run.exitCode, `${verb} ${url}: ${run.stderr}`).to.equal(2)
+          expect(run.stderr).to.include('invalid repository url')
+        }
       }
-    }
-    expect(existsSync(root)).to.equal(false)
-    expect(existsSync(pwned)).to.equal(false)
-  })
+
+      expect(existsSync(root)).to.equal(false)
+      expect(existsSync(pwned)).to.equal(false)
+    },
+  )
 
   it('fetch and maintain of an unknown url exit 2 and create nothing (no root, no .leases, no row)', async () => {
     const unknown = makeUpstream('unknown')
@@ -42,12 +55,14 @@ describe('git-cache: a cache fetches only from the repository its key names', fu
       expect(run.exitCode, run.stderr).to.equal(2)
       expect(run.stderr).to.include('there is no cache')
     }
+
     expect(existsSync(root)).to.equal(false)
 
     const known = makeUpstream()
     expect((await yard(['cache', 'add', known], {cwd, env})).exitCode).to.equal(0)
     const before = readdirSync(root).sort()
-    for (const verb of ['fetch', 'maintain']) expect((await yard(['cache', verb, unknown], {cwd, env})).exitCode).to.equal(2)
+    for (const verb of ['fetch', 'maintain'])
+      expect((await yard(['cache', verb, unknown], {cwd, env})).exitCode).to.equal(2)
     expect(readdirSync(root).sort()).to.deep.equal(before)
     const listed = (await yard(['cache', 'list', '--json'], {cwd, env})).json as CacheStatus[]
     expect(listed.map((row) => row.url)).to.deep.equal([known])
@@ -66,8 +81,11 @@ describe('git-cache: a cache fetches only from the repository its key names', fu
       const run = await yard(['cache', verb, genuine], {cwd, env})
       expect(run.exitCode, `${verb}: ${run.stderr}`).to.equal(3)
       expect(run.stderr).to.include(`fetches from "${evil}", which is not ${repoIdentity(genuine).identity}`)
-      expect(run.stderr).to.include(`git -C ${repo} config --get remote.origin.url`).and.include(`yard cache evict ${genuine}`)
+      expect(run.stderr)
+        .to.include(`git -C ${repo} config --get remote.origin.url`)
+        .and.include(`yard cache evict ${genuine}`)
     }
+
     expect(hasObject(repo, planted)).to.equal(false)
     expect(git(repo, ['config', 'remote.origin.url'])).to.equal(evil)
     expect(readFileSync(`${repo}.json`, 'utf8')).to.equal(record)
@@ -78,7 +96,7 @@ describe('git-cache: a cache fetches only from the repository its key names', fu
     expect(git(repo, ['config', 'remote.origin.url'])).to.equal(genuine)
   })
 
-  it('refuses to adopt a repository at the cache\'s path that was cloned from another repository, writing no record', async () => {
+  it("refuses to adopt a repository at the cache's path that was cloned from another repository, writing no record", async () => {
     const genuine = makeUpstream()
     const evil = makeUpstream('evil')
     expect((await yard(['cache', 'add', makeUpstream('other')], {cwd, env})).exitCode).to.equal(0)
@@ -97,7 +115,7 @@ describe('git-cache: a cache fetches only from the repository its key names', fu
     expect((await yard(['cache', 'add', genuine], {cwd, env})).exitCode).to.equal(0)
     const repo = path.join(root, repoIdentity(genuine).key)
     const record = JSON.parse(readFileSync(`${repo}.json`, 'utf8'))
-    writeFileSync(`${repo}.json`, JSON.stringify({...record, url: `file://${genuine}\\@evil/`}))
+    writeFileSync(`${repo}.json`, JSON.stringify({...record, url: String.raw`file://${genuine}\@evil/`}))
     const run = await yard(['cache', 'fetch', genuine], {cwd, env})
     expect(run.exitCode, run.stderr).to.equal(3)
     expect(run.stderr).to.include('is a url yard refuses').and.include('backslash')

@@ -9,18 +9,18 @@ import {commitTo, git, harness, localConfig, makeUpstream, PIN_LINES} from './su
 function urlsGuarded(argvs: string[][], url: string): Array<{argv: string; guarded: boolean}> {
   return argvs
     .filter((argv) => argv.includes(url))
-    .map((argv) => ({argv: argv.join(' '), guarded: argv.indexOf('--') !== -1 && argv.indexOf('--') < argv.indexOf(url)}))
+    .map((argv) => ({argv: argv.join(' '), guarded: argv.includes('--') && argv.indexOf('--') < argv.indexOf(url)}))
 }
 
 describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
   afterEach(() => cleanupTemp())
 
-  it('clones with the marker, and every pin is in the cache\'s config before the first fetch runs', async () => {
+  it("clones with the marker, and every pin is in the cache's config before the first fetch runs", async () => {
     const upstream = makeUpstream()
     const configAtFetch: string[][] = []
     let markerDuringClone: boolean | undefined
     const h = harness({
-      onSpawn: (argv) => {
+      onSpawn(argv) {
         // Look at the cache the moment git is asked to fetch into it, or to clone it.
         if (argv[1] === 'fetch') configAtFetch.push(localConfig(h.paths(upstream).repo))
         if (argv[1] === 'clone') markerDuringClone = existsSync(h.paths(upstream).marker)
@@ -39,7 +39,9 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
     expect(configAtFetch).to.have.length(1)
     expect(configAtFetch[0]).to.include.members(PIN_LINES)
     // Exactly two refspecs, in order, and nothing else pins pruning.
-    expect(configAtFetch[0].filter((line) => line.startsWith('remote.origin.fetch='))).to.deep.equal(PIN_LINES.filter((line) => line.startsWith('remote.origin.fetch=')))
+    expect(configAtFetch[0].filter((line) => line.startsWith('remote.origin.fetch='))).to.deep.equal(
+      PIN_LINES.filter((line) => line.startsWith('remote.origin.fetch=')),
+    )
     expect(configAtFetch[0].some((line) => line.startsWith('fetch.prune'))).to.equal(false)
     expect(git(added.path, ['rev-parse', 'main'])).to.equal(git(upstream, ['rev-parse', 'main']))
   })
@@ -52,14 +54,16 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
     git(h.paths(upstream).repo, ['config', 'remote.origin.url', `file://${upstream}`])
     await h.cache.fetch(h.root, upstream)
     const calls = urlsGuarded(h.argvs, upstream)
-    expect(calls.map((call) => call.argv.split(' ')[1])).to.deep.equal(['clone', 'config'])
+    expect(calls.map((call) => call.argv.split(' ', 2)[1])).to.deep.equal(['clone', 'config'])
     expect(calls.filter((call) => !call.guarded)).to.deep.equal([])
   })
 
   it('re-applies the pins on every refresh: a hand-changed gc.auto is back to 0 before git fetch runs', async () => {
     const upstream = makeUpstream()
     let gcAutoAtFetch: string | undefined
-    const h = harness({onSpawn: (argv) => argv[1] === 'fetch' && (gcAutoAtFetch = git(h.paths(upstream).repo, ['config', 'gc.auto']))})
+    const h = harness({
+      onSpawn: (argv) => argv[1] === 'fetch' && (gcAutoAtFetch = git(h.paths(upstream).repo, ['config', 'gc.auto'])),
+    })
     await h.cache.add(h.root, upstream)
     git(h.paths(upstream).repo, ['config', 'gc.auto', '1'])
     git(h.paths(upstream).repo, ['config', '--unset-all', 'remote.origin.fetch'])
@@ -71,7 +75,7 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
   it('adopts a hand-made bare repository at the cache path: pins it, sets origin, does not fetch', async () => {
     const upstream = makeUpstream()
     const h = harness()
-    const repo = h.paths(upstream).repo
+    const {repo} = h.paths(upstream)
     mkdirSync(h.root, {recursive: true})
     git(h.root, ['clone', '-q', '--bare', '--', upstream, repo])
     git(repo, ['config', 'gc.auto', '6700'])
@@ -83,7 +87,7 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
     expect(added.action).to.equal('adopted')
     expect(localConfig(repo)).to.include.members([...PIN_LINES, `remote.origin.url=${upstream}`])
     expect(localConfig(repo)).to.not.include('gc.pruneexpire=now')
-    expect(h.argvs.filter((argv) => ['fetch', 'clone'].includes(argv[1]))).to.deep.equal([])
+    expect(h.argvs.filter((argv) => ['clone', 'fetch'].includes(argv[1]))).to.deep.equal([])
     expect(git(repo, ['rev-parse', 'main'])).to.equal(before)
     const record = JSON.parse(readFileSync(h.paths(upstream).record, 'utf8')) as {url: string; identity: string}
     expect(record).to.deep.include({url: upstream, identity: upstream.replace(/\.git$/, '')})

@@ -53,7 +53,7 @@ describe('git-cache: submodules get their own caches (DESIGN.md §5.1)', () => {
     expect(git(h.paths(lib).repo, ['rev-parse', 'main'])).to.equal(git(srcLib, ['rev-parse', 'HEAD']))
   })
 
-  it('a submodule whose clone fails is a warning and an entry with its error; the superproject\'s cache is whole', async () => {
+  it("a submodule whose clone fails is a warning and an entry with its error; the superproject's cache is whole", async () => {
     const dir = tempDir('yard-subs')
     upstream(dir, 'lib', {'l.txt': 'l\n'})
     const app = upstream(dir, 'app', {'a.txt': 'a\n'}, ['lib'])

@@ -9,11 +9,12 @@ import path from 'node:path'
 import {crc32, deflateSync} from 'node:zlib'
 
 import type {BackendContext} from '../../../src/sdk/target.js'
+
+import {GitCache} from '../../../src/plugins/git-cache/cache.js'
+import {cachePaths, type CachePaths} from '../../../src/plugins/git-cache/layout.js'
+import {type CacheBudgets, DEFAULT_BUDGETS} from '../../../src/plugins/git-cache/repository.js'
 import {ProcessRunner} from '../../../src/sdk/process.js'
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {GitCache} from '../../../src/plugins/git-cache/cache.js'
-import {cachePaths, CachePaths} from '../../../src/plugins/git-cache/layout.js'
-import {CacheBudgets, DEFAULT_BUDGETS} from '../../../src/plugins/git-cache/repository.js'
 import {tempDir} from '../../support/repo.js'
 
 export const gitEnv = {
@@ -44,7 +45,7 @@ export function hasObject(repo: string, oid: string): boolean {
 /** The ids among `oids` that `repo` cannot read (one `git cat-file --batch-check`). */
 export function missingObjects(repo: string, oids: string[]): string[] {
   const lines = git(repo, ['cat-file', '--batch-check=%(objectname)'], oids.join('\n') + '\n').split('\n')
-  return lines.filter((line) => line.endsWith(' missing')).map((line) => line.split(' ')[0])
+  return lines.filter((line) => line.endsWith(' missing')).map((line) => line.split(' ', 1)[0])
 }
 
 /**
@@ -63,7 +64,14 @@ export function commitTo(bare: string, branch: string, name: string, content: st
       base = null
     }
   }
-  const commit = git(bare, ['commit-tree', tree, ...(base ? ['-p', base] : []), '-m', `${name}: ${content.slice(0, 20)}`])
+
+  const commit = git(bare, [
+    'commit-tree',
+    tree,
+    ...(base ? ['-p', base] : []),
+    '-m',
+    `${name}: ${content.slice(0, 20)}`,
+  ])
   git(bare, ['update-ref', `refs/heads/${branch}`, commit])
   return commit
 }
@@ -84,9 +92,15 @@ export function chainCommits(bare: string, parent: string, count: number): strin
     stream += index === 1 ? `from ${parent}\n` : ''
     stream += `M 100644 :${2 * index - 1} counter\n\n`
   }
+
   git(bare, ['fast-import', '--quiet', `--export-marks=${marks}`], stream)
-  const ids = new Map(readFileSync(marks, 'utf8').trim().split('\n').map((line) => line.slice(1).split(' ') as [string, string]))
-  return Array.from({length: count}, (_, index) => ids.get(String(2 * index + 2)) as string)
+  const ids = new Map(
+    readFileSync(marks, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.slice(1).split(' ') as [string, string]),
+  )
+  return Array.from({length: count}, (_, index) => ids.get(String(2 * index + 2))!)
 }
 
 /** A bare upstream `<tmp>/<name>.git` with one commit on main (HEAD → main). */
@@ -109,18 +123,31 @@ export interface Harness {
 }
 
 /** A GitCache over a fresh root, recording argv and warnings; budgets may be shortened. */
-export function harness(options: {budgets?: Partial<CacheBudgets>; env?: Record<string, string>; root?: string; onSpawn?: (argv: string[]) => void; Runner?: typeof ProcessRunner} = {}): Harness {
+export function harness(
+  options: {
+    budgets?: Partial<CacheBudgets>
+    env?: Record<string, string>
+    root?: string
+    onSpawn?: (argv: string[]) => void
+    Runner?: typeof ProcessRunner
+  } = {},
+): Harness {
   const argvs: string[][] = []
   const warnings: string[] = []
   const root = options.root ?? path.join(tempDir('yard-caches'), 'caches')
   const runner = new (options.Runner ?? ProcessRunner)({
     env: {...gitEnv, ...options.env},
-    onSpawn: (argv) => {
+    onSpawn(argv) {
       argvs.push(argv)
       options.onSpawn?.(argv)
     },
   })
-  const context: BackendContext = {runner, env: {...gitEnv, ...options.env}, stateDir: path.dirname(root), warn: (message) => warnings.push(message)}
+  const context: BackendContext = {
+    runner,
+    env: {...gitEnv, ...options.env},
+    stateDir: path.dirname(root),
+    warn: (message) => warnings.push(message),
+  }
   const cache = new GitCache(context, {...DEFAULT_BUDGETS, ...options.budgets})
   return {cache, root, argvs, warnings, paths: (url) => cachePaths(root, repoIdentity(url).key)}
 }
@@ -156,7 +183,9 @@ export function writeLooseBlob(repo: string, content: string): string {
  */
 export function writeBlobPack(repo: string, content: string): string {
   const data = Buffer.from(content)
-  const oid = createHash('sha1').update(Buffer.concat([Buffer.from(`blob ${data.length}\0`), data])).digest()
+  const oid = createHash('sha1')
+    .update(Buffer.concat([Buffer.from(`blob ${data.length}\0`), data]))
+    .digest()
   // Object header: type 3 (blob) and the size, 4 bits then 7 bits per byte.
   const header: number[] = []
   let size = data.length
@@ -167,6 +196,7 @@ export function writeBlobPack(repo: string, content: string): string {
     byte = size & 0x7f
     size >>= 7
   }
+
   header.push(byte)
   const entry = Buffer.concat([Buffer.from(header), deflateSync(data)])
   const packHead = Buffer.alloc(12)

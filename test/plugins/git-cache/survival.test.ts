@@ -6,7 +6,17 @@ import path from 'node:path'
 import {objectCounts} from '../../../src/plugins/git-cache/layout.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {chainCommits, commitTo, git, gitEnv, harness, hasObject, localConfig, makeUpstream, PIN_LINES} from './support.js'
+import {
+  chainCommits,
+  commitTo,
+  git,
+  gitEnv,
+  harness,
+  hasObject,
+  localConfig,
+  makeUpstream,
+  PIN_LINES,
+} from './support.js'
 
 const FETCHES = 60
 
@@ -24,7 +34,10 @@ interface Scenario {
  * Case 8: a `--shared` clone checks out commit C; upstream force-pushes C away; FETCHES fetches
  * into the cache follow, one new commit each. `makeCache` clones the cache, `fetchCache` fetches it.
  */
-async function forcePushScenario(makeCache: (upstream: string) => Promise<string>, fetchCache: () => Promise<void>): Promise<Scenario> {
+async function forcePushScenario(
+  makeCache: (upstream: string) => Promise<string>,
+  fetchCache: () => Promise<void>,
+): Promise<Scenario> {
   const upstream = makeUpstream()
   const base = git(upstream, ['rev-parse', 'main'])
   const orphan = commitTo(upstream, 'main', 'feature', 'work that will be force-pushed away\n')
@@ -34,7 +47,7 @@ async function forcePushScenario(makeCache: (upstream: string) => Promise<string
   expect(git(clone, ['rev-parse', 'HEAD'])).to.equal(orphan)
   // The clone borrows: it has no object of its own.
   expect(existsSync(path.join(clone, '.git', 'objects', 'info', 'alternates'))).to.equal(true)
-  expect((await objectCounts(path.join(clone, '.git')))).to.deep.equal({packs: 0, looseObjects: 0})
+  expect(await objectCounts(path.join(clone, '.git'))).to.deep.equal({packs: 0, looseObjects: 0})
 
   const rewritten = commitTo(upstream, 'main', 'rewritten', 'history rewritten\n', base)
   const strayBlob = git(cacheRepo, ['hash-object', '-w', '--stdin'], 'a blob nothing reaches\n')
@@ -42,6 +55,7 @@ async function forcePushScenario(makeCache: (upstream: string) => Promise<string
     git(upstream, ['update-ref', 'refs/heads/main', next])
     await fetchCache()
   }
+
   expect(git(cacheRepo, ['rev-parse', 'main'])).to.equal(git(upstream, ['rev-parse', 'main']))
   expect(git(cacheRepo, ['merge-base', '--is-ancestor', base, 'main'])).to.equal('')
   return {upstream, cacheRepo, clone, orphan, strayBlob}
@@ -54,6 +68,7 @@ function fsck(repo: string): {status: number | null; output: string} {
 
 describe('git-cache: borrowed objects survive force-pushes, fetches and maintenance (case 8, acceptance 3)', function () {
   this.timeout(120_000)
+
   afterEach(() => cleanupTemp())
 
   it(`keeps C readable after a force-push, ${FETCHES} fetches and yard cache maintain --force; the clone stays sound`, async () => {
@@ -72,7 +87,10 @@ describe('git-cache: borrowed objects survive force-pushes, fetches and maintena
     // C is unreachable in the cache now: only -k keeps it through maintenance.
     expect(git(scenario.cacheRepo, ['branch', '--contains', scenario.orphan])).to.equal('')
 
-    const run = await yard(['cache', 'maintain', url, '--force'], {cwd: tempDir('yard-cwd'), env: {YARD_CACHE_ROOT: h.root}})
+    const run = await yard(['cache', 'maintain', url, '--force'], {
+      cwd: tempDir('yard-cwd'),
+      env: {YARD_CACHE_ROOT: h.root},
+    })
     expect(run.exitCode, run.stderr).to.equal(0)
     expect(run.stdout).to.include('maintained')
 

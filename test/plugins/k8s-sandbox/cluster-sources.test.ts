@@ -22,8 +22,12 @@ describe('sandbox create --runtime kubernetes refuses sources only this machine 
     cluster = await FakeCluster.start()
     upstream = makeUpstream('app')
     fixture = makeApp('yardtest-k4', 'WEB_PORT = 39700')
-    writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[cluster]\nready-timeout-seconds = 2\ncache-timeout-seconds = 2\n')
+    writeFileSync(
+      path.join(fixture.app, 'yard.local.toml'),
+      '[cluster]\nready-timeout-seconds = 2\ncache-timeout-seconds = 2\n',
+    )
   })
+
   after(async () => {
     await cluster.close()
     cleanupTemp()
@@ -45,19 +49,38 @@ describe('sandbox create --runtime kubernetes refuses sources only this machine 
   it('exits 2 naming the rule and the fix, and the cluster is asked to create nothing', async () => {
     for (const url of refused()) {
       const before = cluster.api.calls.length
-      const run = await yard(['sandbox', 'create', 'feat', '--runtime', 'kubernetes', '--image', 'yard-dev:test', '--repo', url], {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
+      const run = await yard(
+        ['sandbox', 'create', 'feat', '--runtime', 'kubernetes', '--image', 'yard-dev:test', '--repo', url],
+        {cwd: fixture.app, env: {...fixture.env, ...cluster.env}},
+      )
       expect(run.exitCode, `${url}: ${run.stderr}`).to.equal(2)
       expect(run.stderr).to.include('cannot be fetched by the cluster')
       expect(run.stderr).to.include('push it somewhere the cluster can fetch')
       const writes = cluster.api.calls.slice(before).filter((call) => call.verb !== 'get' && call.verb !== 'list')
       expect(writes, url).to.deep.equal([])
     }
+
     expect(cluster.api.objects('repos.yard.dev', NAMESPACE)).to.deep.equal([])
     expect(cluster.api.objects('pods', NAMESPACE)).to.deep.equal([])
   })
 
   it('a second --repo that is host-only refuses the whole create, the good one included', async () => {
-    const run = await yard(['sandbox', 'create', 'feat', '--runtime', 'kubernetes', '--image', 'yard-dev:test', '--repo', 'https://git.example.com/acme/app.git', '--repo', `lib=file://${upstream}`], {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
+    const run = await yard(
+      [
+        'sandbox',
+        'create',
+        'feat',
+        '--runtime',
+        'kubernetes',
+        '--image',
+        'yard-dev:test',
+        '--repo',
+        'https://git.example.com/acme/app.git',
+        '--repo',
+        `lib=file://${upstream}`,
+      ],
+      {cwd: fixture.app, env: {...fixture.env, ...cluster.env}},
+    )
     expect(run.exitCode, run.stderr).to.equal(2)
     expect(cluster.api.objects('repos.yard.dev', NAMESPACE)).to.deep.equal([])
     expect(cluster.api.objects('pods', NAMESPACE)).to.deep.equal([])

@@ -8,9 +8,9 @@ import {readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {throttledSsh} from '../../support/kill-points.js'
-import {cleanupTemp, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
-import {yard, YardRun} from '../../support/yard.js'
+import {cleanupTemp, tempDir} from '../../support/repo.js'
+import {yard, type YardRun} from '../../support/yard.js'
 import {inPod, inPodTry, makeApp, makeUpstream, SANDBOX_TEST_PREFIX} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}c`
@@ -26,10 +26,12 @@ function filesHolding(dir: string, needle: string): string[] {
 
 describe('sandbox: credentials in --repo urls reach no pod, file or output (acceptance 3)', function () {
   this.timeout(240_000)
+
   before(async () => {
     sweep(prefix)
     await ensureDefaultImage()
   })
+
   after(() => {
     sweep(prefix)
     cleanupTemp()
@@ -47,10 +49,17 @@ describe('sandbox: credentials in --repo urls reach no pod, file or output (acce
       GIT_CONFIG_KEY_0: 'url.ssh://fake.invalid/.insteadOf',
       GIT_CONFIG_VALUE_0: 'https://fake.invalid/',
     }
-    const run = (args: string[]) => yard(args, {cwd: fixture.app, env})
+    const run = async (args: string[]) => yard(args, {cwd: fixture.app, env})
     const clean = `https://fake.invalid${upstream}`
     const outputs: YardRun[] = []
-    const created = await run(['sandbox', 'create', 'feat', '--repo', `https://user:${TOKEN}@fake.invalid${upstream}`, '--json'])
+    const created = await run([
+      'sandbox',
+      'create',
+      'feat',
+      '--repo',
+      `https://user:${TOKEN}@fake.invalid${upstream}`,
+      '--json',
+    ])
     expect(created.exitCode, created.stderr).to.equal(0)
     outputs.push(created)
     outputs.push(await run(['sandbox', 'attach', 'feat', '--branch', 'fix/typo', '--json']))
@@ -61,6 +70,7 @@ describe('sandbox: credentials in --repo urls reach no pod, file or output (acce
       expect(output.exitCode, output.stderr).to.equal(0)
       expect(output.stdout + output.stderr).to.not.include(TOKEN)
     }
+
     expect(outputs[3].stdout).to.include(clean)
 
     expect(podman('pod', 'inspect', pod)).to.not.include(TOKEN)
@@ -69,6 +79,7 @@ describe('sandbox: credentials in --repo urls reach no pod, file or output (acce
       expect(inPod(pod, 'git', '-C', checkout, 'config', '--get', 'remote.origin.pushurl')).to.equal(clean)
       expect(inPod(pod, 'git', '-C', checkout, 'config', '--list')).to.not.include(TOKEN)
     }
+
     const grep = inPodTry(pod, 'grep', '-r', '-l', TOKEN, '/work', '/repos')
     expect(grep.status, grep.stdout).to.equal(1)
     expect(filesHolding(fixture.state, TOKEN)).to.deep.equal([])

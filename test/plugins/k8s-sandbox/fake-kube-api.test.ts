@@ -5,9 +5,16 @@
  */
 import {expect} from 'chai'
 
-import {openKube, type Kube} from '../../../src/plugins/k8s-sandbox/kube.js'
-import {nodeStatusPatch, REPO_GROUP, REPO_PLURAL, REPO_VERSION, repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
-import {allowedBy, startFakeKubeApi, type FakeKubeApi} from '../../support/fake-kube-api/index.js'
+import {type Kube, openKube} from '../../../src/plugins/k8s-sandbox/kube.js'
+import {
+  nodeStatusPatch,
+  REPO_GROUP,
+  REPO_PLURAL,
+  REPO_VERSION,
+  repoCrd,
+  repoObject,
+} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {allowedBy, type FakeKubeApi, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 
 const pod = (name: string, labels: Record<string, string> = {}) => ({
   apiVersion: 'v1',
@@ -23,6 +30,7 @@ async function failure(promise: Promise<unknown>): Promise<{code: number; body: 
     const {code, body} = error as {code: number; body: string}
     return {code, body: JSON.parse(body)}
   }
+
   throw new Error('expected the call to fail')
 }
 
@@ -34,10 +42,14 @@ describe('fake Kubernetes API server (client-node against it)', () => {
     api = await startFakeKubeApi({namespaces: ['yard'], crds: [repoCrd()]})
     kube = await openKube({namespace: 'yard'}, {KUBECONFIG: api.kubeconfigPath})
   })
-  afterEach(() => api.close())
+
+  afterEach(async () => api.close())
 
   it('creates and reads a pod with server fields, 409 AlreadyExists on a second create, 404 NotFound for a missing one', async () => {
-    const created = await kube.core.createNamespacedPod({namespace: 'yard', body: pod('app-feat', {'yard.dev/name': 'feat'})})
+    const created = await kube.core.createNamespacedPod({
+      namespace: 'yard',
+      body: pod('app-feat', {'yard.dev/name': 'feat'}),
+    })
     expect(created.metadata?.uid).to.match(/^[0-9a-f-]{36}$/)
     expect(created.metadata?.namespace).to.equal('yard')
     expect(Number(created.metadata?.resourceVersion)).to.be.greaterThan(0)
@@ -63,7 +75,9 @@ describe('fake Kubernetes API server (client-node against it)', () => {
     expect(answer.code).to.equal(422)
     expect(answer.body.reason).to.equal('Invalid')
     expect(answer.body.message).to.contain('spec.containers[0].ports[0].containerPort')
-    const badLabel = await failure(kube.core.createNamespacedPod({namespace: 'yard', body: pod('bad', {'yard.dev/name': 'x'.repeat(64)})}))
+    const badLabel = await failure(
+      kube.core.createNamespacedPod({namespace: 'yard', body: pod('bad', {'yard.dev/name': 'x'.repeat(64)})}),
+    )
     expect(badLabel.code).to.equal(422)
     expect(badLabel.body.message).to.contain('metadata.labels.yard.dev/name')
     expect(api.objects('pods', 'yard')).to.deep.equal([])
@@ -75,7 +89,9 @@ describe('fake Kubernetes API server (client-node against it)', () => {
     await kube.core.createNamespacedPod({namespace: 'yard', body: pod('c', {})})
     await api.setPodReady('yard', 'a', {node: 'node-1'})
     const names = async (labelSelector?: string, fieldSelector?: string) =>
-      (await kube.core.listNamespacedPod({namespace: 'yard', labelSelector, fieldSelector})).items.map((item) => item.metadata?.name)
+      (await kube.core.listNamespacedPod({namespace: 'yard', labelSelector, fieldSelector})).items.map(
+        (item) => item.metadata?.name,
+      )
     expect(await names('app=x')).to.deep.equal(['a'])
     expect(await names('app!=x')).to.deep.equal(['b', 'c'])
     expect(await names('app in (x, y)')).to.deep.equal(['a', 'b'])
@@ -89,19 +105,56 @@ describe('fake Kubernetes API server (client-node against it)', () => {
   })
 
   it('upserts a Repo, patches only its own node status entry through /status, and validates it against the CRD schema', async () => {
-    await kube.custom.createNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: 'yard', plural: REPO_PLURAL, body: repoObject('app-0123abcd', 'yard', {url: 'https://example.com/app.git'})})
-    const patch = (node: string, present: boolean) =>
-      kube.custom.patchNamespacedCustomObjectStatus({group: REPO_GROUP, version: REPO_VERSION, namespace: 'yard', plural: REPO_PLURAL, name: 'app-0123abcd', body: nodeStatusPatch(node, {present, lastFetched: '2026-11-29T10:00:00Z', lastError: null})}, kube.mergePatch)
+    await kube.custom.createNamespacedCustomObject({
+      group: REPO_GROUP,
+      version: REPO_VERSION,
+      namespace: 'yard',
+      plural: REPO_PLURAL,
+      body: repoObject('app-0123abcd', 'yard', {url: 'https://example.com/app.git'}),
+    })
+    const patch = async (node: string, present: boolean) =>
+      kube.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: REPO_GROUP,
+          version: REPO_VERSION,
+          namespace: 'yard',
+          plural: REPO_PLURAL,
+          name: 'app-0123abcd',
+          body: nodeStatusPatch(node, {present, lastFetched: '2026-11-29T10:00:00Z', lastError: null}),
+        },
+        kube.mergePatch,
+      )
     await patch('node-1', true)
     await patch('node-2', false)
     const repo = api.get('repos', 'yard', 'app-0123abcd')!
     // In a merge patch null removes the key (RFC 7386): a cleared lastError is absent.
-    expect(repo.status.nodes).to.deep.equal({'node-1': {present: true, lastFetched: '2026-11-29T10:00:00Z'}, 'node-2': {present: false, lastFetched: '2026-11-29T10:00:00Z'}})
+    expect(repo.status.nodes).to.deep.equal({
+      'node-1': {present: true, lastFetched: '2026-11-29T10:00:00Z'},
+      'node-2': {present: false, lastFetched: '2026-11-29T10:00:00Z'},
+    })
     // A write of the object itself leaves the status alone (status is a subresource).
-    await kube.custom.patchNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: 'yard', plural: REPO_PLURAL, name: 'app-0123abcd', body: {spec: {askedAt: '2026-11-29T11:00:00Z'}, status: {nodes: {}}}}, kube.mergePatch)
+    await kube.custom.patchNamespacedCustomObject(
+      {
+        group: REPO_GROUP,
+        version: REPO_VERSION,
+        namespace: 'yard',
+        plural: REPO_PLURAL,
+        name: 'app-0123abcd',
+        body: {spec: {askedAt: '2026-11-29T11:00:00Z'}, status: {nodes: {}}},
+      },
+      kube.mergePatch,
+    )
     expect(api.get('repos', 'yard', 'app-0123abcd')!.status.nodes).to.have.keys('node-1', 'node-2')
 
-    const invalid = await failure(kube.custom.createNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: 'yard', plural: REPO_PLURAL, body: repoObject('other-0123abcd', 'yard', {url: 'x', refreshInterval: 'often'})}))
+    const invalid = await failure(
+      kube.custom.createNamespacedCustomObject({
+        group: REPO_GROUP,
+        version: REPO_VERSION,
+        namespace: 'yard',
+        plural: REPO_PLURAL,
+        body: repoObject('other-0123abcd', 'yard', {url: 'x', refreshInterval: 'often'}),
+      }),
+    )
     expect(invalid.code).to.equal(422)
     expect(invalid.body.message).to.contain('spec.refreshInterval')
     const noStatusType = await failure(patch('node-3', 'yes' as unknown as boolean))
@@ -112,7 +165,13 @@ describe('fake Kubernetes API server (client-node against it)', () => {
     const bare = await startFakeKubeApi({namespaces: ['yard']})
     try {
       const client = await openKube({namespace: 'yard'}, {KUBECONFIG: bare.kubeconfigPath})
-      const list = () => client.custom.listNamespacedCustomObject({group: REPO_GROUP, version: REPO_VERSION, namespace: 'yard', plural: REPO_PLURAL})
+      const list = async () =>
+        client.custom.listNamespacedCustomObject({
+          group: REPO_GROUP,
+          version: REPO_VERSION,
+          namespace: 'yard',
+          plural: REPO_PLURAL,
+        })
       const missing = await failure(list())
       expect(missing.code).to.equal(404)
       expect(missing.body.message).to.equal('the server could not find the requested resource')
@@ -136,39 +195,56 @@ describe('fake Kubernetes API server (client-node against it)', () => {
     const watch = new kube.lib.Watch(kube.config)
     let done!: () => void
     const finished = new Promise<void>((resolve) => (done = resolve))
-    const controller = await watch.watch('/api/v1/namespaces/yard/pods', {resourceVersion: first.metadata!.resourceVersion}, (type, object) => {
-      events.push(`${type} ${object.metadata.name} ${object.status?.phase ?? ''}`.trim())
-      if (type === 'DELETED') done()
-    }, () => undefined)
+    const controller = await watch.watch(
+      '/api/v1/namespaces/yard/pods',
+      {resourceVersion: first.metadata!.resourceVersion},
+      (type, object) => {
+        events.push(`${type} ${object.metadata.name} ${object.status?.phase ?? ''}`.trim())
+        if (type === 'DELETED') done()
+      },
+      () => undefined,
+    )
     await kube.core.createNamespacedPod({namespace: 'yard', body: pod('after')})
     await api.setPodReady('yard', 'after')
     await kube.core.deleteNamespacedPod({name: 'after', namespace: 'yard'})
     await finished
     controller.abort()
-    expect(events).to.deep.equal(['ADDED after Pending', 'MODIFIED after Pending', 'MODIFIED after Running', 'DELETED after Running'])
+    expect(events).to.deep.equal([
+      'ADDED after Pending',
+      'MODIFIED after Pending',
+      'MODIFIED after Running',
+      'DELETED after Running',
+    ])
   })
 
   it('records each call with its RBAC verb, and injected failures answer in its place', async () => {
     api.calls.length = 0
     await kube.core.createNamespacedPod({namespace: 'yard', body: pod('x')})
     await kube.core.listNamespacedPod({namespace: 'yard', labelSelector: 'a=b'})
-    await kube.core.patchNamespacedPod({name: 'x', namespace: 'yard', body: {metadata: {labels: {a: 'b'}}}}, kube.mergePatch)
-    await kube.core.replaceNamespacedPodStatus({name: 'x', namespace: 'yard', body: {...(await kube.core.readNamespacedPod({name: 'x', namespace: 'yard'})), status: {phase: 'Running'}}})
+    await kube.core.patchNamespacedPod(
+      {name: 'x', namespace: 'yard', body: {metadata: {labels: {a: 'b'}}}},
+      kube.mergePatch,
+    )
+    await kube.core.replaceNamespacedPodStatus({
+      name: 'x',
+      namespace: 'yard',
+      body: {...(await kube.core.readNamespacedPod({name: 'x', namespace: 'yard'})), status: {phase: 'Running'}},
+    })
     await kube.core.deleteNamespacedPod({name: 'x', namespace: 'yard'})
-    expect(api.calls.map((call) => `${call.verb} ${call.resource}${call.subresource ? `/${call.subresource}` : ''} ${call.name ?? ''}`.trim())).to.deep.equal([
-      'create pods',
-      'list pods',
-      'patch pods x',
-      'get pods x',
-      'update pods/status x',
-      'delete pods x',
-    ])
+    expect(
+      api.calls.map((call) =>
+        `${call.verb} ${call.resource}${call.subresource ? `/${call.subresource}` : ''} ${call.name ?? ''}`.trim(),
+      ),
+    ).to.deep.equal(['create pods', 'list pods', 'patch pods x', 'get pods x', 'update pods/status x', 'delete pods x'])
     expect(api.calls[1].labelSelector).to.equal('a=b')
     expect(api.calls[2].contentType).to.equal('application/merge-patch+json')
     const rules = [{apiGroups: [''], resources: ['pods'], verbs: ['create', 'list', 'get', 'patch', 'delete']}]
     expect(api.calls.filter((call) => !allowedBy(rules, call)).map((call) => call.verb)).to.deep.equal(['update'])
 
-    api.inject({verb: 'list', resource: 'pods'}, {code: 403, reason: 'Forbidden', message: 'pods is forbidden: User "x" cannot list resource "pods"'})
+    api.inject(
+      {verb: 'list', resource: 'pods'},
+      {code: 403, reason: 'Forbidden', message: 'pods is forbidden: User "x" cannot list resource "pods"'},
+    )
     expect((await failure(kube.core.listNamespacedPod({namespace: 'yard'}))).code).to.equal(403)
     expect((await kube.core.listNamespacedPod({namespace: 'yard'})).items).to.deep.equal([])
   })
@@ -179,8 +255,15 @@ describe('fake Kubernetes API server (client-node against it)', () => {
       async onCreate({resource, namespace, object}, fake) {
         if (resource !== 'pods') return
         if (object.metadata.labels?.stuck) {
-          await fake.setPodUnschedulable(namespace!, object.metadata.name, '0/1 nodes are available: 1 Insufficient cpu.')
-          await fake.addEvent(object, {reason: 'FailedScheduling', message: '0/1 nodes are available: 1 Insufficient cpu.'})
+          await fake.setPodUnschedulable(
+            namespace!,
+            object.metadata.name,
+            '0/1 nodes are available: 1 Insufficient cpu.',
+          )
+          await fake.addEvent(object, {
+            reason: 'FailedScheduling',
+            message: '0/1 nodes are available: 1 Insufficient cpu.',
+          })
         } else await fake.setPodReady(namespace!, object.metadata.name, {node: 'node-7'})
       },
     })
@@ -193,8 +276,13 @@ describe('fake Kubernetes API server (client-node against it)', () => {
       expect(ready.status?.conditions?.find((condition) => condition.type === 'Ready')?.status).to.equal('True')
       const stuck = await client.core.readNamespacedPod({name: 'stuck', namespace: 'yard'})
       expect(stuck.status?.conditions?.[0]).to.include({type: 'PodScheduled', status: 'False', reason: 'Unschedulable'})
-      const events = await client.core.listNamespacedEvent({namespace: 'yard', fieldSelector: 'involvedObject.name=stuck'})
-      expect(events.items.map((event) => `${event.reason}: ${event.message}`)).to.deep.equal(['FailedScheduling: 0/1 nodes are available: 1 Insufficient cpu.'])
+      const events = await client.core.listNamespacedEvent({
+        namespace: 'yard',
+        fieldSelector: 'involvedObject.name=stuck',
+      })
+      expect(events.items.map((event) => `${event.reason}: ${event.message}`)).to.deep.equal([
+        'FailedScheduling: 0/1 nodes are available: 1 Insufficient cpu.',
+      ])
     } finally {
       await scripted.close()
     }

@@ -7,7 +7,7 @@
 import {expect} from 'chai'
 import http from 'node:http'
 
-import {startFakeKubeApi, type FakeKubeApi, type KubeObject} from '../../support/fake-kube-api/index.js'
+import {type FakeKubeApi, type KubeObject, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 
 const pod = (name: string): KubeObject => ({
   apiVersion: 'v1',
@@ -24,7 +24,7 @@ interface Streamed {
 }
 
 /** Opens `GET path?query` and collects the events it streams. */
-function stream(api: FakeKubeApi, query: string): Promise<Streamed> {
+async function stream(api: FakeKubeApi, query: string): Promise<Streamed> {
   return new Promise((resolve, reject) => {
     const events: Streamed['events'] = []
     const request = http.get(`${api.url}/api/v1/namespaces/yard/pods?${query}`, (response) => {
@@ -60,7 +60,8 @@ describe('fake Kubernetes API server: watches', function () {
   beforeEach(async () => {
     api = await startFakeKubeApi({namespaces: ['yard']})
   })
-  afterEach(() => api.close())
+
+  afterEach(async () => api.close())
 
   it('streams ADDED, MODIFIED, DELETED after the resourceVersion asked, each with its own, for watch=1 and watch=true', async () => {
     const first = await api.put(pod('a'))
@@ -80,6 +81,7 @@ describe('fake Kubernetes API server: watches', function () {
       expect(watch.events.some((event) => event.object.metadata.name === 'a')).to.equal(false)
       watch.close()
     }
+
     expect(api.calls.filter((call) => call.verb === 'watch')).to.have.length(2)
   })
 
@@ -98,7 +100,11 @@ describe('fake Kubernetes API server: watches', function () {
     expect(markedEvents.map((event) => event.type)).to.deep.equal(['BOOKMARK', 'BOOKMARK'])
     // A bookmark carries the server's current resourceVersion, and only that.
     const last = markedEvents[1].object
-    expect(last).to.deep.equal({apiVersion: 'v1', kind: 'Pod', metadata: {resourceVersion: last.metadata.resourceVersion}})
+    expect(last).to.deep.equal({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {resourceVersion: last.metadata.resourceVersion},
+    })
     expect(Number(last.metadata.resourceVersion)).to.be.greaterThan(1)
     expect(api.openWatches()).to.equal(0)
   })
@@ -128,7 +134,10 @@ describe('fake Kubernetes API server: watches', function () {
     const restarting = api.restart({downMs: 300})
     await watch.ended
     await new Promise((resolve) => setTimeout(resolve, 100))
-    const refused = await fetch(`${api.url}/api/v1/namespaces/yard/pods`).then(() => 'answered', (error: Error & {cause?: {code?: string}}) => error.cause?.code ?? error.message)
+    const refused = await fetch(`${api.url}/api/v1/namespaces/yard/pods`).then(
+      () => 'answered',
+      (error: Error & {cause?: {code?: string}}) => error.cause?.code ?? error.message,
+    )
     expect(refused).to.equal('ECONNREFUSED')
     await restarting
     const list = await (await fetch(`${api.url}/api/v1/namespaces/yard/pods`)).json()

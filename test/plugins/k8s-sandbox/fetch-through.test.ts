@@ -11,10 +11,10 @@ import {spawn} from 'node:child_process'
 import {existsSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {asksRoot} from '../../../src/sdk/fetch-through.js'
-import {cleanupTemp} from '../../support/repo.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo} from '../git-cache/support.js'
 import {cli, devJs, inPodTry, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
@@ -35,9 +35,13 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
     upstream = makeUpstream('app')
     key = repoIdentity(upstream).key
     fixture = makeApp(prefix, 'WEB_PORT = 38940\n\n[cache]\nfetch-through-seconds = 3')
-    const created = await yard(['sandbox', 'create', 'ft', '--runtime', 'podman', '--repo', upstream], {cwd: fixture.app, env: fixture.env})
+    const created = await yard(['sandbox', 'create', 'ft', '--runtime', 'podman', '--repo', upstream], {
+      cwd: fixture.app,
+      env: fixture.env,
+    })
     expect(created.exitCode, created.stderr).to.equal(0)
   })
+
   after(() => {
     sweep(prefix)
     cleanupTemp()
@@ -59,7 +63,11 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
       expect(fetched.status, fetched.stderr).to.equal(0)
       const notes = fetched.stderr.split('\n').filter((line) => line.startsWith('yard: '))
       expect(notes, fetched.stderr).to.have.length(1)
-      expect(notes[0]).to.match(new RegExp(`^yard: the cache ${key} is stale since \\S+ \\(\\d+[smhd] ago\\): .*; reading what the cache holds$`))
+      expect(notes[0]).to.match(
+        new RegExp(
+          String.raw`^yard: the cache ${key} is stale since \S+ \(\d+[smhd] ago\): .*; reading what the cache holds$`,
+        ),
+      )
     } finally {
       renameSync(`${upstream}.away`, upstream)
     }
@@ -70,7 +78,9 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
     const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
     const seconds = (Date.now() - started) / 1000
     expect(fetched.status, fetched.stderr).to.equal(0)
-    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 3s (is a yard exec or yard cache agent running?)`)
+    expect(fetched.stderr).to.include(
+      `yard: the cache ${key} did not answer within 3s (is a yard exec or yard cache agent running?)`,
+    )
     expect(seconds).to.be.within(2.5, 10)
   })
 
@@ -80,13 +90,19 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
       if (value === undefined) delete env[name]
       else env[name] = value
     }
-    const agent = spawn(process.execPath, [devJs, 'cache', 'agent', '--interval', '1h'], {cwd: fixture.app, env, stdio: 'ignore'})
+
+    const agent = spawn(process.execPath, [devJs, 'cache', 'agent', '--interval', '1h'], {
+      cwd: fixture.app,
+      env,
+      stdio: 'ignore',
+    })
     try {
       // Up once it answers an ask of its own making.
       const dir = path.join(asksRoot(fixture.state, pod), key)
       writeFileSync(path.join(dir, '0.1.ask'), '')
       const deadline = Date.now() + 30_000
-      while (!existsSync(path.join(dir, '0.1.answer')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      while (!existsSync(path.join(dir, '0.1.answer')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100))
       rmSync(path.join(dir, '0.1.answer'))
       // Past the 2 s between two fetches of one cache.
       await new Promise((resolve) => setTimeout(resolve, 2000))
@@ -94,7 +110,9 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
       const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
       expect(fetched.status, fetched.stderr).to.equal(0)
       expect(fetched.stderr).not.to.include('yard:')
-      expect(inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'log', '-1', '--format=%H', 'origin/main').stdout.trim()).to.equal(later)
+      expect(
+        inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'log', '-1', '--format=%H', 'origin/main').stdout.trim(),
+      ).to.equal(later)
     } finally {
       agent.kill('SIGTERM')
       await new Promise((resolve) => agent.once('exit', resolve))
@@ -107,6 +125,7 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
       expect(touched.status, `touch ${target}`).not.to.equal(0)
       expect(touched.stderr).to.match(/Read-only file system/)
     }
+
     const pushed = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'push', `/repos/${key}`, 'HEAD:refs/heads/intruder')
     expect(pushed.status).not.to.equal(0)
   })

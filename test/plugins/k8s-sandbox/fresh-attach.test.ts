@@ -12,10 +12,10 @@ import {expect} from 'chai'
 import {renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {openCacheDemand} from '../../../src/plugins/k8s-sandbox/cache-demand.js'
-import {cleanupTemp} from '../../support/repo.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo, harness} from '../git-cache/support.js'
 import {cliAsync, FakeCluster, NAMESPACE} from './kubernetes-support.js'
@@ -27,7 +27,7 @@ const pod = `${prefix}-feat`
 const HOSTED_ENV = {GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'url./.insteadOf', GIT_CONFIG_VALUE_0: 'https://git.test/'}
 const STALE_WITH_AGE = /warning: the cache app-[0-9a-f]{8} is stale since \d{4}-\d\d-\d\dT[0-9:.]+Z \(\d+[smhd] ago\): /
 
-describe('sandbox attach starts from the remote\'s now, or says how stale (acceptance 2)', function () {
+describe("sandbox attach starts from the remote's now, or says how stale (acceptance 2)", function () {
   this.timeout(240_000)
   let fixture: SandboxFixture
   let upstream: string
@@ -40,16 +40,20 @@ describe('sandbox attach starts from the remote\'s now, or says how stale (accep
     upstream = makeUpstream('app')
     url = `https://git.test${upstream}`
     fixture = makeApp(prefix, 'WEB_PORT = 38980')
-    const created = await yard(['sandbox', 'create', 'feat', '--runtime', 'podman', '--repo', url], {cwd: fixture.app, env: {...fixture.env, ...HOSTED_ENV}})
+    const created = await yard(['sandbox', 'create', 'feat', '--runtime', 'podman', '--repo', url], {
+      cwd: fixture.app,
+      env: {...fixture.env, ...HOSTED_ENV},
+    })
     expect(created.exitCode, created.stderr).to.equal(0)
   })
+
   after(() => {
     sweep(prefix)
     cleanupTemp()
   })
 
   it('podman: attach fetches the cache and default/, and a new branch starts at the new commit; unreachable, it warns stale with the age', async () => {
-    const run = (args: string[]) => yard(args, {cwd: fixture.app, env: {...fixture.env, ...HOSTED_ENV}})
+    const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: {...fixture.env, ...HOSTED_ENV}})
     const later = commitTo(upstream, 'main', 'later', 'pushed after the cache last fetched\n')
     const attached = await run(['sandbox', 'attach', 'feat', '--runtime', 'podman', '--branch', 'next', '--json'])
     expect(attached.exitCode, attached.stderr).to.equal(0)
@@ -71,28 +75,67 @@ describe('sandbox attach starts from the remote\'s now, or says how stale (accep
     }
   })
 
-  it('kubernetes: create and attach ask the pod\'s node for a fetch (spec.askedAt) and wait for it; unreachable, attach warns stale with the age', async () => {
+  it("kubernetes: create and attach ask the pod's node for a fetch (spec.askedAt) and wait for it; unreachable, attach warns stale with the age", async () => {
     const cluster = await FakeCluster.start()
     // Only the real agent answers asks here.
     cluster.answerAsks = false
     const root = path.join(fixture.state, 'caches')
-    writeFileSync(path.join(fixture.app, 'yard.local.toml'), `[cluster]\ncache-root = "${root}"\nready-timeout-seconds = 5\ncache-timeout-seconds = 30\n`)
-    const key = repoIdentity(url).key
+    writeFileSync(
+      path.join(fixture.app, 'yard.local.toml'),
+      `[cluster]\ncache-root = "${root}"\nready-timeout-seconds = 5\ncache-timeout-seconds = 30\n`,
+    )
+    const {key} = repoIdentity(url)
     const node = harness({root, env: HOSTED_ENV})
-    const demand = await openCacheDemand({node: 'node-b', cacheRoot: root, namespace: NAMESPACE}, {...process.env, KUBECONFIG: cluster.api.kubeconfigPath})
+    const demand = await openCacheDemand(
+      {node: 'node-b', cacheRoot: root, namespace: NAMESPACE},
+      {...process.env, KUBECONFIG: cluster.api.kubeconfigPath},
+    )
     const stop = new AbortController()
-    const agent = node.cache.agent(root, {intervalMs: 60 * 60_000, once: false, signal: stop.signal, pollMs: 100, demand})
+    const agent = node.cache.agent(root, {
+      intervalMs: 60 * 60_000,
+      once: false,
+      signal: stop.signal,
+      pollMs: 100,
+      demand,
+    })
     const env = {...cluster.env, ...HOSTED_ENV}
-    const asks = () => cluster.api.calls.filter((call) => call.verb === 'patch' && call.resource === 'repos' && !call.subresource && (call.body as {spec?: {askedAt?: string}}).spec?.askedAt)
+    const asks = () =>
+      cluster.api.calls.filter(
+        (call) =>
+          call.verb === 'patch' &&
+          call.resource === 'repos' &&
+          !call.subresource &&
+          (call.body as {spec?: {askedAt?: string}}).spec?.askedAt,
+      )
     try {
       const before = commitTo(upstream, 'main', 'before-create', 'pushed before the kubernetes create\n')
-      const created = await cliAsync(fixture, env, ['sandbox', 'create', 'feat', '--runtime', 'kubernetes', '--repo', url, '--branch', 'kube', '--image', 'yard-dev:test'])
+      const created = await cliAsync(fixture, env, [
+        'sandbox',
+        'create',
+        'feat',
+        '--runtime',
+        'kubernetes',
+        '--repo',
+        url,
+        '--branch',
+        'kube',
+        '--image',
+        'yard-dev:test',
+      ])
       expect(created.status, created.stderr).to.equal(0)
       expect(asks()).to.have.length(1)
       expect(head('/work/app/kube')).to.equal(before)
 
       const later = commitTo(upstream, 'main', 'later-k', 'pushed after the node last fetched\n')
-      const attached = await cliAsync(fixture, env, ['sandbox', 'attach', 'feat', '--runtime', 'kubernetes', '--branch', 'kube-next'])
+      const attached = await cliAsync(fixture, env, [
+        'sandbox',
+        'attach',
+        'feat',
+        '--runtime',
+        'kubernetes',
+        '--branch',
+        'kube-next',
+      ])
       expect(attached.status, attached.stderr).to.equal(0)
       expect(attached.stderr).to.not.include('stale')
       expect(asks()).to.have.length(2)
@@ -100,14 +143,25 @@ describe('sandbox attach starts from the remote\'s now, or says how stale (accep
       // A merge patch's null removes the field: no lastError.
       expect(entry.present).to.equal(true)
       expect(entry.lastError ?? null).to.equal(null)
-      expect(Date.parse(entry.lastAsked)).to.be.at.least(Date.parse((asks().at(-1)!.body as {spec: {askedAt: string}}).spec.askedAt))
+      expect(Date.parse(entry.lastAsked)).to.be.at.least(
+        Date.parse((asks().at(-1)!.body as {spec: {askedAt: string}}).spec.askedAt),
+      )
       expect(head('/work/app/default')).to.equal(later)
       expect(head('/work/app/kube-next')).to.equal(later)
 
       renameSync(upstream, `${upstream}.away`)
       try {
         const started = Date.now()
-        const offline = await cliAsync(fixture, env, ['sandbox', 'attach', 'feat', '--runtime', 'kubernetes', '--branch', 'kube-offline', '--json'])
+        const offline = await cliAsync(fixture, env, [
+          'sandbox',
+          'attach',
+          'feat',
+          '--runtime',
+          'kubernetes',
+          '--branch',
+          'kube-offline',
+          '--json',
+        ])
         expect(offline.status, offline.stderr).to.equal(0)
         expect(offline.stderr).to.match(STALE_WITH_AGE)
         expect(JSON.parse(offline.stdout).stale.app).to.match(/stale since .* ago/)

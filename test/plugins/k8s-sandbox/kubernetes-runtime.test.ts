@@ -9,19 +9,19 @@ import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
 import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
-import {setTimeout as delay} from 'node:timers/promises'
 import path from 'node:path'
+import {setTimeout as delay} from 'node:timers/promises'
 
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
 import {WORKDIR_SCRIPT} from '../../../src/plugins/k8s-sandbox/kubectl.js'
-import {cleanupTemp, tempDir} from '../../support/repo.js'
+import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
+import {cleanupTemp, tempDir} from '../../support/repo.js'
+import {openPane} from '../../support/tmux.js'
 import {readVectors} from '../../support/vectors.js'
 import {yard} from '../../support/yard.js'
-import {openPane} from '../../support/tmux.js'
 import {cliAsync, cliLineWith, FakeCluster, K2_TEST_PREFIX, NAMESPACE} from './kubernetes-support.js'
-import {inPod, makeApp, makeUpstream, podExists, SandboxFixture} from './support.js'
+import {inPod, makeApp, makeUpstream, podExists, type SandboxFixture} from './support.js'
 
 const prefix = `${K2_TEST_PREFIX}a`
 const pod = `${prefix}-feat`
@@ -43,7 +43,8 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   let upstreamLib: string
   let keyApp: string
   let keyLib: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: {...fixture.env, ...cluster.env, ...HOSTED_ENV}})
+  const run = async (args: string[]) =>
+    yard(args, {cwd: fixture.app, env: {...fixture.env, ...cluster.env, ...HOSTED_ENV}})
   const fakePod = (name = pod) => cluster.api.get('pods', NAMESPACE, name)
   const repo = (key: string) => cluster.api.get('repos.yard.dev', NAMESPACE, key)
 
@@ -55,13 +56,31 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     keyApp = repoIdentity(upstreamApp).key
     keyLib = repoIdentity(upstreamLib).key
     fixture = makeApp(prefix, 'WEB_PORT = 39100\nAPI_PORT = 39300')
-    writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[cluster]\nruntime = "kubernetes"\nready-timeout-seconds = 2\ncache-timeout-seconds = 5\n')
+    writeFileSync(
+      path.join(fixture.app, 'yard.local.toml'),
+      '[cluster]\nruntime = "kubernetes"\nready-timeout-seconds = 2\ncache-timeout-seconds = 5\n',
+    )
     cluster = await FakeCluster.start()
     // The same sandbox on real podman kube play: where the fake kubectl runs in-pod commands.
-    const played = await run(['sandbox', 'create', 'feat', '--runtime', 'podman', '--repo', upstreamApp, '--repo', `lib=${upstreamLib}`, '--branch', 'feat/login'])
+    const played = await run([
+      'sandbox',
+      'create',
+      'feat',
+      '--runtime',
+      'podman',
+      '--repo',
+      upstreamApp,
+      '--repo',
+      `lib=${upstreamLib}`,
+      '--branch',
+      'feat/login',
+    ])
     expect(played.exitCode, played.stderr).to.equal(0)
     // node-a's cache agent already holds app's cache; nobody has asked for lib yet.
-    await cluster.api.put({...repoObject(keyApp, NAMESPACE, {url: upstreamApp}), status: {nodes: {'node-a': {present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null}}}})
+    await cluster.api.put({
+      ...repoObject(keyApp, NAMESPACE, {url: upstreamApp}),
+      status: {nodes: {'node-a': {present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null}}},
+    })
   })
 
   after(async () => {
@@ -71,10 +90,24 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   })
 
   it('create declares a Repo per cache key and makes the Pod with read-only hostPath caches under [cluster] cache-root, the podman labels and only a soft affinity toward the node holding a cache (acceptance 2)', async () => {
-    const created = await run(['sandbox', 'create', 'feat', '--repo', upstreamApp, '--repo', `lib=${upstreamLib}`, '--branch', 'feat/login', '--json'])
+    const created = await run([
+      'sandbox',
+      'create',
+      'feat',
+      '--repo',
+      upstreamApp,
+      '--repo',
+      `lib=${upstreamLib}`,
+      '--branch',
+      'feat/login',
+      '--json',
+    ])
     expect(created.exitCode, created.stderr).to.equal(0)
     expect(created.json).to.deep.include({name: 'feat', project: pod, runtime: 'kubernetes', branch: 'feat/login'})
-    expect((created.json as {slots: Array<{path: string}>}).slots.map((slot) => slot.path)).to.deep.equal(['/work/app/feat-login', '/work/lib/feat-login'])
+    expect((created.json as {slots: Array<{path: string}>}).slots.map((slot) => slot.path)).to.deep.equal([
+      '/work/app/feat-login',
+      '/work/lib/feat-login',
+    ])
 
     // The url as given, and the ask for a fresh fetch its attach made.
     expect(repo(keyLib)?.spec).to.have.keys('url', 'askedAt').and.include({url: upstreamLib})
@@ -85,39 +118,79 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const made = fakePod()!
     const workspace = made.spec.containers[0]
     for (const key of [keyApp, keyLib]) {
-      const volume = made.spec.volumes.find((entry: {hostPath?: {path: string}}) => entry.hostPath?.path === `${CACHE_ROOT}/${key}`)
+      const volume = made.spec.volumes.find(
+        (entry: {hostPath?: {path: string}}) => entry.hostPath?.path === `${CACHE_ROOT}/${key}`,
+      )
       expect(volume?.hostPath).to.deep.equal({path: `${CACHE_ROOT}/${key}`, type: 'DirectoryOrCreate'})
       expect(workspace.volumeMounts).to.deep.include({name: volume.name, mountPath: `/repos/${key}`, readOnly: true})
     }
+
     expect(made.spec.affinity).to.deep.equal({
-      nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchFields: [{key: 'metadata.name', operator: 'In', values: ['node-a']}]}}]},
+      nodeAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {weight: 1, preference: {matchFields: [{key: 'metadata.name', operator: 'In', values: ['node-a']}]}},
+        ],
+      },
     })
     expect(JSON.stringify(made.spec)).to.not.include('requiredDuringScheduling')
     expect(workspace.ports.every((port: {hostPort?: number}) => port.hostPort === undefined)).to.equal(true)
-    expect(made.metadata.labels).to.include({'app.kubernetes.io/managed-by': 'yard', 'yard.dev/project': pod, 'yard.dev/name': 'feat', 'yard.dev/prefix': prefix})
+    expect(made.metadata.labels).to.include({
+      'app.kubernetes.io/managed-by': 'yard',
+      'yard.dev/project': pod,
+      'yard.dev/name': 'feat',
+      'yard.dev/prefix': prefix,
+    })
 
     // Attach ran through kubectl exec, container workspace, in the namespace and context.
     const execs = cluster.kubectl.verb('exec')
     expect(execs.length).to.be.greaterThan(3)
     for (const call of execs) expect(call.argv.slice(0, 5)).to.deep.equal([...KUBECTL, 'exec'])
     expect(execs.some((call) => call.argv.includes('clone') || call.argv.includes('worktree'))).to.equal(true)
-    expect(execs.every((call) => call.argv[call.argv.indexOf('-c') + 1] === 'workspace' && call.argv.includes(pod))).to.equal(true)
+    expect(
+      execs.every((call) => call.argv[call.argv.indexOf('-c') + 1] === 'workspace' && call.argv.includes(pod)),
+    ).to.equal(true)
   })
 
   it('the same name gives the same project, owner, offset and ports in the Pod labels of both runtimes (acceptance 6)', async () => {
-    const podmanLabels = JSON.parse(podman('pod', 'inspect', '--format', '{{json .Labels}}', pod)) as Record<string, string>
+    const podmanLabels = JSON.parse(podman('pod', 'inspect', '--format', '{{json .Labels}}', pod)) as Record<
+      string,
+      string
+    >
     const clusterLabels = fakePod()!.metadata.labels as Record<string, string>
-    const yardLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).filter(([key]) => key.startsWith('yard.dev/') || key === 'app.kubernetes.io/managed-by'))
+    const yardLabels = (labels: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(labels).filter(([key]) => key.startsWith('yard.dev/') || key === 'app.kubernetes.io/managed-by'),
+      )
     expect(yardLabels(clusterLabels)).to.deep.equal(yardLabels(podmanLabels))
-    expect(Object.keys(yardLabels(clusterLabels)).sort()).to.deep.equal(['app.kubernetes.io/managed-by', 'yard.dev/name', 'yard.dev/offset', 'yard.dev/owner', 'yard.dev/prefix', 'yard.dev/project'])
+    expect(Object.keys(yardLabels(clusterLabels)).sort()).to.deep.equal([
+      'app.kubernetes.io/managed-by',
+      'yard.dev/name',
+      'yard.dev/offset',
+      'yard.dev/owner',
+      'yard.dev/prefix',
+      'yard.dev/project',
+    ])
 
-    const rows = async (runtime: string) => ((await run(['sandbox', 'list', '--runtime', runtime, '--json'])).json as Array<{name: string; project: string; runtime: string; offset: number; ports: Record<string, number>}>).map(({name, project, offset, ports}) => ({name, project, offset, ports}))
+    const rows = async (runtime: string) =>
+      (
+        (await run(['sandbox', 'list', '--runtime', runtime, '--json'])).json as Array<{
+          name: string
+          project: string
+          runtime: string
+          offset: number
+          ports: Record<string, number>
+        }>
+      ).map(({name, project, offset, ports}) => ({name, project, offset, ports}))
     const onCluster = await rows('kubernetes')
     expect(onCluster).to.deep.equal(await rows('podman'))
     // The hash offset of the shared vectors: neither runtime moved it.
-    const offset = readVectors<{cases: Array<{name: string; offset: number}>}>('offsets.json').cases.find((entry) => entry.name === 'feat')!.offset
+    const {offset} = readVectors<{cases: Array<{name: string; offset: number}>}>('offsets.json').cases.find(
+      (entry) => entry.name === 'feat',
+    )!
     expect(clusterLabels['yard.dev/offset']).to.equal(String(offset))
-    expect(onCluster).to.deep.equal([{name: 'feat', project: pod, offset, ports: {WEB_PORT: 39100 + offset, API_PORT: 39300 + offset}}])
+    expect(onCluster).to.deep.equal([
+      {name: 'feat', project: pod, offset, ports: {WEB_PORT: 39_100 + offset, API_PORT: 39_300 + offset}},
+    ])
   })
 
   it('yard exec NAME/BRANCH runs kubectl exec with the sh -c workdir wrapper, -i without a terminal, and passes the exit code through (acceptance 5)', async () => {
@@ -126,15 +199,47 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(status.status, status.stderr).to.equal(0)
     expect(status.stdout).to.include('On branch feat/login')
     const exec = cluster.kubectl.verb('exec').at(-1)!
-    expect(exec.argv).to.deep.equal([...KUBECTL, 'exec', '-i', pod, '-c', 'workspace', '--', 'sh', '-c', WORKDIR_SCRIPT, 'sh', '/work/app/feat-login', 'git', 'status'])
+    expect(exec.argv).to.deep.equal([
+      ...KUBECTL,
+      'exec',
+      '-i',
+      pod,
+      '-c',
+      'workspace',
+      '--',
+      'sh',
+      '-c',
+      WORKDIR_SCRIPT,
+      'sh',
+      '/work/app/feat-login',
+      'git',
+      'status',
+    ])
     expect(exec.stdinTTY).to.equal(false)
 
     const seven = await cliAsync(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'exit 7'])
     expect(seven.status, seven.stderr).to.equal(7)
-    expect(cluster.kubectl.verb('exec').at(-1)!.argv.slice(-5)).to.deep.equal(['sh', '/work/app/feat-login', 'sh', '-c', 'exit 7'])
+    expect(cluster.kubectl.verb('exec').at(-1)!.argv.slice(-5)).to.deep.equal([
+      'sh',
+      '/work/app/feat-login',
+      'sh',
+      '-c',
+      'exit 7',
+    ])
 
     // A user's word that looks like script text stays one argument.
-    const words = await cliAsync(fixture, cluster.env, ['exec', '--sandbox', 'feat', '--slot', 'lib', '--', 'printf', '%s|', '$(id)', 'a b'])
+    const words = await cliAsync(fixture, cluster.env, [
+      'exec',
+      '--sandbox',
+      'feat',
+      '--slot',
+      'lib',
+      '--',
+      'printf',
+      '%s|',
+      '$(id)',
+      'a b',
+    ])
     expect(words.status, words.stderr).to.equal(0)
     expect(words.stdout).to.equal('$(id)|a b|')
   })
@@ -147,6 +252,7 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
       expect(refused.stdout).to.equal('')
       expect(refused.stderr).to.include('names no branch directory')
     }
+
     expect(cluster.kubectl.verb('exec')).to.deep.equal([])
   })
 
@@ -163,19 +269,27 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
       stale: {},
     })
     expect(inPod(pod, 'git', '-C', '/work/lib/fix-typo', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('fix/typo')
-    expect(cluster.kubectl.verb('exec').some((call) => call.argv.includes('worktree') && call.argv.includes('/work/lib/fix-typo'))).to.equal(true)
+    expect(
+      cluster.kubectl
+        .verb('exec')
+        .some((call) => call.argv.includes('worktree') && call.argv.includes('/work/lib/fix-typo')),
+    ).to.equal(true)
   })
 
-  it('on a terminal yard exec passes -it and the command gets a terminal of the pane\'s size (acceptance 5)', async () => {
+  it("on a terminal yard exec passes -it and the command gets a terminal of the pane's size (acceptance 5)", async () => {
     cluster.kubectl.clear()
     const pane = openPane(`${K2_TEST_PREFIX}-${process.pid}`, {width: 100, height: 30, command: 'sh'})
     try {
-      pane.send(`clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && stty size'])}; echo exec-done`, 'Enter')
+      pane.send(
+        `clear; ${cliLineWith(fixture, cluster.env, ['exec', 'feat/feat-login', '--', 'sh', '-c', 'test -t 0 && stty size'])}; echo exec-done`,
+        'Enter',
+      )
       // A terminal at the pane's size: stdio is handed to kubectl as it is.
       expect(await pane.waitFor(/^exec-done\s*$/m)).to.match(/^30 100\s*$/m)
     } finally {
       pane.kill()
     }
+
     const exec = cluster.kubectl.verb('exec').at(-1)!
     expect(exec.argv.slice(0, 8)).to.deep.equal([...KUBECTL, 'exec', '-it', pod, '-c'])
     expect(exec.stdinTTY).to.equal(true)
@@ -183,7 +297,14 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
 
   it('yard sandbox forward builds one kubectl port-forward of every [ports] key, local base + offset → container base; on podman it lists the published ports (acceptance 5)', async () => {
     const offset = Number(fakePod()!.metadata.labels['yard.dev/offset'])
-    const expected = ['kubectl', ...KUBECTL, 'port-forward', `pod/${pod}`, `${39300 + offset}:39300`, `${39100 + offset}:39100`]
+    const expected = [
+      'kubectl',
+      ...KUBECTL,
+      'port-forward',
+      `pod/${pod}`,
+      `${39_300 + offset}:39300`,
+      `${39_100 + offset}:39100`,
+    ]
     const planned = await run(['sandbox', 'forward', 'feat', '--dry-run', '--json'])
     expect(planned.exitCode, planned.stderr).to.equal(0)
     expect(planned.json).to.deep.include({published: false, argv: expected, exitCode: null})
@@ -191,13 +312,15 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     cluster.kubectl.clear()
     const mixed = await run(['sandbox', 'forward', 'feat', '--json'])
     expect(mixed.exitCode).to.equal(2)
-    expect((mixed.json as {error: {message: string}}).error.message).to.equal('--json needs --dry-run when kubectl port-forward runs')
+    expect((mixed.json as {error: {message: string}}).error.message).to.equal(
+      '--json needs --dry-run when kubectl port-forward runs',
+    )
     expect(cluster.kubectl.verb('port-forward')).to.deep.equal([])
 
     const forwarded = await cliAsync(fixture, cluster.env, ['sandbox', 'forward', 'feat'])
     expect(forwarded.status, forwarded.stderr).to.equal(0)
     expect(cluster.kubectl.verb('port-forward').map((call) => call.argv)).to.deep.equal([expected.slice(1)])
-    expect(forwarded.stdout).to.include(`Forwarding from 127.0.0.1:${39100 + offset} -> 39100`)
+    expect(forwarded.stdout).to.include(`Forwarding from 127.0.0.1:${39_100 + offset} -> 39100`)
 
     cluster.kubectl.clear()
     const published = await run(['sandbox', 'forward', 'feat', '--runtime', 'podman', '--json'])
@@ -209,8 +332,13 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   it('yard sandbox forward runs until Ctrl-C, which ends it with exit 130 (DESIGN.md Appendix B)', async () => {
     const pane = openPane(`${K2_TEST_PREFIX}-fwd-${process.pid}`, {width: 120, height: 30, command: 'sh'})
     try {
-      pane.send(`clear; ${cliLineWith(fixture, {...cluster.env, FAKE_KUBECTL_FORWARD_HOLD: '1'}, ['sandbox', 'forward', 'feat'])}`, 'Enter')
-      expect(await pane.waitFor(/^Forwarding from 127\.0\.0\.1:\d+ -> 39300\s*$/m)).to.match(/^Ctrl-C stops forwarding\s*$/m)
+      pane.send(
+        `clear; ${cliLineWith(fixture, {...cluster.env, FAKE_KUBECTL_FORWARD_HOLD: '1'}, ['sandbox', 'forward', 'feat'])}`,
+        'Enter',
+      )
+      expect(await pane.waitFor(/^Forwarding from 127\.0\.0\.1:\d+ -> 39300\s*$/m)).to.match(
+        /^Ctrl-C stops forwarding\s*$/m,
+      )
       pane.send('C-c')
       await new Promise((resolve) => setTimeout(resolve, 500))
       pane.send('echo "exit=$?"', 'Enter')
@@ -223,7 +351,8 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
   it('a pod that never becomes Ready fails create after the budget with its conditions and events, and leaves nothing behind (acceptance 3)', async () => {
     const upstreamExtra = hosted(makeUpstream('extra'))
     const keyExtra = repoIdentity(upstreamExtra).key
-    const message = '0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.'
+    const message =
+      '0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.'
     cluster.scripts.set(`${prefix}-stuck`, {kind: 'stuck', message, events: [{reason: 'FailedScheduling', message}]})
     const started = Date.now()
     const failed = await run(['sandbox', 'create', 'stuck', '--repo', upstreamExtra, '--repo', upstreamApp])
@@ -240,14 +369,26 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(repo(keyApp)).to.not.equal(undefined)
     expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.not.match(/^stuck\s*=/m)
     expect(existsSync(path.join(fixture.state, 'caches', keyExtra))).to.equal(false)
-    expect(cluster.api.calls.some((call) => call.verb === 'list' && call.resource === 'events' && call.fieldSelector === `involvedObject.name=${prefix}-stuck`)).to.equal(true)
+    expect(
+      cluster.api.calls.some(
+        (call) =>
+          call.verb === 'list' &&
+          call.resource === 'events' &&
+          call.fieldSelector === `involvedObject.name=${prefix}-stuck`,
+      ),
+    ).to.equal(true)
   })
 
   it("a node whose agent reports a lastError for a cache fails create with the agent's error and deletes the pod", async () => {
     const missing = `${path.dirname(upstreamApp)}/gone.git`
     const keyMissing = repoIdentity(missing).key
     const agentError = `fatal: '${missing}' does not appear to be a git repository`
-    cluster.scripts.set(`${prefix}-broken`, {kind: 'ready', node: 'node-c', agent: {lastError: agentError}, agentDelayMs: 200})
+    cluster.scripts.set(`${prefix}-broken`, {
+      kind: 'ready',
+      node: 'node-c',
+      agent: {lastError: agentError},
+      agentDelayMs: 200,
+    })
     const failed = await run(['sandbox', 'create', 'broken', '--repo', missing])
     expect(failed.exitCode, failed.stderr).to.equal(1)
     expect(failed.stderr).to.include(`the cache agent on node node-c could not clone ${missing} (Repo ${keyMissing})`)
@@ -263,7 +404,9 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const failed = await run(['sandbox', 'create', 'quiet', '--repo', quiet])
     expect(failed.exitCode, failed.stderr).to.equal(1)
     expect(Date.now() - started).to.be.at.least(5000)
-    expect(failed.stderr).to.include(`node node-d did not report the cache ${repoIdentity(quiet).key} present within 5 s for the sandbox pod ${prefix}-quiet`)
+    expect(failed.stderr).to.include(
+      `node node-d did not report the cache ${repoIdentity(quiet).key} present within 5 s for the sandbox pod ${prefix}-quiet`,
+    )
     expect(fakePod(`${prefix}-quiet`)).to.equal(undefined)
     expect(repo(repoIdentity(quiet).key)).to.equal(undefined)
   })
@@ -272,34 +415,49 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const first = hosted(makeUpstream('first'))
     const second = hosted(makeUpstream('second'))
     // The first Repo create goes through; then the next one is forbidden.
-    const forbidden = {code: 403, reason: 'Forbidden', message: 'repos.yard.dev is forbidden: User "dev" cannot create resource "repos" in API group "yard.dev"'}
+    const forbidden = {
+      code: 403,
+      reason: 'Forbidden',
+      message: 'repos.yard.dev is forbidden: User "dev" cannot create resource "repos" in API group "yard.dev"',
+    }
     const before = cluster.api.calls.length
     cluster.onCreated = (created) => {
       if (created.resource !== 'repos') return
       cluster.api.inject({verb: 'create', resource: 'repos'}, forbidden)
       cluster.onCreated = undefined
     }
+
     const failed = await run(['sandbox', 'create', 'half', '--repo', first, '--repo', second])
     expect(failed.exitCode, failed.stderr).to.equal(1)
     expect(failed.stderr).to.include('forbidden: repos.yard.dev is forbidden')
-    const creates = cluster.api.calls.slice(before).filter((call) => call.verb === 'create' && call.resource === 'repos')
+    const creates = cluster.api.calls
+      .slice(before)
+      .filter((call) => call.verb === 'create' && call.resource === 'repos')
     expect(creates).to.have.length(2)
     expect(repo(repoIdentity(first).key)).to.equal(undefined)
     expect(repo(repoIdentity(second).key)).to.equal(undefined)
-    expect(cluster.api.calls.slice(before).some((call) => call.verb === 'create' && call.resource === 'pods')).to.equal(false)
+    expect(cluster.api.calls.slice(before).some((call) => call.verb === 'create' && call.resource === 'pods')).to.equal(
+      false,
+    )
   })
 
   it('create without kubectl on PATH is refused with exit 2 and the install hint before any Repo or pod exists (docs/sandboxes.md, Create step 1)', async () => {
     const fresh = hosted(makeUpstream('nokubectl'))
     // node, git and podman, and no kubectl (this machine may have a real one next to them).
     const bin = tempDir('yard-no-kubectl')
-    for (const tool of ['node', 'git', 'podman']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], {encoding: 'utf8'}).trim(), path.join(bin, tool))
+    for (const tool of ['node', 'git', 'podman'])
+      symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], {encoding: 'utf8'}).trim(), path.join(bin, tool))
     const local = readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')
     const before = cluster.api.calls.length
-    const refused = await yard(['sandbox', 'create', 'nokc', '--repo', fresh], {cwd: fixture.app, env: {...fixture.env, ...cluster.env, PATH: bin}})
+    const refused = await yard(['sandbox', 'create', 'nokc', '--repo', fresh], {
+      cwd: fixture.app,
+      env: {...fixture.env, ...cluster.env, PATH: bin},
+    })
     expect(refused.exitCode, refused.stderr).to.equal(2)
     expect(refused.stderr).to.include('kubectl is not installed or not on PATH').and.to.include('install kubectl')
-    const made = cluster.api.calls.slice(before).filter((call) => call.verb === 'create' || call.verb === 'patch' || call.verb === 'delete')
+    const made = cluster.api.calls
+      .slice(before)
+      .filter((call) => call.verb === 'create' || call.verb === 'patch' || call.verb === 'delete')
     expect(made, 'API calls that change the cluster').to.deep.equal([])
     expect(repo(repoIdentity(fresh).key)).to.equal(undefined)
     expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.equal(local)
@@ -314,8 +472,14 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     expect(failed.exitCode, failed.stderr).to.equal(1)
     expect(failed.stderr).to.include(`no podman-runtime pod ${prefix}-orphan`)
     const calls = cluster.api.calls.slice(before)
-    expect(calls.some((call) => call.verb === 'create' && call.resource === 'pods'), 'the pod was created').to.equal(true)
-    expect(calls.some((call) => call.verb === 'create' && call.resource === 'repos'), 'the Repo was created').to.equal(true)
+    expect(
+      calls.some((call) => call.verb === 'create' && call.resource === 'pods'),
+      'the pod was created',
+    ).to.equal(true)
+    expect(
+      calls.some((call) => call.verb === 'create' && call.resource === 'repos'),
+      'the Repo was created',
+    ).to.equal(true)
     expect(fakePod(`${prefix}-orphan`)).to.equal(undefined)
     expect(repo(keyFresh), 'the Repo this create made').to.equal(undefined)
     expect(repo(keyApp), 'the Repo the feat pod mounts').to.not.equal(undefined)
@@ -325,9 +489,17 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     const listsBefore = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').length
     const added = await run(['worktree', 'add', 'alpha', '--json'])
     expect(added.exitCode, added.stderr).to.equal(0)
-    expect(added.json).to.deep.include({offset: 1, offsetSource: 'pin', pinned: {hashOffset: 59, clashedWith: ['feat']}})
-    const lists = cluster.api.calls.filter((call) => call.verb === 'list' && call.resource === 'pods').slice(listsBefore)
-    expect(lists.map((call) => call.labelSelector)).to.deep.equal([`app.kubernetes.io/managed-by=yard,yard.dev/prefix=${prefix}`])
+    expect(added.json).to.deep.include({
+      offset: 1,
+      offsetSource: 'pin',
+      pinned: {hashOffset: 59, clashedWith: ['feat']},
+    })
+    const lists = cluster.api.calls
+      .filter((call) => call.verb === 'list' && call.resource === 'pods')
+      .slice(listsBefore)
+    expect(lists.map((call) => call.labelSelector)).to.deep.equal([
+      `app.kubernetes.io/managed-by=yard,yard.dev/prefix=${prefix}`,
+    ])
   })
 
   it('an unreachable cluster fails sandbox commands naming the context and its server, and is left out of worktree offset checks with a note', async () => {
@@ -336,14 +508,21 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
     const {port} = closed.address() as net.AddressInfo
     await new Promise((resolve) => closed.close(resolve))
-    const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'gone', contexts: {gone: `http://127.0.0.1:${port}`}})
+    const kubeconfig = cluster.api.writeKubeconfig({
+      currentContext: 'gone',
+      contexts: {gone: `http://127.0.0.1:${port}`},
+    })
     const env = {...fixture.env, ...cluster.env, KUBECONFIG: kubeconfig}
     const listed = await yard(['sandbox', 'list'], {cwd: fixture.app, env})
     expect(listed.exitCode, listed.stderr).to.equal(1)
-    expect(listed.stderr).to.include(`cannot reach the Kubernetes API server http://127.0.0.1:${port} (kube context "gone")`)
+    expect(listed.stderr).to.include(
+      `cannot reach the Kubernetes API server http://127.0.0.1:${port} (kube context "gone")`,
+    )
     const added = await yard(['worktree', 'add', 'beta'], {cwd: fixture.app, env})
     expect(added.exitCode, added.stderr).to.equal(0)
-    expect(added.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check/)
+    expect(added.stderr).to.match(
+      /note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check/,
+    )
   })
 
   it('a cluster that accepts connections but never answers is left out of worktree offset checks after 2 s, and the yard process exits: its request is aborted, not left pending (DESIGN.md §3.4)', async () => {
@@ -356,15 +535,23 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     try {
-      const kubeconfig = cluster.api.writeKubeconfig({currentContext: 'hang', contexts: {hang: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}`}})
+      const kubeconfig = cluster.api.writeKubeconfig({
+        currentContext: 'hang',
+        contexts: {hang: `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}`},
+      })
       // Its own process: a request left pending keeps the event loop, and so the process, alive
       // for as long as the listener lives, long after the output is printed.
       const started = Date.now()
       const adding = cliAsync(fixture, {...cluster.env, KUBECONFIG: kubeconfig}, ['worktree', 'add', 'gamma'])
       const added = await Promise.race([adding, delay(30_000, undefined, {ref: false})])
-      expect(added, `yard worktree add still running after ${Date.now() - started} ms, ${open.size} connection(s) open`).to.not.equal(undefined)
+      expect(
+        added,
+        `yard worktree add still running after ${Date.now() - started} ms, ${open.size} connection(s) open`,
+      ).to.not.equal(undefined)
       expect(added!.status, added!.stderr).to.equal(0)
-      expect(added!.stderr).to.match(/note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check: .*within 2 s/)
+      expect(added!.stderr).to.match(
+        /note: sandboxes of the k8s-sandbox backend \(runtime kubernetes\) are left out of the offset check: .*within 2 s/,
+      )
       expect(sockets.size, 'yard never connected to the silent cluster').to.be.above(0)
     } finally {
       for (const socket of sockets) socket.destroy()
@@ -383,14 +570,32 @@ describe('the kubernetes sandbox runtime against the fake API server (DESIGN.md 
     cluster.kubectl.clear()
     const removed = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
-    const saved = (removed.json as {saved: string[]}).saved
+    const {saved} = removed.json as {saved: string[]}
     // lib holds nothing the cache lacks: no bundle of it; app's bundle holds just the branch with the new commit.
     expect(saved.map((file) => path.basename(file)).sort()).to.deep.equal(['app-feat-login.patch', 'app.bundle'])
-    expect(execFileSync('git', ['bundle', 'list-heads', saved.find((file) => file.endsWith('app.bundle'))!], {encoding: 'utf8'}).trim().split('\n').map((line) => line.split(' ')[1])).to.deep.equal(['refs/heads/feat/login'])
-    expect(readFileSync(saved.find((file) => file.endsWith('.patch'))!, 'utf8')).to.include('+draft')
-    expect(cluster.kubectl.verb('cp').map((call) => call.argv.slice(5, 8))).to.deep.include(['-c', 'workspace', `${pod}:/tmp/yard-save/app.bundle`])
+    expect(
+      execFileSync('git', ['bundle', 'list-heads', saved.find((file) => file.endsWith('app.bundle'))!], {
+        encoding: 'utf8',
+      })
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ', 2)[1]),
+    ).to.deep.equal(['refs/heads/feat/login'])
+    expect(
+      readFileSync(
+        saved.find((file) => file.endsWith('.patch'))!,
+        'utf8',
+      ),
+    ).to.include('+draft')
+    expect(cluster.kubectl.verb('cp').map((call) => call.argv.slice(5, 8))).to.deep.include([
+      '-c',
+      'workspace',
+      `${pod}:/tmp/yard-save/app.bundle`,
+    ])
     expect(fakePod()).to.equal(undefined)
-    expect(cluster.api.calls.some((call) => call.verb === 'delete' && call.resource === 'pods' && call.name === pod)).to.equal(true)
+    expect(
+      cluster.api.calls.some((call) => call.verb === 'delete' && call.resource === 'pods' && call.name === pod),
+    ).to.equal(true)
     expect(podExists(pod)).to.equal(true)
     expect(repo(keyApp)).to.not.equal(undefined)
     expect(repo(keyLib)).to.not.equal(undefined)

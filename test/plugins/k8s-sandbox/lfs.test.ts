@@ -8,8 +8,8 @@ import {createHash, randomBytes} from 'node:crypto'
 import {renameSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {inPod, makeApp, SANDBOX_TEST_PREFIX} from './support.js'
 
@@ -44,7 +44,7 @@ describe('LFS in a sandbox on podman kube play (DESIGN.md §5.2)', function () {
     git(work, 'remote', 'add', 'origin', upstream)
     git(work, 'push', '-q', 'origin', 'main')
     const fixture = makeApp(prefix)
-    const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+    const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
 
     const added = await run(['cache', 'add', upstream])
     expect(added.exitCode, added.stderr).to.equal(0)
@@ -53,17 +53,36 @@ describe('LFS in a sandbox on podman kube play (DESIGN.md §5.2)', function () {
     const created = await run(['sandbox', 'create', 'lfs', '--repo', upstream, '--branch', 'feat'])
     expect(created.exitCode, created.stderr).to.equal(0)
     const sha256 = createHash('sha256').update(bytes).digest('hex')
-    for (const checkout of ['default', 'feat']) expect(inPod(pod, 'sha256sum', `/work/app/${checkout}/big.bin`).split(' ')[0], checkout).to.equal(sha256)
+    for (const checkout of ['default', 'feat'])
+      expect(inPod(pod, 'sha256sum', `/work/app/${checkout}/big.bin`).split(' ', 1)[0], checkout).to.equal(sha256)
 
     const listed = await run(['sandbox', 'list', '--json'])
     expect(listed.exitCode, listed.stderr).to.equal(0)
-    const worktrees = (listed.json as Array<{repos: Array<{worktrees: Array<{path: string; lfsPointers?: number}>}>}>)[0].repos[0].worktrees
-    expect(worktrees.map((row) => [row.path, row.lfsPointers])).to.deep.equal([['/work/app/default', 0], ['/work/app/feat', 0]])
+    const {worktrees} = (
+      listed.json as Array<{repos: Array<{worktrees: Array<{path: string; lfsPointers?: number}>}>}>
+    )[0].repos[0]
+    expect(worktrees.map((row) => [row.path, row.lfsPointers])).to.deep.equal([
+      ['/work/app/default', 0],
+      ['/work/app/feat', 0],
+    ])
 
     // A checkout whose LFS files stayed pointers is counted.
-    inPod(pod, 'env', 'GIT_LFS_SKIP_SMUDGE=1', 'git', '-C', '/work/app/default', 'worktree', 'add', '-q', '--detach', '/work/app/skip')
+    inPod(
+      pod,
+      'env',
+      'GIT_LFS_SKIP_SMUDGE=1',
+      'git',
+      '-C',
+      '/work/app/default',
+      'worktree',
+      'add',
+      '-q',
+      '--detach',
+      '/work/app/skip',
+    )
     const again = await run(['sandbox', 'list', '--json'])
-    const rows = (again.json as Array<{repos: Array<{worktrees: Array<{path: string; lfsPointers?: number}>}>}>)[0].repos[0].worktrees
+    const rows = (again.json as Array<{repos: Array<{worktrees: Array<{path: string; lfsPointers?: number}>}>}>)[0]
+      .repos[0].worktrees
     expect(rows.find((row) => row.path === '/work/app/skip')?.lfsPointers).to.equal(1)
     const text = await run(['sandbox', 'list'])
     expect(text.stdout).to.include('/work/app/skip (detached) 1 LFS pointer unresolved')

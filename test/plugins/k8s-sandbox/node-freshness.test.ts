@@ -11,11 +11,12 @@ import path from 'node:path'
 
 import type {SandboxSpec} from '../../../src/sdk/sandbox.js'
 import type {Target} from '../../../src/sdk/target.js'
+import type {KubeObject} from '../../support/fake-kube-api/index.js'
+
 import {ownerHash} from '../../../src/core/identity/identity.js'
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {podManifest} from '../../../src/plugins/k8s-sandbox/manifest.js'
 import {repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
-import type {KubeObject} from '../../support/fake-kube-api/index.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {FakeCluster, NAMESPACE} from './kubernetes-support.js'
@@ -25,7 +26,11 @@ const PREFIX = 'yardtest-k3'
 const URL = 'https://git.example.com/acme/app.git'
 const LIB = 'https://git.example.com/acme/lib.git'
 
-type Row = {name: string; node: string | null; repos: Array<{slot: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null}>}
+interface Row {
+  name: string
+  node: string | null
+  repos: Array<{slot: string; key: string; stale: boolean; lastFetched: string | null; lastError: string | null}>
+}
 
 describe('sandbox list: a cache is stale when the node its pod runs on failed to fetch it (acceptance 3)', function () {
   this.timeout(60_000)
@@ -37,6 +42,7 @@ describe('sandbox list: a cache is stale when the node its pod runs on failed to
     fixture = makeApp(PREFIX, 'WEB_PORT = 39750')
     writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[cluster]\nruntime = "kubernetes"\n')
   })
+
   after(async () => {
     await cluster.close()
     cleanupTemp()
@@ -45,33 +51,70 @@ describe('sandbox list: a cache is stale when the node its pod runs on failed to
   /** The pod `yard sandbox create` would make for `name`, scheduled on `node` (still pulling: Pending). */
   async function scheduledPod(name: string, node: string, urls: string[]): Promise<void> {
     const main = realpathSync(fixture.app)
-    const target: Target = {name, isMain: false, prefix: PREFIX, project: `${PREFIX}-${name}`, owner: ownerHash(main), offset: 10, offsetSource: 'hash', ports: {}, checkoutPath: main, mainPath: main}
-    const repos = urls.map((url) => ({...repoIdentity(url), slot: path.basename(url, ".git"), ref: null}))
-    const spec: SandboxSpec = {runtime: 'kubernetes', image: 'yard-dev:test', cacheRoot: `/var/lib/yard/${NAMESPACE}/caches`, repos: repos.map(({slot, url, ref, identity, key}) => ({slot, url, ref, identity, key})), branch: `wt/${name}`, portBases: {}}
+    const target: Target = {
+      name,
+      isMain: false,
+      prefix: PREFIX,
+      project: `${PREFIX}-${name}`,
+      owner: ownerHash(main),
+      offset: 10,
+      offsetSource: 'hash',
+      ports: {},
+      checkoutPath: main,
+      mainPath: main,
+    }
+    const repos = urls.map((url) => ({...repoIdentity(url), slot: path.basename(url, '.git'), ref: null}))
+    const spec: SandboxSpec = {
+      runtime: 'kubernetes',
+      image: 'yard-dev:test',
+      cacheRoot: `/var/lib/yard/${NAMESPACE}/caches`,
+      repos: repos.map(({slot, url, ref, identity, key}) => ({slot, url, ref, identity, key})),
+      branch: `wt/${name}`,
+      portBases: {},
+    }
     const pod = podManifest(target, spec) as KubeObject
-    await cluster.api.put({...pod, metadata: {...pod.metadata, namespace: NAMESPACE}, spec: {...pod.spec, nodeName: node}, status: {phase: 'Pending'}})
+    await cluster.api.put({
+      ...pod,
+      metadata: {...pod.metadata, namespace: NAMESPACE},
+      spec: {...pod.spec, nodeName: node},
+      status: {phase: 'Pending'},
+    })
   }
 
-  it('reports stale for the sandbox on the failing node only, with that node\'s last fetch and error', async () => {
+  it("reports stale for the sandbox on the failing node only, with that node's last fetch and error", async () => {
     const app = repoIdentity(URL).key
     const lib = repoIdentity(LIB).key
     await cluster.api.put({
       ...repoObject(app, NAMESPACE, {url: URL}),
-      status: {nodes: {
-        'node-a': {present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: 'fatal: unable to access \'https://git.example.com/acme/app.git/\': Could not resolve host: git.example.com'},
-        'node-b': {present: true, lastFetched: '2026-12-01T09:00:00Z', lastError: null},
-      }},
-    } as unknown as KubeObject)
+      status: {
+        nodes: {
+          'node-a': {
+            present: true,
+            lastFetched: '2026-11-29T10:00:00Z',
+            lastError:
+              "fatal: unable to access 'https://git.example.com/acme/app.git/': Could not resolve host: git.example.com",
+          },
+          'node-b': {present: true, lastFetched: '2026-12-01T09:00:00Z', lastError: null},
+        },
+      },
+    })
     // lib is held fresh on node-a and not at all on node-b.
-    await cluster.api.put({...repoObject(lib, NAMESPACE, {url: LIB}), status: {nodes: {'node-a': {present: true, lastFetched: '2026-12-01T09:30:00Z', lastError: null}}}} as unknown as KubeObject)
+    await cluster.api.put({
+      ...repoObject(lib, NAMESPACE, {url: LIB}),
+      status: {nodes: {'node-a': {present: true, lastFetched: '2026-12-01T09:30:00Z', lastError: null}}},
+    })
     await scheduledPod('feat', 'node-a', [URL, LIB])
     await scheduledPod('fix', 'node-b', [URL, LIB])
 
     const run = await yard(['sandbox', 'list', '--json'], {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
     expect(run.exitCode, run.stderr).to.equal(0)
     const rows = run.json as Row[]
-    const slot = (name: string, key: string) => rows.find((row) => row.name === name)!.repos.find((repo) => repo.key === key)!
-    expect(rows.map((row) => [row.name, row.node])).to.deep.equal([['feat', 'node-a'], ['fix', 'node-b']])
+    const slot = (name: string, key: string) =>
+      rows.find((row) => row.name === name)!.repos.find((repo) => repo.key === key)!
+    expect(rows.map((row) => [row.name, row.node])).to.deep.equal([
+      ['feat', 'node-a'],
+      ['fix', 'node-b'],
+    ])
     expect(slot('feat', app)).to.deep.include({stale: true, lastFetched: '2026-11-29T10:00:00Z'})
     expect(slot('feat', app).lastError).to.include('Could not resolve host')
     expect(slot('fix', app)).to.deep.include({stale: false, lastFetched: '2026-12-01T09:00:00Z', lastError: null})

@@ -9,11 +9,12 @@ import {readFileSync, renameSync} from 'node:fs'
 import path from 'node:path'
 
 import type {CacheStatus} from '../../../src/sdk/cache.js'
+
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {addWorktree, cleanupTemp} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {addWorktree, cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+import {makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}p`
 
@@ -30,7 +31,7 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
   this.timeout(240_000)
   let fixture: SandboxFixture
   let upstream: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+  const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
 
   before(async () => {
     sweep(SANDBOX_TEST_PREFIX)
@@ -73,11 +74,17 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
     expect(created.exitCode, created.stderr).to.equal(0)
     const worktree = (await run(['ports', '--worktree', 'feat', '--json'])).json as Ports
     const sandbox = (await run(['ports', '--sandbox', 'feat', '--json'])).json as Ports
-    const listed = (await run(['sandbox', 'list', '--json'])).json as Array<{name: string; project: string; offset: number; ports: Record<string, number>}>
-    const expected = {project: `${prefix}-feat`, offset: 59, ports: {WEB_PORT: 38859}}
+    const listed = (await run(['sandbox', 'list', '--json'])).json as Array<{
+      name: string
+      project: string
+      offset: number
+      ports: Record<string, number>
+    }>
+    const expected = {project: `${prefix}-feat`, offset: 59, ports: {WEB_PORT: 38_859}}
     for (const row of [worktree, sandbox, listed.find((entry) => entry.name === 'feat')!]) {
       expect({project: row.project, offset: row.offset, ports: row.ports}).to.deep.equal(expected)
     }
+
     expect(sandbox.kind).to.equal('sandbox')
     expect(worktree.clashesWith).to.deep.equal([])
   })
@@ -85,11 +92,17 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
   it('a sandbox alpha created while worktree feat exists (both hash to 59) is pinned to a free offset (acceptance 6)', async () => {
     const created = await run(['sandbox', 'create', 'alpha', '--repo', upstream, '--json'])
     expect(created.exitCode, created.stderr).to.equal(0)
-    const result = created.json as {offset: number; offsetSource: string; pinned: {hashOffset: number; clashedWith: string[]}}
+    const result = created.json as {
+      offset: number
+      offsetSource: string
+      pinned: {hashOffset: number; clashedWith: string[]}
+    }
     expect(result.pinned).to.deep.equal({hashOffset: 59, clashedWith: ['feat']})
     expect(result).to.deep.include({offset: 1, offsetSource: 'pin'})
     expect(created.stderr).to.include('pinned alpha to offset 1')
-    expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.match(/^alpha = 1 # yard: clash with feat$/m)
+    expect(readFileSync(path.join(fixture.app, 'yard.local.toml'), 'utf8')).to.match(
+      /^alpha = 1 # yard: clash with feat$/m,
+    )
     // The personal pin file is not left for `git add -A` to commit (the fixture has no .gitignore for it).
     expect(spawnSync('git', ['check-ignore', '-q', '--', 'yard.local.toml'], {cwd: fixture.app}).status).to.equal(0)
     expect(created.stderr).to.include('note: added /yard.local.toml to')
@@ -125,7 +138,10 @@ describe('sandboxes and worktrees: one identity (DESIGN.md §3.4, §5.2)', funct
     expect(created.stderr).to.include(`the cache ${key} is stale since ${before.lastFetched}`)
     expect(Object.keys((created.json as {stale: Record<string, string>}).stale)).to.deep.equal(['warm'])
     expect(podExists(`${prefix}-warm`)).to.equal(true)
-    const listed = (await run(['sandbox', 'list', '--json'])).json as Array<{name: string; repos: Array<{stale: boolean}>}>
+    const listed = (await run(['sandbox', 'list', '--json'])).json as Array<{
+      name: string
+      repos: Array<{stale: boolean}>
+    }>
     expect(listed.find((row) => row.name === 'warm')!.repos[0].stale).to.equal(true)
   })
 })

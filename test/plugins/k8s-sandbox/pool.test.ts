@@ -10,12 +10,13 @@ import {existsSync, readdirSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
-import type {CacheStatus} from '../../../src/sdk/cache.js'
 import type {PoolRow} from '../../../src/core/sandbox/pool.js'
-import {addWorktree, cleanupTemp} from '../../support/repo.js'
+import type {CacheStatus} from '../../../src/sdk/cache.js'
+
 import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
+import {addWorktree, cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {cli, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+import {cli, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}w`
 
@@ -27,14 +28,18 @@ interface ListRow {
   repos: Array<{lastFetched: string | null}>
 }
 
-const poolPods = (id: string) => podmanTry('pod', 'ps', '--filter', `label=yard.dev/pool=${id}`, '--format', '{{.Name}}').stdout.split('\n').filter(Boolean).sort()
+const poolPods = (id: string) =>
+  podmanTry('pod', 'ps', '--filter', `label=yard.dev/pool=${id}`, '--format', '{{.Name}}')
+    .stdout.split('\n')
+    .filter(Boolean)
+    .sort()
 
 describe('warm pools of sandbox pods (podman)', function () {
   this.timeout(120_000)
   let fixture: SandboxFixture
   let upstream: string
   let poolId: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+  const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
   const pools = async () => (await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[]
 
   /** Waits until the pool has `size` ready pods (the detached refill makes them). */
@@ -53,9 +58,24 @@ describe('warm pools of sandbox pods (podman)', function () {
     const listed = ((await run(['sandbox', 'list', '--json'])).json as ListRow[]).find((row) => row.name === name)!
     const {start, ...row} = listed
     const ports = (await run(['ports', '--sandbox', name, '--json'])).json
-    const inside = cli(fixture, ['exec', `${name}/wt/${name}`, '--', 'sh', '-c', 'git rev-parse --abbrev-ref HEAD && git log -1 --format=%s && git remote get-url --push origin && git config user.email && pwd']).stdout.trim()
-    const borrowers = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0].borrowers.map((borrower) => `${borrower.kind} ${borrower.name}`).filter((borrower) => !borrower.startsWith('pool '))
-    return {start, row: {...row, repos: row.repos.map((repo) => ({...repo, lastFetched: null}))}, ports, inside, borrowers}
+    const inside = cli(fixture, [
+      'exec',
+      `${name}/wt/${name}`,
+      '--',
+      'sh',
+      '-c',
+      'git rev-parse --abbrev-ref HEAD && git log -1 --format=%s && git remote get-url --push origin && git config user.email && pwd',
+    ]).stdout.trim()
+    const borrowers = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0].borrowers
+      .map((borrower) => `${borrower.kind} ${borrower.name}`)
+      .filter((borrower) => !borrower.startsWith('pool '))
+    return {
+      start,
+      row: {...row, repos: row.repos.map((repo) => ({...repo, lastFetched: null}))},
+      ports,
+      inside,
+      borrowers,
+    }
   }
 
   before(async () => {
@@ -85,6 +105,7 @@ describe('warm pools of sandbox pods (podman)', function () {
       expect(refused.exitCode, `${flags.join(' ')}: ${refused.stderr}`).to.equal(2)
       expect(refused.stderr).to.include(message)
     }
+
     const notCached = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '2'])
     expect(notCached.exitCode, notCached.stderr).to.equal(2)
     expect(notCached.stderr).to.include('is not in the cache').and.include('yard cache add')
@@ -93,8 +114,14 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(withRef.exitCode, withRef.stderr).to.equal(2)
     expect(withRef.stderr).to.include('a pool takes no #REF')
     expect(await pools()).to.deep.equal([])
-    expect(existsSync(path.join(fixture.state, 'pools')) ? readdirSync(path.join(fixture.state, 'pools')) : []).to.deep.equal([])
-    expect(podmanTry('pod', 'ps', '--filter', 'label=yard.dev/pool', '--format', '{{.Name}}').stdout.split('\n').filter((name) => name.startsWith(prefix))).to.deep.equal([])
+    expect(
+      existsSync(path.join(fixture.state, 'pools')) ? readdirSync(path.join(fixture.state, 'pools')) : [],
+    ).to.deep.equal([])
+    expect(
+      podmanTry('pod', 'ps', '--filter', 'label=yard.dev/pool', '--format', '{{.Name}}')
+        .stdout.split('\n')
+        .filter((name) => name.startsWith(prefix)),
+    ).to.deep.equal([])
   })
 
   it('pool set returns at once and fills the pool in the background; pool list shows it', async () => {
@@ -110,29 +137,47 @@ describe('warm pools of sandbox pods (podman)', function () {
     for (const pod of poolPods(poolId)) {
       expect(pod.startsWith(`${prefix}.pool-${poolId}-`)).to.equal(true)
       // default/ cloned and checked out; no identity, no published port.
-      expect(podman('exec', `${pod}-workspace`, 'git', '-C', '/work/app/default', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('main')
-      expect(podman('pod', 'inspect', pod, '--format', '{{.Labels}}')).not.to.include('yard.dev/name').and.not.to.include('yard.dev/offset')
+      expect(
+        podman('exec', `${pod}-workspace`, 'git', '-C', '/work/app/default', 'rev-parse', '--abbrev-ref', 'HEAD'),
+      ).to.equal('main')
+      expect(podman('pod', 'inspect', pod, '--format', '{{.Labels}}'))
+        .not.to.include('yard.dev/name')
+        .and.not.to.include('yard.dev/offset')
     }
+
     // Pool pods are no sandboxes.
     expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
   })
 
   let warm: Awaited<ReturnType<typeof observe>>
+
   it("create claims a ready pod: NAME's project, offset and branch, marked warm; the pool refills", async () => {
     const before = poolPods(poolId)
     const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
     expect(created.exitCode, created.stderr).to.equal(0)
-    expect(created.json).to.deep.include({name: 'feat', project: `${prefix}-feat`, offset: 59, offsetSource: 'hash', start: 'warm'})
+    expect(created.json).to.deep.include({
+      name: 'feat',
+      project: `${prefix}-feat`,
+      offset: 59,
+      offsetSource: 'hash',
+      start: 'warm',
+    })
     // The claimed pod left the pool; no pod of the sandbox's own name was made.
     expect(podExists(`${prefix}-feat`)).to.equal(false)
     expect(poolPods(poolId).filter((pod) => !before.includes(pod))).to.deep.equal([])
     warm = await observe('feat')
     expect(warm.start).to.equal('warm')
     expect(warm.row).to.deep.include({name: 'feat', project: `${prefix}-feat`, offset: 59})
-    expect(warm.inside.split('\n')).to.deep.equal(['wt/feat', 'second', upstream, 'sandbox@example.com', '/work/app/wt-feat'])
+    expect(warm.inside.split('\n')).to.deep.equal([
+      'wt/feat',
+      'second',
+      upstream,
+      'sandbox@example.com',
+      '/work/app/wt-feat',
+    ])
     expect(warm.borrowers).to.deep.equal([`sandbox ${prefix}-feat`])
-    const free = (await pools())[0].pods.map((pod) => pod.name)
-    const claimed = before.filter((pod) => !free.includes(pod))
+    const free = new Set((await pools())[0].pods.map((pod) => pod.name))
+    const claimed = before.filter((pod) => !free.has(pod))
     expect(claimed).to.have.length(1)
     const row = await untilReady(2)
     expect(row.pods.map((pod) => pod.name)).not.to.include(claimed[0])
@@ -142,7 +187,9 @@ describe('warm pools of sandbox pods (podman)', function () {
     const removed = await run(['sandbox', 'rm', 'feat'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
     expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
-    expect(readdirSync(path.join(fixture.state, 'sandboxes')).filter((entry) => entry.includes('feat'))).to.deep.equal([])
+    expect(readdirSync(path.join(fixture.state, 'sandboxes')).filter((entry) => entry.includes('feat'))).to.deep.equal(
+      [],
+    )
     // Cold: the pool's pods all stopped, so none is claimable (dead pods are detected, not claimed).
     for (const pod of poolPods(poolId)) podman('pod', 'stop', '--time', '0', pod)
     const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
@@ -152,7 +199,12 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(podExists(`${prefix}-feat`)).to.equal(true)
     const cold = await observe('feat')
     expect(cold.start).to.equal('cold')
-    expect({row: cold.row, ports: cold.ports, inside: cold.inside, borrowers: cold.borrowers}).to.deep.equal({row: warm.row, ports: warm.ports, inside: warm.inside, borrowers: warm.borrowers})
+    expect({row: cold.row, ports: cold.ports, inside: cold.inside, borrowers: cold.borrowers}).to.deep.equal({
+      row: warm.row,
+      ports: warm.ports,
+      inside: warm.inside,
+      borrowers: warm.borrowers,
+    })
     // The refill that cold create started replaced the dead pods.
     const row = await untilReady(2)
     expect(row.pods.every((pod) => pod.phase === 'Running')).to.equal(true)
@@ -172,7 +224,9 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(await pools()).to.deep.equal([])
     const listed = (await run(['sandbox', 'list', '--json'])).json as ListRow[]
     expect(listed.map((row) => [row.name, row.start])).to.deep.equal([['kept', 'warm']])
-    const borrowers = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0].borrowers.map((borrower) => `${borrower.kind} ${borrower.name}`)
+    const borrowers = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0].borrowers.map(
+      (borrower) => `${borrower.kind} ${borrower.name}`,
+    )
     expect(borrowers).to.deep.equal([`sandbox ${prefix}-kept`])
     expect(cli(fixture, ['exec', 'kept/wt/kept', '--', 'git', 'status', '--short']).status).to.equal(0)
     expect((await run(['sandbox', 'rm', 'kept'])).exitCode).to.equal(0)
@@ -186,7 +240,7 @@ describe('warm pools: a claimed sandbox with [ports] answers on the host ports a
   const portsPrefix = `${SANDBOX_TEST_PREFIX}v`
   let fixture: SandboxFixture
   let upstream: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+  const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
 
   before(async () => {
     sweep(SANDBOX_TEST_PREFIX)
@@ -210,7 +264,7 @@ describe('warm pools: a claimed sandbox with [ports] answers on the host ports a
 
   it('a busy host port refuses the claim (exit 3) and leaves the pod in the pool', async () => {
     const holder = net.createServer()
-    await new Promise<void>((resolve) => holder.listen(39459, resolve))
+    await new Promise<void>((resolve) => holder.listen(39_459, resolve))
     try {
       const refused = await run(['sandbox', 'create', 'feat', '--repo', upstream])
       expect(refused.exitCode, refused.stderr).to.equal(3)
@@ -218,6 +272,7 @@ describe('warm pools: a claimed sandbox with [ports] answers on the host ports a
     } finally {
       holder.close()
     }
+
     const [pool] = (await run(['sandbox', 'pool', 'list', '--json'])).json as PoolRow[]
     expect(pool.ready).to.equal(1)
     expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
@@ -227,24 +282,56 @@ describe('warm pools: a claimed sandbox with [ports] answers on the host ports a
     const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
     expect(created.exitCode, created.stderr).to.equal(0)
     expect((created.json as {start: string}).start).to.equal('warm')
-    const worktree = (await run(['ports', '--worktree', 'feat', '--json'])).json as {project: string; offset: number; ports: Record<string, number>}
-    const sandbox = (await run(['ports', '--sandbox', 'feat', '--json'])).json as {project: string; offset: number; ports: Record<string, number>}
-    const listed = ((await run(['sandbox', 'list', '--json'])).json as Array<{name: string; project: string; offset: number; ports: Record<string, number>}>).find((row) => row.name === 'feat')!
-    for (const row of [worktree, sandbox, listed]) expect({project: row.project, offset: row.offset, ports: row.ports}).to.deep.equal({project: `${portsPrefix}-feat`, offset: 59, ports: {WEB_PORT: 39459}})
+    const worktree = (await run(['ports', '--worktree', 'feat', '--json'])).json as {
+      project: string
+      offset: number
+      ports: Record<string, number>
+    }
+    const sandbox = (await run(['ports', '--sandbox', 'feat', '--json'])).json as {
+      project: string
+      offset: number
+      ports: Record<string, number>
+    }
+    const listed = (
+      (await run(['sandbox', 'list', '--json'])).json as Array<{
+        name: string
+        project: string
+        offset: number
+        ports: Record<string, number>
+      }>
+    ).find((row) => row.name === 'feat')!
+    for (const row of [worktree, sandbox, listed])
+      expect({project: row.project, offset: row.offset, ports: row.ports}).to.deep.equal({
+        project: `${portsPrefix}-feat`,
+        offset: 59,
+        ports: {WEB_PORT: 39_459},
+      })
     // git's own daemon on the container port 39400 stands for the sandbox's web server.
-    const daemon = cli(fixture, ['exec', 'feat/wt/feat', '--', 'git', 'daemon', '--detach', '--reuseaddr', '--export-all', '--base-path=/work', '--port=39400'])
+    const daemon = cli(fixture, [
+      'exec',
+      'feat/wt/feat',
+      '--',
+      'git',
+      'daemon',
+      '--detach',
+      '--reuseaddr',
+      '--export-all',
+      '--base-path=/work',
+      '--port=39400',
+    ])
     expect(daemon.status, daemon.stderr).to.equal(0)
     let remote = {status: 1 as number | null, stdout: '', stderr: ''}
     for (let tries = 0; tries < 20 && remote.status !== 0; tries++) {
       remote = spawnSync('git', ['ls-remote', 'git://127.0.0.1:39459/app/default', 'HEAD'], {encoding: 'utf8'})
       if (remote.status !== 0) await new Promise((resolve) => setTimeout(resolve, 200))
     }
+
     expect(remote.status, remote.stderr).to.equal(0)
     expect(remote.stdout).to.match(/^[0-9a-f]{40}\tHEAD/)
     expect((await run(['sandbox', 'rm', 'feat'])).exitCode).to.equal(0)
     // Free again once rm returns: a cold create of feat could publish it.
     const probe = net.createServer()
-    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(39459, resolve))
+    await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(39_459, resolve))
     probe.close()
   })
 })

@@ -4,8 +4,8 @@
  */
 import {expect} from 'chai'
 
-import {cleanupTemp, git} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {cleanupTemp, git} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {inPod, makeApp, makeUpstream, SANDBOX_TEST_PREFIX} from './support.js'
 
@@ -28,12 +28,17 @@ describe('yard sandbox pull (DESIGN.md §5.2)', function () {
   it('warns at create that the pod cannot push to a host path; pull fetches the branch and prints the ref; a diverged local branch is refused without --force', async () => {
     const upstream = makeUpstream('pull')
     const fixture = makeApp(prefix)
-    const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+    const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
     const created = await run(['sandbox', 'create', 'pull', '--repo', upstream, '--branch', 'feat/x'])
     expect(created.exitCode, created.stderr).to.equal(0)
     expect(created.stderr).to.include(`${upstream} is a path on this host, which the sandbox pod cannot push to`)
     expect(created.stderr).to.include('yard sandbox pull pull/feat/x')
-    inPod(pod, 'sh', '-c', 'cd /work/pull/feat-x && echo work > work.txt && git add work.txt && git commit -q -m "work in the sandbox"')
+    inPod(
+      pod,
+      'sh',
+      '-c',
+      'cd /work/pull/feat-x && echo work > work.txt && git add work.txt && git commit -q -m "work in the sandbox"',
+    )
     const commit = inPod(pod, 'git', '-C', '/work/pull/feat-x', 'rev-parse', 'HEAD')
 
     const pulled = await run(['sandbox', 'pull', 'pull/feat/x'])
@@ -44,11 +49,19 @@ describe('yard sandbox pull (DESIGN.md §5.2)', function () {
 
     const local = await run(['sandbox', 'pull', 'pull/feat-x', '--branch', 'from-sandbox', '--json'])
     expect(local.exitCode, local.stderr).to.equal(0)
-    expect(local.json).to.deep.include({ref: 'refs/remotes/sandbox/pull/feat/x', local: {ref: 'refs/heads/from-sandbox', action: 'created'}})
+    expect(local.json).to.deep.include({
+      ref: 'refs/remotes/sandbox/pull/feat/x',
+      local: {ref: 'refs/heads/from-sandbox', action: 'created'},
+    })
     expect(git(fixture.app, 'rev-parse', 'refs/heads/from-sandbox')).to.equal(commit)
 
     // A local commit the sandbox lacks: refused (exit 3) and left as it was, unless --force.
-    git(fixture.app, 'update-ref', 'refs/heads/from-sandbox', git(fixture.app, 'commit-tree', '-p', commit, '-m', 'local', `${commit}^{tree}`))
+    git(
+      fixture.app,
+      'update-ref',
+      'refs/heads/from-sandbox',
+      git(fixture.app, 'commit-tree', '-p', commit, '-m', 'local', `${commit}^{tree}`),
+    )
     const mine = git(fixture.app, 'rev-parse', 'refs/heads/from-sandbox')
     const refused = await run(['sandbox', 'pull', 'pull/feat/x', '--branch', 'from-sandbox'])
     expect(refused.exitCode).to.equal(3)

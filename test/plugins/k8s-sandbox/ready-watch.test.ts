@@ -5,13 +5,14 @@
  */
 import {expect} from 'chai'
 
-import type {BackendContext, Target} from '../../../src/sdk/target.js'
 import type {SandboxSpec} from '../../../src/sdk/sandbox.js'
-import {ProcessRunner} from '../../../src/sdk/process.js'
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
+import type {BackendContext, Target} from '../../../src/sdk/target.js'
+
 import {KubernetesRuntime} from '../../../src/plugins/k8s-sandbox/kubernetes-runtime.js'
 import {podManifest} from '../../../src/plugins/k8s-sandbox/manifest.js'
 import {repoCrd, repoObject} from '../../../src/plugins/k8s-sandbox/repo-resource.js'
+import {ProcessRunner} from '../../../src/sdk/process.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {type FakeKubeApi, type KubeObject, startFakeKubeApi} from '../../support/fake-kube-api/index.js'
 import {FakeKubectl} from '../../support/fake-kubectl.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
@@ -33,14 +34,24 @@ describe('kubernetes runtime: create waits for Ready on a watch', function () {
     api = await startFakeKubeApi({
       namespaces: [NAMESPACE],
       crds: [repoCrd()],
-      onCreate: ({resource, object}, fake) => {
+      onCreate({resource, object}, fake) {
         if (resource !== 'pods') return
-        timers.push(setTimeout(() => void fake.setPodReady(NAMESPACE, object.metadata.name, {node: NODE}).then(() => (readyAt = Date.now())), READY_AFTER_MS))
+        timers.push(
+          setTimeout(
+            () =>
+              void fake.setPodReady(NAMESPACE, object.metadata.name, {node: NODE}).then(() => (readyAt = Date.now())),
+            READY_AFTER_MS,
+          ),
+        )
       },
     })
     // The node already holds the cache: the wait for caches ends at once.
-    await api.put({...(repoObject(repoIdentity(URL).key, NAMESPACE, {url: URL}) as unknown as KubeObject), status: {nodes: {[NODE]: {present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null}}}})
+    await api.put({
+      ...(repoObject(repoIdentity(URL).key, NAMESPACE, {url: URL}) as unknown as KubeObject),
+      status: {nodes: {[NODE]: {present: true, lastFetched: '2026-11-29T10:00:00Z', lastError: null}}},
+    })
   })
+
   afterEach(async () => {
     for (const timer of timers.splice(0)) clearTimeout(timer)
     await api.close()
@@ -49,14 +60,42 @@ describe('kubernetes runtime: create waits for Ready on a watch', function () {
 
   function runtime(): KubernetesRuntime {
     const env = {...process.env, ...new FakeKubectl().env, KUBECONFIG: api.kubeconfigPath}
-    const context: BackendContext = {runner: new ProcessRunner({env}), env, stateDir: tempDir('yard-state'), warn: () => undefined}
-    return new KubernetesRuntime(context, {namespace: NAMESPACE, cacheRoot: CACHE_ROOT, readyTimeoutMs: 20_000, cacheTimeoutMs: 5000})
+    const context: BackendContext = {
+      runner: new ProcessRunner({env}),
+      env,
+      stateDir: tempDir('yard-state'),
+      warn: () => undefined,
+    }
+    return new KubernetesRuntime(context, {
+      namespace: NAMESPACE,
+      cacheRoot: CACHE_ROOT,
+      readyTimeoutMs: 20_000,
+      cacheTimeoutMs: 5000,
+    })
   }
 
   function manifest(name: string): Record<string, unknown> {
-    const target: Target = {name, isMain: false, prefix: 'app', project: `app-${name}`, owner: '0123456789ab', offset: 7, offsetSource: 'hash', ports: {}, checkoutPath: '/src/app', mainPath: '/src/app'}
+    const target: Target = {
+      name,
+      isMain: false,
+      prefix: 'app',
+      project: `app-${name}`,
+      owner: '0123456789ab',
+      offset: 7,
+      offsetSource: 'hash',
+      ports: {},
+      checkoutPath: '/src/app',
+      mainPath: '/src/app',
+    }
     const {identity, key} = repoIdentity(URL)
-    const spec: SandboxSpec = {runtime: 'kubernetes', image: 'yard-dev:test', cacheRoot: CACHE_ROOT, repos: [{slot: 'app', url: URL, ref: null, identity, key}], branch: `wt/${name}`, portBases: {}}
+    const spec: SandboxSpec = {
+      runtime: 'kubernetes',
+      image: 'yard-dev:test',
+      cacheRoot: CACHE_ROOT,
+      repos: [{slot: 'app', url: URL, ref: null, identity, key}],
+      branch: `wt/${name}`,
+      portBases: {},
+    }
     return podManifest(target, spec)
   }
 
@@ -74,7 +113,11 @@ describe('kubernetes runtime: create waits for Ready on a watch', function () {
   })
 
   it('polls when the user may not watch pods (403), and still sees Ready', async () => {
-    api.inject({verb: 'watch', resource: 'pods'}, {code: 403, reason: 'Forbidden', message: 'pods is forbidden: cannot watch'}, Infinity)
+    api.inject(
+      {verb: 'watch', resource: 'pods'},
+      {code: 403, reason: 'Forbidden', message: 'pods is forbidden: cannot watch'},
+      Infinity,
+    )
     await runtime().play(manifest('feat'))
     const pods = api.calls.filter((call) => call.resource === 'pods')
     expect(pods.filter((call) => call.verb === 'watch')).to.have.length(1)

@@ -11,12 +11,12 @@ import {randomBytes} from 'node:crypto'
 import {existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {PROBE_GRACE_MS} from '../../../src/plugins/git-cache/leases.js'
-import {cleanupTemp, git, tempDir} from '../../support/repo.js'
+import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
+import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {inPod, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+import {inPod, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}r`
 
@@ -28,8 +28,11 @@ function makeHistory(name: string, commits: number): string {
   for (let index = 1; index <= commits; index++) {
     const message = `commit ${index}`
     const content = `${name} ${index}\n${randomBytes(1500).toString('hex')}\n`
-    parts.push(`commit refs/heads/main\ncommitter T <t@example.com> ${1_700_000_000 + index} +0000\ndata ${message.length}\n${message}\nM 100644 inline file-${index % 20}.txt\ndata ${content.length}\n${content}\n`)
+    parts.push(
+      `commit refs/heads/main\ncommitter T <t@example.com> ${1_700_000_000 + index} +0000\ndata ${message.length}\n${message}\nM 100644 inline file-${index % 20}.txt\ndata ${content.length}\n${content}\n`,
+    )
   }
+
   execFileSync('git', ['fast-import', '--quiet'], {cwd: bare, input: parts.join('')})
   return bare
 }
@@ -44,14 +47,26 @@ function printedRestores(stdout: string): Array<{slot: string; command: string; 
   for (const [index, line] of lines.entries()) {
     const slot = /^restore slot (\S+) into /.exec(line)?.[1]
     if (slot) restores.push({slot, command: lines[index + 1].trim(), uses: []})
-    else if (restores.length > 0 && /^ {2}.* is refs\/yard\/\S+: /.test(line)) restores.at(-1)!.uses.push(line.replace(/^.* is refs\/yard\/\S+: /, ''))
+    else if (restores.length > 0 && /^ {2}.* is refs\/yard\/\S+: /.test(line))
+      restores.at(-1)!.uses.push(line.replace(/^.* is refs\/yard\/\S+: /, ''))
   }
+
   return restores
 }
 
 /** Runs a printed command line as a person would: in `cwd`, through the shell. */
 function sh(cwd: string, line: string): string {
-  const result = spawnSync('sh', ['-c', line], {cwd, encoding: 'utf8', env: {...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com'}})
+  const result = spawnSync('sh', ['-c', line], {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  })
   expect(result.status, `${line}\n${result.stderr}`).to.equal(0)
   return result.stdout
 }
@@ -61,7 +76,7 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
   let fixture: SandboxFixture
   let upstream: string
   let lib: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+  const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
 
   before(async () => {
     sweep(SANDBOX_TEST_PREFIX)
@@ -90,25 +105,59 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
 
   it('a commit on a detached HEAD and stash entries in any slot are unsaved: rm refuses listing them, --dry-run prints the plan; --force bundles only them and what the cache lacks, and the printed commands bring everything back (issue 21 item 4)', async () => {
     const pod = `${prefix}-work`
-    const created = await run(['sandbox', 'create', 'work', '--repo', upstream, '--repo', `lib=${lib}`, '--branch', 'feat/login'])
+    const created = await run([
+      'sandbox',
+      'create',
+      'work',
+      '--repo',
+      upstream,
+      '--repo',
+      `lib=${lib}`,
+      '--branch',
+      'feat/login',
+    ])
     expect(created.exitCode, created.stderr).to.equal(0)
-    const commit = (dir: string, file: string, message: string) => inPod(pod, 'sh', '-c', 'echo "$2" > "$1/$3" && git -C "$1" add -A && git -C "$1" commit -q -m "$2"', 'sh', dir, message, file)
+    const commit = (dir: string, file: string, message: string) =>
+      inPod(
+        pod,
+        'sh',
+        '-c',
+        'echo "$2" > "$1/$3" && git -C "$1" add -A && git -C "$1" commit -q -m "$2"',
+        'sh',
+        dir,
+        message,
+        file,
+      )
     inPod(pod, 'git', '-C', '/work/app/default', 'checkout', '-q', '--detach')
     commit('/work/app/default', 'detached.txt', 'on a detached HEAD')
     const detached = inPod(pod, 'git', '-C', '/work/app/default', 'rev-parse', 'HEAD')
-    inPod(pod, 'sh', '-c', 'echo kept >> /work/lib/default/README && git -C /work/lib/default stash push -q -m wip-default')
-    inPod(pod, 'sh', '-c', 'echo kept too >> /work/lib/feat-login/lib.txt && git -C /work/lib/feat-login stash push -q -m wip-login')
+    inPod(
+      pod,
+      'sh',
+      '-c',
+      'echo kept >> /work/lib/default/README && git -C /work/lib/default stash push -q -m wip-default',
+    )
+    inPod(
+      pod,
+      'sh',
+      '-c',
+      'echo kept too >> /work/lib/feat-login/lib.txt && git -C /work/lib/feat-login stash push -q -m wip-login',
+    )
 
     const refused = await run(['sandbox', 'rm', 'work'])
     expect(refused.exitCode, refused.stdout).to.equal(3)
-    expect(refused.stderr).to.include(`/work/app/default: detached HEAD ${detached.slice(0, 7)} (1 commit) on no branch not on origin`)
+    expect(refused.stderr).to.include(
+      `/work/app/default: detached HEAD ${detached.slice(0, 7)} (1 commit) on no branch not on origin`,
+    )
     expect(refused.stderr).to.include('/work/lib: stash@{0} (On feat/login: wip-login) not on origin')
     expect(refused.stderr).to.include('/work/lib: stash@{1} (On main: wip-default) not on origin')
     expect(podExists(pod)).to.equal(true)
 
     const plan = await run(['sandbox', 'rm', 'work', '--dry-run'])
     expect(plan.exitCode).to.equal(3)
-    expect(plan.stdout).to.include('rm refuses without --force; --force would save: app.bundle (refs/yard/sandbox/app/detached-default); lib.bundle (refs/yard/sandbox/lib/stash, refs/yard/sandbox/lib/stash-1)')
+    expect(plan.stdout).to.include(
+      'rm refuses without --force; --force would save: app.bundle (refs/yard/sandbox/app/detached-default); lib.bundle (refs/yard/sandbox/lib/stash, refs/yard/sandbox/lib/stash-1)',
+    )
     expect(plan.stdout).to.include(`would remove pod ${pod}`)
     expect(plan.stdout).to.include(`would remove lease sandbox ${pod} on the cache ${repoIdentity(upstream).key}`)
     expect(podExists(pod)).to.equal(true)
@@ -126,13 +175,20 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
 
     // Only the sandbox's own refs and objects: the cache's main and its history stay out.
     const bundle = path.join(savedIn!, 'app.bundle')
-    expect(git(savedIn!, 'bundle', 'list-heads', bundle).split('\n').map((line) => line.split(' ')[1]).sort()).to.deep.equal(['refs/heads/feat/login', 'refs/yard/sandbox/app/detached-default'])
+    expect(
+      git(savedIn!, 'bundle', 'list-heads', bundle)
+        .split('\n')
+        .map((line) => line.split(' ', 2)[1])
+        .sort(),
+    ).to.deep.equal(['refs/heads/feat/login', 'refs/yard/sandbox/app/detached-default'])
     const full = path.join(tempDir('yardtest-full'), 'full.bundle')
     git(upstream, 'bundle', 'create', '--quiet', full, '--all')
     expect(statSync(bundle).size).to.be.below(statSync(full).size / 50)
     const empty = tempDir('yardtest-empty')
     git(empty, 'init', '-q')
-    expect(spawnSync('git', ['bundle', 'verify', bundle], {cwd: empty, encoding: 'utf8'}).stderr).to.include('lacks these prerequisite commits')
+    expect(spawnSync('git', ['bundle', 'verify', bundle], {cwd: empty, encoding: 'utf8'}).stderr).to.include(
+      'lacks these prerequisite commits',
+    )
 
     const restores = printedRestores(forced.stdout)
     expect(restores.map((restore) => restore.slot)).to.deep.equal(['app', 'lib'])
@@ -156,7 +212,7 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
 
   it('a sandbox whose pod was removed outside yard: cache evict clears its lease once the grace is over, and sandbox rm cleans lease, record and pin and says so (issue 21 item 16)', async () => {
     const lone = makeUpstream('lone')
-    const key = repoIdentity(lone).key
+    const {key} = repoIdentity(lone)
     const pod = `${prefix}-lost`
     writeFileSync(path.join(fixture.app, 'yard.local.toml'), '[worktree-offsets]\nlost = 7 # yard: clash with gone\n')
     const created = await run(['sandbox', 'create', 'lost', '--repo', lone])
@@ -178,7 +234,9 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
 
     const dry = await run(['sandbox', 'rm', 'lost', '--dry-run'])
     expect(dry.exitCode, dry.stderr).to.equal(0)
-    expect(dry.stdout).to.include(`the pod ${pod} of sandbox lost is gone (removed outside yard); would clean what it left:`)
+    expect(dry.stdout).to.include(
+      `the pod ${pod} of sandbox lost is gone (removed outside yard); would clean what it left:`,
+    )
     expect(existsSync(lease) && existsSync(record)).to.equal(true)
 
     const cleaned = await run(['sandbox', 'rm', 'lost'])

@@ -10,11 +10,22 @@ import path from 'node:path'
 
 import {writePin} from '../../../src/core/identity/pins.js'
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
-import {yard} from '../../support/yard.js'
+import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {openPane} from '../../support/tmux.js'
-import {cli, cliLine, devJs, inPod, inPodTry, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, SandboxFixture} from './support.js'
+import {yard} from '../../support/yard.js'
+import {
+  cli,
+  cliLine,
+  devJs,
+  inPod,
+  inPodTry,
+  makeApp,
+  makeUpstream,
+  podExists,
+  SANDBOX_TEST_PREFIX,
+  type SandboxFixture,
+} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}a`
 const pod = `${prefix}-feat`
@@ -26,7 +37,7 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
   let upstreamB: string
   let keyA: string
   let keyB: string
-  const run = (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+  const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
 
   before(async () => {
     sweep(SANDBOX_TEST_PREFIX)
@@ -36,7 +47,18 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     keyA = repoIdentity(upstreamA).key
     keyB = repoIdentity(upstreamB).key
     fixture = makeApp(prefix)
-    const created = await run(['sandbox', 'create', 'feat', '--repo', upstreamA, '--repo', `lib=${upstreamB}`, '--branch', 'feat/login', '--json'])
+    const created = await run([
+      'sandbox',
+      'create',
+      'feat',
+      '--repo',
+      upstreamA,
+      '--repo',
+      `lib=${upstreamB}`,
+      '--branch',
+      'feat/login',
+      '--json',
+    ])
     expect(created.exitCode, created.stderr).to.equal(0)
   })
 
@@ -46,15 +68,23 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
   })
 
   it('each slot holds a --shared clone of the read-only cache at default/ and the branch worktree beside it, cut from origin/HEAD with no upstream (acceptance 1)', () => {
-    for (const [slot, key, upstream] of [['a', keyA, upstreamA], ['lib', keyB, upstreamB]]) {
+    for (const [slot, key, upstream] of [
+      ['a', keyA, upstreamA],
+      ['lib', keyB, upstreamB],
+    ]) {
       expect(inPod(pod, 'cat', `/work/${slot}/default/.git/objects/info/alternates`)).to.equal(`/repos/${key}/objects`)
       expect(inPod(pod, 'git', '-C', `/work/${slot}/default`, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('main')
       expect(inPod(pod, 'git', '-C', `/work/${slot}/default`, 'status', '--porcelain')).to.equal('')
       const main = git(upstream, 'rev-parse', 'refs/heads/main')
       expect(inPod(pod, 'git', '-C', `/work/${slot}/default`, 'rev-parse', 'HEAD')).to.equal(main)
-      expect(inPod(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('feat/login')
+      expect(inPod(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal(
+        'feat/login',
+      )
       expect(inPod(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', 'HEAD')).to.equal(main)
-      expect(inPodTry(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', '--abbrev-ref', 'feat/login@{upstream}').status).to.not.equal(0)
+      expect(
+        inPodTry(pod, 'git', '-C', `/work/${slot}/feat-login`, 'rev-parse', '--abbrev-ref', 'feat/login@{upstream}')
+          .status,
+      ).to.not.equal(0)
     }
   })
 
@@ -64,7 +94,9 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(touched.stderr).to.include('Read-only file system')
     inPod(pod, 'git', '-C', '/work/a/feat-login', 'commit', '--allow-empty', '-q', '-m', 'in the sandbox')
     const commit = inPod(pod, 'git', '-C', '/work/a/feat-login', 'rev-parse', 'HEAD')
-    expect(inPod(pod, 'git', '-C', '/work/a/feat-login', 'log', '-1', '--format=%an <%ae>|%cn <%ce>')).to.equal('Sandbox Tester <sandbox@example.com>|Sandbox Tester <sandbox@example.com>')
+    expect(inPod(pod, 'git', '-C', '/work/a/feat-login', 'log', '-1', '--format=%an <%ae>|%cn <%ce>')).to.equal(
+      'Sandbox Tester <sandbox@example.com>|Sandbox Tester <sandbox@example.com>',
+    )
     expect(inPodTry(pod, 'git', '-C', '/work/a/default', 'cat-file', '-e', commit).status).to.equal(0)
     const cache = path.join(fixture.state, 'caches', keyA)
     expect(spawnSync('git', ['-C', cache, 'cat-file', '-e', commit]).status).to.not.equal(0)
@@ -102,7 +134,9 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     // The hint is one that runs: yard exec takes the sandbox's name, not its pod's.
     expect(clash.stderr).to.include('(yard exec feat/a-x …)')
     expect(clash.stderr).to.not.include(`yard exec ${pod}/`)
-    expect(inPodTry(pod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/a-x').status).to.not.equal(0)
+    expect(
+      inPodTry(pod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/a-x').status,
+    ).to.not.equal(0)
   })
 
   it('a --repo URL#REF the cache does not have is refused with exit 2 naming the ref and the branches it has, before any pod exists', async () => {
@@ -123,9 +157,13 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     const created = await run(['sandbox', 'create', 'dev', '--repo', `${upstreamA}#develop`])
     expect(created.exitCode, created.stderr).to.equal(0)
     const devPod = `${prefix}-dev`
-    expect(inPod(devPod, 'git', '-C', '/work/a/wt-dev', 'rev-parse', 'HEAD')).to.equal(git(upstreamA, 'rev-parse', 'refs/heads/develop'))
+    expect(inPod(devPod, 'git', '-C', '/work/a/wt-dev', 'rev-parse', 'HEAD')).to.equal(
+      git(upstreamA, 'rev-parse', 'refs/heads/develop'),
+    )
     expect(inPod(devPod, 'git', '-C', '/work/a/wt-dev', 'rev-parse', '--abbrev-ref', 'HEAD')).to.equal('wt/dev')
-    expect(inPodTry(devPod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/develop').status).to.not.equal(0)
+    expect(
+      inPodTry(devPod, 'git', '-C', '/work/a/default', 'rev-parse', '--verify', '--quiet', 'refs/heads/develop').status,
+    ).to.not.equal(0)
     const removed = await run(['sandbox', 'rm', 'dev'])
     expect(removed.exitCode, removed.stderr).to.equal(0)
     expect(podExists(devPod)).to.equal(false)
@@ -135,7 +173,14 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
   })
 
   it('yard exec NAME/BRANCH runs in the branch worktree by branch or directory; exit codes pass through (acceptance 5)', async () => {
-    const byBranch = cli(fixture, ['exec', 'feat/feat/login', '--', 'sh', '-c', 'git rev-parse --abbrev-ref HEAD; exit 7'])
+    const byBranch = cli(fixture, [
+      'exec',
+      'feat/feat/login',
+      '--',
+      'sh',
+      '-c',
+      'git rev-parse --abbrev-ref HEAD; exit 7',
+    ])
     expect(byBranch.status, byBranch.stderr).to.equal(7)
     expect(byBranch.stdout.trim()).to.equal('feat/login')
     const byDirectory = cli(fixture, ['exec', 'feat/feat-login', '--', 'git', 'rev-parse', '--abbrev-ref', 'HEAD'])
@@ -151,7 +196,12 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     expect(missing.exitCode).to.equal(2)
     expect(missing.stderr).to.include('has no /work/a/nope')
     // The exec itself says the directory is missing: no `test -d` exec before it, podman's own line held back.
-    expect(missing.stderr.split('\n').filter((line) => line.startsWith('+ podman')).map((line) => line.split(' ').slice(1, 3).join(' '))).to.deep.equal(['podman container', 'podman exec'])
+    expect(
+      missing.stderr
+        .split('\n')
+        .filter((line) => line.startsWith('+ podman'))
+        .map((line) => line.split(' ').slice(1, 3).join(' ')),
+    ).to.deep.equal(['podman container', 'podman exec'])
     expect(missing.stderr).not.to.include('chdir')
   })
 
@@ -161,18 +211,28 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
       if (value === undefined) delete childEnv[key]
       else childEnv[key] = value
     }
+
     const execs = path.join(fixture.state, 'execs')
-    const running = (): number => (existsSync(execs) ? readdirSync(execs).flatMap((dir) => readdirSync(path.join(execs, dir))).length : 0)
+    const running = (): number =>
+      existsSync(execs) ? readdirSync(execs).flatMap((dir) => readdirSync(path.join(execs, dir))).length : 0
     const alone = cli(fixture, ['exec', 'feat/feat-login', '--', 'true'])
     expect(alone.stderr).not.to.include('another yard exec')
-    const agent = spawn(process.execPath, [devJs, 'exec', 'feat/feat-login', '--', 'sh', '-c', 'sleep 6'], {cwd: fixture.app, env: childEnv, stdio: 'ignore'})
+    const agent = spawn(process.execPath, [devJs, 'exec', 'feat/feat-login', '--', 'sh', '-c', 'sleep 6'], {
+      cwd: fixture.app,
+      env: childEnv,
+      stdio: 'ignore',
+    })
     const ended = new Promise((resolve) => agent.on('exit', resolve))
     try {
-      for (let waited = 0; running() === 0 && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100))
+      for (let waited = 0; running() === 0 && waited < 20_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100))
       expect(running(), 'the first exec is recorded while it runs').to.equal(1)
       const second = cli(fixture, ['exec', 'feat/feat-login', '--', 'touch', 'concurrent'])
       expect(second.status, second.stderr).to.equal(0)
-      expect(second.stderr).to.include('another yard exec runs in feat/feat-login').and.include(`pid ${agent.pid}`).and.include('sleep 6')
+      expect(second.stderr)
+        .to.include('another yard exec runs in feat/feat-login')
+        .and.include(`pid ${agent.pid}`)
+        .and.include('sleep 6')
       const status = cli(fixture, ['exec', 'feat/feat-login', '--', 'git', 'status', '--short'])
       expect(status.stderr).not.to.include('another yard exec')
       const elsewhere = cli(fixture, ['exec', '--sandbox', 'feat', '--slot', 'lib', '--', 'touch', 'x'])
@@ -180,6 +240,7 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     } finally {
       await ended
     }
+
     expect(running(), 'an ended exec leaves no record').to.equal(0)
     const after = cli(fixture, ['exec', 'feat/feat-login', '--', 'rm', 'concurrent'])
     expect(after.stderr).not.to.include('another yard exec')
@@ -196,6 +257,7 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
         expect(refused.stderr).to.include('has no /work/a/x-..')
         continue
       }
+
       expect(refused.status, `${name}: ${refused.stdout}`).to.equal(2)
       expect(refused.stdout).to.equal('')
       expect(refused.stderr).to.include(`"${name.slice('feat/'.length)}" names no branch directory`)
@@ -203,9 +265,16 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
   })
 
   it('in a 100×30 tmux pane yard exec into a sandbox starts at 30 100 (acceptance 5)', async () => {
-    const pane = openPane(`yardtest-x-${process.pid}`, {width: 100, height: 30, command: 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh'})
+    const pane = openPane(`yardtest-x-${process.pid}`, {
+      width: 100,
+      height: 30,
+      command: 'env -u CONTAINERS_CONF -u YARD_WORKTREE sh',
+    })
     try {
-      pane.send(`clear; ${cliLine(fixture, ['exec', 'feat/feat-login', '--', 'stty', 'size'])}; echo exec-done`, 'Enter')
+      pane.send(
+        `clear; ${cliLine(fixture, ['exec', 'feat/feat-login', '--', 'stty', 'size'])}; echo exec-done`,
+        'Enter',
+      )
       // The typed command line holds the marker too: wait for it alone on a line (the output).
       expect(await pane.waitFor(/^exec-done\s*$/m)).to.match(/^30 100\s*$/m)
     } finally {
@@ -231,7 +300,12 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
 
     const forced = await run(['sandbox', 'rm', 'feat', '--force', '--json'])
     expect(forced.exitCode, forced.stderr).to.equal(0)
-    const result = forced.json as {savedIn: string; saved: string[]; removed: boolean; restore: Array<{slot: string; directory: string; command: string}>}
+    const result = forced.json as {
+      savedIn: string
+      saved: string[]
+      removed: boolean
+      restore: Array<{slot: string; directory: string; command: string}>
+    }
     expect(result.removed).to.equal(true)
     expect(result.savedIn.startsWith(path.join(fixture.state, 'sandboxes', 'feat'))).to.equal(true)
     // lib has no commit the cache lacks: no bundle of it.

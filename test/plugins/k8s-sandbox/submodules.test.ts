@@ -9,8 +9,8 @@ import {existsSync, renameSync} from 'node:fs'
 import path from 'node:path'
 
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {cleanupTemp, git, tempDir, writeFile} from '../../support/repo.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {cleanupTemp, git, tempDir, writeFile} from '../../support/repo.js'
 import {cli, inPod, makeApp, SANDBOX_TEST_PREFIX} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}m`
@@ -52,24 +52,36 @@ describe('submodules in a sandbox on podman kube play (DESIGN.md §5.2)', functi
     upstream(dir, 'nested', {'n.txt': 'nested\n'})
     upstream(dir, 'lib', {'l.txt': 'lib\n'}, ['nested'])
     const app = upstream(dir, 'app', {'a.txt': 'app\n'}, ['lib'])
-    const recorded = {lib: git(path.join(dir, 'src-app'), 'rev-parse', 'HEAD:lib'), nested: git(path.join(dir, 'src-lib'), 'rev-parse', 'HEAD:nested')}
+    const recorded = {
+      lib: git(path.join(dir, 'src-app'), 'rev-parse', 'HEAD:lib'),
+      nested: git(path.join(dir, 'src-lib'), 'rev-parse', 'HEAD:nested'),
+    }
     const fixture = makeApp(prefix)
     const created = cli(fixture, ['sandbox', 'create', 'subs', '--repo', app, '--branch', 'feat', '--json'])
     expect(created.status, created.stderr).to.equal(0)
     // Each submodule's cache is keyed by the url resolved against the upstream, never /repos/….
     const caches = path.join(fixture.state, 'caches')
-    for (const name of ['app', 'lib', 'nested']) expect(existsSync(path.join(caches, repoIdentity(path.join(dir, `${name}.git`)).key, 'HEAD')), name).to.equal(true)
+    for (const name of ['app', 'lib', 'nested'])
+      expect(existsSync(path.join(caches, repoIdentity(path.join(dir, `${name}.git`)).key, 'HEAD')), name).to.equal(
+        true,
+      )
     expect(JSON.parse(created.stdout).slots[0].submodules.failed).to.deep.equal([])
 
     const status = cli(fixture, ['exec', 'subs/feat', '--', 'git', 'submodule', 'status', '--recursive'])
     expect(status.status, status.stderr).to.equal(0)
     // A leading space: checked out at the recorded commit.
-    expect(status.stdout.trimEnd().split('\n').map((line) => line.replace(/ \(.*\)$/, ''))).to.deep.equal([` ${recorded.lib} lib`, ` ${recorded.nested} lib/nested`])
+    expect(
+      status.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.replace(/ \(.*\)$/, '')),
+    ).to.deep.equal([` ${recorded.lib} lib`, ` ${recorded.nested} lib/nested`])
     expect(inPod(pod, 'cat', '/work/app/feat/lib/nested/n.txt')).to.equal('nested')
     expect(inPod(pod, 'cat', '/work/app/default/lib/l.txt')).to.equal('lib')
 
     // No upstream is reachable now (nor was one from the pod): a new branch still gets its submodules.
-    for (const name of ['app', 'lib', 'nested']) renameSync(path.join(dir, `${name}.git`), path.join(dir, `${name}-gone.git`))
+    for (const name of ['app', 'lib', 'nested'])
+      renameSync(path.join(dir, `${name}.git`), path.join(dir, `${name}-gone.git`))
     const attached = cli(fixture, ['sandbox', 'attach', 'subs', '--branch', 'other', '--json'])
     expect(attached.status, attached.stderr).to.equal(0)
     const other = inPod(pod, 'git', '-C', '/work/app/other', 'submodule', 'status', '--recursive')
@@ -77,9 +89,15 @@ describe('submodules in a sandbox on podman kube play (DESIGN.md §5.2)', functi
     expect(other).to.match(new RegExp(`^ ?${recorded.lib} lib( |$)`, 'm'))
     expect(other).to.match(new RegExp(`^ ${recorded.nested} lib/nested( |$)`, 'm'))
     // A submodule fetches from its cache and pushes to its own url.
-    expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'config', 'remote.origin.url')).to.equal(path.join(dir, 'lib.git'))
-    expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'remote', 'get-url', 'origin')).to.equal(`/repos/${repoIdentity(path.join(dir, 'lib.git')).key}`)
+    expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'config', 'remote.origin.url')).to.equal(
+      path.join(dir, 'lib.git'),
+    )
+    expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'remote', 'get-url', 'origin')).to.equal(
+      `/repos/${repoIdentity(path.join(dir, 'lib.git')).key}`,
+    )
     expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'fetch', '--quiet', 'origin')).to.equal('')
-    expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'remote', 'get-url', '--push', 'origin')).to.equal(path.join(dir, 'lib.git'))
+    expect(inPod(pod, 'git', '-C', '/work/app/other/lib', 'remote', 'get-url', '--push', 'origin')).to.equal(
+      path.join(dir, 'lib.git'),
+    )
   })
 })

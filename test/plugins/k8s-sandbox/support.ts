@@ -7,8 +7,8 @@ import {spawnSync} from 'node:child_process'
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 
-import {git, makeRepo, tempDir, writeFile} from '../../support/repo.js'
 import {podman, podmanEnv, podmanStateDir, podmanTry} from '../../support/podman.js'
+import {git, makeRepo, tempDir, writeFile} from '../../support/repo.js'
 import {projectRoot} from '../../support/yard.js'
 
 /** Every pod, container and volume the sandbox tests make starts with this (never sweep wider). */
@@ -36,6 +36,7 @@ export function makeUpstream(name: string, options: {develop?: boolean} = {}): s
     git(seed, 'commit', '-q', '-m', 'develop')
     git(seed, 'push', '-q', 'origin', 'develop')
   }
+
   return bare
 }
 
@@ -46,7 +47,11 @@ export interface SandboxFixture {
 }
 
 /** A main checkout with the given prefix and `[ports]`, a git identity of its own, and a temp state dir. */
-export function makeApp(prefix: string, ports = 'WEB_PORT = 38700', extraFiles: Record<string, string> = {}): SandboxFixture {
+export function makeApp(
+  prefix: string,
+  ports = 'WEB_PORT = 38700',
+  extraFiles: Record<string, string> = {},
+): SandboxFixture {
   const app = makeRepo({'yard.toml': `[project]\nprefix = "${prefix}"\n\n[ports]\n${ports}\n`, ...extraFiles})
   git(app, 'config', 'user.name', 'Sandbox Tester')
   git(app, 'config', 'user.email', 'sandbox@example.com')
@@ -82,12 +87,18 @@ export function cli(fixture: SandboxFixture, args: string[]): {status: number; s
     if (value === undefined) delete childEnv[key]
     else childEnv[key] = value
   }
-  const result = spawnSync(process.execPath, [devJs, ...args], {cwd: fixture.app, env: childEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+
+  const result = spawnSync(process.execPath, [devJs, ...args], {
+    cwd: fixture.app,
+    env: childEnv,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr}
 }
 
 /** The shell line that runs `yard …` from `cwd` with the fixture's env (for tmux panes). */
 export function cliLine(fixture: SandboxFixture, args: string[]): string {
-  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+  const quote = (word: string) => `'${word.replaceAll("'", String.raw`'\''`)}'`
   return `cd ${quote(fixture.app)} && env YARD_STATE_DIR=${quote(fixture.state)} ${quote(process.execPath)} ${quote(devJs)} ${args.map(quote).join(' ')}`
 }

@@ -7,12 +7,14 @@ import {expect} from 'chai'
 import path from 'node:path'
 
 import type {MachineStatus} from '../../../src/sdk/machine.js'
+
 import {FakePodmanMachine} from '../../support/fake-podman-machine.js'
-import {cleanupTemp, makeRepo} from '../../support/repo.js'
 import {podmanEnv} from '../../support/podman.js'
+import {cleanupTemp, makeRepo} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 
-const TOML = '[project]\nprefix = "yardtest-m0"\n\n[machine]\nbackend = "podman-machine"\ncpus = 3\nmemory-mib = 3072\ndisk-gib = 30\n'
+const TOML =
+  '[project]\nprefix = "yardtest-m0"\n\n[machine]\nbackend = "podman-machine"\ncpus = 3\nmemory-mib = 3072\ndisk-gib = 30\n'
 
 describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', function () {
   this.timeout(60_000)
@@ -36,18 +38,40 @@ describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', funct
 
   after(cleanupTemp)
 
-  const run = (...args: string[]) => yard(args, {cwd: repo, env})
+  const run = async (...args: string[]) => yard(args, {cwd: repo, env})
 
   it('init runs exactly one podman machine init: the configured sizes and the two path:path volumes, nothing else', async () => {
     const before = await run('machine', 'status', '--json')
     expect(before.exitCode, before.stderr).to.equal(0)
-    expect(before.json).to.deep.equal({backend: 'podman-machine', name: 'yard-yardtest-m0', state: 'absent', socket: null, mounts: [], cpus: null, memoryMiB: null, diskGiB: null})
+    expect(before.json).to.deep.equal({
+      backend: 'podman-machine',
+      name: 'yard-yardtest-m0',
+      state: 'absent',
+      socket: null,
+      mounts: [],
+      cpus: null,
+      memoryMiB: null,
+      diskGiB: null,
+    })
 
     const init = await run('machine', 'init')
     expect(init.exitCode, init.stderr).to.equal(0)
     expect(init.stdout).to.include('created machine yard-yardtest-m0')
     expect(fake.machineCalls('init')).to.deep.equal([
-      ['init', '--cpus', '3', '--memory', '3072', '--disk-size', '30', '--volume', `${repo}:${repo}`, '--volume', `${root}:${root}`, 'yard-yardtest-m0'],
+      [
+        'init',
+        '--cpus',
+        '3',
+        '--memory',
+        '3072',
+        '--disk-size',
+        '30',
+        '--volume',
+        `${repo}:${repo}`,
+        '--volume',
+        `${root}:${root}`,
+        'yard-yardtest-m0',
+      ],
     ])
 
     const again = await run('machine', 'init')
@@ -56,7 +80,16 @@ describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', funct
     expect(fake.machineCalls('init')).to.have.length(1)
 
     const status = await run('machine', 'status', '--json')
-    expect(status.json).to.deep.equal({backend: 'podman-machine', name: 'yard-yardtest-m0', state: 'stopped', socket: `unix://${fake.socketPath('yard-yardtest-m0')}`, mounts: [repo, root], cpus: 3, memoryMiB: 3072, diskGiB: 30})
+    expect(status.json).to.deep.equal({
+      backend: 'podman-machine',
+      name: 'yard-yardtest-m0',
+      state: 'stopped',
+      socket: `unix://${fake.socketPath('yard-yardtest-m0')}`,
+      mounts: [repo, root],
+      cpus: 3,
+      memoryMiB: 3072,
+      diskGiB: 30,
+    })
     expect(status.stderr).to.equal('')
     expect(fake.machineCalls('start')).to.deep.equal([])
   })
@@ -95,11 +128,14 @@ describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', funct
     expect(((await run('machine', 'status', '--json')).json as MachineStatus).state).to.equal('stopped')
   })
 
-  it('status --json says unresponsive when the machine runs by podman\'s word but its socket accepts no connection, with the fix', async () => {
+  it("status --json says unresponsive when the machine runs by podman's word but its socket accepts no connection, with the fix", async () => {
     fake.seed('yard-yardtest-m0', {running: true, mounts: [repo, root]})
     const status = await run('machine', 'status', '--json')
     expect(status.exitCode, status.stderr).to.equal(0)
-    expect(status.json).to.deep.include({state: 'unresponsive', socket: `unix://${fake.socketPath('yard-yardtest-m0')}`})
+    expect(status.json).to.deep.include({
+      state: 'unresponsive',
+      socket: `unix://${fake.socketPath('yard-yardtest-m0')}`,
+    })
     expect(status.stderr).to.include('yard machine stop && yard machine start')
     // Teardown verbs say the same instead of a raw dial error, and start nothing.
     const down = await run('down')
@@ -141,15 +177,21 @@ describe('yard machine with the podman-machine backend (DESIGN.md §4.3)', funct
       expect(result.exitCode, result.stderr).to.equal(0)
       expect(result.stdout).to.include("the native machine is the host's podman (no VM): nothing to")
     }
+
     expect(fake.machineCalls()).to.deep.equal([])
   })
 
   it('a machine name that would pass for an option is refused (exit 2) before podman is asked', async () => {
-    const bad = makeRepo({'yard.toml': TOML.replace('backend = "podman-machine"', 'backend = "podman-machine"\nname = "--now"')}, 'bad')
+    const bad = makeRepo(
+      {'yard.toml': TOML.replace('backend = "podman-machine"', 'backend = "podman-machine"\nname = "--now"')},
+      'bad',
+    )
     const init = await yard(['machine', 'init'], {cwd: bad, env})
     expect(init.exitCode, init.stderr).to.equal(2)
     // Refused when the config is read, naming the file and key (the backend checks the name again).
-    expect(init.stderr).to.include(`${path.join(bad, 'yard.toml')}: invalid value at machine.name: must not start with "-"`)
+    expect(init.stderr).to.include(
+      `${path.join(bad, 'yard.toml')}: invalid value at machine.name: must not start with "-"`,
+    )
     expect(fake.machineCalls()).to.deep.equal([])
   })
 })

@@ -10,17 +10,25 @@ import net from 'node:net'
 import path from 'node:path'
 
 import {FakePodmanMachine} from '../../support/fake-podman-machine.js'
+import {
+  ensureBusyboxImage,
+  fetchText,
+  podman,
+  podmanEnv,
+  projectObjects,
+  sweep,
+  webService,
+} from '../../support/podman.js'
 import {cleanupTemp, makeRepo} from '../../support/repo.js'
-import {ensureBusyboxImage, fetchText, podman, podmanEnv, projectObjects, sweep, webService} from '../../support/podman.js'
 import {yard} from '../../support/yard.js'
 
 const PREFIX = 'yardtest-m'
 const IMAGE = 'localhost/yardtest-m-busybox:1'
-const WEB_PORT = 38800
+const WEB_PORT = 38_800
 const MACHINE = `yard-${PREFIX}1`
 
 /** The tests' own busybox service image (no registry here). */
-const ensureImage = () => ensureBusyboxImage(IMAGE)
+const ensureImage = async () => ensureBusyboxImage(IMAGE)
 
 const web = (text: string, published: string, extra: string[] = []) =>
   ['services:', '  web:', webService(text, published).replace(/image: .*/, `image: ${IMAGE}`), ...extra, ''].join('\n')
@@ -33,7 +41,9 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
     fakes.push(fake)
     return fake
   }
-  const toml = (n: number, port: number) => `[project]\nprefix = "${PREFIX}${n}"\n\n[machine]\nbackend = "podman-machine"\n\n[ports]\nWEB_PORT = ${port}\n`
+
+  const toml = (n: number, port: number) =>
+    `[project]\nprefix = "${PREFIX}${n}"\n\n[machine]\nbackend = "podman-machine"\n\n[ports]\nWEB_PORT = ${port}\n`
 
   before(async () => {
     sweep(PREFIX)
@@ -47,10 +57,13 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
   })
 
   it('down, nuke, ps and box down say nothing to do and start nothing; up creates and starts the machine once and compose runs on its socket', async () => {
-    const repo = makeRepo({'yard.toml': toml(1, WEB_PORT), 'compose.yaml': web('hello from the machine', '${WEB_PORT}:8080')})
+    const repo = makeRepo({
+      'yard.toml': toml(1, WEB_PORT),
+      'compose.yaml': web('hello from the machine', '${WEB_PORT}:8080'),
+    })
     const fake = machineFake()
     const env = {...podmanEnv(), ...fake.env}
-    const run = (...args: string[]) => yard(args, {cwd: repo, env})
+    const run = async (...args: string[]) => yard(args, {cwd: repo, env})
 
     const down = await run('down')
     expect(down.exitCode, down.stderr).to.equal(0)
@@ -69,15 +82,30 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
     const before = fake.calls().length
     const up = await run('up')
     expect(up.exitCode, up.stderr).to.equal(0)
-    const verbs = fake.machineCalls().map((argv) => argv[0]).filter((verb) => verb === 'init' || verb === 'start')
+    const verbs = fake
+      .machineCalls()
+      .map((argv) => argv[0])
+      .filter((verb) => verb === 'init' || verb === 'start')
     expect(verbs).to.deep.equal(['init', 'start'])
     const socket = `unix://${fake.socketPath(MACHINE)}`
-    const engineCalls = fake.calls().slice(before).filter((call) => call.argv[0] !== 'machine')
+    const engineCalls = fake
+      .calls()
+      .slice(before)
+      .filter((call) => call.argv[0] !== 'machine')
     // podman-compose's own podman calls (those creating the project's containers) carry the socket…
-    const composeCalls = engineCalls.filter((call) => ['create', 'run'].includes(call.argv[0]) && call.argv.some((word) => word.includes(`com.docker.compose.project=${PREFIX}1`)))
+    const composeCalls = engineCalls.filter(
+      (call) =>
+        ['create', 'run'].includes(call.argv[0]) &&
+        call.argv.some((word) => word.includes(`com.docker.compose.project=${PREFIX}1`)),
+    )
     expect(composeCalls, JSON.stringify(engineCalls.map((call) => call.argv.slice(0, 2)))).to.not.be.empty
     // …and so does every other engine call of `up`: none fell back to the host's socket.
-    for (const call of engineCalls) expect({argv: call.argv.slice(0, 3), host: call.CONTAINER_HOST, docker: call.DOCKER_HOST}).to.deep.equal({argv: call.argv.slice(0, 3), host: socket, docker: socket})
+    for (const call of engineCalls)
+      expect({argv: call.argv.slice(0, 3), host: call.CONTAINER_HOST, docker: call.DOCKER_HOST}).to.deep.equal({
+        argv: call.argv.slice(0, 3),
+        host: socket,
+        docker: socket,
+      })
     expect(await fetchText(WEB_PORT)).to.equal('hello from the machine')
     expect(projectObjects(`${PREFIX}1`).containers).to.have.length(1)
 
@@ -94,7 +122,14 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
 
   it('up warns about a bind outside both mounts, naming the path, and not about one inside the checkout', async () => {
     const port = WEB_PORT + 100
-    const repo = makeRepo({'yard.toml': toml(2, port), 'compose.yaml': web('binds', '${WEB_PORT}:8080', ['    volumes:', '      - /srv/data:/data', '      - ./data:/inside'])})
+    const repo = makeRepo({
+      'yard.toml': toml(2, port),
+      'compose.yaml': web('binds', '${WEB_PORT}:8080', [
+        '    volumes:',
+        '      - /srv/data:/data',
+        '      - ./data:/inside',
+      ]),
+    })
     const fake = machineFake()
     // A busy port makes `up` stop (exit 3) after the check and before anything is created, so no
     // provider makes /srv/data on this host.
@@ -103,7 +138,9 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
     try {
       const up = await yard(['up'], {cwd: repo, env: {...podmanEnv(), ...fake.env}})
       expect(up.exitCode, up.stderr).to.equal(3)
-      expect(up.stderr).to.match(/service web \(.*compose\.yaml\) binds \/srv\/data, outside machine yard-yardtest-m2's mounts/)
+      expect(up.stderr).to.match(
+        /service web \(.*compose\.yaml\) binds \/srv\/data, outside machine yard-yardtest-m2's mounts/,
+      )
       expect(up.stderr).to.not.include(path.join(repo, 'data'))
       expect(projectObjects(`${PREFIX}2`).containers).to.deep.equal([])
     } finally {
@@ -117,7 +154,12 @@ describe('stacks on a podman machine (DESIGN.md §4.3)', function () {
     const env = {...podmanEnv(), ...fake.env}
     const up = await yard(['box', 'up'], {cwd: repo, env})
     expect(up.exitCode, up.stderr).to.equal(0)
-    expect(fake.machineCalls().map((argv) => argv[0]).filter((verb) => verb === 'init' || verb === 'start')).to.deep.equal(['init', 'start'])
+    expect(
+      fake
+        .machineCalls()
+        .map((argv) => argv[0])
+        .filter((verb) => verb === 'init' || verb === 'start'),
+    ).to.deep.equal(['init', 'start'])
     const socket = `unix://${fake.socketPath(`yard-${PREFIX}4`)}`
     const run = fake.calls().find((call) => call.argv[0] === 'run')
     expect(run?.argv).to.include(`${PREFIX}4-box`)

@@ -1,3 +1,5 @@
+import type {AddressInfo} from 'node:net'
+
 /**
  * A FAKE Kubernetes API server, in-process (DESIGN.md §8: no API server can run on these
  * machines). It speaks enough of the REST API for client-node — create, get, list with label and
@@ -17,18 +19,16 @@
  */
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-
 import {stringify} from 'yaml'
 
-import {parseFieldSelector, parseLabelSelector, SelectorError} from './selectors.js'
 import {apiVersionOf, type ResourceType} from './resources.js'
-import {notFoundKind, StatusError, Store, type KubeObject, type WatchEvent} from './store.js'
+import {parseFieldSelector, parseLabelSelector, SelectorError} from './selectors.js'
+import {type KubeObject, notFoundKind, StatusError, Store, type WatchEvent} from './store.js'
 
-export type {KubeObject} from './store.js'
 export {allowedBy, type PolicyRule} from './rbac.js'
+export type {KubeObject} from './store.js'
 
 /** RBAC verbs (Kubernetes docs, "Authorization": request verbs). */
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
@@ -108,7 +108,10 @@ export interface FakeKubeApi {
   /** Leaves a pod Pending with PodScheduled=False (reason Unschedulable, `message`). */
   setPodUnschedulable(namespace: string, name: string, message: string): Promise<KubeObject>
   /** Records a core/v1 Event about `involved` (type Normal or Warning). */
-  addEvent(involved: KubeObject, event: {reason: string; message: string; type?: 'Normal' | 'Warning'}): Promise<KubeObject>
+  addEvent(
+    involved: KubeObject,
+    event: {reason: string; message: string; type?: 'Normal' | 'Warning'},
+  ): Promise<KubeObject>
   /** Deletes an object directly, as a controller would. */
   remove(resource: string, namespace: string | undefined, name: string): void
   /**
@@ -145,8 +148,15 @@ const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z')
 export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<FakeKubeApi> {
   const store = new Store()
   const calls: FakeKubeCall[] = []
-  const injected: {match: Partial<FakeKubeCall>; failure: {code: number; reason?: string; message?: string}; left: number}[] = []
-  const watches = new Map<http.ServerResponse, {bookmarks: boolean; write: (event: {type: string; object: KubeObject}) => void; type: ResourceType}>()
+  const injected: Array<{
+    match: Partial<FakeKubeCall>
+    failure: {code: number; reason?: string; message?: string}
+    left: number
+  }> = []
+  const watches = new Map<
+    http.ServerResponse,
+    {bookmarks: boolean; write: (event: {type: string; object: KubeObject}) => void; type: ResourceType}
+  >()
   const timeScale = options.timeScale ?? 1
   const dir = mkdtempSync(path.join(os.tmpdir(), 'yard-fake-kube-api-'))
   let url = ''
@@ -154,9 +164,15 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
 
   const server = http.createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      const status = error instanceof StatusError ? error : new StatusError(500, 'InternalError', `fake API server: ${(error as Error).stack ?? error}`)
-      if (!response.headersSent) send(response, status.code, status.body())
-      else response.end()
+      const status =
+        error instanceof StatusError
+          ? error
+          : new StatusError(500, 'InternalError', `fake API server: ${(error as Error).stack ?? error}`)
+      if (response.headersSent) {
+        response.end()
+      } else {
+        send(response, status.code, status.body())
+      }
     })
   })
 
@@ -167,10 +183,28 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
       send(response, 404, notFoundKind().body())
       return
     }
+
     const query = requestUrl.searchParams
     const method = request.method ?? 'GET'
     const isWatch = method === 'GET' && (query.get('watch') === 'true' || query.get('watch') === '1')
-    const verb: KubeVerb = method === 'GET' ? (isWatch ? 'watch' : route.name ? 'get' : 'list') : method === 'POST' ? 'create' : method === 'PUT' ? 'update' : method === 'PATCH' ? 'patch' : method === 'DELETE' ? (route.name ? 'delete' : 'deletecollection') : ('unknown' as KubeVerb)
+    const verb: KubeVerb =
+      method === 'GET'
+        ? isWatch
+          ? 'watch'
+          : route.name
+            ? 'get'
+            : 'list'
+        : method === 'POST'
+          ? 'create'
+          : method === 'PUT'
+            ? 'update'
+            : method === 'PATCH'
+              ? 'patch'
+              : method === 'DELETE'
+                ? route.name
+                  ? 'delete'
+                  : 'deletecollection'
+                : ('unknown' as KubeVerb)
     const call: FakeKubeCall = {verb, group: route.group, version: route.version, resource: route.plural}
     if (route.subresource) call.subresource = route.subresource
     if (route.namespace !== undefined) call.namespace = route.namespace
@@ -182,7 +216,11 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
     const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? await readJson(request) : undefined
     if (body !== undefined) call.body = body
 
-    const failure = injected.find((entry) => entry.left > 0 && Object.entries(entry.match).every(([key, value]) => call[key as keyof FakeKubeCall] === value))
+    const failure = injected.find(
+      (entry) =>
+        entry.left > 0 &&
+        Object.entries(entry.match).every(([key, value]) => call[key as keyof FakeKubeCall] === value),
+    )
     if (failure) {
       failure.left--
       const {code, reason = 'Forbidden', message = 'injected failure'} = failure.failure
@@ -191,45 +229,109 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
     }
 
     const type = store.type(route.group, route.version, route.plural)
-    if (!type || (type.namespaced === false && route.namespace !== undefined)) throw notFoundKind()
+    if (!type || (!type.namespaced && route.namespace !== undefined)) throw notFoundKind()
     if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') throw notFoundKind()
 
     switch (verb) {
-      case 'get':
+      case 'get': {
         send(response, 200, store.get(type, route.namespace, route.name!))
         return
+      }
+
       case 'list': {
         const filter = selectors(type, query)
-        const items = store.list(type, route.namespace, filter).map((item) => (type.model ? withoutTypeMeta(item) : item))
-        send(response, 200, {apiVersion: apiVersionOf(type), kind: `${type.kind}List`, metadata: {resourceVersion: String(store.resourceVersion)}, items})
+        const items = store
+          .list(type, route.namespace, filter)
+          .map((item) => (type.model ? withoutTypeMeta(item) : item))
+        send(response, 200, {
+          apiVersion: apiVersionOf(type),
+          kind: `${type.kind}List`,
+          metadata: {resourceVersion: String(store.resourceVersion)},
+          items,
+        })
         return
       }
-      case 'watch':
+
+      case 'watch': {
         watch(type, route.namespace, query, response)
         return
+      }
+
       case 'create': {
-        if (route.name !== undefined) throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource')
+        if (route.name !== undefined)
+          throw new StatusError(
+            405,
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+          )
         const created = await store.create(type, route.namespace, body as KubeObject, query.get('dryRun') === 'All')
-        if (query.get('dryRun') !== 'All' && options.onCreate) await options.onCreate({resource: type.plural, group: type.group, namespace: created.metadata.namespace, object: created}, api)
+        if (query.get('dryRun') !== 'All' && options.onCreate)
+          await options.onCreate(
+            {resource: type.plural, group: type.group, namespace: created.metadata.namespace, object: created},
+            api,
+          )
         send(response, 201, created)
         return
       }
-      case 'update':
-        send(response, 200, await store.update(type, route.namespace, route.name!, body as KubeObject, route.subresource))
+
+      case 'update': {
+        send(
+          response,
+          200,
+          await store.update(type, route.namespace, route.name!, body as KubeObject, route.subresource),
+        )
         return
+      }
+
       case 'patch': {
-        const patched = await store.patch(type, route.namespace, route.name!, body, String(request.headers['content-type'] ?? ''), route.subresource)
-        if (!route.subresource && options.onPatch) await options.onPatch({resource: type.plural, group: type.group, namespace: patched.metadata.namespace, object: patched, patch: body}, api)
+        const patched = await store.patch(
+          type,
+          route.namespace,
+          route.name!,
+          body,
+          String(request.headers['content-type'] ?? ''),
+          route.subresource,
+        )
+        if (!route.subresource && options.onPatch)
+          await options.onPatch(
+            {
+              resource: type.plural,
+              group: type.group,
+              namespace: patched.metadata.namespace,
+              object: patched,
+              patch: body,
+            },
+            api,
+          )
         send(response, 200, patched)
         return
       }
+
       case 'delete': {
         const deleted = store.delete(type, route.namespace, route.name!)
-        send(response, 200, type.kind === 'Pod' ? deleted : {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: {name: route.name, group: type.group, kind: type.plural, uid: deleted.metadata.uid}})
+        send(
+          response,
+          200,
+          type.kind === 'Pod'
+            ? deleted
+            : {
+                kind: 'Status',
+                apiVersion: 'v1',
+                metadata: {},
+                status: 'Success',
+                details: {name: route.name, group: type.group, kind: type.plural, uid: deleted.metadata.uid},
+              },
+        )
         return
       }
-      default:
-        throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource')
+
+      default: {
+        throw new StatusError(
+          405,
+          'MethodNotAllowed',
+          'the server does not allow this method on the requested resource',
+        )
+      }
     }
   }
 
@@ -244,31 +346,47 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
     }
   }
 
-  function watch(type: ResourceType, namespace: string | undefined, query: URLSearchParams, response: http.ServerResponse): void {
+  function watch(
+    type: ResourceType,
+    namespace: string | undefined,
+    query: URLSearchParams,
+    response: http.ServerResponse,
+  ): void {
     const filter = selectors(type, query)
     const matches = (event: WatchEvent) =>
-      event.resource.group === type.group && event.resource.plural === type.plural && (namespace === undefined || event.object.metadata.namespace === namespace) && filter(event.object)
-    const write = (event: {type: string; object: KubeObject}) => response.write(JSON.stringify({type: event.type, object: event.object}) + '\n')
+      event.resource.group === type.group &&
+      event.resource.plural === type.plural &&
+      (namespace === undefined || event.object.metadata.namespace === namespace) &&
+      filter(event.object)
+    const write = (event: {type: string; object: KubeObject}) =>
+      response.write(JSON.stringify({type: event.type, object: event.object}) + '\n')
     response.writeHead(200, {'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked'})
     // Headers go out now: client-node's watch awaits them before it reads any event.
     response.flushHeaders()
     const since = query.get('resourceVersion')
     if (since !== null && since !== '' && since !== '0' && Number(since) < store.compactedRevision) {
       // The real server answers 200 and then one ERROR event (Kubernetes docs, "410 Gone responses").
-      const gone = new StatusError(410, 'Expired', `too old resource version: ${since} (${store.compactedRevision})`).body()
+      const gone = new StatusError(
+        410,
+        'Expired',
+        `too old resource version: ${since} (${store.compactedRevision})`,
+      ).body()
       write({type: 'ERROR', object: gone})
       response.end()
       return
     }
+
     const bookmarks = query.get('allowWatchBookmarks') === 'true'
     watches.set(response, {bookmarks, write, type})
     // No resourceVersion, or "0": the current state as ADDED events, then changes (Kubernetes
     // docs, "Efficient detection of changes": "Get State and Start at Most Recent").
-    if (since === null || since === '' || since === '0') for (const object of store.list(type, namespace, filter)) write({type: 'ADDED', object})
+    if (since === null || since === '' || since === '0')
+      for (const object of store.list(type, namespace, filter)) write({type: 'ADDED', object})
     else for (const event of store.events) if (event.resourceVersion > Number(since) && matches(event)) write(event)
     const listener = (event: WatchEvent) => {
       if (matches(event)) write(event)
     }
+
     store.listeners.add(listener)
     const finish = () => {
       store.listeners.delete(listener)
@@ -276,21 +394,35 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
       clearTimeout(timer)
       if (!response.writableEnded) response.end()
     }
+
     const seconds = Number(query.get('timeoutSeconds') ?? 0)
     // At the timeout the real server ends the watch, with a last bookmark when they were asked for.
-    const timer = seconds > 0 ? setTimeout(() => {
-      if (bookmarks) write(bookmarkOf(type))
-      finish()
-    }, (seconds * 1000) / timeScale) : undefined
+    const timer =
+      seconds > 0
+        ? setTimeout(
+            () => {
+              if (bookmarks) write(bookmarkOf(type))
+              finish()
+            },
+            (seconds * 1000) / timeScale,
+          )
+        : undefined
     response.on('close', finish)
   }
 
   function bookmarkOf(type: ResourceType): {type: string; object: KubeObject} {
-    return {type: 'BOOKMARK', object: {apiVersion: apiVersionOf(type), kind: type.kind, metadata: {resourceVersion: String(store.resourceVersion)}}}
+    return {
+      type: 'BOOKMARK',
+      object: {
+        apiVersion: apiVersionOf(type),
+        kind: type.kind,
+        metadata: {resourceVersion: String(store.resourceVersion)},
+      },
+    }
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
+  const {port} = server.address() as AddressInfo
   url = `http://127.0.0.1:${port}`
 
   const writeKubeconfig = (file: string, current: string | null, contexts: Record<string, string>) => {
@@ -304,11 +436,12 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
         clusters: names.map((name) => ({name, cluster: {server: contexts[name], 'insecure-skip-tls-verify': true}})),
         users: names.map((name) => ({name, user: {}})),
         contexts: names.map((name) => ({name, context: {cluster: name, user: name}})),
-        ...(current === null ? {} : {'current-context': current}),
+        ...(!(current === null) && {'current-context': current}),
       }),
     )
     return file
   }
+
   const kubeconfigPath = writeKubeconfig(path.join(dir, 'kubeconfig'), 'fake', {fake: url})
   let extraConfigs = 0
 
@@ -326,32 +459,89 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
       const existing = store.find(type, namespace, object.metadata?.name)
       if (!existing) {
         const created = await store.create(type, namespace, object)
-        return object.status === undefined ? created : store.update(type, namespace, created.metadata.name, {...created, status: object.status}, 'status')
+        return object.status === undefined
+          ? created
+          : store.update(type, namespace, created.metadata.name, {...created, status: object.status}, 'status')
       }
+
       const {resourceVersion: _, ...metadata} = object.metadata ?? {}
       const replaced = await store.update(type, namespace, existing.metadata.name, {...object, metadata})
-      return object.status === undefined ? replaced : store.update(type, namespace, existing.metadata.name, {...replaced, status: object.status}, 'status')
+      return object.status === undefined
+        ? replaced
+        : store.update(type, namespace, existing.metadata.name, {...replaced, status: object.status}, 'status')
     },
-    patchStatus: (resource, namespace, name, status) => store.patch(store.typeOf(resource), namespace, name, {status}, 'application/merge-patch+json', 'status'),
+    patchStatus: async (resource, namespace, name, status) =>
+      store.patch(store.typeOf(resource), namespace, name, {status}, 'application/merge-patch+json', 'status'),
     async setPodReady(namespace, name, {node = 'node-1'} = {}) {
       const type = store.typeOf('pods')
       const pod = store.get(type, namespace, name)
       const time = now()
       // The scheduler's binding sets spec.nodeName; the kubelet reports status.
       await store.update(type, namespace, name, {...pod, spec: {...pod.spec, nodeName: node}})
-      const containers = (pod.spec.containers as KubeObject[]).map((container) => ({name: container.name, image: container.image, imageID: '', ready: true, started: true, restartCount: 0, state: {running: {startedAt: time}}}))
-      return store.patch(type, namespace, name, {status: {phase: 'Running', hostIP: '10.0.0.1', podIP: '10.244.0.10', startTime: time, conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((condition) => ({type: condition, status: 'True', lastTransitionTime: time})), containerStatuses: containers}}, 'application/merge-patch+json', 'status')
+      const containers = (pod.spec.containers as KubeObject[]).map((container) => ({
+        name: container.name,
+        image: container.image,
+        imageID: '',
+        ready: true,
+        started: true,
+        restartCount: 0,
+        state: {running: {startedAt: time}},
+      }))
+      return store.patch(
+        type,
+        namespace,
+        name,
+        {
+          status: {
+            phase: 'Running',
+            hostIP: '10.0.0.1',
+            podIP: '10.244.0.10',
+            startTime: time,
+            conditions: ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'].map((condition) => ({
+              type: condition,
+              status: 'True',
+              lastTransitionTime: time,
+            })),
+            containerStatuses: containers,
+          },
+        },
+        'application/merge-patch+json',
+        'status',
+      )
     },
-    setPodUnschedulable: (namespace, name, message) =>
-      store.patch(store.typeOf('pods'), namespace, name, {status: {phase: 'Pending', conditions: [{type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastTransitionTime: now()}]}}, 'application/merge-patch+json', 'status'),
-    addEvent(involved, {reason, message, type = 'Warning'}) {
+    setPodUnschedulable: async (namespace, name, message) =>
+      store.patch(
+        store.typeOf('pods'),
+        namespace,
+        name,
+        {
+          status: {
+            phase: 'Pending',
+            conditions: [
+              {type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastTransitionTime: now()},
+            ],
+          },
+        },
+        'application/merge-patch+json',
+        'status',
+      ),
+    async addEvent(involved, {reason, message, type = 'Warning'}) {
       const namespace = involved.metadata.namespace ?? 'default'
       const time = now()
       return store.create(store.typeOf('events'), namespace, {
         apiVersion: 'v1',
         kind: 'Event',
-        metadata: {name: `${involved.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`, namespace},
-        involvedObject: {apiVersion: involved.apiVersion ?? 'v1', kind: involved.kind ?? 'Pod', name: involved.metadata.name, namespace, uid: involved.metadata.uid},
+        metadata: {
+          name: `${involved.metadata.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
+          namespace,
+        },
+        involvedObject: {
+          apiVersion: involved.apiVersion ?? 'v1',
+          kind: involved.kind ?? 'Pod',
+          name: involved.metadata.name,
+          namespace,
+          uid: involved.metadata.uid,
+        },
         reason,
         message,
         type,
@@ -381,7 +571,7 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
       await new Promise((resolve) => setTimeout(resolve, downMs))
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
     },
-    close() {
+    async close() {
       for (const response of watches.keys()) response.end()
       server.closeAllConnections()
       return new Promise((resolve) => server.close(() => resolve()))
@@ -389,8 +579,10 @@ export async function startFakeKubeApi(options: FakeKubeOptions = {}): Promise<F
   }
 
   for (const name of [...DEFAULT_NAMESPACES, ...(options.namespaces ?? [])]) {
-    if (!store.find(store.typeOf('namespaces'), undefined, name)) await store.create(store.typeOf('namespaces'), undefined, {apiVersion: 'v1', kind: 'Namespace', metadata: {name}})
+    if (!store.find(store.typeOf('namespaces'), undefined, name))
+      await store.create(store.typeOf('namespaces'), undefined, {apiVersion: 'v1', kind: 'Namespace', metadata: {name}})
   }
+
   for (const crd of options.crds ?? []) await store.create(store.typeOf('customresourcedefinitions'), undefined, crd)
   return api
 }
@@ -416,6 +608,7 @@ function parseRoute(pathname: string): Route | undefined {
   if (rest[0] === 'namespaces' && rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') {
     return {group, version, namespace: rest[1], plural: rest[2], name: rest[3], subresource: rest[4]}
   }
+
   if (rest.length > 3) return undefined
   return {group, version, plural: rest[0], name: rest[1], subresource: rest[2]}
 }

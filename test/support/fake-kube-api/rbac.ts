@@ -29,7 +29,8 @@ export function allowedBy(rules: PolicyRule[], call: AuthorizedCall): boolean {
     if (!groups.includes('*') && !groups.includes(call.group)) return false
     if (!resources.includes('*') && !resources.includes(resource)) return false
     if (!rule.verbs.includes('*') && !rule.verbs.includes(call.verb)) return false
-    if (rule.resourceNames && rule.resourceNames.length > 0) return call.name !== undefined && rule.resourceNames.includes(call.name)
+    if (rule.resourceNames && rule.resourceNames.length > 0)
+      return call.name !== undefined && rule.resourceNames.includes(call.name)
     return true
   })
 }

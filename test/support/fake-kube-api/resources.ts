@@ -21,7 +21,14 @@ export interface ResourceType {
   schema?: OpenApiSchema
 }
 
-const builtin = (group: string, version: string, plural: string, kind: string, namespaced: boolean, statusSubresource: boolean): ResourceType => ({
+const builtin = (
+  group: string,
+  version: string,
+  plural: string,
+  kind: string,
+  namespaced: boolean,
+  statusSubresource: boolean,
+): ResourceType => ({
   group,
   version,
   plural,
@@ -53,20 +60,26 @@ export function builtinResources(): ResourceType[] {
 }
 
 /** `apiVersion` of a resource type: `v1` or `group/version`. */
-export const apiVersionOf = (type: ResourceType): string => (type.group === '' ? type.version : `${type.group}/${type.version}`)
+export const apiVersionOf = (type: ResourceType): string =>
+  type.group === '' ? type.version : `${type.group}/${type.version}`
 
 /**
  * Validates a built-in object with its kubernetes-models class (the Kubernetes OpenAPI schema).
  * Returns the problems as `field: message` pairs, the field in the server's dotted form.
  */
-export async function validateBuiltin(type: ResourceType, object: Record<string, unknown>): Promise<{field: string; message: string}[]> {
+export async function validateBuiltin(
+  type: ResourceType,
+  object: Record<string, unknown>,
+): Promise<Array<{field: string; message: string}>> {
   const module = (await import(type.model!)) as Record<string, new (data: unknown) => {validate(): void}>
   const Model = module[type.kind]
   try {
     new Model(object).validate()
     return []
   } catch (error) {
-    const errors = (error as {errors?: {instancePath: string; message?: string; params?: Record<string, unknown>}[]}).errors
+    const {errors} = error as {
+      errors?: Array<{instancePath: string; message?: string; params?: Record<string, unknown>}>
+    }
     if (!errors) return [{field: '<root>', message: (error as Error).message}]
     return errors.map((item) => {
       const missing = typeof item.params?.missingProperty === 'string' ? `.${item.params.missingProperty}` : ''
@@ -78,7 +91,8 @@ export async function validateBuiltin(type: ResourceType, object: Record<string,
 /** `/spec/containers/0/image` → `spec.containers[0].image`. */
 function dotted(instancePath: string): string {
   let out = ''
-  for (const token of instancePath.split('/').slice(1)) out += /^\d+$/.test(token) ? `[${token}]` : out === '' ? token : `.${token}`
+  for (const token of instancePath.split('/').slice(1))
+    out += /^\d+$/.test(token) ? `[${token}]` : out === '' ? token : `.${token}`
   return out || '<root>'
 }
 
@@ -92,28 +106,50 @@ const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/
  * Selectors"): names are DNS-1123 subdomains (labels for namespaces), label keys `[prefix/]name`
  * and values at most 63 characters of the label alphabet.
  */
-export function validateMeta(type: ResourceType, object: Record<string, any>): {field: string; message: string}[] {
-  const problems: {field: string; message: string}[] = []
+export function validateMeta(type: ResourceType, object: Record<string, any>): Array<{field: string; message: string}> {
+  const problems: Array<{field: string; message: string}> = []
   const name = object.metadata?.name
   if (typeof name !== 'string' || name === '') {
     problems.push({field: 'metadata.name', message: 'Required value: name or generateName is required'})
   } else {
     const label = type.kind === 'Namespace'
     if (label ? name.length > 63 || !DNS_LABEL.test(name) : name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
-      problems.push({field: 'metadata.name', message: `Invalid value: "${name}": a lowercase RFC 1123 ${label ? 'label' : 'subdomain'} must consist of lower case alphanumeric characters, '-' or '.'`})
+      problems.push({
+        field: 'metadata.name',
+        message: `Invalid value: "${name}": a lowercase RFC 1123 ${label ? 'label' : 'subdomain'} must consist of lower case alphanumeric characters, '-' or '.'`,
+      })
     }
   }
-  for (const [where, labels] of [['metadata.labels', object.metadata?.labels], ['metadata.annotations', object.metadata?.annotations]] as const) {
+
+  for (const [where, labels] of [
+    ['metadata.labels', object.metadata?.labels],
+    ['metadata.annotations', object.metadata?.annotations],
+  ] as const) {
     for (const [key, value] of Object.entries((labels ?? {}) as Record<string, unknown>)) {
-      const [prefix, local] = key.includes('/') ? [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)] : [undefined, key]
-      if ((prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) || local.length > 63 || !LABEL_NAME.test(local)) {
-        problems.push({field: where, message: `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', at most 63 characters`})
+      const [prefix, local] = key.includes('/')
+        ? [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)]
+        : [undefined, key]
+      if (
+        (prefix !== undefined && (prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) ||
+        local.length > 63 ||
+        !LABEL_NAME.test(local)
+      ) {
+        problems.push({
+          field: where,
+          message: `Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', at most 63 characters`,
+        })
       }
-      if (typeof value !== 'string') problems.push({field: `${where}.${key}`, message: `Invalid value: ${JSON.stringify(value)}: must be a string`})
+
+      if (typeof value !== 'string')
+        problems.push({field: `${where}.${key}`, message: `Invalid value: ${JSON.stringify(value)}: must be a string`})
       else if (where === 'metadata.labels' && (value.length > 63 || !LABEL_VALUE.test(value))) {
-        problems.push({field: `${where}.${key}`, message: `Invalid value: "${value}": a valid label must be 63 characters or less and consist of alphanumeric characters, '-', '_' or '.'`})
+        problems.push({
+          field: `${where}.${key}`,
+          message: `Invalid value: "${value}": a valid label must be 63 characters or less and consist of alphanumeric characters, '-', '_' or '.'`,
+        })
       }
     }
   }
+
   return problems
 }

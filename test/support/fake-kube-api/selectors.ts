@@ -3,9 +3,7 @@
  * `?fieldSelector=` (Kubernetes docs, "Labels and Selectors", "Field Selectors").
  */
 
-type Requirement =
-  | {key: string; op: 'in' | 'notin'; values: string[]}
-  | {key: string; op: 'exists' | '!exists'}
+type Requirement = {key: string; op: 'in' | 'notin'; values: string[]} | {key: string; op: 'exists' | '!exists'}
 
 /** A bad selector: the server answers 400 BadRequest with this message. */
 export class SelectorError extends Error {}
@@ -22,7 +20,11 @@ export function parseLabelSelector(text: string): (labels: Record<string, string
     if (term === '') continue
     let match: RegExpExecArray | null
     if ((match = /^([^\s!=,()]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term))) {
-      requirements.push({key: match[1], op: match[2] as 'in' | 'notin', values: match[3].split(',').map((value) => value.trim())})
+      requirements.push({
+        key: match[1],
+        op: match[2] as 'in' | 'notin',
+        values: match[3].split(',').map((value) => value.trim()),
+      })
     } else if ((match = /^([^\s!=,()]+)\s*(==|=|!=)\s*([^\s!=,()]*)$/.exec(term))) {
       requirements.push({key: match[1], op: match[2] === '!=' ? 'notin' : 'in', values: [match[3]]})
     } else if ((match = /^!\s*([^\s!=,()]+)$/.exec(term))) {
@@ -33,19 +35,27 @@ export function parseLabelSelector(text: string): (labels: Record<string, string
       throw new SelectorError(`unable to parse requirement: found '${term}', expected: in, notin, =, ==, !=, gt, lt`)
     }
   }
+
   return (labels) =>
     // eslint-disable-next-line array-callback-return -- the switch returns for every operator
     requirements.every((requirement) => {
       const has = Object.hasOwn(labels, requirement.key)
       switch (requirement.op) {
-        case 'exists':
+        case 'exists': {
           return has
-        case '!exists':
+        }
+
+        case '!exists': {
           return !has
-        case 'in':
+        }
+
+        case 'in': {
           return has && requirement.values.includes(labels[requirement.key])
-        case 'notin':
+        }
+
+        case 'notin': {
           return !has || !requirement.values.includes(labels[requirement.key])
+        }
       }
     })
 }
@@ -74,7 +84,7 @@ const KIND_FIELDS: Record<string, string[]> = {
  * @throws SelectorError for a field the kind does not support ("field label not supported").
  */
 export function parseFieldSelector(text: string, kind: string): (object: Record<string, unknown>) => boolean {
-  const terms: {field: string; value: string; negate: boolean}[] = []
+  const terms: Array<{field: string; value: string; negate: boolean}> = []
   for (const part of text.split(',')) {
     const term = part.trim()
     if (term === '') continue
@@ -84,8 +94,10 @@ export function parseFieldSelector(text: string, kind: string): (object: Record<
     if (field !== 'metadata.name' && field !== 'metadata.namespace' && !(KIND_FIELDS[kind] ?? []).includes(field)) {
       throw new SelectorError(`field label not supported: ${field}`)
     }
+
     terms.push({field, value: match[3], negate: match[2] === '!='})
   }
+
   return (object) => terms.every((term) => (FIELDS[term.field](object) === term.value) !== term.negate)
 }
 
@@ -101,6 +113,7 @@ function splitTopLevel(text: string): string[] {
       current = ''
     } else current += char
   }
+
   parts.push(current)
   return parts
 }

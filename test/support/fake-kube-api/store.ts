@@ -6,20 +6,34 @@
  */
 import {randomUUID} from 'node:crypto'
 
-import {structuralViolations, validateAndPrune, type OpenApiSchema} from './openapi.js'
+import {type OpenApiSchema, structuralViolations, validateAndPrune} from './openapi.js'
 import {applyPatch} from './patch.js'
-import {apiVersionOf, builtinResources, validateBuiltin, validateMeta, type ResourceType} from './resources.js'
+import {apiVersionOf, builtinResources, type ResourceType, validateBuiltin, validateMeta} from './resources.js'
 
 export type KubeObject = Record<string, any>
 
 /** A Kubernetes `Status` failure; the HTTP layer sends it as the body with `code`. */
 export class StatusError extends Error {
-  constructor(readonly code: number, readonly reason: string, message: string, readonly details: Record<string, unknown> = {}) {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message)
   }
 
   body(): KubeObject {
-    return {kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, details: this.details, code: this.code}
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      details: this.details,
+      code: this.code,
+    }
   }
 }
 
@@ -35,7 +49,11 @@ const objectKey = (namespace: string | undefined, name: string) => `${namespace 
 const clone = <T>(value: T): T => structuredClone(value)
 /** JSON with object keys sorted: equal for equal content whatever the key order. */
 const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_, item) => (item && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))) : item)) ?? 'undefined'
+  JSON.stringify(value, (_, item) =>
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b)))
+      : item,
+  ) ?? 'undefined'
 
 export const notFoundKind = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource')
 
@@ -65,7 +83,7 @@ export class Store {
 
   /** Drops the event log so far, as etcd's compaction does: watches must start from now. */
   compact(): void {
-    this.events.splice(0, this.events.length)
+    this.events.splice(0)
     this.compacted = this.revision
   }
 
@@ -79,12 +97,14 @@ export class Store {
     for (const type of this.types.values()) {
       if (type.plural === resource || `${type.plural}.${type.group}` === resource) return type
     }
+
     throw new Error(`fake API server: no resource "${resource}"`)
   }
 
   /** The type of an object by its apiVersion and kind. */
   typeOfObject(object: KubeObject): ResourceType {
-    for (const type of this.types.values()) if (apiVersionOf(type) === object.apiVersion && type.kind === object.kind) return type
+    for (const type of this.types.values())
+      if (apiVersionOf(type) === object.apiVersion && type.kind === object.kind) return type
     throw new StatusError(404, 'NotFound', `no matches for kind "${object.kind}" in version "${object.apiVersion}"`)
   }
 
@@ -95,13 +115,22 @@ export class Store {
   }
 
   private emit(type: WatchEvent['type'], resourceType: ResourceType, object: KubeObject): void {
-    const event = {type, object: clone(object), resourceVersion: Number(object.metadata.resourceVersion), resource: resourceType}
+    const event = {
+      type,
+      object: clone(object),
+      resourceVersion: Number(object.metadata.resourceVersion),
+      resource: resourceType,
+    }
     this.events.push(event)
     for (const listener of this.listeners) listener(event)
   }
 
   private notFound(type: ResourceType, name: string): StatusError {
-    return new StatusError(404, 'NotFound', `${type.plural}${type.group ? `.${type.group}` : ''} "${name}" not found`, {name, group: type.group, kind: type.plural})
+    return new StatusError(404, 'NotFound', `${type.plural}${type.group ? `.${type.group}` : ''} "${name}" not found`, {
+      name,
+      group: type.group,
+      kind: type.plural,
+    })
   }
 
   /**
@@ -111,28 +140,51 @@ export class Store {
    */
   async validate(type: ResourceType, object: KubeObject): Promise<void> {
     if (object.apiVersion !== apiVersionOf(type) || object.kind !== type.kind) {
-      throw new StatusError(400, 'BadRequest', `the API version in the data (${object.apiVersion}) or kind (${object.kind}) does not match the expected ${apiVersionOf(type)} ${type.kind}`)
+      throw new StatusError(
+        400,
+        'BadRequest',
+        `the API version in the data (${object.apiVersion}) or kind (${object.kind}) does not match the expected ${apiVersionOf(type)} ${type.kind}`,
+      )
     }
+
     const problems = validateMeta(type, object)
     if (type.model) {
       problems.push(...(await validateBuiltin(type, object)))
     } else if (type.schema) {
       const {apiVersion, kind, metadata, ...rest} = object
-      const {problems: schemaProblems, pruned} = validateAndPrune(rest, {...type.schema, properties: {...type.schema.properties, apiVersion: {type: 'string'}, kind: {type: 'string'}, metadata: {type: 'object'}}})
+      const {problems: schemaProblems, pruned} = validateAndPrune(rest, {
+        ...type.schema,
+        properties: {
+          ...type.schema.properties,
+          apiVersion: {type: 'string'},
+          kind: {type: 'string'},
+          metadata: {type: 'object'},
+        },
+      })
       for (const key of Object.keys(object)) if (!['apiVersion', 'kind', 'metadata'].includes(key)) delete object[key]
       Object.assign(object, rest, {apiVersion, kind, metadata})
       problems.push(...schemaProblems.map((problem) => ({field: problem.field, message: problem.message})))
       this.warnings.push(...pruned.map((field) => `unknown field "${field}" in ${type.kind} "${metadata?.name}"`))
     }
+
     if (type.kind === 'CustomResourceDefinition') problems.push(...crdProblems(object))
     if (problems.length > 0) {
       const name = object.metadata?.name ?? ''
-      throw new StatusError(422, 'Invalid', `${type.kind}${type.group ? `.${type.group}` : ''} "${name}" is invalid: ${problems.map((problem) => `${problem.field}: ${problem.message}`).join(', ')}`, {
-        name,
-        group: type.group,
-        kind: type.kind,
-        causes: problems.map((problem) => ({reason: 'FieldValueInvalid', message: problem.message, field: problem.field})),
-      })
+      throw new StatusError(
+        422,
+        'Invalid',
+        `${type.kind}${type.group ? `.${type.group}` : ''} "${name}" is invalid: ${problems.map((problem) => `${problem.field}: ${problem.message}`).join(', ')}`,
+        {
+          name,
+          group: type.group,
+          kind: type.kind,
+          causes: problems.map((problem) => ({
+            reason: 'FieldValueInvalid',
+            message: problem.message,
+            field: problem.field,
+          })),
+        },
+      )
     }
   }
 
@@ -147,11 +199,19 @@ export class Store {
     return object && clone(object)
   }
 
-  list(type: ResourceType, namespace: string | undefined, filter: (object: KubeObject) => boolean = () => true): KubeObject[] {
+  list(
+    type: ResourceType,
+    namespace: string | undefined,
+    filter: (object: KubeObject) => boolean = () => true,
+  ): KubeObject[] {
     return [...this.bucket(type).values()]
       .filter((object) => namespace === undefined || object.metadata.namespace === namespace)
       .filter(filter)
-      .sort((a, b) => objectKey(a.metadata.namespace, a.metadata.name).localeCompare(objectKey(b.metadata.namespace, b.metadata.name)))
+      .sort((a, b) =>
+        objectKey(a.metadata.namespace, a.metadata.name).localeCompare(
+          objectKey(b.metadata.namespace, b.metadata.name),
+        ),
+      )
       .map(clone)
   }
 
@@ -159,31 +219,57 @@ export class Store {
    * Creates an object (POST). `dryRun` validates without storing.
    * @throws StatusError 400 (namespace mismatch), 404 (namespace missing), 409 AlreadyExists, 422 Invalid.
    */
-  async create(type: ResourceType, namespace: string | undefined, body: KubeObject, dryRun = false): Promise<KubeObject> {
+  async create(
+    type: ResourceType,
+    namespace: string | undefined,
+    body: KubeObject,
+    dryRun = false,
+  ): Promise<KubeObject> {
     const object = clone(body)
     object.metadata ??= {}
     if (type.namespaced) {
       if (object.metadata.namespace !== undefined && object.metadata.namespace !== namespace) {
-        throw new StatusError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request')
+        throw new StatusError(
+          400,
+          'BadRequest',
+          'the namespace of the provided object does not match the namespace sent on the request',
+        )
       }
+
       object.metadata.namespace = namespace
       if (!this.find(this.typeOf('namespaces'), undefined, namespace!)) {
-        throw new StatusError(404, 'NotFound', `namespaces "${namespace}" not found`, {name: namespace, kind: 'namespaces'})
+        throw new StatusError(404, 'NotFound', `namespaces "${namespace}" not found`, {
+          name: namespace,
+          kind: 'namespaces',
+        })
       }
     } else delete object.metadata.namespace
-    if (!object.metadata.name && object.metadata.generateName) object.metadata.name = `${object.metadata.generateName}${randomUUID().slice(0, 5)}`
+    if (!object.metadata.name && object.metadata.generateName)
+      object.metadata.name = `${object.metadata.generateName}${randomUUID().slice(0, 5)}`
     await this.validate(type, object)
     if (this.find(type, namespace, object.metadata.name)) {
-      throw new StatusError(409, 'AlreadyExists', `${type.plural}${type.group ? `.${type.group}` : ''} "${object.metadata.name}" already exists`, {name: object.metadata.name, group: type.group, kind: type.plural})
+      throw new StatusError(
+        409,
+        'AlreadyExists',
+        `${type.plural}${type.group ? `.${type.group}` : ''} "${object.metadata.name}" already exists`,
+        {name: object.metadata.name, group: type.group, kind: type.plural},
+      )
     }
+
     if (type.statusSubresource) {
       // The server sets a new object's status itself; a custom object starts without one.
       const status = initialStatus(type, object)
       if (status === undefined) delete object.status
       else object.status = status
     }
-    for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation']) delete object.metadata[key]
-    Object.assign(object.metadata, {uid: randomUUID(), creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), generation: 1})
+
+    for (const key of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'generation'])
+      delete object.metadata[key]
+    Object.assign(object.metadata, {
+      uid: randomUUID(),
+      creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      generation: 1,
+    })
     if (dryRun) return object
     object.metadata.resourceVersion = String(++this.revision)
     this.bucket(type).set(objectKey(object.metadata.namespace, object.metadata.name), object)
@@ -196,12 +282,32 @@ export class Store {
    * Replaces an object (PUT), or only its status (`subresource` "status").
    * @throws StatusError 400 (name mismatch), 404, 409 Conflict (stale resourceVersion), 422 Invalid.
    */
-  async update(type: ResourceType, namespace: string | undefined, name: string, body: KubeObject, subresource?: string): Promise<KubeObject> {
+  async update(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    subresource?: string,
+  ): Promise<KubeObject> {
     const current = this.get(type, namespace, name)
-    if (body.metadata?.name !== undefined && body.metadata.name !== name) throw new StatusError(400, 'BadRequest', `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`)
-    if (body.metadata?.resourceVersion !== undefined && body.metadata.resourceVersion !== current.metadata.resourceVersion) {
-      throw new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${type.plural}${type.group ? `.${type.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`, {name, group: type.group, kind: type.plural})
+    if (body.metadata?.name !== undefined && body.metadata.name !== name)
+      throw new StatusError(
+        400,
+        'BadRequest',
+        `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
+      )
+    if (
+      body.metadata?.resourceVersion !== undefined &&
+      body.metadata.resourceVersion !== current.metadata.resourceVersion
+    ) {
+      throw new StatusError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${type.plural}${type.group ? `.${type.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        {name, group: type.group, kind: type.plural},
+      )
     }
+
     return this.write(type, current, clone(body), subresource)
   }
 
@@ -209,32 +315,58 @@ export class Store {
    * Patches an object or its status with a merge, strategic-merge or JSON patch.
    * @throws StatusError 404, 415, 400, 422 Invalid.
    */
-  async patch(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, contentType: string, subresource?: string): Promise<KubeObject> {
+  async patch(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    contentType: string,
+    subresource?: string,
+  ): Promise<KubeObject> {
     const current = this.get(type, namespace, name)
     let patched: KubeObject
     try {
       patched = applyPatch(current, patch, contentType)
     } catch (error) {
       const code = (error as {code?: number}).code ?? 400
-      throw new StatusError(code, code === 415 ? 'UnsupportedMediaType' : code === 422 ? 'Invalid' : 'BadRequest', (error as Error).message)
+      throw new StatusError(
+        code,
+        code === 415 ? 'UnsupportedMediaType' : code === 422 ? 'Invalid' : 'BadRequest',
+        (error as Error).message,
+      )
     }
+
     return this.write(type, current, patched, subresource)
   }
 
-  private async write(type: ResourceType, current: KubeObject, next: KubeObject, subresource?: string): Promise<KubeObject> {
+  private async write(
+    type: ResourceType,
+    current: KubeObject,
+    next: KubeObject,
+    subresource?: string,
+  ): Promise<KubeObject> {
     let object: KubeObject
     if (subresource === 'status') {
       object = {...clone(current), status: next.status}
-    } else if (subresource !== undefined) {
-      throw new StatusError(404, 'NotFound', 'the server could not find the requested resource')
-    } else {
+    } else if (subresource === undefined) {
       object = next
       if (type.statusSubresource) {
         if (current.status === undefined) delete object.status
         else object.status = clone(current.status)
       }
+    } else {
+      throw new StatusError(404, 'NotFound', 'the server could not find the requested resource')
     }
-    object.metadata = {...object.metadata, name: current.metadata.name, namespace: current.metadata.namespace, uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp, resourceVersion: current.metadata.resourceVersion, generation: current.metadata.generation}
+
+    object.metadata = {
+      ...object.metadata,
+      name: current.metadata.name,
+      namespace: current.metadata.namespace,
+      uid: current.metadata.uid,
+      creationTimestamp: current.metadata.creationTimestamp,
+      resourceVersion: current.metadata.resourceVersion,
+      generation: current.metadata.generation,
+    }
     if (object.metadata.namespace === undefined) delete object.metadata.namespace
     if (object.metadata.generation === undefined) delete object.metadata.generation
     if (object.apiVersion === undefined) object.apiVersion = current.apiVersion
@@ -242,7 +374,12 @@ export class Store {
     await this.validate(type, object)
     // Like the real server, a write that changes nothing (keys in any order) keeps the resourceVersion.
     if (canonical(object) === canonical(current)) return object
-    if (subresource === undefined && canonical(object.spec) !== canonical(current.spec) && object.metadata.generation !== undefined) object.metadata.generation++
+    if (
+      subresource === undefined &&
+      canonical(object.spec) !== canonical(current.spec) &&
+      object.metadata.generation !== undefined
+    )
+      object.metadata.generation++
     object.metadata.resourceVersion = String(++this.revision)
     this.bucket(type).set(objectKey(object.metadata.namespace, object.metadata.name), object)
     if (type.kind === 'CustomResourceDefinition') this.registerCrd(object)
@@ -259,14 +396,20 @@ export class Store {
     const current = this.get(type, namespace, name)
     if (type.kind === 'Namespace') {
       for (const other of this.types.values()) {
-        if (other.namespaced) for (const inside of this.list(other, name)) this.delete(other, name, inside.metadata.name)
+        if (other.namespaced)
+          for (const inside of this.list(other, name)) this.delete(other, name, inside.metadata.name)
       }
     }
+
     if (type.kind === 'CustomResourceDefinition') {
       const crdType = this.crdTypes(current)[0]
-      if (crdType) for (const inside of this.list(crdType, undefined)) this.delete(crdType, inside.metadata.namespace, inside.metadata.name)
-      for (const version of current.spec.versions) this.types.delete(`${current.spec.group}/${version.name}/${current.spec.names.plural}`)
+      if (crdType)
+        for (const inside of this.list(crdType, undefined))
+          this.delete(crdType, inside.metadata.namespace, inside.metadata.name)
+      for (const version of current.spec.versions)
+        this.types.delete(`${current.spec.group}/${version.name}/${current.spec.names.plural}`)
     }
+
     this.bucket(type).delete(objectKey(current.metadata.namespace, name))
     current.metadata.resourceVersion = String(++this.revision)
     current.metadata.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
@@ -295,40 +438,77 @@ export class Store {
 
 function initialStatus(type: ResourceType, object: KubeObject): KubeObject | undefined {
   switch (type.kind) {
-    case 'Namespace':
+    case 'Namespace': {
       return {phase: 'Active'}
-    case 'Pod':
+    }
+
+    case 'Pod': {
       return {phase: 'Pending'}
-    case 'DaemonSet':
+    }
+
+    case 'DaemonSet': {
       return {currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0}
-    case 'CustomResourceDefinition':
+    }
+
+    case 'CustomResourceDefinition': {
       return {
         acceptedNames: object.spec.names,
-        storedVersions: (object.spec.versions as KubeObject[]).filter((version) => version.storage).map((version) => version.name),
+        storedVersions: (object.spec.versions as KubeObject[])
+          .filter((version) => version.storage)
+          .map((version) => version.name),
         conditions: [
-          {type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z')},
-          {type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z')},
+          {
+            type: 'NamesAccepted',
+            status: 'True',
+            reason: 'NoConflicts',
+            message: 'no conflicts found',
+            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          },
+          {
+            type: 'Established',
+            status: 'True',
+            reason: 'InitialNamesAccepted',
+            message: 'the initial names have been accepted',
+            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          },
         ],
       }
-    default:
+    }
+
+    default: {
       return type.model ? {} : undefined
+    }
   }
 }
 
 /** What the real server checks of a CRD beyond its schema: the name rule and structural schemas. */
-function crdProblems(crd: KubeObject): {field: string; message: string}[] {
-  const problems: {field: string; message: string}[] = []
+function crdProblems(crd: KubeObject): Array<{field: string; message: string}> {
+  const problems: Array<{field: string; message: string}> = []
   const expected = `${crd.spec?.names?.plural}.${crd.spec?.group}`
-  if (crd.metadata?.name !== expected) problems.push({field: 'metadata.name', message: `Invalid value: "${crd.metadata?.name}": must be spec.names.plural+"."+spec.group`})
+  if (crd.metadata?.name !== expected)
+    problems.push({
+      field: 'metadata.name',
+      message: `Invalid value: "${crd.metadata?.name}": must be spec.names.plural+"."+spec.group`,
+    })
   const versions = (crd.spec?.versions ?? []) as KubeObject[]
-  if (versions.filter((version) => version.storage).length !== 1) problems.push({field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version'})
-  versions.forEach((version, index) => {
+  if (versions.filter((version) => version.storage).length !== 1)
+    problems.push({
+      field: 'spec.versions',
+      message: 'Invalid value: must have exactly one version marked as storage version',
+    })
+  for (const [index, version] of versions.entries()) {
     const schema = version.schema?.openAPIV3Schema as OpenApiSchema | undefined
     if (!schema) {
-      problems.push({field: `spec.versions[${index}].schema.openAPIV3Schema`, message: 'Required value: schemas are required'})
-      return
+      problems.push({
+        field: `spec.versions[${index}].schema.openAPIV3Schema`,
+        message: 'Required value: schemas are required',
+      })
+      continue
     }
-    for (const violation of structuralViolations(schema)) problems.push({field: `spec.versions[${index}].schema.openAPIV3Schema`, message: violation})
-  })
+
+    for (const violation of structuralViolations(schema))
+      problems.push({field: `spec.versions[${index}].schema.openAPIV3Schema`, message: violation})
+  }
+
   return problems
 }

@@ -40,14 +40,16 @@ appendFileSync(LOG, JSON.stringify({argv: args, stdinTTY: Boolean(process.stdin.
 const globals = {}
 let index = 0
 while (index < args.length && args[index].startsWith('--')) {
-  const [flag, inline] = args[index].split(/=(.*)/s)
+  const [flag, inline] = args[index].split(/=(.*)/s, 2)
   if (flag !== '--context' && flag !== '--namespace') break
   const value = inline ?? args[index + 1]
   if (value === undefined || value === '' || value.startsWith('-')) fail(`flag needs an argument: ${flag}`)
   globals[flag.slice(2)] = value
   index += inline === undefined ? 2 : 1
 }
-if (!globals.context || !globals.namespace) fail('fake kubectl: yard always names --context and --namespace before the verb')
+
+if (!globals.context || !globals.namespace)
+  fail('fake kubectl: yard always names --context and --namespace before the verb')
 const server = await checkContext(globals.context)
 
 const verb = args[index]
@@ -62,7 +64,7 @@ async function checkContext(context) {
   const file = process.env.KUBECONFIG
   if (!file) return undefined
   const {parse} = await import('yaml')
-  const config = parse(readFileSync(file.split(':')[0], 'utf8'))
+  const config = parse(readFileSync(file.split(':', 1)[0], 'utf8'))
   const entry = (config?.contexts ?? []).find((candidate) => candidate.name === context)
   if (!entry) fail(`context "${context}" does not exist`)
   return (config.clusters ?? []).find((cluster) => cluster.name === entry.context.cluster)?.cluster?.server
@@ -71,7 +73,9 @@ async function checkContext(context) {
 /** Like kubectl, exec and cp first read the pod from the API server: it must exist there. */
 async function requireClusterPod(pod) {
   if (!server) return
-  const response = await fetch(`${server}/api/v1/namespaces/${encodeURIComponent(globals.namespace)}/pods/${encodeURIComponent(pod)}`).catch((error) => fail(`Unable to connect to the server: ${error.message}`))
+  const response = await fetch(
+    `${server}/api/v1/namespaces/${encodeURIComponent(globals.namespace)}/pods/${encodeURIComponent(pod)}`,
+  ).catch((error) => fail(`Unable to connect to the server: ${error.message}`))
   if (response.status === 404) fail(`Error from server (NotFound): pods "${pod}" not found`)
   if (!response.ok) fail(`Error from server: ${response.status} ${await response.text()}`)
 }
@@ -82,7 +86,8 @@ function podman(argv, options = {}) {
 
 /** The podman-runtime pod the command really runs in (see the header). */
 function requirePlayedPod(pod) {
-  if (podman(['container', 'exists', `${pod}-workspace`], {stdio: 'ignore'}).status !== 0) fail(`fake kubectl: no podman-runtime pod ${pod} to run in: create the same sandbox with --runtime podman first`)
+  if (podman(['container', 'exists', `${pod}-workspace`], {stdio: 'ignore'}).status !== 0)
+    fail(`fake kubectl: no podman-runtime pod ${pod} to run in: create the same sandbox with --runtime podman first`)
 }
 
 async function execVerb(words) {
@@ -104,12 +109,14 @@ async function execVerb(words) {
     else if (pod === undefined) pod = word
     else fail(`fake kubectl: a second pod name ${word}`)
   }
+
   if (!pod) fail('expected POD')
   if (container !== 'workspace') fail(`fake kubectl: yard execs in container "workspace", got ${container ?? 'none'}`)
   if (tty && !process.stdin.isTTY) {
     process.stderr.write('Unable to use a TTY - input is not a terminal or the right kind of file\n')
     tty = false
   }
+
   await requireClusterPod(pod)
   requirePlayedPod(pod)
   const result = podman(['exec', ...(stdin ? ['-i'] : []), ...(tty ? ['-t'] : []), `${pod}-workspace`, ...command])
@@ -124,7 +131,9 @@ async function cpVerb(words) {
     else if (words[i].startsWith('-')) fail(`fake kubectl: unexpected cp flag ${words[i]}`)
     else paths.push(words[i])
   }
-  if (container !== 'workspace') fail(`fake kubectl: yard copies from container "workspace", got ${container ?? 'none'}`)
+
+  if (container !== 'workspace')
+    fail(`fake kubectl: yard copies from container "workspace", got ${container ?? 'none'}`)
   if (paths.length !== 2 || !/^[a-z0-9-]+:\//.test(paths[0])) fail('fake kubectl: cp POD:/PATH DEST expected')
   const [pod, podPath] = [paths[0].slice(0, paths[0].indexOf(':')), paths[0].slice(paths[0].indexOf(':') + 1)]
   await requireClusterPod(pod)
@@ -138,9 +147,11 @@ async function forwardVerb(words) {
   if (pairs.length === 0) fail('at least 1 PORT is required for port-forward')
   for (const pair of pairs) {
     const match = /^(\d+):(\d+)$/.exec(pair)
-    if (!match || Number(match[1]) > 65535 || Number(match[2]) > 65535) fail(`fake kubectl: LOCAL:CONTAINER expected, got ${pair}`)
+    if (!match || Number(match[1]) > 65_535 || Number(match[2]) > 65_535)
+      fail(`fake kubectl: LOCAL:CONTAINER expected, got ${pair}`)
     process.stdout.write(`Forwarding from 127.0.0.1:${match[1]} -> ${match[2]}\n`)
   }
+
   if (process.env.FAKE_KUBECTL_FORWARD_HOLD === '1') {
     await new Promise((resolve) => {
       process.once('SIGINT', resolve)
@@ -148,5 +159,6 @@ async function forwardVerb(words) {
       setInterval(() => {}, 60_000)
     })
   }
+
   process.exit(0)
 }

@@ -1,11 +1,12 @@
 import type {ClusterCredential} from '../../../sdk/sandbox.js'
+
 import {listCredentials} from '../../../core/cluster/index.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard cluster credentials list [--json]`: prefixes and kinds, never a secret. */
 export default class ClusterCredentialsList extends BaseCommand {
-  static summary = "List the url prefixes the cache agents have credentials for (never the secrets)"
+  static summary = 'List the url prefixes the cache agents have credentials for (never the secrets)'
   static examples = ['<%= config.bin %> cluster credentials list', '<%= config.bin %> cluster credentials list --json']
 
   async run(): Promise<ClusterCredential[]> {
@@ -19,7 +20,10 @@ export default class ClusterCredentialsList extends BaseCommand {
               {header: 'PREFIX', cell: (row: ClusterCredential) => row.prefix},
               {header: 'KIND', cell: (row) => (row.kind === 'token' ? 'https token' : 'ssh key')},
               {header: 'USER', cell: (row) => row.username ?? undefined},
-              {header: 'KNOWN HOSTS', cell: (row) => (row.kind === 'ssh' ? (row.knownHosts ? 'yes' : 'no (first use)') : undefined)},
+              {
+                header: 'KNOWN HOSTS',
+                cell: (row) => (row.kind === 'ssh' ? (row.knownHosts ? 'yes' : 'no (first use)') : undefined),
+              },
             ],
             rows,
           ),

@@ -14,7 +14,14 @@ export default class ClusterCredentialsSet extends BaseCommand {
     'read -rs GITHUB_TOKEN && export GITHUB_TOKEN && <%= config.bin %> cluster credentials set https://github.com/acme/ --token-from-env GITHUB_TOKEN',
     '<%= config.bin %> cluster credentials set git@github.com:acme/ --ssh-key ~/.ssh/acme_deploy --known-hosts ~/.ssh/known_hosts',
   ]
-  static args = {prefix: Args.string({description: 'url prefix, e.g. https://github.com/acme/ or git@github.com:acme/', required: true})}
+
+  static args = {
+    prefix: Args.string({
+      description: 'url prefix, e.g. https://github.com/acme/ or git@github.com:acme/',
+      required: true,
+    }),
+  }
+
   static flags = {
     'token-from-env': Flags.string({description: 'name of the environment variable holding the https token'}),
     username: Flags.string({description: 'https user name sent with the token (default x-access-token)'}),
@@ -25,10 +32,16 @@ export default class ClusterCredentialsSet extends BaseCommand {
   async run() {
     const {args, flags} = await this.parse(ClusterCredentialsSet)
     const result = await setCredential(this.context, this.backends, {
-      prefix: args.prefix, tokenFromEnv: flags['token-from-env'], username: flags.username, sshKey: flags['ssh-key'], knownHosts: flags['known-hosts'],
+      prefix: args.prefix,
+      tokenFromEnv: flags['token-from-env'],
+      username: flags.username,
+      sshKey: flags['ssh-key'],
+      knownHosts: flags['known-hosts'],
     })
     const {entry} = result
-    this.print(`${result.action === 'created' ? 'created' : 'updated'} Secret ${result.secret}: ${entry.prefix} → ${entry.kind === 'token' ? `https token (user ${entry.username})` : `ssh deploy key${entry.knownHosts ? ' with known hosts' : ''}`}`)
+    this.print(
+      `${result.action === 'created' ? 'created' : 'updated'} Secret ${result.secret}: ${entry.prefix} → ${entry.kind === 'token' ? `https token (user ${entry.username})` : `ssh deploy key${entry.knownHosts ? ' with known hosts' : ''}`}`,
+    )
     return result
   }
 }

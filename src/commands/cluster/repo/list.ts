@@ -1,4 +1,5 @@
 import type {ClusterRepo} from '../../../sdk/sandbox.js'
+
 import {listClusterRepos} from '../../../core/cluster/index.js'
 import {formatTable} from '../../../tui/table.js'
 import {BaseCommand} from '../../base.js'

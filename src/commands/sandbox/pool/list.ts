@@ -1,11 +1,13 @@
-import {listPools, PoolRow} from '../../../core/sandbox/index.js'
+import {listPools, type PoolRow} from '../../../core/sandbox/index.js'
 import {BaseCommand} from '../../base.js'
 
 /** `yard sandbox pool list [--json]` (docs/sandboxes.md, "Warm pool"). */
 export default class SandboxPoolList extends BaseCommand {
   static aliases = ['sandbox:pool:ls']
   static summary = "List the project's warm pools"
-  static description = 'Each pool with its id, runtime, repositories, size and how many pods are ready (Running, prepared, unclaimed), then its unclaimed pods. Claimed pods are sandboxes: yard sandbox list shows them, marked warm.'
+  static description =
+    'Each pool with its id, runtime, repositories, size and how many pods are ready (Running, prepared, unclaimed), then its unclaimed pods. Claimed pods are sandboxes: yard sandbox list shows them, marked warm.'
+
   static examples = ['<%= config.bin %> sandbox pool list --json']
 
   async run(): Promise<PoolRow[]> {
@@ -13,9 +15,12 @@ export default class SandboxPoolList extends BaseCommand {
     const rows = await listPools(this.context, this.backends)
     if (rows.length === 0) this.print('no pools')
     for (const row of rows) {
-      this.print(`${row.id} ${row.runtime} ${row.ready}/${row.size} ready  ${row.repos.map((repo) => `${repo.slot}=${repo.url}`).join(' ')}`)
+      this.print(
+        `${row.id} ${row.runtime} ${row.ready}/${row.size} ready  ${row.repos.map((repo) => `${repo.slot}=${repo.url}`).join(' ')}`,
+      )
       for (const pod of row.pods) this.print(`  ${pod.name} ${pod.phase}${pod.ready ? '' : ' (preparing)'}`)
     }
+
     return rows
   }
 }

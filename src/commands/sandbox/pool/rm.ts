@@ -7,8 +7,14 @@ import {BaseCommand} from '../../base.js'
 export default class SandboxPoolRm extends BaseCommand {
   static aliases = ['sandbox:pool:remove']
   static summary = 'Remove a warm pool and its unclaimed pods'
-  static description = 'Stops the refill, removes every pod of the pool no sandbox has claimed and releases its leases on the caches. Sandboxes claimed from it stay: they are ordinary sandboxes.'
-  static examples = ['<%= config.bin %> sandbox pool rm 3f2a9c1b7d04', '<%= config.bin %> sandbox pool rm --repo https://github.com/acme/app.git']
+  static description =
+    'Stops the refill, removes every pod of the pool no sandbox has claimed and releases its leases on the caches. Sandboxes claimed from it stay: they are ordinary sandboxes.'
+
+  static examples = [
+    '<%= config.bin %> sandbox pool rm 3f2a9c1b7d04',
+    '<%= config.bin %> sandbox pool rm --repo https://github.com/acme/app.git',
+  ]
+
   static args = {id: Args.string({description: 'pool id (yard sandbox pool list)'})}
   static flags = {
     repo: Flags.string({description: 'the pool of this repository set instead of an id', multiple: true}),
@@ -18,10 +24,12 @@ export default class SandboxPoolRm extends BaseCommand {
 
   async run(): Promise<{id: string; pods: string[]; dryRun: boolean}> {
     const {args, flags} = await this.parse(SandboxPoolRm)
-    const backends = this.backends
+    const {backends} = this
     const pool = await findPool(this.context, backends, {id: args.id, repos: flags.repo, runtime: flags.runtime})
     const result = await removePool(this.context, backends, pool, {dryRun: flags['dry-run']})
-    this.print(`${flags['dry-run'] ? 'would remove' : 'removed'} pool ${result.id}${result.pods.length > 0 ? ` and ${result.pods.length} pod${result.pods.length === 1 ? '' : 's'}: ${result.pods.join(', ')}` : ''}`)
+    this.print(
+      `${flags['dry-run'] ? 'would remove' : 'removed'} pool ${result.id}${result.pods.length > 0 ? ` and ${result.pods.length} pod${result.pods.length === 1 ? '' : 's'}: ${result.pods.join(', ')}` : ''}`,
+    )
     return {...result, dryRun: flags['dry-run']}
   }
 }

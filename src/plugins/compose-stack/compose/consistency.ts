@@ -15,28 +15,40 @@ import {isMapping, type Mapping} from './types.js'
  * @param inactive services left out by profiles, with their profiles
  * @throws InputError (exit 2) naming the service and what it refers to.
  */
-export function checkReferences(model: Mapping, services: Record<string, Mapping>, inactive: ReadonlyMap<string, string[]>): void {
-  const declared = (section: string) => (isMapping(model[section]) ? model[section] as Mapping : {})
+export function checkReferences(
+  model: Mapping,
+  services: Record<string, Mapping>,
+  inactive: ReadonlyMap<string, string[]>,
+): void {
+  const declared = (section: string) => (isMapping(model[section]) ? model[section] : {})
   for (const [name, service] of Object.entries(services)) {
     if (!isMapping(service)) continue
     const needs = (other: string, how: string) => {
       if (other in services) return
       const profiles = inactive.get(other)
       if (profiles !== undefined) {
-        throw new InputError(`service ${name} needs service ${other} (${how}), which is only in profile${profiles.length > 1 ? 's' : ''} ${profiles.join(', ')}, not enabled`, {
-          why: 'a service of a profile that is not enabled is left out of the project (compose specification, "Profiles")',
-          fix: `enable ${profiles[0]} with COMPOSE_PROFILES or [stack] profiles, or give ${other} no profiles`,
-        })
+        throw new InputError(
+          `service ${name} needs service ${other} (${how}), which is only in profile${profiles.length > 1 ? 's' : ''} ${profiles.join(', ')}, not enabled`,
+          {
+            why: 'a service of a profile that is not enabled is left out of the project (compose specification, "Profiles")',
+            fix: `enable ${profiles[0]} with COMPOSE_PROFILES or [stack] profiles, or give ${other} no profiles`,
+          },
+        )
       }
-      throw new InputError(`service ${name} depends on undefined service ${other} (${how})`, {fix: `define service ${other}, or remove it from services.${name}.${how}`})
+
+      throw new InputError(`service ${name} depends on undefined service ${other} (${how})`, {
+        fix: `define service ${other}, or remove it from services.${name}.${how}`,
+      })
     }
+
     const uses = (section: string, resource: string, key: string) => {
       if (resource in declared(section)) return
       throw new InputError(`service ${name} refers to undefined ${section.replace(/s$/, '')} ${resource}`, {
         fix: `declare it under the top-level ${section}:, or remove it from services.${name}.${key}`,
       })
     }
-    if (Array.isArray(service.depends_on)) service.depends_on.forEach((other) => needs(String(other), 'depends_on'))
+
+    if (Array.isArray(service.depends_on)) for (const other of service.depends_on) needs(String(other), 'depends_on')
     else if (isMapping(service.depends_on)) {
       for (const [other, condition] of Object.entries(service.depends_on)) {
         if (other in services) continue
@@ -44,20 +56,29 @@ export function checkReferences(model: Mapping, services: Record<string, Mapping
         else needs(other, 'depends_on')
       }
     }
-    if (Array.isArray(service.links)) service.links.forEach((link) => needs(String(link).split(':')[0], 'links'))
+
+    if (Array.isArray(service.links)) for (const link of service.links) needs(String(link).split(':', 1)[0], 'links')
     if (Array.isArray(service.volumes_from)) {
-      for (const from of service.volumes_from.map(String)) if (!from.startsWith('container:')) needs(from.split(':')[0], 'volumes_from')
+      for (const from of service.volumes_from.map(String))
+        if (!from.startsWith('container:')) needs(from.split(':', 1)[0], 'volumes_from')
     }
+
     for (const key of ['network_mode', 'ipc', 'pid']) {
       const value = service[key]
       if (typeof value === 'string' && value.startsWith('service:')) needs(value.slice('service:'.length), key)
     }
-    const networks = Array.isArray(service.networks) ? service.networks.map(String) : isMapping(service.networks) ? Object.keys(service.networks) : []
+
+    const networks = Array.isArray(service.networks)
+      ? service.networks.map(String)
+      : isMapping(service.networks)
+        ? Object.keys(service.networks)
+        : []
     for (const network of networks) if (network !== 'default') uses('networks', network, 'networks')
     for (const volume of Array.isArray(service.volumes) ? service.volumes : []) {
       const source = namedVolume(volume)
       if (source !== undefined) uses('volumes', source, 'volumes')
     }
+
     for (const section of ['secrets', 'configs']) {
       const entries = service[section]
       if (!Array.isArray(entries)) continue
@@ -78,6 +99,7 @@ export function namedVolume(entry: unknown): string | undefined {
     const type = entry.type ?? 'volume'
     return type === 'volume' && typeof entry.source === 'string' && entry.source !== '' ? entry.source : undefined
   }
+
   if (typeof entry !== 'string') return undefined
   const colon = entry.indexOf(':')
   if (colon === -1) return undefined

@@ -8,10 +8,11 @@
  * takes KEY from the caller's environment, when set there.
  */
 
+import type {Env} from './types.js'
+
 import {InputError} from '../../../sdk/errors.js'
 import {interpolate, InvalidTemplateError, MissingVariableError} from './interpolate.js'
 import {readProjectFile} from './read.js'
-import type {Env} from './types.js'
 
 const KEY_CHAR = /[\p{L}\p{N}_.\-[\]]/u
 const SPACE = /[\t\v\f\r \u0085\u00A0]/
@@ -28,8 +29,12 @@ export function parseEnvFile(text: string, file: string, lookup: Env): Record<st
   let index = 0
   let line = 1
   const fail = (message: string): never => {
-    throw new InputError(`${file}:${line}: ${message}`, {why: 'Compose cannot read this env file', fix: `correct ${file}`})
+    throw new InputError(`${file}:${line}: ${message}`, {
+      why: 'Compose cannot read this env file',
+      fix: `correct ${file}`,
+    })
   }
+
   const expand = (value: string): string => {
     try {
       return interpolate(value, env)
@@ -38,6 +43,7 @@ export function parseEnvFile(text: string, file: string, lookup: Env): Record<st
       throw error
     }
   }
+
   while (index < source.length) {
     const char = source[index]
     if (char === '\n') line++
@@ -45,24 +51,29 @@ export function parseEnvFile(text: string, file: string, lookup: Env): Record<st
       index++
       continue
     }
+
     if (char === '#') {
       const end = source.indexOf('\n', index)
       index = end === -1 ? source.length : end
       continue
     }
+
     const exported = /^export[\t ]+/.exec(source.slice(index, index + 40))
     if (exported) index += exported[0].length
     let end = index
     while (end < source.length && !'=:\n'.includes(source[end])) end++
     const key = source.slice(index, end).replace(/\s+$/, '')
     if (key.includes(' ')) fail('key cannot contain a space')
-    for (const keyChar of key) if (!KEY_CHAR.test(keyChar) && !SPACE.test(keyChar)) fail(`unexpected character "${keyChar}" in variable name "${key}"`)
+    for (const keyChar of key)
+      if (!KEY_CHAR.test(keyChar) && !SPACE.test(keyChar))
+        fail(`unexpected character "${keyChar}" in variable name "${key}"`)
     if (end >= source.length || source[end] === '\n') {
       const inherited = lookup[key]
       if (inherited !== undefined) out[key] = inherited
       index = end
       continue
     }
+
     index = end + 1
     while (index < source.length && SPACE.test(source[index])) index++
     const quote = source[index]
@@ -79,22 +90,27 @@ export function parseEnvFile(text: string, file: string, lookup: Env): Record<st
             escaped = true
             continue
           }
+
           if (escaped && valueChar !== quote) value += '\\'
           escaped = false
           value += valueChar
           continue
         }
+
         closed = true
         index++
         break
       }
+
       if (!closed) {
         line = startLine
         fail('unterminated quoted value')
       }
+
       out[key] = quote === '"' ? expand(expandEscapes(value)) : value
       continue
     }
+
     let lineEnd = source.indexOf('\n', index)
     if (lineEnd === -1) lineEnd = source.length
     let value = source.slice(index, lineEnd)
@@ -103,18 +119,32 @@ export function parseEnvFile(text: string, file: string, lookup: Env): Record<st
     out[key] = expand(value.replace(/\s+$/, ''))
     index = lineEnd
   }
+
   return out
 }
 
-const ESCAPES: Record<string, string> = {a: '\u0007', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '"': '"', '\\': '\\'}
+const ESCAPES: Record<string, string> = {
+  a: '\u0007',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '"': '"',
+  '\\': '\\',
+}
 
 /** Double-quoted escapes; `\$` stays a literal `$` through interpolation (compose-go expandEscapes). */
 function expandEscapes(value: string): string {
-  return value.replace(/\\(?:([abcfnrtv$"\\])|0([0-7]{0,3}))/g, (match, simple: string | undefined, octal: string | undefined) => {
-    if (simple === '$') return '$$'
-    if (simple !== undefined) return ESCAPES[simple] ?? match
-    return String.fromCharCode(Number.parseInt(octal || '0', 8))
-  })
+  return value.replaceAll(
+    /\\(?:([abcfnrtv$"\\])|0([0-7]{0,3}))/g,
+    (match, simple: string | undefined, octal: string | undefined) => {
+      if (simple === '$') return '$$'
+      if (simple !== undefined) return ESCAPES[simple] ?? match
+      return String.fromCharCode(Number.parseInt(octal || '0', 8))
+    },
+  )
 }
 
 /**

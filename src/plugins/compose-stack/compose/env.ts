@@ -8,12 +8,15 @@
  */
 import {existsSync, statSync} from 'node:fs'
 
-import {readEnvFile} from './env-file.js'
 import type {Env, ResolveWarning} from './types.js'
+
+import {readEnvFile} from './env-file.js'
 
 /** True for a name yard owns in every stack's environment (DESIGN.md §3.5). */
 export function isYardVariable(name: string, yardEnv: Env): boolean {
-  return yardEnv[name] !== undefined || name === 'WORKTREE' || name === 'COMPOSE_PROJECT_NAME' || name.startsWith('YARD_')
+  return (
+    yardEnv[name] !== undefined || name === 'WORKTREE' || name === 'COMPOSE_PROJECT_NAME' || name.startsWith('YARD_')
+  )
 }
 
 /**
@@ -27,6 +30,7 @@ export function layered(base: Env, over: Env = {}): Record<string, string> {
     if (value === undefined) delete result[name]
     else result[name] = value
   }
+
   return result
 }
 
@@ -50,9 +54,15 @@ export function addEnvFileValues(
   for (const [name, value] of Object.entries(values)) {
     if (isYardVariable(name, yardEnv)) {
       const used = yardEnv[name] === undefined ? 'it is not used' : `yard's value (${yardEnv[name]}) is used`
-      warn({kind: 'yard-variable-in-env-file', file, key: name, message: `${file} sets ${name}, one of yard's variables; ${used}`})
+      warn({
+        kind: 'yard-variable-in-env-file',
+        file,
+        key: name,
+        message: `${file} sets ${name}, one of yard's variables; ${used}`,
+      })
       continue
     }
+
     if (!(name in environment)) environment[name] = value
   }
 }

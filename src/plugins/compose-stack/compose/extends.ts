@@ -9,8 +9,9 @@
  */
 import path from 'node:path'
 
-import {InputError, RefusedError} from '../../../sdk/errors.js'
 import type {LoadContext} from './loader.js'
+
+import {InputError, RefusedError} from '../../../sdk/errors.js'
 import {interpolateDocument} from './interpolate-document.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath, resolvePaths} from './paths.js'
@@ -43,7 +44,8 @@ export function applyExtends(model: Mapping, file: string, context: LoadContext,
   if (!isMapping(model.services)) throw new InputError(`${file}: services must be a mapping`, {fix: `correct ${file}`})
   const resolver = new ExtendsResolver(context)
   const origin = {file, workingDir: context.workingDir}
-  for (const name of Object.keys(model.services)) model.services[name] = resolver.extend(name, model.services, origin, [], resets)
+  for (const name of Object.keys(model.services))
+    model.services[name] = resolver.extend(name, model.services, origin, [], resets)
 }
 
 class ExtendsResolver {
@@ -62,11 +64,16 @@ class ExtendsResolver {
       base = this.load(absolute, name, origin.file)
       baseOrigin = {file: absolute, workingDir: path.dirname(absolute)}
     }
+
     if (!(ref in base.services)) {
-      throw new InputError(`${origin.file}: cannot extend service "${name}": service "${ref}" not found${file === undefined ? '' : ` in ${baseOrigin.file}`}`, {
-        fix: `correct services.${name}.extends in ${origin.file}`,
-      })
+      throw new InputError(
+        `${origin.file}: cannot extend service "${name}": service "${ref}" not found${file === undefined ? '' : ` in ${baseOrigin.file}`}`,
+        {
+          fix: `correct services.${name}.extends in ${origin.file}`,
+        },
+      )
     }
+
     const here = `${origin.file}#${name}`
     const link = `${baseOrigin.file}#${ref}`
     if (link === here || chain.includes(link)) {
@@ -76,14 +83,22 @@ class ExtendsResolver {
         fix: `remove one extends of the cycle in ${origin.file}`,
       })
     }
+
     if (chain.length >= MAX_EXTENDS_DEPTH) {
-      throw new InputError(`${origin.file}: services.${name}.extends: the extends chain is longer than ${MAX_EXTENDS_DEPTH} services`, {
-        why: `yard follows extends chains of at most ${MAX_EXTENDS_DEPTH} links; it starts at ${chain[0].replace('#', ': ')}`,
-        fix: `let the services extend a common base directly instead of each other, in ${origin.file}`,
-      })
+      throw new InputError(
+        `${origin.file}: services.${name}.extends: the extends chain is longer than ${MAX_EXTENDS_DEPTH} services`,
+        {
+          why: `yard follows extends chains of at most ${MAX_EXTENDS_DEPTH} links; it starts at ${chain[0].replace('#', ': ')}`,
+          fix: `let the services extend a common base directly instead of each other, in ${origin.file}`,
+        },
+      )
     }
+
     const resolvedBase = this.extend(ref, base.services, baseOrigin, [...chain, here], base.resets)
-    if (!isMapping(resolvedBase)) throw new InputError(`${baseOrigin.file}: services.${ref} must be a mapping to be extended`, {fix: `correct ${baseOrigin.file}`})
+    if (!isMapping(resolvedBase))
+      throw new InputError(`${baseOrigin.file}: services.${ref} must be a mapping to be extended`, {
+        fix: `correct ${baseOrigin.file}`,
+      })
     const source = deepClone(resolvedBase)
     const own = resets.filter((reset) => reset[0] === 'services' && reset[1] === name)
     applyResets({services: {[name]: source}}, own)
@@ -104,8 +119,12 @@ class ExtendsResolver {
       documents = this.context.session.documents(file)
     } catch (error) {
       if (error instanceof RefusedError) throw error
-      throw new InputError(`${from}: cannot extend service "${name}": ${(error as Error).message}`, {fix: `correct services.${name}.extends.file in ${from}`, cause: error})
+      throw new InputError(`${from}: cannot extend service "${name}": ${(error as Error).message}`, {
+        fix: `correct services.${name}.extends.file in ${from}`,
+        cause: error,
+      })
     }
+
     for (const document of documents) {
       const value = interpolateDocument(document, file, this.context)
       validateDocument(value, file, (warning) => this.context.session.warn(warning))
@@ -113,8 +132,12 @@ class ExtendsResolver {
       resets.push(...document.resets, ...document.overrides)
       model = mergeValue(model, value, [], file) as Mapping
     }
+
     resolvePaths(model, path.dirname(file), this.context.session.home)
-    if (!isMapping(model.services)) throw new InputError(`${from}: cannot extend service "${name}": ${file} has no services section`, {fix: `correct services.${name}.extends in ${from}`})
+    if (!isMapping(model.services))
+      throw new InputError(`${from}: cannot extend service "${name}": ${file} has no services section`, {
+        fix: `correct services.${name}.extends in ${from}`,
+      })
     const loaded = {services: model.services, resets}
     this.bases.set(file, loaded)
     return loaded
@@ -123,8 +146,15 @@ class ExtendsResolver {
 
 function parseExtends(value: unknown, name: string, file: string): {ref: string; file?: string} {
   if (typeof value === 'string') return {ref: value}
-  if (isMapping(value) && typeof value.service === 'string' && (value.file === undefined || typeof value.file === 'string')) {
-    return {ref: value.service, file: value.file as string | undefined}
+  if (
+    isMapping(value) &&
+    typeof value.service === 'string' &&
+    (value.file === undefined || typeof value.file === 'string')
+  ) {
+    return {ref: value.service, file: value.file}
   }
-  throw new InputError(`${file}: services.${name}.extends must be a service name or {service, file}`, {fix: `correct services.${name}.extends in ${file}`})
+
+  throw new InputError(`${file}: services.${name}.extends must be a service name or {service, file}`, {
+    fix: `correct services.${name}.extends in ${file}`,
+  })
 }

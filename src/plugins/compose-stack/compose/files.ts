@@ -11,13 +11,19 @@
 import {accessSync, constants, existsSync, lstatSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 
-import {InputError} from '../../../sdk/errors.js'
 import type {Env, ResolveWarning} from './types.js'
+
+import {InputError} from '../../../sdk/errors.js'
 
 /** compose-go's DefaultFileNames, in its order of preference. */
 export const DEFAULT_FILE_NAMES = ['compose.yaml', 'compose.yml', 'docker-compose.yml', 'docker-compose.yaml'] as const
 /** compose-go's DefaultOverrideFileNames, in its order of preference. */
-export const DEFAULT_OVERRIDE_FILE_NAMES = ['compose.override.yml', 'compose.override.yaml', 'docker-compose.override.yml', 'docker-compose.override.yaml'] as const
+export const DEFAULT_OVERRIDE_FILE_NAMES = [
+  'compose.override.yml',
+  'compose.override.yaml',
+  'docker-compose.override.yml',
+  'docker-compose.override.yaml',
+] as const
 
 export interface FileSelection {
   /** Absolute, in merge order; empty: the checkout is box-only. */
@@ -48,17 +54,26 @@ export function selectComposeFiles(input: FileSelectionInput): FileSelection {
   const {checkoutPath} = input
   if (input.configuredFiles !== undefined) {
     const origin = input.configuredOrigin ?? 'yard.toml'
-    return {files: input.configuredFiles.map((file) => existing(checkoutPath, file, `[stack] files (${origin})`, `correct [stack] files in ${origin}`)), source: 'configured'}
+    return {
+      files: input.configuredFiles.map((file) =>
+        existing(checkoutPath, file, `[stack] files (${origin})`, `correct [stack] files in ${origin}`),
+      ),
+      source: 'configured',
+    }
   }
+
   const fromEnv = input.env.COMPOSE_FILE
   const composeFile = fromEnv || input.checkoutDotenv.COMPOSE_FILE
   if (composeFile) {
     const where = fromEnv ? 'the environment' : input.checkoutDotenvFile
     const separator = input.env.COMPOSE_PATH_SEPARATOR || input.checkoutDotenv.COMPOSE_PATH_SEPARATOR || path.delimiter
-    const files = composeFile.split(separator).filter((file) => file !== '')
+    const files = composeFile
+      .split(separator)
+      .filter((file) => file !== '')
       .map((file) => existing(checkoutPath, file, `COMPOSE_FILE (${where})`, `correct COMPOSE_FILE in ${where}`))
     return {files, source: 'COMPOSE_FILE'}
   }
+
   const first = firstExisting(checkoutPath, DEFAULT_FILE_NAMES, input.warn)
   if (first === undefined) return {files: [], source: 'default'}
   const override = firstExisting(checkoutPath, DEFAULT_OVERRIDE_FILE_NAMES, input.warn)
@@ -73,6 +88,7 @@ function existing(checkoutPath: string, file: string, where: string, fix: string
       fix: `create it, or ${fix}`,
     })
   }
+
   return absolute
 }
 
@@ -81,11 +97,20 @@ function existing(checkoutPath: string, file: string, where: string, fix: string
  *   dangling symbolic link, a FIFO, no read permission): silently passing it over would make
  *   the checkout box-only, or pick another file, without a word.
  */
-function firstExisting(directory: string, names: readonly string[], warn: FileSelectionInput['warn']): string | undefined {
+function firstExisting(
+  directory: string,
+  names: readonly string[],
+  warn: FileSelectionInput['warn'],
+): string | undefined {
   const found = names.map((name) => path.join(directory, name)).filter((file) => isReadableFile(file))
   if (found.length > 1) {
-    warn({kind: 'multiple-compose-files', file: found[0], message: `found ${found.map((file) => path.basename(file)).join(', ')} in ${directory}; using ${path.basename(found[0])}`})
+    warn({
+      kind: 'multiple-compose-files',
+      file: found[0],
+      message: `found ${found.map((file) => path.basename(file)).join(', ')} in ${directory}; using ${path.basename(found[0])}`,
+    })
   }
+
   return found[0]
 }
 
@@ -96,6 +121,7 @@ function isReadableFile(file: string): boolean {
   } catch {
     return false
   }
+
   let why: string
   try {
     const stat = statSync(file)
@@ -103,11 +129,16 @@ function isReadableFile(file: string): boolean {
       accessSync(file, constants.R_OK)
       return true
     }
+
     why = `it is a ${stat.isDirectory() ? 'directory' : stat.isFIFO() ? 'named pipe (FIFO)' : 'device or socket'}`
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    why = code === 'ENOENT' ? `it is a symbolic link to ${readlinkSync(file)}, which does not exist` : `it cannot be read (${code ?? String(error)})`
+    const {code} = error as NodeJS.ErrnoException
+    why =
+      code === 'ENOENT'
+        ? `it is a symbolic link to ${readlinkSync(file)}, which does not exist`
+        : `it cannot be read (${code ?? String(error)})`
   }
+
   throw new InputError(`${file} is not a readable compose file`, {
     why: `${why}; yard reads ${path.basename(file)} as the checkout's compose file, and will not run the checkout as box-only while it is there`,
     fix: `make ${file} a readable regular file, or remove it (or set [stack] files to the compose files to use)`,

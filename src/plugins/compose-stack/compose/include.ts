@@ -13,13 +13,14 @@
  * environment, however many files include it.
  */
 import {existsSync, realpathSync, statSync} from 'node:fs'
-import {isDeepStrictEqual} from 'node:util'
 import path from 'node:path'
+import {isDeepStrictEqual} from 'node:util'
+
+import type {LoadContext} from './loader.js'
 
 import {InputError} from '../../../sdk/errors.js'
-import {addEnvFileValues} from './env.js'
 import {readEnvFile} from './env-file.js'
-import type {LoadContext} from './loader.js'
+import {addEnvFileValues} from './env.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath} from './paths.js'
 import {deepClone, isMapping, type Mapping} from './types.js'
@@ -43,8 +44,14 @@ export const MAX_INCLUDE_DEPTH = 32
  * @throws InputError for a malformed entry, a missing env file, an include cycle, or any error of
  *   the included files.
  */
-export function applyIncludes(model: Mapping, file: string, context: LoadContext, load: Load, resets: string[][] = []): void {
-  const include = model.include
+export function applyIncludes(
+  model: Mapping,
+  file: string,
+  context: LoadContext,
+  load: Load,
+  resets: string[][] = [],
+): void {
+  const {include} = model
   delete model.include
   if (include === undefined || include === null) return
   if (!Array.isArray(include)) throw malformed(file, '`include` must be a list')
@@ -60,22 +67,32 @@ export function applyIncludes(model: Mapping, file: string, context: LoadContext
         fix: `remove one include of the cycle in ${file}`,
       })
     }
+
     if (chain.length > MAX_INCLUDE_DEPTH) {
       throw new InputError(`${file}: includes nest more than ${MAX_INCLUDE_DEPTH} levels deep`, {
         why: `yard follows at most ${MAX_INCLUDE_DEPTH} levels of include; the chain starts at ${chain[0]}`,
         fix: `include the files from fewer levels, e.g. list them in one include of ${chain[0]}`,
       })
     }
+
     const env = {...context.env}
     for (const envFile of entry.envFiles) {
-      addEnvFileValues(env, readEnvFile(envFile, env), envFile, context.session.yardEnv, (warning) => context.session.warn(warning))
+      addEnvFileValues(env, readEnvFile(envFile, env), envFile, context.session.yardEnv, (warning) =>
+        context.session.warn(warning),
+      )
     }
-    const key = JSON.stringify([entry.paths.map(realPath), entry.projectDirectory, Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])
+
+    const key = JSON.stringify([
+      entry.paths.map(realPath),
+      entry.projectDirectory,
+      Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    ])
     let loaded = context.session.included.get(key)
     if (loaded === undefined) {
       loaded = load(entry.paths, {session: context.session, workingDir: entry.projectDirectory, env, included: chain})
       context.session.included.set(key, loaded)
     }
+
     // importResources merges into and resets what it imports: each includer gets its own copy.
     importResources(deepClone(loaded), model, file, context, resets)
   }
@@ -88,37 +105,55 @@ function parseEntry(raw: unknown, file: string, context: LoadContext): IncludeEn
   const list = (value: unknown, key: string): string[] => {
     if (value === undefined || value === null) return []
     const items = Array.isArray(value) ? value : [value]
-    if (!items.every((item) => typeof item === 'string')) throw malformed(file, `include ${key} must be a path or a list of paths`)
-    return items as string[]
+    if (items.some((item) => !(typeof item === 'string')))
+      throw malformed(file, `include ${key} must be a path or a list of paths`)
+    return items
   }
+
   const paths = list(entry.path, 'path').map((item) => absolutePath(item, workingDir, session.home))
   if (paths.length === 0) throw malformed(file, 'an include entry needs `path`')
   for (const included of paths) {
     if (!existsSync(included)) {
-      throw new InputError(`${file}: included compose file ${included} does not exist`, {fix: `create it, or correct include in ${file}`})
+      throw new InputError(`${file}: included compose file ${included} does not exist`, {
+        fix: `create it, or correct include in ${file}`,
+      })
     }
   }
-  if (entry.project_directory !== undefined && typeof entry.project_directory !== 'string') throw malformed(file, 'include project_directory must be a path')
-  const projectDirectory = typeof entry.project_directory === 'string'
-    ? absolutePath(entry.project_directory, workingDir, session.home)
-    : path.dirname(paths[0])
+
+  if (entry.project_directory !== undefined && typeof entry.project_directory !== 'string')
+    throw malformed(file, 'include project_directory must be a path')
+  const projectDirectory =
+    typeof entry.project_directory === 'string'
+      ? absolutePath(entry.project_directory, workingDir, session.home)
+      : path.dirname(paths[0])
   let envFiles: string[]
   if (entry.env_file === undefined || entry.env_file === null) {
     const dotenv = path.join(projectDirectory, '.env')
     envFiles = existsSync(dotenv) && statSync(dotenv).isFile() ? [dotenv] : []
   } else {
-    envFiles = list(entry.env_file, 'env_file').filter((item) => item !== '/dev/null').map((item) => absolutePath(item, workingDir, session.home))
+    envFiles = list(entry.env_file, 'env_file')
+      .filter((item) => item !== '/dev/null')
+      .map((item) => absolutePath(item, workingDir, session.home))
     for (const envFile of envFiles) {
       if (!existsSync(envFile) || !statSync(envFile).isFile()) {
-        throw new InputError(`${file}: include env_file ${envFile} does not exist`, {fix: `create it, or correct include env_file in ${file}`})
+        throw new InputError(`${file}: include env_file ${envFile} does not exist`, {
+          fix: `create it, or correct include env_file in ${file}`,
+        })
       }
     }
   }
+
   return {paths, projectDirectory, envFiles}
 }
 
 /** `resets`: the including document's `!reset`/`!override` paths, which apply to a definition it redefines. */
-function importResources(imported: Mapping, model: Mapping, file: string, context: LoadContext, resets: string[][]): void {
+function importResources(
+  imported: Mapping,
+  model: Mapping,
+  file: string,
+  context: LoadContext,
+  resets: string[][],
+): void {
   for (const section of RESOURCES) {
     const from = imported[section]
     if (!isMapping(from)) continue
@@ -129,11 +164,21 @@ function importResources(imported: Mapping, model: Mapping, file: string, contex
         into[name] = definition
         continue
       }
+
       if (isDeepStrictEqual(into[name], definition)) continue
-      context.session.warn({kind: 'include-conflict', file, key: `${section}.${name}`, message: `${section}.${name} of ${file} (or of an earlier include) is defined again by an included file; the definitions are merged, the including file's on top`})
-      applyResets(imported, resets.filter((reset) => reset[0] === section && reset[1] === name))
+      context.session.warn({
+        kind: 'include-conflict',
+        file,
+        key: `${section}.${name}`,
+        message: `${section}.${name} of ${file} (or of an earlier include) is defined again by an included file; the definitions are merged, the including file's on top`,
+      })
+      applyResets(
+        imported,
+        resets.filter((reset) => reset[0] === section && reset[1] === name),
+      )
       into[name] = mergeValue(from[name], into[name], [section, name], file)
     }
+
     model[section] = into
   }
 }
@@ -148,5 +193,8 @@ function realPath(file: string): string {
 }
 
 function malformed(file: string, message: string): InputError {
-  return new InputError(`${file}: ${message}`, {why: 'compose specification, "Include"', fix: `correct include in ${file}`})
+  return new InputError(`${file}: ${message}`, {
+    why: 'compose specification, "Include"',
+    fix: `correct include in ${file}`,
+  })
 }

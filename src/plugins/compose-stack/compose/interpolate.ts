@@ -10,14 +10,20 @@ import {type Env, isMapping, keyPath} from './types.js'
 
 /** A `${VAR:?message}` whose variable is missing. */
 export class MissingVariableError extends Error {
-  constructor(readonly variable: string, readonly detail: string) {
+  constructor(
+    readonly variable: string,
+    readonly detail: string,
+  ) {
     super(`required variable ${variable} is missing a value${detail ? `: ${detail}` : ''}`)
   }
 }
 
 /** A `${…}` that is not `${NAME}` or `${NAME<op>word}`, or nests defaults too deeply. */
 export class InvalidTemplateError extends Error {
-  constructor(readonly template: string, reason = 'a literal $ is written $$') {
+  constructor(
+    readonly template: string,
+    reason = 'a literal $ is written $$',
+  ) {
     super(`invalid interpolation format "${template.length > 80 ? `${template.slice(0, 80)}…` : template}" (${reason})`)
   }
 }
@@ -37,7 +43,8 @@ export type UnsetListener = (name: string) => void
  */
 export function interpolate(text: string, env: Env, onUnset?: UnsetListener, depth = 0): string {
   if (!text.includes('$')) return text
-  if (depth > MAX_INTERPOLATION_NESTING) throw new InvalidTemplateError(text, `nested more than ${MAX_INTERPOLATION_NESTING} levels deep`)
+  if (depth > MAX_INTERPOLATION_NESTING)
+    throw new InvalidTemplateError(text, `nested more than ${MAX_INTERPOLATION_NESTING} levels deep`)
   let out = ''
   let index = 0
   while (index < text.length) {
@@ -47,12 +54,14 @@ export function interpolate(text: string, env: Env, onUnset?: UnsetListener, dep
       index++
       continue
     }
+
     const next = text[index + 1]
     if (next === '$') {
       out += '$'
       index += 2
       continue
     }
+
     if (next === '{') {
       const end = closingBrace(text, index + 2)
       if (end === -1) throw new InvalidTemplateError(text)
@@ -60,15 +69,18 @@ export function interpolate(text: string, env: Env, onUnset?: UnsetListener, dep
       index = end + 1
       continue
     }
+
     const name = NAME.exec(text.slice(index + 1))?.[0]
     if (name === undefined) {
       out += '$'
       index++
       continue
     }
+
     out += lookup(name, env, onUnset)
     index += 1 + name.length
   }
+
   return out
 }
 
@@ -88,6 +100,7 @@ function closingBrace(text: string, from: number): number {
       return index
     }
   }
+
   return -1
 }
 
@@ -114,16 +127,18 @@ export function interpolateDeep(value: unknown, env: Env): unknown {
   if (isMapping(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateDeep(item, env)]))
   }
+
   return value
 }
 
 type Cast = (value: string) => unknown
 
 const toInt: Cast = (value) => (/^[-+]?\d+$/.test(value.trim()) ? Number.parseInt(value, 10) : fail('an integer'))
-const toFloat: Cast = (value) => (value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : fail('a number'))
+const toFloat: Cast = (value) =>
+  value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : fail('a number')
 const toBoolean: Cast = (value) => {
   const lower = value.toLowerCase()
-  if (['true', 'y', 'yes', 'on'].includes(lower)) return true
+  if (['on', 'true', 'y', 'yes'].includes(lower)) return true
   if (['false', 'n', 'no', 'off'].includes(lower)) return false
   return fail('a boolean')
 }
@@ -137,12 +152,24 @@ function fail(expected: string): never {
  * `loader/interpolate.go`, interpolateTypeCastMapping); `*` is any key or index.
  */
 const CASTS: Array<[string[], Cast]> = [
-  ...(['cpu_count', 'cpu_period', 'cpu_quota', 'cpu_rt_period', 'cpu_rt_runtime', 'cpu_shares', 'oom_score_adj',
-    'pids_limit', 'scale'] as const).map((key): [string[], Cast] => [['services', '*', key], toInt]),
+  ...(
+    [
+      'cpu_count',
+      'cpu_period',
+      'cpu_quota',
+      'cpu_rt_period',
+      'cpu_rt_runtime',
+      'cpu_shares',
+      'oom_score_adj',
+      'pids_limit',
+      'scale',
+    ] as const
+  ).map((key): [string[], Cast] => [['services', '*', key], toInt]),
   [['services', '*', 'cpu_percent'], toFloat],
   [['services', '*', 'cpus'], toFloat],
-  ...(['init', 'oom_kill_disable', 'privileged', 'read_only', 'stdin_open', 'tty'] as const)
-    .map((key): [string[], Cast] => [['services', '*', key], toBoolean]),
+  ...(['init', 'oom_kill_disable', 'privileged', 'read_only', 'stdin_open', 'tty'] as const).map(
+    (key): [string[], Cast] => [['services', '*', key], toBoolean],
+  ),
   [['services', '*', 'depends_on', '*', 'required'], toBoolean],
   [['services', '*', 'depends_on', '*', 'restart'], toBoolean],
   [['services', '*', 'deploy', 'replicas'], toInt],
@@ -154,8 +181,10 @@ const CASTS: Array<[string[], Cast]> = [
   [['services', '*', 'ulimits', '*', 'soft'], toInt],
   [['services', '*', 'volumes', '*', 'read_only'], toBoolean],
   [['services', '*', 'volumes', '*', 'volume', 'nocopy'], toBoolean],
-  ...(['external', 'internal', 'attachable', 'enable_ipv4', 'enable_ipv6'] as const)
-    .map((key): [string[], Cast] => [['networks', '*', key], toBoolean]),
+  ...(['external', 'internal', 'attachable', 'enable_ipv4', 'enable_ipv6'] as const).map((key): [string[], Cast] => [
+    ['networks', '*', key],
+    toBoolean,
+  ]),
   [['volumes', '*', 'external'], toBoolean],
   [['secrets', '*', 'external'], toBoolean],
   [['configs', '*', 'external'], toBoolean],
@@ -163,8 +192,10 @@ const CASTS: Array<[string[], Cast]> = [
 
 function castFor(path: readonly string[]): Cast | undefined {
   for (const [pattern, cast] of CASTS) {
-    if (pattern.length === path.length && pattern.every((part, index) => part === '*' || part === path[index])) return cast
+    if (pattern.length === path.length && pattern.every((part, index) => part === '*' || part === path[index]))
+      return cast
   }
+
   return undefined
 }
 
@@ -190,13 +221,16 @@ export function interpolateModel(
       if (error instanceof MissingVariableError || error instanceof InvalidTemplateError) {
         throw new InputError(`${file}: ${keyPath(path)}: ${error.message}`, {
           why: 'Compose interpolates ${…} in every value of the file',
-          fix: error instanceof MissingVariableError
-            ? `set ${error.variable} in the environment or in the project's .env`
-            : 'write a literal $ as $$',
+          fix:
+            error instanceof MissingVariableError
+              ? `set ${error.variable} in the environment or in the project's .env`
+              : 'write a literal $ as $$',
         })
       }
+
       throw error
     }
+
     const cast = castFor(path)
     if (!cast) return result
     try {
@@ -207,16 +241,20 @@ export function interpolateModel(
       })
     }
   }
+
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
       value[index] = interpolateModel(value[index], env, file, onUnset, [...path, String(index)])
     }
+
     return value
   }
+
   if (isMapping(value)) {
     for (const key of Object.keys(value)) value[key] = interpolateModel(value[key], env, file, onUnset, [...path, key])
     return value
   }
+
   return value
 }
 
@@ -227,5 +265,6 @@ export function escapeInterpolation<T>(value: T): T {
   if (isMapping(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeInterpolation(item)])) as T
   }
+
   return value
 }

@@ -29,7 +29,10 @@ export class ResolveSession {
   private readonly unset = new Set<string>()
   private readonly said = new Set<string>()
 
-  constructor(readonly yardEnv: Env, readonly home: string) {}
+  constructor(
+    readonly yardEnv: Env,
+    readonly home: string,
+  ) {}
 
   /** Records a warning once: a file reached by several paths (an include diamond) says it once. */
   warn(warning: ResolveWarning): void {
@@ -43,7 +46,12 @@ export class ResolveSession {
   unsetVariable(file: string, key: string, name: string): void {
     if (this.unset.has(name)) return
     this.unset.add(name)
-    this.warn({kind: 'unset-variable', file, key, message: `the ${name} variable is not set; it is interpolated as an empty string (${file}: ${key})`})
+    this.warn({
+      kind: 'unset-variable',
+      file,
+      key,
+      message: `the ${name} variable is not set; it is interpolated as an empty string (${file}: ${key})`,
+    })
   }
 
   /**
@@ -58,6 +66,7 @@ export class ResolveSession {
       documents = parseComposeYaml(text, file)
       this.parsed.set(file, documents)
     }
+
     return documents.map((document) => ({...document, value: deepClone(document.value)}))
   }
 }
@@ -93,6 +102,7 @@ export function loadProjectFiles(files: readonly string[], context: LoadContext)
       model = mergeValue(model, value, [], file) as Mapping
     }
   }
+
   defaultBuildContexts(model)
   resolvePaths(model, context.workingDir, context.session.home)
   resolveBareEnvironment(model, context.env)

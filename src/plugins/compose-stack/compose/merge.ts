@@ -16,7 +16,8 @@ import {isMapping, keyPath, type Mapping} from './types.js'
 type Merger = (base: unknown, override: unknown, path: string[], file: string) => unknown
 
 const replace: Merger = (_base, override) => override
-const asMappings: Merger = (base, override, path, file) => mergeMappings(toMapping(base, null), toMapping(override, null), path, file)
+const asMappings: Merger = (base, override, path, file) =>
+  mergeMappings(toMapping(base, null), toMapping(override, null), path, file)
 /**
  * `KEY=VALUE` attributes: key by key, a bare `KEY` (null) included — it replaces the value with the
  * environment's (compose-go mergeToSequence + unicity).
@@ -43,7 +44,8 @@ const logging: Merger = (base, override, path, file) => {
 /** `host:ip` lists append without repeats; two mappings merge; a mapping meeting a list becomes `host:ip` entries. */
 const extraHosts: Merger = (base, override) => {
   if (isMapping(base) && isMapping(override)) return {...base, ...override}
-  const list = (value: unknown) => (isMapping(value) ? Object.entries(value).map(([host, ip]) => `${host}:${String(ip)}`) : toSequence(value))
+  const list = (value: unknown) =>
+    isMapping(value) ? Object.entries(value).map(([host, ip]) => `${host}:${String(ip)}`) : toSequence(value)
   const merged = list(base)
   for (const entry of list(override)) if (!merged.includes(entry)) merged.push(entry)
   return merged
@@ -54,12 +56,15 @@ const extraHosts: Merger = (base, override) => {
  * (compose-go mergeIPAMConfig).
  */
 const ipamConfig: Merger = (base, override, path, file) => {
-  const merged = toSequence(base).slice()
+  const merged = [...toSequence(base)]
   for (const pool of toSequence(override)) {
-    const at = isMapping(pool) ? merged.findIndex((earlier) => isMapping(earlier) && earlier.subnet === pool.subnet) : -1
+    const at = isMapping(pool)
+      ? merged.findIndex((earlier) => isMapping(earlier) && earlier.subnet === pool.subnet)
+      : -1
     if (at === -1) merged.push(pool)
     else merged[at] = mergeMappings({...(merged[at] as Mapping)}, pool as Mapping, path, file)
   }
+
   return merged
 }
 
@@ -96,8 +101,10 @@ const SPECIALS: Array<[string[], Merger]> = [
 
 function specialFor(path: readonly string[]): Merger | undefined {
   for (const [pattern, merger] of SPECIALS) {
-    if (pattern.length === path.length && pattern.every((part, index) => part === '*' || part === path[index])) return merger
+    if (pattern.length === path.length && pattern.every((part, index) => part === '*' || part === path[index]))
+      return merger
   }
+
   return undefined
 }
 
@@ -107,7 +114,13 @@ function specialFor(path: readonly string[]): Merger | undefined {
  * (`['services', 'web']` for a service).
  * @throws InputError naming `file` and the key when a mapping meets a scalar or a sequence.
  */
-export function mergeValue(base: unknown, override: unknown, path: string[], file: string, skipSpecial = false): unknown {
+export function mergeValue(
+  base: unknown,
+  override: unknown,
+  path: string[],
+  file: string,
+  skipSpecial = false,
+): unknown {
   const special = skipSpecial ? undefined : specialFor(path)
   if (special) return special(base, override, path, file)
   if (override === undefined || override === null) return base
@@ -116,10 +129,12 @@ export function mergeValue(base: unknown, override: unknown, path: string[], fil
     if (!isMapping(override)) throw mismatch(path, file)
     return mergeMappings(base, override, path, file)
   }
+
   if (Array.isArray(base)) {
     if (!Array.isArray(override)) throw mismatch(path, file)
     return [...base, ...override]
   }
+
   return override
 }
 
@@ -127,6 +142,7 @@ function mergeMappings(base: Mapping, override: Mapping, path: string[], file: s
   for (const [key, value] of Object.entries(override)) {
     base[key] = key in base ? mergeValue(base[key], value, [...path, key], file) : value
   }
+
   return base
 }
 
@@ -149,13 +165,15 @@ export function toMapping(value: unknown, empty: (() => unknown) | null): Mappin
     if (equals === -1) mapping[text] = empty === null ? null : empty()
     else mapping[text.slice(0, equals)] = text.slice(equals + 1)
   }
+
   return mapping
 }
 
 function toSequence(value: unknown): unknown[] {
   if (Array.isArray(value)) return value
   if (value === undefined || value === null) return []
-  if (isMapping(value)) return Object.entries(value).map(([key, item]) => (item === null ? key : `${key}=${String(item)}`))
+  if (isMapping(value))
+    return Object.entries(value).map(([key, item]) => (item === null ? key : `${key}=${String(item)}`))
   return [value]
 }
 
@@ -167,7 +185,8 @@ function toSequence(value: unknown): unknown[] {
 export function applyResets(target: Mapping, paths: readonly string[][]): void {
   for (const path of paths) {
     let node: unknown = target
-    for (const key of path.slice(0, -1)) node = isMapping(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined
+    for (const key of path.slice(0, -1))
+      node = isMapping(node) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined
     const last = path.at(-1)
     if (last === undefined) continue
     if (isMapping(node)) delete node[last]

@@ -17,7 +17,19 @@ import {isMapping, type Mapping} from './types.js'
 import {enforceUniqueness} from './unique.js'
 
 /** Keys whose values are user data (variable names, label keys, options), never extension fields. */
-const DATA_KEYS = new Set(['environment', 'labels', 'annotations', 'args', 'sysctls', 'driver_opts', 'options', 'extra_hosts', 'additional_contexts', 'storage_opt', 'ulimits'])
+const DATA_KEYS = new Set([
+  'environment',
+  'labels',
+  'annotations',
+  'args',
+  'sysctls',
+  'driver_opts',
+  'options',
+  'extra_hosts',
+  'additional_contexts',
+  'storage_opt',
+  'ulimits',
+])
 
 /** Removes `x-*` keys from the model and every structural mapping in it, in place. */
 export function removeExtensions(value: unknown): void {
@@ -25,6 +37,7 @@ export function removeExtensions(value: unknown): void {
     for (const item of value) removeExtensions(item)
     return
   }
+
   if (!isMapping(value)) return
   for (const key of Object.keys(value)) {
     if (key.startsWith('x-')) delete value[key]
@@ -41,16 +54,20 @@ export function resolveBareEnvironment(model: Mapping, env: Readonly<Record<stri
   if (!isMapping(model.services)) return
   const resolved = (entries: unknown): Mapping => {
     const mapping = toMapping(entries, null)
-    for (const [key, value] of Object.entries(mapping)) if ((value === null || value === undefined) && env[key] !== undefined) mapping[key] = env[key]
+    for (const [key, value] of Object.entries(mapping))
+      if ((value === null || value === undefined) && env[key] !== undefined) mapping[key] = env[key]
     return mapping
   }
+
   for (const service of Object.values(model.services)) {
     if (!isMapping(service)) continue
-    if (service.environment !== undefined && service.environment !== null) service.environment = resolved(service.environment)
+    if (service.environment !== undefined && service.environment !== null)
+      service.environment = resolved(service.environment)
     // docker compose gives a bare build arg (`args: [VERSION]`) the project environment's value
     // when it builds (pkg/compose/build.go, resolveAndMergeBuildArgs); the rendered file is run
     // away from the project's .env, so the value is written in now.
-    if (isMapping(service.build) && service.build.args !== undefined && service.build.args !== null) service.build.args = resolved(service.build.args)
+    if (isMapping(service.build) && service.build.args !== undefined && service.build.args !== null)
+      service.build.args = resolved(service.build.args)
   }
 }
 
@@ -59,7 +76,10 @@ export function resolveBareEnvironment(model: Mapping, env: Readonly<Record<stri
  * `labels` a string mapping, for every service in place.
  * @throws InputError naming the service and file when a required env file is missing.
  */
-export function normalizeServices(services: Record<string, Mapping>, projectEnv: Readonly<Record<string, string>>): void {
+export function normalizeServices(
+  services: Record<string, Mapping>,
+  projectEnv: Readonly<Record<string, string>>,
+): void {
   for (const [name, service] of Object.entries(services)) {
     if (!isMapping(service)) continue
     const declared = toMapping(service.environment ?? {}, null)
@@ -68,36 +88,47 @@ export function normalizeServices(services: Record<string, Mapping>, projectEnv:
       const text = value === null || value === undefined ? projectEnv[key] : stringOf(value)
       if (text !== undefined) resolved[key] = text
     }
+
     const fromFiles: Record<string, string> = {}
     for (const entry of envFileEntries(service.env_file)) {
       if (!existsSync(entry.path)) {
         if (!entry.required) continue
         throw new InputError(`env file ${entry.path} of service ${name} does not exist`, {
-          why: 'a service\'s env_file is read for its environment',
+          why: "a service's env_file is read for its environment",
           fix: `create it, or mark it optional with {path: …, required: false}`,
         })
       }
-      const lookup = new Proxy({}, {get: (_, key: string) => projectEnv[key] ?? resolved[key]}) as Record<string, string | undefined>
+
+      const lookup = new Proxy({}, {get: (_, key: string) => projectEnv[key] ?? resolved[key]}) as Record<
+        string,
+        string | undefined
+      >
       Object.assign(fromFiles, readEnvFile(entry.path, lookup))
     }
+
     delete service.env_file
     const environment = {...fromFiles, ...resolved}
     if (Object.keys(environment).length > 0) service.environment = environment
     else delete service.environment
     if (service.labels !== undefined) {
       const labels = toMapping(service.labels, null)
-      service.labels = Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, value === null ? '' : stringOf(value)]))
+      service.labels = Object.fromEntries(
+        Object.entries(labels).map(([key, value]) => [key, value === null ? '' : stringOf(value)]),
+      )
     }
   }
+
   enforceUniqueness(services)
 }
 
 function envFileEntries(value: unknown): Array<{path: string; required: boolean}> {
   if (value === undefined || value === null) return []
   const list = Array.isArray(value) ? value : [value]
-  return list.map((entry) => (isMapping(entry)
-    ? {path: String(entry.path), required: entry.required !== false}
-    : {path: String(entry), required: true}))
+  return list.map((entry) =>
+    isMapping(entry)
+      ? {path: String(entry.path), required: entry.required !== false}
+      : {path: String(entry), required: true},
+  )
 }
 
 /** Compose writes booleans and numbers of `environment` and `labels` as their YAML text. */

@@ -9,7 +9,10 @@ import {isMapping, type Mapping} from './types.js'
 
 /** The enabled profiles: `COMPOSE_PROFILES` (comma-separated) and `[stack] profiles`. */
 export function enabledProfiles(composeProfiles: string | undefined, configured: readonly string[] = []): string[] {
-  const fromEnv = (composeProfiles ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
+  const fromEnv = (composeProfiles ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
   return [...new Set([...fromEnv, ...configured])]
 }
 
@@ -28,8 +31,10 @@ export function applyProfiles(services: Record<string, Mapping>, enabled: readon
       if (isMapping(service)) delete service.profiles
       continue
     }
+
     inactive.set(name, profiles)
     delete services[name]
   }
+
   return inactive
 }

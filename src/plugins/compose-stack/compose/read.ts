@@ -41,12 +41,16 @@ function checkConfined(file: string, what: string): void {
   } catch {
     return // missing: the read below says so
   }
+
   const relative = path.relative(confinement, real)
   if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) return
-  throw new RefusedError(`the untrusted worktree's compose project reads the ${what} ${file}${real === file ? '' : ` (${real})`}, outside ${confinement}`, {
-    why: 'yard reads compose and env files on the host while rendering; an untrusted worktree may make it read files inside that worktree only, so none of the host reaches its containers',
-    fix: 'move that file into the worktree or drop the reference; or, if you trust its code, `yard worktree trust NAME --trusted`',
-  })
+  throw new RefusedError(
+    `the untrusted worktree's compose project reads the ${what} ${file}${real === file ? '' : ` (${real})`}, outside ${confinement}`,
+    {
+      why: 'yard reads compose and env files on the host while rendering; an untrusted worktree may make it read files inside that worktree only, so none of the host reaches its containers',
+      fix: 'move that file into the worktree or drop the reference; or, if you trust its code, `yard worktree trust NAME --trusted`',
+    },
+  )
 }
 
 /**
@@ -68,20 +72,29 @@ export function readProjectFile(file: string, what: string, fix: string): string
         fix,
       })
     }
+
     size = stat.size
   } catch (error) {
     if (error instanceof InputError) throw error
-    throw new InputError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {fix, cause: error})
+    throw new InputError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      fix,
+      cause: error,
+    })
   }
+
   if (size > MAX_PROJECT_FILE_BYTES) {
     throw new InputError(`the ${what} ${file} is too large (${size} bytes)`, {
       why: `yard reads project files of at most ${MAX_PROJECT_FILE_BYTES} bytes`,
       fix,
     })
   }
+
   try {
     return readFileSync(file, 'utf8')
   } catch (error) {
-    throw new InputError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {fix, cause: error})
+    throw new InputError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      fix,
+      cause: error,
+    })
   }
 }

@@ -6,8 +6,9 @@
  */
 import {stringify} from 'yaml'
 
-import {escapeInterpolation} from './interpolate.js'
 import type {ComposeModelDocument} from './types.js'
+
+import {escapeInterpolation} from './interpolate.js'
 
 /** The compose file text of a resolved model (see the module comment for why it is so written). */
 export function renderComposeFile(model: ComposeModelDocument): string {

@@ -58,7 +58,13 @@ function resolveUnconfined(input: ResolveInput): ResolvedProject | undefined {
   addEnvFileValues(interpolationEnv, checkoutDotenv, checkoutDotenvFile, input.yardEnv, warn)
   const dotenvFile = path.join(projectDirectory, '.env')
   if (dotenvFile !== checkoutDotenvFile) {
-    addEnvFileValues(interpolationEnv, readOptionalEnvFile(dotenvFile, interpolationEnv), dotenvFile, input.yardEnv, warn)
+    addEnvFileValues(
+      interpolationEnv,
+      readOptionalEnvFile(dotenvFile, interpolationEnv),
+      dotenvFile,
+      input.yardEnv,
+      warn,
+    )
   }
 
   const loaded = loadProjectFiles(files, {session, workingDir: projectDirectory, env: interpolationEnv, included: []})
@@ -72,6 +78,7 @@ function resolveUnconfined(input: ResolveInput): ResolvedProject | undefined {
       })
     }
   }
+
   const inactive = applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
   checkReferences(loaded, services, inactive)
   normalizeServices(services, interpolationEnv)

@@ -95,10 +95,11 @@ export function deepClone<T>(value: T): T {
     for (const [key, item] of Object.entries(value)) copy[key] = deepClone(item)
     return copy as T
   }
+
   return value
 }
 
 /** A dotted key path for messages: `services.web.ports`. */
-export function keyPath(path: readonly (string | number)[]): string {
+export function keyPath(path: ReadonlyArray<string | number>): string {
   return path.map(String).join('.')
 }

@@ -16,6 +16,7 @@ export const portKey: Indexer = (entry) => {
   if (isMapping(entry)) {
     return `${String(entry.host_ip ?? '0.0.0.0')}:${String(entry.published ?? '')}:${String(entry.target ?? '')}/${String(entry.protocol ?? 'tcp')}`
   }
+
   const text = String(entry)
   const slash = text.lastIndexOf('/')
   const protocol = slash === -1 ? 'tcp' : text.slice(slash + 1)
@@ -26,6 +27,7 @@ export const portKey: Indexer = (entry) => {
     ip = rest.slice(0, close + 1)
     rest = rest.slice(close + 2)
   }
+
   const parts = rest.split(':')
   if (!ip && parts.length === 3) ip = parts.shift()!
   const target = parts.pop() ?? ''
@@ -43,10 +45,13 @@ export const mountTarget: Indexer = (entry) => {
   return parts.length === 1 ? parts[0] : parts[1]
 }
 
-const secretOrConfig = (directory: string): Indexer => (entry) => {
-  if (isMapping(entry)) return entry.target === undefined ? `${directory}/${String(entry.source)}` : String(entry.target)
-  return `${directory}/${String(entry)}`
-}
+const secretOrConfig =
+  (directory: string): Indexer =>
+  (entry) => {
+    if (isMapping(entry))
+      return entry.target === undefined ? `${directory}/${String(entry.source)}` : String(entry.target)
+    return `${directory}/${String(entry)}`
+  }
 
 const envFilePath: Indexer = (entry) => (isMapping(entry) ? String(entry.path) : String(entry))
 
@@ -78,6 +83,7 @@ export function enforceUniqueness(services: Record<string, Mapping>): void {
       const value = service[key]
       if (Array.isArray(value)) service[key] = unique(value, indexer)
     }
+
     if (isMapping(service.networks)) {
       for (const network of Object.values(service.networks)) {
         if (isMapping(network) && Array.isArray(network.aliases)) network.aliases = unique(network.aliases, byValue)
@@ -99,5 +105,6 @@ function unique(entries: unknown[], indexer: Indexer): unknown[] {
       result[at] = entry
     }
   }
+
   return result
 }

@@ -15,7 +15,17 @@ import {readPublished} from '../published-ports.js'
 import {isMapping, keyPath, type Mapping, type ResolveWarning} from './types.js'
 
 /** The specification's top-level keys (schema `properties`); `x-*` are extension fields. */
-export const TOP_LEVEL_KEYS = ['version', 'name', 'include', 'services', 'networks', 'volumes', 'secrets', 'configs', 'models'] as const
+export const TOP_LEVEL_KEYS = [
+  'version',
+  'name',
+  'include',
+  'services',
+  'networks',
+  'volumes',
+  'secrets',
+  'configs',
+  'models',
+] as const
 
 /**
  * A service name: the schema's characters (`^[a-zA-Z0-9._-]+$`), starting with a letter or
@@ -29,21 +39,58 @@ const text = z.string()
 const strings = z.array(z.string())
 /** Interpolated booleans stay strings (`required: "${OPTIONAL:-false}"`); the schema allows both. */
 const flag = z.union([z.boolean(), z.string()])
-const keyValues = z.union([z.array(z.union([z.string(), z.number(), z.boolean()])), z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))])
+const keyValues = z.union([
+  z.array(z.union([z.string(), z.number(), z.boolean()])),
+  z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+])
 
 /** Each attribute yard reads: its schema (compose-spec.json) and how to say it. */
 const ATTRIBUTES: Record<string, {schema: z.ZodType; is: string}> = {
   profiles: {schema: strings, is: 'a list of profile names, e.g. `profiles: [debug]`'},
-  container_name: {schema: text.regex(CONTAINER_NAME), is: 'a string of letters, digits, `_`, `.` and `-` (two or more, starting with a letter or digit)'},
+  container_name: {
+    schema: text.regex(CONTAINER_NAME),
+    is: 'a string of letters, digits, `_`, `.` and `-` (two or more, starting with a letter or digit)',
+  },
   image: {schema: text, is: 'a string, e.g. `image: postgres:16`'},
   ports: {schema: z.array(z.unknown()), is: 'a list of port entries, e.g. `ports: ["8080:80"]`'},
-  volumes: {schema: z.array(z.union([text, z.looseObject({type: text})])), is: 'a list of `SOURCE:TARGET[:MODE]` strings or mappings with `type`'},
-  networks: {schema: z.union([strings, z.record(z.string(), z.union([z.null(), z.looseObject({})]))]), is: 'a list of network names or a mapping of network names to their settings'},
+  volumes: {
+    schema: z.array(z.union([text, z.looseObject({type: text})])),
+    is: 'a list of `SOURCE:TARGET[:MODE]` strings or mappings with `type`',
+  },
+  networks: {
+    schema: z.union([strings, z.record(z.string(), z.union([z.null(), z.looseObject({})]))]),
+    is: 'a list of network names or a mapping of network names to their settings',
+  },
   network_mode: {schema: text, is: 'a string (`host`, `none`, `bridge`, `service:NAME`, `container:NAME`)'},
-  env_file: {schema: z.union([text, z.array(z.union([text, z.strictObject({path: text, required: flag.optional(), format: text.optional()})]))]), is: 'a path or a list of paths or `{path, required}` mappings'},
-  extends: {schema: z.union([text, z.strictObject({service: text, file: text.optional()})]), is: 'a service name or `{service, file}`'},
-  depends_on: {schema: z.union([strings, z.record(z.string(), z.looseObject({condition: z.enum(['service_started', 'service_healthy', 'service_completed_successfully']).optional(), restart: flag.optional(), required: flag.optional()}))]), is: 'a list of service names or a mapping of service names to `{condition, required}`'},
-  build: {schema: z.union([text, z.looseObject({context: text.optional(), dockerfile: text.optional()})]), is: 'a build context path or a mapping with `context`'},
+  env_file: {
+    schema: z.union([
+      text,
+      z.array(z.union([text, z.strictObject({path: text, required: flag.optional(), format: text.optional()})])),
+    ]),
+    is: 'a path or a list of paths or `{path, required}` mappings',
+  },
+  extends: {
+    schema: z.union([text, z.strictObject({service: text, file: text.optional()})]),
+    is: 'a service name or `{service, file}`',
+  },
+  depends_on: {
+    schema: z.union([
+      strings,
+      z.record(
+        z.string(),
+        z.looseObject({
+          condition: z.enum(['service_started', 'service_healthy', 'service_completed_successfully']).optional(),
+          restart: flag.optional(),
+          required: flag.optional(),
+        }),
+      ),
+    ]),
+    is: 'a list of service names or a mapping of service names to `{condition, required}`',
+  },
+  build: {
+    schema: z.union([text, z.looseObject({context: text.optional(), dockerfile: text.optional()})]),
+    is: 'a build context path or a mapping with `context`',
+  },
   environment: {schema: keyValues, is: 'a list of `KEY=VALUE` strings or a mapping of names to values'},
   labels: {schema: keyValues, is: 'a list of `KEY=VALUE` strings or a mapping of names to values'},
 }
@@ -58,9 +105,15 @@ export function validateDocument(model: Mapping, file: string, warn: (warning: R
   for (const key of Object.keys(model)) {
     if (key.startsWith('x-') || (TOP_LEVEL_KEYS as readonly string[]).includes(key)) continue
     const close = closest(key, TOP_LEVEL_KEYS)
-    warn({kind: 'unknown-key', file, key, message: `${file}: unknown top-level key \`${key}\`${close ? ` (did you mean \`${close}\`?)` : ''}; it is ignored (the compose specification allows ${TOP_LEVEL_KEYS.join(', ')} and x-* extension fields)`})
+    warn({
+      kind: 'unknown-key',
+      file,
+      key,
+      message: `${file}: unknown top-level key \`${key}\`${close ? ` (did you mean \`${close}\`?)` : ''}; it is ignored (the compose specification allows ${TOP_LEVEL_KEYS.join(', ')} and x-* extension fields)`,
+    })
   }
-  const services = model.services
+
+  const {services} = model
   if (!isMapping(services)) return
   for (const [name, service] of Object.entries(services)) {
     if (!SERVICE_NAME.test(name)) {
@@ -69,6 +122,7 @@ export function validateDocument(model: Mapping, file: string, warn: (warning: R
         fix: `rename the service in ${file}, e.g. to ${JSON.stringify(suggestName(name))}`,
       })
     }
+
     if (isMapping(service)) validateService(service, ['services', name], file)
   }
 }
@@ -81,31 +135,42 @@ function validateService(service: Mapping, path: string[], file: string): void {
     if (!result.success) {
       const at = deepestPath(result.error.issues)
       const where = keyPath([...path, key, ...at.map(String)])
-      throw new InputError(`${file}: ${keyPath([...path, key])} must be ${is}${at.length > 0 ? ` (at ${where})` : ''}, not ${describe(value)}`, {
-        why: 'the compose specification\'s schema gives the attribute this type; Compose refuses the file',
-        fix: `correct ${keyPath([...path, key])} in ${file}`,
-      })
+      throw new InputError(
+        `${file}: ${keyPath([...path, key])} must be ${is}${at.length > 0 ? ` (at ${where})` : ''}, not ${describe(value)}`,
+        {
+          why: "the compose specification's schema gives the attribute this type; Compose refuses the file",
+          fix: `correct ${keyPath([...path, key])} in ${file}`,
+        },
+      )
     }
   }
+
   if (!Array.isArray(service.ports)) return
-  service.ports.forEach((entry, index) => {
+  for (const [index, entry] of service.ports.entries()) {
     const port = readPublished(entry)
-    if (typeof port !== 'string') return
-    throw new InputError(`${file}: ${keyPath([...path, 'ports', String(index)])}: ${JSON.stringify(entry)} is not a valid port entry: ${port}`, {
-      why: 'compose specification, "ports": short syntax [HOST_IP:][HOST[-HOST]:]CONTAINER[-CONTAINER][/PROTOCOL] (an IPv6 HOST_IP in brackets), long syntax {target, published, host_ip, protocol, mode}',
-      fix: `correct the entry in ${file}, e.g. "8080:80", "127.0.0.1:5432:5432", "[::1]:80:80" or "8000-8010:8000-8010"`,
-    })
-  })
+    if (typeof port !== 'string') continue
+    throw new InputError(
+      `${file}: ${keyPath([...path, 'ports', String(index)])}: ${JSON.stringify(entry)} is not a valid port entry: ${port}`,
+      {
+        why: 'compose specification, "ports": short syntax [HOST_IP:][HOST[-HOST]:]CONTAINER[-CONTAINER][/PROTOCOL] (an IPv6 HOST_IP in brackets), long syntax {target, published, host_ip, protocol, mode}',
+        fix: `correct the entry in ${file}, e.g. "8080:80", "127.0.0.1:5432:5432", "[::1]:80:80" or "8000-8010:8000-8010"`,
+      },
+    )
+  }
 }
 
 /** Where a value fails: into a union, the branch that got furthest (the form the value is written in). */
 function deepestPath(issues: readonly z.core.$ZodIssue[]): PropertyKey[] {
   let best: PropertyKey[] = []
   for (const issue of issues) {
-    const inner = issue.code === 'invalid_union' ? issue.errors.map((branch) => deepestPath(branch)).sort((a, b) => b.length - a.length)[0] ?? [] : []
+    const inner =
+      issue.code === 'invalid_union'
+        ? (issue.errors.map((branch) => deepestPath(branch)).sort((a, b) => b.length - a.length)[0] ?? [])
+        : []
     const path = [...issue.path, ...inner]
     if (path.length > best.length) best = path
   }
+
   return best
 }
 
@@ -129,6 +194,7 @@ export function closest(word: string, candidates: readonly string[]): string | u
     const distance = editDistance(word.toLowerCase(), candidate)
     if (distance <= 2 && (best === undefined || distance < best.distance)) best = {candidate, distance}
   }
+
   return best?.candidate
 }
 
@@ -137,8 +203,10 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({length: b.length + 1}, (_, index) => index)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
     previous = current
   }
+
   return previous[b.length]
 }

@@ -4,7 +4,17 @@
  * documents in one file (merged in order, as compose-go's loader does), and the `!reset` /
  * `!override` tags, whose key paths are returned so the merge can apply them.
  */
-import {type Alias, type Document, isAlias, isMap, isScalar, isSeq, type Node, parseAllDocuments, type YAMLMap} from 'yaml'
+import {
+  type Alias,
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Node,
+  parseAllDocuments,
+  type YAMLMap,
+} from 'yaml'
 
 import {InputError} from '../../../sdk/errors.js'
 import {isMapping, keyPath, type Mapping} from './types.js'
@@ -50,6 +60,7 @@ export function parseComposeYaml(text: string, file: string): ComposeDocument[] 
     if (error instanceof RangeError) throw tooDeep(file)
     throw error
   }
+
   if (!Array.isArray(documents)) return []
   const result: ComposeDocument[] = []
   for (const document of documents) {
@@ -58,11 +69,15 @@ export function parseComposeYaml(text: string, file: string): ComposeDocument[] 
       // The parser reports its own stack overflow on deeply nested flow collections as a YAML error.
       if (error.message.includes('Maximum call stack size exceeded')) throw tooDeep(file)
       const at = error.linePos ? `:${error.linePos[0].line}:${error.linePos[0].col}` : ''
-      throw new InputError(`${file}${at}: ${error.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, {
-        why: 'the compose file is not valid YAML',
-        fix: `correct ${file}`,
-      })
+      throw new InputError(
+        `${file}${at}: ${error.message.split('\n', 1)[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+        {
+          why: 'the compose file is not valid YAML',
+          fix: `correct ${file}`,
+        },
+      )
     }
+
     if (document.contents === null) continue
     const converter = new Converter(document, file, text)
     const value = converter.convert(document.contents, [])
@@ -73,8 +88,10 @@ export function parseComposeYaml(text: string, file: string): ComposeDocument[] 
         fix: `correct ${file}`,
       })
     }
+
     result.push({value, resets: converter.resets, overrides: converter.overrides})
   }
+
   return result
 }
 
@@ -89,7 +106,11 @@ class Converter {
   /** Each alias's anchored node, found in one pass (the library's Alias.resolve walks the whole document per alias). */
   private readonly targets = new Map<Alias, Node>()
 
-  constructor(document: Document, private readonly file: string, private readonly text: string) {
+  constructor(
+    document: Document,
+    private readonly file: string,
+    private readonly text: string,
+  ) {
     const anchors = new Map<string, Node>()
     // Document order: an alias refers to the closest anchor of its name before it (YAML 1.2 §3.2.2.2).
     const walk = (node: unknown): void => {
@@ -98,6 +119,7 @@ class Converter {
         if (target) this.targets.set(node, target)
         return
       }
+
       if (!isScalar(node) && !isMap(node) && !isSeq(node)) return
       if (node.anchor) anchors.set(node.anchor, node)
       if (isSeq(node)) for (const item of node.items) walk(item)
@@ -108,6 +130,7 @@ class Converter {
         }
       }
     }
+
     walk(document.contents)
   }
 
@@ -120,25 +143,32 @@ class Converter {
       this.resets.push(path)
       return RESET
     }
+
     if (node.tag === '!override') this.overrides.push(path)
     if (isScalar(node)) {
       // Compose's Go YAML reads a plain 0755 as octal (strconv base 0), as file modes are written;
       // YAML 1.2 core says decimal.
-      if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[-+]?0[0-7]+$/.test(node.source)) return Number.parseInt(node.source, 8)
+      if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[-+]?0[0-7]+$/.test(node.source))
+        return Number.parseInt(node.source, 8)
       if (typeof node.value === 'string') {
         this.characters += node.value.length
-        if (this.characters > MAX_EXPANDED_CHARACTERS) throw this.tooLarge(`more than ${MAX_EXPANDED_CHARACTERS} characters of text`)
+        if (this.characters > MAX_EXPANDED_CHARACTERS)
+          throw this.tooLarge(`more than ${MAX_EXPANDED_CHARACTERS} characters of text`)
       }
+
       return node.value ?? null
     }
+
     if (isSeq(node)) {
       const items: unknown[] = []
-      node.items.forEach((item, index) => {
+      for (const [index, item] of node.items.entries()) {
         const value = this.convert(item, [...path, String(index)])
         if (value !== RESET) items.push(value)
-      })
+      }
+
       return items
     }
+
     return this.convertMap(node, path)
   }
 
@@ -167,13 +197,16 @@ class Converter {
           if (!isMapping(value)) throw this.error(path, 'a merge key (<<) must refer to a mapping')
           for (const [name, item] of Object.entries(value)) if (!(name in merged)) merged[name] = item
         }
+
         continue
       }
+
       const key = this.keyOf(pair.key, path)
       if (Object.hasOwn(explicit, key)) throw this.duplicate(pair.key, key, path)
       const value = this.convert(pair.value, [...path, key])
       if (value !== RESET) explicit[key] = value
     }
+
     return Object.assign(merged, explicit)
   }
 
@@ -192,10 +225,13 @@ class Converter {
     const offset = isScalar(node) && node.range ? node.range[0] : undefined
     const before = offset === undefined ? undefined : this.text.slice(0, offset).split('\n')
     const at = before === undefined ? '' : `:${before.length}:${before.at(-1)!.length + 1}`
-    return new InputError(`${this.file}${at}: ${path.length > 0 ? `${keyPath(path)}: ` : ''}the key ${JSON.stringify(key)} is defined twice`, {
-      why: 'the keys of a YAML mapping must be unique; Compose refuses the file',
-      fix: `keep one ${JSON.stringify(key)} in ${this.file}`,
-    })
+    return new InputError(
+      `${this.file}${at}: ${path.length > 0 ? `${keyPath(path)}: ` : ''}the key ${JSON.stringify(key)} is defined twice`,
+      {
+        why: 'the keys of a YAML mapping must be unique; Compose refuses the file',
+        fix: `keep one ${JSON.stringify(key)} in ${this.file}`,
+      },
+    )
   }
 
   private tooLarge(what: string): InputError {
@@ -214,10 +250,13 @@ class Converter {
 }
 
 function tooDeep(file: string, path: readonly string[] = []): InputError {
-  return new InputError(`${file}: ${path.length > 0 ? `${keyPath(path.slice(0, 8))}…: ` : ''}nested more than ${MAX_NESTING} levels deep`, {
-    why: 'a compose file nests a handful of mappings and lists; data this deep cannot be a compose model',
-    fix: `flatten the nesting in ${file}`,
-  })
+  return new InputError(
+    `${file}: ${path.length > 0 ? `${keyPath(path.slice(0, 8))}…: ` : ''}nested more than ${MAX_NESTING} levels deep`,
+    {
+      why: 'a compose file nests a handful of mappings and lists; data this deep cannot be a compose model',
+      fix: `flatten the nesting in ${file}`,
+    },
+  )
 }
 
 /** With `merge: true` the parser marks `<<` with a symbol; a quoted '<<' is an ordinary key. */

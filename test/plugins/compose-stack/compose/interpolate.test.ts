@@ -1,7 +1,12 @@
 /** Compose variable interpolation (compose specification, "Interpolation"), table-driven. */
 import {expect} from 'chai'
 
-import {escapeInterpolation, interpolate, InvalidTemplateError, MissingVariableError} from '../../../../src/plugins/compose-stack/compose/interpolate.js'
+import {
+  escapeInterpolation,
+  interpolate,
+  InvalidTemplateError,
+  MissingVariableError,
+} from '../../../../src/plugins/compose-stack/compose/interpolate.js'
 
 const env = {SET: 'x', EMPTY: ''}
 
@@ -22,13 +27,17 @@ describe('compose interpolation', () => {
   }
 
   it('${VAR:?msg} and ${VAR?msg}: missing (and, with :, empty) is an error carrying the message', () => {
-    expect(() => interpolate('${UNSET:?set it}', env)).to.throw(MissingVariableError, 'required variable UNSET is missing a value: set it')
+    expect(() => interpolate('${UNSET:?set it}', env)).to.throw(
+      MissingVariableError,
+      'required variable UNSET is missing a value: set it',
+    )
     expect(() => interpolate('${EMPTY:?}', env)).to.throw(MissingVariableError, 'EMPTY')
     expect(interpolate('${EMPTY?unused}', env)).to.equal('')
   })
 
   it('a malformed ${…} is an error', () => {
-    for (const text of ['${}', '${1A}', '${A B}', '${SET', '${SET!x}']) expect(() => interpolate(text, env), text).to.throw(InvalidTemplateError)
+    for (const text of ['${}', '${1A}', '${A B}', '${SET', '${SET!x}'])
+      expect(() => interpolate(text, env), text).to.throw(InvalidTemplateError)
   })
 
   it('reports unset variables without default', () => {

@@ -7,9 +7,10 @@ import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
 import {parse} from 'yaml'
 
+import type {ComposeModelDocument} from '../../../../src/plugins/compose-stack/compose/types.js'
+
 import {escapeInterpolation} from '../../../../src/plugins/compose-stack/compose/interpolate.js'
 import {renderComposeFile} from '../../../../src/plugins/compose-stack/compose/render.js'
-import type {ComposeModelDocument} from '../../../../src/plugins/compose-stack/compose/types.js'
 
 const model: ComposeModelDocument = {
   services: {
@@ -29,12 +30,16 @@ const model: ComposeModelDocument = {
 describe('renderComposeFile', () => {
   const text = renderComposeFile(model)
 
-  it('reads back in PyYAML (podman-compose\'s parser) as the model with $ doubled', () => {
-    const json = execFileSync('python3', ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'], {input: text, encoding: 'utf8'})
+  it("reads back in PyYAML (podman-compose's parser) as the model with $ doubled", () => {
+    const json = execFileSync(
+      'python3',
+      ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))'],
+      {input: text, encoding: 'utf8'},
+    )
     expect(JSON.parse(json)).to.deep.equal(escapeInterpolation(model))
   })
 
-  it('reads back in YAML 1.2 (Compose\'s Go parser reads the same) as the model with $ doubled', () => {
+  it("reads back in YAML 1.2 (Compose's Go parser reads the same) as the model with $ doubled", () => {
     expect(parse(text)).to.deep.equal(escapeInterpolation(model))
     expect(text).to.include('echo $$HOME $${X}')
   })
