@@ -6,17 +6,7 @@
  * `<service>.log` (stdout and stderr, appended).
  */
 import {spawn} from 'node:child_process'
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 /** What is remembered of one started service. */
@@ -55,8 +45,7 @@ export function readState(dir: string): ProjectState | undefined {
 /** Writes `state.json` and one `<service>.pid` per service, each through a rename (never half-written). */
 export function writeState(dir: string, state: ProjectState): void {
   mkdirSync(dir, {recursive: true})
-  for (const [name, record] of Object.entries(state.services))
-    atomicWrite(path.join(dir, `${name}.pid`), `${record.pid}\n`)
+  for (const [name, record] of Object.entries(state.services)) atomicWrite(path.join(dir, `${name}.pid`), `${record.pid}\n`)
   atomicWrite(path.join(dir, 'state.json'), JSON.stringify(state, null, 2) + '\n')
 }
 
@@ -82,18 +71,10 @@ export function logFile(dir: string, service: string): string {
  * stderr appended to `log`. Resolves with its pid once it is spawned; the process outlives yard.
  * @throws Error when the process cannot be spawned at all.
  */
-export function startProcess(
-  command: string,
-  options: {cwd: string; env: Record<string, string | undefined>; log: string},
-): Promise<number> {
+export function startProcess(command: string, options: {cwd: string; env: Record<string, string | undefined>; log: string}): Promise<number> {
   const fd = openSync(options.log, 'a')
   try {
-    const child = spawn('sh', ['-c', command], {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['ignore', fd, fd],
-    })
+    const child = spawn('sh', ['-c', command], {cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', fd, fd]})
     return new Promise((resolve, reject) => {
       child.once('error', reject)
       child.once('spawn', () => {

@@ -17,18 +17,7 @@ import {
 } from '@yard-dev/cli/backend'
 
 import {parseProcfile, portsNamed, ProcfileService} from './procfile.js'
-import {
-  clearState,
-  isRunning,
-  logFile,
-  ProjectState,
-  projectDir,
-  readState,
-  startProcess,
-  startTicks,
-  stopProcess,
-  writeState,
-} from './processes.js'
+import {clearState, isRunning, logFile, ProjectState, projectDir, readState, startProcess, startTicks, stopProcess, writeState} from './processes.js'
 
 /** How long `up` watches new processes for an immediate exit, in milliseconds. */
 const SETTLE_MS = 300
@@ -63,46 +52,23 @@ export class ProcfileStack implements StackBackend {
     if (toStart.length === 0) return
     await refuseBusyPorts(toStart, target)
 
-    const next: ProjectState = {
-      project: target.project,
-      owner: target.owner,
-      checkout: target.checkoutPath,
-      services: Object.fromEntries(running),
-    }
+    const next: ProjectState = {project: target.project, owner: target.owner, checkout: target.checkoutPath, services: Object.fromEntries(running)}
     const env = {...this.context.env, ...spec.env}
     mkdirSync(dir, {recursive: true})
     try {
       for (const service of toStart) {
-        const pid = await startProcess(service.command, {
-          cwd: target.checkoutPath,
-          env,
-          log: logFile(dir, service.name),
-        })
-        next.services[service.name] = {
-          pid,
-          command: service.command,
-          started: new Date().toISOString(),
-          startTicks: startTicks(pid),
-          ports: portsNamed(service.command, target.ports),
-        }
+        const pid = await startProcess(service.command, {cwd: target.checkoutPath, env, log: logFile(dir, service.name)})
+        next.services[service.name] = {pid, command: service.command, started: new Date().toISOString(), startTicks: startTicks(pid), ports: portsNamed(service.command, target.ports)}
         writeState(dir, next)
       }
     } catch (error) {
-      throw new OperationError(`could not start the processes of ${target.project}`, {
-        why: String(error),
-        fix: 'check that sh is on PATH, then run `yard up` again',
-      })
+      throw new OperationError(`could not start the processes of ${target.project}`, {why: String(error), fix: 'check that sh is on PATH, then run `yard up` again'})
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
     const exited = toStart.filter((service) => !isRunning(next.services[service.name]))
     if (exited.length > 0) {
       throw new OperationError(`${exited.map((service) => service.name).join(', ')} exited right after starting`, {
-        why: exited
-          .map(
-            (service) =>
-              `${service.name} (${spec.files[0]}:${service.line}) logged: ${tail(logFile(dir, service.name))}`,
-          )
-          .join('; '),
+        why: exited.map((service) => `${service.name} (${spec.files[0]}:${service.line}) logged: ${tail(logFile(dir, service.name))}`).join('; '),
         fix: 'fix the command, then run `yard up` again (`yard logs` shows the whole log)',
       })
     }
@@ -128,9 +94,7 @@ export class ProcfileStack implements StackBackend {
     const dir = projectDir(this.context.stateDir, target.project)
     const state = readState(dir)
     if (options.dryRun) {
-      const processes = Object.entries(state?.services ?? {})
-        .filter(([, record]) => isRunning(record))
-        .map(([name, record]) => `process ${name} (pid ${record.pid})`)
+      const processes = Object.entries(state?.services ?? {}).filter(([, record]) => isRunning(record)).map(([name, record]) => `process ${name} (pid ${record.pid})`)
       return existsSync(dir) ? [...processes, `logs and state ${dir}`] : processes
     }
     const gone = await this.down(target)
@@ -159,17 +123,10 @@ export class ProcfileStack implements StackBackend {
    */
   async logs(target: Target, spec: StackSpec, options: {services: string[]; follow: boolean}): Promise<void> {
     const dir = projectDir(this.context.stateDir, target.project)
-    const known = [
-      ...new Set([
-        ...readProcfile(spec.files[0]).map((service) => service.name),
-        ...Object.keys(readState(dir)?.services ?? {}),
-      ]),
-    ]
+    const known = [...new Set([...readProcfile(spec.files[0]).map((service) => service.name), ...Object.keys(readState(dir)?.services ?? {})])]
     const unknown = options.services.filter((name) => !known.includes(name))
     if (unknown.length > 0) {
-      throw new InputError(`no process type ${unknown.join(', ')} in ${spec.files[0]}`, {
-        fix: `name one of: ${known.join(', ')}`,
-      })
+      throw new InputError(`no process type ${unknown.join(', ')} in ${spec.files[0]}`, {fix: `name one of: ${known.join(', ')}`})
     }
     const names = options.services.length > 0 ? options.services : known
     const offsets = new Map<string, number>()

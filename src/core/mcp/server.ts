@@ -284,8 +284,14 @@ export function createServer(options: McpServerOptions): {server: Server; settle
     }
   }
 
+  // The SDK sends a call's answer in a callback on the handler's promise, some microtasks after
+  // the call itself settles: a turn of the event loop (setImmediate) after the last call lets
+  // every answer be written before the caller closes the transport.
   const settled = async () => {
-    while (running.size > 0) await Promise.allSettled(running)
+    do {
+      await Promise.allSettled(running)
+      await new Promise((resolve) => setImmediate(resolve))
+    } while (running.size > 0)
   }
 
   return {server, settled}
