@@ -10,7 +10,9 @@
  * Time to first instruction (docs/sandboxes.md, "Warm pool"): from `yard sandbox create` start
  * until `yard exec NAME/BRANCH -- git status` returns, cold in the same rounds as above, then warm
  * with a pool of 2 (`yard sandbox pool set`, filled before the first run) refilling in the
- * background between the creates as it would; the note says how many creates claimed a pod.
+ * background between the creates as it would: before each create (untimed) the bench waits until
+ * the pool is full again. The note says how many creates claimed a pod and how long the refill
+ * lagged behind (a pool of 2 sustains one create per that lag plus a create's own time).
  */
 import {execFile} from 'node:child_process'
 import {rm, writeFile} from 'node:fs/promises'
@@ -62,11 +64,16 @@ async function removeSandbox(): Promise<void> {
 }
 
 /** The warm rows of one repository: a pool of 2, filled, then timed creates that claim from it. */
-async function warmRows(url: string, suffix: string): Promise<{rows: BenchRow[]; starts: boolean[]}> {
+async function warmRows(
+  url: string,
+  suffix: string,
+): Promise<{rows: BenchRow[]; starts: boolean[]; refills: number[]}> {
   const starts: boolean[] = []
+  const refills: number[] = []
   const label = `create → first instruction, warm pool of 2${suffix}`
   return {
     starts,
+    refills,
     rows: [
       {
         label,
@@ -75,24 +82,34 @@ async function warmRows(url: string, suffix: string): Promise<{rows: BenchRow[];
         env,
         unavailable: buildFailure,
         call: async () => void starts.push(await firstInstruction(url)),
-        beforeEach: removeSandbox,
+        // Untimed: the refill a claim started has made its pod, as it would between an agent's creates.
+        async beforeEach() {
+          await removeSandbox()
+          refills.push(await untilPoolFull())
+        },
         afterEach: removeSandbox,
       },
     ],
   }
 }
 
-async function untilPoolFull(): Promise<void> {
-  const deadline = Date.now() + 120_000
+/** Waits until every pool is full; resolves how long that took, in ms (the refill's lag behind a create). */
+const median = (values: number[]) =>
+  values.length === 0 ? 0 : [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+async function untilPoolFull(): Promise<number> {
+  const started = Date.now()
+  const deadline = started + 120_000
   while (Date.now() < deadline) {
     const listed = JSON.parse(
       (await run(process.execPath, [runJs, 'sandbox', 'pool', 'list', '--json'], {cwd: main, env})).stdout,
     ) as Array<{ready: number; size: number}>
-    if (listed.every((pool) => pool.ready >= pool.size)) return
+    if (listed.every((pool) => pool.ready >= pool.size)) return Date.now() - started
     await new Promise((resolve) => setTimeout(resolve, 300))
   }
 
   log('the pool did not fill within 120 s')
+  return Date.now() - started
 }
 
 /** The two rows for one repository url; `suffix` tells the repositories apart in labels. */
@@ -168,7 +185,7 @@ try {
       result.rows.push({
         ...row,
         ratio: null,
-        note: `${warm.starts.filter(Boolean).length} of ${warm.starts.length} creates claimed a pool pod (warm-ups included)`,
+        note: `${warm.starts.filter(Boolean).length} of ${warm.starts.length} creates claimed a pool pod (warm-ups included); the refill caught up ${median(warm.refills.slice(1))} ms (median) after the previous create's rm`,
       })
     await run(process.execPath, [runJs, 'sandbox', 'pool', 'rm', pool.id], {cwd: main, env}).catch(() => undefined)
   }
