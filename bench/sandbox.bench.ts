@@ -23,6 +23,7 @@ import {ensureBuilt, runJs, yardEnv} from './fixtures.js'
 import {generatedRepo} from './generated-repo.js'
 import {type BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
 import {scratchDir, sweepPrefix, writeConf} from './stack-fixture.js'
+import {anchorCli} from './startup-fixtures.js'
 
 const run = promisify(execFile)
 const log = (line: string) => process.stderr.write(`sandbox: ${line}\n`)
@@ -89,8 +90,38 @@ async function warmRows(
         },
         afterEach: removeSandbox,
       },
+      {
+        // The same two steps with nothing but their unavoidable parts: a minimal oclif CLI's start
+        // and one `podman exec` each, then git status in a prepared checkout of a pool pod.
+        label: `floor: 2 × (minimal oclif start + podman exec), git status${suffix}`,
+        argv: ['podman', 'exec', '<a pool pod>', 'git', 'status'],
+        extra: true,
+        async call() {
+          const {container, checkout} = await poolCheckout()
+          await run(process.execPath, [await anchor(), '--version'], {env})
+          await run('podman', ['exec', container, 'true'], {env: podmanEnv})
+          await run(process.execPath, [await anchor(), '--version'], {env})
+          await run('podman', ['exec', '--workdir', checkout, container, 'git', 'status'], {env: podmanEnv})
+        },
+      },
     ],
   }
+}
+
+let anchorPath: Promise<string> | undefined
+const anchor = async () => (anchorPath ??= anchorCli())
+const podmanEnv = {...process.env, CONTAINERS_CONF: conf}
+
+/** A ready pool pod's workspace container and its prepared checkout (`/work/<slot>/.pool`). */
+async function poolCheckout(): Promise<{container: string; checkout: string}> {
+  const listed = JSON.parse(
+    (await run(process.execPath, [runJs, 'sandbox', 'pool', 'list', '--json'], {cwd: main, env})).stdout,
+  ) as Array<{pods: Array<{name: string; ready: boolean}>}>
+  const pod = listed.flatMap((pool) => pool.pods).find((candidate) => candidate.ready)
+  if (!pod) throw new Error('no ready pool pod for the floor row')
+  const container = `${pod.name}-workspace`
+  const found = await run('podman', ['exec', container, 'sh', '-c', 'ls -d /work/*/.pool'], {env: podmanEnv})
+  return {container, checkout: found.stdout.split('\n', 1)[0].trim()}
 }
 
 /** Waits until every pool is full; resolves how long that took, in ms (the refill's lag behind a create). */

@@ -144,7 +144,8 @@ export interface SandboxBackend
     Partial<SandboxLostCleanup>,
     Partial<SandboxBorrowers>,
     Partial<SandboxForwarding>,
-    Partial<SandboxClusterRuntime> {
+    Partial<SandboxClusterRuntime>,
+    Partial<SandboxRecorded> {
   readonly kind: 'sandbox'
   readonly id: string
   /** The runtimes it can use (`podman`, `kubernetes`). */
@@ -185,13 +186,27 @@ export interface SandboxBackend
   save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved>
   /** Deletes the pod. */
   remove(sandbox: SandboxRecord): Promise<void>
-  /** Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the runtime). */
+  /**
+   * Runs argv in `/work/<slot>/<directory>`; resolves with its exit code (125/126/127 from the
+   * runtime). `gone`: the error to throw when the runtime's answer says the pod no longer exists
+   * (for a record from `recorded`, which no engine call confirmed).
+   */
   exec(
     sandbox: SandboxRecord,
     place: {slot: string; directory: string},
     argv: string[],
-    options: {tty: boolean},
+    options: {tty: boolean; gone?: () => Error},
   ): Promise<number>
+}
+
+/**
+ * Optional capability: the sandbox as this host recorded it when it made or claimed the pod,
+ * read without asking the runtime, so `yard exec` makes one engine call (the exec itself) on its
+ * way. Undefined when there is no whole record (the runtime is then asked with `get`).
+ * @throws RefusedError when the record names another checkout as owner (as `get`).
+ */
+export interface SandboxRecorded {
+  recorded(target: Target, runtime: string): Promise<SandboxRecord | undefined>
 }
 
 /** Optional capability: `yard sandbox pull` (DESIGN.md §5.2); a backend without it cannot pull. */

@@ -16,7 +16,7 @@ import {stateDir} from '../kernel/state.js'
 import {execInBox} from '../machine/box.js'
 import {openWorkspace, worktreePath} from '../workspace/workspace.js'
 import {recordExec} from './exec-registry.js'
-import {openSandboxCache, openSandboxes, requireSandbox} from './sandbox.js'
+import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
 
 export interface ExecRequest {
   /** `NAME`, `NAME/BRANCH` (BRANCH: the git branch or its directory), `main`, or undefined. */
@@ -104,7 +104,12 @@ export async function execInSandbox(
   // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
   if (options.branch !== undefined) checkBranchDirectory(branchDirectory(options.branch), options.branch)
   const session = await openSandboxes(context, backends).catch(asExecFailure)
-  const {sandbox} = await requireSandbox(context, session, options.name).catch(asExecFailure)
+  // What this host recorded of the pod, when the backend keeps it: the exec is then the one engine call.
+  const probe = sandboxTarget(session.workspace, context, options.name)
+  const recorded = await session.backend.recorded?.(probe, session.runtime)
+  const {sandbox} = recorded
+    ? {sandbox: recorded}
+    : await requireSandbox(context, session, options.name).catch(asExecFailure)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)
   const slot = options.slot ?? slots[0]
   if (!slots.includes(slot))
@@ -123,7 +128,12 @@ export async function execInSandbox(
       ? (await startServing(context, backends, session.workspace, sandbox, serving.signal)).done
       : Promise.resolve()
   try {
-    return await session.backend.exec(sandbox, {slot, directory}, options.argv, {tty: options.tty}).catch(asExecFailure)
+    return await session.backend
+      .exec(sandbox, {slot, directory}, options.argv, {
+        tty: options.tty,
+        gone: () => noSandbox(options.name, probe.project, session.runtime),
+      })
+      .catch(asExecFailure)
   } finally {
     serving.abort()
     await served

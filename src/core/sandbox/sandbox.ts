@@ -86,6 +86,13 @@ export function sandboxTarget(
   return {...base, ...chosen, checkoutPath: workspace.mainPath, ports: portsFor(workspace.config.ports, chosen.offset)}
 }
 
+/** The error for sandbox `name` (pod `project`) that `runtime` does not have (exit 2). */
+export function noSandbox(name: string, project: string, runtime: string): InputError {
+  return new InputError(`there is no sandbox ${name} (pod ${project}) on the ${runtime} runtime`, {
+    fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
+  })
+}
+
 /**
  * The existing sandbox `name` and its Target (offset from its label).
  * @throws InputError (exit 2) when there is none; RefusedError (exit 3) when another checkout owns the pod.
@@ -97,11 +104,7 @@ export async function requireSandbox(
 ): Promise<{target: Target; sandbox: SandboxRecord}> {
   const probe = sandboxTarget(session.workspace, context, name)
   const sandbox = await session.backend.get(probe, session.runtime)
-  if (!sandbox) {
-    throw new InputError(`there is no sandbox ${name} (pod ${probe.project}) on the ${session.runtime} runtime`, {
-      fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
-    })
-  }
+  if (!sandbox) throw noSandbox(name, probe.project, session.runtime)
 
   return {
     target: sandboxTarget(session.workspace, context, name, {offset: sandbox.offset, offsetSource: 'label'}),

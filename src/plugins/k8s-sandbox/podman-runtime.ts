@@ -20,6 +20,17 @@ import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from '.
 import {POOL_LABEL, WARM_ANNOTATION} from './pool-labels.js'
 import {stopRelay} from './port-relay.js'
 
+/**
+ * What play() keeps of a pod in `<state dir>/sandboxes/<pod>.annotations.json`: the annotations
+ * podman could not hold, and (so yard exec needs no engine call to find the pod) its labels and
+ * the annotations podman holds.
+ */
+interface PodRecord {
+  annotations: Record<string, string>
+  labels?: Record<string, string>
+  podAnnotations?: Record<string, string>
+}
+
 /** podman names a played pod's container `<pod>-<container>`. */
 const containerOf = (pod: string) => `${pod}-${WORKSPACE_CONTAINER}`
 
@@ -107,7 +118,11 @@ export class PodmanRuntime implements SandboxRuntime {
   }
 
   async play(manifest: Record<string, unknown>): Promise<void> {
-    const metadata = manifest.metadata as {name: string; annotations?: Record<string, string>}
+    const metadata = manifest.metadata as {
+      name: string
+      annotations?: Record<string, string>
+      labels?: Record<string, string>
+    }
     const {name} = metadata
     // podman 4.3 refuses annotation values over 63 characters (a label's limit, wrongly applied):
     // those are kept beside the pod in the state directory and merged back by get().
@@ -122,7 +137,8 @@ export class PodmanRuntime implements SandboxRuntime {
     await fs.rm(asks, {recursive: true, force: true})
     for (const key of repoKeys(metadata.annotations)) await fs.mkdir(path.join(asks, key), {recursive: true})
     await fs.mkdir(path.dirname(this.annotationsFile(name)), {recursive: true})
-    await fs.writeFile(this.annotationsFile(name), JSON.stringify(long) + '\n')
+    const record: PodRecord = {annotations: long, labels: metadata.labels ?? {}, podAnnotations: short}
+    await fs.writeFile(this.annotationsFile(name), JSON.stringify(record) + '\n')
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pod-'))
     const file = path.join(dir, `${name}.yaml`)
     try {
@@ -219,7 +235,41 @@ export class PodmanRuntime implements SandboxRuntime {
   }
 
   private async keptAnnotations(name: string): Promise<Record<string, string>> {
-    return JSON.parse(await fs.readFile(this.annotationsFile(name), 'utf8').catch(() => '{}')) as Record<string, string>
+    return (await this.record(name)).annotations
+  }
+
+  /**
+   * The record play() kept of pod `name`; an older yard kept only the long annotations, as a plain
+   * map (no annotation key is `annotations`, so the two shapes never mix).
+   */
+  private async record(name: string): Promise<PodRecord> {
+    const kept = JSON.parse(await fs.readFile(this.annotationsFile(name), 'utf8').catch(() => '{}')) as
+      PodRecord | Record<string, string>
+    return typeof kept.annotations === 'object' ? (kept as PodRecord) : {annotations: kept as Record<string, string>}
+  }
+
+  /**
+   * Project `name`'s pod as yard recorded it when it played or claimed it (claims.ts), without an
+   * engine call; its phase is `Running` unconfirmed (an exec on it says otherwise). Undefined when
+   * there is no whole record (a pod played by an older yard): ask get().
+   */
+  async recorded(name: string): Promise<RuntimePod | undefined> {
+    const claim = readClaim(this.context.stateDir, name)
+    if (claim)
+      return {
+        name,
+        phase: 'Running',
+        labels: claim.labels,
+        annotations: {...claim.annotations, [WARM_ANNOTATION]: claim.pool},
+      }
+    const record = await this.record(name)
+    if (record.labels === undefined || record.podAnnotations === undefined) return undefined
+    return {
+      name,
+      phase: 'Running',
+      labels: record.labels,
+      annotations: {...record.podAnnotations, ...record.annotations},
+    }
   }
 
   async run(
@@ -249,7 +299,7 @@ export class PodmanRuntime implements SandboxRuntime {
   async exec(
     name: string,
     argv: string[],
-    options: {workdir: string; tty: boolean; missingWorkdir?: () => Error},
+    options: {workdir: string; tty: boolean; missingWorkdir?: () => Error; gone?: () => Error},
   ): Promise<number> {
     const args = [
       'exec',
@@ -263,10 +313,11 @@ export class PodmanRuntime implements SandboxRuntime {
     const result = await this.context.runner.run('podman', args, {
       stdio: 'inherit',
       allowFailure: true,
-      stderrHold: options.missingWorkdir ? isEngineExecFailure : undefined,
+      stderrHold: options.missingWorkdir || options.gone ? isEngineExecFailure : undefined,
     })
-    const failure = options.missingWorkdir ? execFailure(result) : undefined
-    if (failure === 'no-directory') throw options.missingWorkdir!()
+    const failure = options.missingWorkdir || options.gone ? execFailure(result) : undefined
+    if (failure === 'no-directory' && options.missingWorkdir) throw options.missingWorkdir()
+    if (failure === 'no-container' && options.gone) throw options.gone()
     if (failure !== undefined) process.stderr.write(result.stderr)
     return result.exitCode
   }

@@ -104,7 +104,17 @@ export class K8sSandbox implements SandboxBackend {
 
   async get(target: Target, runtimeId: string): Promise<SandboxRecord | undefined> {
     const pod = await this.runtime(runtimeId).get(target.project)
-    if (!pod) return undefined
+    return pod && this.recordOf(pod, target, runtimeId)
+  }
+
+  /** On podman, the record play() or a claim kept (no engine call); undefined elsewhere. */
+  async recorded(target: Target, runtimeId: string): Promise<SandboxRecord | undefined> {
+    const runtime = this.runtime(runtimeId)
+    const pod = runtime instanceof PodmanRuntime ? await runtime.recorded(target.project) : undefined
+    return pod && this.recordOf(pod, target, runtimeId)
+  }
+
+  private recordOf(pod: RuntimePod, target: Target, runtimeId: string): SandboxRecord {
     if (pod.labels[OWNER_LABEL] !== target.owner) {
       throw new RefusedError(
         `the pod ${pod.name} belongs to another checkout (owner ${pod.labels[OWNER_LABEL] ?? 'none: made outside yard'})`,
@@ -202,7 +212,7 @@ export class K8sSandbox implements SandboxBackend {
     sandbox: SandboxRecord,
     place: {slot: string; directory: string},
     argv: string[],
-    options: {tty: boolean},
+    options: {tty: boolean; gone?: () => Error},
   ): Promise<number> {
     const runtime = this.runtime(sandbox.runtime)
     // One path component: a directory such as ".." would leave the slot (core checks it too).
@@ -214,7 +224,7 @@ export class K8sSandbox implements SandboxBackend {
       })
     // podman's exec says itself when the directory is missing; kubectl's does not, so it is asked first.
     if (runtime instanceof PodmanRuntime)
-      return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty, missingWorkdir})
+      return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty, missingWorkdir, gone: options.gone})
     if ((await runtime.run(sandbox.project, ['test', '-d', workdir])).exitCode !== 0) throw missingWorkdir()
     return runtime.exec(sandbox.project, argv, {workdir, tty: options.tty})
   }

@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import {writePin} from '../../../src/core/identity/pins.js'
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {ensureDefaultImage, sweep} from '../../support/podman.js'
+import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
 import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {openPane} from '../../support/tmux.js'
 import {yard} from '../../support/yard.js'
@@ -195,14 +195,28 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     const missing = await run(['exec', 'feat/nope', '--verbose', '--', 'true'])
     expect(missing.exitCode).to.equal(2)
     expect(missing.stderr).to.include('has no /work/a/nope')
-    // The exec itself says the directory is missing: no `test -d` exec before it, podman's own line held back.
+    // One engine call: the pod from yard's record, no inspect; the exec itself says the directory is
+    // missing (no `test -d` exec before it), podman's own line held back.
     expect(
       missing.stderr
         .split('\n')
         .filter((line) => line.startsWith('+ podman'))
         .map((line) => line.split(' ').slice(1, 3).join(' ')),
-    ).to.deep.equal(['podman container', 'podman exec'])
+    ).to.deep.equal(['podman exec'])
     expect(missing.stderr).not.to.include('chdir')
+  })
+
+  it('yard exec into a sandbox whose pod was removed outside yard is exit 2 "there is no sandbox", from the exec itself', async () => {
+    const created = await run(['sandbox', 'create', 'gone', '--repo', upstreamA])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    const project = `${prefix}-gone`
+    podman('pod', 'rm', '--force', '--time', '0', project)
+    const gone = await run(['exec', 'gone/wt/gone', '--verbose', '--', 'true'])
+    expect(gone.exitCode, gone.stderr).to.equal(2)
+    expect(gone.stderr).to.include(`there is no sandbox gone (pod ${project}) on the podman runtime`)
+    expect(gone.stderr).not.to.include('no such container')
+    expect(gone.stderr.split('\n').filter((line) => line.startsWith('+ podman'))).to.have.length(1)
+    await run(['sandbox', 'rm', 'gone', '--force'])
   })
 
   it('yard exec warns when another yard exec that may write runs in the same worktree; a read-only git command is not warned about', async () => {
