@@ -123,6 +123,9 @@ export async function createSandbox(
       )
     : undefined
   if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
+  // Read while the offset is chosen: attach needs it, nothing before it does.
+  const identity = hostGitIdentity(context, workspace.mainPath)
+  identity.catch(() => undefined)
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
@@ -184,7 +187,7 @@ export async function createSandbox(
     // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
     const relayed = warm !== undefined && Object.keys(target.ports).length > 0
     if (relayed) spawnYard(context, workspace.mainPath, ['sandbox', 'pool', 'relay', name])
-    const gitIdentity = await hostGitIdentity(context, workspace.mainPath)
+    const gitIdentity = await identity
     const attached = warnSubmodules(
       context,
       name,
@@ -368,12 +371,22 @@ async function requireRef(
 
 /** The host user's git `user.name` / `user.email`, as git reads them in the main checkout. */
 async function hostGitIdentity(context: YardContext, mainPath: string): Promise<{name?: string; email?: string}> {
-  const read = async (key: string) => {
-    const result = await context.runner.git(['config', key], {cwd: mainPath, allowFailure: true})
-    return result.exitCode === 0 ? result.stdout.trim() || undefined : undefined
+  // One git call for both keys; the last value of a key wins, as `git config KEY` answers.
+  const result = await context.runner.git(['config', '--null', '--get-regexp', String.raw`^user\.(name|email)$`], {
+    cwd: mainPath,
+    allowFailure: true,
+  })
+  const found: {name?: string; email?: string} = {}
+  if (result.exitCode !== 0) return found
+  for (const entry of result.stdout.split('\0')) {
+    const newline = entry.indexOf('\n')
+    if (newline === -1) continue
+    const value = entry.slice(newline + 1).trim() || undefined
+    if (entry.slice(0, newline) === 'user.name') found.name = value
+    else found.email = value
   }
 
-  return {name: await read('user.name'), email: await read('user.email')}
+  return found
 }
 
 /**
