@@ -12,6 +12,7 @@ import {InputError, OperationError} from '../../sdk/errors.js'
 import {FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
 import {withoutCredentials} from '../../sdk/repo-url.js'
 import {branchDirectory} from '../../sdk/sandbox-repos.js'
+import {attachFresh} from './attach-fresh.js'
 import {initPodSubmodules, type PodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {repoMountPath} from './manifest.js'
 
@@ -81,6 +82,8 @@ export async function attachInPod(
   const present = await Promise.all(
     spec.repos.map(async (repo) => exists(runtime, pod, `${defaultCheckout(repo.slot)}/.git`)),
   )
+  // A pod with nothing checked out (a cold create's) on podman: the same steps in one exec.
+  if (runtime.id === 'podman' && present.every((found) => !found)) return attachEmpty(runtime, pod, spec, request)
   const known = await Promise.all(
     spec.repos.map(async (repo, index) =>
       present[index] ? slotWorktrees(runtime, pod, repo.slot) : Promise.resolve([]),
@@ -180,6 +183,39 @@ export async function attachInPod(
   }
 
   return {branch, slots}
+}
+
+/** attachInPod in a pod with no slot checked out (attach-fresh.ts), then the submodules as attachInPod does. */
+async function attachEmpty(
+  runtime: SandboxRuntime,
+  pod: string,
+  spec: SandboxSpec,
+  request: {branch: string; gitIdentity: {name?: string; email?: string}; fetchThroughSeconds?: number},
+): Promise<SandboxAttachResult> {
+  const fresh = await attachFresh(runtime, pod, spec, {
+    branch: request.branch,
+    gitIdentity: request.gitIdentity,
+    fetchThroughSeconds: request.fetchThroughSeconds ?? 10,
+  })
+  await rewriteSubmoduleUrls(runtime, pod, spec.repos)
+  const slots: SandboxAttachResult['slots'] = []
+  for (const [index, slot] of fresh.slots.entries()) {
+    if (!fresh.withGitmodules.has(slot.slot)) {
+      slots.push(slot)
+      continue
+    }
+
+    const submodules: PodSubmodules = {initialised: [], failed: []}
+    for (const checkout of [slot.default, slot.path]) {
+      const done = await initPodSubmodules(runtime, pod, checkout, spec.repos[index])
+      submodules.initialised.push(...done.initialised.map((sub) => `${checkout}/${sub}`))
+      submodules.failed.push(...done.failed.map((failure) => ({...failure, path: `${checkout}/${failure.path}`})))
+    }
+
+    slots.push({...slot, ...(submodules.initialised.length + submodules.failed.length > 0 && {submodules})})
+  }
+
+  return {branch: request.branch, slots}
 }
 
 /**
