@@ -37,7 +37,7 @@ import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
  * which the claim turns into the branch worktree: checking out the files is the longest part of
  * an attach, and it does not depend on the sandbox's name.
  */
-const PREPARE_SCRIPT = `set -e
+export const PREPARE_SCRIPT = `set -e
 git config --global safe.directory '*'
 mkdir -p "\${YARD_FT_PATH%/*}"
 printf '%s' "$YARD_FETCH_THROUGH" > "$YARD_FT_PATH"
@@ -57,7 +57,7 @@ done`
  * (only files that differ from origin/HEAD change) and `worktree move` to the branch directory,
  * the same branch, base, files and path as `worktree add --no-track -b`.
  */
-const CLAIM_SCRIPT = `set -e
+export const CLAIM_SCRIPT = `set -e
 [ -z "$YARD_GIT_NAME" ] || git config --global user.name "$YARD_GIT_NAME"
 [ -z "$YARD_GIT_EMAIL" ] || git config --global user.email "$YARD_GIT_EMAIL"
 branch=$1
