@@ -32,6 +32,12 @@ export interface PoolOwner {
 export interface SandboxPoolSupport {
   /** The runtimes that can hold pools. */
   readonly runtimes: readonly string[]
+  /**
+   * Checks, before a pool is defined, that `runtime` can make pods here now as a cold create
+   * would (kubernetes: the kubeconfig, its context, kubectl, the API answering). Absent: nothing
+   * to check. @throws InputError (exit 2) when something is missing.
+   */
+  check?(runtime: string): Promise<void>
   /** Every pod of pool `pool.id` on `runtime`, claimed ones included. */
   pods(pool: PoolOwner, runtime: string): Promise<PoolPod[]>
   /**
@@ -59,10 +65,11 @@ export interface SandboxPoolSupport {
   /** Deletes an unclaimed pool pod (nothing when it is gone). */
   remove(pod: string, runtime: string): Promise<void>
   /**
-   * Whether a claimed pod can answer on the sandbox's host ports (through `relay`); when not, a
-   * sandbox with `[ports]` is made cold.
+   * Whether a claimed pod of `runtime` answers on the sandbox's ports as a cold one does (podman:
+   * through `relay`; kubernetes: always, its ports are port-forwards); when not, a sandbox with
+   * `[ports]` is made cold.
    */
-  relaysPorts(): boolean
+  relaysPorts(runtime: string): boolean
   /**
    * Relays the claimed sandbox's host ports (`base + offset`) to its pod's `base` until the sandbox
    * is removed; run by `yard sandbox pool relay NAME`.

@@ -98,7 +98,7 @@ export async function createSandbox(
   }
 
   // With a pool of this set, its pods prove the default image exists: it is checked only for a cold create.
-  const pooled = runtime !== 'kubernetes' && (await hasPool(context, session, repos))
+  const pooled = await hasPool(context, session, repos)
   const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
   let image =
     options.image ??
@@ -118,7 +118,14 @@ export async function createSandbox(
     ? await takeWarm(
         context,
         session,
-        {runtime, image, cacheRoot: root, repos, branch, portBases: workspace.config.ports},
+        {
+          runtime,
+          image,
+          cacheRoot: local ? root : workspace.config.cluster['cache-root'],
+          repos,
+          branch,
+          portBases: workspace.config.ports,
+        },
         probe.project,
       )
     : undefined
@@ -185,7 +192,8 @@ export async function createSandbox(
     })
     context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
     // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
-    const relayed = warm !== undefined && Object.keys(target.ports).length > 0
+    // On a cluster nothing is published here: `yard sandbox forward` reaches a claimed pod as a cold one.
+    const relayed = warm !== undefined && local && Object.keys(target.ports).length > 0
     if (relayed) spawnYard(context, workspace.mainPath, ['sandbox', 'pool', 'relay', name])
     const gitIdentity = await identity
     const attached = warnSubmodules(

@@ -53,6 +53,19 @@ async function poolSpec(
   session: SandboxSession,
   pool: PoolDefinition,
 ): Promise<SandboxSpec> {
+  // On a cluster the nodes' cache agents hold the caches, as for a cold create: nothing local.
+  if (pool.runtime === 'kubernetes') {
+    const cacheRoot = session.workspace.config.cluster['cache-root']
+    return {
+      runtime: pool.runtime,
+      image: pool.image,
+      cacheRoot,
+      repos: parseRepoFlags(pool.repos),
+      branch: '',
+      portBases: {},
+    }
+  }
+
   const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   const repos: SandboxRepo[] = []
   for (const repo of parseRepoFlags(pool.repos)) {
@@ -191,6 +204,8 @@ export async function leasePool(
   session: SandboxSession,
   pool: PoolDefinition,
 ): Promise<void> {
+  // A cluster's caches are its nodes' (a Repo per key): nothing of this machine's to lease.
+  if (pool.runtime === 'kubernetes') return
   const {cache, root} = await openSandboxCache(context, backends, session.workspace)
   for (const repo of parseRepoFlags(pool.repos)) await cache.lease(root, repo.url, poolBorrower(pool.id))
 }
@@ -264,7 +279,7 @@ export async function takeWarm(
   const pool = await readPool(context.env, id)
   if (!pool || pool.owner !== session.workspace.owner || pool.image !== spec.image) return undefined
   // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
-  if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts()) {
+  if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts(spec.runtime)) {
     context.warn(
       `note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`,
     )

@@ -21,7 +21,9 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {InputError} from '../../sdk/errors.js'
+import {repoIdentity} from '../../sdk/repo-identity.js'
 import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
+import {requireClusterSource} from '../cluster/source.js'
 import {stateDir} from '../kernel/state.js'
 import {buildDefaultImage} from '../machine/image.js'
 import {openSandboxCache, openSandboxes, type SandboxSession} from './sandbox.js'
@@ -146,10 +148,13 @@ export async function openPools(
 
 /**
  * `yard sandbox pool set --repo [SLOT=]URL… --size N [--runtime R]`: writes the pool (a new one,
- * or the size of the pool of that set) and returns it; the caller starts the refill. Every
- * repository must be cached already (`yard cache add`): a pool never clones.
+ * or the size of the pool of that set) and returns it; the caller starts the refill. On podman
+ * every repository must be cached already (`yard cache add`): a pool never clones. On kubernetes
+ * the nodes' agents hold the caches; each url must be one they can fetch, and the cluster
+ * configured as a cold create needs it (the runtime's `check`).
  * @throws InputError (exit 2), before anything is written, for a bad size, `#REF`, an unknown or
- *   unsupported runtime, or a repository not in the cache.
+ *   unsupported runtime, a repository not in the cache (podman) or not fetchable by the nodes
+ *   (kubernetes), or a cluster not configured.
  */
 export async function setPool(
   context: YardContext,
@@ -167,16 +172,24 @@ export async function setPool(
   }
 
   const session = await openPools(context, backends, options.runtime)
-  const {cache, root} = await openSandboxCache(context, backends, session.workspace)
-  const cached = new Map((await cache.list(root)).map((row) => [row.key, row]))
-  for (const repo of repos) {
-    if (!cached.get(repo.key)?.present) {
-      throw new InputError(`${repo.url} is not in the cache ${root}`, {
-        why: 'a pool never clones: its pods are made in the background from caches that are there',
-        fix: `yard cache add ${repo.url}, then run yard sandbox pool set again`,
-      })
+  if (session.runtime === 'kubernetes') {
+    // As for a cold create there: the nodes' agents clone and fetch, so each url must be one they reach.
+    for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
+  } else {
+    const {cache, root} = await openSandboxCache(context, backends, session.workspace)
+    const cached = new Map((await cache.list(root)).map((row) => [row.key, row]))
+    for (const repo of repos) {
+      if (!cached.get(repo.key)?.present) {
+        throw new InputError(`${repo.url} is not in the cache ${root}`, {
+          why: 'a pool never clones: its pods are made in the background from caches that are there',
+          fix: `yard cache add ${repo.url}, then run yard sandbox pool set again`,
+        })
+      }
     }
   }
+
+  // The refill runs detached, where nobody would see a missing kubeconfig or kubectl: checked now.
+  await session.pool.check?.(session.runtime)
 
   const {workspace} = session
   const image = workspace.config.cluster.image ?? (await buildDefaultImage(context)).image

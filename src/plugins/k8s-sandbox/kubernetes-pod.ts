@@ -9,7 +9,9 @@ import type {CoreV1Event, V1Pod} from '@kubernetes/client-node'
 import type {SandboxSpec} from '../../sdk/sandbox.js'
 import type {RuntimePod} from './runtime.js'
 
+import {PROJECT_LABEL} from '../../sdk/labels.js'
 import {SPEC_ANNOTATION} from './manifest.js'
+import {WARM_ANNOTATION} from './pool-labels.js'
 
 type Json = Record<string, unknown>
 
@@ -116,10 +118,15 @@ function stamp(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined
 }
 
-/** A cluster Pod as a RuntimePod: phase as reported (`Unknown` when absent). */
+/**
+ * A cluster Pod as a RuntimePod: phase as reported (`Unknown` when absent). A sandbox claimed from
+ * a warm pool (its `yard.dev/warm` annotation; kube-pool.ts) keeps the pool pod's name: it is
+ * named by its `yard.dev/project` label, as a cold pod of that project is.
+ */
 export function runtimePodOf(pod: V1Pod): RuntimePod {
+  const claimed = pod.metadata?.annotations?.[WARM_ANNOTATION] !== undefined
   return {
-    name: String(pod.metadata?.name),
+    name: String((claimed && pod.metadata?.labels?.[PROJECT_LABEL]) || pod.metadata?.name),
     phase: String(pod.status?.phase ?? 'Unknown'),
     labels: pod.metadata?.labels ?? {},
     annotations: pod.metadata?.annotations ?? {},

@@ -12,6 +12,10 @@ import type {V1Pod} from '@kubernetes/client-node'
  * at once). Any failure deletes the Pod and the Repos this call created that no other pod
  * mounts; so does `remove` of a pod this object played (core undoing a create whose attach
  * failed), so a failed create leaves nothing behind.
+ *
+ * A sandbox claimed from a warm pool (kube-pool.ts) is a pool pod relabelled: it keeps the pool
+ * pod's name, so every call for a project first finds its pod — the pod of that name, else the
+ * one labelled `yard.dev/project=<project>` — and remembers it; listings show it under its project.
  */
 import {promises as fs, constants as fsConstants} from 'node:fs'
 import path from 'node:path'
@@ -22,6 +26,7 @@ import type {BackendContext, ClusterSettings} from '../../sdk/target.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 import {InputError, OperationError} from '../../sdk/errors.js'
+import {PROJECT_LABEL} from '../../sdk/labels.js'
 import {formatDuration, type RunResult} from '../../sdk/process.js'
 import {withClusterAsks} from './cluster-asks.js'
 import {abortOn, isNotFound, type Kube, kubeCall, kubeError, kubeGet, openKube} from './kube.js'
@@ -30,6 +35,7 @@ import {describePodState, isReady, recentEvents, runtimePodOf, specOf, withCache
 import {askForFetch, dropUnusedRepos, repoNodeStates, upsertRepos, waitForCaches} from './kubernetes-repos.js'
 import {MANAGED_BY_LABEL, PREFIX_LABEL} from './manifest.js'
 import {watchPodUntil} from './pod-watch.js'
+import {POOL_LABEL} from './pool-labels.js'
 
 /** How often a waiting create asks again, in ms (a tenth of a short budget). */
 const pollEvery = (budgetMs: number) => Math.max(100, Math.min(1000, Math.floor(budgetMs / 10)))
@@ -42,6 +48,8 @@ export class KubernetesRuntime implements SandboxRuntime {
   private kubectlChecked = false
   /** Per pod a `play` of this object made: the Repos it created, for `remove` to undo. */
   private readonly reposMade = new Map<string, {keys: string[]; cacheRoot: string}>()
+  /** Per project, the name of the pod that holds it (podOf). */
+  private readonly podNames = new Map<string, string>()
 
   constructor(
     private readonly context: BackendContext,
@@ -55,6 +63,47 @@ export class KubernetesRuntime implements SandboxRuntime {
       this.context.env,
     )
     return this.connection
+  }
+
+  /** The API clients for kube-pool.ts, which makes, takes and claims pool pods through them. */
+  async api(): Promise<Kube> {
+    return this.kube()
+  }
+
+  /**
+   * Checks what a pod of this runtime needs before anything is made: the kubeconfig and its
+   * context, and kubectl. @throws InputError (exit 2) when one is missing.
+   */
+  async check(): Promise<void> {
+    await this.kubectlTarget()
+  }
+
+  /** From now on, project `project` is the claimed pool pod `pod` (kube-pool.ts). */
+  adopt(project: string, pod: string): void {
+    this.podNames.set(project, pod)
+  }
+
+  /**
+   * The name of the pod that holds sandbox `project` (see the module comment): remembered, else
+   * the pod labelled with the project (one list), else `project` itself.
+   */
+  private async podOf(project: string): Promise<string> {
+    const known = this.podNames.get(project)
+    if (known) return known
+    const pod = await this.labelledPod(project)
+    const name = pod?.metadata?.name ?? project
+    if (pod) this.podNames.set(project, name)
+    return name
+  }
+
+  /** The sandbox pod labelled `yard.dev/project=<project>` (a cold one, or a claimed pool pod), or undefined. */
+  private async labelledPod(project: string): Promise<V1Pod | undefined> {
+    const kube = await this.kube()
+    const labelSelector = `${MANAGED_BY_LABEL}=yard,${PROJECT_LABEL}=${project}`
+    const pods = await kubeCall(kube, `list the pods of sandbox ${project} in namespace ${kube.namespace}`, async () =>
+      kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}),
+    )
+    return pods.items[0]
   }
 
   /** Context and namespace for kubectl: the context the API clients resolved, so both agree. */
@@ -80,12 +129,20 @@ export class KubernetesRuntime implements SandboxRuntime {
         kube.core.listNamespacedPod({namespace: kube.namespace, labelSelector}, abortOn(kube, signal)),
       ),
     )
-    return pods.items.map(runtimePodOf)
+    // An unclaimed pool pod is no sandbox; a claimed one is listed under its project (runtimePodOf).
+    const sandboxes = pods.items.filter((pod) => !(POOL_LABEL in (pod.metadata?.labels ?? {})))
+    return sandboxes.map((pod) => {
+      const listed = runtimePodOf(pod)
+      this.podNames.set(listed.name, String(pod.metadata?.name))
+      return listed
+    })
   }
 
   async get(name: string): Promise<RuntimePod | undefined> {
-    const pod = await this.readPod(name)
-    return pod && runtimePodOf(pod)
+    const pod = (await this.readPod(name)) ?? (await this.labelledPod(name))
+    if (!pod) return undefined
+    this.podNames.set(name, String(pod.metadata?.name))
+    return runtimePodOf(pod)
   }
 
   /** The Pod, or undefined; with `signal`, the request is aborted when it fires. */
@@ -104,7 +161,7 @@ export class KubernetesRuntime implements SandboxRuntime {
    */
   async freshen(name: string, repos: SandboxRepo[]): Promise<Record<string, string>> {
     const kube = await this.kube()
-    const pod = await this.readPod(name)
+    const pod = await this.readPod(await this.podOf(name))
     const node = pod?.spec?.nodeName
     if (!node)
       throw new OperationError(`the sandbox pod ${name} runs on no node`, {
@@ -153,6 +210,7 @@ export class KubernetesRuntime implements SandboxRuntime {
         kube.core.createNamespacedPod({namespace: kube.namespace, body}),
       )
       made.pod = true
+      this.podNames.set(name, name)
       const pod = await this.waitReady(kube, name)
       await waitForCaches(kube, {
         pod: name,
@@ -223,8 +281,10 @@ export class KubernetesRuntime implements SandboxRuntime {
    * nothing behind. Otherwise Repos stay (`yard sandbox rm`: they are shared declarations).
    * @throws OperationError (exit 1) when the API refuses the delete.
    */
-  async remove(name: string): Promise<void> {
+  async remove(project: string): Promise<void> {
     const kube = await this.kube()
+    const name = await this.podOf(project)
+    this.podNames.delete(project)
     try {
       // One second: `sleep infinity` as PID 1 ignores SIGTERM, and /work goes with the pod anyway.
       // Not 0, which the API server treats as a forced delete (the object gone before the kubelet
@@ -246,13 +306,17 @@ export class KubernetesRuntime implements SandboxRuntime {
     argv: string[],
     options: {workdir?: string; env?: Record<string, string>} = {},
   ): Promise<RunResult> {
-    return this.context.runner.run('kubectl', execArgv(await this.kubectlTarget(), name, argv, options), {
-      allowFailure: true,
-    })
+    return this.context.runner.run(
+      'kubectl',
+      execArgv(await this.kubectlTarget(), await this.podOf(name), argv, options),
+      {
+        allowFailure: true,
+      },
+    )
   }
 
   async exec(name: string, argv: string[], options: {workdir: string; tty: boolean}): Promise<number> {
-    const args = execArgv(await this.kubectlTarget(), name, argv, {
+    const args = execArgv(await this.kubectlTarget(), await this.podOf(name), argv, {
       workdir: options.workdir,
       stdin: true,
       tty: options.tty,
@@ -261,12 +325,15 @@ export class KubernetesRuntime implements SandboxRuntime {
   }
 
   async copyOut(name: string, podPath: string, hostPath: string): Promise<void> {
-    await this.context.runner.run('kubectl', copyOutArgv(await this.kubectlTarget(), name, podPath, hostPath))
+    await this.context.runner.run(
+      'kubectl',
+      copyOutArgv(await this.kubectlTarget(), await this.podOf(name), podPath, hostPath),
+    )
   }
 
   /** `kubectl port-forward` of every pair (DESIGN.md §5.2): the argv, without running it. */
   async forwardArgv(name: string, forwards: PortForward[]): Promise<string[]> {
-    return ['kubectl', ...portForwardArgv(await this.kubectlTarget(), name, forwards)]
+    return ['kubectl', ...portForwardArgv(await this.kubectlTarget(), await this.podOf(name), forwards)]
   }
 
   /** Runs the port-forward on this terminal until it ends (Ctrl-C); resolves with kubectl's exit code. */

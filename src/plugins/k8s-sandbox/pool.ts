@@ -10,7 +10,6 @@
  * A claim (claims.ts) records the sandbox's identity, then attaches in one more `podman exec`:
  * the host's git identity, `default/` fetched from the cache, the branch worktree, the push url.
  */
-import {randomBytes} from 'node:crypto'
 import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 
@@ -26,8 +25,9 @@ import {branchDirectory} from '../../sdk/sandbox-repos.js'
 import {initPodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {defaultCheckout} from './attach.js'
 import {dropClaim, isTaken, readClaim, takePod, writeClaim} from './claims.js'
-import {MANAGED_BY_LABEL, OWNER_LABEL, podManifest, PREFIX_LABEL, sandboxLabels} from './manifest.js'
+import {OWNER_LABEL, podManifest, sandboxLabels} from './manifest.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
+import {poolPodManifest, poolPodName} from './pool-pod.js'
 import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 
 /**
@@ -37,7 +37,7 @@ import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
  * which the claim turns into the branch worktree: checking out the files is the longest part of
  * an attach, and it does not depend on the sandbox's name.
  */
-const PREPARE_SCRIPT = `set -e
+export const PREPARE_SCRIPT = `set -e
 git config --global safe.directory '*'
 mkdir -p "\${YARD_FT_PATH%/*}"
 printf '%s' "$YARD_FETCH_THROUGH" > "$YARD_FT_PATH"
@@ -57,7 +57,7 @@ done`
  * (only files that differ from origin/HEAD change) and `worktree move` to the branch directory,
  * the same branch, base, files and path as `worktree add --no-track -b`.
  */
-const CLAIM_SCRIPT = `set -e
+export const CLAIM_SCRIPT = `set -e
 [ -z "$YARD_GIT_NAME" ] || git config --global user.name "$YARD_GIT_NAME"
 [ -z "$YARD_GIT_EMAIL" ] || git config --global user.email "$YARD_GIT_EMAIL"
 branch=$1
@@ -134,21 +134,9 @@ export class PodmanPool implements SandboxPoolSupport {
     options: {fetchThroughSeconds: number},
   ): Promise<string> {
     requirePodman(spec.runtime)
-    const name = `${pool.prefix}.pool-${pool.id}-${randomBytes(3).toString('hex')}`
-    const manifest = podManifest(
-      {project: name, name, owner: pool.owner, offset: 0, prefix: pool.prefix, ports: {}} as unknown as Target,
-      {...spec, portBases: {}},
-    )
-    const metadata = manifest.metadata as {labels: Record<string, string>}
-    metadata.labels = {
-      [MANAGED_BY_LABEL]: 'yard',
-      [PREFIX_LABEL]: pool.prefix,
-      [OWNER_LABEL]: pool.owner,
-      [POOL_LABEL]: pool.id,
-      [POOL_SPEC_LABEL]: fingerprint,
-    }
+    const name = poolPodName(pool)
     const runtime = this.runtime()
-    await runtime.play(manifest)
+    await runtime.play(poolPodManifest(pool, name, spec, fingerprint))
     try {
       const pairs = spec.repos.flatMap((repo) => [repo.slot, repo.key])
       const env = {

@@ -23,11 +23,13 @@ import type {RuntimePod, SandboxRuntime} from './runtime.js'
 import {InputError, RefusedError} from '../../sdk/errors.js'
 import {checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {attachInPod} from './attach.js'
+import {KubePool} from './kube-pool.js'
 import {KubernetesRuntime} from './kubernetes-runtime.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
 import {WARM_ANNOTATION} from './pool-labels.js'
 import {PodmanPool} from './pool.js'
+import {RuntimePools} from './pools.js'
 import {bundleBranch, markPulled, saveUnsaved} from './save.js'
 import {podUnsaved, podWorktrees} from './unsaved.js'
 
@@ -43,11 +45,14 @@ export class K8sSandbox implements SandboxBackend {
 
   private readonly made = new Map<string, SandboxRuntime>()
 
-  /** Warm pools (pool.ts): podman only so far. */
-  readonly pool: PodmanPool
+  /** Warm pools: pool.ts on podman, kube-pool.ts on kubernetes. */
+  readonly pool: RuntimePools
 
   constructor(private readonly context: BackendContext) {
-    this.pool = new PodmanPool(context, () => this.runtime('podman') as PodmanRuntime)
+    this.pool = new RuntimePools({
+      podman: new PodmanPool(context, () => this.runtime('podman') as PodmanRuntime),
+      kubernetes: new KubePool(() => this.runtime('kubernetes') as KubernetesRuntime),
+    })
   }
 
   /**

@@ -217,6 +217,37 @@ describe('fake Kubernetes API server (client-node against it)', () => {
     ])
   })
 
+  it('a patch carrying metadata.resourceVersion applies only to that version: a stale one is 409 Conflict and changes nothing', async () => {
+    const created = await kube.core.createNamespacedPod({namespace: 'yard', body: pod('x')})
+    const version = created.metadata!.resourceVersion!
+    const patched = await kube.core.patchNamespacedPod(
+      {name: 'x', namespace: 'yard', body: {metadata: {resourceVersion: version, labels: {first: 'yes'}}}},
+      kube.mergePatch,
+    )
+    expect(patched.metadata?.labels).to.deep.equal({first: 'yes'})
+    expect(patched.metadata?.resourceVersion).not.to.equal(version)
+    const stale = await failure(
+      kube.core.patchNamespacedPod(
+        {name: 'x', namespace: 'yard', body: {metadata: {resourceVersion: version, labels: {second: 'yes'}}}},
+        kube.mergePatch,
+      ),
+    )
+    expect(stale.code).to.equal(409)
+    expect(stale.body).to.include({reason: 'Conflict'})
+    expect(stale.body.message).to.include('the object has been modified')
+    const read = await kube.core.readNamespacedPod({name: 'x', namespace: 'yard'})
+    expect(read.metadata?.labels).to.deep.equal({first: 'yes'})
+    // Without a resourceVersion a patch is unconditional.
+    await kube.core.patchNamespacedPod(
+      {name: 'x', namespace: 'yard', body: {metadata: {labels: {second: 'yes'}}}},
+      kube.mergePatch,
+    )
+    expect((await kube.core.readNamespacedPod({name: 'x', namespace: 'yard'})).metadata?.labels).to.deep.equal({
+      first: 'yes',
+      second: 'yes',
+    })
+  })
+
   it('records each call with its RBAC verb, and injected failures answer in its place', async () => {
     api.calls.length = 0
     await kube.core.createNamespacedPod({namespace: 'yard', body: pod('x')})

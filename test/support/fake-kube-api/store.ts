@@ -55,6 +55,15 @@ const canonical = (value: unknown): string =>
       : item,
   ) ?? 'undefined'
 
+/** 409 Conflict: a write for another resourceVersion than the object's (the real server's message). */
+const conflict = (type: ResourceType, name: string) =>
+  new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${type.plural}${type.group ? `.${type.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+    {name, group: type.group, kind: type.plural},
+  )
+
 export const notFoundKind = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource')
 
 export class Store {
@@ -300,20 +309,18 @@ export class Store {
       body.metadata?.resourceVersion !== undefined &&
       body.metadata.resourceVersion !== current.metadata.resourceVersion
     ) {
-      throw new StatusError(
-        409,
-        'Conflict',
-        `Operation cannot be fulfilled on ${type.plural}${type.group ? `.${type.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-        {name, group: type.group, kind: type.plural},
-      )
+      throw conflict(type, name)
     }
 
     return this.write(type, current, clone(body), subresource)
   }
 
   /**
-   * Patches an object or its status with a merge, strategic-merge or JSON patch.
-   * @throws StatusError 404, 415, 400, 422 Invalid.
+   * Patches an object or its status with a merge, strategic-merge or JSON patch. A patch that
+   * sets `metadata.resourceVersion` is conditional, as on the real server: it applies only to
+   * that version of the object (optimistic concurrency; Kubernetes API concepts, "Resource
+   * versions").
+   * @throws StatusError 404, 415, 400, 409 Conflict (another resourceVersion), 422 Invalid.
    */
   async patch(
     type: ResourceType,
@@ -336,6 +343,8 @@ export class Store {
       )
     }
 
+    const version = (patched.metadata as KubeObject | undefined)?.resourceVersion
+    if (version !== undefined && version !== current.metadata.resourceVersion) throw conflict(type, name)
     return this.write(type, current, patched, subresource)
   }
 

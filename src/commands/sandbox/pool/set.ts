@@ -7,7 +7,7 @@ import {BaseCommand} from '../../base.js'
 export default class SandboxPoolSet extends BaseCommand {
   static summary = 'Keep N ready sandbox pods for a repository set'
   static description =
-    "Defines (or resizes) the warm pool of that repository set on a runtime: N pods with the caches mounted read-only and default/ cloned in every slot, made in the background. `yard sandbox create NAME` with the same --repo set (any #REF) claims one: it becomes NAME's sandbox with the identity a cold create gives, and the pool refills. Every repository must be cached (yard cache add). The podman runtime only, so far."
+    "Defines (or resizes) the warm pool of that repository set on a runtime: N pods with the caches mounted read-only and default/ cloned in every slot, made in the background. `yard sandbox create NAME` with the same --repo set (any #REF) claims one: it becomes NAME's sandbox with the identity a cold create gives, and the pool refills. On podman every repository must be cached (yard cache add); on kubernetes the pods are ordinary pods of [cluster] namespace, and a claim relabels one."
 
   static examples = ['<%= config.bin %> sandbox pool set --repo https://github.com/acme/app.git --size 2']
   static flags = {
