@@ -13,7 +13,7 @@
  * with `yard sandbox forward`.
  */
 import type {CacheAddResult, CacheBackend} from '../../sdk/cache.js'
-import type {SandboxAttachResult, SandboxRecord, SandboxRepo} from '../../sdk/sandbox.js'
+import type {SandboxAttachResult, SandboxRecord, SandboxRepo, SandboxSpec} from '../../sdk/sandbox.js'
 import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
@@ -110,25 +110,20 @@ export async function createSandbox(
   const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, backends, workspace)
   const stale = local ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, name) : {}
+  // What the pod is made from, for the image finally chosen (a pool's, or a cold create's).
+  const specFor = (chosen: string): SandboxSpec => ({
+    runtime,
+    image: chosen,
+    cacheRoot: local ? root : workspace.config.cluster['cache-root'],
+    repos,
+    branch,
+    portBases: workspace.config.ports,
+  })
   const leased: string[] = []
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
   // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
-  const warm = pooled
-    ? await takeWarm(
-        context,
-        session,
-        {
-          runtime,
-          image,
-          cacheRoot: local ? root : workspace.config.cluster['cache-root'],
-          repos,
-          branch,
-          portBases: workspace.config.ports,
-        },
-        probe.project,
-      )
-    : undefined
+  const warm = pooled ? await takeWarm(context, session, specFor(image), probe.project) : undefined
   if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
   // Read while the offset is chosen: attach needs it, nothing before it does.
   const identity = hostGitIdentity(context, workspace.mainPath)
@@ -164,14 +159,7 @@ export async function createSandbox(
         )
       }
 
-      const spec = {
-        runtime,
-        image,
-        cacheRoot: local ? root : workspace.config.cluster['cache-root'],
-        repos,
-        branch,
-        portBases: workspace.config.ports,
-      }
+      const spec = specFor(image)
       if (warm) {
         made = await backend.pool!.claim(warm.pod, warm.pool.id, target, spec)
         return target

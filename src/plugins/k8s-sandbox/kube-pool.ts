@@ -24,15 +24,12 @@ import type {KubernetesRuntime} from './kubernetes-runtime.js'
 
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
-import {withoutCredentials} from '../../sdk/repo-url.js'
-import {branchDirectory} from '../../sdk/sandbox-repos.js'
 import {defaultCheckout} from './attach.js'
 import {abortOn, isConflict, isNotFound, type Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {isReady} from './kubernetes-pod.js'
 import {MANAGED_BY_LABEL, OWNER_LABEL, podManifest} from './manifest.js'
 import {POOL_LABEL, POOL_READY_LABEL, POOL_SPEC_LABEL, POOL_TAKEN_LABEL, WARM_ANNOTATION} from './pool-labels.js'
-import {poolPodManifest, poolPodName} from './pool-pod.js'
-import {CLAIM_SCRIPT, PREPARE_SCRIPT} from './pool.js'
+import {claimedRecord, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
 
 /** How long listing a pool's pods may take, in ms. */
 const LIST_BUDGET_MS = 30_000
@@ -204,16 +201,7 @@ export class KubePool implements SandboxPoolSupport {
       async () => kube.core.patchNamespacedPod({name: pod, namespace: kube.namespace, body}),
     )
     runtime.adopt(target.project, pod)
-    return {
-      name: target.name,
-      project: target.project,
-      runtime: spec.runtime,
-      phase: 'Running',
-      offset: target.offset,
-      owner: target.owner,
-      spec,
-      start: 'warm',
-    }
+    return claimedRecord(target, spec)
   }
 
   /**
@@ -227,20 +215,7 @@ export class KubePool implements SandboxPoolSupport {
   ): Promise<SandboxAttachResult> {
     const runtime = this.runtime()
     const stale = await runtime.freshen(sandbox.project, sandbox.spec.repos)
-    const directory = branchDirectory(request.branch)
-    const args = sandbox.spec.repos.flatMap((repo) => [
-      repo.slot,
-      directory,
-      repo.ref ?? '',
-      withoutCredentials(repo.url),
-    ])
-    const env = {YARD_GIT_NAME: request.gitIdentity.name ?? '', YARD_GIT_EMAIL: request.gitIdentity.email ?? ''}
-    const result = await runtime.run(sandbox.project, ['sh', '-c', CLAIM_SCRIPT, 'sh', request.branch, ...args], {env})
-    if (result.exitCode !== 0)
-      throw new OperationError(
-        `attaching ${request.branch} in the sandbox pod of ${sandbox.project} failed (exit ${result.exitCode})`,
-        {why: result.stderr.trim() || undefined, fix: 'fix what git reports, then run yard sandbox create again'},
-      )
+    const directory = await runClaimScript(runtime, sandbox, request)
     const slots = sandbox.spec.repos.map((repo) => ({
       slot: repo.slot,
       default: defaultCheckout(repo.slot),

@@ -20,69 +20,13 @@ import type {PodmanRuntime} from './podman-runtime.js'
 
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {asksRoot, FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
-import {withoutCredentials} from '../../sdk/repo-url.js'
-import {branchDirectory} from '../../sdk/sandbox-repos.js'
 import {initPodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {defaultCheckout} from './attach.js'
 import {dropClaim, isTaken, readClaim, takePod, writeClaim} from './claims.js'
 import {OWNER_LABEL, podManifest, sandboxLabels} from './manifest.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
-import {poolPodManifest, poolPodName} from './pool-pod.js'
+import {claimedRecord, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
 import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
-
-/**
- * Prepares a pool pod: `$@` is `SLOT KEY` pairs; `YARD_FETCH_THROUGH` the uploadpack script.
- * Besides `default/`, each slot gets a worktree checked out detached at origin/HEAD in
- * `/work/<slot>/.pool` (`.pool` is no branch directory: a ref component cannot start with a dot),
- * which the claim turns into the branch worktree: checking out the files is the longest part of
- * an attach, and it does not depend on the sandbox's name.
- */
-export const PREPARE_SCRIPT = `set -e
-git config --global safe.directory '*'
-mkdir -p "\${YARD_FT_PATH%/*}"
-printf '%s' "$YARD_FETCH_THROUGH" > "$YARD_FT_PATH"
-chmod 755 "$YARD_FT_PATH"
-while [ $# -gt 0 ]; do
-  git clone --quiet --shared -- "/repos/$2" "/work/$1/default"
-  git -C "/work/$1/default" config remote.origin.uploadpack "$YARD_FT_PATH"
-  git -C "/work/$1/default" worktree add --quiet --detach "/work/$1/.pool" origin/HEAD
-  shift 2
-done`
-
-/**
- * Attaches in a claimed pod: `$1` the branch, then `SLOT DIR REF PUSHURL` quadruples (REF empty:
- * origin/HEAD). The same steps and bases as attach.ts, for checkouts that are all new but
- * `default/`, which fetches from the cache (plain upload-pack: the host fetched it just now). The
- * prepared `.pool` worktree becomes the branch worktree: `checkout --no-track -B BRANCH BASE`
- * (only files that differ from origin/HEAD change) and `worktree move` to the branch directory,
- * the same branch, base, files and path as `worktree add --no-track -b`.
- */
-export const CLAIM_SCRIPT = `set -e
-[ -z "$YARD_GIT_NAME" ] || git config --global user.name "$YARD_GIT_NAME"
-[ -z "$YARD_GIT_EMAIL" ] || git config --global user.email "$YARD_GIT_EMAIL"
-branch=$1
-shift
-while [ $# -gt 0 ]; do
-  home="/work/$1/default"
-  target="/work/$1/$2"
-  git -C "$home" fetch --quiet --tags --upload-pack=git-upload-pack origin
-  git -C "$home" merge --ff-only --quiet >/dev/null 2>&1 || true
-  if [ -z "$3" ]; then base=origin/HEAD
-  elif git -C "$home" rev-parse --verify --quiet "refs/remotes/origin/$3" >/dev/null; then base="refs/remotes/origin/$3"
-  else base=$3
-  fi
-  if git -C "$home" rev-parse --verify --quiet "refs/heads/$branch" >/dev/null; then
-    git -C "$home" worktree remove --force "/work/$1/.pool" 2>/dev/null || true
-    git -C "$home" worktree add --quiet "$target" "$branch"
-  elif [ -d "/work/$1/.pool" ]; then
-    git -C "/work/$1/.pool" checkout --quiet --no-track -B "$branch" "$base"
-    git -C "$home" worktree move "/work/$1/.pool" "$target"
-  else
-    git -C "$home" worktree add --quiet --no-track -b "$branch" "$target" "$base"
-  fi
-  git -C "$home" remote set-url --push origin "$4"
-  shift 4
-done`
 
 const readyDir = (stateDir: string) => path.join(stateDir, 'sandboxes', 'ready')
 
@@ -194,16 +138,7 @@ export class PodmanPool implements SandboxPoolSupport {
       .symlink(asksRoot(this.context.stateDir, pod), asksRoot(this.context.stateDir, target.project))
       .catch(() => undefined)
     await fs.rm(path.join(readyDir(this.context.stateDir), pod), {force: true})
-    return {
-      name: target.name,
-      project: target.project,
-      runtime: spec.runtime,
-      phase: 'Running',
-      offset: target.offset,
-      owner: target.owner,
-      spec,
-      start: 'warm',
-    }
+    return claimedRecord(target, spec)
   }
 
   async attachClaimed(
@@ -211,22 +146,7 @@ export class PodmanPool implements SandboxPoolSupport {
     request: {branch: string; gitIdentity: {name?: string; email?: string}},
   ): Promise<SandboxAttachResult> {
     const runtime = this.runtime()
-    const directory = branchDirectory(request.branch)
-    const args = sandbox.spec.repos.flatMap((repo) => [
-      repo.slot,
-      directory,
-      repo.ref ?? '',
-      withoutCredentials(repo.url),
-    ])
-    const env = {YARD_GIT_NAME: request.gitIdentity.name ?? '', YARD_GIT_EMAIL: request.gitIdentity.email ?? ''}
-    const result = await runtime.run(sandbox.project, ['sh', '-c', CLAIM_SCRIPT, 'sh', request.branch, ...args], {env})
-    if (result.exitCode !== 0) {
-      throw new OperationError(
-        `attaching ${request.branch} in the sandbox pod ${sandbox.project} failed (exit ${result.exitCode})`,
-        {why: result.stderr.trim() || undefined, fix: 'fix what git reports, then run yard sandbox create again'},
-      )
-    }
-
+    const directory = await runClaimScript(runtime, sandbox, request)
     const slots: SandboxAttachResult['slots'] = []
     for (const repo of sandbox.spec.repos) {
       const target = `/work/${repo.slot}/${directory}`
