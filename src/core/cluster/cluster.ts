@@ -14,7 +14,7 @@ import type {Backends} from '../registry/backends.js'
 import {InputError} from '../../sdk/errors.js'
 import {NAME_PATTERN} from '../identity/identity.js'
 import {imageReferenceProblem} from '../machine/image-reference.js'
-import {clusterSettings} from '../sandbox/sandbox.js'
+import {clusterSettings} from '../sandbox/cluster-settings.js'
 import {mainConfigIfAny} from '../workspace/workspace.js'
 
 /** The agent image when `--image` is not given: what docs/cluster.md builds from deploy/Containerfile. */

@@ -5,10 +5,12 @@
  * url or an `npm:` alias (a registry name is the ordinary case; `yard plugins link`, a
  * developer's own checkout, never asks).
  */
+import type npa from 'npm-package-arg'
+
 import {existsSync, statSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import npa from 'npm-package-arg'
 
 import {InputError, RefusedError} from '../../sdk/errors.js'
 
@@ -32,6 +34,13 @@ const PATH_PREFIXES = ['./', '../', '/', '~/', 'file:']
 const REGISTRY_TYPES = new Set(['tag', 'version', 'range'])
 
 /**
+ * npm-package-arg, required on first use: every command imports the registry, and loading the
+ * parser (hosted-git-info, lru-cache, validate-npm-package-name) costs ~30 ms of each start.
+ */
+const parseSpec = (given: string, cwd: string): npa.Result =>
+  (createRequire(import.meta.url)('npm-package-arg') as typeof npa)(given, cwd)
+
+/**
  * Classifies one argument: a path (it starts like one, or names an existing file or directory
  * relative to `cwd`), else whatever npm's own parser, npm-package-arg, makes of it — a plain
  * registry name (`name`, `@scope/name`, with an optional version, range or tag) is `npm`; `NAME@file:PATH`
@@ -47,7 +56,7 @@ export function classifyPluginSource(given: string, cwd: string): PluginSource {
     return pathSource(given, cwd, candidate, `file:${candidate}`)
   let parsed: npa.Result
   try {
-    parsed = npa(given, cwd)
+    parsed = parseSpec(given, cwd)
   } catch (error) {
     if (GIT_PREFIXES.some((prefix) => given.startsWith(prefix)))
       return {given, kind: 'git', spec: given, description: `the git repository ${given}`}

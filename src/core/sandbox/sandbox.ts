@@ -7,13 +7,14 @@ import {stringify} from 'yaml'
 
 import type {CacheBackend} from '../../sdk/cache.js'
 import type {SandboxBackend, SandboxRecord, SandboxWorktree} from '../../sdk/sandbox.js'
-import type {ClusterSettings, OffsetSource, Target} from '../../sdk/target.js'
+import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {InputError} from '../../sdk/errors.js'
 import {portsFor, validateName} from '../identity/identity.js'
 import {buildTarget, openWorkspace, type Workspace} from '../workspace/workspace.js'
+import {clusterSettings} from './cluster-settings.js'
 
 /** Everything a sandbox command works with. */
 export interface SandboxSession {
@@ -54,19 +55,6 @@ export async function openSandboxCache(
   workspace: Workspace,
 ): Promise<{cache: CacheBackend; root: string}> {
   return {cache: await backends.cache(context, workspace.config.cache.backend), root: workspace.config.cache.root}
-}
-
-/** The `[cluster]` settings a cluster runtime needs (DESIGN.md §5.2; defaults in config.ts). */
-export function clusterSettings(workspace: Pick<Workspace, 'config'>): ClusterSettings {
-  const {cluster} = workspace.config
-  return {
-    context: cluster.context,
-    namespace: cluster.namespace,
-    cacheRoot: cluster['cache-root'],
-    refreshInterval: cluster['refresh-interval'],
-    readyTimeoutMs: cluster['ready-timeout-seconds'] * 1000,
-    cacheTimeoutMs: cluster['cache-timeout-seconds'] * 1000,
-  }
 }
 
 /**

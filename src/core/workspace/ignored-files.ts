@@ -39,7 +39,7 @@ export async function ignoredMatching(
 }
 
 /**
- * Copies the main checkout's gitignored files matching `patterns` (`[worktrees] copy`) into a new
+ * Copies the main checkout's gitignored `files` (`ignoredMatching` of `[worktrees] copy`) into a new
  * worktree, as a reflink where the filesystem can (`COPYFILE_FICLONE`, a plain copy elsewhere);
  * a file the worktree already has is left alone. A symbolic link is copied as the link, never as
  * what it points at (it may point outside the checkout), and nothing is written where a directory
@@ -51,11 +51,12 @@ export async function copyIgnoredFiles(
   context: YardContext,
   mainPath: string,
   target: string,
-  patterns: readonly string[],
+  files: readonly string[],
 ): Promise<string[]> {
   const copied: string[] = []
+  if (files.length === 0) return copied
   const root = await fs.realpath(target)
-  for (const file of await ignoredMatching(context.runner, mainPath, patterns)) {
+  for (const file of files) {
     const to = path.join(target, file)
     try {
       await fs.mkdir(path.dirname(to), {recursive: true})

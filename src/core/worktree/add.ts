@@ -33,7 +33,7 @@ import {
   type RefEntry,
   validBranchName,
 } from '../workspace/git.js'
-import {copyIgnoredFiles} from '../workspace/ignored-files.js'
+import {copyIgnoredFiles, ignoredMatching} from '../workspace/ignored-files.js'
 import {type GitWorktree, gitWorktrees, openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {
   type Base,
@@ -187,6 +187,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       worktrees,
       sandboxes: async () => options.backends.sandboxes(fresh),
     })
+    // Main's files to copy are listed while git checks out (main's walk, ~20 ms on 20,000 files):
+    // the list is read-only, and a failure of it still fails the add after the checkout, as before.
+    const listing = ignoredMatching(context.runner, mainPath, workspace.config.worktrees.copy)
+    listing.catch(() => undefined)
     const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
     const checkingOut = gitWorktreeAdd(context, workspace, {
       target,
@@ -220,14 +224,15 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       branchSource,
       base,
       submodules: added.value,
+      listing,
       trust:
         options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const),
     }
   })
 
-  const {allocation, branchSource, base, submodules, trust} = placed
+  const {allocation, branchSource, base, submodules, listing, trust} = placed
   if (workspace.config.worktrees.copy.length > 0) context.progress?.step('copying ignored files from main')
-  const copied = await copyIgnoredFiles(context, mainPath, target, workspace.config.worktrees.copy)
+  const copied = await copyIgnoredFiles(context, mainPath, target, await listing)
   context.progress?.done()
   // An untrusted worktree's machine is its own, made on its first `up` (the shared one may have to stop for it).
   if (trust === 'untrusted') {

@@ -13,7 +13,7 @@ import type {Workspace} from '../workspace/workspace.js'
 import {loadConfig} from '../config/config.js'
 import {ensureMachineQuietly} from '../machine/ensure.js'
 import {isUntrusted, machineSpec} from '../machine/machine.js'
-import {clusterSettings} from '../sandbox/sandbox.js'
+import {clusterSettings} from '../sandbox/cluster-settings.js'
 
 /** How long the sandboxes of one runtime may take to answer before they are left out (DESIGN.md §3.4). */
 export const SANDBOX_LIST_TIMEOUT_MS = 2000
