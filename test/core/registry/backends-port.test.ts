@@ -85,6 +85,8 @@ describe('the Backends port: use cases run on fakes of it (core/registry/backend
         kind: 'sandbox',
         id: 'fake-sandbox',
         runtimes: ['kubernetes'],
+        // No warm pools: create checks for the optional capability on every runtime.
+        pool: undefined,
         list: async () => [],
         get: async () => undefined,
         async create(target: Target, spec: SandboxSpec) {
