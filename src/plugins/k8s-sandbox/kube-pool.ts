@@ -24,12 +24,11 @@ import type {KubernetesRuntime} from './kubernetes-runtime.js'
 
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
-import {defaultCheckout} from './attach.js'
 import {abortOn, isConflict, isNotFound, type Kube, kubeCall, kubeError, kubeGet} from './kube.js'
 import {isReady} from './kubernetes-pod.js'
 import {MANAGED_BY_LABEL, OWNER_LABEL, podManifest} from './manifest.js'
 import {POOL_LABEL, POOL_READY_LABEL, POOL_SPEC_LABEL, POOL_TAKEN_LABEL, WARM_ANNOTATION} from './pool-labels.js'
-import {claimedRecord, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
+import {claimedRecord, claimedSlots, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
 
 /** How long listing a pool's pods may take, in ms. */
 const LIST_BUDGET_MS = 30_000
@@ -216,12 +215,7 @@ export class KubePool implements SandboxPoolSupport {
     const runtime = this.runtime()
     const stale = await runtime.freshen(sandbox.project, sandbox.spec.repos)
     const directory = await runClaimScript(runtime, sandbox, request)
-    const slots = sandbox.spec.repos.map((repo) => ({
-      slot: repo.slot,
-      default: defaultCheckout(repo.slot),
-      path: `/work/${repo.slot}/${directory}`,
-      created: true,
-    }))
+    const slots = await claimedSlots(runtime, sandbox, directory)
     return {branch: request.branch, slots, ...(Object.keys(stale).length > 0 && {stale})}
   }
 

@@ -6,13 +6,15 @@
 import {randomBytes} from 'node:crypto'
 
 import type {PoolOwner} from '../../sdk/sandbox-pool.js'
-import type {SandboxRecord, SandboxSpec} from '../../sdk/sandbox.js'
+import type {SandboxAttachResult, SandboxRecord, SandboxSpec} from '../../sdk/sandbox.js'
 import type {Target} from '../../sdk/target.js'
 import type {SandboxRuntime} from './runtime.js'
 
 import {OperationError} from '../../sdk/errors.js'
 import {withoutCredentials} from '../../sdk/repo-url.js'
 import {branchDirectory} from '../../sdk/sandbox-repos.js'
+import {initPodSubmodules} from './attach-submodules.js'
+import {defaultCheckout} from './attach.js'
 import {MANAGED_BY_LABEL, OWNER_LABEL, podManifest, PREFIX_LABEL} from './manifest.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
 
@@ -141,4 +143,37 @@ export async function runClaimScript(
       {why: result.stderr.trim() || undefined, fix: 'fix what git reports, then run yard sandbox create again'},
     )
   return directory
+}
+
+/**
+ * The slots of a just-claimed sandbox as attach reports them: per slot `default/` and the branch
+ * worktree `/work/<slot>/<directory>`, whose submodules (the spec's, from their caches) are
+ * initialised now (attach-submodules.ts).
+ */
+export async function claimedSlots(
+  runtime: SandboxRuntime,
+  sandbox: SandboxRecord,
+  directory: string,
+): Promise<SandboxAttachResult['slots']> {
+  const slots: SandboxAttachResult['slots'] = []
+  for (const repo of sandbox.spec.repos) {
+    const target = `/work/${repo.slot}/${directory}`
+    const done =
+      (repo.submodules ?? []).length > 0
+        ? await initPodSubmodules(runtime, sandbox.project, target, repo)
+        : {initialised: [], failed: []}
+    const submodules = {
+      initialised: done.initialised.map((sub) => `${target}/${sub}`),
+      failed: done.failed.map((failure) => ({...failure, path: `${target}/${failure.path}`})),
+    }
+    slots.push({
+      slot: repo.slot,
+      default: defaultCheckout(repo.slot),
+      path: target,
+      created: true,
+      ...(submodules.initialised.length + submodules.failed.length > 0 && {submodules}),
+    })
+  }
+
+  return slots
 }

@@ -25,7 +25,7 @@ import {defaultCheckout} from './attach.js'
 import {dropClaim, isTaken, readClaim, takePod, writeClaim} from './claims.js'
 import {OWNER_LABEL, podManifest, sandboxLabels} from './manifest.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
-import {claimedRecord, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
+import {claimedRecord, claimedSlots, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
 import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 
 const readyDir = (stateDir: string) => path.join(stateDir, 'sandboxes', 'ready')
@@ -147,27 +147,7 @@ export class PodmanPool implements SandboxPoolSupport {
   ): Promise<SandboxAttachResult> {
     const runtime = this.runtime()
     const directory = await runClaimScript(runtime, sandbox, request)
-    const slots: SandboxAttachResult['slots'] = []
-    for (const repo of sandbox.spec.repos) {
-      const target = `/work/${repo.slot}/${directory}`
-      const done =
-        (repo.submodules ?? []).length > 0
-          ? await initPodSubmodules(runtime, sandbox.project, target, repo)
-          : {initialised: [], failed: []}
-      const submodules = {
-        initialised: done.initialised.map((sub) => `${target}/${sub}`),
-        failed: done.failed.map((failure) => ({...failure, path: `${target}/${failure.path}`})),
-      }
-      slots.push({
-        slot: repo.slot,
-        default: defaultCheckout(repo.slot),
-        path: target,
-        created: true,
-        ...(submodules.initialised.length + submodules.failed.length > 0 && {submodules}),
-      })
-    }
-
-    return {branch: request.branch, slots}
+    return {branch: request.branch, slots: await claimedSlots(runtime, sandbox, directory)}
   }
 
   /** Rootful podman only: a rootless pod has no address the host reaches (port-relay.ts). */
