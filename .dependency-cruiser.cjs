@@ -18,13 +18,13 @@ module.exports = {
       comment: 'The plugin SDK is a published contract: it imports nothing of core, commands, the TUI or plugins.',
       severity: 'error',
       from: {path: '^src/sdk/'},
-      to: {path: '^src/(core|commands|tui|plugins|hooks)/'},
+      to: {path: '^src/(core|commands|tui|cli|plugins|hooks)/'},
     },
     {
       name: 'enter-core-through-index',
-      comment: "Commands and the TUI call a domain's use cases through src/core/<domain>/index.ts only.",
+      comment: "Commands, the TUI and the start-up paths call a domain's use cases through src/core/<domain>/index.ts only.",
       severity: 'error',
-      from: {path: '^src/(commands|tui)/'},
+      from: {path: '^src/(commands|tui|cli)/'},
       to: {path: '^src/core/', pathNot: String.raw`^src/core/[^/]+/index\.ts$`},
     },
     {

@@ -29,5 +29,21 @@ process.once('beforeExit', () => {
   if (stdoutClosed) process.exit()
 })
 
-const {execute} = await import('@oclif/core')
-await execute({dir: import.meta.url})
+// `yard exec NAME -- CMD`, an agent's every instruction, runs without oclif when oclif would add
+// nothing to it (no flags, no plugins: src/cli/fast-exec.ts); anything else is oclif's. A build
+// without that module (or one that fails to load) is oclif's too.
+const fast =
+  process.argv[2] === 'exec'
+    ? await import(new URL('../dist/cli/fast-exec.js', import.meta.url).href).then(
+        (loaded) => loaded.fastExec,
+        () => undefined,
+      )
+    : undefined
+const code = await fast?.(process.argv.slice(2))
+if (code === undefined) {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+} else if (code !== 0) {
+  // As oclif leaves after a command's this.exit(code).
+  process.exit(code)
+}

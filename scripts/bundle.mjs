@@ -7,6 +7,7 @@
  *
  * Entry points — the files something outside loads by path:
  * - every command under dist/commands (oclif imports them through the manifest),
+ * - the start-up paths under dist/cli that bin/run.js imports without oclif,
  * - the `yard:backends` hook files named in package.json's `oclif.hooks`,
  * - the package's `exports` (`.` and `./backend`, the plugin SDK). Because the SDK is an entry
  *   of the same build, yard and the plugins that import `@yard-dev/cli/backend` share one copy of
@@ -45,6 +46,8 @@ async function filesUnder(dir, test) {
 async function entryPoints() {
   const manifest = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8'))
   const commands = await filesUnder(path.join(dist, 'commands'), (name) => name.endsWith('.js') && name !== 'base.js')
+  // bin/run.js imports the start-up paths that run without oclif (dist/cli) by their path.
+  const cli = await filesUnder(path.join(dist, 'cli'), (name) => name.endsWith('.js'))
   const hooks = Object.values(manifest.oclif?.hooks ?? {}).flat()
   const exported = Object.values(manifest.exports ?? {}).filter(
     (file) => typeof file === 'string' && file.endsWith('.js'),
@@ -54,7 +57,7 @@ async function entryPoints() {
     await fs.access(file).catch(() => {
       throw new Error(`bundle: ${path.relative(root, file)} is named in package.json but tsc did not write it`)
     })
-  return [...new Set([...commands, ...named])].sort()
+  return [...new Set([...commands, ...cli, ...named])].sort()
 }
 
 /**

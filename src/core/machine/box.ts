@@ -151,6 +151,7 @@ export async function boxPs(context: YardContext, backends: Backends, flag?: str
 /**
  * Runs argv in a checkout's box (DESIGN.md §4.2 `yard exec`); resolves with its exit code.
  * `name` is a worktree name or `main`; a worktree must exist (its directory under the root).
+ * `workspace`: one already opened in this invocation (execAnywhere's), not opened again.
  * @throws InputError (exit 2) for an empty command or an unknown worktree; OperationError (exit 1)
  *   for a stopped box; YardError 125 when yard or the engine fails before the command runs, or
  *   the stack backend has no box.
@@ -158,7 +159,7 @@ export async function boxPs(context: YardContext, backends: Backends, flag?: str
 export async function execInBox(
   context: YardContext,
   backends: Backends,
-  options: {name?: string; argv: string[]; tty: boolean},
+  options: {name?: string; argv: string[]; tty: boolean; workspace?: Workspace},
 ): Promise<number> {
   if (options.argv.length === 0) {
     throw new InputError('no command given after --', {
@@ -168,7 +169,8 @@ export async function execInBox(
 
   // A worktree without a directory is refused (exit 2) before anything else, without the note
   // about the identity it would have: there is no box to run in.
-  const session = await openStack(context, backends, options.name, {requireCheckout: true}).catch((error: unknown) => {
+  const opening = {requireCheckout: true, workspace: options.workspace}
+  const session = await openStack(context, backends, options.name, opening).catch((error: unknown) => {
     // yard's own failure before the command ran is 125, as `podman exec` reports its own (DESIGN.md §4.2).
     if (error instanceof OperationError)
       throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})

@@ -5,9 +5,11 @@
  * A plugin that throws, times out, returns something malformed or declares another contract
  * major is recorded (`broken` / `incompatible`, with the reason) and skipped; loading the
  * registry never throws because of a plugin.
+ *
+ * oclif is imported only when its hooks are run (`loadRegistry`): `builtinRegistry`
+ * (builtin.ts) builds the same registry of yard's own backends without it.
  */
-import {Errors, type Interfaces, ModuleLoader} from '@oclif/core'
-import {tsPath} from '@oclif/core/config'
+import type {Interfaces} from '@oclif/core'
 
 import {InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {type Backend, type BackendFactory, type BackendKind} from '../../sdk/factory.js'
@@ -178,15 +180,22 @@ export async function loadRegistry(config: Interfaces.Config, options: LoadRegis
 
 type HookPlugin = Interfaces.Plugin
 
-async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Promise<Registry> {
-  const plugins = config.getPluginsList().filter((plugin) => (plugin.hooks[BACKENDS_HOOK] ?? []).length > 0)
-  // Each plugin's hooks run on their own clock, so one that hangs (even while its module loads)
-  // is reported alone and every other plugin, the built-ins included, still registers.
-  const outcomes = await Promise.all(plugins.map(async (plugin) => runPluginHooks(config, plugin, timeoutMs)))
+/** What one plugin's `yard:backends` hooks gave: each hook's result, and why a hook failed. */
+export interface HookOutcome {
+  /** The plugin's package name and version, as listings show them. */
+  plugin: {name: string; version: string}
+  results: unknown[]
+  failures: string[]
+}
+
+/**
+ * The registry of what the plugins' hooks gave, in plugin order: every result checked
+ * (`checkFactory`), the first `ok` factory of a kind and id kept, later duplicates `broken`.
+ */
+export function registryOf(outcomes: readonly HookOutcome[]): Registry {
   const rows: RegistryRow[] = []
   const seen = new Map<string, string>()
-  for (const [index, plugin] of plugins.entries()) {
-    const {results, failures} = outcomes[index]
+  for (const {plugin, results, failures} of outcomes) {
     if (results.length === 0 && failures.length === 0)
       rows.push({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook exports no function`)})
     for (const result of results) rows.push(...checkResult(plugin, result, seen))
@@ -196,8 +205,28 @@ async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Pr
   return new Registry(rows)
 }
 
+async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Promise<Registry> {
+  const plugins = config.getPluginsList().filter((plugin) => (plugin.hooks[BACKENDS_HOOK] ?? []).length > 0)
+  const oclif = await loadOclif()
+  // Each plugin's hooks run on their own clock, so one that hangs (even while its module loads)
+  // is reported alone and every other plugin, the built-ins included, still registers.
+  const outcomes = await Promise.all(
+    plugins.map(async (plugin) => ({plugin, ...(await runPluginHooks(oclif, config, plugin, timeoutMs))})),
+  )
+  return registryOf(outcomes)
+}
+
+type Oclif = Pick<typeof import('@oclif/core'), 'Errors' | 'ModuleLoader'> &
+  Pick<typeof import('@oclif/core/config'), 'tsPath'>
+
+/** oclif's module loader and errors, imported by the one path that runs hooks through oclif. */
+async function loadOclif(): Promise<Oclif> {
+  const [{Errors, ModuleLoader}, {tsPath}] = await Promise.all([import('@oclif/core'), import('@oclif/core/config')])
+  return {Errors, ModuleLoader, tsPath}
+}
+
 /** The oclif hook context handed to `this` of a hook (as `Config.runHook` builds it). */
-function hookContext(config: Interfaces.Config) {
+function hookContext({Errors}: Oclif, config: Interfaces.Config) {
   return {
     config,
     debug() {},
@@ -228,6 +257,7 @@ const search = (module: Record<string, unknown>) =>
  * included). Never rejects: failures come back as reasons.
  */
 async function runPluginHooks(
+  oclif: Oclif,
   config: Interfaces.Config,
   plugin: HookPlugin,
   timeoutMs: number,
@@ -237,14 +267,14 @@ async function runPluginHooks(
   for (const hook of plugin.hooks[BACKENDS_HOOK] ?? []) {
     const {identifier, target} = typeof hook === 'string' ? {identifier: 'default', target: hook} : hook
     const run = (async () => {
-      const {module} = await ModuleLoader.loadWithData(plugin, await tsPath(plugin.root, target, plugin))
+      const {module} = await oclif.ModuleLoader.loadWithData(plugin, await oclif.tsPath(plugin.root, target, plugin))
       const hookFn =
         (module as Record<string, unknown>)[identifier] ??
         (identifier === 'default' ? search(module as Record<string, unknown>) : undefined)
       if (typeof hookFn !== 'function') return {found: false as const}
       return {
         found: true as const,
-        result: await hookFn.call(hookContext(config), {config, context: hookContext(config)}),
+        result: await hookFn.call(hookContext(oclif, config), {config, context: hookContext(oclif, config)}),
       }
     })()
     // Not unref'd on purpose: a hook that never settles must still end in a reported time-out
@@ -268,7 +298,7 @@ async function runPluginHooks(
 }
 
 /** Sorts one hook's result into rows; `seen` maps kind/id to the plugin that provided it first. */
-function checkResult(plugin: HookPlugin, result: unknown, seen: Map<string, string>): RegistryRow[] {
+function checkResult(plugin: HookOutcome['plugin'], result: unknown, seen: Map<string, string>): RegistryRow[] {
   if (!Array.isArray(result)) {
     return [
       {
@@ -308,7 +338,7 @@ function checkResult(plugin: HookPlugin, result: unknown, seen: Map<string, stri
   })
 }
 
-function brokenEntry(plugin: HookPlugin, reason: string): BackendEntry {
+function brokenEntry(plugin: HookOutcome['plugin'], reason: string): BackendEntry {
   return {
     id: null,
     kind: null,

@@ -14,7 +14,7 @@ import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {stateDir} from '../kernel/state.js'
 import {execInBox} from '../machine/box.js'
-import {openWorkspace, worktreePath} from '../workspace/workspace.js'
+import {openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {recordExec} from './exec-registry.js'
 import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
 
@@ -64,8 +64,10 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     return execInSandbox(context, backends, {name, branch, slot: request.slot, argv: request.argv, tty: request.tty})
   }
 
+  // The workspace opened here is the box's too: one `git rev-parse` and config load per exec.
+  let workspace: Workspace | undefined
   if (!request.local && request.name !== undefined && request.name !== 'main') {
-    const workspace = await openWorkspace(context)
+    workspace = await openWorkspace(context)
     if (!existsSync(worktreePath(workspace, request.name)) && (await sandboxExists(context, backends, request.name))) {
       return execInSandbox(context, backends, {
         name: request.name,
@@ -76,7 +78,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     }
   }
 
-  return execInBox(context, backends, {name: request.name, argv: request.argv, tty: request.tty})
+  return execInBox(context, backends, {name: request.name, argv: request.argv, tty: request.tty, workspace})
 }
 
 async function sandboxExists(context: YardContext, backends: Backends, name: string): Promise<boolean> {

@@ -61,9 +61,18 @@ export async function openStack(
   context: YardContext,
   backends: Backends,
   flag?: string,
-  options: {ensure?: boolean; requireCheckout?: boolean; stopShared?: boolean; command?: string} = {},
+  options: {
+    ensure?: boolean
+    requireCheckout?: boolean
+    stopShared?: boolean
+    command?: string
+    workspace?: Workspace
+  } = {},
 ): Promise<StackSession> {
-  const {workspace, target} = await resolveTarget(context, flag, {requireCheckout: options.requireCheckout})
+  const {workspace, target} = await resolveTarget(context, flag, {
+    requireCheckout: options.requireCheckout,
+    workspace: options.workspace,
+  })
   const config = target.isMain
     ? workspace.config
     : loadConfig({

@@ -389,13 +389,15 @@ export function buildTarget(
  * @throws InputError (exit 2) for a bad target; with `requireCheckout`, for a worktree whose
  *   directory does not exist; RefusedError (exit 3) for an untrusted worktree whose `.git` link
  *   was changed (git-link.ts).
+ * `workspace`: one the caller has already opened in this invocation (no second `git rev-parse`
+ * and config load).
  */
 export async function resolveTarget(
   context: YardContext,
   flag?: string,
-  options: {requireCheckout?: boolean} = {},
+  options: {requireCheckout?: boolean; workspace?: Workspace} = {},
 ): Promise<{workspace: Workspace; target: Target}> {
-  const workspace = await openWorkspace(context)
+  const workspace = options.workspace ?? (await openWorkspace(context))
   const {name, isMain} = targetName(workspace, context, flag)
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
   if (options.requireCheckout) requireCheckout(target)

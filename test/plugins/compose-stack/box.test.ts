@@ -5,16 +5,19 @@
  */
 import {expect} from 'chai'
 import {execFileSync, spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {StackContainer} from '../../../src/sdk/stack.js'
 
 import {ensureDefaultImage, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
-import {cleanupTemp, git, makeRepo, writeFile} from '../../support/repo.js'
+import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../../support/repo.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
 const prefix = 'yardtest-s5'
 const devJs = path.join(projectRoot, 'bin', 'dev.js')
+const runJs = path.join(projectRoot, 'bin', 'run.js')
+const recordImports = path.join(projectRoot, 'test', 'support', 'record-imports.mjs')
 
 describe('the box and yard exec (DESIGN.md §4.2)', function () {
   this.timeout(300_000)
@@ -92,6 +95,52 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     expect(cli(['exec', 'feat', '--', 'no-such-command']).status).to.equal(127)
     const again = await yard(['box', 'up', '--worktree', 'feat'], {cwd: repo, env})
     expect(again.stdout).to.include('was already running')
+  })
+
+  it('the built CLI runs `exec NAME -- CMD` without oclif, as oclif does; flags or a linked plugin go through oclif', () => {
+    if (!existsSync(path.join(projectRoot, 'dist', 'cli', 'fast-exec.js')))
+      execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
+    const scratch = tempDir('yard-fast-exec')
+    const imports = path.join(scratch, 'imports')
+    /** bin/run.js with every resolved module recorded; answers what loaded of oclif too. */
+    const built = (args: string[], extra: Record<string, string> = {}) => {
+      writeFileSync(imports, '')
+      const childEnv: NodeJS.ProcessEnv = {...process.env, ...extra, RECORD_IMPORTS_FILE: imports}
+      for (const [key, value] of Object.entries(env)) {
+        if (value === undefined) delete childEnv[key]
+        else childEnv[key] = value
+      }
+
+      const result = spawnSync(process.execPath, ['--import', recordImports, runJs, ...args], {
+        cwd: repo,
+        env: childEnv,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      const oclif = readFileSync(imports, 'utf8').includes('/@oclif/core/')
+      return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr, oclif}
+    }
+
+    const shown = built(['exec', 'feat', '--', 'sh', '-c', 'echo $WORKTREE; pwd; exit 7'])
+    expect(shown, shown.stderr).to.deep.include({status: 7, stdout: `feat\n${feat}\n`, oclif: false})
+    // The same refusals, word for word, as through oclif.
+    const unknown = built(['exec', 'nope', '--', 'true'])
+    expect(unknown).to.deep.include({status: 2, oclif: false, stderr: cli(['exec', 'nope', '--', 'true']).stderr})
+    expect(unknown.stderr).to.include('there is no worktree nope')
+    // Anything oclif adds something to is oclif's: a flag, a linked plugin (it may provide backends).
+    expect(built(['exec', '--worktree', 'feat', '--', 'true'])).to.deep.include({status: 0, oclif: true})
+    const data = path.join(scratch, 'data')
+    mkdirSync(data)
+    writeFileSync(
+      path.join(data, 'package.json'),
+      JSON.stringify({
+        oclif: {
+          plugins: [{type: 'link', name: 'procfile-stack', root: path.join(projectRoot, 'examples', 'procfile-stack')}],
+        },
+      }),
+    )
+    const linked = built(['exec', 'feat', '--', 'sh', '-c', 'echo $WORKTREE'], {YARD_DATA_DIR: data})
+    expect(linked, linked.stderr).to.deep.include({status: 0, stdout: 'feat\n', oclif: true})
   })
 
   it('in a 100×30 tmux pane exec starts at 30 100 and a running shell follows a resize to 80×20 (case 11)', async () => {
