@@ -1,7 +1,8 @@
 /**
  * `yard sandbox create` and `attach` (DESIGN.md §5.2, §3.4).
  *
- * Create, in order: input checked (name, repos, branch, runtime) → no pod of that name → the image
+ * Create, in order: input checked (name, repos, branch, runtime) → the name's lock (one create of
+ * a sandbox at a time; a second waits, then is refused) → no pod of that name → the image
  * (yard's default image built when missing) → every repository's cache ensured (cold clone
  * failure: fail fast, nothing made; warm fetch failure: go on, stale, with a warning; a `#REF`
  * the cache lacks: exit 2) and leased
@@ -12,6 +13,9 @@
  * and waits for the pod's node to hold them (kubernetes-runtime.ts), and ports are forwarded
  * with `yard sandbox forward`.
  */
+import {promises as fs} from 'node:fs'
+import path from 'node:path'
+
 import type {CacheAddResult, CacheBackend} from '../../sdk/cache.js'
 import type {SandboxAttachResult, SandboxRecord, SandboxRepo, SandboxSpec} from '../../sdk/sandbox.js'
 import type {OffsetSource, Target} from '../../sdk/target.js'
@@ -19,6 +23,7 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
+import {withLock} from '../../sdk/lock.js'
 import {busyPorts} from '../../sdk/port-probe.js'
 import {repoIdentity} from '../../sdk/repo-identity.js'
 import {checkSandboxBranch, parseRepoFlags} from '../../sdk/sandbox-repos.js'
@@ -27,6 +32,7 @@ import {requireClusterSource} from '../cluster/source.js'
 import {loadConfig} from '../config/config.js'
 import {validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
+import {stateDir} from '../kernel/state.js'
 import {validateImageReference} from '../machine/image-reference.js'
 import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
 import {requireValidBranchName} from '../workspace/git.js'
@@ -67,6 +73,24 @@ export interface CreateResult extends SandboxAttachResult {
   start: 'warm' | 'cold'
 }
 
+/** How long one create may hold its name's lock: a cold clone of a large repository included. */
+const CREATE_LOCK_BUDGET_MS = 30 * 60_000
+
+/**
+ * Runs `work` holding the lock of sandbox `target` (`<state dir>/locks/sandbox-<project>.lock`):
+ * one create of a project at a time on this host; a lock whose holder died is taken over.
+ */
+async function withSandboxLock<T>(
+  context: YardContext,
+  target: Target,
+  purpose: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const lockPath = path.join(stateDir(context.env), 'locks', `sandbox-${target.project}.lock`)
+  await fs.mkdir(path.dirname(lockPath), {recursive: true})
+  return withLock(lockPath, {budgetMs: CREATE_LOCK_BUDGET_MS, purpose, warn: context.warn}, work)
+}
+
 /** The borrower a sandbox is in its caches' leases: `sandbox <project name>`. */
 const borrower = (target: Target) => ({kind: 'sandbox', name: target.project})
 
@@ -86,11 +110,34 @@ export async function createSandbox(
   const branch = checkSandboxBranch(options.branch ?? `wt/${name}`)
   if (options.image !== undefined) validateImageReference(options.image, '--image')
   const session = await openSandboxes(context, backends, options.runtime)
-  const {workspace, backend, runtime} = session
+  const {workspace, runtime} = session
   // Refused before the cluster is asked anything: the node would fail only after the Repo exists.
   if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
   await requireValidBranchName(context.runner, workspace.mainPath, branch)
   const probe = sandboxTarget(workspace, context, name)
+  // One create of a name at a time: a second one waits, then finds the first's sandbox and is
+  // refused, instead of both making a pod of one name (a failed play removes the pod by name,
+  // the winner's included) and the loser releasing the winner's leases (the same borrower).
+  return withSandboxLock(context, probe, `sandbox create ${name}`, async () =>
+    createNamed(context, backends, {options, name, repos, branch, session, probe}),
+  )
+}
+
+/** createSandbox once it holds the name's lock: everything from the existence check on. */
+async function createNamed(
+  context: YardContext,
+  backends: Backends,
+  request: {
+    options: CreateOptions
+    name: string
+    repos: SandboxRepo[]
+    branch: string
+    session: SandboxSession
+    probe: Target
+  },
+): Promise<CreateResult> {
+  const {options, name, repos, branch, session, probe} = request
+  const {workspace, backend, runtime} = session
   if (await backend.get(probe, runtime)) {
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {
       fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`,
