@@ -37,6 +37,15 @@ describe('yard machine status (native, DESIGN.md §4.3)', () => {
     expect(text.stdout).to.match(/^backend +native \(no VM: the host's podman\)$/m)
   })
 
+  it('--worktree of a worktree that is not untrusted says where it runs; of one that does not exist, that too', async () => {
+    const repo = makeRepo()
+    const gone = await yard(['machine', 'status', '--worktree', 'pr-9'], {cwd: repo, env: podmanEnv()})
+    expect(gone.exitCode).to.equal(2)
+    expect(gone.stderr).to.include('worktree pr-9 is not untrusted, so it has no machine of its own')
+    expect(gone.stderr).to.include("pr-9 does not exist; it would run on this host's podman")
+    expect(gone.stderr).to.not.include('shared machine')
+  })
+
   it('says unresponsive when podman cannot answer', async () => {
     const status = await yard(['machine', 'status', '--json'], {
       cwd: makeRepo(),

@@ -10,7 +10,7 @@ import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import {cleanupTemp, makeRepo, tempDir, writeFile} from '../support/repo.js'
+import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
 import {yard} from '../support/yard.js'
 
 const toml = '[project]\nprefix = "yardtest-uc"\n\n[machine]\nbackend = "native"\n\n[ports]\nWEB_PORT = 38900\n'
@@ -66,6 +66,17 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     }
 
     expect((await dryRun(['    network_mode: bridge'])).exitCode).to.equal(0)
+  })
+
+  it('refuses a Dockerfile outside the worktree, however the path reaches it', async () => {
+    for (const dockerfile of ['/etc/passwd', '../../outside/Dockerfile', 'sub/../../../Dockerfile']) {
+      const result = await dryRun(['    build:', '      context: .', `      dockerfile: ${dockerfile}`])
+      expect(result.exitCode, `dockerfile: ${dockerfile}: ${result.stderr}`).to.equal(3)
+      expect(result.said).to.include(`service web builds with the Dockerfile ${dockerfile}`)
+    }
+
+    const inside = await dryRun(['    build:', '      context: .', '      dockerfile: docker/Dockerfile.dev'])
+    expect(inside.exitCode, inside.stderr).to.equal(0)
   })
 
   it('reads no file outside the worktree: an interpolated env_file, an extends file, an include', async () => {
@@ -153,5 +164,40 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     const again = await run('worktree', 'list', '--json')
     expect(again.stderr).not.to.include('was changed')
     expect(existsSync(marker)).to.equal(false)
+  })
+
+  it('runs no git in a submodule whose .git the box made (a gitlink on its branch): list, dashboard, remove', async () => {
+    // A contributor's branch carries a gitlink; the box fills its directory with a repository of its own.
+    git(repo, 'checkout', '-q', '-b', 'contributor/sub')
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${git(repo, 'rev-parse', 'HEAD')},vendor/lib`)
+    git(repo, 'commit', '-q', '-m', 'vendor lib')
+    git(repo, 'checkout', '-q', 'main')
+    const added = await run('worktree', 'add', 'pr-sub', 'contributor/sub', '--untrusted', '--no-fetch')
+    expect(added.exitCode, added.stderr).to.equal(0)
+    const sub = path.join(`${repo}-worktrees`, 'pr-sub', 'vendor', 'lib')
+    const marker = path.join(tempDir('uc-sub-marker'), 'ran')
+    for (const dir of ['objects', 'refs']) mkdirSync(path.join(sub, '.git', dir), {recursive: true})
+    writeFileSync(path.join(sub, '.git', 'HEAD'), 'ref: refs/heads/x\n')
+    writeFileSync(
+      path.join(sub, '.git', 'config'),
+      `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "touch ${marker}; false"\n`,
+    )
+    writeFileSync(path.join(sub, 'file.txt'), 'box\n')
+
+    const list = await run('worktree', 'list', '--json')
+    expect(list.exitCode, list.stderr).to.equal(0)
+    expect((list.json as Array<{name: string; trust: string}>).find((row) => row.name === 'pr-sub')).to.include({
+      trust: 'untrusted',
+    })
+    expect(existsSync(marker), 'worktree list ran the fsmonitor the box wrote').to.equal(false)
+    const snapshot = await run('dashboard', '--json')
+    expect(snapshot.exitCode, snapshot.stderr).to.equal(0)
+    expect(existsSync(marker), 'the dashboard ran the fsmonitor the box wrote').to.equal(false)
+    const planned = await run('worktree', 'remove', 'pr-sub', '--dry-run')
+    expect(planned.exitCode, planned.stderr).to.equal(3)
+    expect(planned.stderr).to.include('repository vendor/lib/ (not inspected')
+    const removed = await run('worktree', 'remove', 'pr-sub', '--force', '--yes')
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(existsSync(marker), 'git ran the fsmonitor the box wrote').to.equal(false)
   })
 })

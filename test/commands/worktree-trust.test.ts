@@ -50,7 +50,11 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     })
     const env = podmanEnv()
     const run = async (...args: string[]) => yard(args, {cwd: repo, env})
-    expect((await run('worktree', 'add', 'pr-1', '--untrusted', '--no-fetch')).exitCode).to.equal(0)
+    const added = await run('worktree', 'add', 'pr-1', '--untrusted', '--no-fetch')
+    expect(added.exitCode, added.stderr).to.equal(0)
+    // The native backend makes no machine: the output says where it runs instead.
+    expect(added.stdout).to.include("untrusted: its stack and box run on this host's podman")
+    expect(added.stdout).to.not.include(`machine yard-${PREFIX}1-pr-1`)
     const worktree = path.join(`${repo}-worktrees`, 'pr-1')
     const common = path.join(repo, '.git')
 
@@ -144,7 +148,7 @@ describe('untrusted worktrees on the native machine, and yard worktree trust', f
     const untrusted = await run('worktree', 'trust', 'pr-2', '--untrusted')
     expect(untrusted.exitCode, untrusted.stderr).to.equal(0)
     expect(untrusted.stdout).to.include(
-      `worktree pr-2 is now untrusted: its stack and box run on machine yard-${PREFIX}2-pr-2`,
+      "worktree pr-2 is now untrusted: its stack and box run on this host's podman (the native backend has no machine to give it)",
     )
     expect(localToml(repo)).to.include('[worktrees.pr-2]\ntrust = "untrusted"\n')
     const list = await run('worktree', 'list', '--json')

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {type AddResult, addWorktree, worktreeBackends} from '../../core/worktree/index.js'
+import {type AddResult, addWorktree, whereItRuns, worktreeBackends} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
@@ -11,7 +11,7 @@ export default class WorktreeAdd extends BaseCommand {
   static description = `The worktree goes to <worktrees root>/NAME on BRANCH (default wt/NAME). An existing local branch is checked out as it is; a branch that exists only as origin/BRANCH is created tracking it; otherwise a new branch is created without upstream (so a bare \`git push\` never lands on the base) from: --from REF, else YARD_WORKTREE_BASE / [worktrees] base, else origin/HEAD, else the first of origin/main, main, origin/master, master, else the current HEAD. The base's remote is fetched first (--no-fetch skips it); the base is printed and recorded as branch.<branch>.yardBase.
 A name whose offset clashes with another worktree or sandbox is pinned to the lowest free offset in yard.local.toml.
 Submodules main has checked out are initialised from main's own objects (--no-submodules skips them); a sparse main's patterns apply to the new worktree before its checkout; a partial clone's missing blobs are fetched once, up front.
---untrusted records the worktree as untrusted in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box run on a machine of their own, yard-<prefix>-NAME, created on its first \`yard up\` and removed with the worktree.`
+--untrusted records the worktree as untrusted in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box run on a machine of their own, yard-<prefix>-NAME, created on its first \`yard up\` and removed with the worktree. On the native backend (Linux) there is no machine to give: they run on the host's podman, the box mounting only the worktree and the git dir read-only, the compose file checked before every up.`
 
   static examples = [
     '<%= config.bin %> worktree add feat',
@@ -80,9 +80,7 @@ function describe(result: AddResult): string {
   if (result.submodules.initialised.length > 0) lines.push(`  submodules: ${result.submodules.initialised.join(', ')}`)
   lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
   if (result.trust === 'untrusted')
-    lines.push(
-      `  untrusted: its stack and box run on machine ${result.machine} (created on its first \`yard up\`), which mounts only this worktree and the git dir read-only`,
-    )
+    lines.push(`  untrusted: ${whereItRuns('untrusted', result.machine, result.machineBackend)}`)
   if (result.copied.length > 0)
     lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
   return lines.join('\n')

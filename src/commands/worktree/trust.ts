@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {setWorktreeTrust, type TrustOutcome} from '../../core/worktree/index.js'
+import {setWorktreeTrust, type TrustOutcome, whereItRuns} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {BaseCommand} from '../base.js'
 
@@ -8,7 +8,7 @@ import {BaseCommand} from '../base.js'
 export default class WorktreeTrust extends BaseCommand {
   static hiddenAliases = ['wt:trust']
   static summary = 'Mark a worktree untrusted (a machine of its own) or trusted again'
-  static description = `--untrusted records it in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box then run on a machine of their own, yard-<prefix>-NAME, that mounts only this worktree and the git dir read-only. Refused (exit 3) while its stack or box still runs on the shared machine.
+  static description = `--untrusted records it in the main checkout's yard.local.toml ([worktrees.NAME] trust = "untrusted"): its stack and box then run on a machine of their own, yard-<prefix>-NAME, that mounts only this worktree and the git dir read-only (on the native backend: the host's podman, with the box's mounts narrowed so and the compose file checked before every up). Refused (exit 3) while its stack or box still runs on the shared machine.
 --trusted deletes the record: it runs on the shared machine again. Refused (exit 3) while its own machine exists (yard machine rm --worktree NAME removes it).`
 
   static examples = [
@@ -35,10 +35,7 @@ export default class WorktreeTrust extends BaseCommand {
       name: args.name,
       trust: flags.untrusted ? 'untrusted' : 'trusted',
     })
-    const where =
-      outcome.trust === 'untrusted'
-        ? `its stack and box run on machine ${outcome.machine}, which mounts only the worktree and the git dir read-only`
-        : `it runs on the shared machine ${outcome.machine}`
+    const where = whereItRuns(outcome.trust, outcome.machine, outcome.machineBackend)
     this.print(`worktree ${outcome.name} ${outcome.changed ? 'is now' : 'is already'} ${outcome.trust}: ${where}`)
     return outcome
   }

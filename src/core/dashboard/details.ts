@@ -9,6 +9,7 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {openStack} from '../stack/stack.js'
+import {UNTRUSTED_GIT, UNTRUSTED_STATUS} from '../workspace/git-link.js'
 
 /** How many log lines and git status lines the pane shows at most. */
 export const DETAIL_LINES = 8
@@ -59,6 +60,8 @@ export async function gatherDetails(context: YardContext, backends: Backends, na
   const quiet = {...context, warn: (message: string) => notes.push(message)}
   const session = await openStack(quiet, backends, name)
   const {stack, target} = session
+  // Git kept out of an untrusted worktree's submodules (git-link.ts).
+  const untrusted = !target.isMain && session.workspace.config.trust[target.name] === 'untrusted'
   const [containers, logs, status] = await Promise.all([
     session.running
       ? part(
@@ -76,10 +79,17 @@ export async function gatherDetails(context: YardContext, backends: Backends, na
     part(
       'git status',
       async () =>
-        context.runner.git(['status', '--short', '--branch', '--untracked-files=all'], {
-          cwd: target.checkoutPath,
-          timeoutMs: DETAIL_BUDGET_MS,
-        }),
+        context.runner.git(
+          [
+            ...(untrusted ? UNTRUSTED_GIT : []),
+            'status',
+            '--short',
+            '--branch',
+            '--untracked-files=all',
+            ...(untrusted ? UNTRUSTED_STATUS : []),
+          ],
+          {cwd: target.checkoutPath, timeoutMs: DETAIL_BUDGET_MS},
+        ),
       undefined,
       notes,
     ),

@@ -3,6 +3,8 @@
  * the spec it gets — `[machine] name` (default `yard-<prefix>`), the sizes, and exactly two
  * mounts: the main checkout and the worktrees root.
  */
+import {existsSync} from 'node:fs'
+
 import type {MachineBackend, MachineSpec, MachineStatus} from '../../sdk/machine.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
@@ -160,6 +162,15 @@ export interface MachineOutcome {
   reason?: string
 }
 
+/** Where a worktree that is not untrusted runs, in words: there may be no such worktree, or no machine. */
+function runsWhere(workspace: Workspace, name: string): string {
+  const place =
+    workspace.config.machine.backend === 'native'
+      ? "this host's podman, as every checkout on the native backend (it has no machines)"
+      : `the shared machine ${workspace.config.machine.name}`
+  return existsSync(worktreePath(workspace, name)) ? `runs on ${place}` : `does not exist; it would run on ${place}`
+}
+
 /**
  * The name of the untrusted worktree whose own machine `--worktree NAME` means.
  * @throws InputError (exit 2) for an invalid name, or a worktree not recorded as untrusted (it
@@ -169,8 +180,8 @@ function untrustedName(workspace: Workspace, worktree: string): string {
   const name = validateName(worktree, 'worktree name (--worktree)')
   if (isUntrusted(workspace, name)) return name
   throw new InputError(`worktree ${name} is not untrusted, so it has no machine of its own`, {
-    why: `only a worktree recorded as untrusted in ${workspace.config.files.local} runs on a machine of its own; ${name} runs on the shared machine ${workspace.config.machine.name}`,
-    fix: 'leave out --worktree for the shared machine',
+    why: `only a worktree recorded as untrusted in ${workspace.config.files.local} runs on a machine of its own; ${name} ${runsWhere(workspace, name)}`,
+    fix: `leave out --worktree for ${workspace.config.machine.backend === 'native' ? "the host's podman" : 'the shared machine'}`,
   })
 }
 

@@ -117,6 +117,12 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
     for (const context of contexts)
       if (typeof context === 'string' && context.startsWith('/') && !insideReal(context, root))
         found.push(`service ${service} builds from ${context}`)
+    // A relative dockerfile is the build context's (compose specification, build "dockerfile").
+    if (build && typeof build.dockerfile === 'string') {
+      const from = typeof build.context === 'string' && build.context.startsWith('/') ? build.context : root
+      if (!insideReal(path.resolve(from, build.dockerfile), root))
+        found.push(`service ${service} builds with the Dockerfile ${build.dockerfile}`)
+    }
   }
 
   const volumes = isMapping(compose.volumes) ? compose.volumes : {}

@@ -12,6 +12,26 @@ import path from 'node:path'
 import {RefusedError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
 
+/**
+ * What every git run in an untrusted worktree starts with. Its box writes the checkout, so it can
+ * put a `.git` directory of its own under any submodule path (a gitlink a pull request commits),
+ * whose config git obeys in the submodule: `core.fsmonitor` and filter drivers run commands on
+ * the host. So git never goes into a submodule there (`submodule.recurse`, `diff.ignoreSubmodules`;
+ * `git status` also gets UNTRUSTED_STATUS) and runs no fsmonitor. `-c` reaches git's child
+ * processes too (GIT_CONFIG_PARAMETERS) and outranks every config file (git-config(1), "SCOPES").
+ */
+export const UNTRUSTED_GIT = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'submodule.recurse=false',
+  '-c',
+  'diff.ignoreSubmodules=all',
+] as const
+
+/** `git status` in an untrusted worktree: submodules are not looked into (git-status(1)). */
+export const UNTRUSTED_STATUS = ['--ignore-submodules=all'] as const
+
 function real(p: string): string {
   try {
     return realpathSync(p)

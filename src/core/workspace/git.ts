@@ -9,6 +9,7 @@ import path from 'node:path'
 import type {ProcessRunner} from '../../sdk/process.js'
 
 import {InputError} from '../../sdk/errors.js'
+import {UNTRUSTED_GIT, UNTRUSTED_STATUS} from './git-link.js'
 
 /** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
 export async function resolveCommit(runner: ProcessRunner, cwd: string, ref: string): Promise<string | undefined> {
@@ -116,9 +117,19 @@ export interface DirtyCounts {
   untracked: number
 }
 
-/** Counts of `git status --porcelain -z --untracked-files=all` in a checkout. */
-export async function dirtyCounts(runner: ProcessRunner, checkout: string): Promise<DirtyCounts> {
-  const result = await runner.git(['status', '--porcelain', '-z', '--untracked-files=all'], {cwd: checkout})
+/**
+ * Counts of `git status --porcelain -z --untracked-files=all` in a checkout; `untrusted`: one whose
+ * files untrusted code writes (git-link.ts UNTRUSTED_GIT: no submodule is looked into).
+ */
+export async function dirtyCounts(
+  runner: ProcessRunner,
+  checkout: string,
+  options: {untrusted?: boolean} = {},
+): Promise<DirtyCounts> {
+  const [config, status] = options.untrusted ? [UNTRUSTED_GIT, UNTRUSTED_STATUS] : [[], []]
+  const result = await runner.git([...config, 'status', '--porcelain', '-z', '--untracked-files=all', ...status], {
+    cwd: checkout,
+  })
   const counts: DirtyCounts = {modified: 0, untracked: 0}
   const entries = result.stdout.split('\0')
   for (let index = 0; index < entries.length; index++) {
@@ -161,6 +172,7 @@ function countV2(entries: readonly string[]): DirtyCounts {
  * never contends with the user's own git. A checkout whose status fails stops its batch (git
  * 2.39 has no `--keep-going`), and an older git has no for-each-repo: the checkouts without an
  * answer are asked one by one with `dirtyCounts`, so a failure is reported as that checkout's.
+ * The checkouts in `untrusted` are asked one by one as `dirtyCounts` does with `untrusted`.
  * @returns the counts in the order of `checkouts`
  * @throws OperationError (exit 1) when `git status` fails in a checkout (as `dirtyCounts`).
  */
@@ -168,7 +180,23 @@ export async function dirtyCountsMany(
   runner: ProcessRunner,
   checkouts: readonly string[],
   batches = 4,
+  untrusted: ReadonlySet<string> = new Set(),
 ): Promise<DirtyCounts[]> {
+  // Untrusted checkouts are asked alone, with git kept out of their submodules (git-link.ts).
+  if (untrusted.size > 0) {
+    const trusted = checkouts.filter((checkout) => !untrusted.has(checkout))
+    const [counted, alone] = await Promise.all([
+      dirtyCountsMany(runner, trusted, batches),
+      Promise.all(
+        checkouts
+          .filter((checkout) => untrusted.has(checkout))
+          .map(async (checkout) => [checkout, await dirtyCounts(runner, checkout, {untrusted: true})] as const),
+      ),
+    ])
+    const answers = new Map([...trusted.map((checkout, index) => [checkout, counted[index]] as const), ...alone])
+    return checkouts.map((checkout) => answers.get(checkout)!)
+  }
+
   const size = Math.max(1, Math.ceil(checkouts.length / batches))
   const chunks = Array.from({length: Math.ceil(checkouts.length / size)}, (_, index) =>
     checkouts.slice(index * size, (index + 1) * size),

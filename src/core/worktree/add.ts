@@ -97,6 +97,8 @@ export interface AddResult {
   trust: Trust
   /** The machine its stack and box run on (an untrusted worktree's own is created on its first `up`). */
   machine: string
+  /** `[machine] backend`: `native` runs everything on the host's podman, with no machine of its own. */
+  machineBackend: string
 }
 
 /** The name and branch of a request: NAME [BRANCH], or `--branch BRANCH` alone (DESIGN.md §3.1, §4.1). */
@@ -261,6 +263,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     submodules,
     trust,
     machine: trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name,
+    machineBackend: workspace.config.machine.backend,
   }
 }
 

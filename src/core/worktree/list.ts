@@ -142,6 +142,8 @@ export async function listWorktrees(
     dirtyCountsMany(
       context.runner,
       present.map((checkout) => checkout.path),
+      undefined,
+      new Set(present.filter((checkout) => checkout.trust === 'untrusted').map((checkout) => checkout.path)),
     ).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
       const comparedWith = against(worktree)

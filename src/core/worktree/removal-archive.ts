@@ -15,6 +15,7 @@ import type {YardContext} from '../kernel/context.js'
 import {OperationError} from '../../sdk/errors.js'
 import {formatArgv, type ProcessRunner} from '../../sdk/process.js'
 import {stateDir} from '../kernel/state.js'
+import {UNTRUSTED_GIT, UNTRUSTED_STATUS} from '../workspace/git-link.js'
 import {dirtyCounts} from '../workspace/git.js'
 import {copyEntry, ignoredMatching} from '../workspace/ignored-files.js'
 import {AGENT_HOME_DIR} from './agent-home.js'
@@ -43,6 +44,13 @@ export interface OutsideWork {
   ignored: string[]
   /** The ignored files that match `[worktrees] keep-ignored`: unsaved work, copied to the archive with `--force`. */
   keepIgnored: string[]
+  /**
+   * Of an untrusted worktree: its checked-out submodules and nested repositories, into which yard
+   * runs no git (their `.git` may be its box's, whose config git would obey on the host:
+   * git-link.ts UNTRUSTED_GIT). Unsaved work that cannot be told: refuses without `--force`, and
+   * is not saved with it.
+   */
+  uninspected: string[]
 }
 
 /** One saved part: where it went and the command (run from anywhere) that restores it into the re-added worktree. */
@@ -68,10 +76,15 @@ export async function findOutsideWork(
   checkout: string,
   keepPatterns: readonly string[],
   mainPath?: string,
+  options: {untrusted?: boolean} = {},
 ): Promise<OutsideWork> {
+  const [config, statusOptions] = options.untrusted ? [UNTRUSTED_GIT, UNTRUSTED_STATUS] : [[], []]
   const [status, staged, matching] = await Promise.all([
-    runner.git(['status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=all'], {cwd: checkout}),
-    runner.git(['ls-files', '--stage', '-z'], {cwd: checkout}),
+    runner.git(
+      [...config, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=all', ...statusOptions],
+      {cwd: checkout},
+    ),
+    runner.git([...config, 'ls-files', '--stage', '-z'], {cwd: checkout}),
     ignoredMatching(runner, checkout, keepPatterns),
   ])
   // A copy of the main checkout's file (what `worktree add` copied in, unchanged) loses nothing.
@@ -93,11 +106,10 @@ export async function findOutsideWork(
   const gitlinks = split(staged.stdout)
     .filter((line) => line.startsWith('160000 '))
     .map((line) => line.slice(line.indexOf('\t') + 1))
-  const inSubmodules = await Promise.all(
-    gitlinks
-      .filter((sub) => existsSync(path.join(checkout, sub, '.git')))
-      .map(async (sub) => submoduleWork(runner, checkout, sub)),
-  )
+  const populated = gitlinks.filter((sub) => existsSync(path.join(checkout, sub, '.git')))
+  if (options.untrusted)
+    return {submodules: [], nested: [], ignored, keepIgnored, uninspected: [...populated, ...nested]}
+  const inSubmodules = await Promise.all(populated.map(async (sub) => submoduleWork(runner, checkout, sub)))
   // A nested repository inside a submodule is archived like one in the checkout: the submodule's
   // patch could only record it as a gitlink to a commit that lives nowhere else.
   for (const sub of inSubmodules) nested.push(...sub.nested.map((inner) => path.join(sub.path, inner)))
@@ -106,7 +118,7 @@ export async function findOutsideWork(
   const submodules = inSubmodules.filter(
     (work) => work.commits + work.modified + work.untracked + work.nested.length > 0,
   )
-  return {submodules, nested, ignored, keepIgnored}
+  return {submodules, nested, ignored, keepIgnored, uninspected: []}
 }
 
 /** The `?? dir/` entries of `git status --porcelain -z` in `dir` that hold a `.git`, without the `/`. */
@@ -146,7 +158,7 @@ async function submoduleWork(runner: ProcessRunner, checkout: string, sub: strin
 
 /** Whether anything in `work` is unsaved (refuses a remove without `--force`). */
 export function hasOutsideWork(work: OutsideWork): boolean {
-  return work.submodules.length + work.nested.length + work.keepIgnored.length > 0
+  return work.submodules.length + work.nested.length + work.keepIgnored.length + work.uninspected.length > 0
 }
 
 /** The archive directory of one removal: `<state dir>/removed/<prefix>/<name>-<stamp>`. */
@@ -265,6 +277,12 @@ export function describeOutside(outside: OutsideWork): string {
       `submodule ${sub.path} (${plural(sub.commits, 'commit')} not on its remote, ${sub.modified} modified, ${sub.untracked} untracked)`,
   )
   parts.push(...outside.nested.map((nested) => `nested repository ${nested}/`))
+  parts.push(
+    ...outside.uninspected.map(
+      (uninspected) =>
+        `repository ${uninspected}/ (not inspected: yard runs no git in it in an untrusted worktree; --force deletes it unsaved)`,
+    ),
+  )
   if (outside.keepIgnored.length > 0)
     parts.push(
       `${plural(outside.keepIgnored.length, 'ignored file')} to keep ([worktrees] keep-ignored): ${outside.keepIgnored.join(', ')}`,

@@ -202,9 +202,11 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
 
   const target = buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
   const [unsaved, outside, transcriptFiles, teardown, machine] = await Promise.all([
-    worktree && present ? unsavedWork(context, workspace, checkout, worktree) : null,
+    worktree && present ? unsavedWork(context, workspace, checkout, worktree, trust === 'untrusted') : null,
     worktree && present
-      ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath)
+      ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath, {
+          untrusted: trust === 'untrusted',
+        })
       : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
     options.backends.stackTeardown(workspace, target),
@@ -336,9 +338,10 @@ async function unsavedWork(
   workspace: Workspace,
   checkout: string,
   worktree: GitWorktree,
+  untrusted: boolean,
 ): Promise<UnsavedWork> {
   const [dirty, remotes, bases] = await Promise.all([
-    dirtyCounts(context.runner, checkout),
+    dirtyCounts(context.runner, checkout, {untrusted}),
     listRemotes(context.runner, workspace.mainPath),
     worktree.branch === undefined
       ? new Map<string, string>()
@@ -432,9 +435,15 @@ export async function executeRemoval(
   }
 
   const nested = summary.outside?.nested ?? []
+  // An untrusted worktree's submodules and nested repositories stay out of the snapshot (no git in them).
+  const uninspected = summary.outside?.uninspected ?? []
   const changes = summary.unsaved !== null && summary.unsaved.modified + summary.unsaved.untracked - nested.length > 0
   const snapshot = summary.snapshot
-    ? await snapshotWorktree(context, checkout, name, {changes, exclude: nested})
+    ? await snapshotWorktree(context, checkout, name, {
+        changes,
+        exclude: [...nested, ...uninspected],
+        untrusted: summary.trust === 'untrusted',
+      })
     : undefined
   const savedIn = removalArchiveDir(
     context.env,

@@ -14,6 +14,7 @@ import type {YardContext} from '../kernel/context.js'
 
 import {OperationError} from '../../sdk/errors.js'
 import {formatArgv} from '../../sdk/process.js'
+import {UNTRUSTED_GIT} from '../workspace/git-link.js'
 
 export const REMOVED_REFS = 'refs/yard/removed'
 
@@ -54,8 +55,13 @@ export function restoredBranch(ref: string): string {
 export interface SnapshotOptions {
   /** Commit the uncommitted work on top of HEAD; false: the ref points at HEAD (a HEAD on no branch). */
   changes: boolean
-  /** Paths (relative to the checkout) left out: nested repositories, archived on their own, never a gitlink. */
+  /**
+   * Paths (relative to the checkout) left out: nested repositories, archived on their own; in an
+   * untrusted worktree its checked-out submodules too (they keep HEAD's gitlink).
+   */
   exclude?: string[]
+  /** An untrusted worktree: git runs with git-link.ts UNTRUSTED_GIT, never into a submodule. */
+  untrusted?: boolean
 }
 
 /**
@@ -72,7 +78,9 @@ export async function snapshotWorktree(
   options: SnapshotOptions = {changes: true},
   now = new Date(),
 ): Promise<string> {
-  const git = async (args: string[], env: Record<string, string> = {}) => context.runner.git(args, {cwd: checkout, env})
+  const config = options.untrusted ? UNTRUSTED_GIT : []
+  const git = async (args: string[], env: Record<string, string> = {}) =>
+    context.runner.git([...config, ...args], {cwd: checkout, env})
   if (!options.changes)
     return createRef(
       context,

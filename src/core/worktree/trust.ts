@@ -23,6 +23,21 @@ export interface TrustOutcome {
   changed: boolean
   /** The machine its stack and box run on from now on. */
   machine: string
+  /** `[machine] backend`: `native` runs everything on the host's podman, with no machine of its own. */
+  machineBackend: string
+}
+
+/**
+ * Where a worktree of this trust runs, in words for its command's output (docs/worktrees.md,
+ * "Untrusted worktrees"): its own machine, or on the native backend the host's podman with the
+ * narrowed mounts (there is no machine to name); the shared machine, or the host's podman.
+ */
+export function whereItRuns(trust: Trust, machine: string, machineBackend: string): string {
+  const native = machineBackend === 'native'
+  if (trust === 'trusted') return native ? "it runs on this host's podman" : `it runs on the shared machine ${machine}`
+  return native
+    ? "its stack and box run on this host's podman (the native backend has no machine to give it), its box mounting only this worktree and the git dir read-only, its compose file checked before every up"
+    : `its stack and box run on machine ${machine} (created on its first \`yard up\`), which mounts only this worktree and the git dir read-only`
 }
 
 /**
@@ -47,7 +62,8 @@ export async function setWorktreeTrust(
   const machineName =
     options.trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name
   const current = workspace.config.trust[name] ?? 'trusted'
-  if (current === options.trust) return {name, trust: current, changed: false, machine: machineName}
+  const machineBackend = workspace.config.machine.backend
+  if (current === options.trust) return {name, trust: current, changed: false, machine: machineName, machineBackend}
   const {machine} = await createMachine(context, backends, workspace)
   if (options.trust === 'untrusted') {
     // What runs now runs on the shared machine with the shared mounts.
@@ -80,5 +96,5 @@ export async function setWorktreeTrust(
   const file = workspace.config.files.local
   await withOffsetsLock(context, workspace, `worktree trust ${name}`, async () => writeTrust(file, name, options.trust))
   if (options.trust === 'untrusted') await excludePinFile(context, workspace)
-  return {name, trust: options.trust, changed: true, machine: machineName}
+  return {name, trust: options.trust, changed: true, machine: machineName, machineBackend}
 }
