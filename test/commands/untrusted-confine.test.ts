@@ -151,6 +151,10 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
       expect(remove.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
       const up = await run('up', 'pr-1', '--dry-run')
       expect(up.exitCode, up.stderr).to.equal(3)
+      // Marked trusted again, host git would obey that directory's config.
+      const trusted = await run('worktree', 'trust', 'pr-1', '--trusted')
+      expect(trusted.exitCode, trusted.stderr).to.equal(3)
+      expect(trusted.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
       expect(existsSync(marker), 'git ran with the config the box wrote').to.equal(false)
       // The printed fix puts the link back.
       const fix = /put the link back: (.*)$/m.exec(remove.stderr)?.[1]

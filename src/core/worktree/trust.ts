@@ -13,7 +13,8 @@ import {validateName} from '../identity/identity.js'
 import {withOffsetsLock} from '../identity/offset-allocator.js'
 import {excludePinFile} from '../identity/pins.js'
 import {createMachine, machineSpec, worktreeMachineName} from '../machine/machine.js'
-import {buildTarget, openWorkspace, worktreesUnderRoot} from '../workspace/workspace.js'
+import {checkGitLink} from '../workspace/git-link.js'
+import {buildTarget, openWorkspace, worktreePath, worktreesUnderRoot} from '../workspace/workspace.js'
 import {type Trust, writeTrust} from './trust-record.js'
 
 export interface TrustOutcome {
@@ -44,7 +45,7 @@ export function whereItRuns(trust: Trust, machine: string, machineBackend: strin
  * Sets the trust of worktree `name`.
  * @throws InputError (exit 2) for an invalid name or a worktree that does not exist;
  *   RefusedError (exit 3) while its stack or box runs on the shared machine (to untrusted) or
- *   its own machine exists (to trusted); OperationError (exit 1) when yard.local.toml cannot be edited.
+ *   its own machine exists or its `.git` link was changed (to trusted: git-link.ts); OperationError (exit 1) when yard.local.toml cannot be edited.
  */
 export async function setWorktreeTrust(
   context: YardContext,
@@ -64,6 +65,8 @@ export async function setWorktreeTrust(
   const current = workspace.config.trust[name] ?? 'trusted'
   const machineBackend = workspace.config.machine.backend
   if (current === options.trust) return {name, trust: current, changed: false, machine: machineName, machineBackend}
+  // Trusted again, host git would obey a .git its box re-pointed at a directory of its own.
+  if (options.trust === 'trusted') checkGitLink(workspace.commonDir, worktreePath(workspace, name), name)
   const {machine} = await createMachine(context, backends, workspace)
   if (options.trust === 'untrusted') {
     // What runs now runs on the shared machine with the shared mounts.
