@@ -94,6 +94,13 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     expect(extended.exitCode, extended.said).to.equal(3)
     expect(extended.said).to.include('reads the compose file').and.include('base.yaml')
     expect(extended.stdout + extended.stderr).not.to.include('hunter2')
+    // A path outside that does not exist is refused the same way: no answer tells what the host has.
+    const missing = path.join(path.dirname(secret), 'no-such', 'x.env')
+    for (const lines of [[`    env_file: [${missing}]`], [`    env_file: [${secret}]`]]) {
+      const refused = await dryRun(lines)
+      expect(refused.exitCode, refused.said).to.equal(3)
+      expect(refused.said).to.include('outside')
+    }
   })
 
   it("interpolates from yard's variables only, never the host's environment", async () => {

@@ -23,6 +23,7 @@ import {readEnvFile} from './env-file.js'
 import {addEnvFileValues} from './env.js'
 import {applyResets, mergeValue} from './merge.js'
 import {absolutePath} from './paths.js'
+import {checkConfined} from './read.js'
 import {deepClone, isMapping, type Mapping} from './types.js'
 
 type Load = (files: readonly string[], context: LoadContext) => Mapping
@@ -135,6 +136,7 @@ function parseEntry(raw: unknown, file: string, context: LoadContext): IncludeEn
       .filter((item) => item !== '/dev/null')
       .map((item) => absolutePath(item, workingDir, session.home))
     for (const envFile of envFiles) {
+      checkConfined(envFile, 'env file')
       if (!existsSync(envFile) || !statSync(envFile).isFile()) {
         throw new InputError(`${file}: include env_file ${envFile} does not exist`, {
           fix: `create it, or correct include env_file in ${file}`,

@@ -13,6 +13,7 @@ import {existsSync} from 'node:fs'
 import {InputError} from '../../../sdk/errors.js'
 import {readEnvFile} from './env-file.js'
 import {toMapping} from './merge.js'
+import {checkConfined} from './read.js'
 import {isMapping, type Mapping} from './types.js'
 import {enforceUniqueness} from './unique.js'
 
@@ -91,6 +92,8 @@ export function normalizeServices(
 
     const fromFiles: Record<string, string> = {}
     for (const entry of envFileEntries(service.env_file)) {
+      // Outside an untrusted worktree refused before it is looked for (read.ts).
+      checkConfined(entry.path, 'env file')
       if (!existsSync(entry.path)) {
         if (!entry.required) continue
         throw new InputError(`env file ${entry.path} of service ${name} does not exist`, {

@@ -33,14 +33,33 @@ export function withConfinement<T>(root: string | undefined, resolve: () => T): 
   }
 }
 
-function checkConfined(file: string, what: string): void {
-  if (confinement === undefined) return
-  let real: string
-  try {
-    real = realpathSync(file)
-  } catch {
-    return // missing: the read below says so
+/**
+ * `file`'s real path; for a path that does not exist, its nearest existing directory's real path
+ * with the rest appended, so that a missing file outside the root is refused like a present one
+ * (whether a host path exists is nothing an untrusted compose file may learn).
+ */
+function realOrNearest(file: string): string {
+  const rest: string[] = []
+  let current = path.resolve(file)
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...rest)
+    } catch {
+      const parent = path.dirname(current)
+      if (parent === current) return path.resolve(file)
+      rest.unshift(path.basename(current))
+      current = parent
+    }
   }
+}
+
+/**
+ * Refuses (RefusedError, exit 3) a file outside the root of a confined resolution
+ * (withConfinement), present or not; nothing outside one.
+ */
+export function checkConfined(file: string, what: string): void {
+  if (confinement === undefined) return
+  const real = realOrNearest(file)
 
   const relative = path.relative(confinement, real)
   if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) return
