@@ -47,9 +47,17 @@ export interface SandboxPoolSupport {
   fill(pool: PoolOwner, spec: SandboxSpec, fingerprint: string, options: {fetchThroughSeconds: number}): Promise<string>
   /**
    * Takes a Running, ready, untaken pod of the pool with that fingerprint for `project`
-   * (exclusively: two callers never get one pod); undefined when there is none.
+   * (exclusively: two callers never get one pod); undefined when there is none. `listed`: the
+   * pool's pods as `pods` just answered, so the take needs no listing of its own (a runtime whose
+   * take needs more than that, such as a resource version, may list anyway).
    */
-  take(pool: PoolOwner, runtime: string, fingerprint: string, project: string): Promise<string | undefined>
+  take(
+    pool: PoolOwner,
+    runtime: string,
+    fingerprint: string,
+    project: string,
+    listed?: readonly PoolPod[],
+  ): Promise<string | undefined>
   /** Gives back a taken pod that was not claimed (a create refused after take). */
   untake(pod: string, runtime: string): Promise<void>
   /**

@@ -30,7 +30,7 @@ import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock
 import {validateImageReference} from '../machine/image-reference.js'
 import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
 import {requireValidBranchName} from '../workspace/git.js'
-import {hasPool, spawnRefill, spawnYard, takeWarm} from './pool-fill.js'
+import {hasPool, spawnRefill, spawnYard} from './pool-fill.js'
 import {
   knownSandboxes,
   openSandboxCache,
@@ -39,6 +39,7 @@ import {
   type SandboxSession,
   sandboxTarget,
 } from './sandbox.js'
+import {takeWarm, warmCandidate} from './warm.js'
 
 export interface CreateOptions {
   name: string
@@ -91,6 +92,20 @@ export async function createSandbox(
   if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
   await requireValidBranchName(context.runner, workspace.mainPath, branch)
   const probe = sandboxTarget(workspace, context, name)
+  const pooled = await hasPool(context, session, repos)
+  const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
+  // The pool's pods are listed while the probe and the caches are read (warm.ts): nothing is taken yet.
+  const candidate = pooled
+    ? await warmCandidate(context, session, {
+        runtime,
+        image: options.image ?? workspace.config.cluster.image ?? defaultImageTag(),
+        repos,
+        portBases: workspace.config.ports,
+      })
+    : undefined
+  // Read meanwhile too: attach needs it, nothing before it does.
+  const identity = hostGitIdentity(context, workspace.mainPath)
+  identity.catch(() => undefined)
   if (await backend.get(probe, runtime)) {
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {
       fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`,
@@ -98,8 +113,6 @@ export async function createSandbox(
   }
 
   // With a pool of this set, its pods prove the default image exists: it is checked only for a cold create.
-  const pooled = await hasPool(context, session, repos)
-  const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
   let image =
     options.image ??
     workspace.config.cluster.image ??
@@ -122,12 +135,9 @@ export async function createSandbox(
   const leased: string[] = []
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
-  // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
-  const warm = pooled ? await takeWarm(context, session, specFor(image), probe.project) : undefined
+  // A ready pod of a matching pool, taken before the lock (warm.ts); it gets its identity under it.
+  const warm = candidate ? await takeWarm(context, session, candidate, specFor(image), probe.project) : undefined
   if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
-  // Read while the offset is chosen: attach needs it, nothing before it does.
-  const identity = hostGitIdentity(context, workspace.mainPath)
-  identity.catch(() => undefined)
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {

@@ -107,10 +107,19 @@ export class PodmanPool implements SandboxPoolSupport {
     }
   }
 
-  async take(pool: PoolOwner, runtime: string, fingerprint: string, project: string): Promise<string | undefined> {
-    for (const pod of await this.pods(pool, runtime)) {
+  async take(
+    pool: PoolOwner,
+    runtime: string,
+    fingerprint: string,
+    project: string,
+    listed?: readonly PoolPod[],
+  ): Promise<string | undefined> {
+    for (const pod of listed ?? (await this.pods(pool, runtime))) {
       if (pod.phase !== 'Running' || !pod.ready || pod.taken || pod.fingerprint !== fingerprint) continue
-      if (await takePod(this.context.stateDir, pod.name, project)) return pod.name
+      if (!(await takePod(this.context.stateDir, pod.name, project))) continue
+      // The marker is the take; the ready marker, read again after it, proves the pod was not removed since the listing.
+      if (existsSync(path.join(readyDir(this.context.stateDir), pod.name))) return pod.name
+      await fs.rm(path.join(this.context.stateDir, 'sandboxes', 'claimed', pod.name), {force: true})
     }
 
     return undefined

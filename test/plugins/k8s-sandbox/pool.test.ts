@@ -6,7 +6,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, readdirSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
@@ -16,7 +16,7 @@ import type {CacheStatus} from '../../../src/sdk/cache.js'
 import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
 import {addWorktree, cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {cli, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+import {cli, cliAsync, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}w`
 
@@ -210,6 +210,35 @@ describe('warm pools of sandbox pods (podman)', function () {
     const row = await untilReady(2)
     expect(row.pods.every((pod) => pod.phase === 'Running')).to.equal(true)
     expect((await run(['sandbox', 'rm', 'feat'])).exitCode).to.equal(0)
+  })
+
+  it('three creates racing for two ready pods: two claim one each, never the same, the third is cold', async () => {
+    await untilReady(2)
+    const names = ['ra', 'rb', 'rc']
+    const created = await Promise.all(
+      names.map(async (name) => cliAsync(fixture, ['sandbox', 'create', name, '--repo', upstream, '--json'])),
+    )
+    for (const result of created) expect(result.status, result.stderr).to.equal(0)
+    const starts = created.map((result) => (JSON.parse(result.stdout) as {start: string}).start)
+    expect([...starts].sort()).to.deep.equal(['cold', 'warm', 'warm'])
+    const claimed = names
+      .filter((_, index) => starts[index] === 'warm')
+      .map(
+        (name) =>
+          (
+            JSON.parse(readFileSync(path.join(fixture.state, 'sandboxes', `${prefix}-${name}.claim.json`), 'utf8')) as {
+              pod: string
+            }
+          ).pod,
+      )
+    expect(new Set(claimed).size).to.equal(2)
+    // Each sandbox is its own: its branch, in its own pod.
+    for (const name of names)
+      expect(
+        cli(fixture, ['exec', `${name}/wt/${name}`, '--', 'git', 'rev-parse', '--abbrev-ref', 'HEAD']).stdout.trim(),
+      ).to.equal(`wt/${name}`)
+    for (const name of names) expect((await run(['sandbox', 'rm', name])).exitCode).to.equal(0)
+    await untilReady(2)
   })
 
   it('pool rm removes the unclaimed pods and the leases; a sandbox claimed from it stays', async () => {
