@@ -65,6 +65,18 @@ export interface SandboxPoolSupport {
    * create would make it) and returns the sandbox as `get` will.
    */
   claim(pod: string, pool: string, target: Target, spec: SandboxSpec): Promise<SandboxRecord>
+  /**
+   * Attach of the branch in a taken pod before its claim, where it needs nothing of the sandbox's
+   * identity (podman: the pod keeps its own name): the same work as `attachClaimed`, so a create
+   * runs it while the identity is decided. Resolves undefined where the runtime attaches only a
+   * claimed pod (kubernetes: the claim relabels the pod the attach finds); the create then calls
+   * `attachClaimed` after the claim. Absent: the same as undefined.
+   */
+  attachTaken?(
+    pod: string,
+    spec: SandboxSpec,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult | undefined>
   /** Attach of the branch in a just-claimed sandbox: `default/` fetched from the cache, the branch worktree added. */
   attachClaimed(
     sandbox: SandboxRecord,

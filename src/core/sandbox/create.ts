@@ -138,6 +138,17 @@ export async function createSandbox(
   // A ready pod of a matching pool, taken before the lock (warm.ts); it gets its identity under it.
   const warm = candidate ? await takeWarm(context, session, candidate, specFor(image), probe.project) : undefined
   if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
+  // Without host ports to probe, nothing under the lock refuses a warm create: the branch is
+  // attached in the taken pod while the identity is decided (where the runtime can: attachTaken).
+  let early: Promise<SandboxAttachResult | undefined> | undefined
+  if (warm && !(local && Object.keys(workspace.config.ports).length > 0)) {
+    context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    const spec = specFor(image)
+    early = identity.then(async (gitIdentity) => backend.pool!.attachTaken?.(warm.pod, spec, {branch, gitIdentity}))
+    // Awaited after the lock, or in the catch below: a failure meanwhile is no unhandled rejection.
+    early.catch(() => undefined)
+  }
+
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
@@ -188,7 +199,8 @@ export async function createSandbox(
       }
       return target
     })
-    context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    if (!early) context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    const attachedEarly = await early
     // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
     // On a cluster nothing is published here: `yard sandbox forward` reaches a claimed pod as a cold one.
     const relayed = warm !== undefined && local && Object.keys(target.ports).length > 0
@@ -197,13 +209,14 @@ export async function createSandbox(
     const attached = warnSubmodules(
       context,
       name,
-      warm
-        ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity})
-        : await backend.attach(made!, {
-            branch,
-            gitIdentity,
-            fetchThroughSeconds: workspace.config.cache['fetch-through-seconds'],
-          }),
+      attachedEarly ??
+        (warm
+          ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity})
+          : await backend.attach(made!, {
+              branch,
+              gitIdentity,
+              fetchThroughSeconds: workspace.config.cache['fetch-through-seconds'],
+            })),
     )
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {}))
@@ -229,10 +242,19 @@ export async function createSandbox(
           : {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith},
     }
   } catch (error) {
+    // An attach still running in the taken pod is waited for: the pod is removed after it, not under it.
+    const attachedIn =
+      early !== undefined &&
+      (await early.then(
+        (attached) => attached !== undefined,
+        () => true,
+      ))
     if (made) await backend.remove(made).catch(() => undefined)
+    // A pod the attach changed is no pool pod any more: it goes, rather than back to the pool.
+    else if (warm && attachedIn) await backend.pool!.remove(warm.pod, runtime).catch(() => undefined)
     else if (warm) await backend.pool!.untake(warm.pod, runtime).catch(() => undefined)
     // The claimed pod went with the failure: the pool is one short.
-    if (made && warm) spawnRefill(context, warm.pool)
+    if (warm && (made || attachedIn)) spawnRefill(context, warm.pool)
     await undoPin(workspace, allocation).catch(() => undefined)
     for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error

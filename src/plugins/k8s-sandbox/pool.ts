@@ -150,13 +150,31 @@ export class PodmanPool implements SandboxPoolSupport {
     return claimedRecord(target, spec)
   }
 
+  /** The pod keeps its own name here, so the attach needs no claim: the create runs it while the claim is made. */
+  async attachTaken(
+    pod: string,
+    spec: SandboxSpec,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult> {
+    const taken: SandboxRecord = {
+      name: pod,
+      project: pod,
+      runtime: 'podman',
+      phase: 'Running',
+      offset: 0,
+      owner: '',
+      spec,
+    }
+    const runtime = this.runtime()
+    const directory = await runClaimScript(runtime, taken, request)
+    return {branch: request.branch, slots: await claimedSlots(runtime, taken, directory)}
+  }
+
   async attachClaimed(
     sandbox: SandboxRecord,
     request: {branch: string; gitIdentity: {name?: string; email?: string}},
   ): Promise<SandboxAttachResult> {
-    const runtime = this.runtime()
-    const directory = await runClaimScript(runtime, sandbox, request)
-    return {branch: request.branch, slots: await claimedSlots(runtime, sandbox, directory)}
+    return this.attachTaken(this.runtime().podOf(sandbox.project), sandbox.spec, request)
   }
 
   /** Rootful podman only: a rootless pod has no address the host reaches (port-relay.ts). */

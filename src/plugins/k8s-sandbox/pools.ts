@@ -63,6 +63,14 @@ export class RuntimePools implements SandboxPoolSupport {
     return this.of(spec.runtime).claim(pod, pool, target, spec)
   }
 
+  async attachTaken(
+    pod: string,
+    spec: SandboxSpec,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult | undefined> {
+    return this.of(spec.runtime).attachTaken?.(pod, spec, request)
+  }
+
   async attachClaimed(
     sandbox: SandboxRecord,
     request: {branch: string; gitIdentity: {name?: string; email?: string}},

@@ -6,7 +6,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
@@ -239,6 +239,28 @@ describe('warm pools of sandbox pods (podman)', function () {
       ).to.equal(`wt/${name}`)
     for (const name of names) expect((await run(['sandbox', 'rm', name])).exitCode).to.equal(0)
     await untilReady(2)
+  })
+
+  it('a claim that fails after the branch was attached in the taken pod removes that pod; the pool gets only clean pods', async () => {
+    const before = (await untilReady(2)).pods.map((pod) => pod.name)
+    // The claim record cannot be written (a directory where its draft goes): the claim fails under the lock.
+    const draft = path.join(fixture.state, 'sandboxes', `${prefix}-bad.claim.json.tmp`)
+    mkdirSync(draft, {recursive: true})
+    try {
+      const failed = await run(['sandbox', 'create', 'bad', '--repo', upstream])
+      expect(failed.exitCode).to.not.equal(0)
+    } finally {
+      rmSync(draft, {recursive: true, force: true})
+    }
+
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+    const {borrowers} = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0]
+    expect(borrowers.map((borrower) => borrower.name)).not.to.include(`${prefix}-bad`)
+    // The pod it took is gone, not back in the pool with the branch checked out; the refill replaces it.
+    const after = (await untilReady(2)).pods.map((pod) => pod.name)
+    expect(before.filter((pod) => !after.includes(pod))).to.have.length(1)
+    for (const pod of after)
+      expect(podmanTry('exec', `${pod}-workspace`, 'test', '-e', '/work/app/wt-bad').status, pod).to.not.equal(0)
   })
 
   it('pool rm removes the unclaimed pods and the leases; a sandbox claimed from it stays', async () => {
