@@ -47,9 +47,17 @@ export interface SandboxPoolSupport {
   fill(pool: PoolOwner, spec: SandboxSpec, fingerprint: string, options: {fetchThroughSeconds: number}): Promise<string>
   /**
    * Takes a Running, ready, untaken pod of the pool with that fingerprint for `project`
-   * (exclusively: two callers never get one pod); undefined when there is none.
+   * (exclusively: two callers never get one pod); undefined when there is none. `listed`: the
+   * pool's pods as `pods` just answered, so the take needs no listing of its own (a runtime whose
+   * take needs more than that, such as a resource version, may list anyway).
    */
-  take(pool: PoolOwner, runtime: string, fingerprint: string, project: string): Promise<string | undefined>
+  take(
+    pool: PoolOwner,
+    runtime: string,
+    fingerprint: string,
+    project: string,
+    listed?: readonly PoolPod[],
+  ): Promise<string | undefined>
   /** Gives back a taken pod that was not claimed (a create refused after take). */
   untake(pod: string, runtime: string): Promise<void>
   /**
@@ -57,6 +65,18 @@ export interface SandboxPoolSupport {
    * create would make it) and returns the sandbox as `get` will.
    */
   claim(pod: string, pool: string, target: Target, spec: SandboxSpec): Promise<SandboxRecord>
+  /**
+   * Attach of the branch in a taken pod before its claim, where it needs nothing of the sandbox's
+   * identity (podman: the pod keeps its own name): the same work as `attachClaimed`, so a create
+   * runs it while the identity is decided. Resolves undefined where the runtime attaches only a
+   * claimed pod (kubernetes: the claim relabels the pod the attach finds); the create then calls
+   * `attachClaimed` after the claim. Absent: the same as undefined.
+   */
+  attachTaken?(
+    pod: string,
+    spec: SandboxSpec,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult | undefined>
   /** Attach of the branch in a just-claimed sandbox: `default/` fetched from the cache, the branch worktree added. */
   attachClaimed(
     sandbox: SandboxRecord,

@@ -36,7 +36,7 @@ import {stateDir} from '../kernel/state.js'
 import {validateImageReference} from '../machine/image-reference.js'
 import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
 import {requireValidBranchName} from '../workspace/git.js'
-import {hasPool, spawnRefill, spawnYard, takeWarm} from './pool-fill.js'
+import {hasPool, spawnRefill, spawnYard} from './pool-fill.js'
 import {
   knownSandboxes,
   openSandboxCache,
@@ -45,6 +45,7 @@ import {
   type SandboxSession,
   sandboxTarget,
 } from './sandbox.js'
+import {takeWarm, warmCandidate} from './warm.js'
 
 export interface CreateOptions {
   name: string
@@ -138,6 +139,20 @@ async function createNamed(
 ): Promise<CreateResult> {
   const {options, name, repos, branch, session, probe} = request
   const {workspace, backend, runtime} = session
+  const pooled = await hasPool(context, session, repos)
+  const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
+  // The pool's pods are listed while the probe and the caches are read (warm.ts): nothing is taken yet.
+  const candidate = pooled
+    ? await warmCandidate(context, session, {
+        runtime,
+        image: options.image ?? workspace.config.cluster.image ?? defaultImageTag(),
+        repos,
+        portBases: workspace.config.ports,
+      })
+    : undefined
+  // Read meanwhile too: attach needs it, nothing before it does.
+  const identity = hostGitIdentity(context, workspace.mainPath)
+  identity.catch(() => undefined)
   if (await backend.get(probe, runtime)) {
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {
       fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`,
@@ -145,8 +160,6 @@ async function createNamed(
   }
 
   // With a pool of this set, its pods prove the default image exists: it is checked only for a cold create.
-  const pooled = await hasPool(context, session, repos)
-  const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
   let image =
     options.image ??
     workspace.config.cluster.image ??
@@ -169,12 +182,20 @@ async function createNamed(
   const leased: string[] = []
   let allocation: OffsetAllocation | undefined
   let made: SandboxRecord | undefined
-  // A ready pod of a matching pool, taken before the lock (sandbox-pool-fill.ts); it gets its identity under it.
-  const warm = pooled ? await takeWarm(context, session, specFor(image), probe.project) : undefined
+  // A ready pod of a matching pool, taken before the lock (warm.ts); it gets its identity under it.
+  const warm = candidate ? await takeWarm(context, session, candidate, specFor(image), probe.project) : undefined
   if (pooled && !warm && defaultImage) image = (await buildDefaultImage(context)).image
-  // Read while the offset is chosen: attach needs it, nothing before it does.
-  const identity = hostGitIdentity(context, workspace.mainPath)
-  identity.catch(() => undefined)
+  // Without host ports to probe, nothing under the lock refuses a warm create: the branch is
+  // attached in the taken pod while the identity is decided (where the runtime can: attachTaken).
+  let early: Promise<SandboxAttachResult | undefined> | undefined
+  if (warm && !(local && Object.keys(workspace.config.ports).length > 0)) {
+    context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    const spec = specFor(image)
+    early = identity.then(async (gitIdentity) => backend.pool!.attachTaken?.(warm.pod, spec, {branch, gitIdentity}))
+    // Awaited after the lock, or in the catch below: a failure meanwhile is no unhandled rejection.
+    early.catch(() => undefined)
+  }
+
   try {
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
@@ -225,7 +246,8 @@ async function createNamed(
       }
       return target
     })
-    context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    if (!early) context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
+    const attachedEarly = await early
     // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
     // On a cluster nothing is published here: `yard sandbox forward` reaches a claimed pod as a cold one.
     const relayed = warm !== undefined && local && Object.keys(target.ports).length > 0
@@ -234,13 +256,14 @@ async function createNamed(
     const attached = warnSubmodules(
       context,
       name,
-      warm
-        ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity})
-        : await backend.attach(made!, {
-            branch,
-            gitIdentity,
-            fetchThroughSeconds: workspace.config.cache['fetch-through-seconds'],
-          }),
+      attachedEarly ??
+        (warm
+          ? await backend.pool!.attachClaimed(made!, {branch, gitIdentity})
+          : await backend.attach(made!, {
+              branch,
+              gitIdentity,
+              fetchThroughSeconds: workspace.config.cache['fetch-through-seconds'],
+            })),
     )
     // A cluster's nodes were asked for a fetch by attach; what they could not fetch is told here.
     for (const note of Object.values(attached.stale ?? {}))
@@ -266,10 +289,19 @@ async function createNamed(
           : {hashOffset: allocation!.hashOffset, clashedWith: allocation!.clashedWith},
     }
   } catch (error) {
+    // An attach still running in the taken pod is waited for: the pod is removed after it, not under it.
+    const attachedIn =
+      early !== undefined &&
+      (await early.then(
+        (attached) => attached !== undefined,
+        () => true,
+      ))
     if (made) await backend.remove(made).catch(() => undefined)
+    // A pod the attach changed is no pool pod any more: it goes, rather than back to the pool.
+    else if (warm && attachedIn) await backend.pool!.remove(warm.pod, runtime).catch(() => undefined)
     else if (warm) await backend.pool!.untake(warm.pod, runtime).catch(() => undefined)
     // The claimed pod went with the failure: the pool is one short.
-    if (made && warm) spawnRefill(context, warm.pool)
+    if (warm && (made || attachedIn)) spawnRefill(context, warm.pool)
     await undoPin(workspace, allocation).catch(() => undefined)
     for (const url of leased) await cache.release(root, url, borrower(probe)).catch(() => undefined)
     throw error

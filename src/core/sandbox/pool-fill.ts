@@ -1,6 +1,6 @@
 /**
  * Refilling and emptying warm pools (docs/sandboxes.md, "Warm pool"; definitions in
- * sandbox-pool.ts), and what `sandbox create` takes from one.
+ * sandbox-pool.ts); what `sandbox create` takes from one is in warm.ts.
  *
  * The refill is a detached `yard sandbox pool fill ID` (spawnRefill), started by `pool set` and
  * after every claim, so no command waits for a pod to start. It holds the pool's lock
@@ -261,45 +261,6 @@ export async function hasPool(
 ): Promise<boolean> {
   if (!session.backend.pool?.runtimes.includes(session.runtime)) return false
   return (await readPool(context.env, poolId(session.workspace.owner, session.runtime, repos))) !== undefined
-}
-
-/**
- * For `sandbox create`: the pool of the create's repository set and runtime, and a ready pod of
- * it taken for `project`, when there is one whose spec is the create's. Undefined: create cold.
- */
-export async function takeWarm(
-  context: YardContext,
-  session: SandboxSession,
-  spec: SandboxSpec,
-  project: string,
-): Promise<{pool: PoolDefinition; pod: string} | undefined> {
-  const support = session.backend.pool
-  if (!support || !support.runtimes.includes(spec.runtime)) return undefined
-  const id = poolId(session.workspace.owner, spec.runtime, spec.repos)
-  const pool = await readPool(context.env, id)
-  if (!pool || pool.owner !== session.workspace.owner || pool.image !== spec.image) return undefined
-  // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
-  if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts(spec.runtime)) {
-    context.warn(
-      `note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`,
-    )
-    return undefined
-  }
-
-  let pod: string | undefined
-  try {
-    pod = await support.take(poolOwner(pool), spec.runtime, poolFingerprint(spec), project)
-  } catch (error) {
-    // A pool that cannot be read is no reason to fail a create that can be made cold.
-    context.warn(`note: pool ${id} could not be read (${(error as Error).message.split('\n', 1)[0]}); creating cold`)
-    return undefined
-  }
-
-  if (pod) return {pool, pod}
-  // Its pods died or are still starting: this create is cold, and the pool is brought back.
-  context.warn(`note: pool ${id} has no ready pod; creating cold`)
-  spawnRefill(context, pool)
-  return undefined
 }
 
 /**

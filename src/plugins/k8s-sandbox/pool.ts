@@ -107,10 +107,19 @@ export class PodmanPool implements SandboxPoolSupport {
     }
   }
 
-  async take(pool: PoolOwner, runtime: string, fingerprint: string, project: string): Promise<string | undefined> {
-    for (const pod of await this.pods(pool, runtime)) {
+  async take(
+    pool: PoolOwner,
+    runtime: string,
+    fingerprint: string,
+    project: string,
+    listed?: readonly PoolPod[],
+  ): Promise<string | undefined> {
+    for (const pod of listed ?? (await this.pods(pool, runtime))) {
       if (pod.phase !== 'Running' || !pod.ready || pod.taken || pod.fingerprint !== fingerprint) continue
-      if (await takePod(this.context.stateDir, pod.name, project)) return pod.name
+      if (!(await takePod(this.context.stateDir, pod.name, project))) continue
+      // The marker is the take; the ready marker, read again after it, proves the pod was not removed since the listing.
+      if (existsSync(path.join(readyDir(this.context.stateDir), pod.name))) return pod.name
+      await fs.rm(path.join(this.context.stateDir, 'sandboxes', 'claimed', pod.name), {force: true})
     }
 
     return undefined
@@ -141,13 +150,31 @@ export class PodmanPool implements SandboxPoolSupport {
     return claimedRecord(target, spec)
   }
 
+  /** The pod keeps its own name here, so the attach needs no claim: the create runs it while the claim is made. */
+  async attachTaken(
+    pod: string,
+    spec: SandboxSpec,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult> {
+    const taken: SandboxRecord = {
+      name: pod,
+      project: pod,
+      runtime: 'podman',
+      phase: 'Running',
+      offset: 0,
+      owner: '',
+      spec,
+    }
+    const runtime = this.runtime()
+    const directory = await runClaimScript(runtime, taken, request)
+    return {branch: request.branch, slots: await claimedSlots(runtime, taken, directory)}
+  }
+
   async attachClaimed(
     sandbox: SandboxRecord,
     request: {branch: string; gitIdentity: {name?: string; email?: string}},
   ): Promise<SandboxAttachResult> {
-    const runtime = this.runtime()
-    const directory = await runClaimScript(runtime, sandbox, request)
-    return {branch: request.branch, slots: await claimedSlots(runtime, sandbox, directory)}
+    return this.attachTaken(this.runtime().podOf(sandbox.project), sandbox.spec, request)
   }
 
   /** Rootful podman only: a rootless pod has no address the host reaches (port-relay.ts). */

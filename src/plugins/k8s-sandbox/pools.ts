@@ -45,8 +45,14 @@ export class RuntimePools implements SandboxPoolSupport {
     return this.of(spec.runtime).fill(pool, spec, fingerprint, options)
   }
 
-  async take(pool: PoolOwner, runtime: string, fingerprint: string, project: string): Promise<string | undefined> {
-    return this.of(runtime).take(pool, runtime, fingerprint, project)
+  async take(
+    pool: PoolOwner,
+    runtime: string,
+    fingerprint: string,
+    project: string,
+    listed?: readonly PoolPod[],
+  ): Promise<string | undefined> {
+    return this.of(runtime).take(pool, runtime, fingerprint, project, listed)
   }
 
   async untake(pod: string, runtime: string): Promise<void> {
@@ -55,6 +61,14 @@ export class RuntimePools implements SandboxPoolSupport {
 
   async claim(pod: string, pool: string, target: Target, spec: SandboxSpec): Promise<SandboxRecord> {
     return this.of(spec.runtime).claim(pod, pool, target, spec)
+  }
+
+  async attachTaken(
+    pod: string,
+    spec: SandboxSpec,
+    request: {branch: string; gitIdentity: {name?: string; email?: string}},
+  ): Promise<SandboxAttachResult | undefined> {
+    return this.of(spec.runtime).attachTaken?.(pod, spec, request)
   }
 
   async attachClaimed(

@@ -6,7 +6,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
@@ -16,7 +16,7 @@ import type {CacheStatus} from '../../../src/sdk/cache.js'
 import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
 import {addWorktree, cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
-import {cli, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+import {cli, cliAsync, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}w`
 
@@ -210,6 +210,57 @@ describe('warm pools of sandbox pods (podman)', function () {
     const row = await untilReady(2)
     expect(row.pods.every((pod) => pod.phase === 'Running')).to.equal(true)
     expect((await run(['sandbox', 'rm', 'feat'])).exitCode).to.equal(0)
+  })
+
+  it('three creates racing for two ready pods: two claim one each, never the same, the third is cold', async () => {
+    await untilReady(2)
+    const names = ['ra', 'rb', 'rc']
+    const created = await Promise.all(
+      names.map(async (name) => cliAsync(fixture, ['sandbox', 'create', name, '--repo', upstream, '--json'])),
+    )
+    for (const result of created) expect(result.status, result.stderr).to.equal(0)
+    const starts = created.map((result) => (JSON.parse(result.stdout) as {start: string}).start)
+    expect([...starts].sort()).to.deep.equal(['cold', 'warm', 'warm'])
+    const claimed = names
+      .filter((_, index) => starts[index] === 'warm')
+      .map(
+        (name) =>
+          (
+            JSON.parse(readFileSync(path.join(fixture.state, 'sandboxes', `${prefix}-${name}.claim.json`), 'utf8')) as {
+              pod: string
+            }
+          ).pod,
+      )
+    expect(new Set(claimed).size).to.equal(2)
+    // Each sandbox is its own: its branch, in its own pod.
+    for (const name of names)
+      expect(
+        cli(fixture, ['exec', `${name}/wt/${name}`, '--', 'git', 'rev-parse', '--abbrev-ref', 'HEAD']).stdout.trim(),
+      ).to.equal(`wt/${name}`)
+    for (const name of names) expect((await run(['sandbox', 'rm', name])).exitCode).to.equal(0)
+    await untilReady(2)
+  })
+
+  it('a claim that fails after the branch was attached in the taken pod removes that pod; the pool gets only clean pods', async () => {
+    const before = (await untilReady(2)).pods.map((pod) => pod.name)
+    // The claim record cannot be written (a directory where its draft goes): the claim fails under the lock.
+    const draft = path.join(fixture.state, 'sandboxes', `${prefix}-bad.claim.json.tmp`)
+    mkdirSync(draft, {recursive: true})
+    try {
+      const failed = await run(['sandbox', 'create', 'bad', '--repo', upstream])
+      expect(failed.exitCode).to.not.equal(0)
+    } finally {
+      rmSync(draft, {recursive: true, force: true})
+    }
+
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+    const {borrowers} = ((await run(['cache', 'list', '--json'])).json as CacheStatus[])[0]
+    expect(borrowers.map((borrower) => borrower.name)).not.to.include(`${prefix}-bad`)
+    // The pod it took is gone, not back in the pool with the branch checked out; the refill replaces it.
+    const after = (await untilReady(2)).pods.map((pod) => pod.name)
+    expect(before.filter((pod) => !after.includes(pod))).to.have.length(1)
+    for (const pod of after)
+      expect(podmanTry('exec', `${pod}-workspace`, 'test', '-e', '/work/app/wt-bad').status, pod).to.not.equal(0)
   })
 
   it('pool rm removes the unclaimed pods and the leases; a sandbox claimed from it stays', async () => {

@@ -3,7 +3,7 @@
  * checkout whose prefix starts with the sandbox tests' own podman prefix, yard's default image,
  * and helpers that look inside a pod with plain podman.
  */
-import {spawnSync} from 'node:child_process'
+import {execFile, spawnSync} from 'node:child_process'
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 
@@ -95,6 +95,28 @@ export function cli(fixture: SandboxFixture, args: string[]): {status: number; s
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   return {status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr}
+}
+
+/** `yard …` as a child process, as `cli`, without blocking: for commands that must run at the same time. */
+export async function cliAsync(
+  fixture: SandboxFixture,
+  args: string[],
+): Promise<{status: number; stdout: string; stderr: string}> {
+  const childEnv: NodeJS.ProcessEnv = {...process.env}
+  for (const [key, value] of Object.entries(fixture.env)) {
+    if (value === undefined) delete childEnv[key]
+    else childEnv[key] = value
+  }
+
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [devJs, ...args],
+      {cwd: fixture.app, env: childEnv, encoding: 'utf8'},
+      (error, stdout, stderr) =>
+        resolve({status: error ? Number((error as {code?: number}).code ?? 1) : 0, stdout, stderr}),
+    )
+  })
 }
 
 /** The shell line that runs `yard …` from `cwd` with the fixture's env (for tmux panes). */
