@@ -6,39 +6,15 @@
  * winner's lease (the same borrower), so neither sandbox was left.
  */
 import {expect} from 'chai'
-import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {cleanupTemp} from '../../support/repo.js'
-import {cli, devJs, inPod, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+import {cli, cliAsync, inPod, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}d`
-
-/** `yard …` as a child process that runs alongside others. */
-async function cliAsync(fixture: SandboxFixture, args: string[]): Promise<{status: number; stderr: string}> {
-  const childEnv: NodeJS.ProcessEnv = {...process.env}
-  for (const [key, value] of Object.entries(fixture.env)) {
-    if (value === undefined) delete childEnv[key]
-    else childEnv[key] = value
-  }
-
-  const child = spawn(process.execPath, [devJs, ...args], {
-    cwd: fixture.app,
-    env: childEnv,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  const status = await new Promise<number>((resolve) => {
-    child.on('close', (code) => resolve(code ?? 1))
-  })
-  return {status, stderr}
-}
 
 describe('two creates of one sandbox name at once (podman kube play)', function () {
   this.timeout(240_000)
