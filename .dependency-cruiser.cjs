@@ -22,7 +22,8 @@ module.exports = {
     },
     {
       name: 'enter-core-through-index',
-      comment: "Commands, the TUI and the start-up paths call a domain's use cases through src/core/<domain>/index.ts only.",
+      comment:
+        "Commands, the TUI and the start-up paths call a domain's use cases through src/core/<domain>/index.ts only.",
       severity: 'error',
       from: {path: '^src/(commands|tui|cli)/'},
       to: {path: '^src/core/', pathNot: String.raw`^src/core/[^/]+/index\.ts$`},
