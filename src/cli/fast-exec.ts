@@ -18,9 +18,13 @@ import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 
-import {createContext, ensureStateDir} from '../core/kernel/index.js'
-import {builtinRegistry, createBackends} from '../core/registry/index.js'
-import {execAnywhere} from '../core/sandbox/index.js'
+// The use case's own modules, not the domains' index files: an index evaluates every use case it
+// names (create, rm, pools…), which exec would load and never call.
+import {createContext} from '../core/kernel/context.js'
+import {ensureStateDir} from '../core/kernel/state.js'
+import {createBackends} from '../core/registry/backends.js'
+import {builtinRegistry} from '../core/registry/builtin.js'
+import {execAnywhere} from '../core/sandbox/exec.js'
 import {terminalSafe, YardError} from '../sdk/errors.js'
 
 /** What the fast path runs: the target's name as given (undefined: the usual default) and the command. */

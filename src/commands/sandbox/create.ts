@@ -40,7 +40,7 @@ export default class SandboxCreate extends BaseCommand {
       image: flags.image,
     })
     this.print(
-      `created sandbox ${result.name} (pod ${result.project}, ${result.runtime}) offset ${result.offset} [${result.offsetSource}]`,
+      `created sandbox ${result.name} (pod ${result.project}, ${result.runtime}, ${result.start === 'warm' ? 'warm: claimed from a pool' : 'cold'}) offset ${result.offset} [${result.offsetSource}]`,
     )
     for (const slot of result.slots)
       this.print(`  ${slot.slot}: ${slot.path} on ${result.branch}  (default: ${slot.default})`)

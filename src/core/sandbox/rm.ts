@@ -32,6 +32,11 @@ export interface RemoveResult {
   dryRun: boolean
   /** The pod was gone already (removed outside yard): only what it left behind is cleaned. */
   lost: boolean
+  /**
+   * The pod was not running, so its /work could not be looked at: nothing is known unsaved and
+   * nothing can be saved (rm refuses without --force).
+   */
+  unchecked: boolean
   /** Unsaved work, one `path: what` line each. */
   unsaved: string[]
   /** What `--force` saves: per slot the refs its bundle holds, and the worktrees patched. */
@@ -61,7 +66,8 @@ function describeUnsaved(work: SandboxUnsaved): string[] {
  * Plans and, unless `dryRun`, removes the sandbox (see the module comment). With `dryRun` the
  * plan comes back even when rm would refuse, with that refusal beside it.
  * @throws InputError (exit 2) for an unknown sandbox with nothing left of it; RefusedError (exit 3)
- *   for unsaved work without `force` (not with `dryRun`), listing it; OperationError (exit 1)
+ *   for unsaved work without `force` (not with `dryRun`), listing it, and for a pod that is not
+ *   running (its /work cannot be looked at) without `force`; OperationError (exit 1)
  *   when saving or the runtime fails (nothing is removed when saving fails).
  */
 export async function removeSandbox(
@@ -75,9 +81,11 @@ export async function removeSandbox(
   const caches = await openSandboxCache(context, backends, session.workspace)
   if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
 
-  if (sandbox.phase === 'Running') context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
-  const work: SandboxUnsaved =
-    sandbox.phase === 'Running' ? await session.backend.unsaved(sandbox) : {worktrees: [], refs: []}
+  // Only a running pod can be asked what its /work holds; a stopped one (a reboot, `podman pod
+  // stop`) keeps the volume, and removing it unasked could delete commits that exist nowhere else.
+  const unchecked = sandbox.phase !== 'Running'
+  if (!unchecked) context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
+  const work: SandboxUnsaved = unchecked ? {worktrees: [], refs: []} : await session.backend.unsaved(sandbox)
   const unsaved = describeUnsaved(work)
   const slots = [...new Set(work.refs.map((ref) => ref.slot))]
   const toSave = {
@@ -93,13 +101,22 @@ export async function removeSandbox(
     ...(pin ? [pin] : []),
   ]
   const saveRoot = path.join(stateDir(context.env), 'sandboxes', sandbox.name)
-  const refusal =
-    unsaved.length > 0 && !options.force
-      ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
-          why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
-          fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
-        })
-      : undefined
+  const refusal = options.force
+    ? undefined
+    : unchecked
+      ? new RefusedError(
+          `cannot look for unsaved work in the sandbox ${sandbox.name}: its pod is not running (phase ${sandbox.phase})`,
+          {
+            why: 'rm asks the running pod which commits and changes exist only in its /work; a stopped pod cannot be asked, and removing it deletes /work with whatever it holds',
+            fix: `start the pod again (podman pod start POD, where podman pod ps lists it) and run yard sandbox rm ${sandbox.name} again, or pass --force to remove it and its /work unchecked`,
+          },
+        )
+      : unsaved.length > 0
+        ? new RefusedError(`the sandbox ${sandbox.name} holds unsaved work:\n  ${unsaved.join('\n  ')}`, {
+            why: 'removing the pod deletes /work, and these changes and commits exist nowhere else (the cache and origin lack them)',
+            fix: `${keepHint(sandbox)}, or pass --force to save bundles and patches under ${saveRoot} first (--dry-run shows what)`,
+          })
+        : undefined
   if (refusal && !options.dryRun) throw refusal
   const savedIn =
     options.force && unsaved.length > 0 ? path.join(saveRoot, new Date().toISOString().replaceAll(':', '-')) : null
@@ -109,6 +126,7 @@ export async function removeSandbox(
     runtime: sandbox.runtime,
     dryRun: options.dryRun,
     lost: false,
+    unchecked,
     unsaved,
     toSave,
     savedIn,
@@ -180,6 +198,7 @@ async function removeLost(
     runtime: session.runtime,
     dryRun: options.dryRun,
     lost: true,
+    unchecked: false,
     unsaved: [],
     toSave: {bundles: [], patches: []},
     savedIn: null,

@@ -40,7 +40,7 @@ export async function evictCache(
         `the cache ${paths.key} (${url}) is borrowed by ${live.map(describeBorrower).join('; ')}`,
         {
           why: 'clones made from a cache borrow its objects, so deleting it would break them; a borrowed cache is never evicted',
-          fix: 'remove the borrowers first (yard sandbox rm NAME), then run yard cache evict again',
+          fix: `remove the borrowers first (${[...new Set(live.map((lease) => (lease.kind === 'pool' ? 'yard sandbox pool rm ID' : 'yard sandbox rm NAME')))].join(', ')}), then run yard cache evict again`,
         },
       )
     }

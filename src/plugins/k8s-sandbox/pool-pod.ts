@@ -75,9 +75,15 @@ done`
  * `default/`, which fetches from the cache (plain upload-pack: the host fetched it just now). The
  * prepared `.pool` worktree becomes the branch worktree: `checkout --no-track -B BRANCH BASE`
  * (only files that differ from origin/HEAD change) and `worktree move` to the branch directory,
- * the same branch, base, files and path as `worktree add --no-track -b`.
+ * the same branch, base, files and path as `worktree add --no-track -b`. When BASE is the commit
+ * the `.pool` worktree already has (the cache did not move since the pod was prepared), the
+ * branch is made at it and HEAD pointed at it with git's own reflog messages (`update-ref`,
+ * `symbolic-ref`): checkout would only re-read an index that already matches (~15 ms for 5,000
+ * files, more in a busy pod).
  */
 export const CLAIM_SCRIPT = `set -e
+nl='
+'
 [ -z "$YARD_GIT_NAME" ] || git config --global user.name "$YARD_GIT_NAME"
 [ -z "$YARD_GIT_EMAIL" ] || git config --global user.email "$YARD_GIT_EMAIL"
 branch=$1
@@ -95,7 +101,14 @@ while [ $# -gt 0 ]; do
     git -C "$home" worktree remove --force "/work/$1/.pool" 2>/dev/null || true
     git -C "$home" worktree add --quiet "$target" "$branch"
   elif [ -d "/work/$1/.pool" ]; then
-    git -C "/work/$1/.pool" checkout --quiet --no-track -B "$branch" "$base"
+    pair=$(git -C "/work/$1/.pool" rev-parse HEAD "$base^{commit}" 2>/dev/null || true)
+    head=\${pair%%"$nl"*}
+    if [ -n "$head" ] && [ "$pair" = "$head$nl$head" ]; then
+      git -C "/work/$1/.pool" update-ref -m "branch: Created from $base" "refs/heads/$branch" "$head" ""
+      git -C "/work/$1/.pool" symbolic-ref -m "checkout: moving from $head to $branch" HEAD "refs/heads/$branch"
+    else
+      git -C "/work/$1/.pool" checkout --quiet --no-track -B "$branch" "$base"
+    fi
     git -C "$home" worktree move "/work/$1/.pool" "$target"
   else
     git -C "$home" worktree add --quiet --no-track -b "$branch" "$target" "$base"

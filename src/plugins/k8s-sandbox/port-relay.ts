@@ -3,8 +3,10 @@
  * pool pod is made before its sandbox's offset exists, so it publishes nothing, and podman cannot
  * publish a port on a pod that runs. The claim instead starts this relay, a detached
  * `yard sandbox pool relay NAME`: per `[ports]` key it listens on the host port `base + offset`
- * (all addresses, as podman publishes) and pipes every connection to the pod's address on the
- * container port `base`, so the sandbox answers on the same host ports a cold one publishes.
+ * (every IPv4 address, as podman publishes) and pipes every connection to the pod's address on the
+ * container port `base`, so the sandbox answers on the same host ports a cold one publishes; a
+ * connection the pod's port does not take within 3 s (nothing listens, the pod stopped) is reset,
+ * as a client of a cold sandbox's port would be refused.
  *
  * The pod's address is its infra container's on podman's network: reachable from the host with
  * rootful podman (netavark's bridge); rootless pods have none the host reaches, and a sandbox with
@@ -22,6 +24,12 @@ import {OperationError} from '../../sdk/errors.js'
 import {isAlive} from '../../sdk/lock.js'
 import {processStart} from '../../sdk/process-group.js'
 import {readClaim} from './claims.js'
+
+/**
+ * How long a connection waits for the pod's port, in ms: a stopped pod's address answers nothing,
+ * and a client should get a reset rather than hang.
+ */
+const CONNECT_TIMEOUT_MS = 3000
 
 /** `<state dir>/sandboxes/<project>.relay`: the relay's pid, once it listens. */
 export const relayFile = (stateDir: string, project: string) => path.join(stateDir, 'sandboxes', `${project}.relay`)
@@ -63,10 +71,19 @@ export async function relayPorts(
   const sockets = new Set<net.Socket>()
   const servers = forwards.map(({containerPort}) =>
     net.createServer((client) => {
-      const upstream = net.connect(containerPort, address)
+      const upstream = net.connect({port: containerPort, host: address, timeout: CONNECT_TIMEOUT_MS})
+      let connected = false
+      upstream.once('connect', () => {
+        connected = true
+        upstream.setTimeout(0)
+      })
+      upstream.once('timeout', () => upstream.destroy())
       sockets.add(client).add(upstream)
       const close = () => {
-        client.destroy()
+        // Nothing listens in the pod (or the pod is gone): reset the client, as the refused
+        // connection a published port gives, rather than accept and close (an "empty reply").
+        if (!connected && !client.destroyed) client.resetAndDestroy()
+        else client.destroy()
         upstream.destroy()
         sockets.delete(client)
         sockets.delete(upstream)
@@ -84,7 +101,8 @@ export async function relayPorts(
         async (server, index) =>
           new Promise<void>((resolve, reject) => {
             server.once('error', reject)
-            server.listen(forwards[index].hostPort, () => resolve())
+            // IPv4's every address, as podman (netavark) publishes a port by default.
+            server.listen(forwards[index].hostPort, '0.0.0.0', () => resolve())
           }),
       ),
     )

@@ -6,7 +6,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 
@@ -14,7 +14,7 @@ import type {PoolRow} from '../../../src/core/sandbox/pool.js'
 import type {CacheStatus} from '../../../src/sdk/cache.js'
 
 import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
-import {addWorktree, cleanupTemp} from '../../support/repo.js'
+import {addWorktree, cleanupTemp, git} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {cli, cliAsync, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
@@ -241,6 +241,29 @@ describe('warm pools of sandbox pods (podman)', function () {
     await untilReady(2)
   })
 
+  it("a commit pushed after the pool was prepared: the claim's branch starts at it, the pod's files are its", async () => {
+    await untilReady(2)
+    const seed = path.join(path.dirname(upstream), 'seed')
+    writeFileSync(path.join(seed, 'moved.txt'), 'moved\n')
+    git(seed, 'add', 'moved.txt')
+    git(seed, 'commit', '-q', '-m', 'moved')
+    git(seed, 'push', '-q', 'origin', 'main')
+    const created = await run(['sandbox', 'create', 'moved', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('warm')
+    const inside = cli(fixture, [
+      'exec',
+      'moved/wt/moved',
+      '--',
+      'sh',
+      '-c',
+      'git log -1 --format=%s && cat moved.txt && git status --porcelain && git rev-parse --abbrev-ref HEAD',
+    ])
+    expect(inside.status, inside.stderr).to.equal(0)
+    expect(inside.stdout.trim().split('\n')).to.deep.equal(['moved', 'moved', 'wt/moved'])
+    expect((await run(['sandbox', 'rm', 'moved'])).exitCode).to.equal(0)
+  })
+
   it('a claim that fails after the branch was attached in the taken pod removes that pod; the pool gets only clean pods', async () => {
     const before = (await untilReady(2)).pods.map((pod) => pod.name)
     // The claim record cannot be written (a directory where its draft goes): the claim fails under the lock.
@@ -358,6 +381,13 @@ describe('warm pools: a claimed sandbox with [ports] answers on the host ports a
         offset: 59,
         ports: {WEB_PORT: 39_459},
       })
+    // Nothing listens in the pod yet: the connection is reset, as a cold sandbox's port refuses it.
+    const early = await new Promise<string>((resolve) => {
+      const socket = net.connect(39_459, '127.0.0.1')
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'))
+      socket.once('end', () => resolve('end'))
+    })
+    expect(early).to.be.oneOf(['ECONNRESET', 'ECONNREFUSED'])
     // git's own daemon on the container port 39400 stands for the sandbox's web server.
     const daemon = cli(fixture, [
       'exec',

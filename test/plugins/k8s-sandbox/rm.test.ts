@@ -210,6 +210,35 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
     expect(git(libClone, 'show', '--format=%s', '-s', 'refs/yard/sandbox/lib/stash-1')).to.equal('On main: wip-default')
   })
 
+  it('a stopped pod cannot be asked what its /work holds: rm and --dry-run refuse (exit 3) and keep it; --force removes it unchecked and says so', async () => {
+    const created = await run(['sandbox', 'create', 'halted', '--repo', lib])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    const pod = `${prefix}-halted`
+    inPod(
+      pod,
+      'sh',
+      '-c',
+      'cd /work/lib/wt-halted && echo kept > kept.txt && git add kept.txt && git commit -q -m kept',
+    )
+    podman('pod', 'stop', '--time', '0', pod)
+
+    for (const args of [
+      ['sandbox', 'rm', 'halted'],
+      ['sandbox', 'rm', 'halted', '--dry-run'],
+    ]) {
+      const refused = await run(args)
+      expect(refused.exitCode, args.join(' ')).to.equal(3)
+      expect(refused.stderr).to.include('cannot look for unsaved work in the sandbox halted: its pod is not running')
+      expect(refused.stderr).to.include('--force')
+      expect(podExists(pod)).to.equal(true)
+    }
+
+    const forced = await run(['sandbox', 'rm', 'halted', '--force', '--json'])
+    expect(forced.exitCode, forced.stderr).to.equal(0)
+    expect(forced.json).to.deep.include({unchecked: true, unsaved: [], savedIn: null, removed: true})
+    expect(podExists(pod)).to.equal(false)
+  })
+
   it('a sandbox whose pod was removed outside yard: cache evict clears its lease once the grace is over, and sandbox rm cleans lease, record and pin and says so (issue 21 item 16)', async () => {
     const lone = makeUpstream('lone')
     const {key} = repoIdentity(lone)

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+import envPaths from 'env-paths'
+// Node's module compile cache (DESIGN.md §9) under yard's cache directory (XDG_CACHE_HOME/yard on
+// Linux), never in the package: a warm start reads V8's code cache instead of compiling oclif
+// and the bundle again. It is best effort: a cache directory that cannot be made or written
+// (read-only, full) only means no cache. NODE_COMPILE_CACHE chooses another directory and
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program. Imports come after it,
+// so that they are cached.
+import module from "node:module"
+import v8 from "node:v8"
+v8.setFlagsFromString("--min-semi-space-size=16")
+import path from 'node:path'
+
+try {
+  module.enableCompileCache?.(path.join(envPaths('yard', {suffix: ''}).cache, 'node-compile-cache'))
+} catch {
+  // No cache this time; the command runs as without one.
+}
+
+// A reader that closes its end of stdout early (`yard worktree list | head -1`) leaves the rest of
+// the output nowhere to go; that is not a failure of the command, which still finishes its work
+// (a remove cut off half-way would be worse). oclif's final flush then waits for a 'drain' that
+// never comes, and Node would exit 13 with an "unsettled top-level await" warning; once the loop
+// is empty yard exits with the command's own code instead.
+let stdoutClosed = false
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error
+  stdoutClosed = true
+})
+process.once('beforeExit', () => {
+  if (stdoutClosed) process.exit()
+})
+
+// `yard exec NAME -- CMD`, an agent's every instruction, runs without oclif when oclif would add
+// nothing to it (no flags, no plugins: src/cli/fast-exec.ts); anything else is oclif's. A build
+// without that module (or one that fails to load) is oclif's too.
+const fast =
+  process.argv[2] === 'exec'
+    ? await import(new URL('../dist/cli/fast-exec.js', import.meta.url).href).then(
+        (loaded) => loaded.fastExec,
+        () => undefined,
+      )
+    : undefined
+const code = await fast?.(process.argv.slice(2))
+if (code === undefined) {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+} else if (code !== 0) {
+  // As oclif leaves after a command's this.exit(code).
+  process.exit(code)
+}
