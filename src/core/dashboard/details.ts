@@ -9,7 +9,7 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {openStack} from '../stack/stack.js'
-import {UNTRUSTED_GIT, UNTRUSTED_STATUS} from '../workspace/git-link.js'
+import {UNTRUSTED_STATUS, untrustedGit} from '../workspace/git-link.js'
 
 /** How many log lines and git status lines the pane shows at most. */
 export const DETAIL_LINES = 8
@@ -81,7 +81,7 @@ export async function gatherDetails(context: YardContext, backends: Backends, na
       async () =>
         context.runner.git(
           [
-            ...(untrusted ? UNTRUSTED_GIT : []),
+            ...(untrusted ? untrustedGit(session.workspace.commonDir, target.checkoutPath) : []),
             'status',
             '--short',
             '--branch',

@@ -13,14 +13,14 @@ import {RefusedError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
 
 /**
- * What every git run in an untrusted worktree starts with. Its box writes the checkout, so it can
+ * The config every git run in an untrusted worktree gets. Its box writes the checkout, so it can
  * put a `.git` directory of its own under any submodule path (a gitlink a pull request commits),
  * whose config git obeys in the submodule: `core.fsmonitor` and filter drivers run commands on
  * the host. So git never goes into a submodule there (`submodule.recurse`, `diff.ignoreSubmodules`;
  * `git status` also gets UNTRUSTED_STATUS) and runs no fsmonitor. `-c` reaches git's child
  * processes too (GIT_CONFIG_PARAMETERS) and outranks every config file (git-config(1), "SCOPES").
  */
-export const UNTRUSTED_GIT = [
+const UNTRUSTED_CONFIG = [
   '-c',
   'core.fsmonitor=false',
   '-c',
@@ -28,6 +28,54 @@ export const UNTRUSTED_GIT = [
   '-c',
   'diff.ignoreSubmodules=all',
 ] as const
+
+/**
+ * The worktree's administrative directory `<commonDir>/worktrees/<id>` whose `gitdir` file names
+ * `<checkout>/.git` (gitrepository-layout(5), "worktrees"), read from the repository's side only:
+ * those files are git's, outside what an untrusted box can write. Undefined when none does.
+ */
+export function adminDirOf(commonDir: string, checkout: string): string | undefined {
+  const worktrees = path.join(real(commonDir), 'worktrees')
+  const link = path.join(real(checkout), '.git')
+  let names: string[]
+  try {
+    names = readdirSync(worktrees)
+  } catch {
+    return undefined
+  }
+
+  // git names the directory after the checkout's unless that was taken (then `name1`, …).
+  const first = path.basename(checkout)
+  for (const name of [first, ...names.filter((candidate) => candidate !== first)]) {
+    let back: string
+    try {
+      back = readFileSync(path.join(worktrees, name, 'gitdir'), 'utf8').trim()
+    } catch {
+      continue
+    }
+
+    if (path.resolve(back) === link || real(back) === link) return path.join(worktrees, name)
+  }
+
+  return undefined
+}
+
+/**
+ * What every git run in the untrusted worktree `checkout` starts with: `--git-dir` its
+ * administrative directory (adminDirOf) and `--work-tree` the checkout, so git never reads the
+ * checkout's own `.git` (its box can swap that file between yard's check and git's read, and git
+ * obeys the config of whatever directory it names), then UNTRUSTED_CONFIG.
+ * @throws RefusedError (exit 3) when no worktree of `commonDir` names the checkout.
+ */
+export function untrustedGit(commonDir: string, checkout: string): string[] {
+  const admin = adminDirOf(commonDir, checkout)
+  if (admin === undefined)
+    throw new RefusedError(`no worktree of ${commonDir} is checked out at ${checkout}`, {
+      why: 'yard runs git in an untrusted worktree only through the directory git made for it, never through the .git its box can write',
+      fix: 'git worktree list shows the worktrees; git worktree repair puts a moved one back',
+    })
+  return [`--git-dir=${admin}`, `--work-tree=${real(checkout)}`, ...UNTRUSTED_CONFIG]
+}
 
 /** `git status` in an untrusted worktree: submodules are not looked into (git-status(1)). */
 export const UNTRUSTED_STATUS = ['--ignore-submodules=all'] as const

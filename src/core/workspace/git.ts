@@ -9,7 +9,7 @@ import path from 'node:path'
 import type {ProcessRunner} from '../../sdk/process.js'
 
 import {InputError} from '../../sdk/errors.js'
-import {UNTRUSTED_GIT, UNTRUSTED_STATUS} from './git-link.js'
+import {UNTRUSTED_STATUS, untrustedGit} from './git-link.js'
 
 /** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
 export async function resolveCommit(runner: ProcessRunner, cwd: string, ref: string): Promise<string | undefined> {
@@ -119,14 +119,18 @@ export interface DirtyCounts {
 
 /**
  * Counts of `git status --porcelain -z --untracked-files=all` in a checkout; `untrusted`: one whose
- * files untrusted code writes (git-link.ts UNTRUSTED_GIT: no submodule is looked into).
+ * files untrusted code writes, a worktree of the repository at `commonDir` (git-link.ts
+ * untrustedGit: git through the repository's own record of it, no submodule looked into).
+ * @throws RefusedError (exit 3) for an untrusted checkout the repository has no record of.
  */
 export async function dirtyCounts(
   runner: ProcessRunner,
   checkout: string,
-  options: {untrusted?: boolean} = {},
+  options: {untrusted?: {commonDir: string}} = {},
 ): Promise<DirtyCounts> {
-  const [config, status] = options.untrusted ? [UNTRUSTED_GIT, UNTRUSTED_STATUS] : [[], []]
+  const [config, status] = options.untrusted
+    ? [untrustedGit(options.untrusted.commonDir, checkout), UNTRUSTED_STATUS]
+    : [[], []]
   const result = await runner.git([...config, 'status', '--porcelain', '-z', '--untracked-files=all', ...status], {
     cwd: checkout,
   })
@@ -180,17 +184,20 @@ export async function dirtyCountsMany(
   runner: ProcessRunner,
   checkouts: readonly string[],
   batches = 4,
-  untrusted: ReadonlySet<string> = new Set(),
+  untrusted: {commonDir: string; checkouts: ReadonlySet<string>} = {commonDir: '', checkouts: new Set()},
 ): Promise<DirtyCounts[]> {
-  // Untrusted checkouts are asked alone, with git kept out of their submodules (git-link.ts).
-  if (untrusted.size > 0) {
-    const trusted = checkouts.filter((checkout) => !untrusted.has(checkout))
+  // Untrusted checkouts are asked alone, through the repository's record of them (git-link.ts).
+  if (untrusted.checkouts.size > 0) {
+    const trusted = checkouts.filter((checkout) => !untrusted.checkouts.has(checkout))
     const [counted, alone] = await Promise.all([
       dirtyCountsMany(runner, trusted, batches),
       Promise.all(
         checkouts
-          .filter((checkout) => untrusted.has(checkout))
-          .map(async (checkout) => [checkout, await dirtyCounts(runner, checkout, {untrusted: true})] as const),
+          .filter((checkout) => untrusted.checkouts.has(checkout))
+          .map(
+            async (checkout) =>
+              [checkout, await dirtyCounts(runner, checkout, {untrusted: {commonDir: untrusted.commonDir}})] as const,
+          ),
       ),
     ])
     const answers = new Map([...trusted.map((checkout, index) => [checkout, counted[index]] as const), ...alone])

@@ -21,16 +21,17 @@ export async function ignoredMatching(
   runner: ProcessRunner,
   checkout: string,
   patterns: readonly string[],
+  gitOptions: readonly string[] = [],
 ): Promise<string[]> {
   if (patterns.length === 0) return []
   const listed = await runner.git(
-    ['ls-files', '--others', '--ignored', '-z', ...patterns.map((pattern) => `--exclude=${pattern}`)],
+    [...gitOptions, 'ls-files', '--others', '--ignored', '-z', ...patterns.map((pattern) => `--exclude=${pattern}`)],
     {cwd: checkout},
   )
   const candidates = split(listed.stdout).filter((file) => !file.startsWith('.yard/'))
   if (candidates.length === 0) return []
   // Exit 1: none of them is ignored.
-  const checked = await runner.git(['check-ignore', '-z', '--stdin'], {
+  const checked = await runner.git([...gitOptions, 'check-ignore', '-z', '--stdin'], {
     cwd: checkout,
     input: candidates.join('\0'),
     allowFailure: true,

@@ -143,7 +143,12 @@ export async function listWorktrees(
       context.runner,
       present.map((checkout) => checkout.path),
       undefined,
-      new Set(present.filter((checkout) => checkout.trust === 'untrusted').map((checkout) => checkout.path)),
+      {
+        commonDir: workspace.commonDir,
+        checkouts: new Set(
+          present.filter((checkout) => checkout.trust === 'untrusted').map((checkout) => checkout.path),
+        ),
+      },
     ).then((found) => new Map(present.map((checkout, index) => [checkout.name, found[index]]))),
     mapLimit(checkouts, STATUS_CONCURRENCY, async ({worktree}) => {
       const comparedWith = against(worktree)

@@ -15,7 +15,7 @@ import type {YardContext} from '../kernel/context.js'
 import {OperationError} from '../../sdk/errors.js'
 import {formatArgv, type ProcessRunner} from '../../sdk/process.js'
 import {stateDir} from '../kernel/state.js'
-import {UNTRUSTED_GIT, UNTRUSTED_STATUS} from '../workspace/git-link.js'
+import {UNTRUSTED_STATUS, untrustedGit} from '../workspace/git-link.js'
 import {dirtyCounts} from '../workspace/git.js'
 import {copyEntry, ignoredMatching} from '../workspace/ignored-files.js'
 import {AGENT_HOME_DIR} from './agent-home.js'
@@ -47,7 +47,7 @@ export interface OutsideWork {
   /**
    * Of an untrusted worktree: its checked-out submodules and nested repositories, into which yard
    * runs no git (their `.git` may be its box's, whose config git would obey on the host:
-   * git-link.ts UNTRUSTED_GIT). Unsaved work that cannot be told: refuses without `--force`, and
+   * git-link.ts UNTRUSTED_CONFIG). Unsaved work that cannot be told: refuses without `--force`, and
    * is not saved with it.
    */
   uninspected: string[]
@@ -76,16 +76,18 @@ export async function findOutsideWork(
   checkout: string,
   keepPatterns: readonly string[],
   mainPath?: string,
-  options: {untrusted?: boolean} = {},
+  options: {untrusted?: {commonDir: string}} = {},
 ): Promise<OutsideWork> {
-  const [config, statusOptions] = options.untrusted ? [UNTRUSTED_GIT, UNTRUSTED_STATUS] : [[], []]
+  const [config, statusOptions] = options.untrusted
+    ? [untrustedGit(options.untrusted.commonDir, checkout), UNTRUSTED_STATUS]
+    : [[], []]
   const [status, staged, matching] = await Promise.all([
     runner.git(
       [...config, 'status', '--porcelain', '-z', '--ignored=matching', '--untracked-files=all', ...statusOptions],
       {cwd: checkout},
     ),
     runner.git([...config, 'ls-files', '--stage', '-z'], {cwd: checkout}),
-    ignoredMatching(runner, checkout, keepPatterns),
+    ignoredMatching(runner, checkout, keepPatterns, config),
   ])
   // A copy of the main checkout's file (what `worktree add` copied in, unchanged) loses nothing.
   const keepIgnored =

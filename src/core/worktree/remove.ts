@@ -205,7 +205,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     worktree && present ? unsavedWork(context, workspace, checkout, worktree, trust === 'untrusted') : null,
     worktree && present
       ? findOutsideWork(context.runner, checkout, workspace.config.worktrees['keep-ignored'], workspace.mainPath, {
-          untrusted: trust === 'untrusted',
+          untrusted: trust === 'untrusted' ? {commonDir: workspace.commonDir} : undefined,
         })
       : null,
     present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
@@ -341,7 +341,7 @@ async function unsavedWork(
   untrusted: boolean,
 ): Promise<UnsavedWork> {
   const [dirty, remotes, bases] = await Promise.all([
-    dirtyCounts(context.runner, checkout, {untrusted}),
+    dirtyCounts(context.runner, checkout, {untrusted: untrusted ? {commonDir: workspace.commonDir} : undefined}),
     listRemotes(context.runner, workspace.mainPath),
     worktree.branch === undefined
       ? new Map<string, string>()
@@ -442,7 +442,7 @@ export async function executeRemoval(
     ? await snapshotWorktree(context, checkout, name, {
         changes,
         exclude: [...nested, ...uninspected],
-        untrusted: summary.trust === 'untrusted',
+        untrusted: summary.trust === 'untrusted' ? {commonDir: workspace.commonDir} : undefined,
       })
     : undefined
   const savedIn = removalArchiveDir(

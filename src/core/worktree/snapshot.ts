@@ -14,7 +14,7 @@ import type {YardContext} from '../kernel/context.js'
 
 import {OperationError} from '../../sdk/errors.js'
 import {formatArgv} from '../../sdk/process.js'
-import {UNTRUSTED_GIT} from '../workspace/git-link.js'
+import {untrustedGit} from '../workspace/git-link.js'
 
 export const REMOVED_REFS = 'refs/yard/removed'
 
@@ -60,8 +60,11 @@ export interface SnapshotOptions {
    * untrusted worktree its checked-out submodules too (they keep HEAD's gitlink).
    */
   exclude?: string[]
-  /** An untrusted worktree: git runs with git-link.ts UNTRUSTED_GIT, never into a submodule. */
-  untrusted?: boolean
+  /**
+   * An untrusted worktree of the repository at `commonDir`: every git runs through git-link.ts
+   * untrustedGit (the repository's record of the worktree, never its `.git`; no submodule).
+   */
+  untrusted?: {commonDir: string}
 }
 
 /**
@@ -78,7 +81,7 @@ export async function snapshotWorktree(
   options: SnapshotOptions = {changes: true},
   now = new Date(),
 ): Promise<string> {
-  const config = options.untrusted ? UNTRUSTED_GIT : []
+  const config = options.untrusted ? untrustedGit(options.untrusted.commonDir, checkout) : []
   const git = async (args: string[], env: Record<string, string> = {}) =>
     context.runner.git([...config, ...args], {cwd: checkout, env})
   if (!options.changes)
@@ -88,6 +91,7 @@ export async function snapshotWorktree(
       name,
       (await git(['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.trim(),
       now,
+      config,
     )
   const indexPath = path.resolve(checkout, (await git(['rev-parse', '--git-path', 'index'])).stdout.trim())
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-snapshot-'))
@@ -101,8 +105,8 @@ export async function snapshotWorktree(
     await git(['add', '--all', '--', ':/', ...exclude], {GIT_INDEX_FILE: index})
     const tree = (await git(['write-tree'], {GIT_INDEX_FILE: index})).stdout.trim()
     const message = `yard: uncommitted work of worktree ${name}, saved before \`yard worktree remove\``
-    const commit = await commitTree(context, checkout, ['commit-tree', tree, '-p', 'HEAD', '-m', message])
-    return await createRef(context, checkout, name, commit, now)
+    const commit = await commitTree(context, checkout, [...config, 'commit-tree', tree, '-p', 'HEAD', '-m', message])
+    return await createRef(context, checkout, name, commit, now, config)
   } finally {
     await fs.rm(scratch, {recursive: true, force: true})
   }
@@ -118,10 +122,11 @@ async function createRef(
   name: string,
   commit: string,
   now: Date,
+  config: readonly string[],
 ): Promise<string> {
   let ref = `${REMOVED_REFS}/${name}-${utcStamp(now)}`
   for (let attempt = 2; ; attempt++) {
-    const created = await context.runner.git(['update-ref', '--create-reflog', ref, commit, ''], {
+    const created = await context.runner.git([...config, 'update-ref', '--create-reflog', ref, commit, ''], {
       cwd: checkout,
       allowFailure: true,
     })
