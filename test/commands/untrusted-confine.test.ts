@@ -7,7 +7,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -77,6 +77,39 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
 
     const inside = await dryRun(['    build:', '      context: .', '      dockerfile: docker/Dockerfile.dev'])
     expect(inside.exitCode, inside.stderr).to.equal(0)
+  })
+
+  it("refuses a default build file that links outside, a log file, an init binary, the host engine's secrets, the host's loopback", async () => {
+    const outside = path.join(path.dirname(secret), 'Containerfile')
+    writeFileSync(outside, 'FROM scratch\n')
+    mkdirSync(path.join(worktree, 'ctx'), {recursive: true})
+    symlinkSync(outside, path.join(worktree, 'ctx', 'Containerfile'))
+    const linked = await dryRun(['    build: ./ctx'])
+    expect(linked.exitCode, linked.said).to.equal(3)
+    expect(linked.said).to.include(`builds with ${path.join(worktree, 'ctx', 'Containerfile')}, a link to ${outside}`)
+    rmSync(path.join(worktree, 'ctx', 'Containerfile'))
+    writeFileSync(path.join(worktree, 'ctx', 'Containerfile'), 'FROM scratch\n')
+    expect((await dryRun(['    build: ./ctx'])).exitCode).to.equal(0)
+
+    for (const [lines, said] of [
+      [
+        ['    logging: {driver: k8s-file, options: {path: /root/.bashrc}}'],
+        'service web writes its log to',
+      ],
+      [['    init: true', '    init-path: /usr/bin/id'], 'service web runs a host file as its init'],
+      [['    secrets: [token]', 'secrets:', '  token: {external: true}'], 'secret token is external'],
+      [['    secrets: [token]', 'secrets:', '  token: {environment: GITHUB_TOKEN}'], 'reads the environment variable'],
+      [['    network_mode: "slirp4netns:allow_host_loopback=true"'], 'sets network_mode'],
+      [['    network_mode: "pasta:-T,3000"'], 'sets network_mode'],
+    ] as Array<[string[], string]>) {
+      const result = await dryRun(lines)
+      expect(result.exitCode, `${lines.join(' ')}: ${result.said}`).to.equal(3)
+      expect(result.said).to.include(said)
+    }
+
+    for (const mode of ['slirp4netns', 'slirp4netns:mtu=1500,allow_host_loopback=false', 'pasta'])
+      expect((await dryRun([`    network_mode: "${mode}"`])).exitCode, mode).to.equal(0)
+    expect((await dryRun(['    logging: {driver: k8s-file, options: {max-size: 10m}}'])).exitCode).to.equal(0)
   })
 
   it('reads no file outside the worktree: an interpolated env_file, an extends file, an include', async () => {

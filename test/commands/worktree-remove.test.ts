@@ -196,6 +196,40 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(existsSync(feat)).to.equal(false)
   })
 
+  it('archives no transcripts through a symbolic link: a .yard/transcripts or .yard that names a host directory, a linked file', async () => {
+    const repo = makeRepo({'.gitignore': '.yard/\n'})
+    const state = tempDir('state')
+    const env = cleanEnv(state)
+    const outside = tempDir('outside')
+    writeFile(outside, 'transcripts/secret.txt', 'host secret\n')
+    writeFile(outside, 'host.txt', 'host file\n')
+    for (const [name, link] of [
+      ['feat', '.yard/transcripts'],
+      ['fix', '.yard'],
+    ]) {
+      expect((await yard(['worktree', 'add', name], {cwd: repo, env})).exitCode).to.equal(0)
+      const checkout = path.join(rootOf(repo), name)
+      mkdirSync(path.join(checkout, path.dirname(link)), {recursive: true})
+      symlinkSync(link === '.yard' ? outside : path.join(outside, 'transcripts'), path.join(checkout, link))
+      const run = await yard(['worktree', 'remove', name, '--yes', '--force'], {cwd: repo, env})
+      expect(run.exitCode, run.stderr).to.equal(0)
+      expect(run.stderr).to.include('is reached through a symbolic link: its transcripts are not archived')
+      expect(existsSync(path.join(state, 'transcripts', 'app', name, 'secret.txt'))).to.equal(false)
+      expect(readFileSync(path.join(outside, 'transcripts', 'secret.txt'), 'utf8')).to.equal('host secret\n')
+    }
+
+    // A link inside a real transcripts directory is not copied either.
+    expect((await yard(['worktree', 'add', 'docs'], {cwd: repo, env})).exitCode).to.equal(0)
+    const docs = path.join(rootOf(repo), 'docs')
+    writeFile(docs, '.yard/transcripts/real.md', 'real\n')
+    symlinkSync(path.join(outside, 'host.txt'), path.join(docs, '.yard', 'transcripts', 'linked.md'))
+    const run = await yard(['worktree', 'remove', 'docs', '--yes', '--force'], {cwd: repo, env})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    const archive = path.join(state, 'transcripts', 'app', 'docs')
+    expect(readFileSync(path.join(archive, 'real.md'), 'utf8')).to.equal('real\n')
+    expect(existsSync(path.join(archive, 'linked.md'))).to.equal(false)
+  })
+
   it('refuses (exit 3) when the archive cannot be created, leaving the worktree, its files and its stack untouched', async () => {
     const setup = remoteSetup({'yard.toml': STACK_TOML, '.gitignore': '.yard/\n'})
     const log = path.join(tempDir('log'), 'stack.jsonl')

@@ -3,10 +3,11 @@
  * "Untrusted worktrees"). On any machine, yard itself reads `env_file`s on the host while
  * rendering, so one outside the worktree would carry a host file's lines into a container. On a
  * machine without a VM (`native`), the engine is the host's: binds, volumes with driver options,
- * build contexts outside the worktree, and the host namespaces, devices and privileges a service
- * can ask for all reach the host itself. Each is a refusal before anything starts.
+ * build contexts and build files outside the worktree, the host engine's secrets and configs, log
+ * files, init binaries, and the host namespaces, devices and privileges a service can ask for all
+ * reach the host itself. Each is a refusal before anything starts.
  */
-import {realpathSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 
 import {writtenServices} from './compose-files.js'
@@ -65,13 +66,23 @@ const NAMESPACES = ['network_mode', 'pid', 'ipc', 'uts', 'userns_mode', 'cgroup'
 function privateNamespace(key: string, value: unknown): boolean {
   if (typeof value !== 'string') return false
   if (/^(host|container:|ns:)|\//.test(value)) return false
-  if (key === 'network_mode')
-    return /^(bridge|none|default|private|slirp4netns(:[^/]*)?|pasta(:[^/]*)?|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)$/.test(
-      value,
-    )
+  if (key === 'network_mode') {
+    // slirp4netns's allow_host_loopback (podman-run(1), --network) lets the container reach the
+    // host's 127.0.0.1 as 10.0.2.2; pasta's options map host ports in (-T, --map-host-loopback).
+    const slirp = /^slirp4netns(?::([^/]*))?$/.exec(value)
+    if (slirp)
+      return (slirp[1] ?? '')
+        .split(',')
+        .every((option) => !/^allow_host_loopback(=|$)/.test(option) || option === 'allow_host_loopback=false')
+    return /^(bridge|none|default|private|pasta|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)$/.test(value)
+  }
+
   if (key === 'userns_mode') return /^(auto(:[^/]*)?|keep-id(:[^/]*)?|nomap|private)$/.test(value)
   return /^(private|shareable|none|service:[a-zA-Z0-9][a-zA-Z0-9_.-]*)?$/.test(value)
 }
+
+/** The build files a provider looks for in a build context without `dockerfile` (podman-compose, podman build). */
+const DEFAULT_BUILD_FILES = ['Containerfile', 'containerfile', 'Dockerfile', 'dockerfile']
 
 /** Service keys that grant the host's devices or privileges whenever they are set. */
 const GRANTS = ['cap_add', 'devices', 'device_cgroup_rules', 'security_opt']
@@ -118,11 +129,27 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
       if (typeof context === 'string' && context.startsWith('/') && !insideReal(context, root))
         found.push(`service ${service} builds from ${context}`)
     // A relative dockerfile is the build context's (compose specification, build "dockerfile").
+    const from = build && typeof build.context === 'string' && build.context.startsWith('/') ? build.context : root
     if (build && typeof build.dockerfile === 'string') {
-      const from = typeof build.context === 'string' && build.context.startsWith('/') ? build.context : root
       if (!insideReal(path.resolve(from, build.dockerfile), root))
         found.push(`service ${service} builds with the Dockerfile ${build.dockerfile}`)
+    } else if (build) {
+      // Without one, the provider takes the first of these in the context, through a symlink too.
+      for (const name of DEFAULT_BUILD_FILES) {
+        const file = path.join(from, name)
+        if (existsSync(file) && !insideReal(file, root))
+          found.push(`service ${service} builds with ${file}, a link to ${realPath(file)}`)
+      }
     }
+
+    // podman's k8s-file log driver appends to the path it is given, as root on a rootful host.
+    const logging = isMapping(raw.logging) ? raw.logging : undefined
+    const logPath = logging && isMapping(logging.options) ? logging.options.path : undefined
+    if (logPath !== undefined && logPath !== null)
+      found.push(`service ${service} writes its log to ${JSON.stringify(logPath)} (logging.options.path)`)
+    // init-path: a host file bind-mounted and run as the container's init.
+    if (typeof raw['init-path'] === 'string' || typeof raw.init_path === 'string')
+      found.push(`service ${service} runs a host file as its init (init-path)`)
   }
 
   const volumes = isMapping(compose.volumes) ? compose.volumes : {}
@@ -136,8 +163,14 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
 
   for (const table of ['configs', 'secrets']) {
     for (const [name, raw] of Object.entries(isMapping(compose[table]) ? compose[table] : {})) {
-      if (isMapping(raw) && typeof raw.file === 'string' && !insideReal(path.resolve(root, raw.file), root))
-        found.push(`${table.slice(0, -1)} ${name} reads ${raw.file}`)
+      if (!isMapping(raw)) continue
+      const what = table.slice(0, -1)
+      if (typeof raw.file === 'string' && !insideReal(path.resolve(root, raw.file), root))
+        found.push(`${what} ${name} reads ${raw.file}`)
+      // An existing one of the host's engine (`podman secret ls`): whatever the branch names.
+      if (raw.external !== undefined && raw.external !== null && raw.external !== false)
+        found.push(`${what} ${name} is external: the host engine's ${what} ${JSON.stringify(raw.name ?? name)}`)
+      if (raw.environment !== undefined) found.push(`${what} ${name} reads the environment variable ${raw.environment}`)
     }
   }
 

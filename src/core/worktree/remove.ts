@@ -51,6 +51,7 @@ import {
   listFiles,
   TRANSCRIPTS_DIR,
   transcriptsArchive,
+  transcriptsDir,
 } from './transcripts.js'
 import {type Trust, writeTrust} from './trust-record.js'
 
@@ -208,7 +209,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
           untrusted: trust === 'untrusted' ? {commonDir: workspace.commonDir} : undefined,
         })
       : null,
-    present ? listFiles(path.join(checkout, TRANSCRIPTS_DIR)) : [],
+    present ? transcriptFilesOf(context, checkout, name) : [],
     options.backends.stackTeardown(workspace, target),
     options.backends.worktreeMachine?.(workspace, name),
   ])
@@ -330,6 +331,19 @@ function refusalOf(summary: RemovalSummary, deleteBranch: boolean): RefusedError
   }
 
   return undefined
+}
+
+/**
+ * The transcripts of the checkout to archive (transcripts.ts listFiles); none, with a warning, when
+ * `.yard` or `.yard/transcripts` is a symbolic link (transcriptsDir).
+ */
+async function transcriptFilesOf(context: YardContext, checkout: string, name: string): Promise<string[]> {
+  const dir = await transcriptsDir(checkout)
+  if (dir !== undefined) return listFiles(dir)
+  context.warn(
+    `warning: ${path.join(checkout, TRANSCRIPTS_DIR)} of worktree ${name} is reached through a symbolic link: its transcripts are not archived (the link goes with the worktree)`,
+  )
+  return []
 }
 
 /** Modified and untracked files, and commits that exist nowhere else (DESIGN.md §4.1). */

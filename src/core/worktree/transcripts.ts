@@ -30,6 +30,20 @@ export function transcriptsArchive(options: {
   return path.join(root, options.prefix, options.name)
 }
 
+/**
+ * `<checkout>/.yard/transcripts` when neither it nor `.yard` is a symbolic link (absent is fine),
+ * else undefined: a box writes its worktree, and archiving through a link would copy whatever it
+ * names on the host into the archive.
+ */
+export async function transcriptsDir(checkout: string): Promise<string | undefined> {
+  for (const part of ['.yard', TRANSCRIPTS_DIR]) {
+    const stat = await fs.lstat(path.join(checkout, part)).catch(() => undefined)
+    if (stat?.isSymbolicLink()) return undefined
+  }
+
+  return path.join(checkout, TRANSCRIPTS_DIR)
+}
+
 /** Every file below `dir`, relative to it; empty when `dir` does not exist. */
 export async function listFiles(dir: string): Promise<string[]> {
   const entries = await fs
@@ -55,10 +69,14 @@ export async function archiveTranscripts(source: string, archive: string): Promi
   let copied = 0
   let kept = 0
   await fs.mkdir(archive, {recursive: true})
+  // Checked again here: the worktree's box may have made a link since the plan was made.
+  if ((await transcriptsDir(path.dirname(path.dirname(source)))) !== source) return {copied, kept}
   for (const file of await listFiles(source)) {
     const from = path.join(source, file)
     const to = path.join(archive, file)
-    const [stat, existing] = await Promise.all([fs.stat(from), fs.stat(to).catch(() => undefined)])
+    const [stat, existing] = await Promise.all([fs.lstat(from), fs.stat(to).catch(() => undefined)])
+    // A link is not a transcript: copying it would copy the file it names.
+    if (!stat.isFile()) continue
     if (existing && existing.mtimeMs >= stat.mtimeMs) {
       kept++
       continue
