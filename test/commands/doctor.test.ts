@@ -59,6 +59,28 @@ describe('yard doctor (DESIGN.md §8)', () => {
     expect((again.json as DoctorReport).repaired).to.deep.equal([])
   })
 
+  it('says CONTAINERS_CONF names no file (not "install podman"); when it is yard\'s own path, --fix writes it there', async () => {
+    const state = tempDir('yard-state')
+    const own = path.join(state, 'containers.conf')
+    const env = {YARD_STATE_DIR: state, CONTAINERS_CONF: own}
+    const broken = await yard(['doctor', '--json'], {env})
+    expect(broken.exitCode, broken.stderr).to.equal(1)
+    const podman = (broken.json as DoctorReport).checks.find((check) => check.name === 'podman')
+    expect(podman).to.deep.include({level: 'fail', fix: "yard doctor --fix (it writes yard's containers.conf there)"})
+    expect(podman?.detail).to.include(`CONTAINERS_CONF=${own} names no file`)
+    const fixed = await yard(['doctor', '--fix', '--json'], {env})
+    expect(fixed.exitCode, fixed.stdout + fixed.stderr).to.equal(0)
+    expect(readFileSync(own, 'utf8')).to.equal(CONTAINERS_CONF_TEXT)
+
+    const elsewhere = path.join(state, 'nowhere', 'mine.conf')
+    const other = await yard(['doctor', '--fix', '--json'], {
+      env: {YARD_STATE_DIR: tempDir('yard-state'), CONTAINERS_CONF: elsewhere},
+    })
+    expect(other.exitCode).to.equal(1)
+    const check = (other.json as DoctorReport).checks.find((row) => row.name === 'podman')
+    expect(check?.fix).to.include('unset CONTAINERS_CONF, or point it at an existing file')
+  })
+
   it("uses the user's CONTAINERS_CONF when set and does not offer to overwrite yard's file", async () => {
     const state = tempDir('yard-state')
     const mine = path.join(tempDir('user-conf'), 'containers.conf')

@@ -18,7 +18,7 @@ import {
 } from '../../sdk/compose-provider.js'
 import {InputError, YardError} from '../../sdk/errors.js'
 import {shellCommand} from '../../sdk/shell.js'
-import {ensureStateDir, stateDir} from '../kernel/state.js'
+import {containersConfPath, ensureStateDir, stateDir} from '../kernel/state.js'
 import {describeWrite, inspectContainersConf, writeContainersConf} from '../machine/containers-conf.js'
 import {probePodman} from '../machine/podman-probe.js'
 import {findMainCheckout, openWorkspace} from '../workspace/workspace.js'
@@ -132,6 +132,25 @@ export function podmanCheck(options: DoctorOptions): DoctorCheck {
   return {
     name: 'podman',
     async run({runner, env}) {
+      // podman refuses to start at all when CONTAINERS_CONF names no file: say that, not "install podman".
+      const named = env.CONTAINERS_CONF
+      if (named && !existsSync(named)) {
+        const own = path.resolve(named) === path.resolve(containersConfPath(env))
+        return {
+          level: 'fail',
+          detail: `CONTAINERS_CONF=${named} names no file, and podman does not start without the file it names`,
+          fix: own
+            ? "yard doctor --fix (it writes yard's containers.conf there)"
+            : `unset CONTAINERS_CONF, or point it at an existing file (yard doctor --fix writes yard's to ${containersConfPath(env)})`,
+          ...(own && {
+            async repair() {
+              const written = await writeContainersConf(env)
+              return `${describeWrite(written)}; ${byHand(written.path)}`
+            },
+          }),
+        }
+      }
+
       const probe = await probePodman(runner, env, {busybox: options.busybox})
       if (!probe.installed)
         return {
@@ -414,6 +433,14 @@ export async function runDoctor(context: YardContext, options: DoctorOptions = {
 
       outcomes[index] = await runCheck(checks[index], context)
     }
+
+    // A repair can mend other checks too (compose needs the containers.conf podman needed).
+    if (repaired.length > 0)
+      await Promise.all(
+        outcomes.map(async (outcome, index) => {
+          if (outcome.level === 'fail' && !outcome.repair) outcomes[index] = await runCheck(checks[index], context)
+        }),
+      )
   }
 
   const results = checks.map((check, index) => toResult(check.name, outcomes[index]))
