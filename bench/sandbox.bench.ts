@@ -21,7 +21,7 @@ import {promisify} from 'node:util'
 
 import {ensureBuilt, runJs, yardEnv} from './fixtures.js'
 import {generatedRepo} from './generated-repo.js'
-import {type BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
+import {type BenchResult, type BenchRow, makeScratchDir, measureBench, reportBench} from './lib.js'
 import {scratchDir, sweepPrefix, writeConf} from './stack-fixture.js'
 import {anchorCli} from './startup-fixtures.js'
 
@@ -194,11 +194,21 @@ const urls: Array<[string, string]> = [
   [generated, ''],
   ...(process.env.BENCH_REPO ? [[resolve(process.env.BENCH_REPO), ' (BENCH_REPO)'] as [string, string]] : []),
 ]
+// BENCH_SANDBOX_ONLY=warm: the warm rows alone (the cold rounds take most of the bench's time).
+const only = process.env.BENCH_SANDBOX_ONLY
+if (only !== undefined && only !== 'warm') {
+  process.stderr.write(`sandbox: BENCH_SANDBOX_ONLY must be warm, not ${JSON.stringify(only)}\n`)
+  process.exit(2)
+}
+
 const rows: BenchRow[] = []
-for (const [url, suffix] of urls) rows.push(...(await rowsFor(url, suffix)))
+if (only !== 'warm') for (const [url, suffix] of urls) rows.push(...(await rowsFor(url, suffix)))
 
 try {
-  const result = await measureBench({name: 'sandbox', baseline: 'git clone --no-local', rows})
+  const result: BenchResult =
+    only === 'warm'
+      ? {name: 'sandbox', baseline: null, rows: []}
+      : await measureBench({name: 'sandbox', baseline: 'git clone --no-local', rows})
   // Warm after cold: a pool of the same repository would have the cold rows claim.
   for (const [url, suffix] of urls) {
     const pool = JSON.parse(

@@ -318,6 +318,14 @@ export class PodmanRuntime implements SandboxRuntime {
     const failure = options.missingWorkdir || options.gone ? execFailure(result) : undefined
     if (failure === 'no-directory' && options.missingWorkdir) throw options.missingWorkdir()
     if (failure === 'no-container' && options.gone) throw options.gone()
+    if (failure === 'not-running') {
+      const pod = this.podOf(name)
+      throw new OperationError(`the sandbox pod ${pod} is not running`, {
+        why: 'it was stopped (podman pod stop, a reboot); its /work is kept, but nothing runs in it',
+        fix: `start it again with podman pod start ${pod}, or remove it with yard sandbox rm (--force: unchecked)`,
+      })
+    }
+
     if (failure !== undefined) process.stderr.write(result.stderr)
     return result.exitCode
   }

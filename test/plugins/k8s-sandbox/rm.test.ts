@@ -221,6 +221,11 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
       'cd /work/lib/wt-halted && echo kept > kept.txt && git add kept.txt && git commit -q -m kept',
     )
     podman('pod', 'stop', '--time', '0', pod)
+    // exec says so in yard's words (exit 125, as a runtime failure before the command).
+    const exec = await run(['exec', 'halted', '--', 'true'])
+    expect(exec.exitCode, exec.stderr).to.equal(125)
+    expect(exec.stderr).to.include(`the sandbox pod ${pod} is not running`)
+    expect(exec.stderr).to.include(`podman pod start ${pod}`)
 
     for (const args of [
       ['sandbox', 'rm', 'halted'],
