@@ -143,12 +143,17 @@ async function untilPoolFull(): Promise<number> {
   return Date.now() - started
 }
 
-/** The two rows for one repository url; `suffix` tells the repositories apart in labels. */
-async function rowsFor(url: string, suffix: string): Promise<BenchRow[]> {
+/** `yard cache add` of `url` before anything is timed (a pool never clones). */
+async function warmCache(url: string): Promise<void> {
   log(`warming the cache of ${url}`)
   await run(process.execPath, [runJs, 'cache', 'add', url], {cwd: main, env}).catch((error: Error) =>
     log(`cache add failed: ${error.message}`),
   )
+}
+
+/** The two rows for one repository url; `suffix` tells the repositories apart in labels. */
+async function rowsFor(url: string, suffix: string): Promise<BenchRow[]> {
+  await warmCache(url)
   const clone = join(await makeScratchDir('clone'), 'repo')
   const gitLabel = `git clone --no-local${suffix}`
   return [
@@ -202,7 +207,9 @@ if (only !== undefined && only !== 'warm') {
 }
 
 const rows: BenchRow[] = []
-if (only !== 'warm') for (const [url, suffix] of urls) rows.push(...(await rowsFor(url, suffix)))
+for (const [url, suffix] of urls)
+  if (only === 'warm') await warmCache(url)
+  else rows.push(...(await rowsFor(url, suffix)))
 
 try {
   const result: BenchResult =

@@ -92,10 +92,10 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     expect((await dryRun(['    build: ./ctx'])).exitCode).to.equal(0)
 
     for (const [lines, said] of [
-      [
-        ['    logging: {driver: k8s-file, options: {path: /root/.bashrc}}'],
-        'service web writes its log to',
-      ],
+      [['    logging: {driver: k8s-file, options: {path: /root/.bashrc}}'], 'service web writes its log to'],
+      [['    logging: {driver: k8s-file, options: {PATH: /root/.bashrc}}'], 'service web writes its log to'],
+      [['    logging: {driver: k8s-file, options: {Path: "/x/${WEB_PORT}"}}'], 'service web writes its log to'],
+      [['    logging: {driver: k8s-file, options: {"path=/root/.bashrc": x}}'], 'service web writes its log to'],
       [['    init: true', '    init-path: /usr/bin/id'], 'service web runs a host file as its init'],
       [['    secrets: [token]', 'secrets:', '  token: {external: true}'], 'secret token is external'],
       [['    secrets: [token]', 'secrets:', '  token: {environment: GITHUB_TOKEN}'], 'reads the environment variable'],

@@ -143,10 +143,12 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
     }
 
     // podman's k8s-file log driver appends to the path it is given, as root on a rootful host.
+    // The provider passes each option as --log-opt=KEY=VALUE and podman reads the key up to the
+    // first `=`, whatever its case: `PATH`, `Path` and `"path=/x": y` are the same option.
     const logging = isMapping(raw.logging) ? raw.logging : undefined
-    const logPath = logging && isMapping(logging.options) ? logging.options.path : undefined
-    if (logPath !== undefined && logPath !== null)
-      found.push(`service ${service} writes its log to ${JSON.stringify(logPath)} (logging.options.path)`)
+    for (const [key, value] of Object.entries(logging && isMapping(logging.options) ? logging.options : {}))
+      if (key.split('=', 1)[0].trim().toLowerCase() === 'path')
+        found.push(`service ${service} writes its log to ${JSON.stringify(value)} (logging.options.${key})`)
     // init-path: a host file bind-mounted and run as the container's init.
     if (typeof raw['init-path'] === 'string' || typeof raw.init_path === 'string')
       found.push(`service ${service} runs a host file as its init (init-path)`)

@@ -21,7 +21,7 @@ import {shellQuote} from '../../sdk/shell.js'
 import {validateName} from '../identity/identity.js'
 import {releasePin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {pinAuthor} from '../identity/pins.js'
-import {checkGitLink} from '../workspace/git-link.js'
+import {checkGitLink, untrustedGit} from '../workspace/git-link.js'
 import {branchConfig, dirtyCounts, listRemotes} from '../workspace/git.js'
 import {
   buildTarget,
@@ -373,7 +373,9 @@ async function unsavedWork(
     against = base ? 'on neither its base nor another branch' : 'on no other branch'
   }
 
-  const counted = await context.runner.git(['rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {
+  // An untrusted checkout's git goes through the repository's record of it (git-link.ts).
+  const pinned = untrusted ? untrustedGit(workspace.commonDir, checkout) : []
+  const counted = await context.runner.git([...pinned, 'rev-list', '--count', 'HEAD', '--not', ...exclude, '--'], {
     cwd: checkout,
     allowFailure: true,
   })
@@ -382,13 +384,13 @@ async function unsavedWork(
     counted.exitCode === 0
       ? counted
       : await context.runner.git(
-          ['rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'],
+          [...pinned, 'rev-list', '--count', 'HEAD', '--not', ...exclude.filter((arg) => arg.startsWith('--')), '--'],
           {cwd: checkout},
         )
   // On a branch HEAD is that branch's tip, which the kept branch holds.
   const detached =
     worktree.branch === undefined
-      ? await context.runner.git(['rev-list', '--count', 'HEAD', '--not', '--branches', '--remotes', '--'], {
+      ? await context.runner.git([...pinned, 'rev-list', '--count', 'HEAD', '--not', '--branches', '--remotes', '--'], {
           cwd: checkout,
         })
       : undefined
@@ -418,7 +420,8 @@ export async function executeRemoval(
   const {name, path: checkout} = summary
   const archiveOne = async (what: string, source: string, archive: string) => {
     try {
-      return await archiveTranscripts(source, archive)
+      // A part of the checkout is copied only while no directory on its way is a link (its box writes it).
+      return await archiveTranscripts(source, archive, source.startsWith(checkout + path.sep) ? checkout : undefined)
     } catch (error) {
       const failed = `cannot archive the ${what} of ${name} to ${archive}: ${(error as Error).message}`
       if (!options.force) {

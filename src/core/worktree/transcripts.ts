@@ -44,6 +44,17 @@ export async function transcriptsDir(checkout: string): Promise<string | undefin
   return path.join(checkout, TRANSCRIPTS_DIR)
 }
 
+/** Whether a directory from below `root` down to `target` (inclusive) is a symbolic link. */
+async function linkedBetween(root: string, target: string): Promise<boolean> {
+  const parts = path.relative(root, target).split(path.sep).filter(Boolean)
+  for (let index = 1; index <= parts.length; index++) {
+    const stat = await fs.lstat(path.join(root, ...parts.slice(0, index))).catch(() => undefined)
+    if (stat?.isSymbolicLink()) return true
+  }
+
+  return false
+}
+
 /** Every file below `dir`, relative to it; empty when `dir` does not exist. */
 export async function listFiles(dir: string): Promise<string[]> {
   const entries = await fs
@@ -65,12 +76,16 @@ export async function listFiles(dir: string): Promise<string[]> {
  * @throws the fs error when the archive cannot be created or written (ENOTDIR under a regular
  *   file, EACCES, ENOSPC): the caller decides whether that refuses the removal.
  */
-export async function archiveTranscripts(source: string, archive: string): Promise<{copied: number; kept: number}> {
+export async function archiveTranscripts(
+  source: string,
+  archive: string,
+  within?: string,
+): Promise<{copied: number; kept: number}> {
   let copied = 0
   let kept = 0
   await fs.mkdir(archive, {recursive: true})
   // Checked again here: the worktree's box may have made a link since the plan was made.
-  if ((await transcriptsDir(path.dirname(path.dirname(source)))) !== source) return {copied, kept}
+  if (within !== undefined && (await linkedBetween(within, source))) return {copied, kept}
   for (const file of await listFiles(source)) {
     const from = path.join(source, file)
     const to = path.join(archive, file)
