@@ -7,7 +7,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
@@ -208,6 +208,45 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     const again = await run('worktree', 'list', '--json')
     expect(again.stderr).not.to.include('was changed')
     expect(existsSync(marker)).to.equal(false)
+  })
+
+  it('run from inside the worktree, takes the repository recorded for it, never a .git the box planted there', async () => {
+    const marker = path.join(tempDir('uc-inside-marker'), 'ran')
+    const link = path.join(worktree, '.git')
+    const original = readFileSync(link, 'utf8')
+    /** A repository of the box's own at `dir`, whose fsmonitor would run on the host. */
+    const plant = (dir: string) => {
+      for (const sub of ['objects', 'refs']) mkdirSync(path.join(dir, sub), {recursive: true})
+      writeFileSync(path.join(dir, 'HEAD'), 'ref: refs/heads/main\n')
+      writeFileSync(
+        path.join(dir, 'config'),
+        `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = "touch ${marker}; false"\n`,
+      )
+    }
+
+    const inside = async (cwd: string, ...args: string[]) => yard(args, {cwd, env})
+    try {
+      // The top-level .git replaced by a directory, and one planted in a subdirectory.
+      rmSync(link)
+      plant(link)
+      plant(path.join(worktree, 'src', '.git'))
+      for (const cwd of [worktree, path.join(worktree, 'src')]) {
+        const list = await inside(cwd, 'worktree', 'list', '--json')
+        expect(list.exitCode, list.stderr).to.equal(0)
+        const rows = list.json as Array<{name: string; path: string}>
+        expect(rows.find((row) => row.name === 'main')?.path, cwd).to.equal(realpathSync(repo))
+        expect(rows.map((row) => row.name)).to.include('pr-1')
+        const up = await inside(cwd, 'up', '--dry-run')
+        expect(up.exitCode, up.stderr).to.equal(3)
+        expect(up.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
+      }
+
+      expect(existsSync(marker), 'git ran with the config of a .git the box planted').to.equal(false)
+    } finally {
+      rmSync(link, {recursive: true, force: true})
+      rmSync(path.join(worktree, 'src'), {recursive: true, force: true})
+      writeFileSync(link, original)
+    }
   })
 
   it('runs no git in a submodule whose .git the box made (a gitlink on its branch): list, dashboard, remove', async () => {

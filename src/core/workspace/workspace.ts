@@ -22,6 +22,7 @@ import {
 } from '../identity/identity.js'
 import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
 import {checkGitLink} from './git-link.js'
+import {untrustedCheckoutAt} from './untrusted-checkouts.js'
 
 export interface Workspace {
   /** Real path of the main checkout. */
@@ -61,7 +62,8 @@ export interface MainCheckout {
  * Finds the main checkout from the current directory through git's common dir, so that commands
  * work from inside any worktree (DESIGN.md §3.3), and the checkout the directory is in. Reads no
  * config. One `git rev-parse` (plus `git worktree list` from a linked worktree of a repository
- * whose git dir is not `<main>/.git`). A bare repository with worktrees (the bare layout, see
+ * whose git dir is not `<main>/.git`); none inside an untrusted worktree, whose repository is the
+ * one recorded for it (untrusted-checkouts.ts), whatever its files say. A bare repository with worktrees (the bare layout, see
  * bare-layout.ts) has the worktree on its default branch as main, found from any of its worktrees
  * or from the directory holding the bare repository.
  * @throws InputError (exit 2) outside a git repository, inside a `.git` directory or a bare
@@ -69,6 +71,9 @@ export interface MainCheckout {
  *   installed, unsafe ownership).
  */
 export async function findMainCheckout(context: YardContext): Promise<MainCheckout> {
+  // Inside an untrusted worktree git is not asked: a .git its box planted would answer.
+  const untrusted = untrustedCheckoutAt(context.env, real(context.cwd))
+  if (untrusted) return {mainPath: untrusted.mainPath, commonDir: untrusted.commonDir, checkoutPath: untrusted.checkout}
   // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
   const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {
     cwd: context.cwd,

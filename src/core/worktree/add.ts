@@ -9,7 +9,7 @@
  * worst). When either side fails, the worktree, the branch and the pin it brought are rolled
  * back, so nothing is left behind.
  */
-import {existsSync, promises as fs} from 'node:fs'
+import {existsSync, promises as fs, realpathSync} from 'node:fs'
 import path from 'node:path'
 
 import type {OffsetSource} from '../../sdk/target.js'
@@ -34,6 +34,7 @@ import {
   validBranchName,
 } from '../workspace/git.js'
 import {copyIgnoredFiles, ignoredMatching} from '../workspace/ignored-files.js'
+import {recordUntrustedCheckout} from '../workspace/untrusted-checkouts.js'
 import {type GitWorktree, gitWorktrees, openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {
   type Base,
@@ -238,6 +239,11 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   context.progress?.done()
   // An untrusted worktree's machine is its own, made on its first `up` (the shared one may have to stop for it).
   if (trust === 'untrusted') {
+    await recordUntrustedCheckout(
+      context.env,
+      {checkout: realpathSync(target), commonDir: workspace.commonDir, mainPath},
+      true,
+    )
     if (!options.untrusted)
       context.warn(
         `note: ${workspace.config.files.local} records ${name} as untrusted (from before), so it stays untrusted: \`yard worktree trust ${name} --trusted\` changes that`,

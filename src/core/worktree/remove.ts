@@ -23,6 +23,7 @@ import {releasePin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {pinAuthor} from '../identity/pins.js'
 import {checkGitLink, untrustedGit} from '../workspace/git-link.js'
 import {branchConfig, dirtyCounts, listRemotes} from '../workspace/git.js'
+import {recordUntrustedCheckout} from '../workspace/untrusted-checkouts.js'
 import {
   buildTarget,
   type GitWorktree,
@@ -483,10 +484,17 @@ export async function executeRemoval(
   if (plan.machine) await plan.machine.remove()
   const purpose = `worktree remove ${name}`
   const pin = summary.pin === null ? 'absent' : await releasePin(context, workspace, name, purpose)
-  if (summary.trust === 'untrusted')
+  if (summary.trust === 'untrusted') {
     await withOffsetsLock(context, workspace, purpose, async () =>
       writeTrust(workspace.config.files.local, name, 'trusted'),
     )
+    await recordUntrustedCheckout(
+      context.env,
+      {checkout, commonDir: workspace.commonDir, mainPath: workspace.mainPath},
+      false,
+    )
+  }
+
   return {
     name,
     path: checkout,

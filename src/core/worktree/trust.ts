@@ -5,6 +5,8 @@
  * marked untrusted that still runs on the shared machine, or the own machine of one being
  * marked trusted, is refused (exit 3) with the command that clears it.
  */
+import {existsSync, realpathSync} from 'node:fs'
+
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
@@ -14,6 +16,7 @@ import {withOffsetsLock} from '../identity/offset-allocator.js'
 import {excludePinFile} from '../identity/pins.js'
 import {createMachine, machineSpec, worktreeMachineName} from '../machine/machine.js'
 import {checkGitLink} from '../workspace/git-link.js'
+import {recordUntrustedCheckout} from '../workspace/untrusted-checkouts.js'
 import {buildTarget, openWorkspace, worktreePath, worktreesUnderRoot} from '../workspace/workspace.js'
 import {type Trust, writeTrust} from './trust-record.js'
 
@@ -98,6 +101,16 @@ export async function setWorktreeTrust(
 
   const file = workspace.config.files.local
   await withOffsetsLock(context, workspace, `worktree trust ${name}`, async () => writeTrust(file, name, options.trust))
+  if (existsSync(worktreePath(workspace, name)))
+    await recordUntrustedCheckout(
+      context.env,
+      {
+        checkout: realpathSync(worktreePath(workspace, name)),
+        commonDir: workspace.commonDir,
+        mainPath: workspace.mainPath,
+      },
+      options.trust === 'untrusted',
+    )
   if (options.trust === 'untrusted') await excludePinFile(context, workspace)
   return {name, trust: options.trust, changed: true, machine: machineName, machineBackend}
 }
