@@ -101,6 +101,7 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
       [['    secrets: [token]', 'secrets:', '  token: {environment: GITHUB_TOKEN}'], 'reads the environment variable'],
       [['    network_mode: "slirp4netns:allow_host_loopback=true"'], 'sets network_mode'],
       [['    network_mode: "pasta:-T,3000"'], 'sets network_mode'],
+      [['    pod: other-project-pod'], 'service web joins the pod'],
     ] as Array<[string[], string]>) {
       const result = await dryRun(lines)
       expect(result.exitCode, `${lines.join(' ')}: ${result.said}`).to.equal(3)
@@ -241,6 +242,19 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
         expect(up.stderr).to.include('the git link of untrusted worktree pr-1 was changed')
       }
 
+      // Through a link the box made to a directory elsewhere (its container's layer on the host):
+      // the shell's path is inside the worktree, the real one is not.
+      const elsewhere = path.join(tempDir('uc-layer'), 'evil')
+      plant(path.join(elsewhere, '.git'))
+      writeFileSync(path.join(elsewhere, 'yard.toml'), '[project]\nprefix = "yardtest-uc"\n')
+      symlinkSync(elsewhere, path.join(worktree, 'lnk'))
+      const shell = path.join(worktree, 'lnk')
+      const through = await yard(['worktree', 'list', '--json'], {cwd: shell, env: {...env, PWD: shell}})
+      expect(through.exitCode, through.stderr).to.equal(0)
+      expect((through.json as Array<{name: string; path: string}>).find((row) => row.name === 'main')?.path).to.equal(
+        realpathSync(repo),
+      )
+      rmSync(shell)
       expect(existsSync(marker), 'git ran with the config of a .git the box planted').to.equal(false)
     } finally {
       rmSync(link, {recursive: true, force: true})

@@ -13,9 +13,10 @@ import type {Backends} from '../registry/backends.js'
 import type {Workspace} from '../workspace/workspace.js'
 import type {SharedStop} from './shared.js'
 
-import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
+import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../sdk/errors.js'
 import {stackEnv} from '../config/env.js'
 import {machineNotRunning, openStack, type StackSession} from '../stack/stack.js'
+import {adminDirOf} from '../workspace/git-link.js'
 import {agentHomeEnv, ensureAgentHome, excludeYardDir} from '../worktree/agent-home.js'
 import {buildDefaultImage} from './image.js'
 
@@ -117,9 +118,14 @@ export async function boxMounts(
   const guarded = ['config', 'hooks', 'info', 'modules', 'worktrees'].map((part) => path.join(common, part))
   if (target.isMain) return {mounts: [target.checkoutPath], readOnly: guarded}
   await fs.mkdir(path.join(common, 'logs'), {recursive: true})
-  const gitDir = (
-    await context.runner.git(['rev-parse', '--absolute-git-dir'], {cwd: target.checkoutPath})
-  ).stdout.trim()
+  // From the repository's side, never from the checkout's .git: the box writes that file, and a
+  // `gitdir:` it points at the common dir would mount all of it writable at the next `box up`.
+  const gitDir = adminDirOf(common, target.checkoutPath)
+  if (gitDir === undefined)
+    throw new RefusedError(`no worktree of ${common} is checked out at ${target.checkoutPath}`, {
+      why: "the box's narrow mounts give it its worktree's own git dir, which git records under the common dir's worktrees/",
+      fix: 'git worktree list shows the worktrees; git worktree repair puts a moved one back',
+    })
   return {
     mounts: [target.checkoutPath, ...['objects', 'refs', 'logs'].map((part) => path.join(common, part)), gitDir],
     readOnly: [common],

@@ -149,6 +149,9 @@ export function hostReach(compose: Mapping, worktree: string): string[] {
     for (const [key, value] of Object.entries(logging && isMapping(logging.options) ? logging.options : {}))
       if (key.split('=', 1)[0].trim().toLowerCase() === 'path')
         found.push(`service ${service} writes its log to ${JSON.stringify(value)} (logging.options.${key})`)
+    // podman-compose passes `pod:` on as --pod: the container joins that pod of the host's engine.
+    if (raw.pod !== undefined && raw.pod !== null)
+      found.push(`service ${service} joins the pod ${JSON.stringify(raw.pod)}`)
     // init-path: a host file bind-mounted and run as the container's init.
     if (typeof raw['init-path'] === 'string' || typeof raw.init_path === 'string')
       found.push(`service ${service} runs a host file as its init (init-path)`)

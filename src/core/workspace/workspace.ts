@@ -71,8 +71,13 @@ export interface MainCheckout {
  *   installed, unsafe ownership).
  */
 export async function findMainCheckout(context: YardContext): Promise<MainCheckout> {
-  // Inside an untrusted worktree git is not asked: a .git its box planted would answer.
-  const untrusted = untrustedCheckoutAt(context.env, real(context.cwd))
+  // Inside an untrusted worktree git is not asked: a .git its box planted would answer. The
+  // shell's own path counts too: through a link the box made, the real one can lie anywhere.
+  const logical =
+    context.env.PWD && real(context.env.PWD) === real(context.cwd) ? path.resolve(context.env.PWD) : undefined
+  const untrusted =
+    untrustedCheckoutAt(context.env, real(context.cwd)) ??
+    (logical === undefined ? undefined : untrustedCheckoutAt(context.env, logical))
   if (untrusted) return {mainPath: untrusted.mainPath, commonDir: untrusted.commonDir, checkoutPath: untrusted.checkout}
   // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
   const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {

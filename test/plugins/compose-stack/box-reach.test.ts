@@ -6,7 +6,7 @@
  */
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {ensureDefaultImage, podmanEnv, podmanStateDir, sweep} from '../../support/podman.js'
@@ -119,6 +119,17 @@ describe("the box's reach and agent home (docs/stacks.md)", function () {
     expect(existsSync(path.join(repo, '.git', 'hooks', 'post-checkout'))).to.equal(false)
     expect(readFileSync(path.join(repo, 'README'), 'utf8')).to.equal('test\n')
     expect(readFileSync(path.join(iso, 'work.txt'), 'utf8')).to.equal('change\n')
+
+    // The box points its .git at the common dir: the next box up still mounts only the worktree's own git dir.
+    const link = readFileSync(path.join(iso, '.git'), 'utf8')
+    expect(inBox(`echo "gitdir: ${path.join(repo, '.git')}" > .git`).status).to.equal(0)
+    expect((await yard(['box', 'down', '--worktree', 'iso'], {cwd: repo, env})).exitCode).to.equal(0)
+    writeFileSync(path.join(iso, '.git'), `gitdir: ${path.join(repo, '.git')}\n`)
+    const again = await yard(['box', 'up', '--worktree', 'iso'], {cwd: repo, env})
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(inBox(`echo '# pwned' >> ${path.join(repo, '.git', 'config')}`).status).to.not.equal(0)
+    expect(readFileSync(path.join(repo, '.git', 'config'), 'utf8')).not.to.include('pwned')
+    writeFileSync(path.join(iso, '.git'), link)
 
     // The main checkout's git dir is the common dir: its config and hooks are read-only over it.
     expect((await yard(['box', 'up'], {cwd: repo, env})).exitCode).to.equal(0)
