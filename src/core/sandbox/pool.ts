@@ -55,7 +55,10 @@ export interface PoolRow {
   image: string
   /** Running, prepared, unclaimed pods. */
   ready: number
-  /** Unclaimed pods not (yet) claimable: starting, preparing, dead or of an older spec. */
+  /**
+   * Unclaimed pods, ready or not (starting, preparing, dead, of an older spec, `Gone`: a ready
+   * marker left of a removed pod), and phase `orphaned`: taken by a create that died before its claim.
+   */
   pods: Array<{name: string; phase: string; ready: boolean}>
 }
 
@@ -223,6 +226,8 @@ export async function listPools(context: YardContext, backends: Backends): Promi
 
 function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
   const free = pods.filter((pod) => !pod.taken)
+  // An orphan is listed so it can be seen: its create died before the claim; the refill removes it.
+  const orphans = pods.filter((pod) => pod.orphaned).map(({name}) => ({name, phase: 'orphaned', ready: false}))
   return {
     id: pool.id,
     runtime: pool.runtime,
@@ -230,7 +235,7 @@ function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
     size: pool.size,
     image: pool.image,
     ready: free.filter((pod) => pod.ready && pod.phase === 'Running').length,
-    pods: free.map(({name, phase, ready}) => ({name, phase, ready})),
+    pods: [...free.map(({name, phase, ready}) => ({name, phase, ready})), ...orphans],
   }
 }
 

@@ -8,6 +8,7 @@ import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 
 import type {PoolRow} from '../../../src/core/sandbox/pool.js'
@@ -284,6 +285,49 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(before.filter((pod) => !after.includes(pod))).to.have.length(1)
     for (const pod of after)
       expect(podmanTry('exec', `${pod}-workspace`, 'test', '-e', '/work/app/wt-bad').status, pod).to.not.equal(0)
+  })
+
+  it('a pod taken by a create that died before its claim is listed as orphaned and removed by the refill, one whose create runs is kept', async () => {
+    const [dead, running] = (await untilReady(2)).pods.map((pod) => pod.name)
+    const sandboxes = path.join(fixture.state, 'sandboxes')
+    // What a SIGKILLed create leaves: ready marker gone, taken marker naming its project, no claim record, no lock.
+    rmSync(path.join(sandboxes, 'ready', dead))
+    mkdirSync(path.join(sandboxes, 'claimed'), {recursive: true})
+    writeFileSync(path.join(sandboxes, 'claimed', dead), `${prefix}-ghost\n`)
+    // A create still running holds its lock (this process, alive): its pod is not an orphan.
+    rmSync(path.join(sandboxes, 'ready', running))
+    writeFileSync(path.join(sandboxes, 'claimed', running), `${prefix}-busy\n`)
+    const lock = path.join(fixture.state, 'locks', `sandbox-${prefix}-busy.lock`)
+    mkdirSync(path.dirname(lock), {recursive: true})
+    writeFileSync(
+      lock,
+      JSON.stringify({pid: process.pid, host: os.hostname(), started: new Date().toISOString()}) + '\n',
+    )
+    // A ready marker of a pod removed outside yard.
+    const gone = `${prefix}.pool-${poolId}-0badc0`
+    writeFileSync(path.join(sandboxes, 'ready', gone), '')
+    try {
+      const row = (await pools()).find((pool) => pool.id === poolId)!
+      expect(row.ready).to.equal(0)
+      expect(row.pods).to.deep.include({name: dead, phase: 'orphaned', ready: false})
+      expect(row.pods.map((pod) => pod.name)).not.to.include(running)
+      const fill = await run(['sandbox', 'pool', 'fill', poolId])
+      expect(fill.exitCode, fill.stderr).to.equal(0)
+      expect(poolPods(poolId)).not.to.include(dead)
+      expect(poolPods(poolId)).to.include(running)
+      expect(existsSync(path.join(sandboxes, 'claimed', dead))).to.equal(false)
+      expect(existsSync(path.join(sandboxes, 'ready', gone))).to.equal(false)
+      expect((await untilReady(2)).pods.map((pod) => pod.name)).not.to.include(dead)
+    } finally {
+      rmSync(lock, {force: true})
+    }
+
+    // Its create gone too now: pool rm (in the next test) or the refill removes it.
+    const after = (await pools()).find((pool) => pool.id === poolId)!
+    expect(after.pods).to.deep.include({name: running, phase: 'orphaned', ready: false})
+    expect((await run(['sandbox', 'pool', 'fill', poolId])).exitCode).to.equal(0)
+    expect(poolPods(poolId)).not.to.include(running)
+    await untilReady(2)
   })
 
   it('pool rm removes the unclaimed pods and the leases; a sandbox claimed from it stays', async () => {
