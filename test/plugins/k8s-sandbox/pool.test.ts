@@ -352,6 +352,28 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(poolPods(poolId)).to.deep.equal([])
     expect((await run(['sandbox', 'pool', 'rm', poolId])).exitCode).to.equal(2)
   })
+
+  it('a claim record left of a pool pod that is gone is removed: a cold create of the name makes and uses its own pod', async () => {
+    // No pool (the last test removed it; alone, this one does): the create is cold.
+    await run(['sandbox', 'pool', 'rm', poolId])
+    const sandboxes = path.join(fixture.state, 'sandboxes')
+    const gone = `${prefix}.pool-${poolId}-dead00`
+    const claim = path.join(sandboxes, `${prefix}-lost.claim.json`)
+    // What a SIGKILLed `sandbox rm` (or `podman pod rm -f` of the claimed pod) leaves.
+    mkdirSync(path.join(sandboxes, 'claimed'), {recursive: true})
+    writeFileSync(path.join(sandboxes, 'claimed', gone), `${prefix}-lost\n`)
+    writeFileSync(claim, JSON.stringify({pod: gone, pool: poolId, labels: {}, annotations: {}}) + '\n')
+    const created = await run(['sandbox', 'create', 'lost', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('cold')
+    expect(existsSync(claim)).to.equal(false)
+    expect(existsSync(path.join(sandboxes, 'claimed', gone))).to.equal(false)
+    expect(podExists(`${prefix}-lost`)).to.equal(true)
+    const inside = cli(fixture, ['exec', 'lost/wt/lost', '--', 'git', 'rev-parse', '--abbrev-ref', 'HEAD'])
+    expect(inside.stdout.trim(), inside.stderr).to.equal('wt/lost')
+    expect((await run(['sandbox', 'rm', 'lost'])).exitCode).to.equal(0)
+    expect(podExists(`${prefix}-lost`)).to.equal(false)
+  })
 })
 
 describe('warm pools: a claimed sandbox with [ports] answers on the host ports a cold one publishes (rootful podman)', function () {
