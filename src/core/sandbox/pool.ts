@@ -21,7 +21,8 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {InputError} from '../../sdk/errors.js'
-import {repoIdentity} from '../../sdk/repo-identity.js'
+import {identitySlug, repoIdentity} from '../../sdk/repo-identity.js'
+import {redactUrl} from '../../sdk/repo-url.js'
 import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
 import {requireClusterSource} from '../cluster/source.js'
 import {stateDir} from '../kernel/state.js'
@@ -38,7 +39,7 @@ export interface PoolDefinition {
   owner: string
   mainPath: string
   runtime: string
-  /** `[SLOT=]URL` as given, in order; no `#REF` (the branch's base is each create's). */
+  /** `[SLOT=]URL` in order, credentials stripped; no `#REF` (the branch's base is each create's). */
   repos: string[]
   size: number
   /** The workspace image of its pods (`[cluster] image`, else yard's default image, at set). */
@@ -168,7 +169,7 @@ export async function setPool(
   const repos = parseRepoFlags(options.repos)
   const withRef = repos.find((repo) => repo.ref !== null)
   if (withRef) {
-    throw new InputError(`a pool takes no #REF: --repo ${options.repos[repos.indexOf(withRef)]}`, {
+    throw new InputError(`a pool takes no #REF: --repo ${redactUrl(options.repos[repos.indexOf(withRef)])}`, {
       why: "a pool pod holds each repository's default branch in default/; the branch worktree and its base come with each sandbox create",
       fix: `give --repo ${withRef.url} to the pool and #${withRef.ref} to yard sandbox create`,
     })
@@ -204,7 +205,7 @@ export async function setPool(
     owner: workspace.owner,
     mainPath: workspace.mainPath,
     runtime: session.runtime,
-    repos: options.repos,
+    repos: storedRepos(repos),
     size,
     image,
     created: known?.created ?? new Date().toISOString(),
@@ -213,6 +214,15 @@ export async function setPool(
   await fs.writeFile(`${poolFile(context.env, id)}.tmp`, JSON.stringify(pool, null, 2) + '\n')
   await fs.rename(`${poolFile(context.env, id)}.tmp`, poolFile(context.env, id))
   return pool
+}
+
+/**
+ * The `--repo` flags a pool keeps, without credentials (docs/cache.md, "Credentials": parseRepoFlag
+ * strips them, as for the cache): `URL`, or `SLOT=URL` where the slot is not the url's own. The
+ * id and the match of creates use slots and cache keys, which hold no credentials either.
+ */
+function storedRepos(repos: readonly SandboxRepo[]): string[] {
+  return repos.map((repo) => (repo.slot === identitySlug(repo.identity) ? repo.url : `${repo.slot}=${repo.url}`))
 }
 
 /** `yard sandbox pool list`: every pool of the project with its pods. */

@@ -374,6 +374,42 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect((await run(['sandbox', 'rm', 'lost'])).exitCode).to.equal(0)
     expect(podExists(`${prefix}-lost`)).to.equal(false)
   })
+
+  it('credentials in a pool url are stripped from its output and definition; creates of the repository still claim from it', async () => {
+    // https://git.test/<path> is the upstream on disk (git's url.insteadOf), as a hosted repository.
+    const hosted = {
+      ...fixture.env,
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'url./.insteadOf',
+      GIT_CONFIG_VALUE_0: 'https://git.test/',
+    }
+    const url = `https://git.test${upstream}`
+    const withSecret = `https://user:s3cr3t@git.test${upstream}`
+    const hostedRun = async (args: string[]) => yard(args, {cwd: fixture.app, env: hosted})
+    expect((await hostedRun(['cache', 'add', url])).exitCode).to.equal(0)
+    const set = await hostedRun(['sandbox', 'pool', 'set', '--repo', withSecret, '--size', '1'])
+    const json = await hostedRun(['sandbox', 'pool', 'set', '--repo', withSecret, '--size', '1', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    expect(json.exitCode, json.stderr).to.equal(0)
+    const {id} = json.json as {id: string}
+    const stored = readFileSync(path.join(fixture.state, 'pools', `${id}.json`), 'utf8')
+    for (const text of [set.stdout, set.stderr, json.stdout, json.stderr, stored]) expect(text).not.to.include('s3cr3t')
+    expect((json.json as {repos: string[]}).repos).to.deep.equal([url])
+    try {
+      const deadline = Date.now() + 60_000
+      while ((await pools()).every((row) => !(row.id === id && row.ready === 1))) {
+        if (Date.now() > deadline) throw new Error(`pool ${id} never got a ready pod`)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+
+      const created = await hostedRun(['sandbox', 'create', 'cred', '--repo', url, '--json'])
+      expect(created.exitCode, created.stderr).to.equal(0)
+      expect((created.json as {start: string}).start).to.equal('warm')
+      expect((await hostedRun(['sandbox', 'rm', 'cred'])).exitCode).to.equal(0)
+    } finally {
+      await hostedRun(['sandbox', 'pool', 'rm', id])
+    }
+  })
 })
 
 describe('warm pools: a claimed sandbox with [ports] answers on the host ports a cold one publishes (rootful podman)', function () {
