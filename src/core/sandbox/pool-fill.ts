@@ -195,7 +195,8 @@ export async function removePool(
   try {
     const pods = await removeFree(context, backends, pool.id, pool.runtime)
     const {cache, root} = await openSandboxCache(context, backends, session.workspace)
-    for (const repo of parseRepoFlags(pool.repos))
+    // A definition that was unreadable knows no repositories: no lease of it can be named.
+    for (const repo of pool.repos.length > 0 ? parseRepoFlags(pool.repos) : [])
       await cache.release(root, repo.url, poolBorrower(pool.id)).catch(() => undefined)
     return {id: pool.id, pods}
   } finally {
@@ -266,7 +267,8 @@ export async function hasPool(
   repos: readonly SandboxRepo[],
 ): Promise<boolean> {
   if (!session.backend.pool?.runtimes.includes(session.runtime)) return false
-  return (await readPool(context.env, poolId(session.workspace.owner, session.runtime, repos))) !== undefined
+  const id = poolId(session.workspace.owner, session.runtime, repos)
+  return (await readPool(context.env, id, context.warn)) !== undefined
 }
 
 /**

@@ -92,19 +92,55 @@ export function poolFingerprint(spec: Pick<SandboxSpec, 'runtime' | 'image' | 'c
 
 export const poolOwner = (pool: PoolDefinition): PoolOwner => ({id: pool.id, prefix: pool.prefix, owner: pool.owner})
 
-/** The pool of that id, or undefined. */
-export async function readPool(env: NodeJS.ProcessEnv, id: string): Promise<PoolDefinition | undefined> {
-  const text = await fs.readFile(poolFile(env, id), 'utf8').catch(() => undefined)
-  return text === undefined ? undefined : (JSON.parse(text) as PoolDefinition)
+/**
+ * The pool of that id: its definition, `{corrupt: file}` when the file is there but no pool
+ * definition (truncated, edited), or undefined when there is none.
+ */
+async function loadPool(env: NodeJS.ProcessEnv, id: string): Promise<PoolDefinition | {corrupt: string} | undefined> {
+  const file = poolFile(env, id)
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined)
+  if (text === undefined) return undefined
+  try {
+    const pool = JSON.parse(text) as PoolDefinition | null
+    if (typeof pool?.id === 'string' && Array.isArray(pool.repos) && typeof pool.owner === 'string') return pool
+  } catch {
+    // Reported below, as for a file of another shape.
+  }
+
+  return {corrupt: file}
 }
 
-/** Every pool of the workspace's project (owner). */
-export async function readPools(env: NodeJS.ProcessEnv, owner: string): Promise<PoolDefinition[]> {
+/**
+ * The pool of that id, or undefined: none, or a file that holds no pool definition, which `warn`
+ * is told about (naming the file and the fix) and is otherwise skipped.
+ */
+export async function readPool(
+  env: NodeJS.ProcessEnv,
+  id: string,
+  warn?: (message: string) => void,
+): Promise<PoolDefinition | undefined> {
+  const pool = await loadPool(env, id)
+  if (pool && 'corrupt' in pool) {
+    warn?.(
+      `warning: ${pool.corrupt} is no pool definition (truncated or edited); skipped. Remove it with yard sandbox pool rm ${id}, then run yard sandbox pool set again`,
+    )
+    return undefined
+  }
+
+  return pool
+}
+
+/** Every pool of the workspace's project (owner); a file that holds no definition is skipped, told to `warn`. */
+export async function readPools(
+  env: NodeJS.ProcessEnv,
+  owner: string,
+  warn?: (message: string) => void,
+): Promise<PoolDefinition[]> {
   const entries = existsSync(poolsDir(env)) ? await fs.readdir(poolsDir(env)) : []
   const pools = await Promise.all(
     entries
       .filter((entry) => /^[0-9a-f]{12}\.json$/.test(entry))
-      .map(async (entry) => readPool(env, entry.slice(0, -'.json'.length))),
+      .map(async (entry) => readPool(env, entry.slice(0, -'.json'.length), warn)),
   )
   return pools
     .filter((pool): pool is PoolDefinition => pool !== undefined && pool.owner === owner)
@@ -228,7 +264,7 @@ function storedRepos(repos: readonly SandboxRepo[]): string[] {
 /** `yard sandbox pool list`: every pool of the project with its pods. */
 export async function listPools(context: YardContext, backends: Backends): Promise<PoolRow[]> {
   const session = await openSandboxes(context, backends)
-  const pools = await readPools(context.env, session.workspace.owner)
+  const pools = await readPools(context.env, session.workspace.owner, context.warn)
   return Promise.all(
     pools.map(async (pool) => poolRow(pool, await session.backend.pool!.pods(poolOwner(pool), pool.runtime))),
   )
@@ -265,7 +301,20 @@ export async function findPool(
       fix: 'yard sandbox pool rm ID (yard sandbox pool list shows the ids), or yard sandbox pool rm --repo URL…',
     })
   const id = options.id ?? poolId(session.workspace.owner, session.runtime, parseRepoFlags(given))
-  const pool = /^[0-9a-f]{12}$/.test(id) ? await readPool(context.env, id) : undefined
+  const pool = /^[0-9a-f]{12}$/.test(id) ? await loadPool(context.env, id) : undefined
+  // A file that holds no definition is this state directory's: `pool rm ID` deletes it (no repos, no leases known).
+  if (pool && 'corrupt' in pool)
+    return {
+      id,
+      prefix: session.workspace.prefix,
+      owner: session.workspace.owner,
+      mainPath: session.workspace.mainPath,
+      runtime: 'podman',
+      repos: [],
+      size: 0,
+      image: '',
+      created: '',
+    }
   if (!pool || pool.owner !== session.workspace.owner)
     throw new InputError(`there is no pool ${options.id ?? `of ${given.join(' ')} on ${session.runtime}`}`, {
       fix: 'yard sandbox pool list shows the pools',

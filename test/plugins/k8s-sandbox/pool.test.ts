@@ -375,6 +375,29 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(podExists(`${prefix}-lost`)).to.equal(false)
   })
 
+  it('a pool definition that is no JSON is skipped by list and create with one warning, and pool rm ID deletes it', async () => {
+    const set = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '1', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    const {id} = set.json as {id: string}
+    expect((await run(['sandbox', 'pool', 'rm', id])).exitCode).to.equal(0)
+    const file = path.join(fixture.state, 'pools', `${id}.json`)
+    writeFileSync(file, '{"id": "' + id.slice(0, 4))
+    const warnings = (text: string) => text.split('\n').filter((line) => line.includes(file))
+    const listed = await run(['sandbox', 'pool', 'list', '--json'])
+    expect(listed.exitCode, listed.stderr).to.equal(0)
+    expect(listed.json).to.deep.equal([])
+    expect(warnings(listed.stderr)).to.have.length(1)
+    expect(listed.stderr).to.include(`yard sandbox pool rm ${id}`).and.not.include('SyntaxError')
+    const created = await run(['sandbox', 'create', 'corrupt', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('cold')
+    expect(warnings(created.stderr)).to.have.length(1)
+    expect((await run(['sandbox', 'rm', 'corrupt'])).exitCode).to.equal(0)
+    const removed = await run(['sandbox', 'pool', 'rm', id])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(existsSync(file)).to.equal(false)
+  })
+
   it('credentials in a pool url are stripped from its output and definition; creates of the repository still claim from it', async () => {
     // https://git.test/<path> is the upstream on disk (git's url.insteadOf), as a hosted repository.
     const hosted = {
