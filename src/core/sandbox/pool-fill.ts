@@ -26,6 +26,7 @@ import {stateDir} from '../kernel/state.js'
 import {
   forgetPool,
   openPools,
+  parsePoolId,
   type PoolDefinition,
   poolFingerprint,
   poolId,
@@ -84,13 +85,15 @@ async function poolSpec(
 /**
  * `yard sandbox pool fill ID` (see the module comment): refills the pool until it is full, or it
  * is gone. Resolves how many pods it made; 0 when another refill holds the lock.
- * @throws OperationError when a pod cannot be made (the pool stays as it was).
+ * @throws InputError (exit 2) for an id that is no pool id (parsePoolId), before anything is read;
+ *   OperationError when a pod cannot be made (the pool stays as it was).
  */
 export async function fillPool(
   context: YardContext,
   backends: Backends,
   id: string,
 ): Promise<{made: string[]; removed: string[]}> {
+  parsePoolId(id)
   const made: string[] = []
   const removed: string[] = []
   for (;;) {

@@ -148,6 +148,20 @@ export async function readPools(
 }
 
 /**
+ * A pool id as given (`pool fill ID`, `pool rm ID`): 12 lowercase hex, as poolId makes them; it
+ * becomes a file name in the state directory, so nothing else passes.
+ * @throws InputError (exit 2) otherwise, before any path is built from it.
+ */
+export function parsePoolId(text: string): string {
+  if (!/^[0-9a-f]{12}$/.test(text))
+    throw new InputError(`invalid pool id ${JSON.stringify(text)}`, {
+      why: 'a pool id is 12 hex digits (the first of sha256 over owner, runtime and repositories)',
+      fix: 'yard sandbox pool list shows the ids',
+    })
+  return text
+}
+
+/**
  * The pool size from `--size`: an integer in 1..POOL_MAX.
  * @throws InputError (exit 2) otherwise.
  */

@@ -92,7 +92,7 @@ describe('warm pools of sandbox pods (podman)', function () {
     cleanupTemp()
   })
 
-  it('refuses bad input with exit 2 and changes nothing: size, runtime, a repository not cached, #REF', async () => {
+  it('refuses bad input with exit 2 and changes nothing: size, runtime, a repository not cached, #REF, a fill of no pool id', async () => {
     const cases: Array<[string[], string]> = [
       [['--size', '0'], 'invalid --size "0"'],
       [['--size=-1'], 'invalid --size "-1"'],
@@ -108,6 +108,14 @@ describe('warm pools of sandbox pods (podman)', function () {
       expect(refused.stderr).to.include(message)
     }
 
+    // The id becomes a file name under the state directory: only a pool id's 12 hex pass.
+    for (const id of ['../x', 'nonexist', 'ABCDEF012345', '0123456789ab0']) {
+      const refused = await run(['sandbox', 'pool', 'fill', id])
+      expect(refused.exitCode, `fill ${id}: ${refused.stderr}`).to.equal(2)
+      expect(refused.stderr).to.include(`invalid pool id "${id}"`)
+    }
+
+    expect(existsSync(path.join(fixture.state, 'x.lock'))).to.equal(false)
     const notCached = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '2'])
     expect(notCached.exitCode, notCached.stderr).to.equal(2)
     expect(notCached.stderr).to.include('is not in the cache').and.include('yard cache add')
