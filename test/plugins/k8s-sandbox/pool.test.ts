@@ -406,6 +406,40 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(existsSync(file)).to.equal(false)
   })
 
+  it('--branch of the default branch (checked out in default/) or "@" is refused with exit 2 before any pod is touched, warm or cold', async () => {
+    const set = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '1', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    const {id} = set.json as {id: string}
+    const deadline = Date.now() + 60_000
+    while ((await pools()).every((row) => !(row.id === id && row.ready === 1))) {
+      if (Date.now() > deadline) throw new Error(`pool ${id} never got a ready pod`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+
+    const ready = poolPods(id)
+    const refused = async (flags: string[]) => {
+      const result = await run(['sandbox', 'create', 'b1', '--repo', upstream, ...flags])
+      expect(result.exitCode, result.stderr).to.equal(2)
+      expect(podExists(`${prefix}-b1`)).to.equal(false)
+      return result.stderr
+    }
+
+    // Warm: the ready pod stays ready, untaken.
+    expect(await refused(['--branch', 'main']))
+      .to.include('sandbox b1')
+      .and.include('default branch')
+    expect(await refused(['--branch=@'])).to.include('invalid branch name "@"')
+    expect(poolPods(id)).to.deep.equal(ready)
+    expect((await pools()).find((row) => row.id === id)!.ready).to.equal(1)
+    expect(existsSync(path.join(fixture.state, 'sandboxes', `${prefix}-b1.claim.json`))).to.equal(false)
+    // Cold: no pool.
+    expect((await run(['sandbox', 'pool', 'rm', id])).exitCode).to.equal(0)
+    expect(await refused(['--branch', 'main']))
+      .to.include('sandbox b1')
+      .and.include('default branch')
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+  })
+
   it('credentials in a pool url are stripped from its output and definition; creates of the repository still claim from it', async () => {
     // https://git.test/<path> is the upstream on disk (git's url.insteadOf), as a hosted repository.
     const hosted = {
