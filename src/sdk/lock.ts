@@ -104,6 +104,21 @@ function staleReason(
   return undefined
 }
 
+/**
+ * The live owner of the lock at `lockPath`, or undefined when nobody holds it: no file, or an
+ * owner that no longer counts (its process gone on this host, older than `budgetMs`, unreadable)
+ * — the same rule acquireLock takes a lock over by. Reads only; never takes or changes the lock.
+ */
+export async function liveOwner(lockPath: string, budgetMs: number): Promise<LockOwner | undefined> {
+  const found = await readOwner(lockPath)
+  if (!found) return undefined
+  const mtimeMs = await fs
+    .stat(lockPath)
+    .then((stat) => stat.mtimeMs)
+    .catch(() => Date.now())
+  return staleReason(found.owner, mtimeMs, budgetMs) === undefined ? found.owner : undefined
+}
+
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**

@@ -20,6 +20,12 @@ export interface PoolPod {
   taken: boolean
   /** The pool spec fingerprint it was made from (poolFingerprint in sandbox-pool.ts). */
   fingerprint: string
+  /**
+   * Taken by a create that died before its claim (podman: the taken marker names a project with
+   * no claim record of this pod, and that project's create lock is free): no sandbox owns it and
+   * no create will, so the refill and `pool rm` remove it. Always `taken` too.
+   */
+  orphaned?: boolean
 }
 
 /** Who a pool belongs to, as its pods are labelled. */

@@ -169,7 +169,9 @@ async function createNamed(
   // declares) and nothing is published on this host: no local cache, lease or host-port probe.
   const local = runtime !== 'kubernetes'
   const {cache, root} = await openSandboxCache(context, backends, workspace)
-  const stale = local ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, name) : {}
+  const stale = local
+    ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, {name, branch})
+    : {}
   // What the pod is made from, for the image finally chosen (a pool's, or a cold create's).
   const specFor = (chosen: string): SandboxSpec => ({
     runtime,
@@ -320,8 +322,9 @@ async function ensureCaches(
   context: YardContext,
   caches: {cache: CacheBackend; root: string; lfs?: 'all' | 'off'},
   repos: SandboxRepo[],
-  name: string,
+  sandbox: {name: string; branch: string},
 ): Promise<Record<string, string>> {
+  const {name} = sandbox
   const {cache, root} = caches
   const lfs = caches.lfs ? {lfs: caches.lfs} : {}
   const stale: Record<string, string> = {}
@@ -360,9 +363,37 @@ async function ensureCaches(
     } else {
       await requireRef(context, cachePath, repo, stale[repo.slot])
     }
+
+    await refuseDefaultBranch(context, cachePath, repo, sandbox)
   }
 
   return stale
+}
+
+/**
+ * `/work/<slot>/default` is a clone of the cache, on the branch the cache's `HEAD` names; git
+ * keeps a branch checked out in one worktree only, so `--branch` of that name would fail in the
+ * pod (git worktree add: "already checked out"), after the pod was taken or played: refused here.
+ * @throws InputError (exit 2) naming the sandbox, the slot and the branch.
+ */
+async function refuseDefaultBranch(
+  context: YardContext,
+  cachePath: string,
+  repo: SandboxRepo,
+  sandbox: {name: string; branch: string},
+): Promise<void> {
+  const head = await context.runner.git(['symbolic-ref', '--quiet', '--short', 'HEAD'], {
+    cwd: cachePath,
+    allowFailure: true,
+  })
+  if (head.exitCode !== 0 || head.stdout.trim() !== sandbox.branch) return
+  throw new InputError(
+    `the branch ${sandbox.branch} cannot be the branch worktree of sandbox ${sandbox.name}: it is the default branch of ${repo.url}`,
+    {
+      why: `/work/${repo.slot}/default of every sandbox is checked out on ${sandbox.branch}, and git checks a branch out in one worktree only`,
+      fix: `choose another branch (e.g. --branch wt/${sandbox.name}; --repo ${repo.url}#${sandbox.branch} bases it on ${sandbox.branch}), then run yard sandbox create ${sandbox.name} again`,
+    },
+  )
 }
 
 /** The cache's branches for messages: at most ten named, then how many more. */

@@ -26,6 +26,7 @@ import {stateDir} from '../kernel/state.js'
 import {
   forgetPool,
   openPools,
+  parsePoolId,
   type PoolDefinition,
   poolFingerprint,
   poolId,
@@ -84,13 +85,15 @@ async function poolSpec(
 /**
  * `yard sandbox pool fill ID` (see the module comment): refills the pool until it is full, or it
  * is gone. Resolves how many pods it made; 0 when another refill holds the lock.
- * @throws OperationError when a pod cannot be made (the pool stays as it was).
+ * @throws InputError (exit 2) for an id that is no pool id (parsePoolId), before anything is read;
+ *   OperationError when a pod cannot be made (the pool stays as it was).
  */
 export async function fillPool(
   context: YardContext,
   backends: Backends,
   id: string,
 ): Promise<{made: string[]; removed: string[]}> {
+  parsePoolId(id)
   const made: string[] = []
   const removed: string[] = []
   for (;;) {
@@ -113,12 +116,15 @@ export async function fillPool(
         const session = await openPools(context, backends, pool.runtime)
         const spec = await poolSpec(context, backends, session, pool)
         const fingerprint = poolFingerprint(spec)
-        const free = (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken)
+        const pods = await session.pool.pods(poolOwner(pool), pool.runtime)
+        const free = pods.filter((pod) => !pod.taken)
         // Dead, or made from another spec: never claimable. Unready ones of this process's past are
         // gone with it (a pod is marked ready before fill returns), so an unready pod is a dead refill's.
-        for (const pod of free.filter(
-          (pod) => pod.phase !== 'Running' || pod.fingerprint !== fingerprint || !pod.ready,
-        )) {
+        // An orphan (taken by a create that died before its claim) is nobody's: it goes too.
+        for (const pod of [
+          ...free.filter((pod) => pod.phase !== 'Running' || pod.fingerprint !== fingerprint || !pod.ready),
+          ...pods.filter((pod) => pod.orphaned),
+        ]) {
           await session.pool.remove(pod.name, pool.runtime)
           removed.push(pod.name)
         }
@@ -158,15 +164,16 @@ export async function fillPool(
 async function removeFree(context: YardContext, backends: Backends, id: string, runtime = 'podman'): Promise<string[]> {
   const session = await openPools(context, backends, runtime)
   const owner = {id, prefix: session.workspace.prefix, owner: session.workspace.owner}
-  const free = (await session.pool.pods(owner, runtime)).filter((pod) => !pod.taken)
+  // Claimed pods are sandboxes and stay; an orphan (its create died before the claim) is nobody's.
+  const free = (await session.pool.pods(owner, runtime)).filter((pod) => !pod.taken || pod.orphaned)
   await Promise.all(free.map(async (pod) => session.pool.remove(pod.name, runtime)))
   return free.map((pod) => pod.name)
 }
 
 /**
  * `yard sandbox pool rm`: forgets the pool (a running refill stops at its next step), waits for
- * its lock, removes its unclaimed pods and releases its leases. Claimed pods are sandboxes now
- * and stay. With `dryRun`, only says which pods would go.
+ * its lock, removes its unclaimed pods (orphans of a create that died before its claim too) and
+ * releases its leases. Claimed pods are sandboxes now and stay. With `dryRun`, only says which pods would go.
  */
 export async function removePool(
   context: YardContext,
@@ -178,7 +185,9 @@ export async function removePool(
   if (options.dryRun)
     return {
       id: pool.id,
-      pods: (await session.pool.pods(poolOwner(pool), pool.runtime)).filter((pod) => !pod.taken).map((pod) => pod.name),
+      pods: (await session.pool.pods(poolOwner(pool), pool.runtime))
+        .filter((pod) => !pod.taken || pod.orphaned)
+        .map((pod) => pod.name),
     }
   await forgetPool(context, pool)
   const lock = await acquireLock(lockPath(context.env, pool.id), {
@@ -189,7 +198,8 @@ export async function removePool(
   try {
     const pods = await removeFree(context, backends, pool.id, pool.runtime)
     const {cache, root} = await openSandboxCache(context, backends, session.workspace)
-    for (const repo of parseRepoFlags(pool.repos))
+    // A definition that was unreadable knows no repositories: no lease of it can be named.
+    for (const repo of pool.repos.length > 0 ? parseRepoFlags(pool.repos) : [])
       await cache.release(root, repo.url, poolBorrower(pool.id)).catch(() => undefined)
     return {id: pool.id, pods}
   } finally {
@@ -260,7 +270,8 @@ export async function hasPool(
   repos: readonly SandboxRepo[],
 ): Promise<boolean> {
   if (!session.backend.pool?.runtimes.includes(session.runtime)) return false
-  return (await readPool(context.env, poolId(session.workspace.owner, session.runtime, repos))) !== undefined
+  const id = poolId(session.workspace.owner, session.runtime, repos)
+  return (await readPool(context.env, id, context.warn)) !== undefined
 }
 
 /**

@@ -21,7 +21,8 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {InputError} from '../../sdk/errors.js'
-import {repoIdentity} from '../../sdk/repo-identity.js'
+import {identitySlug, repoIdentity} from '../../sdk/repo-identity.js'
+import {redactUrl} from '../../sdk/repo-url.js'
 import {parseRepoFlags} from '../../sdk/sandbox-repos.js'
 import {requireClusterSource} from '../cluster/source.js'
 import {stateDir} from '../kernel/state.js'
@@ -38,7 +39,7 @@ export interface PoolDefinition {
   owner: string
   mainPath: string
   runtime: string
-  /** `[SLOT=]URL` as given, in order; no `#REF` (the branch's base is each create's). */
+  /** `[SLOT=]URL` in order, credentials stripped; no `#REF` (the branch's base is each create's). */
   repos: string[]
   size: number
   /** The workspace image of its pods (`[cluster] image`, else yard's default image, at set). */
@@ -55,7 +56,10 @@ export interface PoolRow {
   image: string
   /** Running, prepared, unclaimed pods. */
   ready: number
-  /** Unclaimed pods not (yet) claimable: starting, preparing, dead or of an older spec. */
+  /**
+   * Unclaimed pods, ready or not (starting, preparing, dead, of an older spec, `Gone`: a ready
+   * marker left of a removed pod), and phase `orphaned`: taken by a create that died before its claim.
+   */
   pods: Array<{name: string; phase: string; ready: boolean}>
 }
 
@@ -88,23 +92,73 @@ export function poolFingerprint(spec: Pick<SandboxSpec, 'runtime' | 'image' | 'c
 
 export const poolOwner = (pool: PoolDefinition): PoolOwner => ({id: pool.id, prefix: pool.prefix, owner: pool.owner})
 
-/** The pool of that id, or undefined. */
-export async function readPool(env: NodeJS.ProcessEnv, id: string): Promise<PoolDefinition | undefined> {
-  const text = await fs.readFile(poolFile(env, id), 'utf8').catch(() => undefined)
-  return text === undefined ? undefined : (JSON.parse(text) as PoolDefinition)
+/**
+ * The pool of that id: its definition, `{corrupt: file}` when the file is there but no pool
+ * definition (truncated, edited), or undefined when there is none.
+ */
+async function loadPool(env: NodeJS.ProcessEnv, id: string): Promise<PoolDefinition | {corrupt: string} | undefined> {
+  const file = poolFile(env, id)
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined)
+  if (text === undefined) return undefined
+  try {
+    const pool = JSON.parse(text) as PoolDefinition | null
+    if (typeof pool?.id === 'string' && Array.isArray(pool.repos) && typeof pool.owner === 'string') return pool
+  } catch {
+    // Reported below, as for a file of another shape.
+  }
+
+  return {corrupt: file}
 }
 
-/** Every pool of the workspace's project (owner). */
-export async function readPools(env: NodeJS.ProcessEnv, owner: string): Promise<PoolDefinition[]> {
+/**
+ * The pool of that id, or undefined: none, or a file that holds no pool definition, which `warn`
+ * is told about (naming the file and the fix) and is otherwise skipped.
+ */
+export async function readPool(
+  env: NodeJS.ProcessEnv,
+  id: string,
+  warn?: (message: string) => void,
+): Promise<PoolDefinition | undefined> {
+  const pool = await loadPool(env, id)
+  if (pool && 'corrupt' in pool) {
+    warn?.(
+      `warning: ${pool.corrupt} is no pool definition (truncated or edited); skipped. Remove it with yard sandbox pool rm ${id}, then run yard sandbox pool set again`,
+    )
+    return undefined
+  }
+
+  return pool
+}
+
+/** Every pool of the workspace's project (owner); a file that holds no definition is skipped, told to `warn`. */
+export async function readPools(
+  env: NodeJS.ProcessEnv,
+  owner: string,
+  warn?: (message: string) => void,
+): Promise<PoolDefinition[]> {
   const entries = existsSync(poolsDir(env)) ? await fs.readdir(poolsDir(env)) : []
   const pools = await Promise.all(
     entries
       .filter((entry) => /^[0-9a-f]{12}\.json$/.test(entry))
-      .map(async (entry) => readPool(env, entry.slice(0, -'.json'.length))),
+      .map(async (entry) => readPool(env, entry.slice(0, -'.json'.length), warn)),
   )
   return pools
     .filter((pool): pool is PoolDefinition => pool !== undefined && pool.owner === owner)
     .sort((a, b) => a.id.localeCompare(b.id))
+}
+
+/**
+ * A pool id as given (`pool fill ID`, `pool rm ID`): 12 lowercase hex, as poolId makes them; it
+ * becomes a file name in the state directory, so nothing else passes.
+ * @throws InputError (exit 2) otherwise, before any path is built from it.
+ */
+export function parsePoolId(text: string): string {
+  if (!/^[0-9a-f]{12}$/.test(text))
+    throw new InputError(`invalid pool id ${JSON.stringify(text)}`, {
+      why: 'a pool id is 12 hex digits (the first of sha256 over owner, runtime and repositories)',
+      fix: 'yard sandbox pool list shows the ids',
+    })
+  return text
 }
 
 /**
@@ -165,7 +219,7 @@ export async function setPool(
   const repos = parseRepoFlags(options.repos)
   const withRef = repos.find((repo) => repo.ref !== null)
   if (withRef) {
-    throw new InputError(`a pool takes no #REF: --repo ${options.repos[repos.indexOf(withRef)]}`, {
+    throw new InputError(`a pool takes no #REF: --repo ${redactUrl(options.repos[repos.indexOf(withRef)])}`, {
       why: "a pool pod holds each repository's default branch in default/; the branch worktree and its base come with each sandbox create",
       fix: `give --repo ${withRef.url} to the pool and #${withRef.ref} to yard sandbox create`,
     })
@@ -201,7 +255,7 @@ export async function setPool(
     owner: workspace.owner,
     mainPath: workspace.mainPath,
     runtime: session.runtime,
-    repos: options.repos,
+    repos: storedRepos(repos),
     size,
     image,
     created: known?.created ?? new Date().toISOString(),
@@ -212,10 +266,19 @@ export async function setPool(
   return pool
 }
 
+/**
+ * The `--repo` flags a pool keeps, without credentials (docs/cache.md, "Credentials": parseRepoFlag
+ * strips them, as for the cache): `URL`, or `SLOT=URL` where the slot is not the url's own. The
+ * id and the match of creates use slots and cache keys, which hold no credentials either.
+ */
+function storedRepos(repos: readonly SandboxRepo[]): string[] {
+  return repos.map((repo) => (repo.slot === identitySlug(repo.identity) ? repo.url : `${repo.slot}=${repo.url}`))
+}
+
 /** `yard sandbox pool list`: every pool of the project with its pods. */
 export async function listPools(context: YardContext, backends: Backends): Promise<PoolRow[]> {
   const session = await openSandboxes(context, backends)
-  const pools = await readPools(context.env, session.workspace.owner)
+  const pools = await readPools(context.env, session.workspace.owner, context.warn)
   return Promise.all(
     pools.map(async (pool) => poolRow(pool, await session.backend.pool!.pods(poolOwner(pool), pool.runtime))),
   )
@@ -223,6 +286,8 @@ export async function listPools(context: YardContext, backends: Backends): Promi
 
 function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
   const free = pods.filter((pod) => !pod.taken)
+  // An orphan is listed so it can be seen: its create died before the claim; the refill removes it.
+  const orphans = pods.filter((pod) => pod.orphaned).map(({name}) => ({name, phase: 'orphaned', ready: false}))
   return {
     id: pool.id,
     runtime: pool.runtime,
@@ -230,7 +295,7 @@ function poolRow(pool: PoolDefinition, pods: PoolPod[]): PoolRow {
     size: pool.size,
     image: pool.image,
     ready: free.filter((pod) => pod.ready && pod.phase === 'Running').length,
-    pods: free.map(({name, phase, ready}) => ({name, phase, ready})),
+    pods: [...free.map(({name, phase, ready}) => ({name, phase, ready})), ...orphans],
   }
 }
 
@@ -250,7 +315,20 @@ export async function findPool(
       fix: 'yard sandbox pool rm ID (yard sandbox pool list shows the ids), or yard sandbox pool rm --repo URL…',
     })
   const id = options.id ?? poolId(session.workspace.owner, session.runtime, parseRepoFlags(given))
-  const pool = /^[0-9a-f]{12}$/.test(id) ? await readPool(context.env, id) : undefined
+  const pool = /^[0-9a-f]{12}$/.test(id) ? await loadPool(context.env, id) : undefined
+  // A file that holds no definition is this state directory's: `pool rm ID` deletes it (no repos, no leases known).
+  if (pool && 'corrupt' in pool)
+    return {
+      id,
+      prefix: session.workspace.prefix,
+      owner: session.workspace.owner,
+      mainPath: session.workspace.mainPath,
+      runtime: 'podman',
+      repos: [],
+      size: 0,
+      image: '',
+      created: '',
+    }
   if (!pool || pool.owner !== session.workspace.owner)
     throw new InputError(`there is no pool ${options.id ?? `of ${given.join(' ')} on ${session.runtime}`}`, {
       fix: 'yard sandbox pool list shows the pools',

@@ -103,10 +103,13 @@ export function invalidBranchName(branch: string, why = 'git check-ref-format --
 }
 
 /**
- * Refuses a BRANCH `git check-ref-format --branch` refuses.
+ * Refuses a BRANCH `git check-ref-format --branch` refuses, and `@` (HEAD's shorthand, which it lets through).
  * @throws InputError (exit 2) `invalidBranchName`.
  */
 export async function requireValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<void> {
+  // `--branch` lets `@` through as itself, yet `@` alone is git's name for HEAD (gitrevisions(7)):
+  // `git checkout -B @` and `git worktree add -b @` would not make a branch "@".
+  if (branch === '@') throw invalidBranchName(branch, '"@" alone is git\'s shorthand for HEAD (gitrevisions(7))')
   if (!(await isValidBranchName(runner, cwd, branch))) throw invalidBranchName(branch)
 }
 

@@ -74,6 +74,15 @@ export function isTaken(stateDir: string, pod: string): boolean {
   return existsSync(markerFile(stateDir, pod))
 }
 
+/** The project whose create took pool pod `pod` (its taken marker), or undefined when it is not taken. */
+export function takenBy(stateDir: string, pod: string): string | undefined {
+  try {
+    return readFileSync(markerFile(stateDir, pod), 'utf8').trim() || undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Writes the claim record (atomically: a reader sees the whole record or none). */
 export async function writeClaim(stateDir: string, project: string, record: ClaimRecord): Promise<void> {
   const file = claimFile(stateDir, project)

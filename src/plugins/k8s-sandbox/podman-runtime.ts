@@ -93,7 +93,17 @@ export class PodmanRuntime implements SandboxRuntime {
       ['container', 'inspect', '--format', 'json', containerOf(claim?.pod ?? name)],
       {allowFailure: true},
     )
-    if (result.exitCode !== 0) return undefined
+    if (result.exitCode !== 0) {
+      // A claim whose pool pod is gone (a killed `sandbox rm`, `podman pod rm`) names no sandbox:
+      // it is removed with what the pod left, so a cold create of the name finds its own pod.
+      if (claim && (await this.podExists(claim.pod)) === false) {
+        await this.leftovers(name, {dryRun: false})
+        return this.get(name)
+      }
+
+      return undefined
+    }
+
     const [container] = JSON.parse(result.stdout) as Json[]
     const config = (container?.Config ?? {}) as Json
     const state = (container?.State ?? {}) as Json
@@ -124,6 +134,11 @@ export class PodmanRuntime implements SandboxRuntime {
       labels?: Record<string, string>
     }
     const {name} = metadata
+    // A pod of a project's own name is that sandbox: a claim left for the project (its pool pod
+    // gone) would send exec, attach and remove to the dead pool pod instead.
+    const stale = readClaim(this.context.stateDir, name)
+    if (stale) await dropClaim(this.context.stateDir, name, stale.pod)
+
     // podman 4.3 refuses annotation values over 63 characters (a label's limit, wrongly applied):
     // those are kept beside the pod in the state directory and merged back by get().
     const long = Object.fromEntries(Object.entries(metadata.annotations ?? {}).filter(([, value]) => value.length > 63))
@@ -183,7 +198,12 @@ export class PodmanRuntime implements SandboxRuntime {
 
   /** Whether the pod exists (`podman pod exists`: exit 0 yes, 1 no); undefined when podman cannot tell. */
   async exists(name: string): Promise<boolean | undefined> {
-    const result = await this.context.runner.run('podman', ['pod', 'exists', this.podOf(name)], {
+    return this.podExists(this.podOf(name))
+  }
+
+  /** Whether the pod of that very name exists (no claim looked up); undefined when podman cannot tell. */
+  private async podExists(pod: string): Promise<boolean | undefined> {
+    const result = await this.context.runner.run('podman', ['pod', 'exists', pod], {
       allowFailure: true,
       timeoutMs: 30_000,
       budget: 'podman pod exists',

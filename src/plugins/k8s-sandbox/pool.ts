@@ -10,7 +10,7 @@
  * A claim (claims.ts) records the sandbox's identity, then attaches in one more `podman exec`:
  * the host's git identity, `default/` fetched from the cache, the branch worktree, the push url.
  */
-import {existsSync, promises as fs} from 'node:fs'
+import {existsSync, promises as fs, readdirSync} from 'node:fs'
 import path from 'node:path'
 
 import type {PoolOwner, PoolPod, SandboxPoolSupport} from '../../sdk/sandbox-pool.js'
@@ -20,15 +20,23 @@ import type {PodmanRuntime} from './podman-runtime.js'
 
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {asksRoot, FETCH_THROUGH_PATH, fetchThroughScript} from '../../sdk/fetch-through.js'
+import {liveOwner} from '../../sdk/lock.js'
 import {initPodSubmodules, rewriteSubmoduleUrls} from './attach-submodules.js'
 import {defaultCheckout} from './attach.js'
-import {dropClaim, isTaken, readClaim, takePod, writeClaim} from './claims.js'
+import {claimsByPod, dropClaim, isTaken, readClaim, takenBy, takePod, writeClaim} from './claims.js'
 import {OWNER_LABEL, podManifest, sandboxLabels} from './manifest.js'
 import {POOL_LABEL, POOL_SPEC_LABEL} from './pool-labels.js'
 import {claimedRecord, claimedSlots, poolPodManifest, poolPodName, PREPARE_SCRIPT, runClaimScript} from './pool-pod.js'
 import {awaitRelay, podAddress, relayPorts} from './port-relay.js'
 
 const readyDir = (stateDir: string) => path.join(stateDir, 'sandboxes', 'ready')
+
+/**
+ * The create lock of `project` (core/sandbox/create.ts withSandboxLock: `<state dir>/locks/
+ * sandbox-<project>.lock`, a 30 min budget): held while that create may still claim its pod.
+ */
+const createLock = (stateDir: string, project: string) => path.join(stateDir, 'locks', `sandbox-${project}.lock`)
+const CREATE_LOCK_BUDGET_MS = 30 * 60_000
 
 type Json = Record<string, unknown>
 
@@ -48,27 +56,46 @@ export class PodmanPool implements SandboxPoolSupport {
       {timeoutMs: 30_000, budget: 'podman pod ps'},
     )
     const listed = (JSON.parse(result.stdout.trim() || '[]') ?? []) as Json[]
-    return listed
-      .filter((pod) => ((pod.Labels ?? {}) as Json)[OWNER_LABEL] === pool.owner)
-      .map((pod) => {
-        const name = String(pod.Name)
-        const status = String(pod.Status ?? '').toLowerCase()
-        return {
-          name,
-          phase:
-            status === 'running'
-              ? 'Running'
-              : status === 'created'
-                ? 'Pending'
-                : status === 'exited' || status === 'stopped'
-                  ? 'Succeeded'
-                  : 'Failed',
-          ready: existsSync(path.join(readyDir(this.context.stateDir), name)),
-          taken: isTaken(this.context.stateDir, name),
-          fingerprint: String(((pod.Labels ?? {}) as Json)[POOL_SPEC_LABEL] ?? ''),
-        }
-      })
-      .sort((a, b) => a.name.localeCompare(b.name))
+    const {stateDir} = this.context
+    const claims = claimsByPod(stateDir)
+    const pods: PoolPod[] = await Promise.all(
+      listed
+        .filter((pod) => ((pod.Labels ?? {}) as Json)[OWNER_LABEL] === pool.owner)
+        .map(async (pod) => {
+          const name = String(pod.Name)
+          const status = String(pod.Status ?? '').toLowerCase()
+          const taken = isTaken(stateDir, name)
+          const project = taken && !claims.has(name) ? takenBy(stateDir, name) : undefined
+          // Taken, never claimed, and nobody creating that project any more: the create died between.
+          const orphaned =
+            project !== undefined &&
+            readClaim(stateDir, project)?.pod !== name &&
+            (await liveOwner(createLock(stateDir, project), CREATE_LOCK_BUDGET_MS)) === undefined
+          return {
+            name,
+            phase:
+              status === 'running'
+                ? 'Running'
+                : status === 'created'
+                  ? 'Pending'
+                  : status === 'exited' || status === 'stopped'
+                    ? 'Succeeded'
+                    : 'Failed',
+            ready: existsSync(path.join(readyDir(stateDir), name)),
+            taken,
+            fingerprint: String(((pod.Labels ?? {}) as Json)[POOL_SPEC_LABEL] ?? ''),
+            ...(orphaned && {orphaned}),
+          }
+        }),
+    )
+    // A ready marker of a pod that is gone (removed outside yard): never claimable, and the
+    // refill's removal of it (phase Gone) deletes the marker.
+    const own = `${pool.prefix}.pool-${pool.id}-`
+    const names = new Set(pods.map((pod) => pod.name))
+    const markers = existsSync(readyDir(stateDir)) ? readdirSync(readyDir(stateDir)) : []
+    for (const name of markers.filter((marker) => marker.startsWith(own) && !names.has(marker)))
+      pods.push({name, phase: 'Gone', ready: false, taken: false, fingerprint: ''})
+    return pods.sort((a, b) => a.name.localeCompare(b.name))
   }
 
   async fill(

@@ -8,6 +8,7 @@ import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 
 import type {PoolRow} from '../../../src/core/sandbox/pool.js'
@@ -91,7 +92,7 @@ describe('warm pools of sandbox pods (podman)', function () {
     cleanupTemp()
   })
 
-  it('refuses bad input with exit 2 and changes nothing: size, runtime, a repository not cached, #REF', async () => {
+  it('refuses bad input with exit 2 and changes nothing: size, runtime, a repository not cached, #REF, a fill of no pool id', async () => {
     const cases: Array<[string[], string]> = [
       [['--size', '0'], 'invalid --size "0"'],
       [['--size=-1'], 'invalid --size "-1"'],
@@ -107,6 +108,14 @@ describe('warm pools of sandbox pods (podman)', function () {
       expect(refused.stderr).to.include(message)
     }
 
+    // The id becomes a file name under the state directory: only a pool id's 12 hex pass.
+    for (const id of ['../x', 'nonexist', 'ABCDEF012345', '0123456789ab0']) {
+      const refused = await run(['sandbox', 'pool', 'fill', id])
+      expect(refused.exitCode, `fill ${id}: ${refused.stderr}`).to.equal(2)
+      expect(refused.stderr).to.include(`invalid pool id "${id}"`)
+    }
+
+    expect(existsSync(path.join(fixture.state, 'x.lock'))).to.equal(false)
     const notCached = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '2'])
     expect(notCached.exitCode, notCached.stderr).to.equal(2)
     expect(notCached.stderr).to.include('is not in the cache').and.include('yard cache add')
@@ -286,6 +295,49 @@ describe('warm pools of sandbox pods (podman)', function () {
       expect(podmanTry('exec', `${pod}-workspace`, 'test', '-e', '/work/app/wt-bad').status, pod).to.not.equal(0)
   })
 
+  it('a pod taken by a create that died before its claim is listed as orphaned and removed by the refill, one whose create runs is kept', async () => {
+    const [dead, running] = (await untilReady(2)).pods.map((pod) => pod.name)
+    const sandboxes = path.join(fixture.state, 'sandboxes')
+    // What a SIGKILLed create leaves: ready marker gone, taken marker naming its project, no claim record, no lock.
+    rmSync(path.join(sandboxes, 'ready', dead))
+    mkdirSync(path.join(sandboxes, 'claimed'), {recursive: true})
+    writeFileSync(path.join(sandboxes, 'claimed', dead), `${prefix}-ghost\n`)
+    // A create still running holds its lock (this process, alive): its pod is not an orphan.
+    rmSync(path.join(sandboxes, 'ready', running))
+    writeFileSync(path.join(sandboxes, 'claimed', running), `${prefix}-busy\n`)
+    const lock = path.join(fixture.state, 'locks', `sandbox-${prefix}-busy.lock`)
+    mkdirSync(path.dirname(lock), {recursive: true})
+    writeFileSync(
+      lock,
+      JSON.stringify({pid: process.pid, host: os.hostname(), started: new Date().toISOString()}) + '\n',
+    )
+    // A ready marker of a pod removed outside yard.
+    const gone = `${prefix}.pool-${poolId}-0badc0`
+    writeFileSync(path.join(sandboxes, 'ready', gone), '')
+    try {
+      const row = (await pools()).find((pool) => pool.id === poolId)!
+      expect(row.ready).to.equal(0)
+      expect(row.pods).to.deep.include({name: dead, phase: 'orphaned', ready: false})
+      expect(row.pods.map((pod) => pod.name)).not.to.include(running)
+      const fill = await run(['sandbox', 'pool', 'fill', poolId])
+      expect(fill.exitCode, fill.stderr).to.equal(0)
+      expect(poolPods(poolId)).not.to.include(dead)
+      expect(poolPods(poolId)).to.include(running)
+      expect(existsSync(path.join(sandboxes, 'claimed', dead))).to.equal(false)
+      expect(existsSync(path.join(sandboxes, 'ready', gone))).to.equal(false)
+      expect((await untilReady(2)).pods.map((pod) => pod.name)).not.to.include(dead)
+    } finally {
+      rmSync(lock, {force: true})
+    }
+
+    // Its create gone too now: pool rm (in the next test) or the refill removes it.
+    const after = (await pools()).find((pool) => pool.id === poolId)!
+    expect(after.pods).to.deep.include({name: running, phase: 'orphaned', ready: false})
+    expect((await run(['sandbox', 'pool', 'fill', poolId])).exitCode).to.equal(0)
+    expect(poolPods(poolId)).not.to.include(running)
+    await untilReady(2)
+  })
+
   it('pool rm removes the unclaimed pods and the leases; a sandbox claimed from it stays', async () => {
     expect((await run(['sandbox', 'create', 'kept', '--repo', upstream])).exitCode).to.equal(0)
     const dry = await run(['sandbox', 'pool', 'rm', poolId, '--dry-run', '--json'])
@@ -307,6 +359,121 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect((await run(['sandbox', 'rm', 'kept'])).exitCode).to.equal(0)
     expect(poolPods(poolId)).to.deep.equal([])
     expect((await run(['sandbox', 'pool', 'rm', poolId])).exitCode).to.equal(2)
+  })
+
+  it('a claim record left of a pool pod that is gone is removed: a cold create of the name makes and uses its own pod', async () => {
+    // No pool (the last test removed it; alone, this one does): the create is cold.
+    await run(['sandbox', 'pool', 'rm', poolId])
+    const sandboxes = path.join(fixture.state, 'sandboxes')
+    const gone = `${prefix}.pool-${poolId}-dead00`
+    const claim = path.join(sandboxes, `${prefix}-lost.claim.json`)
+    // What a SIGKILLed `sandbox rm` (or `podman pod rm -f` of the claimed pod) leaves.
+    mkdirSync(path.join(sandboxes, 'claimed'), {recursive: true})
+    writeFileSync(path.join(sandboxes, 'claimed', gone), `${prefix}-lost\n`)
+    writeFileSync(claim, JSON.stringify({pod: gone, pool: poolId, labels: {}, annotations: {}}) + '\n')
+    const created = await run(['sandbox', 'create', 'lost', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('cold')
+    expect(existsSync(claim)).to.equal(false)
+    expect(existsSync(path.join(sandboxes, 'claimed', gone))).to.equal(false)
+    expect(podExists(`${prefix}-lost`)).to.equal(true)
+    const inside = cli(fixture, ['exec', 'lost/wt/lost', '--', 'git', 'rev-parse', '--abbrev-ref', 'HEAD'])
+    expect(inside.stdout.trim(), inside.stderr).to.equal('wt/lost')
+    expect((await run(['sandbox', 'rm', 'lost'])).exitCode).to.equal(0)
+    expect(podExists(`${prefix}-lost`)).to.equal(false)
+  })
+
+  it('a pool definition that is no JSON is skipped by list and create with one warning, and pool rm ID deletes it', async () => {
+    const set = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '1', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    const {id} = set.json as {id: string}
+    expect((await run(['sandbox', 'pool', 'rm', id])).exitCode).to.equal(0)
+    const file = path.join(fixture.state, 'pools', `${id}.json`)
+    writeFileSync(file, '{"id": "' + id.slice(0, 4))
+    const warnings = (text: string) => text.split('\n').filter((line) => line.includes(file))
+    const listed = await run(['sandbox', 'pool', 'list', '--json'])
+    expect(listed.exitCode, listed.stderr).to.equal(0)
+    expect(listed.json).to.deep.equal([])
+    expect(warnings(listed.stderr)).to.have.length(1)
+    expect(listed.stderr).to.include(`yard sandbox pool rm ${id}`).and.not.include('SyntaxError')
+    const created = await run(['sandbox', 'create', 'corrupt', '--repo', upstream, '--json'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    expect((created.json as {start: string}).start).to.equal('cold')
+    expect(warnings(created.stderr)).to.have.length(1)
+    expect((await run(['sandbox', 'rm', 'corrupt'])).exitCode).to.equal(0)
+    const removed = await run(['sandbox', 'pool', 'rm', id])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(existsSync(file)).to.equal(false)
+  })
+
+  it('--branch of the default branch (checked out in default/) or "@" is refused with exit 2 before any pod is touched, warm or cold', async () => {
+    const set = await run(['sandbox', 'pool', 'set', '--repo', upstream, '--size', '1', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    const {id} = set.json as {id: string}
+    const deadline = Date.now() + 60_000
+    while ((await pools()).every((row) => !(row.id === id && row.ready === 1))) {
+      if (Date.now() > deadline) throw new Error(`pool ${id} never got a ready pod`)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+
+    const ready = poolPods(id)
+    const refused = async (flags: string[]) => {
+      const result = await run(['sandbox', 'create', 'b1', '--repo', upstream, ...flags])
+      expect(result.exitCode, result.stderr).to.equal(2)
+      expect(podExists(`${prefix}-b1`)).to.equal(false)
+      return result.stderr
+    }
+
+    // Warm: the ready pod stays ready, untaken.
+    expect(await refused(['--branch', 'main']))
+      .to.include('sandbox b1')
+      .and.include('default branch')
+    expect(await refused(['--branch=@'])).to.include('invalid branch name "@"')
+    expect(poolPods(id)).to.deep.equal(ready)
+    expect((await pools()).find((row) => row.id === id)!.ready).to.equal(1)
+    expect(existsSync(path.join(fixture.state, 'sandboxes', `${prefix}-b1.claim.json`))).to.equal(false)
+    // Cold: no pool.
+    expect((await run(['sandbox', 'pool', 'rm', id])).exitCode).to.equal(0)
+    expect(await refused(['--branch', 'main']))
+      .to.include('sandbox b1')
+      .and.include('default branch')
+    expect((await run(['sandbox', 'list', '--json'])).json).to.deep.equal([])
+  })
+
+  it('credentials in a pool url are stripped from its output and definition; creates of the repository still claim from it', async () => {
+    // https://git.test/<path> is the upstream on disk (git's url.insteadOf), as a hosted repository.
+    const hosted = {
+      ...fixture.env,
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'url./.insteadOf',
+      GIT_CONFIG_VALUE_0: 'https://git.test/',
+    }
+    const url = `https://git.test${upstream}`
+    const withSecret = `https://user:s3cr3t@git.test${upstream}`
+    const hostedRun = async (args: string[]) => yard(args, {cwd: fixture.app, env: hosted})
+    expect((await hostedRun(['cache', 'add', url])).exitCode).to.equal(0)
+    const set = await hostedRun(['sandbox', 'pool', 'set', '--repo', withSecret, '--size', '1'])
+    const json = await hostedRun(['sandbox', 'pool', 'set', '--repo', withSecret, '--size', '1', '--json'])
+    expect(set.exitCode, set.stderr).to.equal(0)
+    expect(json.exitCode, json.stderr).to.equal(0)
+    const {id} = json.json as {id: string}
+    const stored = readFileSync(path.join(fixture.state, 'pools', `${id}.json`), 'utf8')
+    for (const text of [set.stdout, set.stderr, json.stdout, json.stderr, stored]) expect(text).not.to.include('s3cr3t')
+    expect((json.json as {repos: string[]}).repos).to.deep.equal([url])
+    try {
+      const deadline = Date.now() + 60_000
+      while ((await pools()).every((row) => !(row.id === id && row.ready === 1))) {
+        if (Date.now() > deadline) throw new Error(`pool ${id} never got a ready pod`)
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+
+      const created = await hostedRun(['sandbox', 'create', 'cred', '--repo', url, '--json'])
+      expect(created.exitCode, created.stderr).to.equal(0)
+      expect((created.json as {start: string}).start).to.equal('warm')
+      expect((await hostedRun(['sandbox', 'rm', 'cred'])).exitCode).to.equal(0)
+    } finally {
+      await hostedRun(['sandbox', 'pool', 'rm', id])
+    }
   })
 })
 

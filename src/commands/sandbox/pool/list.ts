@@ -18,9 +18,15 @@ export default class SandboxPoolList extends BaseCommand {
       this.print(
         `${row.id} ${row.runtime} ${row.ready}/${row.size} ready  ${row.repos.map((repo) => `${repo.slot}=${repo.url}`).join(' ')}`,
       )
-      for (const pod of row.pods) this.print(`  ${pod.name} ${pod.phase}${pod.ready ? '' : ' (preparing)'}`)
+      for (const pod of row.pods) this.print(`  ${pod.name} ${pod.phase}${podNote(row.id, pod)}`)
     }
 
     return rows
   }
+}
+
+/** What a pod's line adds to its phase: why it is not ready. */
+function podNote(id: string, pod: PoolRow['pods'][number]): string {
+  if (pod.phase === 'orphaned') return ` (its create died before the claim; yard sandbox pool fill ${id} removes it)`
+  return pod.ready || pod.phase === 'Gone' ? '' : ' (preparing)'
 }
