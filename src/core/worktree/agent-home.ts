@@ -25,6 +25,7 @@ import type {YardContext} from '../kernel/context.js'
 import type {Workspace} from '../workspace/workspace.js'
 
 import {RefusedError} from '../../sdk/errors.js'
+import {adminDirOf} from '../workspace/git-link.js'
 
 /** The agent home, relative to the checkout. */
 export const AGENT_HOME_DIR = path.join('.yard', 'agent-home')
@@ -110,10 +111,16 @@ async function isDirectory(dir: string): Promise<boolean> {
  * to the local exclude file `<git common dir>/info/exclude`, with a note. A failure only warns.
  */
 export async function excludeYardDir(context: YardContext, workspace: Workspace, checkout: string): Promise<void> {
-  const ignored = await context.runner.git(['check-ignore', '-q', '--no-index', '--', `${AGENT_HOME_DIR}/`], {
-    cwd: checkout,
-    allowFailure: true,
-  })
+  // A linked worktree's git dir from the repository's side, never from the checkout's .git (its box writes that file).
+  const admin = adminDirOf(workspace.commonDir, checkout)
+  const pinned = admin === undefined ? [] : [`--git-dir=${admin}`, `--work-tree=${checkout}`]
+  const ignored = await context.runner.git(
+    [...pinned, 'check-ignore', '-q', '--no-index', '--', `${AGENT_HOME_DIR}/`],
+    {
+      cwd: checkout,
+      allowFailure: true,
+    },
+  )
   if (ignored.exitCode !== 1) return
   const exclude = path.join(workspace.commonDir, 'info', 'exclude')
   try {
