@@ -263,6 +263,20 @@ describe('an untrusted worktree reaches nothing through yard on the host', funct
     }
   })
 
+  it('records the worktree outside the checkout at add, and again at worktree trust --untrusted of one already marked', async () => {
+    const registry = path.join(env.YARD_STATE_DIR, 'untrusted-checkouts.json')
+    const recorded = () =>
+      (JSON.parse(readFileSync(registry, 'utf8')) as {checkouts: Array<{checkout: string}>}).checkouts.map(
+        (entry) => entry.checkout,
+      )
+    expect(recorded()).to.include(realpathSync(worktree))
+    // A worktree marked before the record existed.
+    rmSync(registry)
+    const again = await run('worktree', 'trust', 'pr-1', '--untrusted')
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(recorded()).to.deep.equal([realpathSync(worktree)])
+  })
+
   it('runs no git in a submodule whose .git the box made (a gitlink on its branch): list, dashboard, remove', async () => {
     // A contributor's branch carries a gitlink; the box fills its directory with a repository of its own.
     git(repo, 'checkout', '-q', '-b', 'contributor/sub')

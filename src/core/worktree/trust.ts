@@ -66,8 +66,24 @@ export async function setWorktreeTrust(
   const machineName =
     options.trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name
   const current = workspace.config.trust[name] ?? 'trusted'
+  /** The record of untrusted-checkouts.ts, for a worktree whose directory exists. */
+  const recordCheckout = async () => {
+    const checkout = worktreePath(workspace, name)
+    if (existsSync(checkout))
+      await recordUntrustedCheckout(
+        context.env,
+        {checkout: realpathSync(checkout), commonDir: workspace.commonDir, mainPath: workspace.mainPath},
+        options.trust === 'untrusted',
+      )
+  }
+
   const machineBackend = workspace.config.machine.backend
-  if (current === options.trust) return {name, trust: current, changed: false, machine: machineName, machineBackend}
+  if (current === options.trust) {
+    // Recorded again: a worktree marked before the record existed gets one this way.
+    await recordCheckout()
+    return {name, trust: current, changed: false, machine: machineName, machineBackend}
+  }
+
   // Trusted again, host git would obey a .git its box re-pointed at a directory of its own.
   if (options.trust === 'trusted') checkGitLink(workspace.commonDir, worktreePath(workspace, name), name)
   const {machine} = await createMachine(context, backends, workspace)
@@ -101,16 +117,7 @@ export async function setWorktreeTrust(
 
   const file = workspace.config.files.local
   await withOffsetsLock(context, workspace, `worktree trust ${name}`, async () => writeTrust(file, name, options.trust))
-  if (existsSync(worktreePath(workspace, name)))
-    await recordUntrustedCheckout(
-      context.env,
-      {
-        checkout: realpathSync(worktreePath(workspace, name)),
-        commonDir: workspace.commonDir,
-        mainPath: workspace.mainPath,
-      },
-      options.trust === 'untrusted',
-    )
+  await recordCheckout()
   if (options.trust === 'untrusted') await excludePinFile(context, workspace)
   return {name, trust: options.trust, changed: true, machine: machineName, machineBackend}
 }
