@@ -123,25 +123,9 @@ export function gitLinkProblem(commonDir: string, checkout: string): string | un
 /** The one line git writes into a worktree's `.git`, as a command that puts it back. */
 function restoreCommand(commonDir: string, checkout: string): string {
   const worktrees = path.join(real(commonDir), 'worktrees')
-  const link = real(path.join(checkout, '.git'))
-  const pointsHere = (candidate: string): boolean => {
-    try {
-      return real(readFileSync(path.join(worktrees, candidate, 'gitdir'), 'utf8').trim()) === link
-    } catch {
-      return false
-    }
-  }
-
-  let names: string[] = []
-  try {
-    names = readdirSync(worktrees)
-  } catch {
-    // No worktrees directory: the default id below.
-  }
-
-  // git names the admin directory after the checkout's directory unless that was taken (then `name1`, …).
-  const id = [path.basename(checkout), ...names].find(pointsHere) ?? path.basename(checkout)
-  return String.raw`printf 'gitdir: %s\n' ${shellQuote(path.join(worktrees, id))} > ${shellQuote(path.join(checkout, '.git'))}`
+  // The directory git made for it, else git's default name for it (the checkout's directory name).
+  const admin = adminDirOf(commonDir, checkout) ?? path.join(worktrees, path.basename(checkout))
+  return String.raw`printf 'gitdir: %s\n' ${shellQuote(admin)} > ${shellQuote(path.join(checkout, '.git'))}`
 }
 
 /**
