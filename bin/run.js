@@ -29,16 +29,23 @@ process.once('beforeExit', () => {
   if (stdoutClosed) process.exit()
 })
 
-// `yard exec NAME -- CMD`, an agent's every instruction, runs without oclif when oclif would add
-// nothing to it (no flags, no plugins: src/cli/fast-exec.ts); anything else is oclif's. A build
-// without that module (or one that fails to load) is oclif's too.
-const fast =
-  process.argv[2] === 'exec'
-    ? await import(new URL('../dist/cli/fast-exec.js', import.meta.url).href).then(
-        (loaded) => loaded.fastExec,
-        () => undefined,
-      )
-    : undefined
+// `yard exec NAME -- CMD` (an agent's every instruction) and `yard sandbox create NAME --repo …`
+// (its every sandbox) run without oclif when oclif would add nothing to them (no other flags, no
+// plugins: src/cli/fast-exec.ts, fast-create.ts); anything else is oclif's. A build without that
+// module (or one that fails to load) is oclif's too.
+const [first, second] = process.argv.slice(2)
+const fastPath =
+  first === 'exec'
+    ? {file: 'fast-exec.js', run: 'fastExec'}
+    : first === 'sandbox' && second === 'create'
+      ? {file: 'fast-create.js', run: 'fastCreate'}
+      : undefined
+const fast = fastPath
+  ? await import(new URL(`../dist/cli/${fastPath.file}`, import.meta.url).href).then(
+      (loaded) => loaded[fastPath.run],
+      () => undefined,
+    )
+  : undefined
 const code = await fast?.(process.argv.slice(2))
 if (code === undefined) {
   const {execute} = await import('@oclif/core')

@@ -62,7 +62,8 @@ export async function yard(
 
     return {
       stdout: result.stdout,
-      stderr: result.stderr + (error && exitCode !== 0 && !result.stderr.includes(error.message) ? error.message : ''),
+      // oclif prints a thrown error's message, but not the ExitError of `this.exit(n)` ("EEXIT: n").
+      stderr: result.stderr + (printsMessage(error, exitCode, result.stderr) ? error!.message : ''),
       exitCode,
       json,
     }
@@ -72,4 +73,9 @@ export async function yard(
     Object.assign(process.env, savedEnv)
     process.exitCode = savedExitCode
   }
+}
+
+/** Whether oclif's error handler would print `error`'s message: a failure not already said and not an exit. */
+function printsMessage(error: (Error & {code?: string}) | undefined, exitCode: number, stderr: string): boolean {
+  return error !== undefined && exitCode !== 0 && error.code !== 'EEXIT' && !stderr.includes(error.message)
 }

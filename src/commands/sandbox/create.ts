@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import {createdLines, SANDBOX_RUNTIMES} from '../../cli/sandbox-created.js'
 import {type CreateResult, createSandbox} from '../../core/sandbox/index.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
@@ -25,7 +26,7 @@ export default class SandboxCreate extends BaseCommand {
     branch: Flags.string({description: 'branch to attach in every slot (default wt/NAME)'}),
     runtime: Flags.string({
       description: 'podman or kubernetes (default [cluster] runtime)',
-      options: ['podman', 'kubernetes'],
+      options: [...SANDBOX_RUNTIMES],
     }),
     image: Flags.string({description: "the workspace image (default [cluster] image, else yard's default image)"}),
   }
@@ -39,12 +40,7 @@ export default class SandboxCreate extends BaseCommand {
       runtime: flags.runtime,
       image: flags.image,
     })
-    this.print(
-      `created sandbox ${result.name} (pod ${result.project}, ${result.runtime}, ${result.start === 'warm' ? 'warm: claimed from a pool' : 'cold'}) offset ${result.offset} [${result.offsetSource}]`,
-    )
-    for (const slot of result.slots)
-      this.print(`  ${slot.slot}: ${slot.path} on ${result.branch}  (default: ${slot.default})`)
-    for (const [key, port] of Object.entries(result.ports)) this.print(`  ${key}=${port}`)
+    for (const line of createdLines(result)) this.print(line)
     return result
   }
 }

@@ -14,6 +14,7 @@ import path from 'node:path'
 import type {PoolRow} from '../../../src/core/sandbox/pool.js'
 import type {CacheStatus} from '../../../src/sdk/cache.js'
 
+import {builtCli} from '../../support/built-cli.js'
 import {ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
 import {addWorktree, cleanupTemp, git} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
@@ -163,8 +164,15 @@ describe('warm pools of sandbox pods (podman)', function () {
 
   it("create claims a ready pod: NAME's project, offset and branch, marked warm; the pool refills", async () => {
     const before = poolPods(poolId)
-    const created = await run(['sandbox', 'create', 'feat', '--repo', upstream, '--json'])
-    expect(created.exitCode, created.stderr).to.equal(0)
+    // The built CLI, which starts `sandbox create` without oclif (src/cli/fast-create.ts): the
+    // path an agent's create takes is the one tested on a real pod.
+    const built = builtCli(['sandbox', 'create', 'feat', '--repo', upstream, '--json'], {
+      cwd: fixture.app,
+      env: fixture.env,
+    })
+    expect(built.status, built.stderr).to.equal(0)
+    expect(built.oclif).to.equal(false)
+    const created = {json: JSON.parse(built.stdout) as unknown}
     expect(created.json).to.deep.include({
       name: 'feat',
       project: `${prefix}-feat`,
