@@ -153,7 +153,19 @@ async function createNamed(
   // Read meanwhile too: attach needs it, nothing before it does.
   const identity = hostGitIdentity(context, workspace.mainPath)
   identity.catch(() => undefined)
+  // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
+  // declares) and nothing is published on this host: no local cache, lease or host-port probe.
+  const local = runtime !== 'kubernetes'
+  const {cache, root} = await openSandboxCache(context, backends, workspace)
+  const readCaches = async () =>
+    local ? ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, {name, branch}) : {}
+  // A pool's pods hold leases on its caches, so they are present and ensureCaches only reads and
+  // fetches them (a fetch the sandbox would do anyway): it runs while the runtime is asked
+  // whether the name exists. Without a pool it may clone, which waits for that answer.
+  const cachesRead = candidate ? readCaches() : undefined
+  cachesRead?.catch(() => undefined)
   if (await backend.get(probe, runtime)) {
+    await cachesRead?.catch(() => undefined)
     throw new InputError(`the sandbox ${name} exists (pod ${probe.project})`, {
       fix: `attach a branch with \`yard sandbox attach ${name} --branch BRANCH\`, or remove it first (yard sandbox rm ${name})`,
     })
@@ -165,13 +177,7 @@ async function createNamed(
     workspace.config.cluster.image ??
     (pooled ? defaultImageTag() : (await buildDefaultImage(context)).image)
 
-  // On a cluster the nodes' cache agents hold the caches (a Repo per key, which the runtime
-  // declares) and nothing is published on this host: no local cache, lease or host-port probe.
-  const local = runtime !== 'kubernetes'
-  const {cache, root} = await openSandboxCache(context, backends, workspace)
-  const stale = local
-    ? await ensureCaches(context, {cache, root, lfs: workspace.config.cache.lfs}, repos, {name, branch})
-    : {}
+  const stale = await (cachesRead ?? readCaches())
   // What the pod is made from, for the image finally chosen (a pool's, or a cold create's).
   const specFor = (chosen: string): SandboxSpec => ({
     runtime,

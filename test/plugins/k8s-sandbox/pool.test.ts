@@ -199,6 +199,16 @@ describe('warm pools of sandbox pods (podman)', function () {
     expect(claimed).to.have.length(1)
     const row = await untilReady(2)
     expect(row.pods.map((pod) => pod.name)).not.to.include(claimed[0])
+
+    // A second create of the name reads the caches while the runtime is asked whether it exists;
+    // it is refused all the same, and takes no pool pod and no lease.
+    const ready = poolPods(poolId)
+    const again = builtCli(['sandbox', 'create', 'feat', '--repo', upstream], {cwd: fixture.app, env: fixture.env})
+    expect(again.status, again.stderr).to.equal(2)
+    expect(again.stderr).to.include(`the sandbox feat exists (pod ${prefix}-feat)`)
+    expect(poolPods(poolId)).to.deep.equal(ready)
+    expect((await pools())[0].ready).to.equal(2)
+    expect((await observe('feat')).borrowers).to.deep.equal([`sandbox ${prefix}-feat`])
   })
 
   it('a claimed sandbox is removed like a cold one, and a cold create of the same name is indistinguishable but for the marker', async () => {
