@@ -113,7 +113,8 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
   it('reports git failures as git failures, not as "not a repository"', async () => {
     const repo = makeRepo()
     const nodeOnly = tempDir('nogit')
-    const result = await yard(['ports'], {cwd: repo, env: {...clean, PATH: nodeOnly}})
+    // `yard ports` reads the repository from its files (discover.ts) and needs no git; listing does.
+    const result = await yard(['worktree', 'list'], {cwd: repo, env: {...clean, PATH: nodeOnly}})
     expect(result.exitCode).to.equal(1)
     expect(result.stderr).to.contain('git is not installed or not on PATH')
   })

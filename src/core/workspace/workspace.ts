@@ -21,6 +21,7 @@ import {
   validateOffset,
 } from '../identity/identity.js'
 import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
+import {type DiscoveredRepository, discoverFromFiles} from './discover.js'
 import {checkGitLink} from './git-link.js'
 import {untrustedCheckoutAt} from './untrusted-checkouts.js'
 
@@ -61,11 +62,13 @@ export interface MainCheckout {
 /**
  * Finds the main checkout from the current directory through git's common dir, so that commands
  * work from inside any worktree (DESIGN.md §3.3), and the checkout the directory is in. Reads no
- * config. One `git rev-parse` (plus `git worktree list` from a linked worktree of a repository
- * whose git dir is not `<main>/.git`); none inside an untrusted worktree, whose repository is the
- * one recorded for it (untrusted-checkouts.ts), whatever its files say. A bare repository with worktrees (the bare layout, see
- * bare-layout.ts) has the worktree on its default branch as main, found from any of its worktrees
- * or from the directory holding the bare repository.
+ * config. No process for a main checkout with a `.git` directory or a linked worktree of one
+ * (read from the files as git reads them: discover.ts); otherwise one `git rev-parse` (plus `git
+ * worktree list` from a linked worktree of a repository whose git dir is not `<main>/.git`);
+ * neither inside an untrusted worktree, whose repository is the one recorded for it
+ * (untrusted-checkouts.ts), whatever its files say. A bare repository with worktrees (the bare
+ * layout, see bare-layout.ts) has the worktree on its default branch as main, found from any of
+ * its worktrees or from the directory holding the bare repository.
  * @throws InputError (exit 2) outside a git repository, inside a `.git` directory or a bare
  *   repository without a main worktree; OperationError (exit 1) when git itself fails (not
  *   installed, unsafe ownership).
@@ -79,21 +82,9 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
     untrustedCheckoutAt(context.env, real(context.cwd)) ??
     (logical === undefined ? undefined : untrustedCheckoutAt(context.env, logical))
   if (untrusted) return {mainPath: untrusted.mainPath, commonDir: untrusted.commonDir, checkoutPath: untrusted.checkout}
-  // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
-  const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {
-    cwd: context.cwd,
-    allowFailure: true,
-  })
-  if (result.exitCode !== 0) {
-    const bare = /must be run in a work tree/i.test(result.stderr) ? await bareRepositoryMain(context) : undefined
-    if (bare) return bare
-    throw revParseFailure(context.cwd, result.exitCode, result.stderr)
-  }
-
-  // git 2.39's rev-parse has no NUL-separated output: three paths are three lines unless one holds a newline.
-  const lines = result.stdout.replace(/\n$/, '').split('\n')
-  if (lines.length !== 3) throw newlineInPath(result.stdout)
-  const [commonDir, gitDir, checkoutPath] = lines.map((line) => real(path.resolve(context.cwd, line)))
+  const found = discoverFromFiles(context.cwd, context.env) ?? (await revParseRepository(context))
+  if ('mainPath' in found) return found
+  const {commonDir, gitDir, checkoutPath} = found
   if (path.basename(commonDir) === '.git') return {mainPath: path.dirname(commonDir), commonDir, checkoutPath}
   if (gitDir === commonDir) return {mainPath: checkoutPath, commonDir, checkoutPath}
   const entries = await gitWorktreeEntries(context, checkoutPath)
@@ -117,6 +108,30 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
   }
 
   return {mainPath: real(first.path), commonDir, checkoutPath}
+}
+
+/**
+ * `git rev-parse` of the repository holding the cwd, for every layout discoverFromFiles leaves to
+ * git; from the directory holding a bare repository with worktrees, its main worktree.
+ * @throws what findMainCheckout throws for a directory outside a checkout.
+ */
+async function revParseRepository(context: YardContext): Promise<DiscoveredRepository | MainCheckout> {
+  // Relative output is relative to the cwd; `--path-format` would need git 2.31 (we support 2.30).
+  const result = await context.runner.git(['rev-parse', '--git-common-dir', '--git-dir', '--show-toplevel'], {
+    cwd: context.cwd,
+    allowFailure: true,
+  })
+  if (result.exitCode !== 0) {
+    const bare = /must be run in a work tree/i.test(result.stderr) ? await bareRepositoryMain(context) : undefined
+    if (bare) return bare
+    throw revParseFailure(context.cwd, result.exitCode, result.stderr)
+  }
+
+  // git 2.39's rev-parse has no NUL-separated output: three paths are three lines unless one holds a newline.
+  const lines = result.stdout.replace(/\n$/, '').split('\n')
+  if (lines.length !== 3) throw newlineInPath(result.stdout)
+  const [commonDir, gitDir, checkoutPath] = lines.map((line) => real(path.resolve(context.cwd, line)))
+  return {commonDir, gitDir, checkoutPath}
 }
 
 /**
