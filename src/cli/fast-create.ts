@@ -65,6 +65,10 @@ export function fastCreateRequest(argv: readonly string[], env: NodeJS.ProcessEn
 
   const {values, positionals, tokens} = parsed
   if (positionals.length !== 1 || !values.repo || values.repo.length === 0) return undefined
+  // oclif's `--repo` (multiple) takes every plain word after it as another value, so a NAME after
+  // a --repo is oclif's to read (it refuses a missing name): the fast path takes NAME first only.
+  const first = tokens.findIndex((token) => token.kind === 'option' && token.name === 'repo')
+  if (tokens.findIndex((token) => token.kind === 'positional') > first) return undefined
   const given = tokens.flatMap((token) => (token.kind === 'option' && token.name !== 'repo' ? [token.name] : []))
   if (new Set(given).size !== given.length) return undefined
   if (values.runtime !== undefined && !(SANDBOX_RUNTIMES as readonly string[]).includes(values.runtime))

@@ -7,7 +7,7 @@ import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 
-import {terminalSafe, YardError} from '../sdk/errors.js'
+import {YardError} from '../sdk/errors.js'
 
 /**
  * Whether oclif would add nothing to a request of yard's own commands in this environment: no
@@ -43,21 +43,27 @@ function hasUserPlugins(env: NodeJS.ProcessEnv): boolean | undefined {
 }
 
 /**
- * Writes `error` as BaseCommand's `catch` does and returns the exit code: a YardError's
- * what/why/fix on stderr (with `json`, `{"error": {code, message, why, fix}}` on stdout), any
- * other error as oclif prints it (exit 1).
+ * Writes `error` as BaseCommand's `catch` does and resolves the exit code: a YardError's
+ * what/why/fix on stderr (with `json`, `{"error": {code, message, why, fix}}` on stdout); any
+ * other error as oclif's Command.catch and error handler write it — with `json` its
+ * `toErrorJson` on stdout (exit 1), else oclif's own handler, loaded for this (it prints and
+ * exits the process).
  */
-export function reportFailure(error: unknown, options: {json?: boolean} = {}): number {
+export async function reportFailure(error: unknown, options: {json?: boolean} = {}): Promise<number> {
   if (error instanceof YardError) {
     if (options.json) writeJson({error: {code: error.code, message: error.message, why: error.why, fix: error.fix}})
     else process.stderr.write(error.render() + '\n')
     return error.code
   }
 
-  const message = error instanceof Error ? error.message : String(error)
-  if (options.json) writeJson({error: {message, name: error instanceof Error ? error.name : 'Error'}})
-  // What oclif prints for an error that is no YardError; --verbose (oclif's path) shows the stack.
-  else process.stderr.write(terminalSafe(`Error: ${message}`) + '\n  (run again with --verbose for the stack trace)\n')
+  if (options.json) {
+    writeJson({error: error instanceof Error ? {...error, message: error.message, name: error.name} : error})
+    return 1
+  }
+
+  // A failure yard did not foresee: rare, so oclif is loaded to print it as it always has.
+  const {Errors} = await import('@oclif/core')
+  await Errors.handle(error as Error)
   return 1
 }
 

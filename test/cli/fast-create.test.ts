@@ -36,8 +36,8 @@ describe('yard sandbox create without oclif (src/cli/fast-create.ts)', () => {
     expect(
       create(
         '--json',
-        '--repo=lib=/srv/lib.git#develop',
         'feat',
+        '--repo=lib=/srv/lib.git#develop',
         '--repo',
         '/srv/app.git',
         '--branch',
@@ -75,6 +75,11 @@ describe('yard sandbox create without oclif (src/cli/fast-create.ts)', () => {
       ['feat', '--repo', '/srv/a.git', '--json=yes'],
       ['feat', '--repo', '/srv/a.git', '--runtime', 'docker'],
       ['--repo', '/srv/a.git', '--', '-feat'],
+      // oclif's --repo (multiple) takes the plain words after it as more repositories.
+      ['--repo', '/srv/a.git', 'feat'],
+      ['--repo=/srv/a.git', 'feat'],
+      ['--repo', '/srv/a.git', '--quiet', 'feat'],
+      ['--repo', '/srv/a.git', '--branch', 'b', 'feat'],
     ])
       expect(create(...words), words.join(' ')).to.equal(undefined)
     for (const argv of [
@@ -126,5 +131,25 @@ describe('yard sandbox create without oclif (src/cli/fast-create.ts)', () => {
     })
     expect(unknown).to.deep.include({status: 2, oclif: true})
     expect(unknown.stderr).to.include('--size')
+    // A failure that is no YardError (here the state directory's locks/ is a file) reads as oclif's.
+    const broken = tempDir('yard-fast-create-broken')
+    writeFileSync(path.join(broken, 'locks'), '')
+    const brokenEnv = {YARD_STATE_DIR: broken, YARD_DATA_DIR: data}
+    const words = ['sandbox', 'create', 'feat', '--repo', '/srv/a.git']
+    const plain = builtCli(words, {cwd: repo, env: brokenEnv})
+    expect(plain).to.deep.include({status: 1, oclif: true, stdout: ''})
+    // oclif's pretty print: indented, wrapped to the width, with the error's code.
+    expect(plain.stderr).to.match(/^ {4}Error: EEXIST: /)
+    expect(plain.stderr).to.match(/\n {4}Code: EEXIST\n$/)
+    const json = builtCli([...words, '--json'], {cwd: repo, env: brokenEnv})
+    const jsonViaOclif = await yard([...words, '--json'], {cwd: repo, env: brokenEnv})
+    expect(json).to.deep.include({status: 1, oclif: false})
+    expect(JSON.parse(json.stdout)).to.deep.equal(jsonViaOclif.json)
+    expect(jsonViaOclif.json).to.have.nested.property('error.code', 'EEXIST')
+
+    // So does a NAME after --repo, which oclif reads as a second repository: no name, refused.
+    const late = builtCli(['sandbox', 'create', '--repo', '/srv/a.git', 'feat', '--quiet'], {cwd: repo, env: childEnv})
+    expect(late).to.deep.include({status: 2, oclif: true})
+    expect(late.stderr).to.include('Missing 1 required arg')
   })
 })
