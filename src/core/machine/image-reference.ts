@@ -38,6 +38,10 @@ export function imageReferenceProblem(image: string): string | undefined {
   const match = REFERENCE.exec(image)
   if (!match) return 'it is not an image reference ([registry[:port]/]name[:tag][@digest], name in lower case)'
   if (match[1].length > NAME_MAX) return `the repository name is longer than ${NAME_MAX} characters`
+  // Only a domain may hold upper case, and a first component is one only with a "." or ":", or as localhost.
+  const [first, ...rest] = match[1].split('/')
+  const domain = rest.length > 0 && (/[.:]/.test(first) || first === 'localhost')
+  if (!domain && /[A-Z]/.test(first)) return 'the repository name holds upper case (only a registry domain may)'
   return undefined
 }
 

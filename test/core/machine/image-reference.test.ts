@@ -13,6 +13,7 @@ describe('image references (distribution/reference grammar)', () => {
       'localhost/yard-default:1029a6e101c7',
       'registry.example.com:5000/team/app',
       'Registry.Example.com/a__b/c-d.e',
+      'Host:5000/app',
       '[::1]:5000/app:v1',
       'app@sha256:' + 'a'.repeat(64),
       'quay.io/x/y:tag@sha256:' + 'F'.repeat(64),
@@ -32,6 +33,9 @@ describe('image references (distribution/reference grammar)', () => {
       '',
       'Upper',
       'a/B',
+      // A first component without "." or ":" is no registry domain, so no upper case.
+      'UPPER/x:1',
+      'Team/app',
       'a:',
       'a:-tag',
       ':tag',
