@@ -29,9 +29,10 @@ process.once('beforeExit', () => {
   if (stdoutClosed) process.exit()
 })
 
-// `yard exec NAME -- CMD` (an agent's every instruction) and `yard sandbox create NAME --repo …`
-// (its every sandbox) run without oclif when oclif would add nothing to them (no other flags, no
-// plugins: src/cli/fast-exec.ts, fast-create.ts); anything else is oclif's. A build without that
+// `yard exec NAME -- CMD` (an agent's every instruction), `yard sandbox create NAME --repo …` (its
+// every sandbox) and `yard worktree add` (its every worktree) run without oclif when oclif would
+// add nothing to them (no other flags, no plugins: src/cli/fast-exec.ts, fast-create.ts,
+// fast-worktree-add.ts); anything else is oclif's. A build without that
 // module (or one that fails to load) is oclif's too.
 const [first, second] = process.argv.slice(2)
 const fastPath =
@@ -39,7 +40,9 @@ const fastPath =
     ? {file: 'fast-exec.js', run: 'fastExec'}
     : first === 'sandbox' && second === 'create'
       ? {file: 'fast-create.js', run: 'fastCreate'}
-      : undefined
+      : first === 'worktree' && second === 'add'
+        ? {file: 'fast-worktree-add.js', run: 'fastWorktreeAdd'}
+        : undefined
 const fast = fastPath
   ? await import(new URL(`../dist/cli/${fastPath.file}`, import.meta.url).href).then(
       (loaded) => loaded[fastPath.run],

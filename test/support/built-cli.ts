@@ -23,7 +23,11 @@ export interface BuiltRun {
 
 /** `bin/run.js ARGS` in `cwd` with `env` over process.env (undefined deletes a variable). */
 export function builtCli(args: string[], options: {cwd: string; env?: Record<string, string | undefined>}): BuiltRun {
-  if (['fast-exec.js', 'fast-create.js'].some((file) => !existsSync(path.join(projectRoot, 'dist', 'cli', file))))
+  if (
+    ['fast-exec.js', 'fast-create.js', 'fast-worktree-add.js'].some(
+      (file) => !existsSync(path.join(projectRoot, 'dist', 'cli', file)),
+    )
+  )
     execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
   const imports = path.join(mkdtempSync(path.join(os.tmpdir(), 'yard-built-cli-')), 'imports')
   writeFileSync(imports, '')

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {type AddResult, addWorktree, whereItRuns, worktreeBackends} from '../../core/worktree/index.js'
+import {addedLines} from '../../cli/worktree-added.js'
+import {type AddResult, addWorktree, worktreeBackends} from '../../core/worktree/index.js'
 import {InputError} from '../../sdk/errors.js'
 import {BaseCommand, quietFlag} from '../base.js'
 
@@ -63,25 +64,7 @@ Submodules main has checked out are initialised from main's own objects (--no-su
       untrusted: flags.untrusted,
       backends: worktreeBackends(this.backends, this.context),
     })
-    this.print(describe(result))
+    this.print(addedLines(result).join('\n'))
     return result
   }
-}
-
-function describe(result: AddResult): string {
-  const branch =
-    result.branchSource === 'existing'
-      ? `checked out the existing branch ${result.branch}`
-      : result.branchSource === 'remote'
-        ? `created branch ${result.branch} tracking ${result.upstream}`
-        : `created branch ${result.branch} without upstream`
-  const lines = [`worktree ${result.name} at ${result.path}`, `  ${branch}`]
-  if (result.base) lines.push(`  base: ${result.base.ref} at ${result.base.commit}`)
-  if (result.submodules.initialised.length > 0) lines.push(`  submodules: ${result.submodules.initialised.join(', ')}`)
-  lines.push(`  offset ${result.offset} [${result.offsetSource}]`)
-  if (result.trust === 'untrusted')
-    lines.push(`  untrusted: ${whereItRuns('untrusted', result.machine, result.machineBackend)}`)
-  if (result.copied.length > 0)
-    lines.push(`  copied from the main checkout ([worktrees] copy): ${result.copied.join(', ')}`)
-  return lines.join('\n')
 }

@@ -145,6 +145,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const localRef = `refs/heads/${branch}`
     const remoteRef = `refs/remotes/origin/${branch}`
     const validBranch = validBranchName(branch)
+    // The sandboxes (an engine or API call, the slowest read) are asked now, beside git's reads and
+    // the checkout; an add refused before its offset is decided leaves the answer unread.
+    const sandboxes = options.backends.sandboxes(fresh)
+    sandboxes.catch(() => undefined)
     const [refs, worktrees, gitConfig] = await Promise.all([
       readRefs(context.runner, mainPath, [
         localRef,
@@ -188,7 +192,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       name,
       kind: 'worktree',
       worktrees,
-      sandboxes: async () => options.backends.sandboxes(fresh),
+      sandboxes: async () => sandboxes,
     })
     // Main's files to copy are listed while git checks out (main's walk, ~20 ms on 20,000 files):
     // the list is read-only, and a failure of it still fails the add after the checkout, as before.
