@@ -11,11 +11,12 @@ import {YardError} from '../sdk/errors.js'
 
 /**
  * Whether oclif would add nothing to a request of yard's own commands in this environment: no
- * user or linked plugin (their hooks and commands), `DEBUG` unset (oclif's debug output and stack
- * traces) and `YARD_CONTENT_TYPE` unset (oclif's way of asking every command for JSON).
+ * user or linked plugin (their hooks and commands), `DEBUG` and `YARD_DEBUG` unset (oclif's debug
+ * output and stack traces; oclif reads `<BIN>_DEBUG`) and `YARD_CONTENT_TYPE` unset (oclif's way
+ * of asking every command for JSON).
  */
 export function oclifAddsNothing(env: NodeJS.ProcessEnv): boolean {
-  return !env.DEBUG && env.YARD_CONTENT_TYPE === undefined && hasUserPlugins(env) === false
+  return !env.DEBUG && !env.YARD_DEBUG && env.YARD_CONTENT_TYPE === undefined && hasUserPlugins(env) === false
 }
 
 /**

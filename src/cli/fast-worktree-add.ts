@@ -88,7 +88,8 @@ export function fastAddRequest(argv: readonly string[], env: NodeJS.ProcessEnv):
   // `--json=yes` (oclif refuses a boolean's value), `-bNAME` and an empty value: oclif's to read.
   if (given.some((token) => token.inlineValue && (token.value === undefined || !token.rawName.startsWith('--'))))
     return undefined
-  if (given.some((token) => token.value === '')) return undefined
+  // oclif reads `--branch=--json` as a flag without its value: refused in its words, not the use case's.
+  if (given.some((token) => token.value === '' || token.value?.startsWith('-'))) return undefined
   if (!oclifAddsNothing(env)) return undefined
   const [name, branch] = positionals
   return {
@@ -122,9 +123,10 @@ export async function fastWorktreeAdd(
   }
 
   try {
+    // In oclif's order: the state directory (BaseCommand.init) before the command's own checks.
+    ensureStateDir(env)
     if (request.branchTwice)
       throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
-    ensureStateDir(env)
     const context = createContext({env, warn, progress, log: warn})
     const backends = createBackends(builtinRegistry)
     const result = await addWorktree(context, {

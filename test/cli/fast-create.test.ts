@@ -95,6 +95,7 @@ describe('yard sandbox create without oclif (src/cli/fast-create.ts)', () => {
     const words = ['feat', '--repo', '/srv/a.git']
     expect(create(...words)).to.not.equal(undefined)
     expect(fastCreateRequest(['sandbox', 'create', ...words], {...env, DEBUG: '*'})).to.equal(undefined)
+    expect(fastCreateRequest(['sandbox', 'create', ...words], {...env, YARD_DEBUG: '1'})).to.equal(undefined)
     expect(fastCreateRequest(['sandbox', 'create', ...words], {...env, YARD_CONTENT_TYPE: 'json'})).to.equal(undefined)
     writeFileSync(path.join(data, 'package.json'), JSON.stringify({oclif: {plugins: [{type: 'user', name: 'p'}]}}))
     expect(create(...words)).to.equal(undefined)

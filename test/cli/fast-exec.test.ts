@@ -56,6 +56,7 @@ describe('yard exec without oclif (src/cli/fast-exec.ts)', () => {
     ])
       expect(fastExecRequest(argv, env), argv.join(' ')).to.equal(undefined)
     expect(fastExecRequest(['exec', 'feat', '--', 'true'], {...env, DEBUG: '*'})).to.equal(undefined)
+    expect(fastExecRequest(['exec', 'feat', '--', 'true'], {...env, YARD_DEBUG: '1'})).to.equal(undefined)
   })
 
   it('leaves to oclif a CLI with a user or linked plugin, or a plugin list it cannot read', () => {

@@ -62,6 +62,8 @@ describe('yard worktree add without oclif (src/cli/fast-worktree-add.ts)', () =>
       ['feat', '--from', '--json'],
       ['feat', '--from', '-x'],
       ['feat', '--from='],
+      ['feat', '--branch=--json'],
+      ['feat', '--from=-b'],
       ['feat', '-bfeature/x'],
       ['feat', '--branch', 'a', '--branch', 'b'],
       ['feat', '--no-fetch', '--fetch'],
@@ -77,9 +79,10 @@ describe('yard worktree add without oclif (src/cli/fast-worktree-add.ts)', () =>
       expect(fastAddRequest(argv, env), argv.join(' ')).to.equal(undefined)
   })
 
-  it('leaves to oclif a CLI with a user or linked plugin, DEBUG, or YARD_CONTENT_TYPE', () => {
+  it('leaves to oclif a CLI with a user or linked plugin, DEBUG, YARD_DEBUG, or YARD_CONTENT_TYPE', () => {
     expect(add('feat')).to.not.equal(undefined)
     expect(fastAddRequest(['worktree', 'add', 'feat'], {...env, DEBUG: '*'})).to.equal(undefined)
+    expect(fastAddRequest(['worktree', 'add', 'feat'], {...env, YARD_DEBUG: '1'})).to.equal(undefined)
     expect(fastAddRequest(['worktree', 'add', 'feat'], {...env, YARD_CONTENT_TYPE: 'json'})).to.equal(undefined)
     writeFileSync(path.join(data, 'package.json'), JSON.stringify({oclif: {plugins: [{type: 'link', name: 'p'}]}}))
     expect(add('feat')).to.equal(undefined)
@@ -129,6 +132,15 @@ describe('yard worktree add without oclif (src/cli/fast-worktree-add.ts)', () =>
         })
       }
     }
+
+    // Two things wrong: the state directory is reported first, as oclif's init does.
+    const stateFile = path.join(tempDir('yard-fast-add-file'), 'state')
+    writeFileSync(stateFile, '')
+    const twice = ['worktree', 'add', 'feat', 'a', '--branch', 'b']
+    const builtTwice = builtCli(twice, {cwd: repo, env: {...childEnv, YARD_STATE_DIR: stateFile}})
+    const oclifTwice = await yard(twice, {cwd: repo, env: {...childEnv, YARD_STATE_DIR: stateFile}})
+    expect(builtTwice).to.deep.include({oclif: false, status: oclifTwice.exitCode, stderr: oclifTwice.stderr})
+    expect(builtTwice.stderr).to.include('state directory')
 
     expect(existsSync(path.join(`${repo}-worktrees`, 'feat'))).to.equal(false)
     // A flag the fast path does not take goes to oclif, which refuses it as it always did.
