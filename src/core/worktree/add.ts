@@ -150,13 +150,12 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const sandboxes = options.backends.sandboxes(fresh)
     sandboxes.catch(() => undefined)
     const [refs, worktrees, gitConfig] = await Promise.all([
-      readRefs(context.runner, mainPath, [
-        localRef,
-        remoteRef,
-        `refs/remotes/${branch}`,
-        ORIGIN_HEAD,
-        ...DEFAULT_BASES,
-      ]),
+      readRefs(
+        context.runner,
+        mainPath,
+        [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES],
+        {commonDir: workspace.commonDir},
+      ),
       gitWorktrees(fresh, context),
       readCheckoutConfig(context, mainPath),
     ])
