@@ -114,7 +114,7 @@ export async function createSandbox(
   const {workspace, runtime} = session
   // Refused before the cluster is asked anything: the node would fail only after the Repo exists.
   if (runtime === 'kubernetes') for (const repo of repos) requireClusterSource(repoIdentity(repo.url), repo.url)
-  await requireValidBranchName(context.runner, workspace.mainPath, branch)
+  requireValidBranchName(branch)
   const probe = sandboxTarget(workspace, context, name)
   // One create of a name at a time: a second one waits, then finds the first's sandbox and is
   // refused, instead of both making a pod of one name (a failed play removes the pod by name,
@@ -517,7 +517,7 @@ export async function attachSandbox(
 ): Promise<SandboxAttachResult & {name: string; stale: Record<string, string>}> {
   const branch = checkSandboxBranch(options.branch ?? `wt/${validateName(options.name, 'sandbox name')}`)
   const session = await openSandboxes(context, backends, options.runtime)
-  await requireValidBranchName(context.runner, session.workspace.mainPath, branch)
+  requireValidBranchName(branch)
   const {sandbox} = await requireSandbox(context, session, options.name)
   const stale =
     sandbox.runtime === 'kubernetes' ? {} : await fetchLocalCaches(context, backends, session, sandbox.spec.repos)

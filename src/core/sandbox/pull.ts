@@ -58,7 +58,7 @@ export async function pullSandbox(context: YardContext, backends: Backends, opti
     })
   const session = await openSandboxes(context, backends, options.runtime)
   const {mainPath} = session.workspace
-  if (options.branch !== undefined) await requireValidBranchName(context.runner, mainPath, options.branch)
+  if (options.branch !== undefined) requireValidBranchName(options.branch)
   const {sandbox} = await requireSandbox(context, session, name)
   const slots = sandbox.spec.repos.map((repo) => repo.slot)
   const slot = options.slot ?? slots[0]

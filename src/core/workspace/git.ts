@@ -90,12 +90,6 @@ export function validBranchName(branch: string): boolean {
     .every((component) => component !== '' && !component.startsWith('.') && !component.endsWith('.lock'))
 }
 
-/** Whether git accepts `branch` as a branch name (`git check-ref-format --branch`). */
-export async function isValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<boolean> {
-  const result = await runner.git(['check-ref-format', '--branch', branch], {cwd, allowFailure: true})
-  return result.exitCode === 0
-}
-
 /**
  * The error for a BRANCH yard refuses to create (exit 2); `why` defaults to git-check-ref-format(1)'s
  * refusal.
@@ -108,14 +102,15 @@ export function invalidBranchName(branch: string, why = 'git check-ref-format --
 }
 
 /**
- * Refuses a BRANCH `git check-ref-format --branch` refuses, and `@` (HEAD's shorthand, which it lets through).
+ * Refuses a BRANCH `git check-ref-format --branch` refuses (`validBranchName`, the same rules
+ * without a process), and `@` (HEAD's shorthand, which it lets through).
  * @throws InputError (exit 2) `invalidBranchName`.
  */
-export async function requireValidBranchName(runner: ProcessRunner, cwd: string, branch: string): Promise<void> {
+export function requireValidBranchName(branch: string): void {
   // `--branch` lets `@` through as itself, yet `@` alone is git's name for HEAD (gitrevisions(7)):
   // `git checkout -B @` and `git worktree add -b @` would not make a branch "@".
   if (branch === '@') throw invalidBranchName(branch, '"@" alone is git\'s shorthand for HEAD (gitrevisions(7))')
-  if (!(await isValidBranchName(runner, cwd, branch))) throw invalidBranchName(branch)
+  if (!validBranchName(branch)) throw invalidBranchName(branch)
 }
 
 export interface DirtyCounts {
