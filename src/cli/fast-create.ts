@@ -17,14 +17,9 @@
 import {parseArgs} from 'node:util'
 
 // The use case's own module, not the domain's index file (fast-exec.ts says why).
-import {createContext} from '../core/kernel/context.js'
-import {ensureStateDir} from '../core/kernel/state.js'
-import {createBackends} from '../core/registry/backends.js'
-import {builtinRegistry} from '../core/registry/builtin.js'
 import {createSandbox} from '../core/sandbox/create.js'
-import {terminalSafe} from '../sdk/errors.js'
-import {progressFor} from '../tui/progress-renderer.js'
-import {oclifAddsNothing, reportFailure, writeJson} from './fast-path.js'
+import {oclifAddsNothing} from './fast-path.js'
+import {runFastCommand} from './fast-run.js'
 import {createdLines, SANDBOX_RUNTIMES} from './sandbox-created.js'
 
 /** What the fast path runs: the command's argument and flags, as oclif would parse them. */
@@ -96,28 +91,17 @@ export async function fastCreate(
 ): Promise<number | undefined> {
   const request = fastCreateRequest(argv, env)
   if (request === undefined) return undefined
-  // As BaseCommand's: progress on stderr unless --quiet or --json, warnings above its frame, escaped.
-  const progress = progressFor(process.stderr, {silent: request.quiet || request.json})
-  const warn = (message: string) => {
-    if (!progress.note(terminalSafe(message))) process.stderr.write(terminalSafe(message) + '\n')
-  }
-
-  try {
-    ensureStateDir(env)
-    const context = createContext({env, warn, progress, log: warn})
-    const result = await createSandbox(context, createBackends(builtinRegistry), {
-      name: request.name,
-      repos: request.repos,
-      branch: request.branch,
-      runtime: request.runtime,
-      image: request.image,
-    })
-    progress.end('done')
-    if (request.json) writeJson(result)
-    else for (const line of createdLines(result)) process.stdout.write(terminalSafe(line, {keepNewlines: true}) + '\n')
-    return 0
-  } catch (error) {
-    progress.end('failed')
-    return reportFailure(error, {json: request.json})
-  }
+  return runFastCommand(
+    env,
+    request,
+    async (context, backends) =>
+      createSandbox(context, backends, {
+        name: request.name,
+        repos: request.repos,
+        branch: request.branch,
+        runtime: request.runtime,
+        image: request.image,
+      }),
+    createdLines,
+  )
 }

@@ -18,15 +18,11 @@
 import {parseArgs} from 'node:util'
 
 // The use case's own modules, not the domain's index file (fast-exec.ts says why).
-import {createContext} from '../core/kernel/context.js'
-import {ensureStateDir} from '../core/kernel/state.js'
-import {createBackends} from '../core/registry/backends.js'
-import {builtinRegistry} from '../core/registry/builtin.js'
 import {addWorktree} from '../core/worktree/add.js'
 import {worktreeBackends} from '../core/worktree/backends.js'
-import {InputError, terminalSafe} from '../sdk/errors.js'
-import {progressFor} from '../tui/progress-renderer.js'
-import {oclifAddsNothing, reportFailure, writeJson} from './fast-path.js'
+import {InputError} from '../sdk/errors.js'
+import {oclifAddsNothing} from './fast-path.js'
+import {runFastCommand} from './fast-run.js'
 import {addedLines} from './worktree-added.js'
 
 /** What the fast path runs: the command's arguments and flags, as oclif would parse them. */
@@ -116,34 +112,23 @@ export async function fastWorktreeAdd(
 ): Promise<number | undefined> {
   const request = fastAddRequest(argv, env)
   if (request === undefined) return undefined
-  // As BaseCommand's: progress on stderr unless --quiet or --json, warnings above its frame, escaped.
-  const progress = progressFor(process.stderr, {silent: request.quiet || request.json})
-  const warn = (message: string) => {
-    if (!progress.note(terminalSafe(message))) process.stderr.write(terminalSafe(message) + '\n')
-  }
-
-  try {
-    // In oclif's order: the state directory (BaseCommand.init) before the command's own checks.
-    ensureStateDir(env)
-    if (request.branchTwice)
-      throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
-    const context = createContext({env, warn, progress, log: warn})
-    const backends = createBackends(builtinRegistry)
-    const result = await addWorktree(context, {
-      name: request.name,
-      branch: request.branch,
-      from: request.from,
-      fetch: request.fetch,
-      submodules: request.submodules,
-      untrusted: request.untrusted,
-      backends: worktreeBackends(backends, context),
-    })
-    progress.end('done')
-    if (request.json) writeJson(result)
-    else process.stdout.write(terminalSafe(addedLines(result).join('\n'), {keepNewlines: true}) + '\n')
-    return 0
-  } catch (error) {
-    progress.end('failed')
-    return reportFailure(error, {json: request.json})
-  }
+  return runFastCommand(
+    env,
+    request,
+    async (context, backends) => {
+      // In oclif's order: the state directory (BaseCommand.init, runFastCommand) before the command's own checks.
+      if (request.branchTwice)
+        throw new InputError('the branch was given twice: as BRANCH and as --branch', {fix: 'give it once'})
+      return addWorktree(context, {
+        name: request.name,
+        branch: request.branch,
+        from: request.from,
+        fetch: request.fetch,
+        submodules: request.submodules,
+        untrusted: request.untrusted,
+        backends: worktreeBackends(backends, context),
+      })
+    },
+    (result) => addedLines(result),
+  )
 }
