@@ -9,7 +9,8 @@
  *   `--json`, `--quiet`), each at most once, as `--flag VALUE` or `--flag=VALUE`; anything else
  *   (`--help`, `--verbose`, `--`, an unknown flag, a value starting with `-`) goes to oclif, which
  *   says what is wrong;
- * - no plugin is installed or linked, `DEBUG` and `YARD_CONTENT_TYPE` are unset (fast-path.ts).
+ * - no plugin is installed or linked, `DEBUG`, `YARD_DEBUG` and `YARD_CONTENT_TYPE` are unset
+ *   (fast-path.ts).
  *
  * Otherwise it answers undefined and oclif runs src/commands/worktree/add.ts. Both call the same
  * use case (`addWorktree`), show progress the same way (tui/progress-renderer.ts), print the same
@@ -79,7 +80,7 @@ export function fastAddRequest(argv: readonly string[], env: NodeJS.ProcessEnv):
   if (positionals.length > 2) return undefined
   const given = tokens.flatMap((token) => (token.kind === 'option' ? [token] : []))
   if (new Set(given.map((token) => token.name)).size !== given.length) return undefined
-  // `--no-json`, `--no-untrusted`, `--no-quiet`: oclif refuses them; so does it `--json=yes`.
+  // `--no-json`, `--no-untrusted`, `--no-quiet`: oclif refuses them.
   if (given.some((token) => token.rawName.startsWith('--no-') && !NEGATABLE.has(token.name))) return undefined
   // `--json=yes` (oclif refuses a boolean's value), `-bNAME` and an empty value: oclif's to read.
   if (given.some((token) => token.inlineValue && (token.value === undefined || !token.rawName.startsWith('--'))))
@@ -129,6 +130,6 @@ export async function fastWorktreeAdd(
         backends: worktreeBackends(backends, context),
       })
     },
-    (result) => addedLines(result),
+    addedLines,
   )
 }

@@ -10,7 +10,6 @@ import type {ProcessRunner} from '../../sdk/process.js'
 
 import {InputError} from '../../sdk/errors.js'
 import {UNTRUSTED_STATUS, untrustedGit} from './git-link.js'
-import {readRefFiles} from './ref-files.js'
 
 /** The commit `ref` names (`git rev-parse --verify REF^{commit}`), or undefined. */
 export async function resolveCommit(runner: ProcessRunner, cwd: string, ref: string): Promise<string | undefined> {
@@ -34,17 +33,13 @@ export interface RefEntry {
 
 /**
  * Reads exactly the named full refs in one `git for-each-ref`; absent refs are missing from
- * the map. With `options.commonDir` (cwd's common git dir) they are read from the files when
- * the files can answer as git would (ref-files.ts `readRefFiles`), with no process.
+ * the map. (ref-files.ts `readRefFiles` answers the same from the files, where it can.)
  */
 export async function readRefs(
   runner: ProcessRunner,
   cwd: string,
   refs: readonly string[],
-  options: {commonDir?: string} = {},
 ): Promise<Map<string, RefEntry>> {
-  const fromFiles = options.commonDir === undefined ? undefined : readRefFiles(options.commonDir, refs)
-  if (fromFiles) return fromFiles
   const result = await runner.git(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(symref)', ...refs], {cwd})
   const wanted = new Set(refs)
   const found = new Map<string, RefEntry>()

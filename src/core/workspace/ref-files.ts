@@ -16,7 +16,7 @@
 import {constants, existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {RefEntry} from './git.js'
+import {type RefEntry, validBranchName} from './git.js'
 
 /** An object id of SHA-1 (40 hex) or SHA-256 (64 hex), as git writes them. */
 const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
@@ -24,10 +24,11 @@ const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/
 const SYMREF_DEPTH = 5
 
 /**
- * The refs of `refs` (full names, `refs/…`) as `git for-each-ref --format=%(refname)%00%(objectname)%00%(symref)`
- * of them answers: name → oid (a symbolic ref's target's oid) and, for a symbolic ref, the ref
- * its chain ends at (as `%(symref)` gives it); absent refs are missing from the map. Undefined when the files cannot answer as git
- * would (the module's comment says when). Synchronous: a few small files.
+ * The refs of `refs` (full names, `refs/…`) as `git for-each-ref
+ * --format=%(refname)%00%(objectname)%00%(symref)` of them answers: name → oid (a symbolic
+ * ref's target's oid) and, for a symbolic ref, the ref its chain ends at (as `%(symref)` gives
+ * it); absent refs are missing from the map. Undefined when the files cannot answer as git would
+ * (the module's comment says when). Synchronous: a few small files.
  * @param commonDir the repository's common git dir (absolute), where shared refs live.
  * Never throws.
  */
@@ -118,14 +119,7 @@ function readPackedRefs(commonDir: string): Map<string, string> {
 }
 
 /**
- * Whether `name` is a full ref name git-check-ref-format(1) accepts whose file path stays under
- * the git dir: `refs/` and components that are not empty, `.`-led or `.lock`-ended, without
- * `..`, `@{`, control characters, space or `~ ^ : ? * [ \`, not ending in `.`.
+ * A full ref name git-check-ref-format(1) accepts (`validBranchName`'s rules), so its file path
+ * stays under the git dir.
  */
-function plainRefName(name: string): boolean {
-  if (!name.startsWith('refs/') || name.endsWith('.') || /[\u0000-\u0020\u007F~^:?*[\\]|\.\.|@\{/.test(name))
-    return false
-  return name
-    .split('/')
-    .every((component) => component !== '' && !component.startsWith('.') && !component.endsWith('.lock'))
-}
+const plainRefName = (name: string): boolean => name.startsWith('refs/') && validBranchName(name)

@@ -34,6 +34,7 @@ import {
   validBranchName,
 } from '../workspace/git.js'
 import {copyIgnoredFiles, ignoredMatching} from '../workspace/ignored-files.js'
+import {readRefFiles} from '../workspace/ref-files.js'
 import {recordUntrustedCheckout} from '../workspace/untrusted-checkouts.js'
 import {type GitWorktree, gitWorktrees, openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {
@@ -149,12 +150,11 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     // the checkout; an add refused before its offset is decided leaves the answer unread.
     const sandboxes = options.backends.sandboxes(fresh)
     sandboxes.catch(() => undefined)
+    const wantedRefs = [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]
     const [refs, worktrees, gitConfig] = await Promise.all([
-      readRefs(
-        context.runner,
-        mainPath,
-        [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES],
-        {commonDir: workspace.commonDir},
+      // From the files where they can answer as git would (no process), else one for-each-ref.
+      Promise.resolve(readRefFiles(workspace.commonDir, wantedRefs)).then(
+        async (fromFiles) => fromFiles ?? readRefs(context.runner, mainPath, wantedRefs),
       ),
       gitWorktrees(fresh, context),
       readCheckoutConfig(context, mainPath),

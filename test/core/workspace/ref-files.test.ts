@@ -10,12 +10,11 @@ import {expect} from 'chai'
 import {mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
-import type {ProcessRunner} from '../../../src/sdk/process.js'
-
 import {createContext} from '../../../src/core/kernel/context.js'
 import {readRefs} from '../../../src/core/workspace/git.js'
 import {readRefFiles} from '../../../src/core/workspace/ref-files.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../../support/repo.js'
+import {yard} from '../../support/yard.js'
 
 const {runner} = createContext({env: process.env})
 
@@ -113,26 +112,17 @@ describe('refs read from the files (ref-files.ts) against git for-each-ref', fun
     expect(readRefFiles(gitDir, ['refs/heads/main'])).to.equal(undefined)
   })
 
-  it('readRefs with the common dir runs no git; with files it cannot read, one for-each-ref', async () => {
+  it('`yard worktree add --no-fetch` asks git no for-each-ref, check-ref-format or rev-parse (issue 15: five git processes)', async () => {
     const repo = repository()
-    const calls: string[][] = []
-    const context = createContext({env: process.env})
-    // The context's runner with its git calls recorded (the real git runs).
-    const recording = Object.create(context.runner) as ProcessRunner
-    recording.git = async (args, options) => {
-      calls.push([...args])
-      return context.runner.git(args, options)
-    }
-
-    const refs = await readRefs(recording, repo, ['refs/heads/main', 'refs/remotes/origin/HEAD'], {
-      commonDir: path.join(repo, '.git'),
+    const run = await yard(['worktree', 'add', 'feat', '--no-fetch', '--verbose'], {
+      cwd: repo,
+      env: {YARD_STATE_DIR: tempDir('yard-ref-files-state')},
     })
-    expect(refs.get('refs/remotes/origin/HEAD')?.symref).to.equal('refs/remotes/origin/main')
-    expect(calls).to.deep.equal([])
-    // Without the files' answer (reftable), git is asked.
-    mkdirSync(path.join(repo, '.git', 'reftable'))
-    const asked = await readRefs(recording, repo, ['refs/heads/main'], {commonDir: path.join(repo, '.git')})
-    expect(asked.get('refs/heads/main')?.oid).to.equal(git(repo, 'rev-parse', 'main'))
-    expect(calls.map((args) => args[0])).to.deep.equal(['for-each-ref'])
+    expect(run.exitCode, run.stderr).to.equal(0)
+    const gits = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('+ git '))
+      .map((line) => line.replace(/^\+ git (-c \S+ )*/, '').split(' ', 1)[0])
+    expect(gits.sort()).to.deep.equal(['config', 'config', 'ls-files', 'worktree', 'worktree'])
   })
 })
