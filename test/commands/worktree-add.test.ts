@@ -175,6 +175,24 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
     expect(hasBranch(setup.main, 'bad..branch')).to.equal(false)
   })
 
+  it('refuses a name in use and a busy branch before it fetches (no fetch warning with the remote gone)', async () => {
+    const setup = remoteSetup()
+    const env = cleanEnv(setup.stateDir)
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: setup.main, env})).exitCode).to.equal(0)
+    git(setup.main, 'remote', 'set-url', 'origin', path.join(tempDir('gone'), 'missing.git'))
+    const again = await yard(['worktree', 'add', 'feat'], {cwd: setup.main, env})
+    expect(again.exitCode).to.equal(2)
+    expect(again.stderr).to.include(`worktree feat already exists at ${path.join(rootOf(setup.main), 'feat')}`)
+    const busy = await yard(['worktree', 'add', 'second', 'wip'], {cwd: setup.main, env})
+    expect(busy.exitCode).to.equal(2)
+    expect(busy.stderr).to.include(`branch wip is already checked out at ${setup.main}`)
+    for (const run of [again, busy]) expect(run.stderr).not.to.include('git fetch origin failed')
+    // A free name still fetches first (and warns that it could not).
+    const free = await yard(['worktree', 'add', 'third'], {cwd: setup.main, env})
+    expect(free.exitCode, free.stderr).to.equal(0)
+    expect(free.stderr).to.include('git fetch origin failed')
+  })
+
   it('derives the name from --branch: feature/Login.v2 → feature-login-v2-XXXX on the verbatim branch; a/x and a-x differ', async () => {
     const repo = makeRepo()
     const env = cleanEnv(tempDir('state'))

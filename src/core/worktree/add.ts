@@ -50,7 +50,7 @@ import {
 } from './base.js'
 import {checkOutSparse, fetchMissingObjects, gitCopiesSparse, NO_MAINTENANCE, readCheckoutConfig} from './checkout.js'
 import {gitFailure} from './git-failure.js'
-import {pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './journal.js'
+import {addJournalPath, pinValue, recoverInterruptedAdd, removeAddJournal, writeAddJournal} from './journal.js'
 import {initSubmodules, type SubmoduleOutcome} from './submodules.js'
 import {type Trust, type TrustWrite, writeTrust} from './trust-record.js'
 
@@ -132,6 +132,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   const target = worktreePath(workspace, name)
   const configured = configuredBase(workspace.config)
 
+  // What a fetch cannot change is refused before its network round trip (and again under the lock),
+  // unless an earlier add of this name left a journal: what it made is rolled back first, below.
+  if (options.fetch && !existsSync(addJournalPath(workspace.commonDir, name)))
+    await refuseBeforeFetch(context, workspace, {name, branch, target})
   const fetched = options.fetch ? await fetchBaseRemote(context, mainPath, options.from, configured?.ref) : null
   const placed = await withOffsetsLock(context, workspace, `worktree add ${name}`, async () => {
     // An add of this name killed half-way is undone first (its journal says what it made).
@@ -371,6 +375,28 @@ async function checkTargetFree(target: string, name: string): Promise<void> {
     why: 'git creates a worktree in a new or empty directory, and yard does not move what is there',
     fix: `move ${target} out of the way (or remove it), or choose another name`,
   })
+}
+
+/**
+ * The refusals of an add that no fetch can change, made before it fetches: a worktree of that
+ * name (or a non-empty directory at its path), and a local branch checked out in another
+ * worktree. The add checks them again under the offsets lock, where another add may have run.
+ * @throws InputError (exit 2) as checkConflicts and checkTargetFree do.
+ */
+async function refuseBeforeFetch(
+  context: YardContext,
+  workspace: Workspace,
+  request: {name: string; branch: string; target: string},
+): Promise<void> {
+  const localRef = `refs/heads/${request.branch}`
+  const [refs, worktrees] = await Promise.all([
+    Promise.resolve(readRefFiles(workspace.commonDir, [localRef])).then(
+      async (fromFiles) => fromFiles ?? readRefs(context.runner, workspace.mainPath, [localRef]),
+    ),
+    gitWorktrees(workspace, context),
+  ])
+  checkConflicts(worktrees, {...request, branchSource: refs.has(localRef) ? 'existing' : 'new'})
+  await checkTargetFree(request.target, request.name)
 }
 
 function checkConflicts(
