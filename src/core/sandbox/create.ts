@@ -32,6 +32,7 @@ import {requireClusterSource} from '../cluster/source.js'
 import {loadConfig} from '../config/config.js'
 import {validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
+import {holdingInterrupts, type Interrupt} from '../kernel/interrupt.js'
 import {stateDir} from '../kernel/state.js'
 import {validateImageReference} from '../machine/image-reference.js'
 import {buildDefaultImage, defaultImageTag} from '../machine/image.js'
@@ -119,8 +120,11 @@ export async function createSandbox(
   // One create of a name at a time: a second one waits, then finds the first's sandbox and is
   // refused, instead of both making a pod of one name (a failed play removes the pod by name,
   // the winner's included) and the loser releasing the winner's leases (the same borrower).
+  // A Ctrl-C or `kill` meanwhile undoes the create (kernel/interrupt.ts): the pod, pin and leases go.
   return withSandboxLock(context, probe, `sandbox create ${name}`, async () =>
-    createNamed(context, backends, {options, name, repos, branch, session, probe}),
+    holdingInterrupts(`yard sandbox create ${name}`, context.warn, async (interrupt) =>
+      createNamed(context, backends, {options, name, repos, branch, session, probe, interrupt}),
+    ),
   )
 }
 
@@ -135,9 +139,10 @@ async function createNamed(
     branch: string
     session: SandboxSession
     probe: Target
+    interrupt: Interrupt
   },
 ): Promise<CreateResult> {
-  const {options, name, repos, branch, session, probe} = request
+  const {options, name, repos, branch, session, probe, interrupt} = request
   const {workspace, backend, runtime} = session
   const pooled = await hasPool(context, session, repos)
   const defaultImage = options.image === undefined && workspace.config.cluster.image === undefined
@@ -205,6 +210,9 @@ async function createNamed(
   }
 
   try {
+    // Checkpoints (a signal came: the catch below undoes what was made): before the leases, after
+    // the pod is made or claimed, and once attached.
+    interrupt.check()
     for (const repo of local ? repos : []) {
       for (const url of [repo.url, ...(repo.submodules ?? []).map((submodule) => submodule.url)]) {
         await cache.lease(root, url, borrower(probe))
@@ -254,6 +262,7 @@ async function createNamed(
       }
       return target
     })
+    interrupt.check()
     if (!early) context.progress?.step(`attaching ${branch} in ${repos.map((repo) => repo.slot).join(', ')}`)
     const attachedEarly = await early
     // A claimed pod publishes nothing: its host ports are a relay's, started now, awaited after attach.
@@ -277,6 +286,7 @@ async function createNamed(
     for (const note of Object.values(attached.stale ?? {}))
       context.warn(`warning: ${note}; the sandbox uses the cached objects`)
     if (relayed) await backend.pool!.awaitRelay(made!)
+    interrupt.check()
     warnUnpushable(context, name, repos, branch)
     await notePin(context, workspace, allocation!)
     if (warm) spawnRefill(context, warm.pool)

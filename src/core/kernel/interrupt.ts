@@ -1,0 +1,71 @@
+/**
+ * Ctrl-C (SIGINT) and `kill` (SIGTERM) during a command that makes several things in a row
+ * (a sandbox create: a pod, a pin, cache leases, locks). Node's default ends the process at once,
+ * so the command's own rollback never runs and what it made stays behind, half-made. While such a
+ * command runs, the first signal only marks it interrupted: the step in flight finishes (a child
+ * in the terminal's process group got the same Ctrl-C and ends at once), the next checkpoint
+ * throws InterruptedError, and the command undoes what it made on its way out, as for any
+ * failure; it then exits 130. A second signal ends the process at once, as without this.
+ */
+import {ExitCode, YardError} from '../../sdk/errors.js'
+
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const
+
+/** Exit status of a process ended by `signal`: 128 + its number (SIGINT 130, SIGTERM 143). */
+const SIGNAL_STATUS: Record<(typeof SIGNALS)[number], number> = {SIGINT: 130, SIGTERM: 143}
+
+/** Thrown at a checkpoint after SIGINT or SIGTERM: what the command made was undone (exit 130). */
+export class InterruptedError extends YardError {
+  constructor(what: string, cause?: unknown) {
+    super(ExitCode.cancelled, `${what} was interrupted; what it had made was undone`, {
+      fix: `run \`${what}\` again`,
+      cause,
+    })
+    this.name = 'InterruptedError'
+  }
+}
+
+/** What holdingInterrupts gives its work. */
+export interface Interrupt {
+  /**
+   * A checkpoint between two steps.
+   * @throws InterruptedError once a signal came.
+   */
+  check(): void
+}
+
+/**
+ * Runs `work` with SIGINT and SIGTERM held (see the module comment): the first one warns
+ * (`interrupted: undoing <what>…`) and makes `check()` throw InterruptedError; a second one ends
+ * the process with 128 + the signal's number. The handlers are removed when `work` settles.
+ * @param what the command as the user typed it, for messages (`yard sandbox create web`).
+ * @returns what `work` resolves.
+ * @throws whatever `work` throws (InterruptedError from a checkpoint after a signal).
+ */
+export async function holdingInterrupts<T>(
+  what: string,
+  warn: (message: string) => void,
+  work: (interrupt: Interrupt) => Promise<T>,
+): Promise<T> {
+  let interrupted = false
+  const onSignal = (signal: (typeof SIGNALS)[number]) => {
+    if (interrupted) process.exit(SIGNAL_STATUS[signal])
+    interrupted = true
+    warn(`interrupted: undoing ${what} (${signal} again to stop at once, leaving it half-made)`)
+  }
+
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  try {
+    return await work({
+      check() {
+        if (interrupted) throw new InterruptedError(what)
+      },
+    })
+  } catch (error) {
+    // A child the same Ctrl-C ended fails its step: the work undid what it made, as for a checkpoint.
+    if (interrupted && !(error instanceof InterruptedError)) throw new InterruptedError(what, error)
+    throw error
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, onSignal)
+  }
+}
