@@ -137,6 +137,11 @@ describe('which checkout a command targets (DESIGN.md §3.3)', () => {
       expect(missing.stderr).not.to.contain('the identity it would have')
     }
 
+    // exec also looks for a sandbox of that name, and says so: both lists, both ways to make one.
+    const exec = await yard(['exec', 'nosuch', '--', 'true'], {cwd: repo, env})
+    expect(exec.stderr).to.contain('and no sandbox is named nosuch')
+    expect(exec.stderr).to.contain('`yard sandbox create nosuch --repo URL`')
+
     const backend = await yard(['machine', 'status'], {cwd: repo, env: {...env, YARD_MACHINE_BACKEND: 'bogus'}})
     expect(backend.exitCode).to.equal(2)
     expect(backend.stderr).to.contain('unknown machine backend "bogus" from YARD_MACHINE_BACKEND')

@@ -68,13 +68,25 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
   let workspace: Workspace | undefined
   if (!request.local && request.name !== undefined && request.name !== 'main') {
     workspace = await openWorkspace(context)
-    if (!existsSync(worktreePath(workspace, request.name)) && (await sandboxExists(context, backends, request.name))) {
-      return execInSandbox(context, backends, {
-        name: request.name,
-        slot: request.slot,
-        argv: request.argv,
-        tty: request.tty,
-      })
+    const checkout = worktreePath(workspace, request.name)
+    if (!existsSync(checkout)) {
+      if (await sandboxExists(context, backends, request.name)) {
+        return execInSandbox(context, backends, {
+          name: request.name,
+          slot: request.slot,
+          argv: request.argv,
+          tty: request.tty,
+        })
+      }
+
+      const {name} = request
+      throw new InputError(
+        `there is no worktree ${name}: ${checkout} does not exist, and no sandbox is named ${name}`,
+        {
+          why: `\`yard exec ${name}\` runs in the box of worktree ${name}, else in sandbox ${name} (NAME/BRANCH names a sandbox's branch)`,
+          fix: `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,
+        },
+      )
     }
   }
 
