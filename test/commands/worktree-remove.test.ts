@@ -173,6 +173,9 @@ describe('yard worktree remove (DESIGN.md §4.1)', () => {
     expect(run.exitCode).to.equal(3)
     expect(run.stderr).to.include('there is no terminal to ask on')
     expect(run.stderr).to.include('pass --yes')
+    // The plan before the question says what is about to happen, not that it is happening.
+    expect(run.stdout).to.include('about to remove worktree feat')
+    expect(run.stdout).not.to.include('removing worktree')
     expect(registered(repo)).to.include(path.join(rootOf(repo), 'feat'))
   })
 

@@ -78,8 +78,10 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
     const mergedInto =
       branch === null ? undefined : await requireMergedBranch(this.context, plan.workspace.mainPath, branch)
     this.print(
-      renderPlan(plan.summary, flags['dry-run']) +
-        (branch === null ? '' : `\n  delete the branch ${branch} (merged into ${mergedInto})`),
+      renderPlan(
+        plan.summary,
+        flags['dry-run'] ? 'dry-run' : (flags.yes || flags.force) && !plan.refusal ? 'go' : 'ask',
+      ) + (branch === null ? '' : `\n  delete the branch ${branch} (merged into ${mergedInto})`),
     )
     if (plan.refusal && flags['dry-run'])
       this.context.warn(
@@ -98,9 +100,11 @@ Asks for confirmation on a terminal; without one, pass --yes. A remove that stop
   }
 }
 
-function renderPlan(plan: RemovalSummary, dryRun: boolean): string {
+/** The plan as lines; its first says whether it runs now (`go`), after the question (`ask`) or not at all. */
+function renderPlan(plan: RemovalSummary, mode: 'ask' | 'dry-run' | 'go'): string {
+  const dryRun = mode === 'dry-run'
   const lines = [
-    `${dryRun ? 'would remove' : 'removing'} worktree ${plan.name} (${plan.path})${plan.branch ? `, branch ${plan.branch}` : ''}`,
+    `${{'dry-run': 'would remove', go: 'removing', ask: 'about to remove'}[mode]} worktree ${plan.name} (${plan.path})${plan.branch ? `, branch ${plan.branch}` : ''}`,
   ]
   if (!plan.present) lines.push('  its directory is gone: nothing to check, archive or snapshot')
   if (plan.unsaved)
