@@ -29,8 +29,8 @@ export class ProcfileStack implements StackBackend {
   constructor(private readonly context: BackendContext) {}
 
   /**
-   * Starts every Procfile service that does not run yet, with `spec.env` (DESIGN.md §3.5: the
-   * `[ports]` keys among it). The Procfile is the first of `spec.files` (`[stack] files`).
+   * Starts every Procfile service that does not run yet, with `spec.env` (the environment of
+   * `yard env`, the `[ports]` keys among it). The Procfile is the first of `spec.files` (`[stack] files`).
    * @throws InputError (exit 2) for a malformed Procfile, before anything starts.
    * @throws RefusedError (exit 3) when another checkout's processes hold the project name, or a
    *   port a service names is busy.
