@@ -150,10 +150,6 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const localRef = `refs/heads/${branch}`
     const remoteRef = `refs/remotes/origin/${branch}`
     const validBranch = validBranchName(branch)
-    // The sandboxes (an engine or API call, the slowest read) are asked now, beside git's reads and
-    // the checkout; an add refused before its offset is decided leaves the answer unread.
-    const sandboxes = options.backends.sandboxes(fresh)
-    sandboxes.catch(() => undefined)
     const wantedRefs = [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]
     const [refs, worktrees, gitConfig] = await Promise.all([
       // From the files where they can answer as git would (no process), else one for-each-ref.
@@ -191,16 +187,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       pinBefore: pinValue(fresh.config.pins[name]),
     })
     if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
-    const deciding = allocateOffset(context, fresh, {
-      name,
-      kind: 'worktree',
-      worktrees,
-      sandboxes: async () => sandboxes,
-    })
-    // Main's files to copy are listed while git checks out (main's walk, ~20 ms on 20,000 files):
-    // the list is read-only, and a failure of it still fails the add after the checkout, as before.
-    const listing = ignoredMatching(context.runner, mainPath, workspace.config.worktrees.copy)
-    listing.catch(() => undefined)
+    // The checkout (git's longest step) starts first; the rest runs beside it.
     const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
     const checkingOut = gitWorktreeAdd(context, workspace, {
       target,
@@ -209,6 +196,21 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       base,
       submodules,
       sparse: gitConfig.sparse,
+    })
+    // Main's files to copy are listed while git checks out (main's walk, ~20 ms on 20,000 files):
+    // the list is read-only, and a failure of it still fails the add after the checkout, as before.
+    const listing = ignoredMatching(context.runner, mainPath, workspace.config.worktrees.copy)
+    listing.catch(() => undefined)
+    // The sandboxes (an engine or API call, the slowest read) are asked now, beside the checkout:
+    // asked beside git's reads above, loading the runtime and starting podman held those up by
+    // ~35 ms of the main thread, and an add refused before here asks for nothing.
+    const sandboxes = options.backends.sandboxes(fresh)
+    sandboxes.catch(() => undefined)
+    const deciding = allocateOffset(context, fresh, {
+      name,
+      kind: 'worktree',
+      worktrees,
+      sandboxes: async () => sandboxes,
     })
     const [added, decided] = await Promise.allSettled([checkingOut, deciding])
     if (added.status === 'rejected' || decided.status === 'rejected') {
