@@ -55,6 +55,7 @@ import {
   fetchOrigin,
   maintenanceDue,
   pin,
+  readLocalConfig,
   runMaintenance,
 } from './repository.js'
 import {type CacheStore, discardHalfClone, withCacheLock} from './store.js'
@@ -132,10 +133,17 @@ export class GitCache implements CacheBackend, CacheStore {
     runner: ProcessRunner = this.context.runner,
   ): Promise<void> {
     const found = await readRecord(paths)
-    const origin = await checkOrigin(runner, paths, found, url !== null && identity !== null ? {url, identity} : null)
+    const config = await readLocalConfig(runner, paths.repo, this.budgets)
+    const origin = await checkOrigin(
+      runner,
+      paths,
+      found,
+      url !== null && identity !== null ? {url, identity} : null,
+      config,
+    )
     const record = found ?? emptyRecord(paths.key, url, identity)
     const recorded = origin.recorded ?? url
-    await pin(runner, paths.repo, recorded ?? origin.origin, this.budgets)
+    await pin(runner, paths.repo, recorded ?? origin.origin, this.budgets, config)
     await writeRecord(paths, {...record, url: recorded, identity: record.identity ?? identity})
   }
 
@@ -221,12 +229,13 @@ export class GitCache implements CacheBackend, CacheStore {
     return this.withCacheLock(paths, 'fetch', waitMs, async (runner) => {
       requirePresent(paths, url)
       const found = await readRecord(paths)
-      const origin = await checkOrigin(runner, paths, found, asked(url))
+      const config = await readLocalConfig(runner, paths.repo, this.budgets)
+      const origin = await checkOrigin(runner, paths, found, asked(url), config)
       const record = {...(found ?? emptyRecord(key, url)), lastAttempt: stamp()}
       const fetchUrl = origin.recorded ?? url
       const base = {key, identity: record.identity, path: paths.repo}
       try {
-        await pin(runner, paths.repo, fetchUrl, this.budgets)
+        await pin(runner, paths.repo, fetchUrl, this.budgets, config)
         this.context.progress?.step(`fetching ${record.identity ?? key}`)
         await fetchOrigin(runner, paths.repo, onDemand, this.budgets, this.context.progress)
       } catch (error) {
@@ -287,9 +296,10 @@ export class GitCache implements CacheBackend, CacheStore {
     return this.withCacheLock(paths, 'maintain', this.budgets.maintainMs, async (runner) => {
       requirePresent(paths, url)
       const found = await readRecord(paths)
-      const origin = await checkOrigin(runner, paths, found, asked(url))
+      const config = await readLocalConfig(runner, paths.repo, this.budgets)
+      const origin = await checkOrigin(runner, paths, found, asked(url), config)
       const record = found ? {...found, url: origin.recorded} : emptyRecord(key, url)
-      await pin(runner, paths.repo, record.url ?? url, this.budgets)
+      await pin(runner, paths.repo, record.url ?? url, this.budgets, config)
       const due = await maintenanceDue(paths.repo)
       const result = {key, path: paths.repo, before: due.counts}
       if (!force && !due.due) return {...result, ran: false, reason: due.reason, after: due.counts}

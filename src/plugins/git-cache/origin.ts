@@ -1,5 +1,6 @@
 import type {ProcessRunner} from '../../sdk/process.js'
 import type {CachePaths, CacheRecord} from './layout.js'
+import type {LocalConfig} from './repository.js'
 
 /**
  * Where a cache fetches from (DESIGN.md §5.1, "Identity"): a cache's key names one repository,
@@ -28,7 +29,8 @@ async function originUrl(runner: ProcessRunner, repo: string): Promise<string | 
 
 /**
  * Checks that the cache's `remote.origin.url` and recorded url both name the repository of its
- * key (and, when `asked` is given, that identity).
+ * key (and, when `asked` is given, that identity). `config` (readLocalConfig) spares the read of
+ * `remote.origin.url`.
  * @returns both urls without credentials (a record written with a token is rewritten from this).
  * @throws RefusedError (exit 3) naming the url found, why it is not this cache's, and how to
  *   inspect and remove the cache.
@@ -38,8 +40,10 @@ export async function checkOrigin(
   paths: CachePaths,
   record: CacheRecord | undefined,
   asked: {url: string; identity: string} | null,
+  config?: LocalConfig,
 ): Promise<CacheOrigin> {
-  const origin = await originUrl(runner, paths.repo)
+  // As `git config --get` answers: the last value, none when unset.
+  const origin = config ? (config.get('remote.origin.url')?.at(-1) ?? null) : await originUrl(runner, paths.repo)
   const found: CacheOrigin = {origin: null, recorded: null}
   for (const [where, url] of [
     ['remote.origin.url', origin],

@@ -87,9 +87,45 @@ const progressArgs = (progress?: ProgressPort) => (progress ? ['--progress'] : [
 const progressOptions = (progress?: ProgressPort): RunOptions =>
   progress ? {onStderr: gitProgressListener(progress)} : {}
 
+/** A repository's own config: lower-cased key → its values in file order. */
+export type LocalConfig = Map<string, string[]>
+
+/** `git config --local --null --list` output as a LocalConfig. */
+function parseConfigList(stdout: string): LocalConfig {
+  const values: LocalConfig = new Map()
+  for (const entry of stdout.split('\0')) {
+    const newline = entry.indexOf('\n')
+    if (newline === -1) continue
+    const key = entry.slice(0, newline).toLowerCase()
+    values.set(key, [...(values.get(key) ?? []), entry.slice(newline + 1)])
+  }
+
+  return values
+}
+
+/**
+ * The cache's own config, read once for checkOrigin and pin (one `git config --list`).
+ * @returns undefined when git cannot read it: each of them then reads it itself and fails with
+ *   git's words where it did before.
+ */
+export async function readLocalConfig(
+  runner: ProcessRunner,
+  repo: string,
+  budgets: CacheBudgets,
+): Promise<LocalConfig | undefined> {
+  const listed = await runner.git(['config', '--local', '--null', '--list'], {
+    cwd: repo,
+    timeoutMs: budgets.fetchMs,
+    budget: 'fetch',
+    allowFailure: true,
+  })
+  return listed.exitCode === 0 ? parseConfigList(listed.stdout) : undefined
+}
+
 /**
  * Applies the pins, the refspecs and (when given) `remote.origin.url`, writing only what differs:
- * one `git config --list` when everything is in place.
+ * one `git config --list` when everything is in place, none when `config` (readLocalConfig, read
+ * under the same lock) is given.
  * @throws OperationError when git cannot read or write the config.
  */
 export async function pin(
@@ -97,16 +133,10 @@ export async function pin(
   repo: string,
   url: string | null,
   budgets: CacheBudgets,
+  config?: LocalConfig,
 ): Promise<void> {
   const budget = {cwd: repo, timeoutMs: budgets.fetchMs, budget: 'fetch'}
-  const listed = await runner.git(['config', '--local', '--null', '--list'], budget)
-  const values = new Map<string, string[]>()
-  for (const entry of listed.stdout.split('\0')) {
-    const newline = entry.indexOf('\n')
-    if (newline === -1) continue
-    const key = entry.slice(0, newline).toLowerCase()
-    values.set(key, [...(values.get(key) ?? []), entry.slice(newline + 1)])
-  }
+  const values = config ?? parseConfigList((await runner.git(['config', '--local', '--null', '--list'], budget)).stdout)
 
   const has = (key: string, value: string) => {
     const current = values.get(key.toLowerCase())

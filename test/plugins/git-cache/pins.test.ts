@@ -72,6 +72,28 @@ describe('git-cache: pins before any fetch (DESIGN.md §5.1; cases 9)', () => {
     expect(localConfig(h.paths(upstream).repo)).to.include.members(PIN_LINES)
   })
 
+  it('reads the config once per refresh or adoption when everything is in place: the origin check and the pins share it', async () => {
+    const upstream = makeUpstream()
+    const h = harness()
+    await h.cache.add(h.root, upstream)
+    const configCalls = () =>
+      h.argvs.filter((argv) => argv[1] === 'config' && !argv.includes('--blob')).map((argv) => argv.slice(1).join(' '))
+    for (const step of [
+      async () => h.cache.fetch(h.root, upstream),
+      async () => h.cache.add(h.root, upstream, {submodules: false}),
+    ]) {
+      h.argvs.length = 0
+      await step()
+      expect(configCalls()).to.deep.equal(['config --local --null --list'])
+    }
+
+    // A foreign origin is still refused from that one read.
+    git(h.paths(upstream).repo, ['config', 'remote.origin.url', 'https://example.com/other/repo.git'])
+    let refused: unknown
+    await h.cache.fetch(h.root, upstream).catch((error: unknown) => (refused = error))
+    expect(refused).to.have.property('code', 3)
+  })
+
   it('adopts a hand-made bare repository at the cache path: pins it, sets origin, does not fetch', async () => {
     const upstream = makeUpstream()
     const h = harness()
