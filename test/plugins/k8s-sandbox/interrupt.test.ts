@@ -13,7 +13,16 @@ import path from 'node:path'
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {cleanupTemp} from '../../support/repo.js'
-import {cli, devJs, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+import {
+  cli,
+  devJs,
+  fixtureEnv,
+  makeApp,
+  makeUpstream,
+  podExists,
+  SANDBOX_TEST_PREFIX,
+  type SandboxFixture,
+} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}i`
 const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -37,15 +46,9 @@ describe('an interrupted sandbox create (podman kube play)', function () {
 
   it('SIGINT once the pod exists: the create finishes its step, undoes pod, lease and locks, exits 130', async () => {
     const pod = `${prefix}-intr`
-    const env: NodeJS.ProcessEnv = {...process.env}
-    for (const [key, value] of Object.entries(fixture.env)) {
-      if (value === undefined) delete env[key]
-      else env[key] = value
-    }
-
     const child = spawn(process.execPath, [devJs, 'sandbox', 'create', 'intr', '--repo', upstream], {
       cwd: fixture.app,
-      env,
+      env: fixtureEnv(fixture),
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stderr = ''

@@ -80,13 +80,20 @@ export function podExists(project: string): boolean {
 
 export const devJs = path.join(projectRoot, 'bin', 'dev.js')
 
+/** This process's environment with the fixture's on top (an undefined value removes the variable). */
+export function fixtureEnv(fixture: SandboxFixture): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...process.env}
+  for (const [key, value] of Object.entries(fixture.env)) {
+    if (value === undefined) delete env[key]
+    else env[key] = value
+  }
+
+  return env
+}
+
 /** `yard …` as a child process (exec hands its terminal to podman), in `cwd` with the fixture's env. */
 export function cli(fixture: SandboxFixture, args: string[]): {status: number; stdout: string; stderr: string} {
-  const childEnv: NodeJS.ProcessEnv = {...process.env}
-  for (const [key, value] of Object.entries(fixture.env)) {
-    if (value === undefined) delete childEnv[key]
-    else childEnv[key] = value
-  }
+  const childEnv = fixtureEnv(fixture)
 
   const result = spawnSync(process.execPath, [devJs, ...args], {
     cwd: fixture.app,
@@ -102,11 +109,7 @@ export async function cliAsync(
   fixture: SandboxFixture,
   args: string[],
 ): Promise<{status: number; stdout: string; stderr: string}> {
-  const childEnv: NodeJS.ProcessEnv = {...process.env}
-  for (const [key, value] of Object.entries(fixture.env)) {
-    if (value === undefined) delete childEnv[key]
-    else childEnv[key] = value
-  }
+  const childEnv = fixtureEnv(fixture)
 
   return new Promise((resolve) => {
     execFile(
