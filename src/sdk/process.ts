@@ -112,6 +112,24 @@ function forwardLines(map: (line: string) => string | undefined, write: (text: s
 }
 
 /** Runs external commands. One instance per command invocation, built by the base command. */
+/** The process groups of the commands running now with a budget (each in its own group: `detached`). */
+const runningGroups = new Set<number>()
+
+/**
+ * Sends `signal` to the process group of every command running now in its own group (those with
+ * a time budget: a terminal's Ctrl-C does not reach them). An interrupted command (kernel/
+ * interrupt.ts) ends the clone or fetch in flight with it instead of waiting for its end.
+ */
+export function signalRunningGroups(signal: NodeJS.Signals): void {
+  for (const pgid of runningGroups) {
+    try {
+      process.kill(-pgid, signal)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
 export class ProcessRunner {
   constructor(readonly options: RunnerOptions = {}) {}
 
@@ -192,6 +210,7 @@ export class ProcessRunner {
 
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
+    if (group && child.pid !== undefined) runningGroups.add(child.pid)
     let timedOut = false
     const timer = group
       ? setTimeout(() => {
@@ -204,6 +223,7 @@ export class ProcessRunner {
         }, timeoutMs)
       : undefined
     const result = await child
+    if (child.pid !== undefined) runningGroups.delete(child.pid)
     if (timer) clearTimeout(timer)
     capture?.ended?.({timedOut})
     reportGroup?.(undefined)

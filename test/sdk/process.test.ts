@@ -3,7 +3,7 @@ import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import {OperationError} from '../../src/sdk/errors.js'
-import {formatArgv, ProcessRunner} from '../../src/sdk/process.js'
+import {formatArgv, ProcessRunner, signalRunningGroups} from '../../src/sdk/process.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 
 describe('process adapter (STYLE.md, "Processes and git")', () => {
@@ -115,6 +115,19 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     expect(allowed).to.include({exitCode: 124, timedOut: true})
     await new Promise((resolve) => setTimeout(resolve, 2000))
     expect(existsSync(marker), 'grandchild was killed with the group').to.equal(false)
+  })
+
+  it('signalRunningGroups reaches the commands in their own group (a budget), grandchildren too', async () => {
+    const runner = new ProcessRunner()
+    const started = Date.now()
+    // sh runs sleep as its child: both are in the group the signal goes to.
+    const running = runner.run('sh', ['-c', 'sleep 30; echo late'], {timeoutMs: 60_000, allowFailure: true})
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    signalRunningGroups('SIGINT')
+    const result = await running
+    expect(result.exitCode).to.not.equal(0)
+    expect(result.stdout).to.equal('')
+    expect(Date.now() - started).to.be.below(10_000)
   })
 
   it("gives children the runner's environment, not more", async () => {

@@ -8,6 +8,7 @@
  * failure; it then exits 130. A second signal ends the process at once, as without this.
  */
 import {ExitCode, YardError} from '../../sdk/errors.js'
+import {signalRunningGroups} from '../../sdk/process.js'
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const
 
@@ -18,7 +19,7 @@ const SIGNAL_STATUS: Record<(typeof SIGNALS)[number], number> = {SIGINT: 130, SI
 export class InterruptedError extends YardError {
   constructor(what: string, cause?: unknown) {
     super(ExitCode.cancelled, `${what} was interrupted; what it had made was undone`, {
-      fix: `run \`${what}\` again`,
+      fix: 'run the same command again',
       cause,
     })
     this.name = 'InterruptedError'
@@ -28,6 +29,11 @@ export class InterruptedError extends YardError {
 /** What holdingInterrupts gives its work. */
 export interface Interrupt {
   /**
+   * From here on a signal is held (before, while nothing is made yet, such as waiting for a lock,
+   * it ends the process at once, as without this).
+   */
+  arm(): void
+  /**
    * A checkpoint between two steps.
    * @throws InterruptedError once a signal came.
    */
@@ -35,9 +41,11 @@ export interface Interrupt {
 }
 
 /**
- * Runs `work` with SIGINT and SIGTERM held (see the module comment): the first one warns
- * (`interrupted: undoing <what>…`) and makes `check()` throw InterruptedError; a second one ends
- * the process with 128 + the signal's number. The handlers are removed when `work` settles.
+ * Runs `work` with SIGINT and SIGTERM held once it called `arm()` (see the module comment): the
+ * first one warns, sends SIGINT to the commands running in their own process groups
+ * (signalRunningGroups), and makes `check()` throw InterruptedError; a second one, or one before
+ * `arm()`, ends the process with 128 + the signal's number. A signal after the work's last
+ * checkpoint keeps what it made, and says so. The handlers are removed when `work` settles.
  * @param what the command as the user typed it, for messages (`yard sandbox create web`).
  * @returns what `work` resolves.
  * @throws whatever `work` throws (InterruptedError from a checkpoint after a signal).
@@ -47,20 +55,30 @@ export async function holdingInterrupts<T>(
   warn: (message: string) => void,
   work: (interrupt: Interrupt) => Promise<T>,
 ): Promise<T> {
+  let armed = false
   let interrupted = false
   const onSignal = (signal: (typeof SIGNALS)[number]) => {
-    if (interrupted) process.exit(SIGNAL_STATUS[signal])
+    if (!armed || interrupted) process.exit(SIGNAL_STATUS[signal])
     interrupted = true
-    warn(`interrupted: undoing ${what} (${signal} again to stop at once, leaving it half-made)`)
+    warn(
+      `interrupted: ${what} stops at its next step and undoes what it made (${signal} again to stop at once, leaving it half-made)`,
+    )
+    // git and podman run in process groups of their own, out of the terminal's reach: they end now.
+    signalRunningGroups('SIGINT')
   }
 
   for (const signal of SIGNALS) process.on(signal, onSignal)
   try {
-    return await work({
+    const result = await work({
+      arm() {
+        armed = true
+      },
       check() {
         if (interrupted) throw new InterruptedError(what)
       },
     })
+    if (interrupted) warn(`note: ${what} had made everything when the signal came, so it is kept`)
+    return result
   } catch (error) {
     // A child the same Ctrl-C ended fails its step: the work undid what it made, as for a checkpoint.
     if (interrupted && !(error instanceof InterruptedError)) throw new InterruptedError(what, error)

@@ -120,11 +120,13 @@ export async function createSandbox(
   // One create of a name at a time: a second one waits, then finds the first's sandbox and is
   // refused, instead of both making a pod of one name (a failed play removes the pod by name,
   // the winner's included) and the loser releasing the winner's leases (the same borrower).
-  // A Ctrl-C or `kill` meanwhile undoes the create (kernel/interrupt.ts): the pod, pin and leases go.
-  return withSandboxLock(context, probe, `sandbox create ${name}`, async () =>
-    holdingInterrupts(`yard sandbox create ${name}`, context.warn, async (interrupt) =>
-      createNamed(context, backends, {options, name, repos, branch, session, probe, interrupt}),
-    ),
+  // A Ctrl-C or `kill` once the name's lock is held undoes the create (kernel/interrupt.ts): the
+  // pod, pin and leases go, and the lock is released, as the handlers stay until then.
+  return holdingInterrupts(`yard sandbox create ${name}`, context.warn, async (interrupt) =>
+    withSandboxLock(context, probe, `sandbox create ${name}`, async () => {
+      interrupt.arm()
+      return createNamed(context, backends, {options, name, repos, branch, session, probe, interrupt})
+    }),
   )
 }
 

@@ -66,7 +66,7 @@ describe('an interrupted sandbox create (podman kube play)', function () {
     const code = await exited
 
     expect(code, stderr).to.equal(130)
-    expect(stderr).to.include('interrupted: undoing yard sandbox create intr')
+    expect(stderr).to.include('interrupted: yard sandbox create intr stops at its next step and undoes what it made')
     expect(stderr).to.include('yard sandbox create intr was interrupted; what it had made was undone')
     expect(podExists(pod), 'pod').to.equal(false)
     const leases = path.join(fixture.state, 'caches', `${repoIdentity(upstream).key}.leases`)
