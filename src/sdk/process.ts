@@ -112,16 +112,18 @@ function forwardLines(map: (line: string) => string | undefined, write: (text: s
 }
 
 /** Runs external commands. One instance per command invocation, built by the base command. */
-/** The process groups of the commands running now with a budget (each in its own group: `detached`). */
-const runningGroups = new Set<number>()
+/** The commands running now with a budget (each in its own group: `detached`): group id → program. */
+const runningGroups = new Map<number, string>()
 
 /**
- * Sends `signal` to the process group of every command running now in its own group (those with
- * a time budget: a terminal's Ctrl-C does not reach them). An interrupted command (kernel/
- * interrupt.ts) ends the clone or fetch in flight with it instead of waiting for its end.
+ * Sends `signal` to the process group of every command of one of `programs` running now in its
+ * own group (those with a time budget: a terminal's Ctrl-C does not reach them). An interrupted
+ * command (kernel/interrupt.ts) ends the clone or fetch in flight with it instead of waiting for
+ * its end.
  */
-export function signalRunningGroups(signal: NodeJS.Signals): void {
-  for (const pgid of runningGroups) {
+export function signalRunningGroups(signal: NodeJS.Signals, programs: string[]): void {
+  for (const [pgid, program] of runningGroups) {
+    if (!programs.includes(program)) continue
     try {
       process.kill(-pgid, signal)
     } catch {
@@ -210,7 +212,7 @@ export class ProcessRunner {
 
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
-    if (group && child.pid !== undefined) runningGroups.add(child.pid)
+    if (group && child.pid !== undefined) runningGroups.set(child.pid, file.split('/').at(-1) ?? file)
     let timedOut = false
     const timer = group
       ? setTimeout(() => {

@@ -123,7 +123,12 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     // sh runs sleep as its child: both are in the group the signal goes to.
     const running = runner.run('sh', ['-c', 'sleep 30; echo late'], {timeoutMs: 60_000, allowFailure: true})
     await new Promise((resolve) => setTimeout(resolve, 300))
-    signalRunningGroups('SIGINT')
+    signalRunningGroups('SIGINT', ['sh'])
+    // A program not named is left running.
+    const other = runner.run('sleep', ['1'], {timeoutMs: 60_000})
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    signalRunningGroups('SIGINT', ['git'])
+    expect((await other).exitCode).to.equal(0)
     const result = await running
     expect(result.exitCode).to.not.equal(0)
     expect(result.stdout).to.equal('')

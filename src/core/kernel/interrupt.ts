@@ -42,7 +42,7 @@ export interface Interrupt {
 
 /**
  * Runs `work` with SIGINT and SIGTERM held once it called `arm()` (see the module comment): the
- * first one warns, sends SIGINT to the commands running in their own process groups
+ * first one warns, sends SIGINT to the git commands running in their own process groups
  * (signalRunningGroups), and makes `check()` throw InterruptedError; a second one, or one before
  * `arm()`, ends the process with 128 + the signal's number. A signal after the work's last
  * checkpoint keeps what it made, and says so. The handlers are removed when `work` settles.
@@ -63,8 +63,10 @@ export async function holdingInterrupts<T>(
     warn(
       `interrupted: ${what} stops at its next step and undoes what it made (${signal} again to stop at once, leaving it half-made)`,
     )
-    // git and podman run in process groups of their own, out of the terminal's reach: they end now.
-    signalRunningGroups('SIGINT')
+    // git runs in process groups of its own, out of the terminal's reach: a clone or fetch ends now.
+    // podman's steps are short and end on their own: a `kube play` stopped half-way leaves a pod
+    // the rollback does not know was made.
+    signalRunningGroups('SIGINT', ['git'])
   }
 
   for (const signal of SIGNALS) process.on(signal, onSignal)
