@@ -2,8 +2,8 @@
  * Ctrl-C (SIGINT) and `kill` (SIGTERM) during a command that makes several things in a row
  * (a sandbox create: a pod, a pin, cache leases, locks). Node's default ends the process at once,
  * so the command's own rollback never runs and what it made stays behind, half-made. While such a
- * command runs, the first signal only marks it interrupted: the step in flight finishes (a child
- * in the terminal's process group got the same Ctrl-C and ends at once), the next checkpoint
+ * command runs, the first signal only marks it interrupted: a git process in flight is ended, a
+ * podman step finishes, the next checkpoint
  * throws InterruptedError, and the command undoes what it made on its way out, as for any
  * failure; it then exits 130. A second signal ends the process at once, as without this.
  */

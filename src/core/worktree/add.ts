@@ -152,10 +152,7 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     const validBranch = validBranchName(branch)
     const wantedRefs = [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]
     const [refs, worktrees, gitConfig] = await Promise.all([
-      // From the files where they can answer as git would (no process), else one for-each-ref.
-      Promise.resolve(readRefFiles(workspace.commonDir, wantedRefs)).then(
-        async (fromFiles) => fromFiles ?? readRefs(context.runner, mainPath, wantedRefs),
-      ),
+      refsOf(context, workspace, wantedRefs),
       gitWorktrees(fresh, context),
       readCheckoutConfig(context, mainPath),
     ])
@@ -379,6 +376,11 @@ async function checkTargetFree(target: string, name: string): Promise<void> {
   })
 }
 
+/** `refs` of the main checkout: from the files where they answer as git would (no process), else one for-each-ref. */
+async function refsOf(context: YardContext, workspace: Workspace, refs: string[]) {
+  return readRefFiles(workspace.commonDir, refs) ?? readRefs(context.runner, workspace.mainPath, refs)
+}
+
 /**
  * The refusals of an add that no fetch can change, made before it fetches: a worktree of that
  * name (or a non-empty directory at its path), and a local branch checked out in another
@@ -392,9 +394,7 @@ async function refuseBeforeFetch(
 ): Promise<void> {
   const localRef = `refs/heads/${request.branch}`
   const [refs, worktrees] = await Promise.all([
-    Promise.resolve(readRefFiles(workspace.commonDir, [localRef])).then(
-      async (fromFiles) => fromFiles ?? readRefs(context.runner, workspace.mainPath, [localRef]),
-    ),
+    refsOf(context, workspace, [localRef]),
     gitWorktrees(workspace, context),
   ])
   checkConflicts(worktrees, {...request, branchSource: refs.has(localRef) ? 'existing' : 'new'})
