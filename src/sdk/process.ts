@@ -4,6 +4,7 @@
  * a typed failure carrying the command, exit code and stderr.
  */
 import {execa} from 'execa'
+import {onExit} from 'signal-exit'
 
 import {OperationError} from './errors.js'
 import {withoutProgress} from './progress.js'
@@ -111,9 +112,31 @@ function forwardLines(map: (line: string) => string | undefined, write: (text: s
   }
 }
 
-/** Runs external commands. One instance per command invocation, built by the base command. */
 /** The commands running now with a budget (each in its own group: `detached`): group id → program. */
 const runningGroups = new Map<number, string>()
+let endsGroupsOnExit = false
+
+/**
+ * Records a command running in its own group. Such a command is out of the reach of the
+ * terminal's signals and of execa's `cleanup` (which skips detached children), so the first one
+ * installs an exit hook (signal-exit: a normal exit, `process.exit`, or SIGINT, SIGTERM, SIGHUP…
+ * that ends yard) that sends SIGTERM to every group still running: a yard killed mid-fetch leaves
+ * no `git fetch` and `ssh` behind. A SIGKILL runs no hook; the locks end such orphans (lock.ts).
+ */
+function trackGroup(pgid: number, program: string): void {
+  runningGroups.set(pgid, program)
+  if (endsGroupsOnExit) return
+  endsGroupsOnExit = true
+  onExit(() => {
+    for (const group of runningGroups.keys()) {
+      try {
+        process.kill(-group, 'SIGTERM')
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  })
+}
 
 /**
  * Sends `signal` to the process group of every command of one of `programs` running now in its
@@ -132,6 +155,7 @@ export function signalRunningGroups(signal: NodeJS.Signals, programs: string[]):
   }
 }
 
+/** Runs external commands. One instance per command invocation, built by the base command. */
 export class ProcessRunner {
   constructor(readonly options: RunnerOptions = {}) {}
 
@@ -212,7 +236,7 @@ export class ProcessRunner {
 
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
     reportGroup?.(child.pid)
-    if (group && child.pid !== undefined) runningGroups.set(child.pid, file.split('/').at(-1) ?? file)
+    if (group && child.pid !== undefined) trackGroup(child.pid, file.split('/').at(-1) ?? file)
     let timedOut = false
     const timer = group
       ? setTimeout(() => {

@@ -1,10 +1,27 @@
 import {expect} from 'chai'
-import {existsSync} from 'node:fs'
+import {spawn} from 'node:child_process'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {OperationError} from '../../src/sdk/errors.js'
 import {formatArgv, ProcessRunner, signalRunningGroups} from '../../src/sdk/process.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
+
+/** Live (not zombie) processes of process group `pgid`, read from /proc. */
+function groupMembers(pgid: number): number[] {
+  const members: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const [state, , group] = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ', 2)[1].split(' ', 3)
+      if (Number(group) === pgid && state !== 'Z') members.push(Number(entry))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+
+  return members
+}
 
 describe('process adapter (STYLE.md, "Processes and git")', () => {
   afterEach(cleanupTemp)
@@ -134,6 +151,36 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     expect(result.stdout).to.equal('')
     expect(Date.now() - started).to.be.below(10_000)
   })
+
+  for (const [signal, how] of [
+    ['SIGTERM', 'a SIGTERM'],
+    ['SIGINT', 'a Ctrl-C'],
+    ['SIGHUP', 'a closed terminal'],
+    ['SIGUSR2', 'process.exit(130), as a second Ctrl-C during a create'],
+  ] as const) {
+    it(`ends the commands running in their own group when yard ends by ${how}`, async () => {
+      const worker = spawn(process.execPath, [
+        '--import',
+        'tsx',
+        new URL('../support/group-exit-worker.ts', import.meta.url).pathname,
+      ])
+      const pgid = await new Promise<number>((resolve) =>
+        worker.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))),
+      )
+      // The group's sh has started its sleep: two members.
+      for (let tries = 0; groupMembers(pgid).length < 2 && tries < 100; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(groupMembers(pgid)).to.have.length(2)
+      worker.kill(signal)
+      const [code, ended] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+        worker.on('exit', (...outcome) => resolve(outcome)),
+      )
+      expect(signal === 'SIGUSR2' ? code : ended).to.equal(signal === 'SIGUSR2' ? 130 : signal)
+      for (let tries = 0; groupMembers(pgid).length > 0 && tries < 100; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(groupMembers(pgid)).to.deep.equal([])
+    })
+  }
 
   it("gives children the runner's environment, not more", async () => {
     const runner = new ProcessRunner({env: {PATH: process.env.PATH, ONLY_THIS: 'yes'}})
