@@ -30,6 +30,7 @@ export default class SandboxList extends BaseCommand {
           .map(([key, port]) => `${key}=${port}`)
           .join(' ')}`,
       )
+      if (row.worktreesError !== undefined) this.print(`  worktrees unreadable: ${row.worktreesError}`)
       for (const repo of row.repos) {
         this.print(`  ${repo.slot}: ${repo.identity} [${repo.key}]${repo.stale ? ' stale' : ''}`)
         for (const worktree of repo.worktrees) {

@@ -3,6 +3,7 @@
  * same identity rules as worktrees, §3), `list` and `manifest`. Create and attach are in
  * sandbox-create.ts, rm in sandbox-rm.ts, exec in sandbox-exec.ts.
  */
+import pLimit from 'p-limit'
 import {stringify} from 'yaml'
 
 import type {CacheBackend} from '../../sdk/cache.js'
@@ -11,7 +12,7 @@ import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
-import {InputError} from '../../sdk/errors.js'
+import {InputError, YardError} from '../../sdk/errors.js'
 import {portsFor, validateName} from '../identity/identity.js'
 import {buildTarget, openWorkspace, type Workspace} from '../workspace/workspace.js'
 import {clusterSettings} from './cluster-settings.js'
@@ -111,6 +112,11 @@ export interface SandboxListRow {
   ports: Record<string, number>
   /** The node the pod runs on (kubernetes), or null. */
   node: string | null
+  /**
+   * Why the pod's worktrees could not be read (a running pod whose container is gone, git failing
+   * in it): its `repos` then list no worktrees. Absent when they were read.
+   */
+  worktreesError?: string
   /** `warm`: claimed from a warm pool; `cold`: its pod was made for it (docs/sandboxes.md, "Warm pool"). */
   start?: 'warm' | 'cold'
   /**
@@ -146,7 +152,15 @@ interface Freshness {
   lastError: string | null
 }
 
-/** `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache freshness. */
+/** Pods `yard sandbox list` reads at once (one engine or kubectl exec each). */
+const LIST_READS_AT_ONCE = 4
+
+/**
+ * `yard sandbox list`: every sandbox of the project with its slots, worktrees and cache
+ * freshness, by name. The running pods' worktrees are read a few at a time; a pod whose worktrees
+ * cannot be read is listed with `worktreesError` instead of failing the list.
+ * @throws what opening the project or listing the pods throws (no engine, no cluster).
+ */
 export async function listSandboxes(
   context: YardContext,
   backends: Backends,
@@ -180,10 +194,25 @@ export async function listSandboxes(
     }
   }
 
+  // One exec per running pod, a few at a time: 50 sandboxes are not 50 engine calls in a row. A
+  // pod that cannot be read (its container gone under a running pod) is one row that says so.
+  const limit = pLimit(LIST_READS_AT_ONCE)
+  const read = await limit.map(sandboxes, async ({sandbox}) => {
+    if (sandbox.phase !== 'Running') return {worktrees: []}
+    try {
+      return {worktrees: await session.backend.worktrees(sandbox)}
+    } catch (error) {
+      return {
+        worktrees: [],
+        error: error instanceof YardError ? [error.message, error.why].filter(Boolean).join(': ') : String(error),
+      }
+    }
+  })
   const rows: SandboxListRow[] = []
-  for (const {target, sandbox} of sandboxes) {
-    const worktrees: SandboxWorktree[] = sandbox.phase === 'Running' ? await session.backend.worktrees(sandbox) : []
+  for (const [index, {target, sandbox}] of sandboxes.entries()) {
+    const {worktrees, error} = read[index] as {worktrees: SandboxWorktree[]; error?: string}
     rows.push({
+      ...(error !== undefined && {worktreesError: error}),
       name: sandbox.name,
       project: sandbox.project,
       runtime: sandbox.runtime,

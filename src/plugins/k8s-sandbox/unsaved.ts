@@ -152,14 +152,23 @@ export function parseScan(stdout: string): SandboxUnsaved {
 
 /**
  * Every worktree of every slot with its dirty files, and every unsaved ref: one exec.
- * @throws OperationError (exit 1) when git fails in the pod.
+ * @throws OperationError (exit 1) when git fails in the pod, or the pod does not run the script.
  */
 export async function podUnsaved(runtime: SandboxRuntime, pod: string, spec: SandboxSpec): Promise<SandboxUnsaved> {
   const result = await runtime.run(pod, ['sh', '-c', SCAN_SCRIPT, 'sh', ...spec.repos.map((repo) => repo.slot)])
   if (result.exitCode !== 0) {
+    // The script fails with 1 (a git it runs failed); anything else is the engine or kubectl not
+    // running it at all (podman exec: 125 and up; a container stopped under a running pod).
+    const git = result.exitCode === 1
+    const engine =
+      runtime.id === 'podman'
+        ? 'podman pod ps lists the pods, podman pod restart POD starts one again'
+        : 'kubectl get pods shows their state'
     throw new OperationError(`looking for unsaved work in the sandbox pod ${pod} failed (exit ${result.exitCode})`, {
       why: result.stderr.trim() || undefined,
-      fix: 'fix what git reports (yard exec NAME/BRANCH -- git status), then run the command again',
+      fix: git
+        ? 'fix what git reports (yard exec NAME/BRANCH -- git status), then run the command again'
+        : `the pod's workspace container did not run the check: see that it runs (${engine}), then run the command again`,
     })
   }
 

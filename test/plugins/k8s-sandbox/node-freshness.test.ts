@@ -48,8 +48,8 @@ describe('sandbox list: a cache is stale when the node its pod runs on failed to
     cleanupTemp()
   })
 
-  /** The pod `yard sandbox create` would make for `name`, scheduled on `node` (still pulling: Pending). */
-  async function scheduledPod(name: string, node: string, urls: string[]): Promise<void> {
+  /** The pod `yard sandbox create` would make for `name`, scheduled on `node` (by default still pulling: Pending). */
+  async function scheduledPod(name: string, node: string, urls: string[], phase = 'Pending'): Promise<void> {
     const main = realpathSync(fixture.app)
     const target: Target = {
       name,
@@ -77,7 +77,7 @@ describe('sandbox list: a cache is stale when the node its pod runs on failed to
       ...pod,
       metadata: {...pod.metadata, namespace: NAMESPACE},
       spec: {...pod.spec, nodeName: node},
-      status: {phase: 'Pending'},
+      status: {phase},
     })
   }
 
@@ -124,5 +124,23 @@ describe('sandbox list: a cache is stale when the node its pod runs on failed to
 
     const text = await yard(['sandbox', 'list'], {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
     expect(text.stdout).to.match(/feat .*\n {2}app: git\.example\.com\/acme\/app \[app-[0-9a-f]{8}\] stale/)
+  })
+
+  it('lists a running sandbox whose worktrees cannot be read, saying why, and the others as usual', async () => {
+    // Running, but no container answers kubectl exec (the fake maps it onto a podman container
+    // that does not exist): as a pod whose container died under it.
+    await scheduledPod('gone', 'node-a', [URL], 'Running')
+    const run = await yard(['sandbox', 'list', '--json'], {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
+    expect(run.exitCode, run.stderr).to.equal(0)
+    const rows = run.json as Array<Row & {phase: string; worktreesError?: string}>
+    expect(rows.map((row) => row.name)).to.deep.equal(['feat', 'fix', 'gone'])
+    const gone = rows.find((row) => row.name === 'gone')!
+    expect(gone.phase).to.equal('Running')
+    expect(gone.worktreesError).to.include('looking for unsaved work in the sandbox pod')
+    expect(rows.filter((row) => row.worktreesError !== undefined).map((row) => row.name)).to.deep.equal(['gone'])
+
+    const text = await yard(['sandbox', 'list'], {cwd: fixture.app, env: {...fixture.env, ...cluster.env}})
+    expect(text.exitCode, text.stderr).to.equal(0)
+    expect(text.stdout).to.match(/\ngone .*Running.*\n {2}worktrees unreadable: looking for unsaved work/)
   })
 })
