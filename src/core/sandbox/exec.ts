@@ -4,6 +4,7 @@
  * sandbox of that name; `--local` forces the box.
  */
 import {existsSync} from 'node:fs'
+import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
@@ -12,6 +13,7 @@ import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.
 import {serveAsks} from '../../sdk/fetch-through.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {shellCommand} from '../../sdk/shell.js'
+import {nameProblem} from '../identity/identity.js'
 import {stateDir} from '../kernel/state.js'
 import {execInBox} from '../machine/box.js'
 import {openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
@@ -64,12 +66,23 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     return execInSandbox(context, backends, {name, branch, slot: request.slot, argv: request.argv, tty: request.tty})
   }
 
+  // A name no worktree or sandbox can have names none: said so, not as a name to be made.
+  const invalid = request.name === undefined ? undefined : nameProblem(request.name)
+  if (invalid !== undefined && request.name !== 'main') {
+    throw new InputError(`no worktree or sandbox can be named "${request.name}": ${invalid}`, {
+      why: `\`yard exec NAME\` runs in the box of worktree NAME, else in sandbox NAME, and names are DNS-1123 labels`,
+      fix: 'see `yard worktree list` and `yard sandbox list` for the names; leave NAME out for the current worktree',
+    })
+  }
+
   // The workspace opened here is the box's too: one `git rev-parse` and config load per exec.
   let workspace: Workspace | undefined
   if (!request.local && request.name !== undefined && request.name !== 'main') {
     workspace = await openWorkspace(context)
     const checkout = worktreePath(workspace, request.name)
-    if (!existsSync(checkout)) {
+    // A directory of the worktrees root that is no checkout (no `.git` in it) is no worktree.
+    const present = existsSync(checkout)
+    if (!present || !existsSync(path.join(checkout, '.git'))) {
       if (await sandboxExists(context, backends, request.name)) {
         return execInSandbox(context, backends, {
           name: request.name,
@@ -81,7 +94,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
 
       const {name} = request
       throw new InputError(
-        `there is no worktree ${name}: ${checkout} does not exist, and no sandbox is named ${name}`,
+        `there is no worktree ${name}: ${checkout} ${present ? 'is not a git worktree (it has no .git)' : 'does not exist'}, and no sandbox is named ${name}`,
         {
           why: `\`yard exec ${name}\` runs in the box of worktree ${name}, else in sandbox ${name} (NAME/BRANCH names a sandbox's branch)`,
           fix: `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,

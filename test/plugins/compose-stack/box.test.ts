@@ -127,6 +127,25 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     const unknown = built(['exec', 'nope', '--', 'true'])
     expect(unknown).to.deep.include({status: 2, oclif: false, stderr: cli(['exec', 'nope', '--', 'true']).stderr})
     expect(unknown.stderr).to.include('there is no worktree nope')
+    // A directory or file of the worktrees root that is no checkout is no worktree; a name no
+    // worktree can have is said to be one, with no name to make suggested.
+    mkdirSync(path.join(path.dirname(feat), 'plain'))
+    writeFileSync(path.join(path.dirname(feat), 'afile'), '')
+    for (const name of ['plain', 'afile']) {
+      const plain = built(['exec', name, '--', 'true'])
+      expect(plain, plain.stderr).to.deep.include({status: 2, oclif: false})
+      expect(plain.stderr).to.include(
+        `there is no worktree ${name}: ${path.join(path.dirname(feat), name)} is not a git worktree`,
+      )
+    }
+
+    for (const name of ['.', '', 'Feat']) {
+      const invalid = built(['exec', name, '--', 'true'])
+      expect(invalid, invalid.stderr).to.deep.include({status: 2, oclif: false})
+      expect(invalid.stderr).to.include(`no worktree or sandbox can be named "${name}"`)
+      expect(invalid.stderr).to.not.include('use "')
+    }
+
     // Anything oclif adds something to is oclif's: a flag, a linked plugin (it may provide backends).
     expect(built(['exec', '--worktree', 'feat', '--', 'true'])).to.deep.include({status: 0, oclif: true})
     const data = path.join(scratch, 'data')
