@@ -213,7 +213,7 @@ export const targetArgs = {
 export function targetName(args: {name?: string}, flags: {worktree?: string}): string | undefined {
   if (args.name !== undefined && flags.worktree !== undefined && args.name !== flags.worktree) {
     throw new InputError(`both ${args.name} and --worktree ${flags.worktree} name a checkout`, {
-      fix: `name it once: yard … ${args.name}, or yard … --worktree ${args.name}`,
+      fix: `give one name, as NAME or as --worktree NAME: ${args.name} or ${flags.worktree}`,
     })
   }
 

@@ -63,15 +63,32 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
       throw new InputError(`both --sandbox ${request.sandbox} and ${request.name} name a target`, {
         fix: 'yard exec --sandbox NAME -- CMD, or yard exec NAME/BRANCH -- CMD',
       })
-    return execInSandbox(context, backends, {name, branch, slot: request.slot, argv: request.argv, tty: request.tty})
+    return execInSandbox(context, backends, {
+      name,
+      branch,
+      slot: request.slot,
+      argv: request.argv,
+      tty: request.tty,
+    }).catch(async (error: unknown) => {
+      // No sandbox of that name, but a worktree: NAME/BRANCH was meant for the worktree's box.
+      if (!(error instanceof InputError) || !error.message.startsWith(`there is no sandbox ${name} `)) throw error
+      const workspace = await openWorkspace(context).catch(() => undefined)
+      if (!workspace || !existsSync(path.join(worktreePath(workspace, name), '.git'))) throw error
+      throw new InputError(error.message, {
+        why: `${name} is a worktree, and NAME/BRANCH (or --sandbox) names a sandbox's branch: a worktree has one branch, its own`,
+        fix: `yard exec ${name} -- CMD runs in the box of worktree ${name}`,
+      })
+    })
   }
 
   // A name no worktree or sandbox can have names none: said so, not as a name to be made.
   const invalid = request.name === undefined ? undefined : nameProblem(request.name)
   if (invalid !== undefined && request.name !== 'main') {
+    const lower = request.name!.toLowerCase()
+    const meant = lower !== request.name && nameProblem(lower) === undefined ? lower : undefined
     throw new InputError(`no worktree or sandbox can be named "${request.name}": ${invalid}`, {
       why: `\`yard exec NAME\` runs in the box of worktree NAME, else in sandbox NAME, and names are DNS-1123 labels`,
-      fix: 'see `yard worktree list` and `yard sandbox list` for the names; leave NAME out for the current worktree',
+      fix: `${meant ? `did you mean ${meant}? ` : ''}see \`yard worktree list\` and \`yard sandbox list\` for the names; leave NAME out for the current worktree`,
     })
   }
 
@@ -97,7 +114,9 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
         `there is no worktree ${name}: ${checkout} ${present ? 'is not a git worktree (it has no .git)' : 'does not exist'}, and no sandbox is named ${name}`,
         {
           why: `\`yard exec ${name}\` runs in the box of worktree ${name}, else in sandbox ${name} (NAME/BRANCH names a sandbox's branch)`,
-          fix: `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,
+          fix: present
+            ? `${checkout} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
+            : `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,
         },
       )
     }

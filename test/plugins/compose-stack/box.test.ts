@@ -137,6 +137,7 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
       expect(plain.stderr).to.include(
         `there is no worktree ${name}: ${path.join(path.dirname(feat), name)} is not a git worktree`,
       )
+      expect(plain.stderr).to.include('is in the way of a worktree of that name')
     }
 
     for (const name of ['.', '', 'Feat']) {
@@ -145,6 +146,12 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
       expect(invalid.stderr).to.include(`no worktree or sandbox can be named "${name}"`)
       expect(invalid.stderr).to.not.include('use "')
     }
+
+    expect(built(['exec', 'Feat', '--', 'true']).stderr).to.include('did you mean feat?')
+    // NAME/BRANCH names a sandbox's branch; on a worktree's name it says so.
+    const branchOfWorktree = built(['exec', 'feat/x', '--', 'true'])
+    expect(branchOfWorktree).to.deep.include({status: 2})
+    expect(branchOfWorktree.stderr).to.include('feat is a worktree').and.include('yard exec feat -- CMD')
 
     // Anything oclif adds something to is oclif's: a flag, a linked plugin (it may provide backends).
     expect(built(['exec', '--worktree', 'feat', '--', 'true'])).to.deep.include({status: 0, oclif: true})
