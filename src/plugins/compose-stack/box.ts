@@ -71,14 +71,18 @@ export class ComposeBox implements BoxCapability {
       return false
     }
 
-    if (box) {
+    // A box that never ran (an earlier start failed) holds nothing: it is made anew, with today's
+    // spec and engine settings, rather than started as it was made.
+    if (box?.state === 'created') await this.engine.removeContainers([box.id], 0)
+    else if (box) {
       await this.engine.startContainers([box.id])
       await this.recordId(target, box.id)
       return true
     }
 
     const network = boxNetwork(target)
-    if (!(await this.engine.networkExists(network))) await this.engine.createNetwork(network, resourceLabels(target))
+    const madeNetwork = !(await this.engine.networkExists(network))
+    if (madeNetwork) await this.engine.createNetwork(network, resourceLabels(target))
     // The project's own networks that exist (external ones carry no project label).
     const others = (
       await this.engine.networks([`${COMPOSE_PROJECT_LABEL}=${target.project}`, `${OWNER_LABEL}=${target.owner}`])
@@ -95,28 +99,36 @@ export class ComposeBox implements BoxCapability {
     }
 
     const env = Object.entries({...spec.env, YARD_IN_BOX: '1'}).flatMap(([key, value]) => ['--env', `${key}=${value}`])
-    const created = await this.context.runner.run(this.engine.command, [
-      'run',
-      '--detach',
-      '--init',
-      '--name',
-      boxName(target),
-      ...labelArgs({...yardLabels(target), [ROLE_LABEL]: 'box'}),
-      ...[network, ...others].flatMap((name) => ['--network', name]),
-      '--security-opt',
-      'label=disable',
-      // podman mounts by destination depth, so a writable path below a read-only one stays writable.
-      ...readOnly.flatMap((mount) => ['--volume', `${mount}:${mount}:ro`]),
-      ...mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`]),
-      '--workdir',
-      target.checkoutPath,
-      ...env,
-      // podman run's options end at the image; `--` says so, so no image is ever read as a flag.
-      '--',
-      spec.image,
-      'sleep',
-      'infinity',
-    ])
+    const created = await this.context.runner
+      .run(this.engine.command, [
+        'run',
+        '--detach',
+        '--init',
+        '--name',
+        boxName(target),
+        ...labelArgs({...yardLabels(target), [ROLE_LABEL]: 'box'}),
+        ...[network, ...others].flatMap((name) => ['--network', name]),
+        '--security-opt',
+        'label=disable',
+        // podman mounts by destination depth, so a writable path below a read-only one stays writable.
+        ...readOnly.flatMap((mount) => ['--volume', `${mount}:${mount}:ro`]),
+        ...mounts.flatMap((mount) => ['--volume', `${mount}:${mount}`]),
+        '--workdir',
+        target.checkoutPath,
+        ...env,
+        // podman run's options end at the image; `--` says so, so no image is ever read as a flag.
+        '--',
+        spec.image,
+        'sleep',
+        'infinity',
+      ])
+      .catch(async (error: unknown) => {
+        // `podman run` that fails to start leaves the container created: nothing half-made stays.
+        const left = await this.owned(target).catch(() => undefined)
+        if (left) await this.engine.removeContainers([left.id], 0).catch(() => undefined)
+        if (madeNetwork) await this.engine.removeNetwork(network).catch(() => undefined)
+        throw error
+      })
     await this.recordId(target, created.stdout.trim())
     return true
   }
