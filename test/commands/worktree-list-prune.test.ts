@@ -90,11 +90,11 @@ describe('yard worktree list (DESIGN.md §4.1, Appendix A)', () => {
 
     const text = await yard(['worktree', 'list'], {cwd: setup.main, env})
     expect(text.stdout.split('\n', 1)[0]).to.match(
-      /^NAME\s+BRANCH\s+OFFSET\s+DIRTY\s+AHEAD\/BEHIND\s+STACK\s+STATE\s+PATH$/,
+      /^NAME\s+BRANCH\s+OFFSET\s+DIRTY\s+AHEAD\/BEHIND\s+STACK\s+BOX\s+STATE\s+PATH$/,
     )
-    // STACK: `-` (nothing runs), or `unknown` where the engine cannot be asked.
-    expect(text.stdout).to.match(/\nfeat\s+wt\/feat\s+59 hash\s+1M 2U\s+\+2 -1\s+(-|unknown)\s+ok\s+/)
-    expect(text.stdout).to.match(/\ngone\s+wt\/gone\s+\d+ \w+\s+-\s+\+0 -1\s+(-|unknown)\s+missing\s+/)
+    // STACK and BOX: `-` (nothing runs), or `unknown` where the engine cannot be asked.
+    expect(text.stdout).to.match(/\nfeat\s+wt\/feat\s+59 hash\s+1M 2U\s+\+2 -1\s+(-|unknown)\s+\1\s+ok\s+/)
+    expect(text.stdout).to.match(/\ngone\s+wt\/gone\s+\d+ \w+\s+-\s+\+0 -1\s+(-|unknown)\s+\1\s+missing\s+/)
   })
 })
 

@@ -1,4 +1,4 @@
-import {describeRunState, psAllCheckouts} from '../../core/stack/index.js'
+import {type CheckoutContainers, describeRunState, psAllCheckouts} from '../../core/stack/index.js'
 import {listWorktrees, type WorktreeRow} from '../../core/worktree/index.js'
 import {formatTable} from '../../tui/table.js'
 import {BaseCommand} from '../base.js'
@@ -9,7 +9,7 @@ export default class WorktreeList extends BaseCommand {
   static hiddenAliases = ['wt:list', 'wt:ls']
   static summary = 'List the main checkout and its worktrees with branch, offset, dirty counts and ahead/behind'
   static description =
-    "Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch's upstream, else its recorded base (branch.<branch>.yardBase). STACK: its stack's containers, `running 2/3` (running of all), `stopped 0/2` or `-`. STATE: `ok`, or any of `missing` (the directory is gone: `yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it), `locked`, `untrusted` (it runs on a machine of its own: yard worktree add --untrusted)."
+    "Main first, then every worktree git knows under the worktrees root. Ahead/behind is against the branch's upstream, else its recorded base (branch.<branch>.yardBase). STACK: its stack's containers, `running 2/3` (running of all), `stopped 0/2` or `-`. BOX: its dev container (`yard box up`), the same way. STATE: `ok`, or any of `missing` (the directory is gone: `yard worktree remove NAME` finishes it, `yard worktree prune` unregisters it), `locked`, `untrusted` (it runs on a machine of its own: yard worktree add --untrusted)."
 
   static examples = ['<%= config.bin %> worktree list', '<%= config.bin %> worktree list --json']
 
@@ -23,8 +23,12 @@ export default class WorktreeList extends BaseCommand {
       listing,
       psAllCheckouts({...this.context, warn() {}}, this.backends).catch(() => undefined),
     ])
-    const state = new Map(containers?.map((checkout) => [checkout.worktree, describeRunState(checkout.stack)]))
-    const stack = (row: WorktreeRow) => state.get(row.name) ?? (containers ? '-' : 'unknown')
+    const byName = new Map(containers?.map((checkout) => [checkout.worktree, checkout]))
+    const known = (row: WorktreeRow, describe: (checkout: CheckoutContainers) => string) => {
+      const checkout = byName.get(row.name)
+      return checkout ? describe(checkout) : containers ? '-' : 'unknown'
+    }
+
     this.print(
       formatTable<WorktreeRow>(
         [
@@ -36,7 +40,8 @@ export default class WorktreeList extends BaseCommand {
             cell: (row) => (row.dirty === null ? null : `${row.dirty.modified}M ${row.dirty.untracked}U`),
           },
           {header: 'AHEAD/BEHIND', cell: (row) => (row.ahead === null ? null : `+${row.ahead} -${row.behind}`)},
-          {header: 'STACK', cell: stack},
+          {header: 'STACK', cell: (row) => known(row, (checkout) => describeRunState(checkout.stack))},
+          {header: 'BOX', cell: (row) => known(row, (checkout) => describeRunState(checkout.box))},
           {
             header: 'STATE',
             cell: (row) =>

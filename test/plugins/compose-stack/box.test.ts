@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import type {StackContainer} from '../../../src/sdk/stack.js'
 
-import {ensureDefaultImage, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
+import {ensureDefaultImage, podman, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../../support/repo.js'
 import {projectRoot, yard} from '../../support/yard.js'
 
@@ -82,6 +82,9 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     expect((ps.json as StackContainer[]).map((row) => [row.service, row.container, row.state])).to.deep.equal([
       ['box', `${prefix}-feat-box`, 'running'],
     ])
+    // worktree list tells a running box from a running stack.
+    const list = await yard(['worktree', 'list'], {cwd: repo, env})
+    expect(list.stdout, list.stderr).to.match(/\nfeat\s+wt\/feat\s.*\s-\s+running 1\/1\s+ok\s/)
 
     const shown = cli(['exec', 'feat', '--', 'sh', '-c', 'echo $WORKTREE; pwd; git status --short | wc -l'])
     expect(shown.status, shown.stderr).to.equal(0)
@@ -209,6 +212,57 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     } finally {
       spawnSync('tmux', ['-L', socket, 'kill-server'])
     }
+  })
+
+  it('a box that fails to start leaves no container or network; one left created by an earlier start is made anew', async () => {
+    const name = 'nostart'
+    const checkout = path.join(`${repo}-worktrees`, name)
+    git(repo, 'worktree', 'add', '-q', '-b', `wt/${name}`, checkout)
+    const box = `${prefix}-${name}-box`
+    const names = (...args: string[]) =>
+      podman(...args)
+        .split('\n')
+        .filter(Boolean)
+    // A hard nofile limit above the host's: the runtime cannot set it, as on hosts without
+    // CAP_SYS_RESOURCE before `yard doctor --fix` (the container is created, its start fails).
+    const bad = path.join(tempDir('yard-bad-conf'), 'containers.conf')
+    writeFileSync(
+      bad,
+      readFileSync(path.join(state, 'containers.conf'), 'utf8').replace(
+        'nofile=1024:1024',
+        'nofile=1073741816:1073741816',
+      ),
+    )
+    const failed = await yard(['box', 'up', '--worktree', name], {cwd: repo, env: {...env, CONTAINERS_CONF: bad}})
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(names('ps', '-a', '--filter', `name=^${box}$`, '--format', '{{.Names}}')).to.deep.equal([])
+    expect(names('network', 'ls', '--format', '{{.Name}}')).to.not.include(`${prefix}-${name}_default`)
+
+    // A box an earlier yard left created (never started) is replaced, not started as it was made.
+    const [owner, image] = podman(
+      'inspect',
+      '--format',
+      '{{index .Config.Labels "yard.dev/owner"}} {{.ImageName}}',
+      `${prefix}-feat-box`,
+    ).split(' ', 2)
+    podman(
+      'create',
+      '--name',
+      box,
+      '--label',
+      `yard.dev/owner=${owner}`,
+      '--label',
+      `yard.dev/role=box`,
+      '--label',
+      `yard.dev/project=${prefix}-${name}`,
+      '--',
+      image,
+      'false',
+    )
+    const up = await yard(['box', 'up', '--worktree', name], {cwd: repo, env})
+    expect(up.exitCode, up.stderr).to.equal(0)
+    expect(names('ps', '--filter', `name=^${box}$`, '--format', '{{.Names}} {{.Command}}')[0]).to.include('sleep')
+    expect((await yard(['box', 'down', '--worktree', name], {cwd: repo, env})).exitCode).to.equal(0)
   })
 
   it('box down removes the box; with nothing running it says so and exits 0', async () => {
