@@ -4,7 +4,7 @@
  * bench/worktree-add-kill.ts.
  */
 import {expect} from 'chai'
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {writeAddJournal} from '../../src/core/worktree/journal.js'
@@ -71,6 +71,30 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
       const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
       expect(rerun.exitCode, `rerun after a kill when ${point.label}: ${rerun.stderr}`).to.equal(0)
       expect(addState(main, 'feat'), `after a kill when ${point.label}`).to.deep.equal(expected)
+    }
+  })
+
+  it('SIGINT or SIGTERM during the checkout undoes the add at once (exit 130): no directory, branch, journal, lock or pin', async () => {
+    const seed = seedRepo()
+    const env = cleanEnv(tempDir('state'))
+    const childEnv = {...process.env, ...env}
+    for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const main = path.join(tempDir('interrupt'), 'app')
+      git(path.dirname(main), 'clone', '-q', seed, 'app')
+      const before = addState(main, 'feat')
+      const target = path.join(`${main}-worktrees`, 'feat')
+      const outcome = await killAt(
+        [process.execPath, path.join(projectRoot, 'bin', 'dev.js'), 'worktree', 'add', 'feat', '--no-fetch'],
+        {cwd: main, env: childEnv, point: POINTS[2], target, signal},
+      )
+      expect(outcome.exitCode, `after ${signal}`).to.equal(130)
+      expect(addState(main, 'feat'), `after ${signal}`).to.deep.equal(before)
+      expect(existsSync(target), `after ${signal}`).to.equal(false)
+      expect(existsSync(path.join(main, '.git', 'yard', 'offsets.lock')), `after ${signal}`).to.equal(false)
+      const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+      expect(rerun.exitCode, rerun.stderr).to.equal(0)
+      expect(rerun.stderr).to.not.include('stopped half-way')
     }
   })
 

@@ -28,7 +28,15 @@ export interface KillOutcome {
  */
 export async function killAt(
   argv: string[],
-  options: {cwd: string; env: NodeJS.ProcessEnv; point: KillPoint; target: string; pollMs?: number},
+  options: {
+    cwd: string
+    env: NodeJS.ProcessEnv
+    point: KillPoint
+    target: string
+    pollMs?: number
+    /** Sent instead of SIGKILL to the group: to the CLI's process alone, as `kill -INT PID` does. */
+    signal?: NodeJS.Signals
+  },
 ): Promise<KillOutcome> {
   const started = Date.now()
   const child = spawn(argv[0], argv.slice(1), {cwd: options.cwd, env: options.env, detached: true, stdio: 'ignore'})
@@ -51,7 +59,8 @@ export async function killAt(
   while (!exited) {
     if (reached()) {
       try {
-        process.kill(-child.pid!, 'SIGKILL')
+        if (options.signal) process.kill(child.pid!, options.signal)
+        else process.kill(-child.pid!, 'SIGKILL')
         killed = true
       } catch {
         // The group is gone already: the run ended on its own.

@@ -23,6 +23,7 @@ import {loadConfig} from '../config/config.js'
 import {nameFromBranch, validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {checkPinFile, excludePinFile, restorePinFile} from '../identity/pins.js'
+import {holdingInterrupts, type Interrupt, InterruptedError} from '../kernel/interrupt.js'
 import {worktreeMachineName} from '../machine/machine.js'
 import {isBareLayout} from '../workspace/bare-layout.js'
 import {
@@ -137,107 +138,116 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
   if (options.fetch && !existsSync(addJournalPath(workspace.commonDir, name)))
     await refuseBeforeFetch(context, workspace, {name, branch, target})
   const fetched = options.fetch ? await fetchBaseRemote(context, mainPath, options.from, configured?.ref) : null
-  const placed = await withOffsetsLock(context, workspace, `worktree add ${name}`, async () => {
-    // An add of this name killed half-way is undone first (its journal says what it made).
-    const undone = await recoverInterruptedAdd(context, workspace, name)
-    if (undone.length > 0)
-      context.warn(
-        `note: an earlier \`yard worktree add ${name}\` was stopped half-way; rolled back: ${undone.join('; ')}`,
-      )
-    // Everything is read under the lock (another add may have written a pin meanwhile): the refs
-    // the branch and base depend on, the worktrees, then the sandboxes and pins.
-    const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
-    const localRef = `refs/heads/${branch}`
-    const remoteRef = `refs/remotes/origin/${branch}`
-    const validBranch = validBranchName(branch)
-    const wantedRefs = [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]
-    const [refs, worktrees, gitConfig] = await Promise.all([
-      refsOf(context, workspace, wantedRefs),
-      gitWorktrees(fresh, context),
-      readCheckoutConfig(context, mainPath),
-    ])
-    const {remotes} = gitConfig
-    // `<remote>/HEAD` is the remote's default-branch symref even before `git remote set-head` made it.
-    const remoteTracking = refs.has(`refs/remotes/${branch}`) || remotes.some((remote) => branch === `${remote}/HEAD`)
-    checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking})
-    const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
-    const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
-    checkConflicts(worktrees, {name, branch, target, branchSource})
-    await checkTargetFree(target, name)
-    await checkPinFile(fresh.config.files.local, name)
-    // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
-    // written): both end before the lock is released, so no other add decides in between.
-    const pinFile = fresh.config.files.local
-    // Recorded before the checkout, and before the pin (the same file): an untrusted worktree never
-    // exists as a trusted one.
-    const trustWrite = options.untrusted ? await writeTrust(pinFile, name, 'untrusted') : undefined
-    // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
-    const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
-    if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit, gitConfig)
-    // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
-    await writeAddJournal(workspace.commonDir, {
-      name,
-      target,
-      branch,
-      branchSource,
-      commit: base?.commit ?? refs.get(remoteRef)?.oid,
-      pinBefore: pinValue(fresh.config.pins[name]),
-    })
-    if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
-    // The checkout (git's longest step) starts first; the rest runs beside it.
-    const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
-    const checkingOut = gitWorktreeAdd(context, workspace, {
-      target,
-      branch,
-      branchSource,
-      base,
-      submodules,
-      sparse: gitConfig.sparse,
-    })
-    // Main's files to copy are listed while git checks out (main's walk, ~20 ms on 20,000 files):
-    // the list is read-only, and a failure of it still fails the add after the checkout, as before.
-    const listing = ignoredMatching(context.runner, mainPath, workspace.config.worktrees.copy)
-    listing.catch(() => undefined)
-    // The sandboxes (an engine or API call, the slowest read) are asked now, beside the checkout:
-    // asked beside git's reads above, loading the runtime and starting podman held those up by
-    // ~35 ms of the main thread, and an add refused before here asks for nothing.
-    const sandboxes = options.backends.sandboxes(fresh)
-    sandboxes.catch(() => undefined)
-    const deciding = allocateOffset(context, fresh, {
-      name,
-      kind: 'worktree',
-      worktrees,
-      sandboxes: async () => sandboxes,
-    })
-    const [added, decided] = await Promise.allSettled([checkingOut, deciding])
-    if (added.status === 'rejected' || decided.status === 'rejected') {
-      const allocation = decided.status === 'fulfilled' ? decided.value : undefined
-      await rollBack(context, fresh, {
+  // Ctrl-C or kill during the add (DESIGN.md §4.1): once the journal is written the signal is held,
+  // git's checkout is ended, and the add undoes what it made (as for a failed checkout), exit 130;
+  // the handlers stay until the offsets lock is released.
+  const placed = await holdingInterrupts(`yard worktree add ${name}`, context.warn, async (interrupt) =>
+    withOffsetsLock(context, workspace, `worktree add ${name}`, async () => {
+      // An add of this name killed half-way is undone first (its journal says what it made).
+      const undone = await recoverInterruptedAdd(context, workspace, name)
+      if (undone.length > 0)
+        context.warn(
+          `note: an earlier \`yard worktree add ${name}\` was stopped half-way; rolled back: ${undone.join('; ')}`,
+        )
+      // Everything is read under the lock (another add may have written a pin meanwhile): the refs
+      // the branch and base depend on, the worktrees, then the sandboxes and pins.
+      const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
+      const localRef = `refs/heads/${branch}`
+      const remoteRef = `refs/remotes/origin/${branch}`
+      const validBranch = validBranchName(branch)
+      const wantedRefs = [localRef, remoteRef, `refs/remotes/${branch}`, ORIGIN_HEAD, ...DEFAULT_BASES]
+      const [refs, worktrees, gitConfig] = await Promise.all([
+        refsOf(context, workspace, wantedRefs),
+        gitWorktrees(fresh, context),
+        readCheckoutConfig(context, mainPath),
+      ])
+      const {remotes} = gitConfig
+      // `<remote>/HEAD` is the remote's default-branch symref even before `git remote set-head` made it.
+      const remoteTracking = refs.has(`refs/remotes/${branch}`) || remotes.some((remote) => branch === `${remote}/HEAD`)
+      checkBranchRequest(branch, name, {valid: validBranch, local: refs.has(localRef), remoteTracking})
+      const branchSource: BranchSource = refs.has(localRef) ? 'existing' : refs.has(remoteRef) ? 'remote' : 'new'
+      const base = await decideBase(context, fresh, {branch, branchSource, validBranch, from: options.from, refs})
+      checkConflicts(worktrees, {name, branch, target, branchSource})
+      await checkTargetFree(target, name)
+      await checkPinFile(fresh.config.files.local, name)
+      // The checkout (the slow part) runs while the offset is decided (sandbox backends asked, pin
+      // written): both end before the lock is released, so no other add decides in between.
+      const pinFile = fresh.config.files.local
+      // Recorded before the checkout, and before the pin (the same file): an untrusted worktree never
+      // exists as a trusted one.
+      const trustWrite = options.untrusted ? await writeTrust(pinFile, name, 'untrusted') : undefined
+      // A partial clone's missing blobs are fetched (or their absence reported) before anything is made.
+      const startCommit = base?.commit ?? refs.get(branchSource === 'remote' ? remoteRef : localRef)?.oid
+      if (startCommit !== undefined) await fetchMissingObjects(context, mainPath, startCommit, gitConfig)
+      // The journal and the base go before the checkout: a kill during it leaves both (DESIGN.md §4.1).
+      interrupt.arm()
+      await writeAddJournal(workspace.commonDir, {
+        name,
+        target,
+        branch,
+        branchSource,
+        commit: base?.commit ?? refs.get(remoteRef)?.oid,
+        pinBefore: pinValue(fresh.config.pins[name]),
+      })
+      if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
+      // The checkout (git's longest step) starts first; the rest runs beside it.
+      const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
+      const checkingOut = gitWorktreeAdd(context, workspace, {
         target,
         branch,
         branchSource,
         base,
-        pinFile,
-        name,
-        allocation,
-        trustedOver: trustWrite,
+        submodules,
+        sparse: gitConfig.sparse,
       })
-      await removeAddJournal(workspace.commonDir, name)
-      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the rejection as it came
-      throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
-    }
+      // Main's files to copy are listed while git checks out (main's walk, ~20 ms on 20,000 files):
+      // the list is read-only, and a failure of it still fails the add after the checkout, as before.
+      const listing = ignoredMatching(context.runner, mainPath, workspace.config.worktrees.copy)
+      listing.catch(() => undefined)
+      // The sandboxes (an engine or API call, the slowest read) are asked now, beside the checkout:
+      // asked beside git's reads above, loading the runtime and starting podman held those up by
+      // ~35 ms of the main thread, and an add refused before here asks for nothing.
+      const sandboxes = options.backends.sandboxes(fresh)
+      sandboxes.catch(() => undefined)
+      const deciding = allocateOffset(context, fresh, {
+        name,
+        kind: 'worktree',
+        worktrees,
+        sandboxes: async () => sandboxes,
+      })
+      const [added, decided] = await Promise.allSettled([checkingOut, deciding])
+      // A signal during the checkout (git ended by it, or finished first) undoes it too.
+      const stopped = checkpoint(interrupt)
+      if (added.status === 'rejected' || decided.status === 'rejected' || stopped) {
+        const allocation = decided.status === 'fulfilled' ? decided.value : undefined
+        await rollBack(context, fresh, {
+          target,
+          branch,
+          branchSource,
+          base,
+          pinFile,
+          name,
+          allocation,
+          trustedOver: trustWrite,
+        })
+        await removeAddJournal(workspace.commonDir, name)
+        if (stopped) throw stopped
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the rejection as it came
+        throw added.status === 'rejected' ? added.reason : (decided as PromiseRejectedResult).reason
+      }
 
-    await removeAddJournal(workspace.commonDir, name)
-    return {
-      allocation: decided.value,
-      branchSource,
-      base,
-      submodules: added.value,
-      listing,
-      trust:
-        options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const),
-    }
-  })
+      await removeAddJournal(workspace.commonDir, name)
+      return {
+        allocation: decided.value,
+        branchSource,
+        base,
+        submodules: added.value,
+        listing,
+        trust:
+          options.untrusted || fresh.config.trust[name] === 'untrusted' ? ('untrusted' as const) : ('trusted' as const),
+      }
+    }),
+  )
 
   const {allocation, branchSource, base, submodules, listing, trust} = placed
   if (workspace.config.worktrees.copy.length > 0) context.progress?.step('copying ignored files from main')
@@ -276,6 +286,17 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
     trust,
     machine: trust === 'untrusted' ? worktreeMachineName(workspace.prefix, name) : workspace.config.machine.name,
     machineBackend: workspace.config.machine.backend,
+  }
+}
+
+/** The InterruptedError a checkpoint throws once a signal came, else undefined. */
+function checkpoint(interrupt: Interrupt): InterruptedError | undefined {
+  try {
+    interrupt.check()
+    return undefined
+  } catch (error) {
+    if (error instanceof InterruptedError) return error
+    throw error
   }
 }
 
