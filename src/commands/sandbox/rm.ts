@@ -8,7 +8,7 @@ export default class SandboxRm extends BaseCommand {
   static aliases = ['sandbox:remove']
   static summary = 'Remove a sandbox pod and release its caches'
   static description =
-    'Refuses (exit 3) while a slot holds modified or untracked files, or commits the cache and origin lack (on a branch, a detached HEAD or in a stash), listing them. --force first saves, under <state dir>/sandboxes/<name>/, per slot a git bundle of just those commits and a patch per dirty worktree, and prints the command that restores them. --dry-run prints the plan, also when rm would refuse. A sandbox whose pod is not running (stopped, or after a reboot) cannot be checked: rm refuses (exit 3) unless --force, which removes it and its /work unchecked. A sandbox whose pod was removed outside yard has its leftovers (leases, record, pin) cleaned.'
+    'Refuses (exit 3) while a slot holds modified or untracked files, or commits the cache and origin lack (on a branch, a detached HEAD or in a stash), listing them. --force first saves, under <state dir>/sandboxes/<name>/, per slot a git bundle of just those commits and a patch per dirty worktree, and prints the command that restores them. --dry-run prints the plan, also when rm would refuse. A sandbox whose pod is not running (stopped, or after a reboot) cannot be checked: rm refuses (exit 3) unless --force, which removes it and its /work unchecked. A sandbox whose pod (or workspace container) was removed outside yard has its leftovers (pod, leases, record, pin) cleaned; its work volume, which may hold unsaved work, goes only with --force.'
 
   static examples = ['<%= config.bin %> sandbox rm feat', '<%= config.bin %> sandbox rm feat --force --dry-run']
   static args = {name: Args.string({description: 'sandbox name', required: true})}
@@ -41,9 +41,13 @@ function render(result: RemoveResult, force: boolean): string {
   const lines: string[] = []
   if (result.lost)
     lines.push(
-      `the pod ${result.project} of sandbox ${result.name} is gone (removed outside yard); ${result.dryRun ? 'would clean' : 'cleaned'} what it left:`,
+      `${result.goes.includes(`pod ${result.project}`) ? `the workspace container of sandbox ${result.name}` : `the pod ${result.project} of sandbox ${result.name}`} is gone (removed outside yard, or a removal cut short); ${result.dryRun ? 'would clean' : 'cleaned'} what it left:`,
     )
-  if (result.unchecked)
+  if (result.lost && result.unchecked)
+    lines.push(
+      `its /work ${result.dryRun ? 'cannot be checked for unsaved work' : 'was not checked for unsaved work and is gone'}`,
+    )
+  else if (result.unchecked)
     lines.push(
       `the pod of sandbox ${result.name} is not running: ${result.dryRun ? 'its /work cannot be checked for unsaved work' : 'its /work was not checked for unsaved work and is gone'}`,
     )

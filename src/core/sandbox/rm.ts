@@ -79,7 +79,7 @@ export async function removeSandbox(
   const target = sandboxTarget(session.workspace, context, options.name)
   const sandbox = await session.backend.get(target, session.runtime)
   const caches = await openSandboxCache(context, backends, session.workspace)
-  if (!sandbox) return {result: await removeLost(context, session, caches, target, options)}
+  if (!sandbox) return removeLost(context, session, caches, target, options)
 
   // Only a running pod can be asked what its /work holds; a stopped one (a reboot, `podman pod
   // stop`) keeps the volume, and removing it unasked could delete commits that exist nowhere else.
@@ -138,7 +138,10 @@ export async function removeSandbox(
   const saved: SandboxSaved = savedIn
     ? await session.backend.save(sandbox, work, savedIn)
     : {files: [], bundles: [], patches: []}
-  context.progress?.step(`removing pod ${sandbox.project}`)
+  // Said before the pod goes, so that a removal cut short still tells where the work went.
+  context.progress?.step(
+    `removing pod ${sandbox.project}${savedIn ? ` (its unsaved work is saved under ${savedIn})` : ''}`,
+  )
   await session.backend.remove(sandbox)
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
   for (const repo of leases) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
@@ -157,8 +160,8 @@ async function removeLost(
   session: SandboxSession,
   caches: {cache: CacheBackend; root: string},
   target: Target,
-  options: {name: string; dryRun: boolean},
-): Promise<RemoveResult> {
+  options: {name: string; dryRun: boolean; force: boolean},
+): Promise<{result: RemoveResult; refusal?: RefusedError}> {
   const {name} = options
   const {project} = target
   const noSandbox = new InputError(`there is no sandbox ${name} (pod ${project}) on the ${session.runtime} runtime`, {
@@ -179,6 +182,17 @@ async function removeLost(
     ...leased.map((row) => `lease sandbox ${project} on the cache ${row.key}`),
     ...(pin ? [pin] : []),
   ]
+  // The work volume outlives its pod: it is the sandbox's /work, which no running pod can be
+  // asked about any more, so it goes only with --force (as for a stopped pod).
+  const volume = kept.find((what) => what.startsWith('volume '))?.slice('volume '.length)
+  const refusal =
+    volume && !options.force
+      ? new RefusedError(`cannot look for unsaved work in the sandbox ${name}: its workspace container is gone`, {
+          why: `its /work is the volume ${volume}, which may hold commits and changes that exist nowhere else, and only a running sandbox can be asked what it holds`,
+          fix: `copy out what you need (podman run --rm -v ${volume}:/work:ro IMAGE ls /work), then yard sandbox rm ${name} --force (--dry-run shows what goes)`,
+        })
+      : undefined
+  if (refusal && !options.dryRun) throw refusal
   if (!options.dryRun) {
     await session.backend.clearLost!(project, session.runtime, {dryRun: false})
     for (const row of leased) {
@@ -192,13 +206,13 @@ async function removeLost(
     await deletePin(context, session, name)
   }
 
-  return {
+  const result: RemoveResult = {
     name,
     project,
     runtime: session.runtime,
     dryRun: options.dryRun,
     lost: true,
-    unchecked: false,
+    unchecked: volume !== undefined,
     unsaved: [],
     toSave: {bundles: [], patches: []},
     savedIn: null,
@@ -207,6 +221,7 @@ async function removeLost(
     goes,
     removed: !options.dryRun,
   }
+  return {result, ...(refusal && {refusal})}
 }
 
 /**

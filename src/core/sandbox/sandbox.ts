@@ -12,7 +12,7 @@ import type {OffsetSource, Target} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
-import {InputError, YardError} from '../../sdk/errors.js'
+import {InputError, RefusedError, YardError} from '../../sdk/errors.js'
 import {portsFor, validateName} from '../identity/identity.js'
 import {buildTarget, openWorkspace, type Workspace} from '../workspace/workspace.js'
 import {clusterSettings} from './cluster-settings.js'
@@ -168,7 +168,50 @@ export async function listSandboxes(
 ): Promise<SandboxListRow[]> {
   const session = await openSandboxes(context, backends, runtimeFlag)
   const summaries = await session.backend.list(session.workspace.prefix, {timeoutMs: 10_000, runtime: session.runtime})
-  const sandboxes = await Promise.all(summaries.map(async (summary) => requireSandbox(context, session, summary.name)))
+  // A pod that another checkout owns (two clones of one repository share its prefix), or that
+  // yard did not make, is not this project's: left out with a note, not a failure of the list.
+  // A listed pod whose workspace container is gone is one row that says so (`yard sandbox rm`
+  // removes it), from the record this host kept of it where there is one.
+  const found = await Promise.all(
+    summaries.map(async (summary) => {
+      if (!Number.isInteger(summary.offset)) {
+        context.warn(
+          `note: not listed: the pod ${summary.project} has the prefix's label but no offset label (yard did not make it)`,
+        )
+        return undefined
+      }
+
+      try {
+        return await requireSandbox(context, session, summary.name)
+      } catch (error) {
+        if (error instanceof RefusedError) {
+          context.warn(`note: not listed: ${error.message} (${error.why ?? ''})`)
+          return undefined
+        }
+
+        if (!(error instanceof InputError)) throw error
+        const probe = sandboxTarget(session.workspace, context, summary.name, {
+          offset: summary.offset,
+          offsetSource: 'label',
+        })
+        const kept = await session.backend.recorded?.(probe, session.runtime).catch(() => undefined)
+        const sandbox: SandboxRecord = {
+          ...(kept ?? {spec: {repos: []} as unknown as SandboxRecord['spec'], owner: probe.owner}),
+          ...summary,
+        }
+        return {
+          target: probe,
+          sandbox,
+          broken: `its workspace container is gone (\`yard sandbox rm ${summary.name}\` removes the pod)`,
+        }
+      }
+    }),
+  )
+  const sandboxes = found.filter((entry) => entry !== undefined) as Array<{
+    target: Target
+    sandbox: SandboxRecord
+    broken?: string
+  }>
   const keys = [...new Set(sandboxes.flatMap(({sandbox}) => sandbox.spec.repos.map((repo) => repo.key)))]
   const nodeStates = keys.length > 0 ? await session.backend.cacheStates?.(session.runtime, keys) : undefined
   let freshness: (key: string, node: string | undefined) => Freshness
@@ -197,7 +240,8 @@ export async function listSandboxes(
   // One exec per running pod, a few at a time: 50 sandboxes are not 50 engine calls in a row. A
   // pod that cannot be read (its container gone under a running pod) is one row that says so.
   const limit = pLimit(LIST_READS_AT_ONCE)
-  const read = await limit.map(sandboxes, async ({sandbox}) => {
+  const read = await limit.map(sandboxes, async ({sandbox, broken}) => {
+    if (broken !== undefined) return {worktrees: [], error: broken}
     if (sandbox.phase !== 'Running') return {worktrees: []}
     try {
       return {worktrees: await session.backend.worktrees(sandbox)}

@@ -13,8 +13,9 @@ import type {BackendContext} from '../../sdk/target.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
-import {OperationError} from '../../sdk/errors.js'
+import {OperationError, RefusedError} from '../../sdk/errors.js'
 import {asksRoot, podAsksPath} from '../../sdk/fetch-through.js'
+import {OWNER_LABEL} from '../../sdk/labels.js'
 import {claimsByPod, dropClaim, readClaim} from './claims.js'
 import {PREFIX_LABEL, SPEC_ANNOTATION, WORK_VOLUME, WORKSPACE_CONTAINER} from './manifest.js'
 import {POOL_LABEL, WARM_ANNOTATION} from './pool-labels.js'
@@ -134,6 +135,7 @@ export class PodmanRuntime implements SandboxRuntime {
       labels?: Record<string, string>
     }
     const {name} = metadata
+    await this.refuseInTheWay(name)
     // A pod of a project's own name is that sandbox: a claim left for the project (its pool pod
     // gone) would send exec, attach and remove to the dead pool pod instead.
     const stale = readClaim(this.context.stateDir, name)
@@ -176,6 +178,32 @@ export class PodmanRuntime implements SandboxRuntime {
     }
   }
 
+  /**
+   * Refuses to play a pod where one of that name, or its work volume, already is: a failed play
+   * removes what it made, and must never remove what it did not (a pod made by hand, or a
+   * sandbox whose workspace container was removed outside yard, whose volume holds its `/work`).
+   * @throws RefusedError (exit 3) naming what is in the way and how to look at it.
+   */
+  private async refuseInTheWay(name: string): Promise<void> {
+    const volume = `${name}-${WORK_VOLUME}`
+    const [pod, work] = await Promise.all([
+      this.podExists(name),
+      this.context.runner.run('podman', ['volume', 'exists', volume], {allowFailure: true}),
+    ])
+    if (pod !== true && work.exitCode !== 0) return
+    const what = pod === true ? `a pod named ${name}` : `the volume ${volume}`
+    throw new RefusedError(`cannot make the sandbox pod ${name}: ${what} exists`, {
+      why:
+        pod === true
+          ? `yard finds no sandbox in it (no ${containerOf(name)} container: made outside yard, or its workspace container was removed), and it never replaces a pod it did not make: its volume may hold unsaved work`
+          : `it is the /work of an earlier pod ${name} that was removed outside yard, and may hold unsaved work`,
+      fix:
+        pod === true
+          ? `look at it (podman pod inspect ${name}; podman volume ls); remove it yourself (podman pod rm ${name}) once nothing in it is needed, or choose another sandbox name`
+          : `copy out what you need (podman run --rm -v ${volume}:/work IMAGE …), then \`yard sandbox rm\` of the sandbox's name removes what it left; or choose another sandbox name`,
+    })
+  }
+
   async remove(project: string): Promise<void> {
     const name = this.podOf(project)
     // A claimed pod's host ports are its relay's: free when remove returns (port-relay.ts).
@@ -212,8 +240,9 @@ export class PodmanRuntime implements SandboxRuntime {
   }
 
   /**
-   * What a pod removed outside yard (`podman pod rm`) left behind: the annotations kept beside it
-   * and its work volume, as `record PATH` / `volume NAME`; removed unless `dryRun`.
+   * What a pod removed outside yard (`podman pod rm`) left behind: the pod itself when only its
+   * workspace container went, the annotations kept beside it and its work volume, as `pod NAME`,
+   * `record PATH` / `volume NAME`; removed unless `dryRun`.
    */
   async leftovers(project: string, options: {dryRun: boolean}): Promise<string[]> {
     const name = this.podOf(project)
@@ -232,15 +261,37 @@ export class PodmanRuntime implements SandboxRuntime {
 
     const file = this.annotationsFile(name)
     const work = `${name}-${WORK_VOLUME}`
-    const volume =
-      (await this.context.runner.run('podman', ['volume', 'exists', work], {allowFailure: true})).exitCode === 0
+    // The pod itself is left when only its workspace container went (`podman rm` of it, or a
+    // removal cut short after the container): nothing in it runs the sandbox any more.
+    // It goes only when it carries the owner yard recorded when it played it: a pod of that name
+    // made by hand, or by another checkout, is not this sandbox's to remove.
+    const [volume, podLabels, kept] = await Promise.all([
+      this.context.runner
+        .run('podman', ['volume', 'exists', work], {allowFailure: true})
+        .then((result) => result.exitCode === 0),
+      this.context.runner
+        .run('podman', ['pod', 'inspect', '--format', '{{json .Labels}}', name], {allowFailure: true})
+        .then((result) =>
+          result.exitCode === 0 ? (JSON.parse(result.stdout.trim() || 'null') as Record<string, string> | null) : null,
+        )
+        .catch(() => null),
+      this.record(name),
+    ])
+    const recordedOwner = kept.labels?.[OWNER_LABEL]
+    const pod = podLabels !== null && recordedOwner !== undefined && podLabels?.[OWNER_LABEL] === recordedOwner
     const asks = asksRoot(this.context.stateDir, name)
     const found = [
+      ...(pod ? [`pod ${name}`] : []),
       ...(existsSync(file) ? [`record ${file}`] : []),
       ...(existsSync(asks) ? [`asks ${asks}`] : []),
       ...(volume ? [`volume ${work}`] : []),
     ]
     if (!options.dryRun) {
+      if (pod)
+        await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {
+          timeoutMs: PLAY_BUDGET_MS,
+          budget: 'podman pod rm',
+        })
       if (volume) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
       await fs.rm(file, {force: true})
       await fs.rm(asks, {recursive: true, force: true})

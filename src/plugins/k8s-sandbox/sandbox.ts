@@ -192,12 +192,14 @@ export class K8sSandbox implements SandboxBackend {
   }
 
   /**
-   * On podman, a pod `podman pod exists` denies: its kept annotations and work volume. On a
-   * cluster nothing of a pod stays on this machine (and Repos stay by design): undefined.
+   * On podman, a sandbox `get` found no workspace container of: its pod when that is left (and
+   * carries the owner yard recorded), its kept annotations and work volume. On a cluster nothing
+   * of a pod stays on this machine (and Repos stay by design), and where podman cannot tell
+   * whether the pod exists: undefined.
    */
   async clearLost(project: string, runtimeId: string, options: {dryRun: boolean}): Promise<string[] | undefined> {
     const runtime = this.runtime(runtimeId)
-    if (!(runtime instanceof PodmanRuntime) || (await runtime.exists(project)) !== false) return undefined
+    if (!(runtime instanceof PodmanRuntime) || (await runtime.exists(project)) === undefined) return undefined
     return runtime.leftovers(project, options)
   }
 

@@ -13,7 +13,7 @@ import path from 'node:path'
 
 import {PROBE_GRACE_MS} from '../../../src/plugins/git-cache/leases.js'
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
-import {ensureDefaultImage, podman, sweep} from '../../support/podman.js'
+import {BUSYBOX_IMAGE, ensureBusyboxImage, ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
 import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {inPod, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
@@ -81,6 +81,7 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
   before(async () => {
     sweep(SANDBOX_TEST_PREFIX)
     await ensureDefaultImage()
+    await ensureBusyboxImage()
     upstream = makeHistory('app', 300)
     lib = makeUpstream('lib')
     fixture = makeApp(prefix, 'WEB_PORT = 38800')
@@ -269,7 +270,7 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
     const dry = await run(['sandbox', 'rm', 'lost', '--dry-run'])
     expect(dry.exitCode, dry.stderr).to.equal(0)
     expect(dry.stdout).to.include(
-      `the pod ${pod} of sandbox lost is gone (removed outside yard); would clean what it left:`,
+      `the pod ${pod} of sandbox lost is gone (removed outside yard, or a removal cut short); would clean what it left:`,
     )
     expect(existsSync(lease) && existsSync(record)).to.equal(true)
 
@@ -286,5 +287,88 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
     expect(again.stderr).to.include(`there is no sandbox lost (pod ${pod})`)
     const evicted = await run(['cache', 'evict', lone])
     expect(evicted.exitCode, evicted.stderr).to.equal(0)
+  })
+
+  it('a pod in the way is never removed by a create: one made by hand, or one whose workspace container is gone; list shows the latter as a row and leaves out a pod another checkout owns; rm removes it with --force', async () => {
+    const lone = makeUpstream('husk')
+    // A pod of the sandbox's name made by hand, with a container of its own: create refuses, keeps it.
+    const hand = `${prefix}-handmade`
+    podman('pod', 'create', '--name', hand)
+    podman('create', '--pod', hand, '--name', `${hand}-mine`, BUSYBOX_IMAGE, 'sleep', '600')
+    const inTheWay = await run(['sandbox', 'create', 'handmade', '--repo', lone])
+    expect(inTheWay.exitCode, inTheWay.stderr).to.equal(3)
+    expect(inTheWay.stderr).to.include(`cannot make the sandbox pod ${hand}: a pod named ${hand} exists`)
+    expect(podExists(hand)).to.equal(true)
+    expect(podmanTry('container', 'exists', `${hand}-mine`).status).to.equal(0)
+    podman('pod', 'rm', '--force', '--time', '0', hand)
+
+    // A sandbox whose workspace container was removed: listed as such, not a failure of the list.
+    const pod = `${prefix}-husk`
+    const created = await run(['sandbox', 'create', 'husk', '--repo', lone])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    podman('rm', '--force', '--time', '0', `${pod}-workspace`)
+    // Another checkout's pod under the same prefix is left out with a note.
+    const alien = `${prefix}-alien`
+    podman(
+      'pod',
+      'create',
+      '--name',
+      alien,
+      '--label',
+      `yard.dev/prefix=${prefix}`,
+      '--label',
+      'yard.dev/owner=0123456789ab',
+      '--label',
+      'yard.dev/name=alien',
+      '--label',
+      'yard.dev/offset=5',
+    )
+    podman(
+      'create',
+      '--pod',
+      alien,
+      '--name',
+      `${alien}-workspace`,
+      '--label',
+      'yard.dev/owner=0123456789ab',
+      BUSYBOX_IMAGE,
+      'sleep',
+      '600',
+    )
+    const listed = await run(['sandbox', 'list', '--json'])
+    expect(listed.exitCode, listed.stderr).to.equal(0)
+    const rows = listed.json as Array<{name: string; worktreesError?: string}>
+    expect(rows.map((row) => row.name))
+      .to.include('husk')
+      .and.not.include('alien')
+    expect(rows.find((row) => row.name === 'husk')!.worktreesError).to.include('its workspace container is gone')
+    expect(listed.stderr).to.include(`not listed: the pod ${alien} belongs to another checkout`)
+    podman('pod', 'rm', '--force', '--time', '0', alien)
+
+    const again = await run(['sandbox', 'create', 'husk', '--repo', lone])
+    expect(again.exitCode, again.stderr).to.equal(3)
+    expect(again.stderr).to.include(`a pod named ${pod} exists`)
+    expect(podExists(pod)).to.equal(true)
+    expect(podmanTry('volume', 'exists', `${pod}-work`).status).to.equal(0)
+
+    const refused = await run(['sandbox', 'rm', 'husk'])
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.include(
+      'cannot look for unsaved work in the sandbox husk: its workspace container is gone',
+    )
+    const dry = await run(['sandbox', 'rm', 'husk', '--dry-run'])
+    expect(dry.exitCode).to.equal(3)
+    expect(dry.stdout)
+      .to.include('the workspace container of sandbox husk is gone')
+      .and.include(`would remove pod ${pod}`)
+    expect(podExists(pod)).to.equal(true)
+    const removed = await run(['sandbox', 'rm', 'husk', '--force'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(removed.stdout).to.include(`removed pod ${pod}`)
+    expect(podExists(pod)).to.equal(false)
+    expect(podmanTry('volume', 'exists', `${pod}-work`).status).to.equal(1)
+    const made = await run(['sandbox', 'create', 'husk', '--repo', lone])
+    expect(made.exitCode, made.stderr).to.equal(0)
+    expect((await run(['sandbox', 'rm', 'husk', '--force'])).exitCode).to.equal(0)
   })
 })
