@@ -16,6 +16,7 @@ import {shellCommand} from '../../sdk/shell.js'
 import {nameProblem} from '../identity/identity.js'
 import {stateDir} from '../kernel/state.js'
 import {execInBox} from '../machine/box.js'
+import {gitLinkProblem} from '../workspace/git-link.js'
 import {openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {recordExec} from './exec-registry.js'
 import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
@@ -97,9 +98,17 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
   if (!request.local && request.name !== undefined && request.name !== 'main') {
     workspace = await openWorkspace(context)
     const checkout = worktreePath(workspace, request.name)
-    // A directory of the worktrees root that is no checkout (no `.git` in it) is no worktree.
+    // A directory of the worktrees root that is no checkout (no `.git` in it), or another
+    // repository's, is no worktree.
     const present = existsSync(checkout)
-    if (!present || !existsSync(path.join(checkout, '.git'))) {
+    const linkProblem =
+      present && existsSync(path.join(checkout, '.git')) ? gitLinkProblem(workspace.commonDir, checkout) : undefined
+    const problem = present
+      ? existsSync(path.join(checkout, '.git'))
+        ? linkProblem && `is no worktree of this repository (${linkProblem})`
+        : 'is not a git worktree (it has no .git)'
+      : 'does not exist'
+    if (problem) {
       if (await sandboxExists(context, backends, request.name)) {
         return execInSandbox(context, backends, {
           name: request.name,
@@ -110,15 +119,12 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
       }
 
       const {name} = request
-      throw new InputError(
-        `there is no worktree ${name}: ${checkout} ${present ? 'is not a git worktree (it has no .git)' : 'does not exist'}, and no sandbox is named ${name}`,
-        {
-          why: `\`yard exec ${name}\` runs in the box of worktree ${name}, else in sandbox ${name} (NAME/BRANCH names a sandbox's branch)`,
-          fix: present
-            ? `${checkout} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
-            : `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,
-        },
-      )
+      throw new InputError(`there is no worktree ${name}: ${checkout} ${problem}, and no sandbox is named ${name}`, {
+        why: `\`yard exec ${name}\` runs in the box of worktree ${name}, else in sandbox ${name} (NAME/BRANCH names a sandbox's branch)`,
+        fix: present
+          ? `${checkout} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
+          : `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,
+      })
     }
   }
 

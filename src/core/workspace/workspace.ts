@@ -22,7 +22,7 @@ import {
 } from '../identity/identity.js'
 import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
 import {type DiscoveredRepository, discoverFromFiles} from './discover.js'
-import {checkGitLink} from './git-link.js'
+import {checkGitLink, gitLinkProblem} from './git-link.js'
 import {untrustedCheckoutAt} from './untrusted-checkouts.js'
 
 export interface Workspace {
@@ -425,7 +425,7 @@ export async function resolveTarget(
   const workspace = options.workspace ?? (await openWorkspace(context))
   const {name, isMain} = targetName(workspace, context, flag)
   const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
-  if (options.requireCheckout) requireCheckout(target)
+  if (options.requireCheckout) requireCheckout(target, workspace.commonDir)
   else noteMissingCheckout(target, context)
   if (!isMain && workspace.config.trust[name] === 'untrusted')
     checkGitLink(workspace.commonDir, target.checkoutPath, name)
@@ -433,15 +433,30 @@ export async function resolveTarget(
 }
 
 /**
- * Refuses a named worktree that has no directory, for verbs that would create something for it.
+ * Refuses a named worktree that has no directory, or whose directory is no linked worktree of
+ * this repository (a plain directory, another repository: gitrepository-layout(5), a worktree's
+ * `.git` is a file naming `<common dir>/worktrees/<id>`), for verbs that would create something
+ * for it.
  * @throws InputError (exit 2) naming the worktree, its path and `yard worktree list`.
  */
-export function requireCheckout(target: Target): void {
-  if (target.isMain || existsSync(target.checkoutPath)) return
-  throw new InputError(`there is no worktree ${target.name}: ${target.checkoutPath} does not exist`, {
-    why: "this command starts or reads the stack from the checkout's own files, so it needs the checkout",
-    fix: `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
-  })
+export function requireCheckout(target: Target, commonDir: string): void {
+  if (target.isMain) return
+  const present = existsSync(target.checkoutPath)
+  const problem = present
+    ? existsSync(path.join(target.checkoutPath, '.git'))
+      ? gitLinkProblem(commonDir, target.checkoutPath)
+      : `${path.join(target.checkoutPath, '.git')} does not exist`
+    : undefined
+  if (present && problem === undefined) return
+  throw new InputError(
+    `there is no worktree ${target.name}: ${target.checkoutPath} ${present ? `is no worktree of this repository (${problem})` : 'does not exist'}`,
+    {
+      why: "this command starts or reads the stack from the checkout's own files, so it needs the checkout",
+      fix: present
+        ? `${target.checkoutPath} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
+        : `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
+    },
+  )
 }
 
 /** Says so when a named worktree has no directory: its identity is shown all the same. */

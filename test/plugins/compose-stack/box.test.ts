@@ -143,6 +143,16 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
       expect(plain.stderr).to.include('is in the way of a worktree of that name')
     }
 
+    // Another repository in the worktrees root is no worktree either, for exec and for box up.
+    const foreign = path.join(path.dirname(feat), 'foreign')
+    git(path.dirname(feat), 'init', '-q', foreign)
+    const other = built(['exec', 'foreign', '--', 'true'])
+    expect(other, other.stderr).to.deep.include({status: 2, oclif: false})
+    expect(other.stderr).to.include(`there is no worktree foreign: ${foreign} is no worktree of this repository`)
+    const boxed = cli(['box', 'up', '--worktree', 'foreign'])
+    expect(boxed.status, boxed.stderr).to.equal(2)
+    expect(boxed.stderr).to.include('is no worktree of this repository')
+
     for (const name of ['.', '', 'Feat']) {
       const invalid = built(['exec', name, '--', 'true'])
       expect(invalid, invalid.stderr).to.deep.include({status: 2, oclif: false})
