@@ -16,8 +16,7 @@ import {shellCommand} from '../../sdk/shell.js'
 import {nameProblem} from '../identity/identity.js'
 import {stateDir} from '../kernel/state.js'
 import {execInBox} from '../machine/box.js'
-import {gitLinkProblem} from '../workspace/git-link.js'
-import {openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
+import {openWorkspace, registeredOrProblem, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {recordExec} from './exec-registry.js'
 import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
 
@@ -102,7 +101,9 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     // repository's, is no worktree.
     const present = existsSync(checkout)
     const linkProblem =
-      present && existsSync(path.join(checkout, '.git')) ? gitLinkProblem(workspace.commonDir, checkout) : undefined
+      present && existsSync(path.join(checkout, '.git'))
+        ? registeredOrProblem(workspace.commonDir, checkout)
+        : undefined
     const problem = present
       ? existsSync(path.join(checkout, '.git'))
         ? linkProblem && `is no worktree of this repository (${linkProblem})`

@@ -22,7 +22,7 @@ import {
 } from '../identity/identity.js'
 import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
 import {type DiscoveredRepository, discoverFromFiles} from './discover.js'
-import {checkGitLink, gitLinkProblem} from './git-link.js'
+import {adminDirOf, checkGitLink, gitLinkProblem} from './git-link.js'
 import {untrustedCheckoutAt} from './untrusted-checkouts.js'
 
 export interface Workspace {
@@ -444,7 +444,7 @@ export function requireCheckout(target: Target, commonDir: string): void {
   const present = existsSync(target.checkoutPath)
   const problem = present
     ? existsSync(path.join(target.checkoutPath, '.git'))
-      ? gitLinkProblem(commonDir, target.checkoutPath)
+      ? registeredOrProblem(commonDir, target.checkoutPath)
       : `${path.join(target.checkoutPath, '.git')} does not exist`
     : undefined
   if (present && problem === undefined) return
@@ -457,6 +457,16 @@ export function requireCheckout(target: Target, commonDir: string): void {
         : `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
     },
   )
+}
+
+/**
+ * Undefined when `checkout` is a linked worktree of the repository at `commonDir`: its `.git`
+ * link is sound, or git's administrative directory still names it (a link changed since is then
+ * the caller's to judge: checkGitLink for an untrusted worktree). Otherwise what is wrong.
+ */
+export function registeredOrProblem(commonDir: string, checkout: string): string | undefined {
+  const problem = gitLinkProblem(commonDir, checkout)
+  return problem === undefined || adminDirOf(commonDir, checkout) !== undefined ? undefined : problem
 }
 
 /** Says so when a named worktree has no directory: its identity is shown all the same. */
