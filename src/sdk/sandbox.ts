@@ -14,6 +14,8 @@ export interface SandboxSummary {
   offset: number
   /** The node the pod was scheduled on (a cluster runtime); undefined before scheduling or on podman. */
   node?: string
+  /** The owner label of the pod (the checkout that made it), when the runtime's listing has it. */
+  owner?: string
   /**
    * `warm` when the sandbox was claimed from a warm pool, `cold` when its pod was made for it
    * (undefined: the backend does not say).
@@ -237,11 +239,14 @@ export interface SandboxPull {
 /** Optional capability: clearing what a pod removed outside yard left behind. */
 export interface SandboxLostCleanup {
   /**
-   * For a sandbox whose pod is gone (removed outside yard): what the runtime still holds of it
-   * (podman: the kept annotations, the work volume), removed unless `dryRun`. Undefined when the
-   * pod exists or the runtime cannot tell. Optional: without it, such a sandbox's leftovers stay.
+   * For a sandbox whose pod is gone (removed outside yard), or only its workspace container: what
+   * the runtime still holds of it (podman: the pod, the kept annotations, the work volume),
+   * removed unless `dryRun`. `owner` is the checkout asking (Target.owner): what names another
+   * owner is refused. Undefined when the runtime cannot tell. Optional: without it, such a
+   * sandbox's leftovers stay.
+   * @throws RefusedError (exit 3) when the pod or its record belongs to another checkout.
    */
-  clearLost(project: string, runtime: string, options: {dryRun: boolean}): Promise<string[] | undefined>
+  clearLost(project: string, runtime: string, options: {dryRun: boolean; owner?: string}): Promise<string[] | undefined>
 }
 
 /** Optional capability: telling `yard cache evict` which of its borrowers are gone. */

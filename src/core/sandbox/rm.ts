@@ -165,9 +165,10 @@ async function removeLost(
   const {name} = options
   const {project} = target
   const noSandbox = new InputError(`there is no sandbox ${name} (pod ${project}) on the ${session.runtime} runtime`, {
-    fix: `create it with \`yard sandbox create ${name} --repo URL\`; yard sandbox list shows the sandboxes`,
+    why: 'nothing of it is left to remove: no pod, no record, no lease on a cache',
+    fix: `yard sandbox list shows the sandboxes there are${session.runtime === 'kubernetes' ? '' : ' (--runtime kubernetes for a cluster)'}`,
   })
-  const kept = await session.backend.clearLost?.(project, session.runtime, {dryRun: true})
+  const kept = await session.backend.clearLost?.(project, session.runtime, {dryRun: true, owner: target.owner})
   if (kept === undefined) throw noSandbox
   const leased =
     session.runtime === 'kubernetes'
@@ -194,7 +195,7 @@ async function removeLost(
       : undefined
   if (refusal && !options.dryRun) throw refusal
   if (!options.dryRun) {
-    await session.backend.clearLost!(project, session.runtime, {dryRun: false})
+    await session.backend.clearLost!(project, session.runtime, {dryRun: false, owner: target.owner})
     for (const row of leased) {
       if (row.url) await caches.cache.release(caches.root, row.url, borrowerOf(project))
       else

@@ -190,6 +190,14 @@ export async function listSandboxes(
         }
 
         if (!(error instanceof InputError)) throw error
+        const ours = sandboxTarget(session.workspace, context, summary.name).owner
+        if (summary.owner !== undefined && summary.owner !== ours) {
+          context.warn(
+            `note: not listed: the pod ${summary.project} belongs to another checkout (owner ${summary.owner})`,
+          )
+          return undefined
+        }
+
         const probe = sandboxTarget(session.workspace, context, summary.name, {
           offset: summary.offset,
           offsetSource: 'label',

@@ -166,8 +166,14 @@ export class PodmanRuntime implements SandboxRuntime {
         budget: 'podman kube play',
       })
       if (result.exitCode !== 0) {
-        // A pod that failed to start is not left behind (DESIGN.md §5.2: nothing left running).
-        await this.remove(name)
+        // A pod that failed to start is not left behind (DESIGN.md §5.2: nothing left running);
+        // a pod of that name without this manifest's owner was made by someone else meanwhile.
+        const found = await this.context.runner
+          .run('podman', ['pod', 'inspect', '--format', '{{json .Labels}}', name], {allowFailure: true})
+          .catch(() => undefined)
+        const labels =
+          found?.exitCode === 0 ? (JSON.parse(found.stdout.trim() || 'null') as Record<string, string> | null) : null
+        if (labels === null || labels[OWNER_LABEL] === metadata.labels?.[OWNER_LABEL]) await this.remove(name)
         throw new OperationError(`podman kube play of the sandbox pod ${name} failed (exit ${result.exitCode})`, {
           why: (result.stderr || result.stdout).trim() || undefined,
           fix: 'check the image (yard image build) and podman (yard doctor), then run yard sandbox create again',
@@ -244,7 +250,7 @@ export class PodmanRuntime implements SandboxRuntime {
    * workspace container went, the annotations kept beside it and its work volume, as `pod NAME`,
    * `record PATH` / `volume NAME`; removed unless `dryRun`.
    */
-  async leftovers(project: string, options: {dryRun: boolean}): Promise<string[]> {
+  async leftovers(project: string, options: {dryRun: boolean; owner?: string}): Promise<string[]> {
     const name = this.podOf(project)
     if (name !== project) {
       // A claimed pool pod removed outside yard: its claim goes with what the pod left.
@@ -278,7 +284,21 @@ export class PodmanRuntime implements SandboxRuntime {
       this.record(name),
     ])
     const recordedOwner = kept.labels?.[OWNER_LABEL]
-    const pod = podLabels !== null && recordedOwner !== undefined && podLabels?.[OWNER_LABEL] === recordedOwner
+    const podOwner = podLabels?.[OWNER_LABEL]
+    // Two clones of one repository share the state directory and the prefix: what names another
+    // checkout (its pod's label, else the record) is that checkout's, never this one's to remove.
+    const foreign =
+      options.owner !== undefined &&
+      (podLabels ? podOwner !== options.owner : recordedOwner !== undefined && recordedOwner !== options.owner)
+    if (foreign)
+      throw new RefusedError(
+        `the sandbox pod ${name} belongs to another checkout (owner ${(podLabels ? podOwner : recordedOwner) ?? 'none: made outside yard'})`,
+        {
+          why: `this checkout is owner ${options.owner}; project names clash when two clones share a prefix`,
+          fix: `run yard sandbox rm from the checkout that made it, or remove it yourself (podman pod rm ${name}) if it is yours`,
+        },
+      )
+    const pod = podLabels !== null && podOwner !== undefined && podOwner === (options.owner ?? recordedOwner)
     const asks = asksRoot(this.context.stateDir, name)
     const found = [
       ...(pod ? [`pod ${name}`] : []),

@@ -197,7 +197,11 @@ export class K8sSandbox implements SandboxBackend {
    * of a pod stays on this machine (and Repos stay by design), and where podman cannot tell
    * whether the pod exists: undefined.
    */
-  async clearLost(project: string, runtimeId: string, options: {dryRun: boolean}): Promise<string[] | undefined> {
+  async clearLost(
+    project: string,
+    runtimeId: string,
+    options: {dryRun: boolean; owner?: string},
+  ): Promise<string[] | undefined> {
     const runtime = this.runtime(runtimeId)
     if (!(runtime instanceof PodmanRuntime) || (await runtime.exists(project)) === undefined) return undefined
     return runtime.leftovers(project, options)
@@ -299,6 +303,7 @@ function summaryOf(pod: RuntimePod, runtime: string): SandboxSummary {
     runtime,
     phase: pod.phase,
     offset: Number(pod.labels[OFFSET_LABEL]),
+    ...(pod.labels[OWNER_LABEL] !== undefined && {owner: pod.labels[OWNER_LABEL]}),
     start,
     ...(pod.node && {node: pod.node}),
   }

@@ -14,7 +14,7 @@ import path from 'node:path'
 import {PROBE_GRACE_MS} from '../../../src/plugins/git-cache/leases.js'
 import {repoIdentity} from '../../../src/sdk/repo-identity.js'
 import {BUSYBOX_IMAGE, ensureBusyboxImage, ensureDefaultImage, podman, podmanTry, sweep} from '../../support/podman.js'
-import {cleanupTemp, git, tempDir} from '../../support/repo.js'
+import {cleanupTemp, git, makeRepo, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {inPod, makeApp, makeUpstream, podExists, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
 
@@ -348,6 +348,22 @@ describe('yard sandbox rm on podman kube play (DESIGN.md §5.2)', function () {
     const again = await run(['sandbox', 'create', 'husk', '--repo', lone])
     expect(again.exitCode, again.stderr).to.equal(3)
     expect(again.stderr).to.include(`a pod named ${pod} exists`)
+    expect(podExists(pod)).to.equal(true)
+    expect(podmanTry('volume', 'exists', `${pod}-work`).status).to.equal(0)
+
+    // Another clone of the repository (same prefix, same state directory) neither lists nor removes it.
+    const twin = makeRepo({'yard.toml': readFileSync(path.join(fixture.app, 'yard.toml'), 'utf8')})
+    const fromTwin = async (args: string[]) => yard(args, {cwd: twin, env: fixture.env})
+    const twinList = await fromTwin(['sandbox', 'list', '--json'])
+    expect(twinList.exitCode, twinList.stderr).to.equal(0)
+    expect((twinList.json as Array<{name: string}>).map((row) => row.name)).to.not.include('husk')
+    expect(twinList.stderr).to.include(`not listed: the pod ${pod} belongs to another checkout`)
+    for (const args of [['--force'], ['--force', '--dry-run']]) {
+      const twinRm = await fromTwin(['sandbox', 'rm', 'husk', ...args])
+      expect(twinRm.exitCode, twinRm.stderr).to.equal(3)
+      expect(twinRm.stderr).to.include(`the sandbox pod ${pod} belongs to another checkout`)
+    }
+
     expect(podExists(pod)).to.equal(true)
     expect(podmanTry('volume', 'exists', `${pod}-work`).status).to.equal(0)
 
