@@ -96,8 +96,12 @@ export class GitCache implements CacheBackend, CacheStore {
     const action = await this.withCacheLock(paths, 'add', this.budgets.cloneMs, async (runner) => {
       await discardHalfClone(paths)
       if (isPresent(paths)) {
-        this.context.progress?.step(`adopting the repository at ${paths.repo}`)
-        cached = ((await readRecord(paths))?.lastFetched ?? null) !== null
+        // A cache yard recorded is used as it is; one found in place without a record is adopted.
+        const recorded = await readRecord(paths)
+        this.context.progress?.step(
+          recorded ? `using the cache ${paths.key}` : `adopting the repository at ${paths.repo}`,
+        )
+        cached = (recorded?.lastFetched ?? null) !== null
         await this.adopt(paths, repo.url, repo.identity, runner)
         return 'adopted' as const
       }
