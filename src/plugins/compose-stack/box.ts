@@ -76,6 +76,7 @@ export class ComposeBox implements BoxCapability {
     if (box?.state === 'created') await this.engine.removeContainers([box.id], 0)
     else if (box) {
       await this.engine.startContainers([box.id])
+      await this.confirmRunning(target, box.id, 'its image', async () => undefined)
       await this.recordId(target, box.id)
       return true
     }
@@ -129,8 +130,33 @@ export class ComposeBox implements BoxCapability {
         if (madeNetwork) await this.engine.removeNetwork(network).catch(() => undefined)
         throw error
       })
-    await this.recordId(target, created.stdout.trim())
+    const id = created.stdout.trim()
+    await this.confirmRunning(target, id, spec.image, async () => {
+      await this.engine.removeContainers([id], 0).catch(() => undefined)
+      if (madeNetwork) await this.engine.removeNetwork(network).catch(() => undefined)
+    })
+    await this.recordId(target, id)
     return true
+  }
+
+  /**
+   * A box whose command ended at once (an image without `sleep`, an entrypoint that exits) is no
+   * box: `undo` removes what this `up` made, and the error says what the container printed.
+   * @throws OperationError (exit 1) when the container is not running right after its start.
+   */
+  private async confirmRunning(target: Target, id: string, image: string, undo: () => Promise<void>): Promise<void> {
+    const started = await this.engine.container(boxName(target))
+    if (started === undefined || started.state === 'running') return
+    const logs = await this.context.runner.run(this.engine.command, ['logs', '--tail', '3', id], {allowFailure: true})
+    const said = `${logs.stdout}\n${logs.stderr}`.trim().split('\n').filter(Boolean).at(-1)
+    await undo()
+    throw new OperationError(
+      `the box of ${target.name} stopped as soon as it started (${started.state}${started.exitCode === undefined ? '' : `, exit ${started.exitCode}`})`,
+      {
+        why: `the box runs \`sleep infinity\` in ${image} under podman's init${said ? `; it printed: ${said}` : ''}`,
+        fix: `set [box] image to an image with sh and sleep (yard's default image has both), then \`yard box down --worktree ${target.name}\` and \`yard box up --worktree ${target.name}\``,
+      },
+    )
   }
 
   /**

@@ -273,6 +273,21 @@ describe('the box and yard exec (DESIGN.md §4.2)', function () {
     expect(up.exitCode, up.stderr).to.equal(0)
     expect(names('ps', '--filter', `name=^${box}$`, '--format', '{{.Names}} {{.Command}}')[0]).to.include('sleep')
     expect((await yard(['box', 'down', '--worktree', name], {cwd: repo, env})).exitCode).to.equal(0)
+
+    // An image without sleep: the box ends at once; up says so and leaves nothing.
+    const scratch = tempDir('yard-nosleep')
+    writeFileSync(path.join(scratch, 'file'), 'x\n')
+    const tar = path.join(scratch, 'image.tar')
+    execFileSync('tar', ['-C', scratch, '-cf', tar, 'file'])
+    const noSleep = `localhost/${prefix}-nosleep:1`
+    podman('import', '--quiet', tar, noSleep)
+    writeFile(checkout, 'yard.toml', `[project]\nprefix = "${prefix}"\n\n[box]\nimage = "${noSleep}"\n`)
+    const ended = await yard(['box', 'up', '--worktree', name], {cwd: repo, env})
+    expect(ended.exitCode, ended.stderr).to.equal(1)
+    expect(ended.stderr).to.include(`the box of ${name} stopped as soon as it started`)
+    expect(names('ps', '-a', '--filter', `name=^${box}$`, '--format', '{{.Names}}')).to.deep.equal([])
+    expect(names('network', 'ls', '--format', '{{.Name}}')).to.not.include(`${prefix}-${name}_default`)
+    podman('rmi', noSleep)
   })
 
   it('box down removes the box; with nothing running it says so and exits 0', async () => {
