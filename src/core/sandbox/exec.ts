@@ -4,7 +4,6 @@
  * sandbox of that name; `--local` forces the box.
  */
 import {existsSync} from 'node:fs'
-import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
@@ -16,7 +15,7 @@ import {shellCommand} from '../../sdk/shell.js'
 import {nameProblem} from '../identity/identity.js'
 import {stateDir} from '../kernel/state.js'
 import {execInBox} from '../machine/box.js'
-import {openWorkspace, registeredOrProblem, type Workspace, worktreePath} from '../workspace/workspace.js'
+import {checkoutProblem, openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
 import {recordExec} from './exec-registry.js'
 import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
 
@@ -73,7 +72,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
       // No sandbox of that name, but a worktree: NAME/BRANCH was meant for the worktree's box.
       if (!(error instanceof InputError) || !error.message.startsWith(`there is no sandbox ${name} `)) throw error
       const workspace = await openWorkspace(context).catch(() => undefined)
-      if (!workspace || !existsSync(path.join(worktreePath(workspace, name), '.git'))) throw error
+      if (!workspace || checkoutProblem(workspace.commonDir, worktreePath(workspace, name)) !== undefined) throw error
       throw new InputError(error.message, {
         why: `${name} is a worktree, and NAME/BRANCH (or --sandbox) names a sandbox's branch: a worktree has one branch, its own`,
         fix: `yard exec ${name} -- CMD runs in the box of worktree ${name}`,
@@ -99,16 +98,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     const checkout = worktreePath(workspace, request.name)
     // A directory of the worktrees root that is no checkout (no `.git` in it), or another
     // repository's, is no worktree.
-    const present = existsSync(checkout)
-    const linkProblem =
-      present && existsSync(path.join(checkout, '.git'))
-        ? registeredOrProblem(workspace.commonDir, checkout)
-        : undefined
-    const problem = present
-      ? existsSync(path.join(checkout, '.git'))
-        ? linkProblem && `is no worktree of this repository (${linkProblem})`
-        : 'is not a git worktree (it has no .git)'
-      : 'does not exist'
+    const problem = checkoutProblem(workspace.commonDir, checkout)
     if (problem) {
       if (await sandboxExists(context, backends, request.name)) {
         return execInSandbox(context, backends, {
@@ -122,7 +112,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
       const {name} = request
       throw new InputError(`there is no worktree ${name}: ${checkout} ${problem}, and no sandbox is named ${name}`, {
         why: `\`yard exec ${name}\` runs in the box of worktree ${name}, else in sandbox ${name} (NAME/BRANCH names a sandbox's branch)`,
-        fix: present
+        fix: existsSync(checkout)
           ? `${checkout} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
           : `see \`yard worktree list\` and \`yard sandbox list\`; make one with \`yard worktree add ${name}\` or \`yard sandbox create ${name} --repo URL\``,
       })

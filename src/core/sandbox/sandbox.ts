@@ -190,18 +190,17 @@ export async function listSandboxes(
         }
 
         if (!(error instanceof InputError)) throw error
-        const ours = sandboxTarget(session.workspace, context, summary.name).owner
-        if (summary.owner !== undefined && summary.owner !== ours) {
+        const probe = sandboxTarget(session.workspace, context, summary.name, {
+          offset: summary.offset,
+          offsetSource: 'label',
+        })
+        if (summary.owner !== undefined && summary.owner !== probe.owner) {
           context.warn(
             `note: not listed: the pod ${summary.project} belongs to another checkout (owner ${summary.owner})`,
           )
           return undefined
         }
 
-        const probe = sandboxTarget(session.workspace, context, summary.name, {
-          offset: summary.offset,
-          offsetSource: 'label',
-        })
         const kept = await session.backend.recorded?.(probe, session.runtime).catch(() => undefined)
         const sandbox: SandboxRecord = {
           ...(kept ?? {spec: {repos: []} as unknown as SandboxRecord['spec'], owner: probe.owner}),

@@ -441,32 +441,31 @@ export async function resolveTarget(
  */
 export function requireCheckout(target: Target, commonDir: string): void {
   if (target.isMain) return
-  const present = existsSync(target.checkoutPath)
-  const problem = present
-    ? existsSync(path.join(target.checkoutPath, '.git'))
-      ? registeredOrProblem(commonDir, target.checkoutPath)
-      : `${path.join(target.checkoutPath, '.git')} does not exist`
-    : undefined
-  if (present && problem === undefined) return
-  throw new InputError(
-    `there is no worktree ${target.name}: ${target.checkoutPath} ${present ? `is no worktree of this repository (${problem})` : 'does not exist'}`,
-    {
-      why: "this command starts or reads the stack from the checkout's own files, so it needs the checkout",
-      fix: present
-        ? `${target.checkoutPath} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
-        : `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
-    },
-  )
+  const problem = checkoutProblem(commonDir, target.checkoutPath)
+  if (problem === undefined) return
+  throw new InputError(`there is no worktree ${target.name}: ${target.checkoutPath} ${problem}`, {
+    why: "this command starts or reads the stack from the checkout's own files, so it needs the checkout",
+    fix: existsSync(target.checkoutPath)
+      ? `${target.checkoutPath} is in the way of a worktree of that name: move it out of the worktrees root, or use another name; \`yard worktree list\` shows the worktrees`
+      : `see \`yard worktree list\` for the worktrees there are, or create this one with \`yard worktree add ${target.name}\``,
+  })
 }
 
 /**
- * Undefined when `checkout` is a linked worktree of the repository at `commonDir`: its `.git`
- * link is sound, or git's administrative directory still names it (a link changed since is then
- * the caller's to judge: checkGitLink for an untrusted worktree). Otherwise what is wrong.
+ * Why `checkout` (a path under the worktrees root) is no linked worktree of the repository at
+ * `commonDir`, as the end of a sentence naming it: `does not exist`, `is not a git worktree (it
+ * has no .git)`, `is no worktree of this repository (…)`; undefined when it is one. One is when
+ * its `.git` link is sound (gitrepository-layout(5): a file naming `<common dir>/worktrees/<id>`,
+ * whose `gitdir` names it back), or when git's administrative directory still names it: a link
+ * changed since is then the caller's to judge (checkGitLink for an untrusted worktree).
  */
-export function registeredOrProblem(commonDir: string, checkout: string): string | undefined {
+export function checkoutProblem(commonDir: string, checkout: string): string | undefined {
+  if (!existsSync(checkout)) return 'does not exist'
+  if (!existsSync(path.join(checkout, '.git'))) return 'is not a git worktree (it has no .git)'
   const problem = gitLinkProblem(commonDir, checkout)
-  return problem === undefined || adminDirOf(commonDir, checkout) !== undefined ? undefined : problem
+  return problem === undefined || adminDirOf(commonDir, checkout) !== undefined
+    ? undefined
+    : `is no worktree of this repository (${problem})`
 }
 
 /** Says so when a named worktree has no directory: its identity is shown all the same. */
