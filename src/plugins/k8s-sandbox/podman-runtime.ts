@@ -168,11 +168,7 @@ export class PodmanRuntime implements SandboxRuntime {
       if (result.exitCode !== 0) {
         // A pod that failed to start is not left behind (DESIGN.md §5.2: nothing left running);
         // a pod of that name without this manifest's owner was made by someone else meanwhile.
-        const found = await this.context.runner
-          .run('podman', ['pod', 'inspect', '--format', '{{json .Labels}}', name], {allowFailure: true})
-          .catch(() => undefined)
-        const labels =
-          found?.exitCode === 0 ? (JSON.parse(found.stdout.trim() || 'null') as Record<string, string> | null) : null
+        const labels = await this.podLabels(name)
         if (labels === null || labels[OWNER_LABEL] === metadata.labels?.[OWNER_LABEL]) await this.remove(name)
         throw new OperationError(`podman kube play of the sandbox pod ${name} failed (exit ${result.exitCode})`, {
           why: (result.stderr || result.stdout).trim() || undefined,
@@ -214,10 +210,7 @@ export class PodmanRuntime implements SandboxRuntime {
     const name = this.podOf(project)
     // A claimed pod's host ports are its relay's: free when remove returns (port-relay.ts).
     if (name !== project) await stopRelay(this.context.stateDir, project)
-    await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {
-      timeoutMs: PLAY_BUDGET_MS,
-      budget: 'podman pod rm',
-    })
+    await this.removePod(name)
     // Exactly the pod's own emptyDir volume: `<pod>-` is also the start of longer pods' names.
     // podman 4.3 plays it as an anonymous volume that `pod rm` already took; `--force` succeeds
     // for a missing volume, so no `volume exists` round trip first.
@@ -227,6 +220,27 @@ export class PodmanRuntime implements SandboxRuntime {
     if (name !== project) {
       await fs.rm(asksRoot(this.context.stateDir, project), {recursive: true, force: true})
       await dropClaim(this.context.stateDir, project, name)
+    }
+  }
+
+  /** `podman pod rm` of the pod of that very name, at once; a missing pod is no failure. */
+  private async removePod(pod: string): Promise<void> {
+    await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', pod], {
+      timeoutMs: PLAY_BUDGET_MS,
+      budget: 'podman pod rm',
+    })
+  }
+
+  /** The labels of the pod of that very name; null when there is none or podman cannot tell. */
+  private async podLabels(pod: string): Promise<Record<string, string> | null> {
+    const result = await this.context.runner
+      .run('podman', ['pod', 'inspect', '--format', '{{json .Labels}}', pod], {allowFailure: true})
+      .catch(() => undefined)
+    if (result?.exitCode !== 0) return null
+    try {
+      return (JSON.parse(result.stdout.trim() || 'null') as Record<string, string> | null) ?? {}
+    } catch {
+      return null
     }
   }
 
@@ -275,12 +289,7 @@ export class PodmanRuntime implements SandboxRuntime {
       this.context.runner
         .run('podman', ['volume', 'exists', work], {allowFailure: true})
         .then((result) => result.exitCode === 0),
-      this.context.runner
-        .run('podman', ['pod', 'inspect', '--format', '{{json .Labels}}', name], {allowFailure: true})
-        .then((result) =>
-          result.exitCode === 0 ? (JSON.parse(result.stdout.trim() || 'null') as Record<string, string> | null) : null,
-        )
-        .catch(() => null),
+      this.podLabels(name),
       this.record(name),
     ])
     const recordedOwner = kept.labels?.[OWNER_LABEL]
@@ -307,11 +316,7 @@ export class PodmanRuntime implements SandboxRuntime {
       ...(volume ? [`volume ${work}`] : []),
     ]
     if (!options.dryRun) {
-      if (pod)
-        await this.context.runner.run('podman', ['pod', 'rm', '--force', '--ignore', '--time', '0', name], {
-          timeoutMs: PLAY_BUDGET_MS,
-          budget: 'podman pod rm',
-        })
+      if (pod) await this.removePod(name)
       if (volume) await this.context.runner.run('podman', ['volume', 'rm', '--force', work])
       await fs.rm(file, {force: true})
       await fs.rm(asks, {recursive: true, force: true})
