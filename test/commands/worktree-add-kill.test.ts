@@ -74,6 +74,44 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     }
   })
 
+  it("a kill between git's creating `gitdir` and writing it (an empty file) is rolled back too", async () => {
+    const seed = seedRepo()
+    const env = cleanEnv(tempDir('state'))
+    const clone = () => {
+      const main = path.join(tempDir('kill'), 'app')
+      git(path.dirname(main), 'clone', '-q', seed, 'app')
+      return main
+    }
+
+    const clean = clone()
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: clean, env})).exitCode).to.equal(0)
+    const expected = addState(clean, 'feat')
+    // What builtin/worktree.c's add_worktree leaves when killed inside write_file of `gitdir`: the
+    // admin dir, its `locked` (initializing), an empty `gitdir`, and the branch `-b` made before.
+    const main = clone()
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const base = git(main, 'rev-parse', 'origin/main')
+    await writeAddJournal(path.join(main, '.git'), {
+      name: 'feat',
+      target,
+      branch: 'wt/feat',
+      branchSource: 'new',
+      commit: base,
+      pinBefore: null,
+    })
+    git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
+    git(main, 'branch', 'wt/feat', base)
+    const admin = path.join(main, '.git', 'worktrees', 'feat')
+    mkdirSync(admin, {recursive: true})
+    writeFileSync(path.join(admin, 'locked'), 'initializing')
+    writeFileSync(path.join(admin, 'gitdir'), '')
+    mkdirSync(target, {recursive: true})
+    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(rerun.exitCode, rerun.stderr).to.equal(0)
+    expect(rerun.stderr).to.contain('rolled back: removed the half-made worktree')
+    expect(addState(main, 'feat')).to.deep.equal(expected)
+  })
+
   it('SIGINT or SIGTERM during the checkout undoes the add at once (exit 130): no directory, branch, journal, lock or pin', async () => {
     const seed = seedRepo()
     const env = cleanEnv(tempDir('state'))

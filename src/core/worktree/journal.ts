@@ -69,7 +69,9 @@ async function readJournal(commonDir: string, name: string): Promise<AddJournal 
 /**
  * git's administrative directories of worktrees at `target`: `<common dir>/worktrees/<id>` whose
  * `gitdir` names `<target>/.git`, or — killed before git wrote it — whose id is the target's
- * basename (git's choice, with a number appended when taken) and which has no `gitdir` yet.
+ * basename (git's choice, with a number appended when taken) and whose `gitdir` is absent or
+ * empty. git's `write_file` creates the file and then writes it (builtin/worktree.c
+ * `add_worktree`), so a kill between the two leaves it empty.
  */
 async function adminDirs(commonDir: string, target: string): Promise<string[]> {
   const root = path.join(commonDir, 'worktrees')
@@ -80,7 +82,7 @@ async function adminDirs(commonDir: string, target: string): Promise<string[]> {
     const gitdir = await fs.readFile(path.join(root, id, 'gitdir'), 'utf8').catch(() => undefined)
     // Names are [a-z0-9-] (DESIGN.md §3.1), so the basename needs no escaping in a pattern.
     const ours =
-      gitdir === undefined
+      gitdir === undefined || gitdir.trim() === ''
         ? new RegExp(String.raw`^${base}\d*$`).test(id)
         : path.resolve(gitdir.trim()) === path.join(target, '.git')
     if (ours) found.push(path.join(root, id))
