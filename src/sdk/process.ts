@@ -1,9 +1,15 @@
 /**
- * The one process adapter (STYLE.md, "Processes and git"): argv arrays through execa, never a
- * shell string; `+ cmd` echo with `--verbose`; time budgets that kill the whole process group;
- * a typed failure carrying the command, exit code and stderr.
+ * The one process adapter (STYLE.md, "Processes and git"): argv arrays, never a shell string;
+ * `+ cmd` echo with `--verbose`; time budgets that kill the whole process group; a typed failure
+ * carrying the command, exit code and stderr.
+ *
+ * Two libraries of one family serve it. execa runs what yard reads or watches (captured output,
+ * input, line transforms, budgets); it is imported on the first such run, since its module graph
+ * costs more than the one engine call of `yard exec` it would lead to (DESIGN.md §9 "Start-up").
+ * A command that takes the terminal (exec, shell: `stdio: 'inherit'` with nothing to transform)
+ * runs through nano-spawn, execa's authors' small wrapper of node:child_process, with the same
+ * argv array and environment.
  */
-import {execa} from 'execa'
 import {onExit} from 'signal-exit'
 
 import {OperationError} from './errors.js'
@@ -187,12 +193,14 @@ export class ProcessRunner {
     const timeoutMs = capture ? capture.timeoutMs : options.timeoutMs
     const group = timeoutMs !== undefined && !inherit
     const lines = options.stdio === 'inherit' ? options.outputLines : undefined
+    if (inherit && filter === undefined && lines === undefined && options.input === undefined)
+      return this.settle(argv, options, await runOnTerminal(file, args, this.environment(options), options.cwd, hold))
     const forward =
       lines && forwardLines(lines, (text) => (capture ? capture.write('stdout', text) : process.stdout.write(text)))
+    const {execa} = await import('execa')
     const child = execa(file, args, {
       cwd: options.cwd,
-      // The runner's environment is the whole environment (the context's, which tests replace).
-      env: {...(this.options.env ?? process.env), ...options.env},
+      env: this.environment(options),
       extendEnv: false,
       input: options.input,
       stdin: inherit ? 'inherit' : options.input === undefined ? 'ignore' : undefined,
@@ -235,8 +243,9 @@ export class ProcessRunner {
     }
 
     const reportGroup = group && child.pid !== undefined ? this.options.onGroup : undefined
-    reportGroup?.(child.pid)
+    // The exit hook first: once the group is reported, a signal that ends yard must end it too.
     if (group && child.pid !== undefined) trackGroup(child.pid, file.split('/').at(-1) ?? file)
+    reportGroup?.(child.pid)
     let timedOut = false
     const timer = group
       ? setTimeout(() => {
@@ -253,8 +262,7 @@ export class ProcessRunner {
     if (timer) clearTimeout(timer)
     capture?.ended?.({timedOut})
     reportGroup?.(undefined)
-    const outcome: RunResult = {
-      argv,
+    return this.settle(argv, options, {
       exitCode: result.exitCode ?? (result.failed ? 1 : 0),
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
       stderr: held
@@ -265,7 +273,21 @@ export class ProcessRunner {
             : result.stderr
           : '',
       timedOut,
-    }
+      notFound: (result as {code?: string}).code === 'ENOENT',
+      timeoutMs,
+    })
+  }
+
+  /** The runner's environment is the whole environment (the context's, which tests replace), plus the run's. */
+  private environment(options: RunOptions): Record<string, string | undefined> {
+    return {...(this.options.env ?? process.env), ...options.env}
+  }
+
+  /** A run's outcome as `run` resolves or throws it: budget, not found, or a non-zero exit. */
+  private settle(argv: string[], options: RunOptions, ended: Ended): RunResult {
+    const {timedOut, notFound, timeoutMs} = ended
+    const file = argv[0]
+    const outcome: RunResult = {argv, exitCode: ended.exitCode, stdout: ended.stdout, stderr: ended.stderr, timedOut}
     if (timedOut) {
       outcome.exitCode = 124 // as timeout(1)
       if (!options.allowFailure) {
@@ -281,7 +303,6 @@ export class ProcessRunner {
       return outcome
     }
 
-    const notFound = (result as {code?: string}).code === 'ENOENT'
     if (notFound) {
       outcome.exitCode = 127
       if (!options.allowFailure) {
@@ -308,6 +329,52 @@ export class ProcessRunner {
   async git(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     return this.run('git', args, {...options, env: {GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...options.env}})
   }
+}
+
+/** How a child ended, before `settle` turns it into a RunResult or an error. */
+interface Ended {
+  exitCode: number
+  stdout: string
+  stderr: string
+  timedOut: boolean
+  notFound: boolean
+  timeoutMs?: number
+}
+
+/**
+ * Runs `file args…` on this terminal (stdin and stdout inherited; stderr too, unless `hold` asks
+ * for the engine's own failures to be held back) through nano-spawn, in yard's process group, so
+ * the terminal's signals reach it as they reach yard. `env` is the child's whole environment: a
+ * variable of this process it lacks is unset in the child. Like execa's `cleanup`, a child still
+ * running when yard exits is sent SIGTERM (signal-exit). Never rejects.
+ */
+async function runOnTerminal(
+  file: string,
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  cwd: string | undefined,
+  hold: ((line: string) => boolean) | undefined,
+): Promise<Ended> {
+  const {default: spawn} = await import('nano-spawn')
+  const unset = Object.fromEntries(Object.keys(process.env).map((key) => [key, undefined]))
+  const subprocess = spawn(file, args, {
+    cwd,
+    env: {...unset, ...env},
+    stdio: ['inherit', 'inherit', hold ? 'pipe' : 'inherit'],
+  })
+  const child = await subprocess.nodeChildProcess.catch(() => undefined)
+  const held =
+    hold && child?.stderr ? holdEngineErrors(child.stderr, hold, (text) => process.stderr.write(text)) : undefined
+  const removeHook = child ? onExit(() => void child.kill('SIGTERM')) : undefined
+  const ended = await subprocess.then(
+    () => ({exitCode: 0, notFound: false}),
+    (error: {exitCode?: number; cause?: {code?: string}}) => ({
+      exitCode: error.exitCode ?? 1,
+      notFound: error.cause?.code === 'ENOENT',
+    }),
+  )
+  removeHook?.()
+  return {...ended, stdout: '', stderr: held ? held() : '', timedOut: false}
 }
 
 const ERROR_PREFIX = 'Error: '
