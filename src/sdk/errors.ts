@@ -31,7 +31,9 @@ export interface YardErrorOptions {
 /**
  * Marks every YardError, whichever copy of this module made it: a backend plugin imports the
  * errors through `@yard-dev/cli/backend`, often from its own copy of the package, and its
- * errors must still render with their exit code (DESIGN.md §7).
+ * errors must still render with their exit code (DESIGN.md §7); a module yard imports lazily
+ * can also come from a second copy when the first was loaded as CommonJS (tests run under tsx).
+ * Its value is the names of the error's classes, from its own up to `YardError`.
  */
 const YARD_ERROR = Symbol.for('@yard-dev/cli.YardError')
 
@@ -42,12 +44,14 @@ export class YardError extends Error {
   readonly fix?: string
 
   /**
-   * `value instanceof YardError` holds for a YardError of any copy of this module (checked by a
-   * registered symbol); the subclasses keep the plain prototype check.
+   * `value instanceof YardError` (or a subclass: `InputError`, …) holds for an error made by any
+   * copy of this module: by the prototype chain, else by the registered symbol naming its classes.
    */
   static [Symbol.hasInstance](value: unknown): boolean {
-    if (this !== YardError) return Function.prototype[Symbol.hasInstance].call(this, value)
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[YARD_ERROR] === true
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
+    if (typeof value !== 'object' || value === null) return false
+    const classes = (value as Record<symbol, unknown>)[YARD_ERROR]
+    return Array.isArray(classes) && classes.includes(this.name)
   }
 
   constructor(code: ExitCodeValue, what: string, options: YardErrorOptions = {}) {
@@ -57,7 +61,14 @@ export class YardError extends Error {
     // A tool's stderr (an ENOSPC checkout prints a line per file) is bounded here, once for every error.
     this.why = options.why === undefined ? undefined : boundLines(options.why)
     this.fix = options.fix
-    Object.defineProperty(this, YARD_ERROR, {value: true})
+    const classes: string[] = []
+    for (
+      let kind: unknown = new.target;
+      typeof kind === 'function' && kind !== Error;
+      kind = Object.getPrototypeOf(kind)
+    )
+      classes.push(kind.name)
+    Object.defineProperty(this, YARD_ERROR, {value: classes})
   }
 
   /**
