@@ -7,7 +7,7 @@ import type {Origin, ProjectConfig} from './config.js'
 
 import {openWorkspace, targetName, worktreePath} from '../workspace/workspace.js'
 import {knownKeys} from './config-schema.js'
-import {loadConfig} from './config.js'
+import {configCachePath, loadConfig} from './config.js'
 
 export type ConfigReport = Record<string, {value: unknown; origin: Origin}>
 
@@ -48,8 +48,9 @@ export async function targetConfigReport(context: YardContext, flag?: string): P
   const {name, isMain} = targetName(workspace, context, flag)
   const config = isMain
     ? workspace.config
-    : loadConfig({
+    : await loadConfig({
         mainPath: workspace.mainPath,
+        cache: configCachePath(workspace.commonDir),
         checkout: {path: worktreePath(workspace, name), name},
         env: context.env,
         warn: context.warn,

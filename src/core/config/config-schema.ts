@@ -7,8 +7,20 @@
 import {z} from 'zod'
 
 import {parseRefreshInterval} from '../../sdk/duration.js'
-import {OFFSET_SLOTS} from '../identity/identity.js'
 import {imageReferenceProblem} from '../machine/image-reference.js'
+import {
+  BOX_MOUNTS,
+  type CHECKOUT_TABLES,
+  CLUSTER_RUNTIMES,
+  describeValue,
+  MACHINE_NAME_PATTERN,
+  MAX_PORT_BASE,
+  PORT_KEY_PATTERN,
+  type PROJECT_TABLES,
+  RESERVED_PORT_KEYS,
+  STACK_EXTERNAL,
+  STACK_PROVIDERS,
+} from './config-keys.js'
 
 const isRefreshInterval = (value: string) => {
   try {
@@ -16,21 +28,6 @@ const isRefreshInterval = (value: string) => {
   } catch {
     return false
   }
-}
-
-/** Highest `[ports]` base: base + 89 must stay a valid port. */
-export const MAX_PORT_BASE = 65_535 - OFFSET_SLOTS
-/** `[ports]` keys are environment variable names. */
-export const PORT_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/
-
-/** A TOML value in words, for messages: `the integer 5`, `the string "x"`, `an array`. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'bigint') return `the integer ${value}`
-  if (typeof value === 'number') return `the float ${value}`
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`
-  if (typeof value === 'boolean') return `the boolean ${value}`
-  if (Array.isArray(value)) return 'an array'
-  return value === null ? 'null' : typeof value === 'object' ? 'a table' : typeof value
 }
 
 /** A TOML integer within [min, max], as a number. */
@@ -48,35 +45,6 @@ export function tomlInteger(min: number, max: number) {
     return number
   })
 }
-
-/**
- * Names a `[ports]` key may not take: the variables yard itself exports to stacks and boxes
- * (DESIGN.md §3.5), anything starting with `YARD_`, and shell variables whose loss breaks a shell.
- */
-export const RESERVED_PORT_KEYS: readonly string[] = [
-  'MAIN_REPO',
-  'WORKTREE',
-  'WT_OFFSET',
-  'COMPOSE_PROJECT_NAME',
-  'PODMAN_PROJECT',
-  'CONTAINERS_CONF',
-  'CONTAINER_HOST',
-  'DOCKER_HOST',
-  'PATH',
-  'HOME',
-  'USER',
-  'SHELL',
-  'PWD',
-  'OLDPWD',
-  'IFS',
-  'TERM',
-  'LANG',
-  'HOSTNAME',
-  'TMPDIR',
-  'LD_PRELOAD',
-  'LD_LIBRARY_PATH',
-  'NODE_OPTIONS',
-]
 
 /** `[ports]`: a table of environment variable name → base port (DESIGN.md §3.4, "Ports"). */
 function portsTable() {
@@ -133,20 +101,7 @@ const image = () =>
       context.addIssue({code: 'custom', message: `${JSON.stringify(value)} is not an image reference: ${problem}`})
   })
 
-/** podman's machine names: a letter or digit, then letters, digits, `_`, `.` and `-` (podman machine init). */
-export const MACHINE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
-
-export const STACK_PROVIDERS = ['auto', 'podman compose', 'podman-compose', 'docker compose', 'docker-compose'] as const
-/** `[stack] external`: what a worktree does with `external: true` volumes and networks (DESIGN.md §4.2). */
-export const STACK_EXTERNAL = ['refuse', 'per-checkout', 'shared'] as const
-export const CLUSTER_RUNTIMES = ['podman', 'kubernetes'] as const
-/**
- * `[box] mounts`: the main checkout and the worktrees root (all), or the checkout and the git parts
- * it commits with (worktree).
- */
-export const BOX_MOUNTS = ['all', 'worktree'] as const
-
-/** Project-wide tables: read from the main checkout only (DESIGN.md §3.2). */
+/** Project-wide tables: read from the main checkout only (DESIGN.md §3.2); keys as PROJECT_TABLES. */
 export const projectTables = {
   project: z.strictObject({prefix: text(), 'main-worktree': text()}),
   worktrees: z.strictObject({
@@ -186,9 +141,9 @@ export const projectTables = {
     'ready-timeout-seconds': tomlInteger(1, 3600),
     'cache-timeout-seconds': tomlInteger(1, 86_400),
   }),
-}
+} satisfies Record<(typeof PROJECT_TABLES)[number], z.ZodTypeAny>
 
-/** Per-checkout tables: from the targeted checkout's yard.toml when it has the table (DESIGN.md §3.2). */
+/** Per-checkout tables (DESIGN.md §3.2); keys as CHECKOUT_TABLES. */
 export const checkoutTables = {
   ports: portsTable(),
   stack: z.strictObject({
@@ -200,7 +155,7 @@ export const checkoutTables = {
     'allow-shared': z.array(text()),
   }),
   box: z.strictObject({image: image(), mounts: z.enum(BOX_MOUNTS)}),
-}
+} satisfies Record<(typeof CHECKOUT_TABLES)[number], z.ZodTypeAny>
 
 const partial = <T extends Record<string, z.ZodTypeAny>>(tables: T) =>
   Object.fromEntries(
@@ -226,49 +181,4 @@ export function knownKeys(table?: string): string[] {
   const schema =
     (projectTables as Record<string, z.ZodTypeAny>)[table] ?? (checkoutTables as Record<string, z.ZodTypeAny>)[table]
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : []
-}
-
-/** Environment overrides (DESIGN.md Appendix B): variable → `table.key`. */
-export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
-  YARD_PREFIX: 'project.prefix',
-  YARD_WORKTREES_ROOT: 'worktrees.root',
-  YARD_WORKTREE_BASE: 'worktrees.base',
-  YARD_TRANSCRIPTS_ARCHIVE: 'worktrees.transcripts-archive',
-  YARD_MACHINE_BACKEND: 'machine.backend',
-  YARD_STACK_PROVIDER: 'stack.provider',
-  YARD_CACHE_ROOT: 'cache.root',
-  YARD_KUBE_CONTEXT: 'cluster.context',
-  YARD_NAMESPACE: 'cluster.namespace',
-}
-
-/** Edit distance, for "did you mean". */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1))
-      previous = current
-    }
-  }
-
-  return row[b.length]
-}
-
-/**
- * The closest of `candidates` to `word`, when close enough to be a typo: at most 2 edits and
- * fewer than half the word's length (so `x` suggests nothing); never `word` itself.
- */
-export function didYouMean(word: string, candidates: string[]): string | undefined {
-  let best: string | undefined
-  let bestDistance = Infinity
-  for (const candidate of candidates) {
-    if (candidate === word) continue
-    const distance = editDistance(word.toLowerCase(), candidate)
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance]
-  }
-
-  return best !== undefined && bestDistance <= 2 && bestDistance * 2 < word.length ? best : undefined
 }

@@ -4,34 +4,31 @@
  * when it has the table, else from main's; the main checkout's `yard.local.toml` deep-merged over
  * both; then the environment overrides of Appendix B. Every value keeps its origin.
  */
-import {existsSync, lstatSync, readFileSync, readlinkSync, statSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
-import {parse, TomlError} from 'smol-toml'
-import {z} from 'zod'
+
+import type {Trust} from '../worktree/trust-record.js'
+import type {FileTables} from './config-files.js'
 
 import {InputError} from '../../sdk/errors.js'
-import {shellQuote} from '../../sdk/shell.js'
-import {NAME_PATTERN, nameProblem, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from '../identity/identity.js'
+import {NAME_PATTERN, OFFSET_SLOTS, prefixFromDirectory, validatePrefix} from '../identity/identity.js'
 import {stateDir} from '../kernel/state.js'
 import {repositoryRoot} from '../workspace/bare-layout.js'
-import {type Trust, TRUST_LEVELS} from '../worktree/trust-record.js'
+import {ConfigCache, readableStat} from './config-cache.js'
 import {
   type BOX_MOUNTS,
-  checkoutTables,
-  CLUSTER_RUNTIMES,
-  describeValue,
-  didYouMean,
+  CHECKOUT_TABLES,
+  type CLUSTER_RUNTIMES,
+  CONFIG_FILE,
   ENV_OVERRIDES,
-  knownKeys,
-  localTomlSchema,
-  STACK_EXTERNAL,
+  LOCAL_CONFIG_FILE,
+  PROJECT_TABLES,
+  type STACK_EXTERNAL,
   STACK_PROVIDERS,
-  yardTomlSchema,
-} from './config-schema.js'
+} from './config-keys.js'
 
-export const CONFIG_FILE = 'yard.toml'
-export const LOCAL_CONFIG_FILE = 'yard.local.toml'
-
+export {configCachePath} from './config-cache.js'
+export {LOCAL_CONFIG_FILE} from './config-keys.js'
 /** Where a value came from: `default`, `yard.toml` (main's), `<name>/yard.toml`, `yard.local.toml`, `env:NAME`. */
 export type Origin = string
 
@@ -88,192 +85,32 @@ export interface LoadConfigOptions {
   checkout?: {path: string; name: string}
   env: NodeJS.ProcessEnv
   warn?: (message: string) => void
+  /**
+   * The repository's config cache file (configCachePath): files unchanged since they were last
+   * validated are not parsed again. Without it every file is parsed and validated.
+   */
+  cache?: string
 }
 
 type Table = Record<string, unknown>
 
+const PER_CHECKOUT: readonly string[] = CHECKOUT_TABLES
+
 /**
- * Checks that a config file is something yard can read: absent, or a regular file (through a
- * symlink that resolves). A dangling link, a directory or a FIFO is refused before it is read (a
- * FIFO would block the read forever).
- * @returns false when the file does not exist.
- * @throws InputError (exit 2) for a dangling symlink or anything that is not a regular file.
+ * What one config file gives (config-files.ts validatedTables): from the cache when the file is
+ * unchanged since it was validated, else read, validated and kept. An absent file gives empty
+ * tables, and needs no parser. @throws InputError (exit 2) as validatedTables does.
  */
-function checkReadable(file: string): boolean {
-  let link
-  try {
-    link = lstatSync(file)
-  } catch (error) {
-    const {code} = error as NodeJS.ErrnoException
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false
-    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {
-      why: 'yard could not look at the file',
-      fix: 'check the permissions of the file and its directory',
-    })
-  }
-
-  let stats = link
-  if (link.isSymbolicLink()) {
-    let target = '?'
-    try {
-      target = readlinkSync(file)
-    } catch {
-      // The target is only for the message.
-    }
-
-    try {
-      stats = statSync(file)
-    } catch {
-      throw new InputError(`${file} is a symlink to ${target}, which does not exist`, {
-        why: 'a dangling link is not taken for an absent file: the settings it was meant to hold would silently be missing',
-        fix: `restore ${target}, or remove the link (rm ${shellQuote(file)})`,
-      })
-    }
-  }
-
-  if (stats.isFile()) return true
-  const kind = stats.isDirectory()
-    ? 'a directory'
-    : stats.isFIFO()
-      ? 'a named pipe (FIFO)'
-      : stats.isSocket()
-        ? 'a socket'
-        : 'a device or other special file'
-  throw new InputError(`${file} is ${kind}, not a file`, {
-    why: `yard reads its settings from a regular TOML file named ${path.basename(file)}`,
-    fix: `move it out of the way and write the settings to a file ${file}`,
-  })
+async function fileTables(file: string, kind: 'yard' | 'local', cache: ConfigCache): Promise<FileTables> {
+  const stats = readableStat(file)
+  if (stats === undefined) return kind === 'local' ? {tables: {}, trust: {}} : {tables: {}}
+  const kept = cache.get(file, kind, stats)
+  if (kept !== undefined) return kept
+  const {validatedTables} = await import('./config-files.js')
+  const tables = validatedTables(file, kind)
+  cache.set(file, kind, stats, tables)
+  return tables
 }
-
-/** Reads and parses one TOML file; undefined when it does not exist. */
-/**
- * A TOML file's tables, unvalidated; undefined when the file does not exist. @throws InputError for
- * a syntax error or an unreadable file.
- */
-export function readToml(file: string): Table | undefined {
-  if (!checkReadable(file)) return undefined
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    const {code} = error as NodeJS.ErrnoException
-    if (code === 'ENOENT') return undefined
-    throw new InputError(`cannot read ${file}: ${(error as Error).message}`, {
-      why: 'the file exists but could not be read',
-      fix: "check the file's permissions",
-    })
-  }
-
-  try {
-    return parse(text, {integersAsBigInt: true, unsafeKeyBehaviour: 'throw'})
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const first = error.message.split('\n', 1)[0]
-      throw new InputError(`${file}:${error.line}:${error.column}: TOML syntax error: ${first}`, {
-        why: `line ${error.line}, column ${error.column} is not valid TOML`,
-        fix: `correct line ${error.line} of ${file} (TOML reference: https://toml.io/en/v1.0.0)`,
-      })
-    }
-
-    throw error
-  }
-}
-
-function keyPath(issuePath: PropertyKey[]): string {
-  return issuePath.map(String).join('.')
-}
-
-/** Validates one parsed file; the error names the file, the key path and a "did you mean". */
-function validate<S extends z.ZodTypeAny>(schema: S, table: Table, file: string): z.infer<S> {
-  const result = schema.safeParse(table)
-  if (result.success) return result.data
-  const issue = result.error.issues[0]
-  if (issue.code === 'unrecognized_keys') {
-    const parent = issue.path.length === 0 ? undefined : String(issue.path[0])
-    const key = issue.keys[0]
-    const known = parent === undefined && schema instanceof z.ZodObject ? Object.keys(schema.shape) : knownKeys(parent)
-    if (parent === undefined && key === 'worktree-offsets') {
-      throw new InputError(`${file}: [worktree-offsets] does not belong in ${CONFIG_FILE}`, {
-        why: `offset pins are personal: they are read from the main checkout's ${LOCAL_CONFIG_FILE} only, never from the committed ${CONFIG_FILE}`,
-        fix: `move the [worktree-offsets] table to ${LOCAL_CONFIG_FILE} in the main checkout`,
-      })
-    }
-
-    const where = parent === undefined ? `[${key}]` : `[${parent}] ${key}`
-    const suggestion = didYouMean(key, known)
-    throw new InputError(
-      `${file}: unknown ${parent === undefined ? 'table' : 'key'} ${where}${suggestion ? ` — did you mean "${suggestion}"?` : ''}`,
-      {
-        why: `known ${parent === undefined ? 'tables' : `keys of [${parent}]`}: ${known.join(', ')}`,
-        fix: suggestion
-          ? `rename ${key} to ${suggestion}`
-          : `remove ${key}, or use one of the known ${parent === undefined ? 'tables' : 'keys'}`,
-      },
-    )
-  }
-
-  const at = keyPath(issue.path)
-  throw new InputError(`${file}: invalid value at ${at}: ${plainIssue(issue, valueAt(table, issue.path))}`, {
-    why: describeRule(issue.path),
-    fix: `edit ${at} in ${file} (see docs/configuration.md)`,
-  })
-}
-
-function valueAt(table: Table, issuePath: PropertyKey[]): unknown {
-  let value: unknown = table
-  for (const key of issuePath)
-    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined
-  return value
-}
-
-/** A zod issue in plain words (the schema's own messages are already plain). */
-function plainIssue(issue: z.core.$ZodIssue, value: unknown): string {
-  const got = `got ${describeValue(value)}`
-  switch (issue.code) {
-    case 'invalid_type': {
-      if (issue.expected === 'array')
-        return `expected an array of strings, e.g. ${String(issue.path.at(-1))} = ["compose.yaml"], ${got}`
-      if (issue.expected === 'object') return `expected a table, ${got}`
-      if (issue.expected === 'string') return `expected a string, ${got}`
-      return `expected ${issue.expected}, ${got}`
-    }
-
-    case 'invalid_value': {
-      return `expected one of ${issue.values.map((choice) => JSON.stringify(choice)).join(', ')}, ${got}`
-    }
-
-    case 'too_small': {
-      return issue.origin === 'array' ? 'expected at least one entry, got an empty array' : issue.message
-    }
-
-    default: {
-      return issue.message
-    }
-  }
-}
-
-/** Why a key has its rule, in one sentence. */
-function describeRule(issuePath: PropertyKey[]): string {
-  const [table, key] = issuePath.map(String)
-  if (table === 'ports')
-    return `[ports] maps environment variable names to base ports from 1 to ${65_535 - OFFSET_SLOTS}; each checkout gets base + offset`
-  if (table === 'project' && key === 'prefix')
-    return 'the prefix is a name (a-z, 0-9 and inner hyphens) that starts every container, network and volume name of the project'
-  if (table === 'stack' && key === 'files')
-    return 'the compose files of a stack are a list of paths relative to the checkout, passed to compose in order'
-  if (table === 'stack' && key === 'external')
-    return `a worktree's external: true volumes and networks are refused, created per checkout or shared: one of ${STACK_EXTERNAL.join(', ')}`
-  if (table === 'stack' && (key === 'profiles' || key === 'allow-shared')) return `[stack] ${key} is a list of names`
-  if (table === 'stack' && key === 'provider')
-    return `yard runs the stack with one of the compose tools ${STACK_PROVIDERS.join(', ')} (auto picks the first found)`
-  if (table === 'cluster' && key === 'runtime')
-    return `sandboxes run on one of the runtimes ${CLUSTER_RUNTIMES.join(', ')}`
-  if (key === undefined)
-    return `[${table}] is a table of settings, written [${table}] on a line of its own followed by its keys`
-  return `each key of [${table}] has one type; docs/configuration.md lists them`
-}
-
-const PER_CHECKOUT = Object.keys(checkoutTables)
 
 function stripUndefined<T extends Table>(table: T): T {
   return Object.fromEntries(Object.entries(table).filter(([, value]) => value !== undefined)) as T
@@ -284,19 +121,17 @@ function stripUndefined<T extends Table>(table: T): T {
  * @throws InputError (exit 2) for a TOML syntax error (file:line:column), an invalid or unknown
  *   key (file, key path, "did you mean"), an invalid prefix, or overlapping `[ports]` ranges.
  */
-export function loadConfig(options: LoadConfigOptions): ProjectConfig {
+export async function loadConfig(options: LoadConfigOptions): Promise<ProjectConfig> {
   const {mainPath, checkout, env} = options
   const files = {
     main: path.join(mainPath, CONFIG_FILE),
     checkout: checkout ? path.join(checkout.path, CONFIG_FILE) : undefined,
     local: path.join(mainPath, LOCAL_CONFIG_FILE),
   }
-  const mainToml = validate(
-    yardTomlSchema,
-    refuseTrustTables(readToml(files.main) ?? {}, files.main),
-    files.main,
-  ) as Table
-  const {rest: localRest, trust} = splitTrustTables(readToml(files.local) ?? {}, files.local)
+  const cache = ConfigCache.open(options.cache)
+  const mainToml = (await fileTables(files.main, 'yard', cache)).tables
+  const local = await fileTables(files.local, 'local', cache)
+  const trust: Record<string, Trust> = local.trust ?? {}
   // An untrusted worktree's yard.toml is its code's to write: it could pick a backend that runs
   // on the host, share volumes or hide the worktree; such a checkout runs with main's config.
   const untrusted = checkout !== undefined && trust[checkout.name] === 'untrusted'
@@ -310,14 +145,9 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
       `note: ${files.checkout} is not read (it differs from main's): ${checkout.name} is untrusted, so it runs with the main checkout's ${CONFIG_FILE} and ${LOCAL_CONFIG_FILE}`,
     )
   const checkoutToml =
-    files.checkout && !untrusted
-      ? (validate(
-          yardTomlSchema,
-          refuseTrustTables(readToml(files.checkout) ?? {}, files.checkout),
-          files.checkout,
-        ) as Table)
-      : undefined
-  const localToml = validate(localTomlSchema, localRest, files.local) as Table
+    files.checkout && !untrusted ? (await fileTables(files.checkout, 'yard', cache)).tables : undefined
+  const localToml = local.tables
+  cache.save()
   const checkoutOrigin = checkout ? `${checkout.name}/${CONFIG_FILE}` : CONFIG_FILE
 
   const values: Record<string, Table> = {}
@@ -329,7 +159,7 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
     for (const key of Object.keys(stripUndefined(content))) origins[`${table}.${key}`] = origin
   }
 
-  for (const table of Object.keys(yardTomlSchema.shape)) {
+  for (const table of [...PROJECT_TABLES, ...CHECKOUT_TABLES]) {
     const fromCheckout = PER_CHECKOUT.includes(table) && checkoutToml?.[table] !== undefined
     take(table, fromCheckout ? checkoutToml : mainToml, fromCheckout ? checkoutOrigin : CONFIG_FILE)
     if (
@@ -409,63 +239,6 @@ export function loadConfig(options: LoadConfigOptions): ProjectConfig {
   const config = withDefaults(values, origins, mainPath, env)
   checkPortRanges(config, origins, files)
   return {...config, pins, trust, origins, files}
-}
-
-const isTable = (value: unknown): value is Table =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
-
-/**
- * Splits the `[worktrees.NAME]` tables (a worktree's trust) off the `[worktrees]` table of the
- * main checkout's yard.local.toml: every key of `[worktrees]` whose value is a table.
- * @throws InputError (exit 2) for an invalid name, a key other than `trust`, or a trust other than
- *   `trusted` / `untrusted`, naming the file and the key.
- */
-function splitTrustTables(table: Table, file: string): {rest: Table; trust: Record<string, Trust>} {
-  const {worktrees} = table
-  if (!isTable(worktrees)) return {rest: table, trust: {}}
-  const trust: Record<string, Trust> = {}
-  const kept: Table = {}
-  for (const [key, value] of Object.entries(worktrees)) {
-    if (!isTable(value)) {
-      kept[key] = value
-      continue
-    }
-
-    const problem = nameProblem(key)
-    const extra = Object.keys(value).find((inner) => inner !== 'trust')
-    const level = value.trust
-    if (problem !== undefined || extra !== undefined || !(TRUST_LEVELS as readonly unknown[]).includes(level)) {
-      const what =
-        problem === undefined
-          ? extra === undefined
-            ? `trust must be one of ${TRUST_LEVELS.map((item) => JSON.stringify(item)).join(', ')}, got ${describeValue(level)}`
-            : `unknown key ${extra}`
-          : `"${key}" is not a worktree name: ${problem}`
-      throw new InputError(`${file}: invalid [worktrees.${key}]: ${what}`, {
-        why: 'a [worktrees.NAME] table records one worktree\'s trust: `trust = "untrusted"` runs its stack and box on a machine of its own',
-        fix: `edit [worktrees.${key}] in ${file}, or record it with \`yard worktree trust NAME --untrusted\``,
-      })
-    }
-
-    trust[key] = level as Trust
-  }
-
-  return {rest: {...table, worktrees: kept}, trust}
-}
-
-/**
- * `[worktrees.NAME]` is personal, like the offset pins: refused in a yard.toml (code in a branch
- * could otherwise declare itself trusted).
- * @throws InputError (exit 2) naming the file and the table.
- */
-function refuseTrustTables(table: Table, file: string): Table {
-  const {worktrees} = table
-  const name = isTable(worktrees) ? Object.keys(worktrees).find((key) => isTable(worktrees[key])) : undefined
-  if (name === undefined) return table
-  throw new InputError(`${file}: [worktrees.${name}] does not belong in ${CONFIG_FILE}`, {
-    why: `a worktree's trust is personal: it is read from the main checkout's ${LOCAL_CONFIG_FILE} only, never from a committed ${CONFIG_FILE}`,
-    fix: `move the [worktrees.${name}] table to ${LOCAL_CONFIG_FILE} in the main checkout (\`yard worktree trust ${name} --untrusted\` writes it)`,
-  })
 }
 
 function bigintSafe(_key: string, value: unknown) {

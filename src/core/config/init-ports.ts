@@ -9,7 +9,7 @@ import path from 'node:path'
 
 import {OFFSET_SLOTS} from '../identity/identity.js'
 import {DEFAULT_COMPOSE_FILES} from '../stack/compose-files.js'
-import {MAX_PORT_BASE, RESERVED_PORT_KEYS} from './config-schema.js'
+import {MAX_PORT_BASE, RESERVED_PORT_KEYS} from './config-keys.js'
 
 export interface PortExample {
   key: string

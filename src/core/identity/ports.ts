@@ -155,7 +155,7 @@ export async function targetPorts(
 ): Promise<PortsReport> {
   const workspace = await openWorkspace(context)
   const {name, isMain} = targetName(workspace, context, flag)
-  const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
+  const target = await buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
   noteMissingCheckout(target, context)
   const quiet = {...context, warn() {}}
   const others = isMain

@@ -29,7 +29,7 @@ import {repoIdentity} from '../../sdk/repo-identity.js'
 import {checkSandboxBranch, parseRepoFlags} from '../../sdk/sandbox-repos.js'
 import {staleNote} from '../../sdk/stale.js'
 import {requireClusterSource} from '../cluster/source.js'
-import {loadConfig} from '../config/config.js'
+import {configCachePath, loadConfig} from '../config/config.js'
 import {validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {holdingInterrupts, type Interrupt} from '../kernel/interrupt.js'
@@ -224,7 +224,14 @@ async function createNamed(
 
     const target = await withOffsetsLock(context, workspace, `sandbox create ${name}`, async () => {
       // Read under the lock: another create or add may have pinned meanwhile.
-      const fresh = {...workspace, config: loadConfig({mainPath: workspace.mainPath, env: context.env})}
+      const fresh = {
+        ...workspace,
+        config: await loadConfig({
+          mainPath: workspace.mainPath,
+          env: context.env,
+          cache: configCachePath(workspace.commonDir),
+        }),
+      }
       allocation = await allocateOffset(context, fresh, {
         name,
         kind: 'sandbox',

@@ -14,7 +14,7 @@ import type {Backends} from '../registry/backends.js'
 
 import {InputError, RefusedError, YardError} from '../../sdk/errors.js'
 import {portsFor, validateName} from '../identity/identity.js'
-import {buildTarget, openWorkspace, type Workspace} from '../workspace/workspace.js'
+import {openWorkspace, targetIdentity, type Workspace} from '../workspace/workspace.js'
 import {clusterSettings} from './cluster-settings.js'
 
 /** Everything a sandbox command works with. */
@@ -70,7 +70,7 @@ export function sandboxTarget(
   name: string,
   offset?: {offset: number; offsetSource: OffsetSource},
 ): Target {
-  const base = buildTarget(workspace, context, validateName(name, 'sandbox name'), false, {useEnvOffset: false})
+  const base = targetIdentity(workspace, context, validateName(name, 'sandbox name'), false, {useEnvOffset: false})
   const chosen = offset ?? {offset: base.offset, offsetSource: base.offsetSource}
   return {...base, ...chosen, checkoutPath: workspace.mainPath, ports: portsFor(workspace.config.ports, chosen.offset)}
 }

@@ -20,14 +20,14 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {InputError, RefusedError} from '../../sdk/errors.js'
-import {loadConfig, type ProjectConfig} from '../config/config.js'
+import {configCachePath, loadConfig, type ProjectConfig} from '../config/config.js'
 import {stackEnv} from '../config/env.js'
 import {describeMissingEnvFile, missingEnvFiles} from '../config/missing-env-files.js'
 import {bindsOutside, describeOutsideBind} from '../machine/binds.js'
 import {ensureMachine} from '../machine/ensure.js'
 import {checkWorktreeMachine, createMachine} from '../machine/machine.js'
 import {makeRoomFor, type SharedStop} from '../machine/shared.js'
-import {buildTarget, resolveTarget, type Workspace} from '../workspace/workspace.js'
+import {resolveTarget, targetIdentity, type Workspace} from '../workspace/workspace.js'
 import {composeFiles} from './compose-files.js'
 import {envFilesOutside, hostReach} from './untrusted-reach.js'
 
@@ -75,8 +75,9 @@ export async function openStack(
   })
   const config = target.isMain
     ? workspace.config
-    : loadConfig({
+    : await loadConfig({
         mainPath: workspace.mainPath,
+        cache: configCachePath(workspace.commonDir),
         checkout: {path: target.checkoutPath, name: target.name},
         env: context.env,
       })
@@ -128,7 +129,7 @@ function specFor(
   if (files.length === 0 && !namesComposeFile(target.checkoutPath, context.env)) return undefined
   const main = target.isMain
     ? target
-    : buildTarget(workspace, {...context, warn() {}}, 'main', true, {useEnvOffset: false})
+    : targetIdentity(workspace, {...context, warn() {}}, 'main', true, {useEnvOffset: false})
   return {
     files,
     provider: config.stack.provider,
@@ -168,8 +169,9 @@ export async function stackPlanOf(
   if (!existsSync(target.checkoutPath)) return undefined
   const config = target.isMain
     ? workspace.config
-    : loadConfig({
+    : await loadConfig({
         mainPath: workspace.mainPath,
+        cache: configCachePath(workspace.commonDir),
         checkout: {path: target.checkoutPath, name: target.name},
         env: context.env,
       })

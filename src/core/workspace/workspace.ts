@@ -10,7 +10,7 @@ import type {YardContext} from '../kernel/context.js'
 
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {shellCommand} from '../../sdk/shell.js'
-import {loadConfig, originLabel, type ProjectConfig, readToml} from '../config/config.js'
+import {configCachePath, loadConfig, originLabel, type ProjectConfig} from '../config/config.js'
 import {
   findClashes,
   hashOffset,
@@ -90,7 +90,7 @@ export async function findMainCheckout(context: YardContext): Promise<MainChecko
   const entries = await gitWorktreeEntries(context, checkoutPath)
   const [first] = entries
   if (first?.bare && entries.length > 1)
-    return {mainPath: real(mainOfBare(commonDir, entries, checkoutPath)), commonDir, checkoutPath}
+    return {mainPath: real(await mainOfBare(commonDir, entries, checkoutPath)), commonDir, checkoutPath}
   if (first === undefined || first.bare) {
     throw new InputError(`${commonDir} is a bare repository`, {
       why: 'yard needs a main checkout (holding yard.toml); the worktrees of a bare repository have none',
@@ -145,11 +145,11 @@ async function bareRepositoryMain(context: YardContext): Promise<MainCheckout | 
   if (commonDir === undefined || !isBareGitDir(commonDir)) return undefined
   const entries = await gitWorktreeEntries(context, context.cwd)
   if (entries.length < 2) return undefined
-  const mainPath = real(mainOfBare(commonDir, entries))
+  const mainPath = real(await mainOfBare(commonDir, entries))
   return {mainPath, commonDir, checkoutPath: mainPath}
 }
 
-function mainOfBare(commonDir: string, worktrees: GitWorktree[], checkoutPath?: string): string {
+async function mainOfBare(commonDir: string, worktrees: GitWorktree[], checkoutPath?: string): Promise<string> {
   // A symbolic ref is always a loose file (packed-refs holds none).
   let originHead: string | undefined
   try {
@@ -158,6 +158,8 @@ function mainOfBare(commonDir: string, worktrees: GitWorktree[], checkoutPath?: 
     )?.[1]
   } catch {}
 
+  // `[project] main-worktree` is read from the worktrees' yard.toml files, parsed and validated as config.
+  const {readToml} = await import('../config/config-files.js')
   return chooseMainWorktree({commonDir, worktrees, originHead, checkoutPath, readToml})
 }
 
@@ -226,7 +228,7 @@ export async function mainConfigIfAny(context: YardContext): Promise<ProjectConf
  */
 export async function openWorkspace(context: YardContext): Promise<Workspace> {
   const {mainPath, commonDir, checkoutPath} = await findMainCheckout(context)
-  const config = loadConfig({mainPath, env: context.env, warn: context.warn})
+  const config = await loadConfig({mainPath, env: context.env, warn: context.warn, cache: configCachePath(commonDir)})
   checkPins(config)
   const worktreesRoot = real(config.worktrees.root)
   if (worktreesRoot.includes('\n')) {
@@ -374,23 +376,38 @@ export function worktreePath(workspace: Workspace, name: string): string {
 /**
  * Builds the `Target` handed to every backend (DESIGN.md §2): identity computed once, here.
  * Per-checkout config (`[ports]`) comes from the targeted checkout's own yard.toml when it has one.
+ * @throws InputError (exit 2) for an invalid yard.toml in the checkout.
  */
-export function buildTarget(
+export async function buildTarget(
+  workspace: Workspace,
+  context: YardContext,
+  name: string,
+  isMain: boolean,
+  options: OffsetOptions,
+): Promise<Target> {
+  const target = targetIdentity(workspace, context, name, isMain, options)
+  if (isMain) return target
+  const config = await loadConfig({
+    mainPath: workspace.mainPath,
+    cache: configCachePath(workspace.commonDir),
+    checkout: {path: target.checkoutPath, name},
+    env: context.env,
+    warn: context.warn,
+  })
+  return {...target, ports: portsFor(config.ports, target.offset)}
+}
+
+/**
+ * The `Target` of `name` with `[ports]` from the main checkout's config: all of buildTarget's
+ * Target for main, and for a sandbox, whose ports are main's (sandboxTarget). Reads no config file.
+ */
+export function targetIdentity(
   workspace: Workspace,
   context: YardContext,
   name: string,
   isMain: boolean,
   options: OffsetOptions,
 ): Target {
-  const checkoutPath = isMain ? workspace.mainPath : worktreePath(workspace, name)
-  const config = isMain
-    ? workspace.config
-    : loadConfig({
-        mainPath: workspace.mainPath,
-        checkout: {path: checkoutPath, name},
-        env: context.env,
-        warn: context.warn,
-      })
   const {offset, offsetSource} = resolveOffset(workspace, context, name, isMain, options)
   return {
     name,
@@ -400,8 +417,8 @@ export function buildTarget(
     owner: workspace.owner,
     offset,
     offsetSource,
-    ports: portsFor(config.ports, offset),
-    checkoutPath,
+    ports: portsFor(workspace.config.ports, offset),
+    checkoutPath: isMain ? workspace.mainPath : worktreePath(workspace, name),
     mainPath: workspace.mainPath,
   }
 }
@@ -424,7 +441,7 @@ export async function resolveTarget(
 ): Promise<{workspace: Workspace; target: Target}> {
   const workspace = options.workspace ?? (await openWorkspace(context))
   const {name, isMain} = targetName(workspace, context, flag)
-  const target = buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
+  const target = await buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
   if (options.requireCheckout) requireCheckout(target, workspace.commonDir)
   else noteMissingCheckout(target, context)
   if (!isMain && workspace.config.trust[name] === 'untrusted')
@@ -566,7 +583,7 @@ export async function listIdentities(
       'note: WT_OFFSET is ignored when listing every checkout; it applies only to commands that act on one target',
     )
   const rows: IdentityRow[] = [
-    {target: buildTarget(workspace, context, 'main', true, {useEnvOffset: false}), kind: 'main', clashesWith: []},
+    {target: targetIdentity(workspace, context, 'main', true, {useEnvOffset: false}), kind: 'main', clashesWith: []},
   ]
   const invalid: string[] = []
   for (const {name} of underRoot ?? (await worktreesUnderRoot(workspace, context))) {
@@ -577,7 +594,7 @@ export async function listIdentities(
 
     try {
       rows.push({
-        target: buildTarget(workspace, context, name, false, {useEnvOffset: false}),
+        target: await buildTarget(workspace, context, name, false, {useEnvOffset: false}),
         kind: 'worktree',
         clashesWith: [],
       })
@@ -593,7 +610,7 @@ export async function listIdentities(
   const worktreeNames = new Set(rows.map((row) => row.target.name))
   for (const sandbox of sandboxes) {
     if (worktreeNames.has(sandbox.name)) continue
-    const target = buildTarget(workspace, context, sandbox.name, false, {useEnvOffset: false})
+    const target = targetIdentity(workspace, context, sandbox.name, false, {useEnvOffset: false})
     rows.push({
       target: {
         ...target,

@@ -19,7 +19,7 @@ import type {WorktreeBackends} from './backends.js'
 import {InputError} from '../../sdk/errors.js'
 import {gitProgressListener} from '../../sdk/progress.js'
 import {shellQuote} from '../../sdk/shell.js'
-import {loadConfig} from '../config/config.js'
+import {configCachePath, loadConfig} from '../config/config.js'
 import {nameFromBranch, validateName} from '../identity/identity.js'
 import {allocateOffset, notePin, type OffsetAllocation, undoPin, withOffsetsLock} from '../identity/offset-allocator.js'
 import {checkPinFile, excludePinFile, restorePinFile} from '../identity/pins.js'
@@ -151,7 +151,10 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
         )
       // Everything is read under the lock (another add may have written a pin meanwhile): the refs
       // the branch and base depend on, the worktrees, then the sandboxes and pins.
-      const fresh: Workspace = {...workspace, config: loadConfig({mainPath, env: context.env})}
+      const fresh: Workspace = {
+        ...workspace,
+        config: await loadConfig({mainPath, env: context.env, cache: configCachePath(workspace.commonDir)}),
+      }
       const localRef = `refs/heads/${branch}`
       const remoteRef = `refs/remotes/origin/${branch}`
       const validBranch = validBranchName(branch)

@@ -10,7 +10,7 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 import type {Workspace} from '../workspace/workspace.js'
 
-import {loadConfig} from '../config/config.js'
+import {configCachePath, loadConfig} from '../config/config.js'
 import {ensureMachineQuietly} from '../machine/ensure.js'
 import {isUntrusted, machineSpec} from '../machine/machine.js'
 import {clusterSettings} from '../sandbox/cluster-settings.js'
@@ -120,11 +120,14 @@ export function worktreeBackends(backends: Backends, context: YardContext): Work
     },
 
     async stackTeardown(workspace, target) {
-      const id = loadConfig({
-        mainPath: workspace.mainPath,
-        checkout: {path: target.checkoutPath, name: target.name},
-        env: context.env,
-      }).stack.backend
+      const {backend: id} = (
+        await loadConfig({
+          mainPath: workspace.mainPath,
+          cache: configCachePath(workspace.commonDir),
+          checkout: {path: target.checkoutPath, name: target.name},
+          env: context.env,
+        })
+      ).stack
       if (!(await backends.has('stack', id))) {
         const known = await backends.ids('stack')
         return {

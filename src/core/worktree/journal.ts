@@ -14,7 +14,7 @@ import type {Workspace} from '../workspace/workspace.js'
 
 import {RefusedError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
-import {loadConfig} from '../config/config.js'
+import {configCachePath, loadConfig} from '../config/config.js'
 import {writePin} from '../identity/pins.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
 import {readRefs} from '../workspace/git.js'
@@ -162,7 +162,7 @@ export async function recoverInterruptedAdd(
     }
   }
 
-  const {files, pins} = loadConfig({mainPath, env: context.env})
+  const {files, pins} = await loadConfig({mainPath, env: context.env, cache: configCachePath(commonDir)})
   if (pinValue(pins[name]) !== journal.pinBefore) {
     await writePin(files.local, name, journal.pinBefore ?? undefined)
     undone.push(journal.pinBefore === null ? `deleted the pin of ${name}` : `restored the pin of ${name}`)

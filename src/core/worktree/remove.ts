@@ -202,7 +202,7 @@ export async function planRemoval(context: YardContext, options: RemoveOptions):
     })
   }
 
-  const target = buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
+  const target = await buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
   const [unsaved, outside, transcriptFiles, teardown, machine] = await Promise.all([
     worktree && present ? unsavedWork(context, workspace, checkout, worktree, trust === 'untrusted') : null,
     worktree && present

@@ -92,7 +92,7 @@ export async function setWorktreeTrust(
     const socketEnv = await machine.socketEnv(machineSpec(workspace))
     if (socketEnv !== null) {
       const stack = await backends.stack(context, workspace.config.stack.backend, {socketEnv})
-      const target = buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
+      const target = await buildTarget(workspace, {...context, warn() {}}, name, false, {useEnvOffset: false})
       const running = [...(await stack.ps(target)), ...(stack.box ? await stack.box.ps(target) : [])]
       if (running.length > 0) {
         throw new RefusedError(

@@ -7,7 +7,11 @@ import {loadConfig} from '../../../src/core/config/config.js'
 import {InputError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir, writeFile} from '../../support/repo.js'
 
-function load(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, checkoutFiles?: Record<string, string>) {
+async function load(
+  files: Record<string, string>,
+  env: NodeJS.ProcessEnv = {},
+  checkoutFiles?: Record<string, string>,
+) {
   const main = path.join(tempDir('config'), 'app')
   for (const [name, content] of Object.entries(files)) writeFile(main, name, content)
   let checkout: {path: string; name: string} | undefined
@@ -17,7 +21,7 @@ function load(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, checko
   }
 
   const warnings: string[] = []
-  const config = loadConfig({
+  const config = await loadConfig({
     mainPath: main,
     checkout,
     env: {YARD_STATE_DIR: '/state', ...env},
@@ -26,9 +30,9 @@ function load(files: Record<string, string>, env: NodeJS.ProcessEnv = {}, checko
   return {config, main, warnings}
 }
 
-function failure(files: Record<string, string>, env: NodeJS.ProcessEnv = {}): InputError {
+async function failure(files: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<InputError> {
   try {
-    load(files, env)
+    await load(files, env)
   } catch (error) {
     expect(error).to.be.instanceOf(InputError)
     return error as InputError
@@ -40,8 +44,8 @@ function failure(files: Record<string, string>, env: NodeJS.ProcessEnv = {}): In
 describe('config (DESIGN.md §3.2)', () => {
   afterEach(cleanupTemp)
 
-  it('gives defaults with their origins when there is no file', () => {
-    const {config, main} = load({})
+  it('gives defaults with their origins when there is no file', async () => {
+    const {config, main} = await load({})
     expect(config.project.prefix).to.equal('app')
     expect(config.worktrees.root).to.equal(`${main}-worktrees`)
     expect(config.cache.root).to.equal('/state/caches')
@@ -50,8 +54,8 @@ describe('config (DESIGN.md §3.2)', () => {
     expect(config.ports).to.deep.equal({})
   })
 
-  it('reads yard.toml, deep-merges yard.local.toml over it, then the environment', () => {
-    const {config} = load(
+  it('reads yard.toml, deep-merges yard.local.toml over it, then the environment', async () => {
+    const {config} = await load(
       {
         'yard.toml':
           '[project]\nprefix = "shop"\n[ports]\nAPP_PORT = 3000\nDB_PORT = 5400\n[worktrees]\nroot = "../trees"\nbase = "origin/develop"\n',
@@ -71,8 +75,8 @@ describe('config (DESIGN.md §3.2)', () => {
     expect(config.pins).to.deep.equal({feat: 4n})
   })
 
-  it('takes per-checkout tables from the checkout table by table, project-wide ones from main only (with a warning)', () => {
-    const {config, warnings} = load(
+  it('takes per-checkout tables from the checkout table by table, project-wide ones from main only (with a warning)', async () => {
+    const {config, warnings} = await load(
       {'yard.toml': '[project]\nprefix = "shop"\n[ports]\nAPP_PORT = 3000\n[stack]\nfiles = ["compose.yaml"]\n'},
       {},
       {'yard.toml': '[project]\nprefix = "other"\n[ports]\nWEB_PORT = 8000\n'},
@@ -85,8 +89,8 @@ describe('config (DESIGN.md §3.2)', () => {
     expect(warnings.join('\n')).to.match(/sets \[project\] differently/)
   })
 
-  it('names file, line and column for a TOML syntax error', () => {
-    const error = failure({'yard.toml': '[ports]\nAPP_PORT = 3000\nDB_PORT = = 1\n'})
+  it('names file, line and column for a TOML syntax error', async () => {
+    const error = await failure({'yard.toml': '[ports]\nAPP_PORT = 3000\nDB_PORT = = 1\n'})
     expect(error.code).to.equal(2)
     expect(error.message).to.match(/yard\.toml:3:\d+: TOML syntax error/)
   })
@@ -125,51 +129,51 @@ describe('config (DESIGN.md §3.2)', () => {
     ['bad prefix', '[project]\nprefix = "Shop_App"\n', /invalid prefix "Shop_App" from yard\.toml \[project\] prefix/],
   ]
   for (const [label, toml, pattern] of invalid) {
-    it(`refuses ${label} with exit 2, naming the file and key`, () => {
-      const error = failure({'yard.toml': toml})
+    it(`refuses ${label} with exit 2, naming the file and key`, async () => {
+      const error = await failure({'yard.toml': toml})
       expect(error.code).to.equal(2)
       expect(error.message).to.match(pattern)
       expect(error.message + error.why).to.contain('yard.toml')
     })
   }
 
-  it("explains every invalid value in plain words with a why, never zod's own text", () => {
-    const prefix = failure({'yard.toml': '[project]\nprefix = 5\n'})
+  it("explains every invalid value in plain words with a why, never zod's own text", async () => {
+    const prefix = await failure({'yard.toml': '[project]\nprefix = 5\n'})
     expect(prefix.message).to.contain('project.prefix: expected a string, got the integer 5')
     expect(prefix.why).to.contain('prefix')
-    const files = failure({'yard.toml': '[stack]\nfiles = "compose.yaml"\n'})
+    const files = await failure({'yard.toml': '[stack]\nfiles = "compose.yaml"\n'})
     expect(files.message).to.contain(
       'stack.files: expected an array of strings, e.g. files = ["compose.yaml"], got the string "compose.yaml"',
     )
     expect(files.message).not.to.contain('Invalid input')
     expect(files.why).to.contain('list of paths')
-    const provider = failure({'yard.toml': '[stack]\nprovider = "kompose"\n'})
+    const provider = await failure({'yard.toml': '[stack]\nprovider = "kompose"\n'})
     expect(provider.message)
       .to.contain('expected one of "auto", "podman compose"')
       .and.to.contain('got the string "kompose"')
     expect(provider.why).to.contain('compose tools')
-    const fromEnv = failure({}, {YARD_STACK_PROVIDER: 'kompose'})
+    const fromEnv = await failure({}, {YARD_STACK_PROVIDER: 'kompose'})
     expect(fromEnv.why).to.contain('compose tools')
     expect(fromEnv.fix).to.equal('set YARD_STACK_PROVIDER to one of them, or unset it')
   })
 
-  it('suggests a table only when the name is close, never the same name', () => {
-    const far = failure({'yard.toml': 'x = 1\n'})
+  it('suggests a table only when the name is close, never the same name', async () => {
+    const far = await failure({'yard.toml': 'x = 1\n'})
     expect(far.message).to.equal(`${far.message.split(':', 1)[0]}: unknown table [x]`)
     expect(far.why).to.equal('known tables: project, worktrees, machine, cache, cluster, ports, stack, box')
     expect(far.fix).not.to.contain('rename')
-    const pins = failure({'yard.toml': '[worktree-offsets]\nfeat = 3\n'})
+    const pins = await failure({'yard.toml': '[worktree-offsets]\nfeat = 3\n'})
     expect(pins.message).to.match(/yard\.toml: \[worktree-offsets\] does not belong in yard\.toml$/)
     expect(pins.message + pins.fix).not.to.contain('did you mean')
     expect(pins.fix).to.equal('move the [worktree-offsets] table to yard.local.toml in the main checkout')
   })
 
-  it('refuses a yard.toml that is a directory, a dangling symlink or a FIFO, without reading it', () => {
+  it('refuses a yard.toml that is a directory, a dangling symlink or a FIFO, without reading it', async () => {
     const main = path.join(tempDir('config'), 'app')
     mkdirSync(path.join(main, 'yard.toml'), {recursive: true})
-    const directory = (() => {
+    const directory = await (async () => {
       try {
-        loadConfig({mainPath: main, env: {}})
+        await loadConfig({mainPath: main, env: {}})
       } catch (error) {
         return error as InputError
       }
@@ -183,37 +187,44 @@ describe('config (DESIGN.md §3.2)', () => {
     const linked = path.join(tempDir('config'), 'linked')
     mkdirSync(linked)
     symlinkSync(path.join(linked, 'gone.toml'), path.join(linked, 'yard.toml'))
-    expect(() => loadConfig({mainPath: linked, env: {}})).to.throw(
-      InputError,
-      `${path.join(linked, 'yard.toml')} is a symlink to ${path.join(linked, 'gone.toml')}, which does not exist`,
-    )
+    expect(await loadConfig({mainPath: linked, env: {}}).catch((error: unknown) => error))
+      .to.be.instanceOf(InputError)
+      .with.property(
+        'message',
+        `${path.join(linked, 'yard.toml')} is a symlink to ${path.join(linked, 'gone.toml')}, which does not exist`,
+      )
 
     const piped = path.join(tempDir('config'), 'piped')
     mkdirSync(piped)
     execFileSync('mkfifo', [path.join(piped, 'yard.toml')])
-    expect(() => loadConfig({mainPath: piped, env: {}})).to.throw(InputError, 'is a named pipe (FIFO), not a file')
+    expect(await loadConfig({mainPath: piped, env: {}}).catch((error: unknown) => error))
+      .to.be.instanceOf(InputError)
+      .with.property('message')
+      .that.contains('is a named pipe (FIFO), not a file')
   })
 
-  it('accepts bases 90 apart', () => {
-    expect(load({'yard.toml': '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3090\n'}).config.ports).to.deep.equal({
+  it('accepts bases 90 apart', async () => {
+    expect((await load({'yard.toml': '[ports]\nAPP_PORT = 3000\nAPI_PORT = 3090\n'})).config.ports).to.deep.equal({
       APP_PORT: 3000,
       API_PORT: 3090,
     })
   })
 
-  it('refuses an invalid YARD_PREFIX or YARD_STACK_PROVIDER naming the variable', () => {
-    expect(failure({}, {YARD_PREFIX: 'Nope!'}).message).to.contain('env YARD_PREFIX')
-    expect(failure({}, {YARD_STACK_PROVIDER: 'kompose'}).message).to.contain('env:YARD_STACK_PROVIDER')
-    expect(failure({}, {YARD_NAMESPACE: 'Bad NS!'}).message).to.contain(
+  it('refuses an invalid YARD_PREFIX or YARD_STACK_PROVIDER naming the variable', async () => {
+    expect((await failure({}, {YARD_PREFIX: 'Nope!'})).message).to.contain('env YARD_PREFIX')
+    expect((await failure({}, {YARD_STACK_PROVIDER: 'kompose'})).message).to.contain('env:YARD_STACK_PROVIDER')
+    expect((await failure({}, {YARD_NAMESPACE: 'Bad NS!'})).message).to.contain(
       'invalid Kubernetes namespace "Bad NS!" from env YARD_NAMESPACE',
     )
-    expect(failure({'yard.toml': '[cluster]\nnamespace = "a_b"\n'}).message).to.contain('yard.toml [cluster] namespace')
-    expect(failure({}, {YARD_STATE_DIR: 'relative/state'}).message).to.contain(
+    expect((await failure({'yard.toml': '[cluster]\nnamespace = "a_b"\n'})).message).to.contain(
+      'yard.toml [cluster] namespace',
+    )
+    expect((await failure({}, {YARD_STATE_DIR: 'relative/state'})).message).to.contain(
       'YARD_STATE_DIR must be an absolute path',
     )
   })
 
-  it('refuses option-like values at load, naming the file and key: an image that is no reference, a leading "-" anywhere', () => {
+  it('refuses option-like values at load, naming the file and key: an image that is no reference, a leading "-" anywhere', async () => {
     for (const [toml, key] of [
       ['[box]\nimage = "--privileged"\n', 'box.image'],
       ['[box]\nimage = "--volume=/:/host"\n', 'box.image'],
@@ -225,17 +236,17 @@ describe('config (DESIGN.md §3.2)', () => {
       ['[worktrees]\nbase = "--output=/tmp/x"\n', 'worktrees.base'],
       ['[stack]\nfiles = ["-f.yaml"]\n', 'stack.files.0'],
     ] as const) {
-      const error = failure({'yard.toml': toml})
+      const error = await failure({'yard.toml': toml})
       expect(error.message, toml).to.match(
         new RegExp(String.raw`yard\.toml: invalid value at ${key.replaceAll('.', String.raw`\.`)}: `),
       )
       expect(error.message).to.contain(path.sep + 'yard.toml')
     }
 
-    expect(failure({}, {YARD_KUBE_CONTEXT: '--kubeconfig=/tmp/evil'}).message).to.equal(
+    expect((await failure({}, {YARD_KUBE_CONTEXT: '--kubeconfig=/tmp/evil'})).message).to.equal(
       'invalid YARD_KUBE_CONTEXT "--kubeconfig=/tmp/evil": it starts with "-"',
     )
-    const {config} = load({
+    const {config} = await load({
       'yard.toml':
         '[box]\nimage = "registry.example.com:5000/team/app-dev:1.2_3"\n[cluster]\nimage = "localhost/yard-default@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"\n[machine]\nname = "yard-app_2.x"\n',
     })

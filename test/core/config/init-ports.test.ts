@@ -14,7 +14,7 @@ const uncomment = (text: string) => text.replaceAll(/^# ([A-Za-z_][\w-]* = )/gm,
 describe('yard init: [ports] examples from the compose file', () => {
   afterEach(cleanupTemp)
 
-  it("proposes the file's own port variables, commented, and only ones the config check accepts together", () => {
+  it("proposes the file's own port variables, commented, and only ones the config check accepts together", async () => {
     const main = path.join(tempDir(), 'shop')
     writeFile(
       main,
@@ -39,10 +39,14 @@ describe('yard init: [ports] examples from the compose file', () => {
     expect(text).to.include('Not needed: yard moves the host ports the compose file publishes itself')
     expect(parse(text).ports, 'nothing is proposed as a value').to.deep.equal({})
     writeFileSync(path.join(main, 'yard.toml'), uncomment(text))
-    expect(loadConfig({mainPath: main, env: {}}).ports).to.deep.equal({WEB_PORT: 8080, DB_PORT: 5432, API_PORT: 9000})
+    expect((await loadConfig({mainPath: main, env: {}})).ports).to.deep.equal({
+      WEB_PORT: 8080,
+      DB_PORT: 5432,
+      API_PORT: 9000,
+    })
   })
 
-  it('without a compose file keeps the generic examples', () => {
+  it('without a compose file keeps the generic examples', async () => {
     expect(composePortExamples(tempDir())).to.deep.equal([])
   })
 })

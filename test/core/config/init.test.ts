@@ -14,13 +14,13 @@ describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
   afterEach(cleanupTemp)
 
   describe('yardTomlTemplate', () => {
-    it('is valid with every example switched on: the config loader accepts every key it shows', () => {
+    it('is valid with every example switched on: the config loader accepts every key it shows', async () => {
       const main = path.join(tempDir(), 'shop')
       const text = uncommentAll(yardTomlTemplate({mainDirectoryName: 'shop'}))
       expect(text).not.to.match(/^# [a-z][\w-]* = /m)
       mkdirSync(main)
       writeFileSync(path.join(main, 'yard.toml'), text)
-      const config = loadConfig({mainPath: main, env: {}})
+      const config = await loadConfig({mainPath: main, env: {}})
       expect(config.project.prefix).to.equal('shop')
       expect(config.worktrees.root).to.equal(`${main}-worktrees`)
       expect(config.ports).to.deep.equal({APP_PORT: 3000, DB_PORT: 5432})
@@ -45,7 +45,7 @@ describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
       }
     })
 
-    it('keeps defaults commented out; --prefix becomes a value; keys are kebab-case', () => {
+    it('keeps defaults commented out; --prefix becomes a value; keys are kebab-case', async () => {
       const plain = parse(yardTomlTemplate({mainDirectoryName: 'My App'}))
       expect(plain).to.deep.equal({project: {}, worktrees: {}, ports: {}, stack: {}, box: {}, cache: {}, cluster: {}})
       const text = yardTomlTemplate({mainDirectoryName: 'My App', prefix: 'shop'})
@@ -66,7 +66,7 @@ describe('yard init core (DESIGN.md §3.2, §4.1)', () => {
       for (const key of keys) expect(key).to.match(/^[a-z]+(-[a-z]+)*$/)
     })
 
-    it('quotes odd directory names in the commented examples', () => {
+    it('quotes odd directory names in the commented examples', async () => {
       const text = yardTomlTemplate({mainDirectoryName: String.raw`we"ird\dir`})
       expect(text).to.include(String.raw`# root = "../we\"ird\\dir-worktrees"`)
       expect(parse(uncommentAll(text))).to.have.nested.property('worktrees.root', String.raw`../we"ird\dir-worktrees`)

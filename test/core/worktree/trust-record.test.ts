@@ -13,15 +13,15 @@ import {editTrustText, writeTrust} from '../../../src/core/worktree/trust-record
 import {InputError, OperationError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir, writeFile} from '../../support/repo.js'
 
-function load(files: Record<string, string>) {
+async function load(files: Record<string, string>) {
   const main = path.join(tempDir('trust'), 'app')
   for (const [name, content] of Object.entries(files)) writeFile(main, name, content)
   return loadConfig({mainPath: main, env: {YARD_STATE_DIR: '/state'}})
 }
 
-function failure(files: Record<string, string>): InputError {
+async function failure(files: Record<string, string>): Promise<InputError> {
   try {
-    load(files)
+    await load(files)
   } catch (error) {
     expect(error).to.be.instanceOf(InputError)
     return error as InputError
@@ -33,8 +33,8 @@ function failure(files: Record<string, string>): InputError {
 describe('trust records (docs/worktrees.md, "Untrusted worktrees")', () => {
   afterEach(cleanupTemp)
 
-  it('reads [worktrees.NAME] trust from yard.local.toml beside the [worktrees] keys, with its origin', () => {
-    const config = load({
+  it('reads [worktrees.NAME] trust from yard.local.toml beside the [worktrees] keys, with its origin', async () => {
+    const config = await load({
       'yard.local.toml':
         '[worktrees]\nroot = "../trees"\n\n[worktrees.pr-1]\ntrust = "untrusted"\n\n[worktrees.ok]\ntrust = "trusted"\n',
     })
@@ -43,26 +43,26 @@ describe('trust records (docs/worktrees.md, "Untrusted worktrees")', () => {
     expect(config.origins['worktrees.pr-1.trust']).to.equal('yard.local.toml')
   })
 
-  it('refuses a trust record in a committed yard.toml (exit 2): code in a branch must not vouch for itself', () => {
-    const error = failure({'yard.toml': '[worktrees.pr-1]\ntrust = "trusted"\n'})
+  it('refuses a trust record in a committed yard.toml (exit 2): code in a branch must not vouch for itself', async () => {
+    const error = await failure({'yard.toml': '[worktrees.pr-1]\ntrust = "trusted"\n'})
     expect(error.code).to.equal(2)
     expect(error.message).to.include('[worktrees.pr-1] does not belong in yard.toml')
     expect(error.fix).to.include('yard.local.toml')
   })
 
-  it('refuses an invalid trust, an unknown key and an invalid name, naming the table (exit 2)', () => {
-    expect(failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "maybe"\n'}).message).to.include(
+  it('refuses an invalid trust, an unknown key and an invalid name, naming the table (exit 2)', async () => {
+    expect((await failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "maybe"\n'})).message).to.include(
       'invalid [worktrees.pr-1]: trust must be one of "trusted", "untrusted", got the string "maybe"',
     )
-    expect(failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "untrusted"\nmachine = "x"\n'}).message).to.include(
-      'unknown key machine',
-    )
-    expect(failure({'yard.local.toml': '[worktrees.Bad_Name]\ntrust = "untrusted"\n'}).message).to.include(
+    expect(
+      (await failure({'yard.local.toml': '[worktrees.pr-1]\ntrust = "untrusted"\nmachine = "x"\n'})).message,
+    ).to.include('unknown key machine')
+    expect((await failure({'yard.local.toml': '[worktrees.Bad_Name]\ntrust = "untrusted"\n'})).message).to.include(
       '"Bad_Name" is not a worktree name',
     )
   })
 
-  it('edits the text: appends a table, keeps comments and other tables, and takes the table away again', () => {
+  it('edits the text: appends a table, keeps comments and other tables, and takes the table away again', async () => {
     const before = '# mine\n[worktree-offsets]\nfeat = 3 # by hand\n'
     const added = editTrustText(before, 'pr-1', true)
     expect(added).to.equal('# mine\n[worktree-offsets]\nfeat = 3 # by hand\n\n[worktrees.pr-1]\ntrust = "untrusted"\n')
