@@ -1,6 +1,7 @@
 export type * from './cache.js'
 export {ExitCode, InputError, OperationError, RefusedError, YardError} from './errors.js'
 export type {ExitCodeValue, YardErrorOptions} from './errors.js'
+export * from './factory-check.js'
 export * from './factory.js'
 export * from './labels.js'
 export {acquireLock, isAlive, withLock} from './lock.js'
@@ -21,8 +22,8 @@ export type * from './stack.js'
  *   (machine.ts), `StackBackend` (stack.ts), `CacheBackend` (cache.ts), `SandboxBackend`
  *   (sandbox.ts), and `BackendFactory`, which a plugin's `yard:backends` hook returns (factory.ts);
  * - `CONTRACT_VERSION`, the contract major this yard implements, and `BACKEND_KINDS`;
- * - `backendFactorySchema` (zod) and `checkFactory`, the very checks the registry applies to a
- *   hook's result, so a plugin can test its factories as yard will see them;
+ * - `backendFactorySchema` (zod) and `checkFactory` (factory-check.ts), the very checks the
+ *   registry applies to a hook's result, so a plugin can test its factories as yard will see them;
  * - the errors yard renders as what / why / fix with their exit code: `InputError` (2),
  *   `RefusedError` (3), `OperationError` (1), `YardError` for any other code of `ExitCode`;
  * - helpers a backend needs to behave as yard's own: the labels (labels.ts), the port probe

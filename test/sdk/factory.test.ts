@@ -1,6 +1,7 @@
 import {expect} from 'chai'
 
-import {checkFactory, contractMajor} from '../../src/sdk/factory.js'
+import {checkFactory} from '../../src/sdk/factory-check.js'
+import {contractMajor} from '../../src/sdk/factory.js'
 
 describe('contractMajor', () => {
   const cases: Array<[unknown, number | undefined]> = [

@@ -7,6 +7,9 @@ import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
+import type {BackendFactory, FactoryCheck} from '../../sdk/factory.js'
+
+import {CONTRACT_VERSION, contractMajor} from '../../sdk/factory.js'
 import {BACKENDS_HOOK, type Registry, registryOf} from './registry.js'
 
 /** The directory of this package's package.json (src/core/registry from source, dist/chunks bundled). */
@@ -25,7 +28,7 @@ interface OwnPackage {
 /**
  * The registry oclif's `loadRegistry` gives when yard's own package is the only plugin with
  * `yard:backends` hooks: each hook file its package.json names is imported and called, in order,
- * and its result checked the same way (`registryOf`). Run from source (a `.ts` module), the hooks'
+ * and its result registered the same way (`registryOf`, with the check of yard's own factories). Run from source (a `.ts` module), the hooks'
  * `dist/…js` paths are read as their `src/…ts` files, as oclif's tsPath does in development.
  * Never rejects because of a hook: a failure is a `broken` entry, as with oclif.
  */
@@ -47,5 +50,21 @@ export async function builtinRegistry(): Promise<Registry> {
     }
   }
 
-  return registryOf([{plugin: {name: own.name, version: own.version}, results, failures}])
+  return registryOf([{plugin: {name: own.name, version: own.version}, results, failures}], ownFactory)
+}
+
+/**
+ * The check of yard's own factories: typed when yard is built, and each passes `checkFactory`
+ * (its zod schema) in the tests (test/cli/fast-exec.test.ts compares this registry with oclif's),
+ * so the start-up paths need not load zod for them. Only the contract major is compared.
+ */
+function ownFactory(value: unknown): FactoryCheck {
+  const factory = value as BackendFactory
+  const major = contractMajor(factory.contract) ?? -1
+  return major === CONTRACT_VERSION
+    ? {status: 'ok', factory, major}
+    : {
+        status: 'broken',
+        reason: `yard's own backend ${String(factory.id)} declares contract ${String(factory.contract)}`,
+      }
 }

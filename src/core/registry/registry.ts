@@ -12,8 +12,8 @@
 import type {Interfaces} from '@oclif/core'
 
 import {InputError, OperationError, YardError} from '../../sdk/errors.js'
-import {type Backend, type BackendFactory, type BackendKind} from '../../sdk/factory.js'
-import {checkFactory, describeValue} from '../../sdk/factory.js'
+import {type Backend, type BackendFactory, type BackendKind, type FactoryCheck} from '../../sdk/factory.js'
+import {describeValue} from '../../sdk/factory.js'
 import {type BackendContext} from '../../sdk/target.js'
 
 /** The oclif hook every backend plugin (built-in or not) declares in its package.json. */
@@ -188,17 +188,21 @@ export interface HookOutcome {
   failures: string[]
 }
 
+/** How one element of a hook's result is checked: `checkFactory` (sdk/factory-check.ts), or a trust of yard's own. */
+export type FactoryChecker = (value: unknown, position: number, plugin: string) => FactoryCheck
+
 /**
- * The registry of what the plugins' hooks gave, in plugin order: every result checked
- * (`checkFactory`), the first `ok` factory of a kind and id kept, later duplicates `broken`.
+ * The registry of what the plugins' hooks gave, in plugin order: every result checked by `check`
+ * (`checkFactory` for whatever oclif loaded), the first `ok` factory of a kind and id kept, later
+ * duplicates `broken`.
  */
-export function registryOf(outcomes: readonly HookOutcome[]): Registry {
+export function registryOf(outcomes: readonly HookOutcome[], check: FactoryChecker): Registry {
   const rows: RegistryRow[] = []
   const seen = new Map<string, string>()
   for (const {plugin, results, failures} of outcomes) {
     if (results.length === 0 && failures.length === 0)
       rows.push({entry: brokenEntry(plugin, `its ${BACKENDS_HOOK} hook exports no function`)})
-    for (const result of results) rows.push(...checkResult(plugin, result, seen))
+    for (const result of results) rows.push(...checkResult(plugin, result, seen, check))
     for (const failure of failures) rows.push({entry: brokenEntry(plugin, failure)})
   }
 
@@ -213,7 +217,7 @@ async function runBackendsHook(config: Interfaces.Config, timeoutMs: number): Pr
   const outcomes = await Promise.all(
     plugins.map(async (plugin) => ({plugin, ...(await runPluginHooks(oclif, config, plugin, timeoutMs))})),
   )
-  return registryOf(outcomes)
+  return registryOf(outcomes, (await import('../../sdk/factory-check.js')).checkFactory)
 }
 
 type Oclif = Pick<typeof import('@oclif/core'), 'Errors' | 'ModuleLoader'> &
@@ -298,7 +302,12 @@ async function runPluginHooks(
 }
 
 /** Sorts one hook's result into rows; `seen` maps kind/id to the plugin that provided it first. */
-function checkResult(plugin: HookOutcome['plugin'], result: unknown, seen: Map<string, string>): RegistryRow[] {
+function checkResult(
+  plugin: HookOutcome['plugin'],
+  result: unknown,
+  seen: Map<string, string>,
+  checkFactory: FactoryChecker,
+): RegistryRow[] {
   if (!Array.isArray(result)) {
     return [
       {
