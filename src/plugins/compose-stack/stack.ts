@@ -39,7 +39,6 @@ import {busyPortError, foreignOwnerError, Ownership} from './ownership.js'
 import {composeProvider, forgetComposeProvider} from './provider.js'
 import {recentLogLines} from './recent-logs.js'
 import {renderedPath, writeRendered} from './render.js'
-import {planStack} from './stack-plan.js'
 import {describeContainers, isRunning, partWayError} from './up-failure.js'
 
 /**
@@ -140,7 +139,7 @@ export class ComposeStack implements StackBackend {
    * @throws InputError (exit 2) from the resolver.
    */
   async plan(target: Target, spec: StackSpec): Promise<StackPlan | undefined> {
-    const planned = await planStack(target, spec, this.context.env)
+    const planned = await (await stackPlan()).planStack(target, spec, this.context.env)
     return (
       planned && {
         project: planned.project,
@@ -183,7 +182,7 @@ export class ComposeStack implements StackBackend {
   }
 
   private async upAlone(target: Target, spec: StackSpec): Promise<StackUpResult | void> {
-    const planned = await planStack(target, spec, this.context.env)
+    const planned = await (await stackPlan()).planStack(target, spec, this.context.env)
     if (!planned) return
     const refused = refusalError(target.project, planned.report)
     if (refused) throw refused
@@ -391,7 +390,7 @@ export class ComposeStack implements StackBackend {
    *   (exit 1) when the engine's logs fail.
    */
   async logs(target: Target, spec: StackSpec, options: StackLogsOptions): Promise<void> {
-    const planned = await planStack(target, spec, this.context.env)
+    const planned = await (await stackPlan()).planStack(target, spec, this.context.env)
     const known = planned?.services ?? []
     const unknown = options.services.filter((service) => !known.includes(service))
     if (unknown.length > 0) {
@@ -447,4 +446,12 @@ export class ComposeStack implements StackBackend {
         fix: `check that the stack is up: yard ps${target.isMain ? '' : ` ${target.name}`}`,
       })
   }
+}
+
+/**
+ * The compose model (stack-plan.ts: the resolver, its zod validation and yaml), loaded by the verbs
+ * that render the stack: `yard exec` into the box, `ps` and `down` never need it.
+ */
+async function stackPlan(): Promise<typeof import('./stack-plan.js')> {
+  return import('./stack-plan.js')
 }
