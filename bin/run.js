@@ -1,16 +1,29 @@
 #!/usr/bin/env node
-import envPaths from 'env-paths'
 // Node's module compile cache (DESIGN.md §9) under yard's cache directory (XDG_CACHE_HOME/yard on
 // Linux), never in the package: a warm start reads V8's code cache instead of compiling oclif
 // and the bundle again. It is best effort: a cache directory that cannot be made or written
 // (read-only, full) only means no cache. NODE_COMPILE_CACHE chooses another directory and
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program. Imports come after it,
-// so that they are cached.
+// so that they are cached; the only ones before it are Node's own.
 import module from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 
+/**
+ * yard's cache directory as env-paths gives it (`envPaths('yard', {suffix: ''}).cache`, which the
+ * state directory's code uses), worked out here: a package imported before the cache is on would
+ * be compiled anew on every start.
+ */
+function cacheDirectory() {
+  const home = os.homedir()
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Caches', 'yard')
+  if (process.platform === 'win32')
+    return path.join(process.env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'yard', 'Cache')
+  return path.join(process.env.XDG_CACHE_HOME || path.join(home, '.cache'), 'yard')
+}
+
 try {
-  module.enableCompileCache?.(path.join(envPaths('yard', {suffix: ''}).cache, 'node-compile-cache'))
+  module.enableCompileCache?.(path.join(cacheDirectory(), 'node-compile-cache'))
 } catch {
   // No cache this time; the command runs as without one.
 }

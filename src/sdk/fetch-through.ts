@@ -97,12 +97,14 @@ export type AskFetch = (key: string, url: string) => Promise<string>
 /**
  * Serves the asks of `sandbox`'s pod until `signal` aborts (serveAskDirs over its asks
  * directories, fetching with the cache backend's on-demand fetch). Keys of submodules' caches
- * have no asks directory. Never throws: a fetch that fails answers with the stale note.
+ * have no asks directory. `side` may be a function giving the cache side: it is called on the
+ * first ask (a `yard exec` whose command never fetches loads no cache backend). Never throws: a
+ * fetch that fails, or a side that cannot be had, answers with the stale note.
  */
 export async function serveAsks(
   stateDir: string,
   sandbox: SandboxRecord,
-  side: FetchThroughCache,
+  side: FetchThroughCache | (() => Promise<FetchThroughCache>),
   signal: AbortSignal,
 ): Promise<void> {
   const root = asksRoot(stateDir, sandbox.project)
@@ -111,10 +113,14 @@ export async function serveAsks(
     url,
     dir: path.join(root, key),
   }))
-  const fetch: AskFetch = async (key, url) =>
-    side.cache
-      .fetch(side.root, url, {onDemand: true, ...(side.lfs && {lfs: side.lfs})})
-      .then((result) => (result.stale ? staleNote(key, result.staleSince, result.error) : ''))
+  let opened: Promise<FetchThroughCache> | undefined
+  const fetch: AskFetch = async (key, url) => {
+    opened ??= typeof side === 'function' ? side() : Promise.resolve(side)
+    const {cache, root: cacheRoot, lfs} = await opened
+    const result = await cache.fetch(cacheRoot, url, {onDemand: true, ...(lfs && {lfs})})
+    return result.stale ? staleNote(key, result.staleSince, result.error) : ''
+  }
+
   await serveAskDirs(() => dirs, fetch, signal)
 }
 

@@ -77,6 +77,26 @@ describe('the compile cache of bin/run.js (DESIGN.md §9)', function () {
     expectClean(yard(['--version'], repo, cacheHome))
   })
 
+  it('without XDG_CACHE_HOME, uses the directory env-paths gives (HOME/.cache/yard on Linux)', () => {
+    const home = tempDir('yard-home')
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: home, YARD_STATE_DIR: tempDir('yard-state')}
+    for (const key of ['XDG_CACHE_HOME', 'NODE_ENV', 'NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'])
+      delete env[key]
+    const run = spawnSync(process.execPath, [runJs, '--version'], {cwd: repo, env, encoding: 'utf8', timeout: 60_000})
+    expect(run.status, run.stderr).to.equal(0)
+    const expected = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import envPaths from 'env-paths'; process.stdout.write(envPaths('yard', {suffix: ''}).cache)",
+      ],
+      {cwd: projectRoot, env, encoding: 'utf8'},
+    )
+    expect(expected).to.equal(path.join(home, '.cache', 'yard'))
+    expect(readdirSync(path.join(expected, 'node-compile-cache'))).to.have.length(1)
+  })
+
   it('runs as without a cache when the directory cannot be made (under a regular file)', () => {
     const file = path.join(tempDir('yard-cache-file'), 'not-a-dir')
     writeFileSync(file, '')

@@ -69,6 +69,41 @@ describe("fetch-through: the host serves a sandbox's asks", function () {
     }
   })
 
+  it('opens a side given as a function on the first ask only; one that cannot be opened answers with a note', async () => {
+    const state = tempDir('yard-state')
+    const project = 'yardtest-ft-lazy'
+    const key = 'app-1a2b3c4d'
+    const dir = path.join(asksRoot(state, project), key)
+    mkdirSync(dir, {recursive: true})
+    const sandbox = {
+      project,
+      spec: {repos: [{slot: 'app', key, url: 'https://git.example.com/app.git'}]},
+    } as unknown as SandboxRecord
+    let opened = 0
+    const stop = new AbortController()
+    const serving = serveAsks(
+      state,
+      sandbox,
+      async () => {
+        opened++
+        throw new Error('no cache backend "nope" is registered')
+      },
+      stop.signal,
+    )
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      expect(opened, 'not before an ask').to.equal(0)
+      writeFileSync(path.join(dir, '1.1.ask'), '')
+      expect(await answered(path.join(dir, '1.1.answer'))).to.equal(
+        `the cache ${key} could not be fetched: no cache backend "nope" is registered\n`,
+      )
+      expect(opened).to.equal(1)
+    } finally {
+      stop.abort()
+      await serving
+    }
+  })
+
   it('answers the asks of one cache in several directories (pods on one node) with one fetch', async () => {
     const dirs = ['pod-a', 'pod-b'].map((pod) => path.join(tempDir('yard-asks'), pod, 'app-1a2b3c4d'))
     for (const dir of dirs) mkdirSync(dir, {recursive: true})

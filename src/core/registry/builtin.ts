@@ -19,6 +19,9 @@ function packageRoot(): string {
   return dir
 }
 
+/** What one hook file gave: its result, or why it gave none. */
+type HookFile = {result: unknown} | {failure: string}
+
 interface OwnPackage {
   name: string
   version: string
@@ -37,19 +40,21 @@ export async function builtinRegistry(): Promise<Registry> {
   const own = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as OwnPackage
   const declared = own.oclif?.hooks?.[BACKENDS_HOOK] ?? []
   const fromSource = import.meta.url.endsWith('.ts')
-  const results: unknown[] = []
-  const failures: string[] = []
-  for (const target of typeof declared === 'string' ? [declared] : declared) {
-    const file = fromSource ? target.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts') : target
-    try {
-      const module = (await import(pathToFileURL(path.join(root, file)).href)) as {default?: unknown}
-      if (typeof module.default === 'function') results.push(await (module.default as () => unknown)())
-      else failures.push(`its ${BACKENDS_HOOK} hook ${target} exports no function`)
-    } catch (error) {
-      failures.push(`its ${BACKENDS_HOOK} hook threw: ${error instanceof Error ? error.message : String(error)}`)
-    }
-  }
-
+  // Imported together (one wait, not five in a row); results and failures keep the declared order.
+  const outcomes = await Promise.all(
+    (typeof declared === 'string' ? [declared] : declared).map(async (target): Promise<HookFile> => {
+      const file = fromSource ? target.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts') : target
+      try {
+        const module = (await import(pathToFileURL(path.join(root, file)).href)) as {default?: unknown}
+        if (typeof module.default === 'function') return {result: await (module.default as () => unknown)()}
+        return {failure: `its ${BACKENDS_HOOK} hook ${target} exports no function`}
+      } catch (error) {
+        return {failure: `its ${BACKENDS_HOOK} hook threw: ${error instanceof Error ? error.message : String(error)}`}
+      }
+    }),
+  )
+  const results = outcomes.flatMap((outcome) => ('result' in outcome ? [outcome.result] : []))
+  const failures = outcomes.flatMap((outcome) => ('failure' in outcome ? [outcome.failure] : []))
   return registryOf([{plugin: {name: own.name, version: own.version}, results, failures}], ownFactory)
 }
 

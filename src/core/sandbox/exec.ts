@@ -1,23 +1,17 @@
 /**
  * `yard exec` and `yard shell` into a sandbox (DESIGN.md §5.2): `NAME/BRANCH` or `--sandbox NAME`
  * → the sandbox; a plain `NAME` → the local worktree's box when that worktree exists, else the
- * sandbox of that name; `--local` forces the box.
+ * sandbox of that name; `--local` forces the box. The box's path (machine/box.ts) and the
+ * sandbox's (exec-sandbox.ts) are loaded when chosen: an agent's every instruction loads one.
  */
 import {existsSync} from 'node:fs'
 
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
-import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
-import {serveAsks} from '../../sdk/fetch-through.js'
-import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
-import {shellCommand} from '../../sdk/shell.js'
+import {InputError} from '../../sdk/errors.js'
 import {nameProblem} from '../identity/identity.js'
-import {stateDir} from '../kernel/state.js'
-import {execInBox} from '../machine/box.js'
 import {checkoutProblem, openWorkspace, type Workspace, worktreePath} from '../workspace/workspace.js'
-import {recordExec} from './exec-registry.js'
-import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
 
 export interface ExecRequest {
   /** `NAME`, `NAME/BRANCH` (BRANCH: the git branch or its directory), `main`, or undefined. */
@@ -30,13 +24,6 @@ export interface ExecRequest {
   local?: boolean
   argv: string[]
   tty: boolean
-}
-
-/** yard's own failure before the command ran is 125, as `podman exec` reports its own. */
-function asExecFailure(error: unknown): never {
-  if (error instanceof OperationError)
-    throw new YardError(ExitCode.execFailed, error.message, {why: error.why, fix: error.fix, cause: error})
-  throw error
 }
 
 /**
@@ -62,6 +49,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
       throw new InputError(`both --sandbox ${request.sandbox} and ${request.name} name a target`, {
         fix: 'yard exec --sandbox NAME -- CMD, or yard exec NAME/BRANCH -- CMD',
       })
+    const {execInSandbox} = await import('./exec-sandbox.js')
     return execInSandbox(context, backends, {
       name,
       branch,
@@ -100,6 +88,7 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     // repository's, is no worktree.
     const problem = checkoutProblem(workspace.commonDir, checkout)
     if (problem) {
+      const {execInSandbox, sandboxExists} = await import('./exec-sandbox.js')
       if (await sandboxExists(context, backends, request.name)) {
         return execInSandbox(context, backends, {
           name: request.name,
@@ -119,88 +108,6 @@ export async function execAnywhere(context: YardContext, backends: Backends, req
     }
   }
 
+  const {execInBox} = await import('../machine/box.js')
   return execInBox(context, backends, {name: request.name, argv: request.argv, tty: request.tty, workspace})
-}
-
-async function sandboxExists(context: YardContext, backends: Backends, name: string): Promise<boolean> {
-  try {
-    const session = await openSandboxes(context, backends)
-    await requireSandbox(context, session, name)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/**
- * Runs argv in `/work/<slot>/<branch dir>` of sandbox `name` (DESIGN.md §5.2): the first slot
- * unless `slot`; the branch attached at create unless `branch`. When another `yard exec` that may
- * write (exec-registry.ts) runs in the same worktree, warns on stderr first: concurrent agents
- * belong in separate sandboxes (docs/sandboxes.md, "One agent per workspace"). On podman, while
- * the command runs, yard serves the pod's fetch-through asks (fetch-through.ts).
- */
-export async function execInSandbox(
-  context: YardContext,
-  backends: Backends,
-  options: {name: string; branch?: string; slot?: string; argv: string[]; tty: boolean},
-): Promise<number> {
-  // Checked before the runtime is asked anything: `NAME/..` is refused, not run in /work.
-  if (options.branch !== undefined) checkBranchDirectory(branchDirectory(options.branch), options.branch)
-  const session = await openSandboxes(context, backends).catch(asExecFailure)
-  // What this host recorded of the pod, when the backend keeps it: the exec is then the one engine call.
-  const probe = sandboxTarget(session.workspace, context, options.name)
-  const recorded = await session.backend.recorded?.(probe, session.runtime)
-  const {sandbox} = recorded
-    ? {sandbox: recorded}
-    : await requireSandbox(context, session, options.name).catch(asExecFailure)
-  const slots = sandbox.spec.repos.map((repo) => repo.slot)
-  const slot = options.slot ?? slots[0]
-  if (!slots.includes(slot))
-    throw new InputError(`the sandbox ${options.name} has no slot ${slot}`, {fix: `use one of: ${slots.join(', ')}`})
-  const directory = branchDirectory(options.branch ?? sandbox.spec.branch)
-  const {writers, release} = recordExec(stateDir(context.env), {sandbox: options.name, slot, directory}, options.argv)
-  for (const writer of writers) {
-    context.warn(
-      `warning: another yard exec runs in ${options.name}/${directory} (pid ${writer.pid}, since ${writer.started}: ${shellCommand(writer.argv)}); two agents in one worktree overwrite each other's index, HEAD and files — give each its own sandbox (yard sandbox create NAME --repo …)`,
-    )
-  }
-
-  const serving = new AbortController()
-  const served =
-    sandbox.runtime === 'podman'
-      ? (await startServing(context, backends, session.workspace, sandbox, serving.signal)).done
-      : Promise.resolve()
-  try {
-    return await session.backend
-      .exec(sandbox, {slot, directory}, options.argv, {
-        tty: options.tty,
-        gone: () => noSandbox(options.name, probe.project, session.runtime),
-      })
-      .catch(asExecFailure)
-  } finally {
-    serving.abort()
-    await served
-    release()
-  }
-}
-
-/**
- * serveAsks on the workspace's cache; a cache backend that cannot be opened serves nothing (the
- * pod's fetch reads the cache after its wait).
- */
-async function startServing(
-  context: YardContext,
-  backends: Backends,
-  workspace: Parameters<typeof openSandboxCache>[2],
-  sandbox: Parameters<typeof serveAsks>[1],
-  signal: AbortSignal,
-): Promise<{done: Promise<void>}> {
-  const side = await openSandboxCache(context, backends, workspace).catch(() => undefined)
-  if (side === undefined) return {done: Promise.resolve()}
-  // Wrapped: awaiting a bare promise here would wait for the whole serving loop.
-  return {
-    done: serveAsks(stateDir(context.env), sandbox, {...side, lfs: workspace.config.cache.lfs}, signal).catch(
-      () => undefined,
-    ),
-  }
 }
