@@ -54,10 +54,14 @@ const inside = (child: string, parent: string) => {
  * Relative sources resolve against the first file's directory (compose's project directory), `~`
  * against the home directory; `env` interpolates.
  */
-export function bindsOutside(files: string[], env: Record<string, string>, mounts: string[]): OutsideBind[] {
+export async function bindsOutside(
+  files: string[],
+  env: Record<string, string>,
+  mounts: string[],
+): Promise<OutsideBind[]> {
   const projectDir = path.dirname(files[0] ?? '.')
   const found: OutsideBind[] = []
-  for (const {file, service, body} of writtenServices(files)) {
+  for (const {file, service, body} of await writtenServices(files)) {
     for (const entry of Array.isArray(body.volumes) ? body.volumes : []) {
       const long = typeof entry === 'string' ? undefined : bindSource(entry)
       const written =

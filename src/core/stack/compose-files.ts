@@ -6,7 +6,6 @@
  */
 import {existsSync, lstatSync, readFileSync} from 'node:fs'
 import path from 'node:path'
-import {parse} from 'yaml'
 
 import {InputError} from '../../sdk/errors.js'
 
@@ -57,14 +56,17 @@ function present(file: string): boolean {
 /**
  * Every service of the compose files as written (before yard renders them), with the file it is
  * in: for the lenient checks that warn or refuse before the stack backend runs. A file yard cannot
- * read or parse is skipped: it is the stack backend's to report.
- * @yields each service as `{file, service, body}`, `body` `{}` when it is not a mapping.
+ * read or parse is skipped: it is the stack backend's to report. yaml is loaded here, when a check
+ * needs it, not by every command that loads the stack's module.
+ * @returns each service as `{file, service, body}`, `body` `{}` when it is not a mapping.
  */
-export function* writtenServices(
+export async function writtenServices(
   files: readonly string[],
-): Generator<{file: string; service: string; body: Record<string, unknown>}> {
+): Promise<Array<{file: string; service: string; body: Record<string, unknown>}>> {
+  const {parse} = await import('yaml')
   const isMapping = (value: unknown): value is Record<string, unknown> =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
+  const found: Array<{file: string; service: string; body: Record<string, unknown>}> = []
   for (const file of files) {
     let document: unknown
     try {
@@ -74,6 +76,9 @@ export function* writtenServices(
     }
 
     const services = isMapping(document) && isMapping(document.services) ? document.services : {}
-    for (const [service, body] of Object.entries(services)) yield {file, service, body: isMapping(body) ? body : {}}
+    for (const [service, body] of Object.entries(services))
+      found.push({file, service, body: isMapping(body) ? body : {}})
   }
+
+  return found
 }

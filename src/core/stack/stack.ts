@@ -230,7 +230,8 @@ export async function stackUp(
   // Only a machine with its own engine socket (a VM) has a filesystem of its own (DESIGN.md §4.3).
   const {mounts, name} = session.machineSpec
   if (spec && session.socketEnv.CONTAINER_HOST)
-    for (const bind of bindsOutside(spec.files, spec.env, mounts)) context.warn(describeOutsideBind(bind, name, mounts))
+    for (const bind of await bindsOutside(spec.files, spec.env, mounts))
+      context.warn(describeOutsideBind(bind, name, mounts))
   if (spec && session.machineSpec.worktree !== undefined) await refuseReach(session, spec, context)
   const plan = spec ? await session.stack.up(session.target, spec) : undefined
   const stoppedShared = session.stoppedShared ? {stoppedShared: session.stoppedShared} : {}
@@ -245,7 +246,7 @@ export async function stackUp(
  */
 async function refuseReach(session: StackSession, spec: StackSpec, context: YardContext): Promise<void> {
   const {target, machine} = session
-  const findings = envFilesOutside(spec.files, target.checkoutPath)
+  const findings = await envFilesOutside(spec.files, target.checkoutPath)
   const native = session.socketEnv.CONTAINER_HOST === undefined
   if (native) {
     // A confined read refused while rendering is one more finding when others are already known.

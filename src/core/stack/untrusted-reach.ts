@@ -39,11 +39,11 @@ function insideReal(file: string, root: string): boolean {
  * outside `worktree`: each as "service S reads env_file P". Relative paths resolve against the
  * first file's directory; files yard cannot read or parse are the stack backend's to report.
  */
-export function envFilesOutside(files: string[], worktree: string): string[] {
+export async function envFilesOutside(files: string[], worktree: string): Promise<string[]> {
   const root = realPath(worktree)
   const projectDir = path.dirname(files[0] ?? worktree)
   const found: string[] = []
-  for (const {service, body} of writtenServices(files)) {
+  for (const {service, body} of await writtenServices(files)) {
     for (const entry of list(body.env_file)) {
       const written =
         typeof entry === 'string' ? entry : isMapping(entry) && typeof entry.path === 'string' ? entry.path : undefined

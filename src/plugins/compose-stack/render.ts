@@ -9,22 +9,8 @@ import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {Target} from '../../sdk/target.js'
-import type {ComposeModelDocument} from './compose/types.js'
 
 import {OperationError} from '../../sdk/errors.js'
-import {renderComposeFile} from './compose/render.js'
-
-/**
- * The YAML text of a rendered model (compose/render.ts: YAML 1.1, `$` doubled), with a header
- * naming the files it comes from.
- */
-export function renderedText(compose: Record<string, unknown>, target: Target, files: readonly string[]): string {
-  const head = [
-    `# Rendered by yard for ${target.project} (${target.isMain ? 'main' : `worktree ${target.name}, offset ${target.offset}`}); do not edit: yard up writes it again.`,
-    `# From: ${files.join(', ')}`,
-  ]
-  return `${head.join('\n')}\n${renderComposeFile(compose as ComposeModelDocument)}`
-}
 
 /** Where the rendered file of a project lives. */
 export function renderedPath(stateDir: string, project: string): string {

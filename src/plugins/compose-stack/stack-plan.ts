@@ -9,11 +9,11 @@ import type {StackPlan, StackReportEntry, StackSpec} from '../../sdk/stack.js'
 import type {Target} from '../../sdk/target.js'
 import type {ComposeModelDocument, ResolveInput, ResolveWarning} from './compose/types.js'
 
+import {renderComposeFile} from './compose/render.js'
 import {resolveComposeProject} from './compose/resolve.js'
 import {mayBeKeyed, probePortValues} from './isolate-ports.js'
 import {isolate} from './isolate.js'
 import {CONFIG_LABEL} from './labels.js'
-import {renderedText} from './render.js'
 
 export interface RenderedStack extends StackPlan {
   /** The rendered file's text. */
@@ -137,4 +137,16 @@ export async function planStack(
     networks: isolated.networks,
     services: Object.keys(isolated.compose.services),
   }
+}
+
+/**
+ * The YAML text of a rendered model (compose/render.ts: YAML 1.1, `$` doubled), with a header
+ * naming the files it comes from.
+ */
+export function renderedText(compose: Record<string, unknown>, target: Target, files: readonly string[]): string {
+  const head = [
+    `# Rendered by yard for ${target.project} (${target.isMain ? 'main' : `worktree ${target.name}, offset ${target.offset}`}); do not edit: yard up writes it again.`,
+    `# From: ${files.join(', ')}`,
+  ]
+  return `${head.join('\n')}\n${renderComposeFile(compose as ComposeModelDocument)}`
 }

@@ -11,7 +11,7 @@ import {cleanupTemp, tempDir, writeFile} from '../../support/repo.js'
 describe('bindsOutside (DESIGN.md §4.3)', () => {
   after(cleanupTemp)
 
-  it('finds short and long binds outside the mounts, interpolated, and leaves named volumes and paths inside alone', () => {
+  it('finds short and long binds outside the mounts, interpolated, and leaves named volumes and paths inside alone', async () => {
     const main = path.join(tempDir(), 'app')
     const root = `${main}-worktrees`
     writeFile(
@@ -40,7 +40,7 @@ describe('bindsOutside (DESIGN.md §4.3)', () => {
       ].join('\n'),
     )
     const file = path.join(main, 'compose.yaml')
-    const found = bindsOutside([file], {LOGS: '/var/log/app'}, [main, root])
+    const found = await bindsOutside([file], {LOGS: '/var/log/app'}, [main, root])
     expect(found).to.deep.equal([
       {file, service: 'db', source: '/srv/data'},
       {file, service: 'db', source: '/var/cache/app'},
@@ -48,13 +48,15 @@ describe('bindsOutside (DESIGN.md §4.3)', () => {
       {file, service: 'web', source: path.join(path.dirname(main), 'elsewhere')},
     ])
     expect(
-      bindsOutside([file], {CACHE_DIR: `${main}/cache`, LOGS: `${root}/logs`}, [main, root]).map((bind) => bind.source),
+      (await bindsOutside([file], {CACHE_DIR: `${main}/cache`, LOGS: `${root}/logs`}, [main, root])).map(
+        (bind) => bind.source,
+      ),
     ).to.deep.equal(['/srv/data', path.join(path.dirname(main), 'elsewhere')])
   })
 
-  it('skips a file it cannot parse (the stack backend reports it)', () => {
+  it('skips a file it cannot parse (the stack backend reports it)', async () => {
     const dir = tempDir()
     writeFile(dir, 'compose.yaml', 'services: [unclosed\n')
-    expect(bindsOutside([path.join(dir, 'compose.yaml')], {}, [dir])).to.deep.equal([])
+    expect(await bindsOutside([path.join(dir, 'compose.yaml')], {}, [dir])).to.deep.equal([])
   })
 })
