@@ -93,9 +93,9 @@ export interface SandboxPoolSupport {
   /**
    * Whether a claimed pod of `runtime` answers on the sandbox's ports as a cold one does (podman:
    * through `relay`; kubernetes: always, its ports are port-forwards); when not, a sandbox with
-   * `[ports]` is made cold.
+   * `[ports]` is made cold. A promise is awaited (a backend may load its pool code first).
    */
-  relaysPorts(runtime: string): boolean
+  relaysPorts(runtime: string): boolean | Promise<boolean>
   /**
    * Relays the claimed sandbox's host ports (`base + offset`) to its pod's `base` until the sandbox
    * is removed; run by `yard sandbox pool relay NAME`.

@@ -21,7 +21,7 @@ export default class SandboxManifest extends BaseCommand {
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(SandboxManifest)
     const manifest = await sandboxManifest(this.context, this.backends, args.name, flags.runtime)
-    if (!this.jsonEnabled()) process.stdout.write(manifestText(manifest))
+    if (!this.jsonEnabled()) process.stdout.write(await manifestText(manifest))
     return manifest
   }
 }

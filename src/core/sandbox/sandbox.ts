@@ -4,7 +4,6 @@
  * sandbox-create.ts, rm in sandbox-rm.ts, exec in sandbox-exec.ts.
  */
 import pLimit from 'p-limit'
-import {stringify} from 'yaml'
 
 import type {CacheBackend} from '../../sdk/cache.js'
 import type {SandboxBackend, SandboxRecord, SandboxWorktree} from '../../sdk/sandbox.js'
@@ -308,8 +307,9 @@ export async function sandboxManifest(
   return session.backend.manifest(target, sandbox.spec)
 }
 
-/** A manifest as YAML, as `podman kube play` and `kubectl apply -f` read it. */
-export function manifestText(manifest: Record<string, unknown>): string {
+/** A manifest as YAML, as `podman kube play` and `kubectl apply -f` read it (yaml loaded here: exec never needs it). */
+export async function manifestText(manifest: Record<string, unknown>): Promise<string> {
+  const {stringify} = await import('yaml')
   return stringify(manifest, {lineWidth: 0})
 }
 

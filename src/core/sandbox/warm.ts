@@ -35,7 +35,7 @@ export async function warmCandidate(
   const pool = await readPool(context.env, id)
   if (!pool || pool.owner !== session.workspace.owner || pool.image !== spec.image) return undefined
   // A claimed pod's [ports] are relayed from the host (port-relay.ts), which needs a pod address the host reaches.
-  if (Object.keys(spec.portBases).length > 0 && !support.relaysPorts(spec.runtime)) {
+  if (Object.keys(spec.portBases).length > 0 && !(await support.relaysPorts(spec.runtime))) {
     context.warn(
       `note: pool ${id} is not used: the sandbox publishes [ports], and rootless podman gives a running pod no address this host can relay them to; creating cold`,
     )

@@ -6,7 +6,6 @@
 import {existsSync, promises as fs} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {stringify} from 'yaml'
 
 import type {RunResult} from '../../sdk/process.js'
 import type {BackendContext} from '../../sdk/target.js'
@@ -159,6 +158,7 @@ export class PodmanRuntime implements SandboxRuntime {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pod-'))
     const file = path.join(dir, `${name}.yaml`)
     try {
+      const {stringify} = await import('yaml')
       await fs.writeFile(file, stringify(played, {lineWidth: 0}))
       const result = await this.context.runner.run('podman', ['kube', 'play', '--quiet', file], {
         allowFailure: true,

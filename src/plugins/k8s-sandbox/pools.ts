@@ -11,29 +11,35 @@ import {InputError} from '../../sdk/errors.js'
 
 export class RuntimePools implements SandboxPoolSupport {
   readonly runtimes: readonly string[]
+  private readonly loaded = new Map<string, Promise<SandboxPoolSupport>>()
 
-  /** `byRuntime`: the pool support of each runtime id. */
-  constructor(private readonly byRuntime: Readonly<Record<string, SandboxPoolSupport>>) {
+  /**
+   * `byRuntime`: how to have the pool support of each runtime id, called on its first use (a
+   * command that keeps no pool, `yard exec` above all, loads no pool code).
+   */
+  constructor(private readonly byRuntime: Readonly<Record<string, () => Promise<SandboxPoolSupport>>>) {
     this.runtimes = Object.keys(byRuntime)
   }
 
   /** @throws InputError (exit 2) for a runtime that keeps no pools. */
-  private of(runtime: string): SandboxPoolSupport {
-    const support = this.byRuntime[runtime]
-    if (!support)
+  private async of(runtime: string): Promise<SandboxPoolSupport> {
+    const load = this.byRuntime[runtime]
+    if (!load)
       throw new InputError(`warm pools are not supported on the ${runtime} runtime`, {
         why: `pools are kept on ${this.runtimes.join(', ')} (docs/sandboxes.md, "Warm pool")`,
         fix: `use --runtime ${this.runtimes[0]}, or create sandboxes cold`,
       })
+    let support = this.loaded.get(runtime)
+    if (!support) this.loaded.set(runtime, (support = load()))
     return support
   }
 
   async check(runtime: string): Promise<void> {
-    await this.of(runtime).check?.(runtime)
+    await (await this.of(runtime)).check?.(runtime)
   }
 
   async pods(pool: PoolOwner, runtime: string): Promise<PoolPod[]> {
-    return this.of(runtime).pods(pool, runtime)
+    return (await this.of(runtime)).pods(pool, runtime)
   }
 
   async fill(
@@ -42,7 +48,7 @@ export class RuntimePools implements SandboxPoolSupport {
     fingerprint: string,
     options: {fetchThroughSeconds: number},
   ): Promise<string> {
-    return this.of(spec.runtime).fill(pool, spec, fingerprint, options)
+    return (await this.of(spec.runtime)).fill(pool, spec, fingerprint, options)
   }
 
   async take(
@@ -52,15 +58,15 @@ export class RuntimePools implements SandboxPoolSupport {
     project: string,
     listed?: readonly PoolPod[],
   ): Promise<string | undefined> {
-    return this.of(runtime).take(pool, runtime, fingerprint, project, listed)
+    return (await this.of(runtime)).take(pool, runtime, fingerprint, project, listed)
   }
 
   async untake(pod: string, runtime: string): Promise<void> {
-    return this.of(runtime).untake(pod, runtime)
+    return (await this.of(runtime)).untake(pod, runtime)
   }
 
   async claim(pod: string, pool: string, target: Target, spec: SandboxSpec): Promise<SandboxRecord> {
-    return this.of(spec.runtime).claim(pod, pool, target, spec)
+    return (await this.of(spec.runtime)).claim(pod, pool, target, spec)
   }
 
   async attachTaken(
@@ -68,29 +74,29 @@ export class RuntimePools implements SandboxPoolSupport {
     spec: SandboxSpec,
     request: {branch: string; gitIdentity: {name?: string; email?: string}},
   ): Promise<SandboxAttachResult | undefined> {
-    return this.of(spec.runtime).attachTaken?.(pod, spec, request)
+    return (await this.of(spec.runtime)).attachTaken?.(pod, spec, request)
   }
 
   async attachClaimed(
     sandbox: SandboxRecord,
     request: {branch: string; gitIdentity: {name?: string; email?: string}},
   ): Promise<SandboxAttachResult> {
-    return this.of(sandbox.runtime).attachClaimed(sandbox, request)
+    return (await this.of(sandbox.runtime)).attachClaimed(sandbox, request)
   }
 
   async remove(pod: string, runtime: string): Promise<void> {
-    return this.of(runtime).remove(pod, runtime)
+    return (await this.of(runtime)).remove(pod, runtime)
   }
 
-  relaysPorts(runtime: string): boolean {
-    return this.of(runtime).relaysPorts(runtime)
+  async relaysPorts(runtime: string): Promise<boolean> {
+    return (await this.of(runtime)).relaysPorts(runtime)
   }
 
   async relay(sandbox: SandboxRecord): Promise<void> {
-    return this.of(sandbox.runtime).relay(sandbox)
+    return (await this.of(sandbox.runtime)).relay(sandbox)
   }
 
   async awaitRelay(sandbox: SandboxRecord): Promise<void> {
-    return this.of(sandbox.runtime).awaitRelay(sandbox)
+    return (await this.of(sandbox.runtime)).awaitRelay(sandbox)
   }
 }

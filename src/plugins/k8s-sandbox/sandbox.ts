@@ -22,16 +22,11 @@ import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
 import {InputError, RefusedError} from '../../sdk/errors.js'
 import {checkBranchDirectory} from '../../sdk/sandbox-repos.js'
-import {attachInPod} from './attach.js'
-import {KubePool} from './kube-pool.js'
 import {KubernetesRuntime} from './kubernetes-runtime.js'
 import {NAME_LABEL, OFFSET_LABEL, OWNER_LABEL, podManifest, SPEC_ANNOTATION} from './manifest.js'
 import {PodmanRuntime} from './podman-runtime.js'
 import {WARM_ANNOTATION} from './pool-labels.js'
-import {PodmanPool} from './pool.js'
 import {RuntimePools} from './pools.js'
-import {bundleBranch, markPulled, saveUnsaved} from './save.js'
-import {podUnsaved, podWorktrees} from './unsaved.js'
 
 export const K8S_SANDBOX_ID = 'k8s-sandbox'
 
@@ -45,13 +40,19 @@ export class K8sSandbox implements SandboxBackend {
 
   private readonly made = new Map<string, SandboxRuntime>()
 
-  /** Warm pools: pool.ts on podman, kube-pool.ts on kubernetes. */
+  /**
+   * Warm pools: pool.ts on podman, kube-pool.ts on kubernetes. The code of a runtime's pools, of
+   * attach and of the unsaved-work checks is loaded by the verbs that use it: `yard exec` loads
+   * none of it.
+   */
   readonly pool: RuntimePools
 
   constructor(private readonly context: BackendContext) {
     this.pool = new RuntimePools({
-      podman: new PodmanPool(context, () => this.runtime('podman') as PodmanRuntime),
-      kubernetes: new KubePool(() => this.runtime('kubernetes') as KubernetesRuntime),
+      podman: async () =>
+        new (await import('./pool.js')).PodmanPool(context, () => this.runtime('podman') as PodmanRuntime),
+      kubernetes: async () =>
+        new (await import('./kube-pool.js')).KubePool(() => this.runtime('kubernetes') as KubernetesRuntime),
     })
   }
 
@@ -154,12 +155,13 @@ export class K8sSandbox implements SandboxBackend {
   ): Promise<SandboxAttachResult> {
     const runtime = this.runtime(sandbox.runtime)
     const stale = runtime instanceof KubernetesRuntime ? await runtime.freshen(sandbox.project, sandbox.spec.repos) : {}
+    const {attachInPod} = await import('./attach.js')
     const attached = await attachInPod(runtime, sandbox.project, sandbox.spec, {...request, sandbox: sandbox.name})
     return Object.keys(stale).length > 0 ? {...attached, stale} : attached
   }
 
   async worktrees(sandbox: SandboxRecord): Promise<SandboxWorktree[]> {
-    return podWorktrees(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
+    return (await import('./unsaved.js')).podWorktrees(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
   }
 
   async bundleBranch(
@@ -167,7 +169,7 @@ export class K8sSandbox implements SandboxBackend {
     place: {slot: string; directory: string},
     file: string,
   ): Promise<{branch: string; commit: string}> {
-    return bundleBranch(this.runtime(sandbox.runtime), sandbox, place, file)
+    return (await import('./save.js')).bundleBranch(this.runtime(sandbox.runtime), sandbox, place, file)
   }
 
   async markPulled(
@@ -176,15 +178,21 @@ export class K8sSandbox implements SandboxBackend {
     branch: string,
     commit: string,
   ): Promise<void> {
-    return markPulled(this.runtime(sandbox.runtime), sandbox, place, branch, commit)
+    return (await import('./save.js')).markPulled(this.runtime(sandbox.runtime), sandbox, place, branch, commit)
   }
 
   async unsaved(sandbox: SandboxRecord): Promise<SandboxUnsaved> {
-    return podUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
+    return (await import('./unsaved.js')).podUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec)
   }
 
   async save(sandbox: SandboxRecord, work: SandboxUnsaved, dir: string): Promise<SandboxSaved> {
-    return saveUnsaved(this.runtime(sandbox.runtime), sandbox.project, sandbox.spec, work, dir)
+    return (await import('./save.js')).saveUnsaved(
+      this.runtime(sandbox.runtime),
+      sandbox.project,
+      sandbox.spec,
+      work,
+      dir,
+    )
   }
 
   async remove(sandbox: SandboxRecord): Promise<void> {
