@@ -25,7 +25,7 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
       execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
   })
 
-  it('inlines execa, zod, yaml, smol-toml and env-paths and keeps oclif and the large packages external', () => {
+  it('inlines execa, nano-spawn, zod, yaml, smol-toml and env-paths and keeps oclif and the large packages external', () => {
     const imports = new Set<string>()
     for (const file of builtFiles()) {
       for (const match of readFileSync(path.join(dist, file), 'utf8').matchAll(
@@ -35,7 +35,7 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
     }
 
     const packages = [...imports].filter((name) => !name.startsWith('node:'))
-    for (const inlined of ['execa', 'zod', 'yaml', 'smol-toml', 'env-paths'])
+    for (const inlined of ['execa', 'nano-spawn', 'zod', 'yaml', 'smol-toml', 'env-paths'])
       expect(packages, inlined).not.to.include(inlined)
     expect(packages).to.include('@oclif/core')
     // Imported lazily by the in-process git reads (src/sdk/git-read.ts), never inlined.
@@ -43,6 +43,20 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
     // tsc's per-module files are gone: only entry points and chunks remain.
     expect(builtFiles().filter((file) => file.startsWith(`core${path.sep}`))).to.deep.equal([])
     expect(builtFiles().some((file) => file.startsWith(`chunks${path.sep}`))).to.equal(true)
+  })
+
+  it('never imports an inlined CommonJS package lazily by itself: its chunk would give a default export only', () => {
+    // esbuild writes such a chunk as `export default require_x();` (yaml is one): a lazy
+    // `import('yaml')` in the bundle has no `stringify`, although it has from source.
+    const files = builtFiles()
+    const wrappers = files.filter((file) =>
+      /^export default require_\w+\(\);$/m.test(readFileSync(path.join(dist, file), 'utf8')),
+    )
+    for (const file of files) {
+      const text = readFileSync(path.join(dist, file), 'utf8')
+      for (const wrapper of wrappers)
+        expect(text, `${file} imports ${wrapper}`).not.to.include(`import("./${path.basename(wrapper)}")`)
+    }
   })
 
   it("inlines zod's English messages only, not its other locales", () => {

@@ -309,7 +309,7 @@ export async function sandboxManifest(
 
 /** A manifest as YAML, as `podman kube play` and `kubectl apply -f` read it (yaml loaded here: exec never needs it). */
 export async function manifestText(manifest: Record<string, unknown>): Promise<string> {
-  const {stringify} = await import('yaml')
+  const {stringify} = await import('../../sdk/yaml.js')
   return stringify(manifest, {lineWidth: 0})
 }
 

@@ -63,7 +63,7 @@ function present(file: string): boolean {
 export async function writtenServices(
   files: readonly string[],
 ): Promise<Array<{file: string; service: string; body: Record<string, unknown>}>> {
-  const {parse} = await import('yaml')
+  const {parse} = await import('../../sdk/yaml.js')
   const isMapping = (value: unknown): value is Record<string, unknown> =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
   const found: Array<{file: string; service: string; body: Record<string, unknown>}> = []

@@ -158,7 +158,7 @@ export class PodmanRuntime implements SandboxRuntime {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'yard-pod-'))
     const file = path.join(dir, `${name}.yaml`)
     try {
-      const {stringify} = await import('yaml')
+      const {stringify} = await import('../../sdk/yaml.js')
       await fs.writeFile(file, stringify(played, {lineWidth: 0}))
       const result = await this.context.runner.run('podman', ['kube', 'play', '--quiet', file], {
         allowFailure: true,
