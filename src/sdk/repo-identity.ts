@@ -4,7 +4,6 @@
  * that every spelling of one repository — https or ssh, with or without credentials, `.git` or
  * not — lands in one cache. Vectors: ../shared/vectors/identity.json.
  */
-import {createHash} from 'node:crypto'
 
 import {InputError} from './errors.js'
 import {hostReason, rawAuthority, redactUrl, unsafeUrlReason, withoutCredentials} from './repo-url.js'
@@ -111,7 +110,7 @@ export function repoIdentity(input: string): RepoIdentity {
  * (at most 40 characters, `repo` when nothing is left) + `-` + the first 8 hex of sha256(identity).
  */
 export function cacheKey(identity: string): string {
-  return `${identitySlug(identity)}-${createHash('sha256').update(identity, 'utf8').digest('hex').slice(0, 8)}`
+  return `${identitySlug(identity)}-${process.getBuiltinModule('node:crypto').createHash('sha256').update(identity, 'utf8').digest('hex').slice(0, 8)}`
 }
 
 /**

@@ -25,7 +25,7 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
       execFileSync('npm', ['run', '--silent', 'build:cli'], {cwd: projectRoot, stdio: 'ignore'})
   })
 
-  it('inlines execa, nano-spawn, zod, yaml, smol-toml and env-paths and keeps oclif and the large packages external', () => {
+  it('inlines execa, nano-spawn, signal-exit, zod, yaml, smol-toml and env-paths and keeps oclif and the large packages external', () => {
     const imports = new Set<string>()
     for (const file of builtFiles()) {
       for (const match of readFileSync(path.join(dist, file), 'utf8').matchAll(
@@ -35,7 +35,7 @@ describe('the bundled build (scripts/bundle.mjs)', function () {
     }
 
     const packages = [...imports].filter((name) => !name.startsWith('node:'))
-    for (const inlined of ['execa', 'nano-spawn', 'zod', 'yaml', 'smol-toml', 'env-paths'])
+    for (const inlined of ['execa', 'nano-spawn', 'signal-exit', 'zod', 'yaml', 'smol-toml', 'env-paths'])
       expect(packages, inlined).not.to.include(inlined)
     expect(packages).to.include('@oclif/core')
     // Imported lazily by the in-process git reads (src/sdk/git-read.ts), never inlined.

@@ -2,8 +2,6 @@
  * Identity rules shared by local and cluster mode (DESIGN.md §3): names, the prefix, project
  * names, the owner hash, the cksum offset and ports. Pure functions: no git, no fs.
  */
-import {createHash} from 'node:crypto'
-
 import {InputError} from '../../sdk/errors.js'
 import {NAME_PATTERN} from '../../sdk/names.js'
 
@@ -14,7 +12,13 @@ export const RESERVED_NAMES: readonly string[] = ['main', 'default', 'worktrees'
 /** Offsets of worktrees and sandboxes: 1..OFFSET_SLOTS; main is 0. */
 export const OFFSET_SLOTS = 89
 
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
+/**
+ * SHA-256 of `text` in hex. node:crypto is loaded on the first call (process.getBuiltinModule),
+ * not with this module: its load is ~5 ms, and `yard exec` computes no hash when the owner is kept
+ * (workspace.ts ownerOf).
+ */
+const sha256Hex = (text: string) =>
+  process.getBuiltinModule('node:crypto').createHash('sha256').update(text, 'utf8').digest('hex')
 
 /** Lower-case, runs of other characters → `-`, trimmed of `-`. */
 export function slugify(text: string): string {

@@ -4,7 +4,6 @@
  * filesystem imported with `podman import`, and tagged by the hash of its recipe so a changed
  * recipe is a new tag and an unchanged one is built once per machine.
  */
-import {createHash} from 'node:crypto'
 import {promises as fs} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -32,7 +31,7 @@ export const DEFAULT_IMAGE_REPOSITORY = 'localhost/yard-default'
 
 /** `localhost/yard-default:<first 12 hex of sha256(recipe)>`. */
 export function defaultImageTag(recipe: object = DEFAULT_IMAGE_RECIPE): string {
-  return `${DEFAULT_IMAGE_REPOSITORY}:${createHash('sha256').update(JSON.stringify(recipe)).digest('hex').slice(0, 12)}`
+  return `${DEFAULT_IMAGE_REPOSITORY}:${process.getBuiltinModule('node:crypto').createHash('sha256').update(JSON.stringify(recipe)).digest('hex').slice(0, 12)}`
 }
 
 /** True when the engine has an image of that name. */

@@ -4,7 +4,6 @@
  * cannot see what runs inside a pod, but it sees its own `yard exec`s: each one into a sandbox
  * worktree is recorded under `<state>/execs/` while it runs, so the next one can warn.
  */
-import {createHash} from 'node:crypto'
 import {mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -84,12 +83,16 @@ export function readsOnly(argv: string[]): boolean {
   return subcommand === undefined || READ_ONLY_GIT.has(subcommand)
 }
 
+/**
+ * `<state>/execs/<sandbox>/<slot>/<branch directory>`, each part percent-encoded (a path, not a
+ * hash: hashing would load node:crypto into every exec).
+ */
 function targetDir(state: string, target: ExecTarget): string {
-  const key = createHash('sha256')
-    .update(`${target.sandbox}\0${target.slot}\0${target.directory}`)
-    .digest('hex')
-    .slice(0, 24)
-  return path.join(state, 'execs', key)
+  return path.join(
+    state,
+    'execs',
+    ...[target.sandbox, target.slot, target.directory].map((part) => encodeURIComponent(part).replaceAll('.', '%2E')),
+  )
 }
 
 function alive(pid: number): boolean {

@@ -69,18 +69,11 @@ export async function openStack(
     workspace?: Workspace
   } = {},
 ): Promise<StackSession> {
-  const {workspace, target} = await resolveTarget(context, flag, {
+  // The checkout's own config comes with the target (its yard.toml read once).
+  const {workspace, target, config} = await resolveTarget(context, flag, {
     requireCheckout: options.requireCheckout,
     workspace: options.workspace,
   })
-  const config = target.isMain
-    ? workspace.config
-    : await loadConfig({
-        mainPath: workspace.mainPath,
-        cache: configCachePath(workspace.commonDir),
-        checkout: {path: target.checkoutPath, name: target.name},
-        env: context.env,
-      })
   // An untrusted worktree runs on a machine of its own (docs/worktrees.md, "Untrusted worktrees").
   const {machine, spec: machineSpec} = await createMachine(context, backends, workspace, target.name)
   let stoppedShared: SharedStop | undefined

@@ -11,18 +11,11 @@ import type {YardContext} from '../kernel/context.js'
 import {InputError, OperationError} from '../../sdk/errors.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {configCachePath, loadConfig, originLabel, type ProjectConfig} from '../config/config.js'
-import {
-  findClashes,
-  hashOffset,
-  ownerHash,
-  portsFor,
-  projectName,
-  validateName,
-  validateOffset,
-} from '../identity/identity.js'
+import {findClashes, hashOffset, portsFor, projectName, validateName, validateOffset} from '../identity/identity.js'
 import {chooseMainWorktree, isBareGitDir, isBareLayout, repositoryRoot} from './bare-layout.js'
 import {type DiscoveredRepository, discoverFromFiles} from './discover.js'
 import {adminDirOf, checkGitLink, gitLinkProblem} from './git-link.js'
+import {repositoryOwner} from './owner.js'
 import {untrustedCheckoutAt} from './untrusted-checkouts.js'
 
 export interface Workspace {
@@ -272,7 +265,7 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
     commonDir,
     config,
     prefix: config.project.prefix,
-    owner: ownerHash(repositoryRoot(mainPath)),
+    owner: repositoryOwner(repositoryRoot(mainPath), commonDir),
     worktreesRoot,
     currentCheckout: checkoutPath,
   }
@@ -385,8 +378,19 @@ export async function buildTarget(
   isMain: boolean,
   options: OffsetOptions,
 ): Promise<Target> {
+  return (await targetWithConfig(workspace, context, name, isMain, options)).target
+}
+
+/** buildTarget's Target and the effective config of its checkout (main's for main). */
+async function targetWithConfig(
+  workspace: Workspace,
+  context: YardContext,
+  name: string,
+  isMain: boolean,
+  options: OffsetOptions,
+): Promise<{target: Target; config: ProjectConfig}> {
   const target = targetIdentity(workspace, context, name, isMain, options)
-  if (isMain) return target
+  if (isMain) return {target, config: workspace.config}
   const config = await loadConfig({
     mainPath: workspace.mainPath,
     cache: configCachePath(workspace.commonDir),
@@ -394,7 +398,7 @@ export async function buildTarget(
     env: context.env,
     warn: context.warn,
   })
-  return {...target, ports: portsFor(config.ports, target.offset)}
+  return {target: {...target, ports: portsFor(config.ports, target.offset)}, config}
 }
 
 /**
@@ -424,7 +428,8 @@ export function targetIdentity(
 }
 
 /**
- * Resolves the targeted checkout (§3.3) and builds its Target, honouring `WT_OFFSET`. A named
+ * Resolves the targeted checkout (§3.3) and builds its Target, honouring `WT_OFFSET`, with the
+ * checkout's effective config (its own yard.toml's per-checkout tables). A named
  * worktree without a directory gets a note (its identity is still useful: teardown and read
  * verbs work on it), or with `requireCheckout` (verbs that create: `up`, `box up`, `logs`) is
  * refused.
@@ -438,15 +443,15 @@ export async function resolveTarget(
   context: YardContext,
   flag?: string,
   options: {requireCheckout?: boolean; workspace?: Workspace} = {},
-): Promise<{workspace: Workspace; target: Target}> {
+): Promise<{workspace: Workspace; target: Target; config: ProjectConfig}> {
   const workspace = options.workspace ?? (await openWorkspace(context))
   const {name, isMain} = targetName(workspace, context, flag)
-  const target = await buildTarget(workspace, context, name, isMain, {useEnvOffset: true})
+  const {target, config} = await targetWithConfig(workspace, context, name, isMain, {useEnvOffset: true})
   if (options.requireCheckout) requireCheckout(target, workspace.commonDir)
   else noteMissingCheckout(target, context)
   if (!isMain && workspace.config.trust[name] === 'untrusted')
     checkGitLink(workspace.commonDir, target.checkoutPath, name)
-  return {workspace, target}
+  return {workspace, target, config}
 }
 
 /**

@@ -16,7 +16,6 @@
  *    or a slug whose `.project_root` file holds the path (newer ones).
  * Codex's host sessions are filed by date, not by path, and are left alone.
  */
-import {createHash} from 'node:crypto'
 import {promises as fs} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -89,7 +88,7 @@ export async function hostAgentStores(checkout: string, env: NodeJS.ProcessEnv):
   }
 
   const geminiTmp = path.join(home, '.gemini', 'tmp')
-  const hashed = createHash('sha256').update(checkout).digest('hex')
+  const hashed = process.getBuiltinModule('node:crypto').createHash('sha256').update(checkout).digest('hex')
   for (const entry of await fs.readdir(geminiTmp, {withFileTypes: true}).catch(() => [])) {
     if (!entry.isDirectory()) continue
     const dir = path.join(geminiTmp, entry.name)

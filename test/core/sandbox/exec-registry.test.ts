@@ -38,7 +38,8 @@ describe('exec registry: one agent per sandbox workspace', () => {
     try {
       // A record of another running exec (the sleeper) and one of an ended process.
       const first = recordExec(state, target, ['claude'])
-      const recordDir = path.join(state, 'execs', readdirSync(path.join(state, 'execs'))[0])
+      const recordDir = path.join(state, 'execs', target.sandbox, target.slot, target.directory)
+      expect(readdirSync(recordDir)).to.deep.equal([`${process.pid}.json`])
       writeFileSync(
         path.join(recordDir, `${sleeper.pid}.json`),
         JSON.stringify({pid: sleeper.pid, argv: ['codex', 'exec'], started: '2026-12-01T10:00:00.000Z'}),
