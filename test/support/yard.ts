@@ -12,14 +12,42 @@ export {projectRoot} from './oclif-config.js'
 
 const cached = new Map<string, Promise<Config>>()
 
+type CommandIds = Map<{id: string; aliases?: string[]}, {id: string; aliases?: string[]}>
+const originalIds = new WeakMap<Config, CommandIds>()
+
 /**
  * The CLI's oclif Config from src/ (no manifest, no user plugins), with the named fixture
  * plugins of test/fixtures/plugins/ linked; loaded once per set of plugins.
  */
 export async function testConfig(fixturePlugins: string[] = []): Promise<Config> {
   const key = fixturePlugins.join(',')
-  if (!cached.has(key)) cached.set(key, loadTestConfig(fixturePlugins))
+  if (!cached.has(key))
+    cached.set(
+      key,
+      loadTestConfig(fixturePlugins).then((config) => {
+        originalIds.set(config, new Map(commandsOf(config).map((command) => [command, {...command}])))
+        return config
+      }),
+    )
   return cached.get(key)!
+}
+
+/** Every command object the config holds: its index and each plugin's list. */
+function commandsOf(config: Config): Array<{id: string; aliases?: string[]}> {
+  return [...new Set([...config.commands, ...[...config.plugins.values()].flatMap((plugin) => plugin.commands)])]
+}
+
+/**
+ * Puts back the ids and aliases oclif's help rewrote with the topic separator in the shared
+ * config's command objects (@oclif/core help/index.js formatCommand and formatCommands write
+ * `command.id` in place): harmless in a CLI that prints help and exits, but a later run in this
+ * process would then look `box up` up as `box up`, not `box:up`, and miss it.
+ */
+function restoreIds(config: Config): void {
+  for (const [command, original] of originalIds.get(config) ?? []) {
+    command.id = original.id
+    if (original.aliases) command.aliases = original.aliases
+  }
 }
 
 export interface YardRun {
@@ -68,6 +96,7 @@ export async function yard(
       json,
     }
   } finally {
+    restoreIds(config)
     process.chdir(savedCwd)
     for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
     Object.assign(process.env, savedEnv)

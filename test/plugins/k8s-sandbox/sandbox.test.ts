@@ -233,8 +233,11 @@ describe('yard sandbox on podman kube play (DESIGN.md §5.2)', function () {
     }
 
     const execs = path.join(fixture.state, 'execs')
+    // Records are <state>/execs/<sandbox>/<slot>/<branch directory>/<pid>.json.
     const running = (): number =>
-      existsSync(execs) ? readdirSync(execs).flatMap((dir) => readdirSync(path.join(execs, dir))).length : 0
+      existsSync(execs)
+        ? readdirSync(execs, {recursive: true, encoding: 'utf8'}).filter((file) => file.endsWith('.json')).length
+        : 0
     const alone = cli(fixture, ['exec', 'feat/feat-login', '--', 'true'])
     expect(alone.stderr).not.to.include('another yard exec')
     const agent = spawn(process.execPath, [devJs, 'exec', 'feat/feat-login', '--', 'sh', '-c', 'sleep 6'], {
