@@ -38,24 +38,32 @@ const POINTS: KillPoint[] = [
   {label: 'three quarters of the files are checked out', appears: '<target>/src/d30/f00.ts'},
 ]
 
+/**
+ * A seed repository, a state directory, a way to clone the seed, and the state a clean
+ * `worktree add feat --no-fetch` leaves in a first clone (addState), to compare reruns with.
+ */
+async function cleanRun(): Promise<{env: NodeJS.ProcessEnv; clone: () => string; expected: Record<string, string>}> {
+  const seed = seedRepo()
+  const env = cleanEnv(tempDir('state'))
+  const clone = () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seed, 'app')
+    return main
+  }
+
+  const clean = clone()
+  const first = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: clean, env})
+  expect(first.exitCode, first.stderr).to.equal(0)
+  return {env, clone, expected: addState(clean, 'feat')}
+}
+
 describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () {
   this.timeout(120_000)
 
   afterEach(cleanupTemp)
 
   it('the next run succeeds at every kill point and leaves the state of a clean run', async () => {
-    const seed = seedRepo()
-    const env = cleanEnv(tempDir('state'))
-    const clone = () => {
-      const main = path.join(tempDir('kill'), 'app')
-      git(path.dirname(main), 'clone', '-q', seed, 'app')
-      return main
-    }
-
-    const clean = clone()
-    const first = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: clean, env})
-    expect(first.exitCode, first.stderr).to.equal(0)
-    const expected = addState(clean, 'feat')
+    const {env, clone, expected} = await cleanRun()
     expect(expected.files).to.equal('2000')
 
     const childEnv = {...process.env, ...env}
@@ -75,17 +83,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
   })
 
   it("a kill between git's creating `gitdir` and writing it (an empty file) is rolled back too", async () => {
-    const seed = seedRepo()
-    const env = cleanEnv(tempDir('state'))
-    const clone = () => {
-      const main = path.join(tempDir('kill'), 'app')
-      git(path.dirname(main), 'clone', '-q', seed, 'app')
-      return main
-    }
-
-    const clean = clone()
-    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: clean, env})).exitCode).to.equal(0)
-    const expected = addState(clean, 'feat')
+    const {env, clone, expected} = await cleanRun()
     // What builtin/worktree.c's add_worktree leaves when killed inside write_file of `gitdir`: the
     // admin dir, its `locked` (initializing), an empty `gitdir`, and the branch `-b` made before.
     const main = clone()
