@@ -41,6 +41,22 @@ export abstract class BaseCommand extends Command {
     if ((this.constructor as typeof BaseCommand).usesStateDir) ensureStateDir(process.env)
   }
 
+  /**
+   * oclif reads standard input into the first argument a command line leaves out, unless that
+   * argument says `ignoreStdin` (@oclif/core parser `tryStdin`): `echo main | yard nuke` would
+   * target main, and `yard down` in a `while read` loop the line just read. No yard argument
+   * takes its value from stdin, so every one is marked before parsing.
+   */
+  protected async parse<
+    F extends Record<string, unknown>,
+    B extends Record<string, unknown>,
+    A extends Record<string, unknown>,
+  >(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const input = options ?? (this.constructor as unknown as Interfaces.Input<F, B, A>)
+    for (const arg of Object.values(input.args ?? {})) arg.ignoreStdin = true
+    return super.parse(input, argv)
+  }
+
   /** The context for core calls; built once per invocation. */
   protected get context(): YardContext {
     if (!this.yardContext) {

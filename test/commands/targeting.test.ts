@@ -1,9 +1,10 @@
 import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 
 import {addWorktree, cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
-import {yard} from '../support/yard.js'
+import {projectRoot, yard} from '../support/yard.js'
 
 const clean = {
   WT_OFFSET: undefined,
@@ -15,6 +16,28 @@ const clean = {
 
 describe('which checkout a command targets (DESIGN.md §3.3)', () => {
   afterEach(cleanupTemp)
+
+  it('never takes piped standard input for NAME: `echo feat | yard ports` targets the current checkout', () => {
+    const repo = makeRepo({'yard.toml': '[project]\nprefix = "yardtest-stdin"\n\n[ports]\nAPP_PORT = 3000\n'})
+    addWorktree(repo, 'feat')
+    const env: NodeJS.ProcessEnv = {...process.env, YARD_STATE_DIR: tempDir('state')}
+    for (const key of Object.keys(clean)) delete env[key]
+    for (const argv of [
+      ['ports', '--json'],
+      ['env', '--json'],
+      ['nuke', '--dry-run', '--json'],
+    ]) {
+      const run = spawnSync(process.execPath, [path.join(projectRoot, 'bin', 'dev.js'), ...argv], {
+        cwd: repo,
+        env,
+        input: 'feat\n',
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      expect(run.status, `${argv.join(' ')}: ${run.stderr}`).to.equal(0)
+      expect(run.stdout + run.stderr, argv.join(' ')).not.to.include('yardtest-stdin-feat')
+    }
+  })
 
   it('refuses a worktree outside the worktrees root instead of passing it off as main', async () => {
     const repo = makeRepo({'yard.toml': '[ports]\nAPP_PORT = 3000\n'})

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {commands} from '@oclif/plugin-plugins'
 
 import {classifyPluginSource, consentToInstall} from '../../core/registry/index.js'
@@ -33,6 +33,8 @@ A path is installed as a link to its directory, so build it first (docs/plugins.
   ]
 
   static strict = false
+  // Never read from standard input (oclif would take piped text for the plugin to install).
+  static args = {plugin: Args.string({description: 'Plugin to install.', required: true, ignoreStdin: true})}
   static flags = {
     ...BaseInstall.flags,
     yes: Flags.boolean({
