@@ -18,7 +18,7 @@ export const REQUIRED_SETTINGS = {
   engine: {runtime: 'runc', cgroup_manager: 'cgroupfs', events_logger: 'file'},
 } as const
 
-const HEADER = `# containers.conf written by \`yard doctor --fix\` (DESIGN.md §8).
+const HEADER = `# containers.conf written by \`yard doctor --fix\` (yard's README.md: \`yard doctor\`).
 # yard passes this file to every podman it runs as CONTAINERS_CONF, unless CONTAINERS_CONF is
 # already set. podman then reads only this file, not /etc/containers/containers.conf
 # (containers.conf(5)). Edit freely: \`yard doctor --fix\` keeps a file that has these settings.
