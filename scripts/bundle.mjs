@@ -16,11 +16,13 @@
  *
  * Every other package stays an import of node_modules: oclif (one instance with the host), and
  * the large or lazily imported ones (client-node, ink, react, isomorphic-git).
- * Type declarations (.d.ts) are kept; tsc's .js files are replaced by the bundle.
+ * Type declarations (.d.ts) are kept; tsc's .js files are replaced by the bundle, and `dist/build-id`
+ * names the build (a hash of its files).
  *
  * Usage: node scripts/bundle.mjs   (from the package root, after `tsc -p tsconfig.json`)
  */
 import {build} from 'esbuild'
+import {createHash} from 'node:crypto'
 import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
@@ -121,4 +123,14 @@ for (const file of await filesUnder(staging, () => true)) {
 }
 
 await fs.rm(staging, {recursive: true, force: true})
+
+// The build's id (src/core/kernel/package-root.ts buildId): a hash of every file of the bundle
+// and its path, so that what yard kept from another build (the config cache) is not believed.
+const hash = createHash('sha256')
+for (const file of (await filesUnder(dist, (name) => name.endsWith('.js'))).sort()) {
+  hash.update(path.relative(dist, file) + '\0')
+  hash.update(await fs.readFile(file))
+}
+
+await fs.writeFile(path.join(dist, 'build-id'), hash.digest('hex') + '\n')
 process.stdout.write(`bundle: ${entries.length} entry points into dist/\n`)

@@ -110,6 +110,28 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     expect(addState(main, 'feat')).to.deep.equal(expected)
   })
 
+  it('refuses (exit 3) a journal that names another path than the worktree of that name, and removes nothing', async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    const elsewhere = path.join(tempDir('elsewhere'), 'precious')
+    mkdirSync(elsewhere)
+    writeFileSync(path.join(elsewhere, 'work'), 'mine\n')
+    await writeAddJournal(path.join(main, '.git'), {
+      name: 'feat',
+      target: elsewhere,
+      branch: 'main',
+      branchSource: 'new',
+      commit: git(main, 'rev-parse', 'main'),
+      pinBefore: null,
+    })
+    const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.contain(`names "${elsewhere}"`)
+    expect(readFileSync(path.join(elsewhere, 'work'), 'utf8')).to.equal('mine\n')
+    expect(git(main, 'rev-parse', '--verify', '-q', 'refs/heads/main')).to.match(/^[0-9a-f]{40}$/)
+  })
+
   it('SIGINT or SIGTERM during the checkout undoes the add at once (exit 130): no directory, branch, journal, lock or pin', async () => {
     const seed = seedRepo()
     const env = cleanEnv(tempDir('state'))

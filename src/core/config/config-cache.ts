@@ -2,27 +2,18 @@
  * The validated tables of config files, kept between runs (DESIGN.md §3.2, §9 "Start-up"):
  * every command reads `yard.toml` and `yard.local.toml`, and parsing and validating them (smol-toml
  * and the zod schema, config-files.ts) costs more than `yard exec`'s own work. What a file gave is
- * kept in `<git common dir>/yard/config-cache.json` under the file's signature — device, inode,
- * size, and the modification and change times in nanoseconds — and under the build of yard that
- * validated it. A file whose signature or yard's build differs is read again.
+ * kept in the repository's directory of yard's state (repository-state.ts; never in `.git`, which a
+ * box may write, so nothing but yard decides what counts as validated) under the file's
+ * signature — device, inode, size, and the modification and change times in nanoseconds — and
+ * under the build of yard that validated it. A file whose signature or yard's build differs is
+ * read again, and so is one whose kept entry is not of the shape yard writes.
  *
  * A file changed within RACY_MS of being read is not kept (git's "racily clean" entries,
  * gitformat-index(5)): a second edit of the same size within the file system's timestamp
  * granularity would otherwise keep the first edit's signature. The cache is best effort: a
  * directory that cannot be written, or a cache file that cannot be read, means no cache.
  */
-import {
-  type BigIntStats,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import {type BigIntStats, lstatSync, readdirSync, readFileSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -30,6 +21,8 @@ import type {FileTables} from './config-files.js'
 
 import {InputError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
+import {buildId} from '../kernel/package-root.js'
+import {keepFile, repositoryStateDir} from '../kernel/repository-state.js'
 
 /** A file changed less than this long ago (ms) is validated but not kept. */
 export const RACY_MS = 2000
@@ -40,9 +33,13 @@ const MAX_ENTRIES = 64
 /** How a bigint is written in the cache file (JSON has none); a table with this key is not kept. */
 const BIGINT_KEY = '$yard-bigint'
 
-/** `<git common dir>/yard/config-cache.json`: where a repository's config cache lives. */
-export function configCachePath(commonDir: string): string {
-  return path.join(commonDir, 'yard', 'config-cache.json')
+/**
+ * `<state dir>/repositories/<id>/config-cache.json`: where the config cache of the repository
+ * whose git common directory is `commonDir` lives.
+ * @throws InputError (exit 2) for a relative YARD_STATE_DIR.
+ */
+export function configCachePath(env: NodeJS.ProcessEnv, commonDir: string): string {
+  return path.join(repositoryStateDir(env, commonDir), 'config-cache.json')
 }
 
 /**
@@ -142,8 +139,9 @@ export class ConfigCache {
 
   /** What `file` gave when it last had these stats and `kind`, if kept. */
   get(file: string, kind: Entry['kind'], stats: BigIntStats): FileTables | undefined {
-    const entry = this.entries[file]
-    return entry?.kind === kind && entry.signature === signature(stats) ? entry.tables : undefined
+    const entry = this.entries[file] as Entry | undefined
+    if (entry?.kind !== kind || entry.signature !== signature(stats) || !keptShape(entry.tables, kind)) return undefined
+    return entry.tables
   }
 
   /** Keeps what `file` gave, unless it changed too recently to be told apart from its next edit. */
@@ -156,25 +154,14 @@ export class ConfigCache {
     this.changed = true
   }
 
-  /** Writes the cache back (through a temporary file and a rename) when something was added. Never throws. */
+  /** Writes the cache back (repository-state.ts keepFile) when something was added. Never throws. */
   save(): void {
     if (this.file === undefined || !this.changed) return
     const kept = Object.entries(this.entries)
       .sort(([, a], [, b]) => b.at - a.at)
       .slice(0, MAX_ENTRIES)
-    const temporary = `${this.file}.${process.pid}.tmp`
-    try {
-      mkdirSync(path.dirname(this.file), {recursive: true})
-      writeFileSync(temporary, encode({build: this.build, entries: Object.fromEntries(kept)}))
-      renameSync(temporary, this.file)
-      this.changed = false
-    } catch {
-      try {
-        rmSync(temporary, {force: true})
-      } catch {
-        // Its directory could not be made: there is nothing to remove.
-      }
-    }
+    keepFile(this.file, encode({build: this.build, entries: Object.fromEntries(kept)}))
+    this.changed = false
   }
 }
 
@@ -183,13 +170,16 @@ function signature(stats: BigIntStats): string {
 }
 
 /**
- * Which yard validated: the built module's own path, size and time (a build or an install writes
- * it anew, and its name carries a hash of the bundle), or, run from source, the newest time of any
- * source file, since any of them may change what validation gives.
+ * Which yard validated: the built package's build id (scripts/bundle.mjs writes `dist/build-id`,
+ * a hash of every file of the bundle, so a build or an install of other code has another), or,
+ * run from source, the newest time of any source file, since any of them may change what
+ * validation gives.
  */
 function buildStamp(): string {
   const self = fileURLToPath(import.meta.url)
   if (!self.endsWith('.ts')) {
+    const id = buildId()
+    if (id !== undefined) return `build:${id}`
     const stats = statSync(self)
     return `${self}:${stats.size}:${stats.mtimeMs}`
   }
@@ -202,6 +192,22 @@ function buildStamp(): string {
   }
 
   return `source:${sources}:${newest}`
+}
+
+/**
+ * Whether kept tables have the shape validation gives: tables of tables (or, for `[ports]`,
+ * numbers), and for yard.local.toml the trust of each worktree. A cache file edited by hand (or
+ * cut short where JSON still parses) is read again rather than believed.
+ */
+function keptShape(value: unknown, kind: Entry['kind']): value is FileTables {
+  const isTable = (item: unknown): item is Record<string, unknown> =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+  if (!isTable(value) || !isTable(value.tables)) return false
+  if (Object.values(value.tables).some((table) => !isTable(table))) return false
+  if (kind === 'yard') return value.trust === undefined
+  return (
+    isTable(value.trust) && Object.values(value.trust).every((level) => level === 'trusted' || level === 'untrusted')
+  )
 }
 
 /** Whether a value survives the cache file as it is: TOML's types as smol-toml gives them, but dates. */

@@ -50,7 +50,7 @@ export async function targetConfigReport(context: YardContext, flag?: string): P
     ? workspace.config
     : await loadConfig({
         mainPath: workspace.mainPath,
-        cache: configCachePath(workspace.commonDir),
+        cache: configCachePath(context.env, workspace.commonDir),
         checkout: {path: worktreePath(workspace, name), name},
         env: context.env,
         warn: context.warn,

@@ -5,7 +5,6 @@
  */
 import {constants, existsSync, promises as fs, realpathSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 
 import type {YardContext} from '../kernel/context.js'
 
@@ -18,6 +17,7 @@ import {
 } from '../../sdk/compose-provider.js'
 import {InputError, YardError} from '../../sdk/errors.js'
 import {shellCommand} from '../../sdk/shell.js'
+import {packageRoot} from '../kernel/package-root.js'
 import {containersConfPath, ensureStateDir, stateDir} from '../kernel/state.js'
 import {describeWrite, inspectContainersConf, writeContainersConf} from '../machine/containers-conf.js'
 import {probePodman} from '../machine/podman-probe.js'
@@ -75,16 +75,6 @@ export interface DoctorOptions {
   composeProvider?: 'auto' | ComposeProviderId
   /** A static busybox for the podman probe instead of searching for one. */
   busybox?: string
-}
-
-/**
- * This package's root: the nearest directory above this module holding a package.json (this
- * module sits in src/core/host when run from source, in dist/ or dist/chunks/ once bundled).
- */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
-  return dir
 }
 
 /** "sudo apt-get install git" on Debian-likes, "brew install git" on macOS. */

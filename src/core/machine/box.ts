@@ -105,7 +105,8 @@ export async function boxUp(
  * (created when missing) and the worktree's own git dir (`worktrees/<id>/`: index, HEAD, its
  * reflog, COMMIT_EDITMSG). So `config`, `hooks/`, `info/` and the other checkouts stay out of
  * reach. For the main checkout, whose git dir is the common dir, the checkout is read-write with
- * `config`, `hooks/`, `info/`, `modules/` and `worktrees/` read-only over it.
+ * `config`, `hooks/`, `info/`, `modules/`, `worktrees/` and `yard/` (made when missing) read-only
+ * over it: yard believes what it keeps there (an add's journal names what a rollback removes).
  */
 export async function boxMounts(
   context: YardContext,
@@ -115,8 +116,12 @@ export async function boxMounts(
 ): Promise<{mounts: string[]; readOnly: string[]}> {
   if (mode === 'all') return {mounts: [workspace.mainPath, workspace.worktreesRoot], readOnly: []}
   const common = workspace.commonDir
-  const guarded = ['config', 'hooks', 'info', 'modules', 'worktrees'].map((part) => path.join(common, part))
-  if (target.isMain) return {mounts: [target.checkoutPath], readOnly: guarded}
+  const guarded = ['config', 'hooks', 'info', 'modules', 'worktrees', 'yard'].map((part) => path.join(common, part))
+  if (target.isMain) {
+    await fs.mkdir(path.join(common, 'yard'), {recursive: true})
+    return {mounts: [target.checkoutPath], readOnly: guarded}
+  }
+
   await fs.mkdir(path.join(common, 'logs'), {recursive: true})
   // From the repository's side, never from the checkout's .git: the box writes that file, and a
   // `gitdir:` it points at the common dir would mount all of it writable at the next `box up`.

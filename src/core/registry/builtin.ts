@@ -3,21 +3,15 @@
  * starts without oclif's configuration (`yard exec`'s start-up path, src/cli/fast-exec.ts) when
  * no plugin is installed or linked, so that the built-ins are all there is to register.
  */
-import {existsSync, readFileSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath, pathToFileURL} from 'node:url'
+import {pathToFileURL} from 'node:url'
 
 import type {BackendFactory, FactoryCheck} from '../../sdk/factory.js'
 
 import {CONTRACT_VERSION, contractMajor} from '../../sdk/factory.js'
+import {packageRoot} from '../kernel/package-root.js'
 import {BACKENDS_HOOK, type Registry, registryOf} from './registry.js'
-
-/** The directory of this package's package.json (src/core/registry from source, dist/chunks bundled). */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
-  return dir
-}
 
 /** What one hook file gave: its result, or why it gave none. */
 type HookFile = {result: unknown} | {failure: string}

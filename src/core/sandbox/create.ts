@@ -229,7 +229,7 @@ async function createNamed(
         config: await loadConfig({
           mainPath: workspace.mainPath,
           env: context.env,
-          cache: configCachePath(workspace.commonDir),
+          cache: configCachePath(context.env, workspace.commonDir),
         }),
       }
       allocation = await allocateOffset(context, fresh, {

@@ -164,7 +164,7 @@ export async function stackPlanOf(
     ? workspace.config
     : await loadConfig({
         mainPath: workspace.mainPath,
-        cache: configCachePath(workspace.commonDir),
+        cache: configCachePath(context.env, workspace.commonDir),
         checkout: {path: target.checkoutPath, name: target.name},
         env: context.env,
       })

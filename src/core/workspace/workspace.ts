@@ -221,7 +221,12 @@ export async function mainConfigIfAny(context: YardContext): Promise<ProjectConf
  */
 export async function openWorkspace(context: YardContext): Promise<Workspace> {
   const {mainPath, commonDir, checkoutPath} = await findMainCheckout(context)
-  const config = await loadConfig({mainPath, env: context.env, warn: context.warn, cache: configCachePath(commonDir)})
+  const config = await loadConfig({
+    mainPath,
+    env: context.env,
+    warn: context.warn,
+    cache: configCachePath(context.env, commonDir),
+  })
   checkPins(config)
   const worktreesRoot = real(config.worktrees.root)
   if (worktreesRoot.includes('\n')) {
@@ -265,7 +270,7 @@ export async function openWorkspace(context: YardContext): Promise<Workspace> {
     commonDir,
     config,
     prefix: config.project.prefix,
-    owner: repositoryOwner(repositoryRoot(mainPath), commonDir),
+    owner: repositoryOwner(repositoryRoot(mainPath), context.env, commonDir),
     worktreesRoot,
     currentCheckout: checkoutPath,
   }
@@ -393,7 +398,7 @@ async function targetWithConfig(
   if (isMain) return {target, config: workspace.config}
   const config = await loadConfig({
     mainPath: workspace.mainPath,
-    cache: configCachePath(workspace.commonDir),
+    cache: configCachePath(context.env, workspace.commonDir),
     checkout: {path: target.checkoutPath, name},
     env: context.env,
     warn: context.warn,

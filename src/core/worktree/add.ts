@@ -153,7 +153,11 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
       // the branch and base depend on, the worktrees, then the sandboxes and pins.
       const fresh: Workspace = {
         ...workspace,
-        config: await loadConfig({mainPath, env: context.env, cache: configCachePath(workspace.commonDir)}),
+        config: await loadConfig({
+          mainPath,
+          env: context.env,
+          cache: configCachePath(context.env, workspace.commonDir),
+        }),
       }
       const localRef = `refs/heads/${branch}`
       const remoteRef = `refs/remotes/origin/${branch}`

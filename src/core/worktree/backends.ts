@@ -123,7 +123,7 @@ export function worktreeBackends(backends: Backends, context: YardContext): Work
       const {backend: id} = (
         await loadConfig({
           mainPath: workspace.mainPath,
-          cache: configCachePath(workspace.commonDir),
+          cache: configCachePath(context.env, workspace.commonDir),
           checkout: {path: target.checkoutPath, name: target.name},
           env: context.env,
         })

@@ -18,6 +18,7 @@ import {configCachePath, loadConfig} from '../config/config.js'
 import {writePin} from '../identity/pins.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
 import {readRefs} from '../workspace/git.js'
+import {worktreePath} from '../workspace/workspace.js'
 
 /** What an add is about to make, enough to undo it. */
 export interface AddJournal {
@@ -100,7 +101,8 @@ async function adminDirs(commonDir: string, target: string): Promise<string[]> {
  * Must be called under the project's offsets lock (every journal is written under it).
  * @returns what was undone, for a note; empty when there was no journal.
  * @throws RefusedError (exit 3) when the worktree is complete and holds changes: work done in it
- *   since is not thrown away.
+ *   since is not thrown away; or when the journal names another path than the worktree an add of
+ *   NAME makes (nothing is removed).
  */
 export async function recoverInterruptedAdd(
   context: YardContext,
@@ -110,6 +112,18 @@ export async function recoverInterruptedAdd(
   const {commonDir, mainPath} = workspace
   const journal = await readJournal(commonDir, name)
   if (journal === undefined) return []
+  // A journal names what its rollback removes: only the worktree an add of this name makes.
+  const expected = worktreePath(workspace, name)
+  if (journal.name !== name || typeof journal.target !== 'string' || path.resolve(journal.target) !== expected) {
+    throw new RefusedError(
+      `the record of an interrupted \`yard worktree add ${name}\` names ${JSON.stringify(journal.target)}, not ${expected}`,
+      {
+        why: 'yard rolls back only the worktree an add of that name makes; this record was not written by such an add',
+        fix: `look at ${shellQuote(addJournalPath(commonDir, name))}, then delete it and run the add again`,
+      },
+    )
+  }
+
   const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const undone: string[] = []
   const admin = await adminDirs(commonDir, journal.target)
@@ -162,7 +176,7 @@ export async function recoverInterruptedAdd(
     }
   }
 
-  const {files, pins} = await loadConfig({mainPath, env: context.env, cache: configCachePath(commonDir)})
+  const {files, pins} = await loadConfig({mainPath, env: context.env, cache: configCachePath(context.env, commonDir)})
   if (pinValue(pins[name]) !== journal.pinBefore) {
     await writePin(files.local, name, journal.pinBefore ?? undefined)
     undone.push(journal.pinBefore === null ? `deleted the pin of ${name}` : `restored the pin of ${name}`)

@@ -12,12 +12,12 @@ import {configCachePath, loadConfig} from '../../../src/core/config/config.js'
 import {InputError} from '../../../src/sdk/errors.js'
 import {cleanupTemp, tempDir, writeFile} from '../../support/repo.js'
 
-/** A main checkout with a `.git` directory (the cache lives in it) and the given files. */
+/** A main checkout with a `.git` directory and the given files, and its cache in a state directory of its own. */
 function checkout(files: Record<string, string>): {main: string; cache: string} {
   const main = path.join(tempDir('config-cache'), 'app')
   mkdirSync(path.join(main, '.git'), {recursive: true})
   for (const [name, content] of Object.entries(files)) writeFile(main, name, content)
-  return {main, cache: configCachePath(path.join(main, '.git'))}
+  return {main, cache: configCachePath({YARD_STATE_DIR: tempDir('state')}, path.join(main, '.git'))}
 }
 
 const load = async (main: string, cache: string, checkoutPath?: string) =>
@@ -51,6 +51,10 @@ describe('config cache (DESIGN.md §9 "Start-up")', function () {
       invalid: checkout({'yard.toml': '[ports]\nAPP_PORT = "x"\n'}),
       unreadable: checkout({'yard.toml': '[project]\nprefix = "shop"\n'}),
       blocked: checkout({'yard.toml': '[project]\nprefix = "blocked"\n', 'in-the-way': ''}),
+      shapes: checkout({
+        'yard.toml': '[project]\nprefix = "shop"\n',
+        'yard.local.toml': '[worktree-offsets]\nfeat = 7\n',
+      }),
     }
     writeFile(
       path.join(path.dirname(fixtures.worktree.main), 'app-worktrees', 'feat'),
@@ -110,6 +114,28 @@ describe('config cache (DESIGN.md §9 "Start-up")', function () {
     }
 
     expect(existsSync(cache)).to.equal(false)
+  })
+
+  it('reads a file again when its kept entry is not of the shape yard writes (a cache edited by hand)', async () => {
+    const {main, cache} = fixtures.shapes
+    const first = await load(main, cache)
+    const stored = JSON.parse(readFileSync(cache, 'utf8')) as {entries: Record<string, Record<string, unknown>>}
+    const file = path.join(main, 'yard.toml')
+    const local = path.join(main, 'yard.local.toml')
+    for (const [name, tables] of [
+      [file, null],
+      [file, {}],
+      [file, {tables: {ports: null}}],
+      [file, {tables: {project: {prefix: 'shop'}}, trust: {}}],
+      [local, {tables: {}}],
+      [local, {tables: {}, trust: {feat: 'maybe'}}],
+    ] as const) {
+      writeFileSync(
+        cache,
+        JSON.stringify({...stored, entries: {...stored.entries, [name]: {...stored.entries[name], tables}}}),
+      )
+      expect(await load(main, cache), JSON.stringify(tables)).to.deep.equal(first)
+    }
   })
 
   it('works without a cache when the cache file is unreadable or its directory cannot be written', async () => {

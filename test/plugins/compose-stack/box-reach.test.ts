@@ -144,5 +144,9 @@ describe("the box's reach and agent home (docs/stacks.md)", function () {
       inMain(`echo 'touch /tmp/pwned' > ${path.join(repo, '.git', 'hooks', 'post-checkout')}`).status,
     ).to.not.equal(0)
     expect(git(repo, 'config', '--default', 'none', '--get', 'core.fsmonitor')).to.equal('none')
+    // yard's own files in .git: an add's journal names what a rollback removes.
+    const journal = path.join(repo, '.git', 'yard', 'adding', 'feat.json')
+    expect(inMain(`mkdir -p ${path.dirname(journal)} && echo '{}' > ${journal}`).status).to.not.equal(0)
+    expect(existsSync(journal)).to.equal(false)
   })
 })
