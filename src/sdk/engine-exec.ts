@@ -4,7 +4,7 @@
  * in it. The runner holds these lines back from the terminal (RunOptions.stderrHold) and the
  * caller says them in yard's words.
  */
-import type {RunResult} from './process.js'
+import type {ProcessRunner, RunResult} from './process.js'
 
 /**
  * What podman (4.x, with crun or runc) says on stderr when its exec never started the command:
@@ -26,6 +26,47 @@ export function execFailure(
   if (result.exitCode === 0) return undefined
   const line = result.stderr.split('\n').find((text) => ENGINE_EXEC_FAILURES.some(([pattern]) => pattern.test(text)))
   return line === undefined ? undefined : ENGINE_EXEC_FAILURES.find(([pattern]) => pattern.test(line))![1]
+}
+
+/** podman's exit codes for its own exec failures (4.3, runc or crun). */
+const ENGINE_EXIT_CODES: Readonly<Record<'no-container' | 'not-running' | 'no-directory', readonly number[]>> = {
+  'no-container': [125],
+  'not-running': [125, 255],
+  'no-directory': [126, 127],
+}
+
+/** What the engine says of an exec's container now: absent, running, or another state. */
+export type ExecProbe = () => Promise<'absent' | 'running' | 'other'>
+
+/** The probe of a podman-like engine (`command`: podman, docker): `container inspect` of `container`. */
+export function engineProbe(runner: ProcessRunner, command: string, container: string): ExecProbe {
+  return async () => {
+    const inspected = await runner.run(command, ['container', 'inspect', '--format', '{{.State.Status}}', container], {
+      allowFailure: true,
+    })
+    if (inspected.exitCode !== 0) return 'absent'
+    return inspected.stdout.trim() === 'running' ? 'running' : 'other'
+  }
+}
+
+/**
+ * The engine failure `result` shows, once confirmed: a held line names it (execFailure) and the
+ * exit code is the engine's for it; a missing or stopped container is also confirmed by `probe`
+ * (one inspect, on this failure path only). A command of the user's that prints such a line
+ * itself and exits so is then not taken for one, and is never run again: its output and exit
+ * code are its own. A missing directory is read from the exec's result alone (runc's and crun's
+ * words and exit 127): asking would take an exec of its own.
+ */
+export async function confirmedExecFailure(
+  result: Pick<RunResult, 'exitCode' | 'stderr'>,
+  probe: ExecProbe,
+): Promise<'no-container' | 'not-running' | 'no-directory' | undefined> {
+  const failure = execFailure(result)
+  if (failure === undefined || !ENGINE_EXIT_CODES[failure].includes(result.exitCode)) return undefined
+  if (failure === 'no-directory') return failure
+  const state = await probe()
+  if (failure === 'no-container') return state === 'absent' ? failure : undefined
+  return state === 'other' ? failure : undefined
 }
 
 /** For RunOptions.stderrHold: whether a stderr line is one of the engine failures above. */

@@ -14,7 +14,7 @@ import type {BoxCapability, BoxSpec, StackContainer} from '../../sdk/stack.js'
 import type {BackendContext, Target} from '../../sdk/target.js'
 import type {Engine, EngineContainer} from './engine.js'
 
-import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import {confirmedExecFailure, engineProbe, isEngineExecFailure} from '../../sdk/engine-exec.js'
 import {ExitCode, InputError, OperationError, RefusedError, YardError} from '../../sdk/errors.js'
 import {labelArgs} from './engine.js'
 import {COMPOSE_PROJECT_LABEL, OWNER_LABEL, resourceLabels, ROLE_LABEL, yardLabels} from './labels.js'
@@ -210,8 +210,11 @@ export class ComposeBox implements BoxCapability {
     const recorded = this.engine.command === 'podman' ? this.recordedId(target) : undefined
     if (recorded !== undefined) {
       const result = await this.runExec(recorded, target, argv, options)
-      const failure = execFailure(result)
-      if (failure === undefined) return result.exitCode
+      const failure = await confirmedExecFailure(
+        result,
+        engineProbe(this.context.runner, this.engine.command, recorded),
+      )
+      if (failure === undefined) return this.passThrough(result)
       if (failure === 'no-directory') throw noDirectory(target, boxName(target))
     }
 
@@ -226,10 +229,15 @@ export class ComposeBox implements BoxCapability {
 
     await this.recordId(target, box.id)
     const result = await this.runExec(box.id, target, argv, options)
-    const failure = execFailure(result)
+    const failure = await confirmedExecFailure(result, engineProbe(this.context.runner, this.engine.command, box.id))
     if (failure === 'no-directory') throw noDirectory(target, box.name)
-    // Stopped or removed in between: the engine's own words, as podman exec gives them.
-    if (failure !== undefined) process.stderr.write(result.stderr)
+    // The command's own lines, or stopped or removed in between: the words as podman exec gives them.
+    return this.passThrough(result)
+  }
+
+  /** An exec's held lines (the command's own, or the engine's as it said them) on stderr; its exit code. */
+  private passThrough(result: RunResult): number {
+    if (result.stderr !== '') process.stderr.write(result.stderr)
     return result.exitCode
   }
 

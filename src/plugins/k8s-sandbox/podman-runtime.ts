@@ -11,7 +11,7 @@ import type {RunResult} from '../../sdk/process.js'
 import type {BackendContext} from '../../sdk/target.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
-import {execFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import {confirmedExecFailure, engineProbe, isEngineExecFailure} from '../../sdk/engine-exec.js'
 import {OperationError, RefusedError} from '../../sdk/errors.js'
 import {asksRoot, podAsksPath} from '../../sdk/fetch-through.js'
 import {OWNER_LABEL} from '../../sdk/labels.js'
@@ -411,7 +411,11 @@ export class PodmanRuntime implements SandboxRuntime {
       allowFailure: true,
       stderrHold: options.missingWorkdir || options.gone ? isEngineExecFailure : undefined,
     })
-    const failure = options.missingWorkdir || options.gone ? execFailure(result) : undefined
+    const container = containerOf(this.podOf(name))
+    const failure =
+      options.missingWorkdir || options.gone
+        ? await confirmedExecFailure(result, engineProbe(this.context.runner, 'podman', container))
+        : undefined
     if (failure === 'no-directory' && options.missingWorkdir) throw options.missingWorkdir()
     if (failure === 'no-container' && options.gone) throw options.gone()
     if (failure === 'not-running') {
@@ -422,7 +426,8 @@ export class PodmanRuntime implements SandboxRuntime {
       })
     }
 
-    if (failure !== undefined) process.stderr.write(result.stderr)
+    // The command's own lines that look like the engine's (or the engine's, said as it said them).
+    if (result.stderr !== '') process.stderr.write(result.stderr)
     return result.exitCode
   }
 

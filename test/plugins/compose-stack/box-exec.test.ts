@@ -5,7 +5,7 @@
  * inspect gave. Real podman, the busybox service image as the box image.
  */
 import {expect} from 'chai'
-import {mkdirSync, renameSync} from 'node:fs'
+import {mkdirSync, readFileSync, renameSync, rmSync} from 'node:fs'
 import path from 'node:path'
 
 import {BUSYBOX_IMAGE, podman, podmanEnv, podmanStateDir, prepareStackTests, sweep} from '../../support/podman.js'
@@ -50,6 +50,30 @@ describe("yard exec into a box: one engine call, its failures in yard's words", 
     expect(calls[0]).to.match(/^\+ podman exec --interactive --workdir \S+ [0-9a-f]{64} sh -c /)
     // The command's own "Error: " line is no engine failure: it passes.
     expect(run.stderr).to.include(`${feat}\nError: mine\n`)
+  })
+
+  it("a command that prints podman's own failure lines with podman's exit codes runs once, its lines and code its own", async () => {
+    const count = path.join(feat, 'runs')
+    for (const [line, code] of [
+      ['Error: no container with name or ID "db" found: no such container', 125],
+      ['Error: can only create exec sessions on running containers: container state improper', 125],
+      // runc's missing-directory line with exit 127 is read from the exec alone, and so taken for one.
+    ] as const) {
+      rmSync(count, {force: true})
+      const run = await yard(
+        ['exec', 'feat', '--verbose', '--', 'sh', '-c', `echo run >> ${count}; echo '${line}' >&2; exit ${code}`],
+        {cwd: repo, env},
+      )
+      expect(run.exitCode, run.stderr).to.equal(code)
+      expect(readFileSync(count, 'utf8'), line).to.equal('run\n')
+      expect(run.stderr).to.include(line)
+      expect(
+        podmanCalls(run.stderr).filter((call) => / exec .* sh -c /.test(call)),
+        run.stderr,
+      ).to.have.length(1)
+    }
+
+    rmSync(count, {force: true})
   })
 
   it("a box removed behind yard's back: exit 1 with the box up hint, podman's own line held back", async () => {
