@@ -51,19 +51,21 @@ export function engineProbe(runner: ProcessRunner, command: string, container: s
 
 /**
  * The engine failure `result` shows, once confirmed: a held line names it (execFailure) and the
- * exit code is the engine's for it; a missing or stopped container is also confirmed by `probe`
- * (one inspect, on this failure path only). A command of the user's that prints such a line
- * itself and exits so is then not taken for one, and is never run again: its output and exit
- * code are its own. A missing directory is read from the exec's result alone (runc's and crun's
- * words and exit 127): asking would take an exec of its own.
+ * exit code is the engine's for it; given a `probe`, a missing or stopped container is also
+ * confirmed by it (one inspect, on this failure path only). A command of the user's that prints
+ * such a line itself and exits so is then not taken for one: its output and exit code are its
+ * own. A caller that would run the command again on a failure (the box, after a stale record)
+ * must give a probe; one that only reports it may go by the exec's result alone. A missing
+ * directory is always read from the exec (runc's and crun's words, exit 127): asking would take
+ * an exec of its own.
  */
 export async function confirmedExecFailure(
   result: Pick<RunResult, 'exitCode' | 'stderr'>,
-  probe: ExecProbe,
+  probe?: ExecProbe,
 ): Promise<'no-container' | 'not-running' | 'no-directory' | undefined> {
   const failure = execFailure(result)
   if (failure === undefined || !ENGINE_EXIT_CODES[failure].includes(result.exitCode)) return undefined
-  if (failure === 'no-directory') return failure
+  if (failure === 'no-directory' || probe === undefined) return failure
   const state = await probe()
   if (failure === 'no-container') return state === 'absent' ? failure : undefined
   return state === 'other' ? failure : undefined

@@ -40,5 +40,8 @@ describe('confirmedExecFailure (one exec stands for inspect + exec)', () => {
     expect(await confirmedExecFailure({exitCode: 125, stderr: GONE}, probe('running').ask)).to.equal(undefined)
     expect(await confirmedExecFailure({exitCode: 125, stderr: STOPPED}, probe('running').ask)).to.equal(undefined)
     expect(await confirmedExecFailure({exitCode: 0, stderr: ''}, probe('absent').ask)).to.equal(undefined)
+    // Without a probe (a caller that only reports it): the words and the engine's code.
+    expect(await confirmedExecFailure({exitCode: 125, stderr: GONE})).to.equal('no-container')
+    expect(await confirmedExecFailure({exitCode: 3, stderr: GONE})).to.equal(undefined)
   })
 })

@@ -11,7 +11,7 @@ import type {RunResult} from '../../sdk/process.js'
 import type {BackendContext} from '../../sdk/target.js'
 import type {RuntimePod, SandboxRuntime} from './runtime.js'
 
-import {confirmedExecFailure, engineProbe, isEngineExecFailure} from '../../sdk/engine-exec.js'
+import {confirmedExecFailure, isEngineExecFailure} from '../../sdk/engine-exec.js'
 import {OperationError, RefusedError} from '../../sdk/errors.js'
 import {asksRoot, podAsksPath} from '../../sdk/fetch-through.js'
 import {OWNER_LABEL} from '../../sdk/labels.js'
@@ -411,11 +411,8 @@ export class PodmanRuntime implements SandboxRuntime {
       allowFailure: true,
       stderrHold: options.missingWorkdir || options.gone ? isEngineExecFailure : undefined,
     })
-    const container = containerOf(this.podOf(name))
-    const failure =
-      options.missingWorkdir || options.gone
-        ? await confirmedExecFailure(result, engineProbe(this.context.runner, 'podman', container))
-        : undefined
+    // Reported, never run again: the exec's own result says which failure it was (its words and code).
+    const failure = options.missingWorkdir || options.gone ? await confirmedExecFailure(result) : undefined
     if (failure === 'no-directory' && options.missingWorkdir) throw options.missingWorkdir()
     if (failure === 'no-container' && options.gone) throw options.gone()
     if (failure === 'not-running') {
