@@ -65,7 +65,7 @@ if [ -d "$asks" ] && [ "\${YARD_FETCH_THROUGH:-1}" != 0 ]; then
       [ -z "$note" ] || echo "yard: $note; reading what the cache holds" >&2
     else
       rm -f "$asks/$id.ask"
-      echo "yard: the cache $key did not answer within ${seconds}s (is ${server} running?); reading what it holds" >&2
+      echo "yard: the cache $key did not answer within ${seconds}s (its fetch takes longer, or ${server} is not running); reading what it holds" >&2
     fi
   fi
 fi

@@ -8,6 +8,7 @@ import type {Backends} from '../registry/backends.js'
 
 import {ExitCode, InputError, OperationError, YardError} from '../../sdk/errors.js'
 import {serveAsks} from '../../sdk/fetch-through.js'
+import {signalRunningGroups} from '../../sdk/process.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {stateDir} from '../kernel/state.js'
@@ -73,8 +74,10 @@ export async function execInSandbox(
       ? serveAsks(
           stateDir(context.env),
           sandbox,
+          // The caches the pod mounts: those of its spec, whatever the config says now.
           async () => ({
             ...(await openSandboxCache(context, backends, workspace)),
+            root: sandbox.spec.cacheRoot,
             lfs: workspace.config.cache.lfs,
           }),
           serving.signal,
@@ -89,7 +92,30 @@ export async function execInSandbox(
       .catch(asExecFailure)
   } finally {
     serving.abort()
-    await served
+    // A cache fetch the pod asked for may still run when its command has ended: it gets a
+    // moment, then its git is ended (the cache stays as a cut fetch leaves it, and the next ask
+    // fetches again), so the exec ends with its command.
+    if (!(await settlesWithin(served, SERVE_GRACE_MS))) {
+      signalRunningGroups('SIGTERM', ['git'])
+      await served
+    }
+
     release()
+  }
+}
+
+/** How long an exec waits, once its command has ended, for a fetch-through fetch still running (ms). */
+const SERVE_GRACE_MS = 1000
+
+/** Whether `promise` settles within `ms` (the timer never holds the process). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([promise.then(() => true), late])
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -7,7 +7,7 @@
  * same; the pod still cannot write the cache.
  */
 import {expect} from 'chai'
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -17,7 +17,16 @@ import {ensureDefaultImage, sweep} from '../../support/podman.js'
 import {cleanupTemp} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {commitTo} from '../git-cache/support.js'
-import {cli, devJs, inPodTry, makeApp, makeUpstream, SANDBOX_TEST_PREFIX, type SandboxFixture} from './support.js'
+import {
+  cli,
+  devJs,
+  fixtureEnv,
+  inPodTry,
+  makeApp,
+  makeUpstream,
+  SANDBOX_TEST_PREFIX,
+  type SandboxFixture,
+} from './support.js'
 
 const prefix = `${SANDBOX_TEST_PREFIX}g`
 const pod = `${prefix}-ft`
@@ -73,13 +82,47 @@ describe('sandbox fetch-through: git fetch in the pod asks the cache to fetch fi
     }
   })
 
+  it("serves the caches the pod mounts, whatever the config's cache root says now", () => {
+    const later = commitTo(upstream, 'main', 'elsewhere', 'pushed while the config names another cache root\n')
+    const env = {...fixtureEnv(fixture), YARD_CACHE_ROOT: path.join(fixture.state, 'another-cache-root')}
+    const run = (...argv: string[]) =>
+      spawnSync(process.execPath, [devJs, 'exec', 'ft/wt-ft', '--', ...argv], {cwd: fixture.app, env, encoding: 'utf8'})
+    const fetched = run('git', 'fetch', 'origin')
+    expect(fetched.status, fetched.stderr).to.equal(0)
+    expect(fetched.stderr).not.to.include('yard:')
+    expect(run('git', 'log', '-1', '--format=%H', 'origin/main').stdout.trim()).to.equal(later)
+  })
+
+  it('an exec ends with its command, not with a slow fetch it serves (the fetch is ended)', () => {
+    // The host's fetch of the cache waits 30 s at the remote: the pod's fetch gives up after 3 s.
+    const env = {
+      ...fixtureEnv(fixture),
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'remote.origin.uploadpack',
+      GIT_CONFIG_VALUE_0: 'sleep 30; git-upload-pack',
+    }
+    commitTo(upstream, 'main', 'slow', 'fetched slowly\n')
+    const started = Date.now()
+    const fetched = spawnSync(process.execPath, [devJs, 'exec', 'ft/wt-ft', '--', 'git', 'fetch', 'origin'], {
+      cwd: fixture.app,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    const seconds = (Date.now() - started) / 1000
+    expect(fetched.status, fetched.stderr).to.equal(0)
+    expect(fetched.stderr).to.include(`yard: the cache ${key} did not answer within 3s`)
+    expect(seconds, 'ends within its command and a moment, not the fetch').to.be.below(15)
+    expect(spawnSync('pgrep', ['-f', 'sleep 30; git-upload-pack']).status, 'no fetch left running').to.equal(1)
+  })
+
   it('without a yard exec or cache agent to answer, the fetch waits fetch-through-seconds, says so, then reads the cache', () => {
     const started = Date.now()
     const fetched = inPodTry(pod, 'git', '-C', '/work/app/wt-ft', 'fetch', 'origin')
     const seconds = (Date.now() - started) / 1000
     expect(fetched.status, fetched.stderr).to.equal(0)
     expect(fetched.stderr).to.include(
-      `yard: the cache ${key} did not answer within 3s (is a yard exec or yard cache agent running?)`,
+      `yard: the cache ${key} did not answer within 3s (its fetch takes longer, or a yard exec or yard cache agent is not running)`,
     )
     expect(seconds).to.be.within(2.5, 10)
   })
