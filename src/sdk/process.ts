@@ -10,6 +10,7 @@
  * runs through nano-spawn, execa's authors' small wrapper of node:child_process, with the same
  * argv array and environment.
  */
+import {constants as osConstants} from 'node:os'
 import {onExit} from 'signal-exit'
 
 import {OperationError} from './errors.js'
@@ -368,13 +369,20 @@ async function runOnTerminal(
   const removeHook = child ? onExit(() => void child.kill('SIGTERM')) : undefined
   const ended = await subprocess.then(
     () => ({exitCode: 0, notFound: false}),
-    (error: {exitCode?: number; cause?: {code?: string}}) => ({
-      exitCode: error.exitCode ?? 1,
+    (error: {exitCode?: number; signalName?: string; cause?: {code?: string}}) => ({
+      // Ended by a signal: 128 + its number, as a shell reports it (141 for SIGPIPE under `| head`).
+      exitCode: error.exitCode ?? signalExit(error.signalName) ?? 1,
       notFound: error.cause?.code === 'ENOENT',
     }),
   )
   removeHook?.()
   return {...ended, stdout: '', stderr: held ? held() : '', timedOut: false}
+}
+
+/** 128 + the number of signal `name` (SIGKILL → 137), or undefined for no known signal. */
+function signalExit(name: string | undefined): number | undefined {
+  const number = name === undefined ? undefined : (osConstants.signals as Record<string, number>)[name]
+  return number === undefined ? undefined : 128 + number
 }
 
 const ERROR_PREFIX = 'Error: '

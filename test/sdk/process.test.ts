@@ -182,6 +182,19 @@ describe('process adapter (STYLE.md, "Processes and git")', () => {
     })
   }
 
+  it('gives a command on the terminal ended by a signal the exit code a shell gives: 128 + the signal', async () => {
+    const runner = new ProcessRunner()
+    for (const [signal, code] of [
+      ['KILL', 137],
+      ['TERM', 143],
+    ] as const) {
+      const result = await runner.run('sh', ['-c', `kill -${signal} $$`], {stdio: 'inherit', allowFailure: true})
+      expect(result.exitCode, signal).to.equal(code)
+    }
+
+    expect((await runner.run('sh', ['-c', 'exit 42'], {stdio: 'inherit', allowFailure: true})).exitCode).to.equal(42)
+  })
+
   it("gives children the runner's environment, not more", async () => {
     const runner = new ProcessRunner({env: {PATH: process.env.PATH, ONLY_THIS: 'yes'}})
     const result = await runner.run(process.execPath, [
