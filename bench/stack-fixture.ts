@@ -104,6 +104,10 @@ export async function sweepPrefix(conf: string, prefix: string): Promise<void> {
       .split('\n')
       .map((line) => line.trim())
       .filter((name) => name.startsWith(prefix))
+  // Pods first: `pod rm` takes their containers, infra included, even one a killed run left
+  // half-stopped, where `rm` of the containers one by one can spin (podman 4.3).
+  const pods = await names(['pod', 'ps', '--format', '{{.Name}}'])
+  if (pods.length > 0) await run('podman', ['pod', 'rm', '--force', '--time', '0', ...pods], {env})
   const containers = await names(['ps', '--all', '--format', '{{.Names}}'])
   if (containers.length > 0) await run('podman', ['rm', '--force', '--time', '0', ...containers], {env})
   const volumes = await names(['volume', 'ls', '--format', '{{.Name}}'])

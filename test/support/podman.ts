@@ -78,10 +78,12 @@ const lines = (text: string) =>
 /** Removes every container, pod, volume and network whose name starts with `prefix`. */
 export function sweep(prefix = STACK_TEST_PREFIX): void {
   const mine = (names: string) => lines(names).filter((name) => name.startsWith(prefix))
+  // Pods first: `pod rm` takes their containers, infra included, even one a killed run left
+  // half-stopped, where `rm` of the containers one by one can spin (podman 4.3).
+  const pods = mine(podmanTry('pod', 'ps', '--format', '{{.Name}}').stdout)
+  if (pods.length > 0) podmanTry('pod', 'rm', '--force', '--time', '0', ...pods)
   const containers = mine(podmanTry('ps', '--all', '--format', '{{.Names}}').stdout)
   if (containers.length > 0) podmanTry('rm', '--force', '--time', '0', ...containers)
-  const pods = mine(podmanTry('pod', 'ps', '--format', '{{.Name}}').stdout)
-  if (pods.length > 0) podmanTry('pod', 'rm', '--force', ...pods)
   const volumes = mine(podmanTry('volume', 'ls', '--format', '{{.Name}}').stdout)
   if (volumes.length > 0) podmanTry('volume', 'rm', '--force', ...volumes)
   for (const network of mine(podmanTry('network', 'ls', '--format', '{{.Name}}').stdout))
