@@ -33,11 +33,14 @@ try {
 // (a remove cut off half-way would be worse). oclif's final flush then waits for a 'drain' that
 // never comes, and Node would exit 13 with an "unsettled top-level await" warning; once the loop
 // is empty yard exits with the command's own code instead.
+// The same holds for stderr (`yard worktree add x 2>&1 | head -1`): an add whose progress line finds
+// the pipe closed still finishes, or rolls back, rather than dying half-way.
 let stdoutClosed = false
-process.stdout.on('error', (error) => {
-  if (error.code !== 'EPIPE') throw error
-  stdoutClosed = true
-})
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error
+    stdoutClosed = true
+  })
 process.once('beforeExit', () => {
   if (stdoutClosed) process.exit()
 })

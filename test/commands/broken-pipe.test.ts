@@ -14,12 +14,20 @@ import {cleanupTemp, makeRepo, tempDir} from '../support/repo.js'
 
 const runJs = path.join(projectRoot, 'bin', 'run.js')
 
-/** Runs bin/run.js with the read end of its stdout closed at once; resolves its exit code and stderr. */
-async function yardIntoClosedPipe(args: string[], cwd: string): Promise<{status: number | null; stderr: string}> {
+/**
+ * Runs bin/run.js with the read end of its stdout (and with `stderr: 'closed'` of its stderr too)
+ * closed at once; resolves its exit code and stderr.
+ */
+async function yardIntoClosedPipe(
+  args: string[],
+  cwd: string,
+  options: {stderr?: 'closed'} = {},
+): Promise<{status: number | null; stderr: string}> {
   const env: NodeJS.ProcessEnv = {...process.env, YARD_STATE_DIR: tempDir('yard-state')}
   for (const key of ['NODE_ENV', 'YARD_WORKTREE', 'WT_OFFSET', 'YARD_PREFIX']) delete env[key]
   const child = spawn(process.execPath, [runJs, ...args], {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
   child.stdout.destroy()
+  if (options.stderr === 'closed') child.stderr.destroy()
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
   return new Promise((resolve, reject) => {
@@ -58,5 +66,14 @@ describe('yard writing into a pipe its reader has closed', function () {
     expect(again.status).to.equal(3)
     expect(again.stderr).to.include('already exists')
     expect(again.stderr).not.to.include('unsettled')
+  })
+
+  it('a worktree add whose stderr is closed too finishes the add rather than dying half-way', async () => {
+    const main = path.join(tempDir('yard-bp-add'), 'app')
+    execFileSync('git', ['clone', '-q', repo, main])
+    const added = await yardIntoClosedPipe(['worktree', 'add', 'feat', '--no-fetch'], main, {stderr: 'closed'})
+    expect(added.status).to.equal(0)
+    expect(existsSync(path.join(`${main}-worktrees`, 'feat', 'yard.toml'))).to.equal(true)
+    expect(existsSync(path.join(main, '.git', 'yard', 'adding', 'feat.json')), 'no journal left').to.equal(false)
   })
 })

@@ -4,7 +4,7 @@
  * bench/worktree-add-kill.ts.
  */
 import {expect} from 'chai'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {writeAddJournal} from '../../src/core/worktree/journal.js'
@@ -127,9 +127,91 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     })
     const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(refused.exitCode, refused.stderr).to.equal(3)
-    expect(refused.stderr).to.contain(`names "${elsewhere}"`)
+    expect(refused.stderr).to.contain(`names "${elsewhere}", not`)
     expect(readFileSync(path.join(elsewhere, 'work'), 'utf8')).to.equal('mine\n')
     expect(git(main, 'rev-parse', '--verify', '-q', 'refs/heads/main')).to.match(/^[0-9a-f]{40}$/)
+  })
+
+  it('refuses (exit 3) a record that is not one yard wrote — a path through a link, a value out of range, not JSON, null — and undoes nothing', async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const journalFile = path.join(main, '.git', 'yard', 'adding', 'feat.json')
+    mkdirSync(path.dirname(journalFile), {recursive: true})
+    const canary = path.join(tempDir('canary'), 'kept')
+    mkdirSync(path.join(canary, 'sub'), {recursive: true})
+    writeFileSync(path.join(canary, 'precious'), 'mine\n')
+    // `<target>/l/..` resolves, as text, to the target; the kernel follows `l` first, to the canary.
+    mkdirSync(target, {recursive: true})
+    symlinkSync(path.join(canary, 'sub'), path.join(target, 'l'))
+    const valid = {
+      name: 'feat',
+      target,
+      branch: 'wt/feat',
+      branchSource: 'new',
+      commit: git(main, 'rev-parse', 'main'),
+      pinBefore: null,
+    }
+    const records: Array<[string, string]> = [
+      [JSON.stringify({...valid, target: path.join(target, 'l') + '/..'}), `names "${target}/l/.."`],
+      [JSON.stringify({...valid, pinBefore: 99_999}), 'its pinBefore 99999 is neither null nor an offset'],
+      [JSON.stringify({...valid, pinBefore: '1\n[pins]'}), 'its pinBefore'],
+      [JSON.stringify({...valid, branch: '--force'}), 'is no branch name'],
+      [JSON.stringify({...valid, commit: 'HEAD'}), 'is no object id'],
+      ['null', 'it is no JSON object'],
+      ['{"name": "feat", "target"', 'it is not JSON'],
+    ]
+    for (const [text, problem] of records) {
+      writeFileSync(journalFile, text)
+      const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+      expect(refused.exitCode, `${text}: ${refused.stderr}`).to.equal(3)
+      expect(refused.stderr, text).to.contain('is not one yard wrote').and.contain(problem)
+      expect(readFileSync(path.join(canary, 'precious'), 'utf8'), text).to.equal('mine\n')
+      expect(existsSync(path.join(canary, 'sub')), text).to.equal(true)
+      expect(readFileSync(journalFile, 'utf8'), text).to.equal(text)
+    }
+
+    expect(existsSync(path.join(main, 'yard.local.toml'))).to.equal(false)
+  })
+
+  it("never deletes a branch a worktree has checked out, and counts ignored files as someone's work", async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    const mainCommit = git(main, 'rev-parse', 'main')
+    // A record whose branch is main's own, at main's commit: the rollback must leave it.
+    await writeAddJournal(path.join(main, '.git'), {
+      name: 'feat',
+      target: path.join(`${main}-worktrees`, 'feat'),
+      branch: 'main',
+      branchSource: 'new',
+      commit: mainCommit,
+      pinBefore: null,
+    })
+    git(main, 'config', 'branch.main.yardBase', 'refs/remotes/origin/main')
+    const added = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(added.exitCode, added.stderr).to.equal(0)
+    expect(added.stderr).not.to.contain('deleted branch')
+    expect(git(main, 'rev-parse', 'main')).to.equal(mainCommit)
+    expect(git(main, 'config', '--get', 'branch.main.yardBase')).to.equal('refs/remotes/origin/main')
+
+    // A finished worktree whose only change is an ignored file (a .env made since) is not rolled back.
+    const target = path.join(`${main}-worktrees`, 'feat')
+    writeFileSync(path.join(main, '.git', 'info', 'exclude'), '*.env\n')
+    writeFileSync(path.join(target, 'local.env'), 'SECRET=1\n')
+    await writeAddJournal(path.join(main, '.git'), {
+      name: 'feat',
+      target,
+      branch: 'wt/feat',
+      branchSource: 'new',
+      commit: git(main, 'rev-parse', 'wt/feat'),
+      pinBefore: null,
+    })
+    const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.contain('has changes since')
+    expect(readFileSync(path.join(target, 'local.env'), 'utf8')).to.equal('SECRET=1\n')
   })
 
   it('SIGINT or SIGTERM during the checkout undoes the add at once (exit 130): no directory, branch, journal, lock or pin', async () => {

@@ -13,7 +13,7 @@
  * granularity would otherwise keep the first edit's signature. The cache is best effort: a
  * directory that cannot be written, or a cache file that cannot be read, means no cache.
  */
-import {type BigIntStats, lstatSync, readdirSync, readFileSync, readlinkSync, statSync} from 'node:fs'
+import {type BigIntStats, lstatSync, readdirSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -21,6 +21,7 @@ import type {FileTables} from './config-files.js'
 
 import {InputError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
+import {readKeptFile} from '../kernel/kept-file.js'
 import {buildId} from '../kernel/package-root.js'
 import {keepFile, repositoryStateDir} from '../kernel/repository-state.js'
 
@@ -29,6 +30,8 @@ export const RACY_MS = 2000
 
 /** At most this many files are kept; the least recently validated go first. */
 const MAX_ENTRIES = 64
+/** A cache file larger than this is not read (64 entries of tables are a few hundred kB at most). */
+const MAX_CACHE_BYTES = 16 * 1024 * 1024
 
 /** How a bigint is written in the cache file (JSON has none); a table with this key is not kept. */
 const BIGINT_KEY = '$yard-bigint'
@@ -128,7 +131,8 @@ export class ConfigCache {
     const build = buildStamp()
     let stored: CacheFile | undefined
     try {
-      stored = decode(readFileSync(file, 'utf8')) as CacheFile
+      const text = readKeptFile(file, MAX_CACHE_BYTES)
+      if (text !== undefined) stored = decode(text) as CacheFile
     } catch {
       // Absent or unreadable: an empty cache.
     }

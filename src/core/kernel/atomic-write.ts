@@ -7,14 +7,20 @@ import path from 'node:path'
 
 /**
  * Writes `text` to `file` through a temporary sibling and a rename, keeping an existing file's
- * mode; a symbolic link is followed (its target is replaced). With `replace: false` the final step
- * is link(), which refuses (EEXIST) an existing
- * target, so two writers racing never clobber each other.
- * @throws the fs error (ENOENT, ENOTDIR, EACCES, EEXIST …); the temporary file never stays behind.
+ * mode; a symbolic link is followed (its target is replaced) unless `followLinks` is false (a
+ * record only yard writes: the link itself is replaced, nothing is written through it). With
+ * `replace: false` the final step is link(), which refuses (EEXIST) an existing target, so two
+ * writers racing never clobber each other.
+ * @throws the fs error (ENOENT, ENOTDIR, EACCES, EEXIST, ELOOP for a cycle of links …); the
+ *   temporary file never stays behind.
  */
-export async function atomicWrite(link: string, text: string, options: {replace?: boolean} = {}): Promise<void> {
+export async function atomicWrite(
+  link: string,
+  text: string,
+  options: {followLinks?: boolean; replace?: boolean} = {},
+): Promise<void> {
   // Through a symbolic link, the file it points at is replaced and the link stays a link.
-  const file = await linkTarget(link)
+  const file = options.followLinks === false ? link : await linkTarget(link)
   const temp = path.join(
     path.dirname(file),
     `.${path.basename(file)}.tmp-${process.pid}-${Math.random().toString(16).slice(2)}`,
@@ -32,8 +38,21 @@ export async function atomicWrite(link: string, text: string, options: {replace?
   }
 }
 
-/** The path a symbolic link points at (resolved against its directory), else `file` itself. */
+/** Links followed before a chain counts as a cycle: Linux's own limit (MAXSYMLINKS). */
+const MAX_LINKS = 40
+
+/**
+ * The path a symbolic link points at (resolved against its directory, link after link), else
+ * `file` itself.
+ * @throws an ELOOP error after MAX_LINKS links (a cycle).
+ */
 async function linkTarget(file: string): Promise<string> {
-  const target = await fs.readlink(file).catch(() => undefined)
-  return target === undefined ? file : linkTarget(path.resolve(path.dirname(file), target))
+  let current = file
+  for (let hops = 0; hops <= MAX_LINKS; hops++) {
+    const target = await fs.readlink(current).catch(() => undefined)
+    if (target === undefined) return current
+    current = path.resolve(path.dirname(current), target)
+  }
+
+  throw Object.assign(new Error(`ELOOP: too many symbolic links, ${file}`), {code: 'ELOOP', path: file})
 }

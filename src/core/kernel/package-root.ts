@@ -2,9 +2,11 @@
  * Where yard's own package is installed, and which build of it runs: for the code that reads the
  * package's files (its package.json, the hook files, the build id) by path.
  */
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {readKeptFile} from './kept-file.js'
 
 /** The directory of this package's package.json (src/core/kernel from source, dist/chunks bundled). */
 export function packageRoot(): string {
@@ -19,7 +21,7 @@ export function packageRoot(): string {
  */
 export function buildId(): string | undefined {
   try {
-    const id = readFileSync(path.join(packageRoot(), 'dist', 'build-id'), 'utf8').trim()
+    const id = readKeptFile(path.join(packageRoot(), 'dist', 'build-id'), 4096)?.trim() ?? ''
     return /^[0-9a-f]{64}$/.test(id) ? id : undefined
   } catch {
     return undefined

@@ -5,7 +5,7 @@
  * `.git` but for its config, hooks and worktrees), and whose contents yard would then believe.
  * The state directory is the user's alone (made 0700, state.ts ensureStateDir).
  */
-import {mkdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {stateDir} from './state.js'
@@ -30,8 +30,15 @@ export function keepFile(file: string, text: string): void {
   let created = false
   try {
     mkdirSync(path.dirname(file), {recursive: true, mode: 0o700})
-    writeFileSync(temporary, text, {flag: 'wx', mode: 0o600})
+    // Created, then written: a write that fails (ENOSPC) still has the file removed below.
+    const descriptor = openSync(temporary, 'wx', 0o600)
     created = true
+    try {
+      writeFileSync(descriptor, text)
+    } finally {
+      closeSync(descriptor)
+    }
+
     renameSync(temporary, file)
   } catch {
     try {

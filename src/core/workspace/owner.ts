@@ -7,10 +7,10 @@
  * root, and computes it anew. Keeping it is best effort: a file that cannot be read or written
  * means computing it each time.
  */
-import {readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {ownerHash} from '../identity/identity.js'
+import {readKeptFile} from '../kernel/kept-file.js'
 import {keepFile, repositoryStateDir} from '../kernel/repository-state.js'
 
 const OWNER = /^[0-9a-f]{12}$/
@@ -23,7 +23,7 @@ const OWNER = /^[0-9a-f]{12}$/
 export function repositoryOwner(root: string, env: NodeJS.ProcessEnv, commonDir: string): string {
   const file = path.join(repositoryStateDir(env, commonDir), 'owner.json')
   try {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as {root?: unknown; owner?: unknown}
+    const kept = JSON.parse(readKeptFile(file, 4096) ?? 'null') as {root?: unknown; owner?: unknown}
     if (kept.root === root && typeof kept.owner === 'string' && OWNER.test(kept.owner)) return kept.owner
   } catch {
     // Absent or unreadable: computed below.

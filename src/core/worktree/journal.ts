@@ -15,6 +15,7 @@ import type {Workspace} from '../workspace/workspace.js'
 import {RefusedError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
 import {configCachePath, loadConfig} from '../config/config.js'
+import {OFFSET_SLOTS} from '../identity/identity.js'
 import {writePin} from '../identity/pins.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
 import {readRefs} from '../workspace/git.js'
@@ -45,9 +46,11 @@ export function addJournalPath(commonDir: string, name: string): string {
 export async function writeAddJournal(commonDir: string, journal: Omit<AddJournal, 'pid' | 'started'>): Promise<void> {
   const file = addJournalPath(commonDir, journal.name)
   await fs.mkdir(path.dirname(file), {recursive: true})
+  // Never through a link planted at its name: the record replaces whatever is there.
   await atomicWrite(
     file,
     JSON.stringify({...journal, pid: process.pid, started: new Date().toISOString()}, null, 2) + '\n',
+    {followLinks: false},
   )
 }
 
@@ -56,15 +59,58 @@ export async function removeAddJournal(commonDir: string, name: string): Promise
   await fs.rm(addJournalPath(commonDir, name), {force: true})
 }
 
-async function readJournal(commonDir: string, name: string): Promise<AddJournal | undefined> {
-  const text = await fs.readFile(addJournalPath(commonDir, name), 'utf8').catch(() => undefined)
-  if (text === undefined) return undefined
+/** A journal yard would have written for an add of `name` at `target`, else why it is not one. */
+function checkJournal(value: unknown, name: string, target: string): AddJournal | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'it is no JSON object'
+  const journal = value as Partial<Record<keyof AddJournal, unknown>>
+  if (journal.name !== name) return `it names the worktree ${JSON.stringify(journal.name)}`
+  // Byte for byte: a path that only resolves to the target (`…/x/..` through a link) is not one.
+  if (journal.target !== target) return `it names ${JSON.stringify(journal.target)}, not ${target}`
+  if (typeof journal.branch !== 'string' || journal.branch === '' || journal.branch.startsWith('-'))
+    return `its branch ${JSON.stringify(journal.branch)} is no branch name`
+  if (journal.branchSource !== 'new' && journal.branchSource !== 'existing' && journal.branchSource !== 'remote')
+    return `its branchSource ${JSON.stringify(journal.branchSource)} is not new, existing or remote`
+  if (journal.commit !== undefined && (typeof journal.commit !== 'string' || !OBJECT_ID.test(journal.commit)))
+    return `its commit ${JSON.stringify(journal.commit)} is no object id`
+  const pin = journal.pinBefore
+  if (pin !== null && !(Number.isInteger(pin) && (pin as number) >= 1 && (pin as number) <= OFFSET_SLOTS))
+    return `its pinBefore ${JSON.stringify(pin)} is neither null nor an offset (1 to ${OFFSET_SLOTS})`
+  return journal as AddJournal
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+
+/**
+ * The journal of an add of `name` at `target`, undefined when there is none.
+ * @throws RefusedError (exit 3) when the file is there but is not a journal yard wrote for that
+ *   add (unreadable, not JSON, another name or path, a value out of its range): nothing is undone.
+ */
+async function readJournal(commonDir: string, name: string, target: string): Promise<AddJournal | undefined> {
+  const file = addJournalPath(commonDir, name)
+  let text: string
   try {
-    return JSON.parse(text) as AddJournal
-  } catch {
-    // Cut short before the rename of atomicWrite cannot happen; anything else is not ours to read.
-    return undefined
+    text = await fs.readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    return refuseJournal(file, name, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
   }
+
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return refuseJournal(file, name, 'it is not JSON')
+  }
+
+  const checked = checkJournal(parsed, name, target)
+  return typeof checked === 'string' ? refuseJournal(file, name, checked) : checked
+}
+
+function refuseJournal(file: string, name: string, problem: string): never {
+  throw new RefusedError(`the record of an interrupted \`yard worktree add ${name}\` is not one yard wrote: ${problem}`, {
+    why: 'yard rolls back only what an add of that name made, as its own record says; it undoes nothing from this one',
+    fix: `look at ${shellQuote(file)}, then delete it and run the add again`,
+  })
 }
 
 /**
@@ -101,8 +147,10 @@ async function adminDirs(commonDir: string, target: string): Promise<string[]> {
  * Must be called under the project's offsets lock (every journal is written under it).
  * @returns what was undone, for a note; empty when there was no journal.
  * @throws RefusedError (exit 3) when the worktree is complete and holds changes: work done in it
- *   since is not thrown away; or when the journal names another path than the worktree an add of
- *   NAME makes (nothing is removed).
+ *   since (ignored files included) is not thrown away; or when the journal is not one yard wrote
+ *   for an add of NAME — unreadable, another path than the worktree such an add makes (byte for
+ *   byte), a value out of its range — (nothing is undone). A branch that a worktree has checked
+ *   out is never deleted.
  */
 export async function recoverInterruptedAdd(
   context: YardContext,
@@ -110,19 +158,9 @@ export async function recoverInterruptedAdd(
   name: string,
 ): Promise<string[]> {
   const {commonDir, mainPath} = workspace
-  const journal = await readJournal(commonDir, name)
-  if (journal === undefined) return []
   // A journal names what its rollback removes: only the worktree an add of this name makes.
-  const expected = worktreePath(workspace, name)
-  if (journal.name !== name || typeof journal.target !== 'string' || path.resolve(journal.target) !== expected) {
-    throw new RefusedError(
-      `the record of an interrupted \`yard worktree add ${name}\` names ${JSON.stringify(journal.target)}, not ${expected}`,
-      {
-        why: 'yard rolls back only the worktree an add of that name makes; this record was not written by such an add',
-        fix: `look at ${shellQuote(addJournalPath(commonDir, name))}, then delete it and run the add again`,
-      },
-    )
-  }
+  const journal = await readJournal(commonDir, name, worktreePath(workspace, name))
+  if (journal === undefined) return []
 
   const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const undone: string[] = []
@@ -137,7 +175,8 @@ export async function recoverInterruptedAdd(
   )
   if (admin.length > 0 && !checkingOut.some(Boolean)) {
     // git finished the checkout: changes there now are someone's work.
-    const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all'], {
+    // Ignored files count: git's checkout writes none, so any there are someone's (a .env, a build).
+    const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'], {
       cwd: journal.target,
       allowFailure: true,
     })
@@ -165,7 +204,8 @@ export async function recoverInterruptedAdd(
   if (present) await fs.rm(journal.target, {recursive: true, force: true})
   if (admin.length > 0 || present) undone.push(`removed the half-made worktree ${journal.target}`)
 
-  if (journal.branchSource !== 'existing' && journal.commit !== undefined) {
+  // A branch another worktree has checked out (main's, say) was not made by this add.
+  if (journal.branchSource !== 'existing' && journal.commit !== undefined && !(await checkedOut(git, journal.branch))) {
     const ref = `refs/heads/${journal.branch}`
     const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
     const deleted = at === journal.commit && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
@@ -184,6 +224,17 @@ export async function recoverInterruptedAdd(
 
   await removeAddJournal(commonDir, name)
   return undone
+}
+
+/** Whether a worktree (main included) has `branch` checked out, from `git worktree list --porcelain`. */
+async function checkedOut(
+  git: (args: string[]) => Promise<{exitCode: number; stdout: string}>,
+  branch: string,
+): Promise<boolean> {
+  const listed = await git(['worktree', 'list', '--porcelain'])
+  // Unknown when git cannot say: the branch is kept.
+  if (listed.exitCode !== 0) return true
+  return listed.stdout.split('\n').includes(`branch refs/heads/${branch}`)
 }
 
 /** A pin as the journal records it: its integer value, or null when there is none (or it is no integer). */

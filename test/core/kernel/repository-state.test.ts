@@ -4,9 +4,11 @@
  * planted.
  */
 import {expect} from 'chai'
-import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
+import {readKeptFile} from '../../../src/core/kernel/kept-file.js'
 import {keepFile, repositoryStateDir} from '../../../src/core/kernel/repository-state.js'
 import {cleanupTemp, tempDir} from '../../support/repo.js'
 
@@ -40,5 +42,20 @@ describe('repository state (per repository, in the state directory)', () => {
     expect(readFileSync(victim, 'utf8')).to.equal('mine\n')
     expect(readFileSync(file, 'utf8'), 'left as it was').to.equal('one\n')
     expect(existsSync(`${file}.${process.pid}.8.tmp`), 'the planted link is not removed by yard either').to.equal(true)
+  })
+
+  it('reads back only a regular file within its size: a FIFO, a device, a directory or a large file is no kept file', () => {
+    const dir = tempDir('kept')
+    writeFileSync(path.join(dir, 'kept.json'), '{"a":1}\n')
+    expect(readKeptFile(path.join(dir, 'kept.json'), 100)).to.equal('{"a":1}\n')
+    expect(readKeptFile(path.join(dir, 'kept.json'), 4), 'larger than allowed').to.equal(undefined)
+    expect(readKeptFile(path.join(dir, 'absent.json'), 100)).to.equal(undefined)
+    mkdirSync(path.join(dir, 'directory'))
+    expect(readKeptFile(path.join(dir, 'directory'), 100)).to.equal(undefined)
+    // A FIFO with no writer would block a plain read for ever.
+    execFileSync('mkfifo', [path.join(dir, 'fifo')])
+    expect(readKeptFile(path.join(dir, 'fifo'), 100)).to.equal(undefined)
+    symlinkSync('/dev/zero', path.join(dir, 'zero'))
+    expect(readKeptFile(path.join(dir, 'zero'), 100)).to.equal(undefined)
   })
 })
