@@ -13,6 +13,12 @@
  * background between the creates as it would: before each create (untimed) the bench waits until
  * the pool is full again. The note says how many creates claimed a pod and how long the refill
  * lagged behind (a pool of 2 sustains one create per that lag plus a create's own time).
+ *
+ * Removal: `yard sandbox rm` of a clean sandbox (a cold create before each run, untimed), which
+ * asks the pod once for unsaved work, stops and removes it and its lease. `yard exec` into a
+ * sandbox against `podman exec` is bench/exec.ts.
+ *
+ * BENCH_SANDBOX_ONLY=warm runs the warm rows alone, =rm the removal rows alone.
  */
 import {execFile} from 'node:child_process'
 import {rm, writeFile} from 'node:fs/promises'
@@ -187,7 +193,25 @@ async function rowsFor(url: string, suffix: string): Promise<BenchRow[]> {
       afterEach: removeSandbox,
       extra: true,
     },
+    rmRow(url, suffix),
   ]
+}
+
+/** `yard sandbox rm` of a sandbox made (cold, untimed) before each run, with nothing unsaved. */
+function rmRow(url: string, suffix: string): BenchRow {
+  return {
+    label: `yard sandbox rm, clean sandbox${suffix}`,
+    argv: [process.execPath, runJs, 'sandbox', 'rm', 'bench'],
+    cwd: main,
+    env,
+    unavailable: buildFailure,
+    async beforeEach() {
+      await removeSandbox()
+      await run(process.execPath, [runJs, 'sandbox', 'create', 'bench', '--repo', url], {cwd: main, env})
+    },
+    afterEach: removeSandbox,
+    extra: true,
+  }
 }
 
 const generated = await generatedRepo(
@@ -199,25 +223,28 @@ const urls: Array<[string, string]> = [
   [generated, ''],
   ...(process.env.BENCH_REPO ? [[resolve(process.env.BENCH_REPO), ' (BENCH_REPO)'] as [string, string]] : []),
 ]
-// BENCH_SANDBOX_ONLY=warm: the warm rows alone (the cold rounds take most of the bench's time).
+// BENCH_SANDBOX_ONLY=warm: the warm rows alone (the cold rounds take most of the bench's time);
+// =rm: the removal rows alone.
 const only = process.env.BENCH_SANDBOX_ONLY
-if (only !== undefined && only !== 'warm') {
-  process.stderr.write(`sandbox: BENCH_SANDBOX_ONLY must be warm, not ${JSON.stringify(only)}\n`)
+if (only !== undefined && only !== 'warm' && only !== 'rm') {
+  process.stderr.write(`sandbox: BENCH_SANDBOX_ONLY must be warm or rm, not ${JSON.stringify(only)}\n`)
   process.exit(2)
 }
 
 const rows: BenchRow[] = []
-for (const [url, suffix] of urls)
-  if (only === 'warm') await warmCache(url)
-  else rows.push(...(await rowsFor(url, suffix)))
+for (const [url, suffix] of urls) {
+  if (only === undefined) rows.push(...(await rowsFor(url, suffix)))
+  else await warmCache(url)
+  if (only === 'rm') rows.push(rmRow(url, suffix))
+}
 
 try {
   const result: BenchResult =
     only === 'warm'
       ? {name: 'sandbox', baseline: null, rows: []}
-      : await measureBench({name: 'sandbox', baseline: 'git clone --no-local', rows})
+      : await measureBench({name: 'sandbox', baseline: only === 'rm' ? rows[0].label : 'git clone --no-local', rows})
   // Warm after cold: a pool of the same repository would have the cold rows claim.
-  for (const [url, suffix] of urls) {
+  for (const [url, suffix] of only === 'rm' ? [] : urls) {
     const pool = JSON.parse(
       (
         await run(process.execPath, [runJs, 'sandbox', 'pool', 'set', '--repo', url, '--size', '2', '--json'], {
