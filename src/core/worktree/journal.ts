@@ -107,10 +107,13 @@ async function readJournal(commonDir: string, name: string, target: string): Pro
 }
 
 function refuseJournal(file: string, name: string, problem: string): never {
-  throw new RefusedError(`the record of an interrupted \`yard worktree add ${name}\` is not one yard wrote: ${problem}`, {
-    why: 'yard rolls back only what an add of that name made, as its own record says; it undoes nothing from this one',
-    fix: `look at ${shellQuote(file)}, then delete it and run the add again`,
-  })
+  throw new RefusedError(
+    `the record of an interrupted \`yard worktree add ${name}\` is not one yard wrote: ${problem}`,
+    {
+      why: 'yard rolls back only what an add of that name made, as its own record says; it undoes nothing from this one',
+      fix: `look at ${shellQuote(file)}, then delete it and run the add again`,
+    },
+  )
 }
 
 /**
