@@ -4,7 +4,8 @@
  * bench/worktree-add-kill.ts.
  */
 import {expect} from 'chai'
-import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {writeAddJournal} from '../../src/core/worktree/journal.js'
@@ -212,6 +213,66 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     expect(refused.exitCode, refused.stderr).to.equal(3)
     expect(refused.stderr).to.contain('has changes since')
     expect(readFileSync(path.join(target, 'local.env'), 'utf8')).to.equal('SECRET=1\n')
+  })
+
+  it("keeps a finished worktree someone worked in — under a user's lock, on a detached HEAD, or when git status fails — and refuses a FIFO for a journal at once", async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const journal = async () =>
+      writeAddJournal(path.join(main, '.git'), {
+        name: 'feat',
+        target,
+        branch: 'wt/feat',
+        branchSource: 'new',
+        commit: git(main, 'rev-parse', 'main'),
+        pinBefore: null,
+      })
+    const refusedWith = async (words: string) => {
+      await journal()
+      const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+      expect(refused.exitCode, refused.stderr).to.equal(3)
+      expect(refused.stderr).to.contain(`and ${target} ${words}`)
+      expect(existsSync(target)).to.equal(true)
+    }
+
+    // A lock the user took is no add in flight: the changes check still runs.
+    git(main, 'worktree', 'lock', '--reason', 'keep', target)
+    writeFileSync(path.join(target, 'work.txt'), 'mine\n')
+    await refusedWith('has changes since')
+    expect(readFileSync(path.join(target, 'work.txt'), 'utf8')).to.equal('mine\n')
+    git(main, 'worktree', 'unlock', target)
+    rmSync(path.join(target, 'work.txt'))
+
+    // A commit on a detached HEAD lives only in the worktree's reflog.
+    git(target, 'checkout', '-q', '--detach')
+    git(
+      target,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@example.com',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'detached',
+    )
+    await refusedWith('is no longer on branch wt/feat')
+    git(target, 'checkout', '-q', 'wt/feat')
+
+    // A status git cannot give (a broken index) is no clean worktree.
+    writeFileSync(path.join(main, '.git', 'worktrees', 'feat', 'index'), 'garbage')
+    await refusedWith('cannot be checked for changes (git status:')
+    expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('export const v = 0\n')
+
+    // A FIFO at a journal's name is refused without waiting for a writer.
+    execFileSync('mkfifo', [path.join(main, '.git', 'yard', 'adding', 'other.json')])
+    const fifo = await yard(['worktree', 'add', 'other', '--no-fetch'], {cwd: main, env})
+    expect(fifo.exitCode, fifo.stderr).to.equal(3)
+    expect(fifo.stderr).to.contain('it is not a regular file')
   })
 
   it('SIGINT or SIGTERM during the checkout undoes the add at once (exit 130): no directory, branch, journal, lock or pin', async () => {

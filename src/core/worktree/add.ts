@@ -16,7 +16,7 @@ import type {OffsetSource} from '../../sdk/target.js'
 import type {YardContext} from '../kernel/context.js'
 import type {WorktreeBackends} from './backends.js'
 
-import {InputError} from '../../sdk/errors.js'
+import {InputError, OperationError} from '../../sdk/errors.js'
 import {gitProgressListener} from '../../sdk/progress.js'
 import {shellQuote} from '../../sdk/shell.js'
 import {configCachePath, loadConfig} from '../config/config.js'
@@ -195,6 +195,14 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
         branchSource,
         commit: base?.commit ?? refs.get(remoteRef)?.oid,
         pinBefore: pinValue(fresh.config.pins[name]),
+      }).catch(async (error: NodeJS.ErrnoException) => {
+        // Nothing is made yet but the trust record: it goes too.
+        if (trustWrite) await restorePinFile(pinFile, trustWrite.text).catch(() => undefined)
+        const journal = addJournalPath(workspace.commonDir, name)
+        throw new OperationError(`could not write ${journal}: ${error.code ?? error.message}`, {
+          why: 'yard records what an add is about to make before it makes anything, so that a killed add can be rolled back; nothing was made',
+          fix: `make ${shellQuote(path.dirname(journal))} writable by you (ls -ld it), then run the add again`,
+        })
       })
       if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
       // The checkout (git's longest step) starts first; the rest runs beside it.

@@ -6,7 +6,7 @@
  * cut short, an empty index, the `initializing` lock left in `.git/worktrees/<id>` — and what it
  * made is rolled back before the add starts again, so the rerun leaves the state a clean run leaves.
  */
-import {promises as fs} from 'node:fs'
+import {constants, promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
@@ -74,11 +74,13 @@ function checkJournal(value: unknown, name: string, target: string): AddJournal 
     return `its commit ${JSON.stringify(journal.commit)} is no object id`
   const pin = journal.pinBefore
   if (pin !== null && !(Number.isInteger(pin) && (pin as number) >= 1 && (pin as number) <= OFFSET_SLOTS))
-    return `its pinBefore ${JSON.stringify(pin)} is neither null nor an offset (1 to ${OFFSET_SLOTS})`
+    return `its pinBefore ${typeof pin === 'number' ? String(pin) : JSON.stringify(pin)} is neither null nor an offset (1 to ${OFFSET_SLOTS})`
   return journal as AddJournal
 }
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+/** A journal is a few hundred bytes; a larger file is not one. */
+const MAX_JOURNAL_BYTES = 64 * 1024
 
 /**
  * The journal of an add of `name` at `target`, undefined when there is none.
@@ -87,12 +89,26 @@ const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
  */
 async function readJournal(commonDir: string, name: string, target: string): Promise<AddJournal | undefined> {
   const file = addJournalPath(commonDir, name)
-  let text: string
+  let handle: fs.FileHandle
   try {
-    text = await fs.readFile(file, 'utf8')
+    // Without blocking: a FIFO at its name must not hang the add, which holds the offsets lock.
+    handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     return refuseJournal(file, name, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+  }
+
+  let text: string
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile()) return refuseJournal(file, name, 'it is not a regular file')
+    if (stat.size > MAX_JOURNAL_BYTES) return refuseJournal(file, name, `it is larger than ${MAX_JOURNAL_BYTES} bytes`)
+    text = await handle.readFile('utf8')
+  } catch (error) {
+    if (error instanceof RefusedError) throw error
+    return refuseJournal(file, name, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
+  } finally {
+    await handle.close()
   }
 
   let parsed: unknown
@@ -168,26 +184,15 @@ export async function recoverInterruptedAdd(
   const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const undone: string[] = []
   const admin = await adminDirs(commonDir, journal.target)
-  const checkingOut = await Promise.all(
-    admin.map(async (dir) =>
-      fs.readFile(path.join(dir, 'locked'), 'utf8').then(
-        () => true,
-        () => false,
-      ),
-    ),
-  )
+  const checkingOut = await Promise.all(admin.map(async (dir) => addInFlight(dir)))
   if (admin.length > 0 && !checkingOut.some(Boolean)) {
     // git finished the checkout: changes there now are someone's work.
-    // Ignored files count: git's checkout writes none, so any there are someone's (a .env, a build).
-    const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'], {
-      cwd: journal.target,
-      allowFailure: true,
-    })
-    if (status.exitCode === 0 && status.stdout.trim() !== '') {
+    const changed = await changesSince(context, journal, admin)
+    if (changed !== undefined) {
       throw new RefusedError(
-        `worktree ${name} was being added when yard was stopped, and ${journal.target} has changes since`,
+        `worktree ${name} was being added when yard was stopped, and ${journal.target} ${changed}`,
         {
-          why: 'yard rolls an interrupted add back before adding again, which would throw those changes away',
+          why: 'yard rolls an interrupted add back before adding again, which would throw that work away',
           fix: `keep the worktree: commit or move the changes, then remove it with \`yard worktree remove ${name}\` (or delete ${shellQuote(addJournalPath(commonDir, name))} to leave it as it is)`,
         },
       )
@@ -227,6 +232,49 @@ export async function recoverInterruptedAdd(
 
   await removeAddJournal(commonDir, name)
   return undone
+}
+
+/**
+ * Whether git's administrative directory `dir` is held by an add still checking out: its `locked`
+ * file says git's own `initializing` (builtin/worktree.c, under LC_ALL=C) or `added with --lock`
+ * (the `--lock` yard adds with sparse patterns or submodules). A lock a user took (`git worktree
+ * lock`, empty or with their reason) is no add in flight.
+ */
+async function addInFlight(dir: string): Promise<boolean> {
+  const handle = await fs
+    .open(path.join(dir, 'locked'), constants.O_RDONLY | constants.O_NONBLOCK)
+    .catch(() => undefined)
+  if (handle === undefined) return false
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile() || stat.size > 256) return false
+    const reason = (await handle.readFile('utf8')).trim()
+    return reason === 'initializing' || reason === 'added with --lock'
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * What makes a finished worktree someone's work since the add, as the end of a sentence, else
+ * undefined: a HEAD that is not the journal's branch (a detached HEAD's commits live only in the
+ * worktree's reflog), changed, untracked or ignored files (git's checkout writes none of the
+ * latter), or a `git status` that fails (yard cannot tell, so it keeps the worktree).
+ */
+async function changesSince(context: YardContext, journal: AddJournal, admin: string[]): Promise<string | undefined> {
+  const heads = await Promise.all(admin.map(async (dir) => fs.readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '')))
+  if (heads.some((head) => !(head.trim() === `ref: refs/heads/${journal.branch}`)))
+    return `is no longer on branch ${journal.branch}`
+  const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'], {
+    cwd: journal.target,
+    allowFailure: true,
+  })
+  if (status.exitCode !== 0) {
+    const line = status.stderr.trim().split('\n').at(-1) ?? ''
+    return `cannot be checked for changes (git status: ${line || `exit ${status.exitCode}`})`
+  }
+
+  return status.stdout.trim() === '' ? undefined : 'has changes since'
 }
 
 /** Whether a worktree (main included) has `branch` checked out, from `git worktree list --porcelain`. */
