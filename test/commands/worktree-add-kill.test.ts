@@ -32,6 +32,22 @@ function seedRepo(): string {
   return seed
 }
 
+/**
+ * Writes the journal an add of `feat` in the clone `main` would write (what a kill leaves), with
+ * `fields` in place of its defaults: a new branch `wt/feat` at main's commit, no pin before.
+ */
+async function journalOfFeat(main: string, fields: Partial<Parameters<typeof writeAddJournal>[1]> = {}): Promise<void> {
+  await writeAddJournal(path.join(main, '.git'), {
+    name: 'feat',
+    target: path.join(`${main}-worktrees`, 'feat'),
+    branch: 'wt/feat',
+    branchSource: 'new',
+    commit: git(main, 'rev-parse', 'main'),
+    pinBefore: null,
+    ...fields,
+  })
+}
+
 const POINTS: KillPoint[] = [
   {label: 'the journal is written', appears: '.git/yard/adding/feat.json'},
   {label: 'git has registered the worktree (initializing)', appears: '.git/worktrees/feat/locked'},
@@ -90,14 +106,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const main = clone()
     const target = path.join(`${main}-worktrees`, 'feat')
     const base = git(main, 'rev-parse', 'origin/main')
-    await writeAddJournal(path.join(main, '.git'), {
-      name: 'feat',
-      target,
-      branch: 'wt/feat',
-      branchSource: 'new',
-      commit: base,
-      pinBefore: null,
-    })
+    await journalOfFeat(main, {commit: base})
     git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
     git(main, 'branch', 'wt/feat', base)
     const admin = path.join(main, '.git', 'worktrees', 'feat')
@@ -118,14 +127,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const elsewhere = path.join(tempDir('elsewhere'), 'precious')
     mkdirSync(elsewhere)
     writeFileSync(path.join(elsewhere, 'work'), 'mine\n')
-    await writeAddJournal(path.join(main, '.git'), {
-      name: 'feat',
-      target: elsewhere,
-      branch: 'main',
-      branchSource: 'new',
-      commit: git(main, 'rev-parse', 'main'),
-      pinBefore: null,
-    })
+    await journalOfFeat(main, {target: elsewhere, branch: 'main'})
     const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(refused.exitCode, refused.stderr).to.equal(3)
     expect(refused.stderr).to.contain(`names "${elsewhere}", not`)
@@ -182,14 +184,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const env = cleanEnv(tempDir('state'))
     const mainCommit = git(main, 'rev-parse', 'main')
     // A record whose branch is main's own, at main's commit: the rollback must leave it.
-    await writeAddJournal(path.join(main, '.git'), {
-      name: 'feat',
-      target: path.join(`${main}-worktrees`, 'feat'),
-      branch: 'main',
-      branchSource: 'new',
-      commit: mainCommit,
-      pinBefore: null,
-    })
+    await journalOfFeat(main, {branch: 'main', commit: mainCommit})
     git(main, 'config', 'branch.main.yardBase', 'refs/remotes/origin/main')
     const added = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(added.exitCode, added.stderr).to.equal(0)
@@ -201,14 +196,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const target = path.join(`${main}-worktrees`, 'feat')
     writeFileSync(path.join(main, '.git', 'info', 'exclude'), '*.env\n')
     writeFileSync(path.join(target, 'local.env'), 'SECRET=1\n')
-    await writeAddJournal(path.join(main, '.git'), {
-      name: 'feat',
-      target,
-      branch: 'wt/feat',
-      branchSource: 'new',
-      commit: git(main, 'rev-parse', 'wt/feat'),
-      pinBefore: null,
-    })
+    await journalOfFeat(main, {commit: git(main, 'rev-parse', 'wt/feat')})
     const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(refused.exitCode, refused.stderr).to.equal(3)
     expect(refused.stderr).to.contain('has changes since')
@@ -221,17 +209,8 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const env = cleanEnv(tempDir('state'))
     expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
     const target = path.join(`${main}-worktrees`, 'feat')
-    const journal = async () =>
-      writeAddJournal(path.join(main, '.git'), {
-        name: 'feat',
-        target,
-        branch: 'wt/feat',
-        branchSource: 'new',
-        commit: git(main, 'rev-parse', 'main'),
-        pinBefore: null,
-      })
     const refusedWith = async (words: string) => {
-      await journal()
+      await journalOfFeat(main)
       const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
       expect(refused.exitCode, refused.stderr).to.equal(3)
       expect(refused.stderr).to.contain(`and ${target} ${words}`)
@@ -307,15 +286,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const target = path.join(`${main}-worktrees`, 'feat')
     const base = git(main, 'rev-parse', 'origin/main')
     // As if killed after git finished but before the journal was removed.
-    const journal = {
-      name: 'feat',
-      target,
-      branch: 'wt/feat',
-      branchSource: 'new' as const,
-      commit: base,
-      pinBefore: null,
-    }
-    await writeAddJournal(path.join(main, '.git'), journal)
+    await journalOfFeat(main, {commit: base})
     writeFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'work since\n')
     const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(refused.exitCode, refused.stderr).to.equal(3)
