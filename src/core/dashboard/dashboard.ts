@@ -11,6 +11,7 @@ import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
 import {findClashes} from '../identity/identity.js'
+import {within} from '../kernel/within.js'
 import {listSandboxes, openSandboxes, type SandboxListRow} from '../sandbox/sandbox.js'
 import {openStack, type StackSession} from '../stack/stack.js'
 import {listIdentities, openWorkspace} from '../workspace/workspace.js'
@@ -61,19 +62,6 @@ export function runState(containers: StackContainer[]): RunState {
   const running = containers.filter((container) => container.state === 'running').length
   const state = containers.length === 0 ? 'absent' : running > 0 ? 'running' : 'stopped'
   return {state, running, total: containers.length}
-}
-
-/** Resolves `work`, or `late` when it takes longer than `budgetMs` (the work goes on unwatched). */
-async function within<T>(work: Promise<T>, budgetMs: number, late: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const slow = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(late), budgetMs)
-  })
-  try {
-    return await Promise.race([work, slow])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 const PENDING: RunState = {state: 'pending', running: 0, total: 0}

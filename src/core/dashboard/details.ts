@@ -8,6 +8,7 @@ import type {StackContainer} from '../../sdk/stack.js'
 import type {YardContext} from '../kernel/context.js'
 import type {Backends} from '../registry/backends.js'
 
+import {within} from '../kernel/within.js'
 import {openStack} from '../stack/stack.js'
 import {UNTRUSTED_STATUS, untrustedGit} from '../workspace/git-link.js'
 
@@ -33,22 +34,15 @@ export interface CheckoutDetails {
 
 /** `work`, or a note and `fallback` when it fails or takes longer than the budget. */
 async function part<T>(label: string, work: () => Promise<T>, fallback: T, notes: string[]): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<T>((resolve) => {
-    timer = setTimeout(() => {
-      notes.push(`${label}: no answer within ${DETAIL_BUDGET_MS / 1000} s`)
-      resolve(fallback)
-    }, DETAIL_BUDGET_MS)
-  })
   const answer = work().catch((error: Error) => {
     notes.push(`${label}: ${error.message.split('\n', 1)[0]}`)
     return fallback
   })
-  try {
-    return await Promise.race([answer, late])
-  } finally {
-    clearTimeout(timer)
-  }
+  const late = Symbol('late')
+  const outcome = await within(answer, DETAIL_BUDGET_MS, late)
+  if (outcome !== late) return outcome
+  notes.push(`${label}: no answer within ${DETAIL_BUDGET_MS / 1000} s`)
+  return fallback
 }
 
 /**

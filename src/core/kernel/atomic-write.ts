@@ -27,8 +27,9 @@ export async function atomicWrite(
   )
   try {
     await fs.writeFile(temp, text, {flag: 'wx'})
-    const mode = await fs.stat(file).then(
-      (stat) => stat.mode & 0o7777,
+    // Of a regular file only: with followLinks false `file` may be a link, whose own mode is 0777.
+    const mode = await fs.lstat(file).then(
+      (stat) => (stat.isFile() ? stat.mode & 0o7777 : undefined),
       () => undefined,
     )
     if (mode !== undefined) await fs.chmod(temp, mode)

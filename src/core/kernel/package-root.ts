@@ -20,10 +20,6 @@ export function packageRoot(): string {
  * (every .js file of dist/ and its path), else undefined (run from source, or a build without it).
  */
 export function buildId(): string | undefined {
-  try {
-    const id = readKeptFile(path.join(packageRoot(), 'dist', 'build-id'), 4096)?.trim() ?? ''
-    return /^[0-9a-f]{64}$/.test(id) ? id : undefined
-  } catch {
-    return undefined
-  }
+  const id = readKeptFile(path.join(packageRoot(), 'dist', 'build-id'), 4096)?.trim() ?? ''
+  return /^[0-9a-f]{64}$/.test(id) ? id : undefined
 }

@@ -12,6 +12,7 @@ import {signalRunningGroups} from '../../sdk/process.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {shellCommand} from '../../sdk/shell.js'
 import {stateDir} from '../kernel/state.js'
+import {within} from '../kernel/within.js'
 import {recordExec} from './exec-registry.js'
 import {noSandbox, openSandboxCache, openSandboxes, requireSandbox, sandboxTarget} from './sandbox.js'
 
@@ -95,7 +96,9 @@ export async function execInSandbox(
     // A cache fetch the pod asked for may still run when its command has ended: it gets a
     // moment, then its git is ended (the cache stays as a cut fetch leaves it, and the next ask
     // fetches again), so the exec ends with its command.
-    if (!(await settlesWithin(served, SERVE_GRACE_MS))) {
+    const finished = served.then(() => true)
+    const settled = await within(finished, SERVE_GRACE_MS, false)
+    if (!settled) {
       signalRunningGroups('SIGTERM', ['git'])
       await served
     }
@@ -106,16 +109,3 @@ export async function execInSandbox(
 
 /** How long an exec waits, once its command has ended, for a fetch-through fetch still running (ms). */
 const SERVE_GRACE_MS = 1000
-
-/** Whether `promise` settles within `ms` (the timer never holds the process). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms)
-  })
-  try {
-    return await Promise.race([promise.then(() => true), late])
-  } finally {
-    clearTimeout(timer)
-  }
-}

@@ -6,7 +6,7 @@
  * cut short, an empty index, the `initializing` lock left in `.git/worktrees/<id>` — and what it
  * made is rolled back before the add starts again, so the rerun leaves the state a clean run leaves.
  */
-import {constants, promises as fs} from 'node:fs'
+import {promises as fs} from 'node:fs'
 import path from 'node:path'
 
 import type {YardContext} from '../kernel/context.js'
@@ -18,8 +18,9 @@ import {configCachePath, loadConfig} from '../config/config.js'
 import {OFFSET_SLOTS} from '../identity/identity.js'
 import {writePin} from '../identity/pins.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
+import {readRegularFile} from '../kernel/kept-file.js'
 import {readRefs} from '../workspace/git.js'
-import {worktreePath} from '../workspace/workspace.js'
+import {gitWorktrees, worktreePath} from '../workspace/workspace.js'
 
 /** What an add is about to make, enough to undo it. */
 export interface AddJournal {
@@ -87,29 +88,12 @@ const MAX_JOURNAL_BYTES = 64 * 1024
  * @throws RefusedError (exit 3) when the file is there but is not a journal yard wrote for that
  *   add (unreadable, not JSON, another name or path, a value out of its range): nothing is undone.
  */
-async function readJournal(commonDir: string, name: string, target: string): Promise<AddJournal | undefined> {
+function readJournal(commonDir: string, name: string, target: string): AddJournal | undefined {
   const file = addJournalPath(commonDir, name)
-  let handle: fs.FileHandle
-  try {
-    // Without blocking: a FIFO at its name must not hang the add, which holds the offsets lock.
-    handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    return refuseJournal(file, name, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-  }
-
-  let text: string
-  try {
-    const stat = await handle.stat()
-    if (!stat.isFile()) return refuseJournal(file, name, 'it is not a regular file')
-    if (stat.size > MAX_JOURNAL_BYTES) return refuseJournal(file, name, `it is larger than ${MAX_JOURNAL_BYTES} bytes`)
-    text = await handle.readFile('utf8')
-  } catch (error) {
-    if (error instanceof RefusedError) throw error
-    return refuseJournal(file, name, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-  } finally {
-    await handle.close()
-  }
+  // Without blocking: a FIFO at its name must not hang the add, which holds the offsets lock.
+  const read = readRegularFile(file, MAX_JOURNAL_BYTES)
+  if (!('text' in read)) return read.problem === 'absent' ? undefined : refuseJournal(file, name, read.problem)
+  const {text} = read
 
   let parsed: unknown
   try {
@@ -178,14 +162,13 @@ export async function recoverInterruptedAdd(
 ): Promise<string[]> {
   const {commonDir, mainPath} = workspace
   // A journal names what its rollback removes: only the worktree an add of this name makes.
-  const journal = await readJournal(commonDir, name, worktreePath(workspace, name))
+  const journal = readJournal(commonDir, name, worktreePath(workspace, name))
   if (journal === undefined) return []
 
   const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const undone: string[] = []
   const admin = await adminDirs(commonDir, journal.target)
-  const checkingOut = await Promise.all(admin.map(async (dir) => addInFlight(dir)))
-  if (admin.length > 0 && !checkingOut.some(Boolean)) {
+  if (admin.length > 0 && admin.every((dir) => !addInFlight(dir))) {
     // git finished the checkout: changes there now are someone's work.
     const changed = await changesSince(context, journal, admin)
     if (changed !== undefined) {
@@ -213,7 +196,11 @@ export async function recoverInterruptedAdd(
   if (admin.length > 0 || present) undone.push(`removed the half-made worktree ${journal.target}`)
 
   // A branch another worktree has checked out (main's, say) was not made by this add.
-  if (journal.branchSource !== 'existing' && journal.commit !== undefined && !(await checkedOut(git, journal.branch))) {
+  if (
+    journal.branchSource !== 'existing' &&
+    journal.commit !== undefined &&
+    !(await checkedOut(context, workspace, journal.branch))
+  ) {
     const ref = `refs/heads/${journal.branch}`
     const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
     const deleted = at === journal.commit && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
@@ -240,19 +227,9 @@ export async function recoverInterruptedAdd(
  * (the `--lock` yard adds with sparse patterns or submodules). A lock a user took (`git worktree
  * lock`, empty or with their reason) is no add in flight.
  */
-async function addInFlight(dir: string): Promise<boolean> {
-  const handle = await fs
-    .open(path.join(dir, 'locked'), constants.O_RDONLY | constants.O_NONBLOCK)
-    .catch(() => undefined)
-  if (handle === undefined) return false
-  try {
-    const stat = await handle.stat()
-    if (!stat.isFile() || stat.size > 256) return false
-    const reason = (await handle.readFile('utf8')).trim()
-    return reason === 'initializing' || reason === 'added with --lock'
-  } finally {
-    await handle.close()
-  }
+function addInFlight(dir: string): boolean {
+  const read = readRegularFile(path.join(dir, 'locked'), 256)
+  return 'text' in read && ['added with --lock', 'initializing'].includes(read.text.trim())
 }
 
 /**
@@ -263,7 +240,7 @@ async function addInFlight(dir: string): Promise<boolean> {
  */
 async function changesSince(context: YardContext, journal: AddJournal, admin: string[]): Promise<string | undefined> {
   const heads = await Promise.all(admin.map(async (dir) => fs.readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '')))
-  if (heads.some((head) => !(head.trim() === `ref: refs/heads/${journal.branch}`)))
+  if (heads.some((head) => head.trim() !== `ref: refs/heads/${journal.branch}`))
     return `is no longer on branch ${journal.branch}`
   const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'], {
     cwd: journal.target,
@@ -277,15 +254,10 @@ async function changesSince(context: YardContext, journal: AddJournal, admin: st
   return status.stdout.trim() === '' ? undefined : 'has changes since'
 }
 
-/** Whether a worktree (main included) has `branch` checked out, from `git worktree list --porcelain`. */
-async function checkedOut(
-  git: (args: string[]) => Promise<{exitCode: number; stdout: string}>,
-  branch: string,
-): Promise<boolean> {
-  const listed = await git(['worktree', 'list', '--porcelain'])
-  // Unknown when git cannot say: the branch is kept.
-  if (listed.exitCode !== 0) return true
-  return listed.stdout.split('\n').includes(`branch refs/heads/${branch}`)
+/** Whether a worktree (main included) has `branch` checked out; true when git cannot say (it is kept). */
+async function checkedOut(context: YardContext, workspace: Workspace, branch: string): Promise<boolean> {
+  const worktrees = await gitWorktrees(workspace, context).catch(() => undefined)
+  return worktrees === undefined || worktrees.some((worktree) => worktree.branch === branch)
 }
 
 /** A pin as the journal records it: its integer value, or null when there is none (or it is no integer). */
