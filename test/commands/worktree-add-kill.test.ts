@@ -99,6 +99,42 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     }
   })
 
+  it('a SIGKILL of yard alone leaves its git checking out: the next run waits for that git, then rolls back', async () => {
+    const {env, clone, expected} = await cleanRun()
+    const childEnv = {...process.env, ...env}
+    for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
+    const main = clone()
+    // A slow checkout of the first 100 files (a smudge filter through info/attributes, shared by
+    // every worktree): the orphaned git is still writing them when the rerun starts. The filter
+    // logs each file it gives the orphan (ORPHAN_LOG is set for the killed run alone).
+    const log = path.join(tempDir('orphan'), 'smudged')
+    writeFileSync(path.join(main, '.git', 'info', 'attributes'), 'src/d0[01]/* filter=slow\n')
+    git(main, 'config', 'filter.slow.smudge', 'sleep 0.01; cat; [ -z "$ORPHAN_LOG" ] || echo x >> "$ORPHAN_LOG"')
+    git(main, 'config', 'filter.slow.clean', 'cat')
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const outcome = await killAt(
+      [process.execPath, path.join(projectRoot, 'bin', 'dev.js'), 'worktree', 'add', 'feat', '--no-fetch'],
+      // To yard's process alone, as `kill -9 PID` or the OOM killer does: git is not in the kill.
+      {
+        cwd: main,
+        env: {...childEnv, ORPHAN_LOG: log},
+        point: {label: 'git writes files', appears: '<target>/src/d00/f00.ts'},
+        target,
+        signal: 'SIGKILL',
+      },
+    )
+    expect(outcome.exitCode).to.equal(null)
+    expect(existsSync(path.join(main, '.git', 'worktrees', 'feat', 'index.lock')), 'git still checking out').to.equal(
+      true,
+    )
+    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(rerun.exitCode, rerun.stderr).to.equal(0)
+    expect(rerun.stderr).to.contain(`a git is still checking out ${target}`)
+    // The rollback began once the orphan had ended: it wrote every slow file, none was taken from under it.
+    expect(readFileSync(log, 'utf8').split('\n').filter(Boolean)).to.have.length(100)
+    expect(addState(main, 'feat')).to.deep.equal(expected)
+  })
+
   it("a kill between git's creating `gitdir` and writing it (an empty file) is rolled back too", async () => {
     const {env, clone, expected} = await cleanRun()
     // What builtin/worktree.c's add_worktree leaves when killed inside write_file of `gitdir`: the

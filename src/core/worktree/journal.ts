@@ -6,8 +6,9 @@
  * cut short, an empty index, the `initializing` lock left in `.git/worktrees/<id>` — and what it
  * made is rolled back before the add starts again, so the rerun leaves the state a clean run leaves.
  */
-import {promises as fs} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
+import {setTimeout as delay} from 'node:timers/promises'
 
 import type {YardContext} from '../kernel/context.js'
 import type {Workspace} from '../workspace/workspace.js'
@@ -18,7 +19,7 @@ import {configCachePath, loadConfig} from '../config/config.js'
 import {OFFSET_SLOTS} from '../identity/identity.js'
 import {writePin} from '../identity/pins.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
-import {readRegularFile} from '../kernel/kept-file.js'
+import {readKeptFile, readRegularFile} from '../kernel/kept-file.js'
 import {readRefs} from '../workspace/git.js'
 import {gitWorktrees, worktreePath} from '../workspace/workspace.js'
 
@@ -35,6 +36,8 @@ export interface AddJournal {
   /** The name's pin before the add (null: none), put back on rollback. */
   pinBefore: number | null
   pid: number
+  /** yard's process group, which its git shares (its pid where the system does not say). */
+  group?: number
   started: string
 }
 
@@ -44,15 +47,30 @@ export function addJournalPath(commonDir: string, name: string): string {
 }
 
 /** Writes the journal (atomically) before anything of the add is made. */
-export async function writeAddJournal(commonDir: string, journal: Omit<AddJournal, 'pid' | 'started'>): Promise<void> {
+export async function writeAddJournal(
+  commonDir: string,
+  journal: Omit<AddJournal, 'group' | 'pid' | 'started'>,
+): Promise<void> {
   const file = addJournalPath(commonDir, journal.name)
   await fs.mkdir(path.dirname(file), {recursive: true})
   // Never through a link planted at its name: the record replaces whatever is there.
   await atomicWrite(
     file,
-    JSON.stringify({...journal, pid: process.pid, started: new Date().toISOString()}, null, 2) + '\n',
+    JSON.stringify({...journal, pid: process.pid, group: processGroup(), started: new Date().toISOString()}, null, 2) +
+      '\n',
     {followLinks: false},
   )
+}
+
+/**
+ * This process's group id: field 5 of `/proc/self/stat` (proc(5)), after the command name in
+ * parentheses; Node has no getpgid. Elsewhere (no /proc) the pid, which leads the group when yard
+ * was started from a shell.
+ */
+function processGroup(): number {
+  const stat = readKeptFile('/proc/self/stat', 4096)
+  const group = Number(stat?.slice(stat.lastIndexOf(')') + 2).split(' ', 3)[2])
+  return Number.isInteger(group) && group > 1 ? group : process.pid
 }
 
 /** Removes the journal: the add is complete, or undone. */
@@ -168,6 +186,7 @@ export async function recoverInterruptedAdd(
   const git = async (args: string[]) => context.runner.git(args, {cwd: mainPath, allowFailure: true})
   const undone: string[] = []
   const admin = await adminDirs(commonDir, journal.target)
+  await untilGitLeaves(context, journal.target, admin, journal.group ?? journal.pid)
   if (admin.length > 0 && admin.every((dir) => !addInFlight(dir))) {
     // git finished the checkout: changes there now are someone's work.
     const changed = await changesSince(context, journal, admin)
@@ -230,6 +249,46 @@ export async function recoverInterruptedAdd(
 function addInFlight(dir: string): boolean {
   const read = readRegularFile(path.join(dir, 'locked'), 256)
   return 'text' in read && ['added with --lock', 'initializing'].includes(read.text.trim())
+}
+
+/** How long a rollback waits for a git still checking out the half-made worktree (ms). */
+const GIT_GONE_MS = 30_000
+
+/**
+ * Waits while a git still checks out the worktree: its `index.lock` in an administrative
+ * directory (the checkout `git worktree add` runs holds it until the index is written) while a
+ * process of the killed add's process group lives (yard's git runs in yard's group, which the
+ * journal records). A kill of yard
+ * alone (`kill -9 PID`, the OOM killer) leaves that git running, and removing files it is still
+ * writing fails (ENOTEMPTY) or cuts its checkout short under it. A lock whose group is gone was
+ * left by a git killed too: nothing is waited for.
+ * @throws RefusedError (exit 3) when git still runs after GIT_GONE_MS.
+ */
+async function untilGitLeaves(context: YardContext, target: string, admin: string[], pid: unknown): Promise<void> {
+  const locks = admin.map((dir) => path.join(dir, 'index.lock'))
+  const held = () => locks.find((lock) => existsSync(lock))
+  const running = () => held() !== undefined && groupAlive(pid)
+  if (!running()) return
+  context.warn(`note: a git is still checking out ${target} for the add that was stopped; waiting for it to end`)
+  const deadline = Date.now() + GIT_GONE_MS
+  while (running() && Date.now() < deadline) await delay(50)
+  const lock = held()
+  if (lock === undefined || !groupAlive(pid)) return
+  throw new RefusedError(`a git process seems to be still checking out ${target}: ${lock} exists`, {
+    why: `yard rolls back an interrupted add only once its git has ended; it still ran after ${GIT_GONE_MS / 1000} s`,
+    fix: `wait for that git to end (ps -o pid,args -g ${String(pid)}); if none runs, delete ${shellQuote(lock)}; then run the add again`,
+  })
+}
+
+/** Whether a process of process group `pid` lives (signal 0 to the group); false for no valid pid. */
+function groupAlive(pid: unknown): boolean {
+  if (!Number.isInteger(pid) || (pid as number) <= 1) return false
+  try {
+    process.kill(-(pid as number), 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /**
