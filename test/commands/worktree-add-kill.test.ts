@@ -156,6 +156,37 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     expect(addState(main, 'feat')).to.deep.equal(expected)
   })
 
+  it("a kill inside git's first writes — `locked` still empty or absent, HEAD not yet set — is rolled back too", async () => {
+    const {env, clone, expected} = await cleanRun()
+    // add_worktree makes the admin dir, writes `locked`, `gitdir`, then HEAD as the null object id
+    // before pointing it at the branch; a SIGKILL may land inside any of those writes.
+    const states: Array<{label: string; locked?: string; gitdir?: boolean; head?: string}> = [
+      {label: 'the admin dir is made, nothing in it'},
+      {label: '`locked` is created, not yet written', locked: ''},
+      {label: '`gitdir` is written, HEAD is not', locked: '', gitdir: true},
+      {label: 'HEAD is the null object id', locked: '', gitdir: true, head: `${'0'.repeat(40)}\n`},
+      {label: 'HEAD is created, not yet written', gitdir: true, head: ''},
+    ]
+    for (const state of states) {
+      const main = clone()
+      const target = path.join(`${main}-worktrees`, 'feat')
+      const base = git(main, 'rev-parse', 'origin/main')
+      await journalOfFeat(main, {commit: base})
+      git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
+      git(main, 'branch', 'wt/feat', base)
+      const admin = path.join(main, '.git', 'worktrees', 'feat')
+      mkdirSync(admin, {recursive: true})
+      if (state.locked !== undefined) writeFileSync(path.join(admin, 'locked'), state.locked)
+      if (state.gitdir) writeFileSync(path.join(admin, 'gitdir'), `${path.join(target, '.git')}\n`)
+      if (state.head !== undefined) writeFileSync(path.join(admin, 'HEAD'), state.head)
+      mkdirSync(target, {recursive: true})
+      const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+      expect(rerun.exitCode, `${state.label}: ${rerun.stderr}`).to.equal(0)
+      expect(rerun.stderr, state.label).to.contain('rolled back: removed the half-made worktree')
+      expect(addState(main, 'feat'), state.label).to.deep.equal(expected)
+    }
+  })
+
   it('refuses (exit 3) a journal that names another path than the worktree of that name, and removes nothing', async () => {
     const main = path.join(tempDir('kill'), 'app')
     git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')

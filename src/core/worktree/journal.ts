@@ -243,12 +243,18 @@ export async function recoverInterruptedAdd(
 /**
  * Whether git's administrative directory `dir` is held by an add still checking out: its `locked`
  * file says git's own `initializing` (builtin/worktree.c, under LC_ALL=C) or `added with --lock`
- * (the `--lock` yard adds with sparse patterns or submodules). A lock a user took (`git worktree
- * lock`, empty or with their reason) is no add in flight.
+ * (the `--lock` yard adds with sparse patterns or submodules), or git has not yet pointed its HEAD
+ * anywhere. add_worktree makes the directory, writes `locked`, `gitdir`, then HEAD as the null
+ * object id (a placeholder) before `symbolic-ref`: a kill inside the first of those writes leaves
+ * `locked` empty or absent, and a HEAD that is absent, empty or null holds no one's work. A lock a
+ * user took (`git worktree lock`, empty or with their reason) on a worktree whose HEAD is set is
+ * no add in flight.
  */
 function addInFlight(dir: string): boolean {
-  const read = readRegularFile(path.join(dir, 'locked'), 256)
-  return 'text' in read && ['added with --lock', 'initializing'].includes(read.text.trim())
+  const locked = readRegularFile(path.join(dir, 'locked'), 256)
+  if ('text' in locked && ['added with --lock', 'initializing'].includes(locked.text.trim())) return true
+  const head = readRegularFile(path.join(dir, 'HEAD'), 256)
+  return 'text' in head ? /^(0{40}|0{64})?$/.test(head.text.trim()) : head.problem === 'absent'
 }
 
 /** How long a rollback waits for a git still checking out the half-made worktree (ms). */
