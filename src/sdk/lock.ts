@@ -9,7 +9,7 @@ import {promises as fs, renameSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import {RefusedError} from './errors.js'
+import {OperationError, RefusedError} from './errors.js'
 import {endGroup, groupState, processStart} from './process-group.js'
 
 export interface LockOwner {
@@ -124,8 +124,28 @@ const sleep = async (ms: number) => new Promise((resolve) => setTimeout(resolve,
 /**
  * Takes the lock at `lockPath`, waiting while a live owner holds it.
  * @throws RefusedError (exit 3) when a live owner still holds it after `waitMs`, naming it.
+ * @throws OperationError (exit 1) when the lock's directory cannot be made or written (EROFS,
+ *   EACCES, ENOSPC, ENOTDIR …): nothing was taken or changed.
  */
 export async function acquireLock(lockPath: string, options: LockOptions): Promise<HeldLock> {
+  try {
+    return await takeLock(lockPath, options)
+  } catch (error) {
+    const {code} = error as NodeJS.ErrnoException
+    if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error
+    const dir = path.dirname(lockPath)
+    throw new OperationError(`cannot take the lock ${lockPath}: ${code}`, {
+      cause: error,
+      why: `yard takes this lock before it changes what the lock guards${options.purpose ? ` (${options.purpose})` : ''}, and ${dir} cannot be written${code === 'EROFS' ? ": it is on a read-only file system (inside a yard box, the repository's .git/yard is mounted read-only)" : ''}; nothing was changed`,
+      fix:
+        code === 'EROFS'
+          ? `run the command where ${dir} can be written: on the host, not inside a box`
+          : `make ${dir} writable by you (ls -ld it; df for a full disk), then run the command again`,
+    })
+  }
+}
+
+async function takeLock(lockPath: string, options: LockOptions): Promise<HeldLock> {
   await fs.mkdir(path.dirname(lockPath), {recursive: true})
   const me: LockOwner = {
     pid: process.pid,

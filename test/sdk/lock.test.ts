@@ -4,7 +4,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
-import {RefusedError} from '../../src/sdk/errors.js'
+import {OperationError, RefusedError} from '../../src/sdk/errors.js'
 import {acquireLock, withLock} from '../../src/sdk/lock.js'
 import {cleanupTemp, tempDir} from '../support/repo.js'
 
@@ -61,6 +61,26 @@ describe('lock files (DESIGN.md §3.4, "Locks")', () => {
       .to.contain(`pid ${process.pid}`)
       .and.contain('worktree add feat')
     await held.release()
+  })
+
+  it('says clearly (exit 1) that a lock whose directory cannot be made or written cannot be taken, and writes nothing', async () => {
+    const dir = tempDir('lock')
+    // A file on the way to the lock's directory: ENOTDIR, as EROFS or EACCES would be.
+    writeFileSync(path.join(dir, 'yard'), 'a file\n')
+    let error: unknown
+    try {
+      await acquireLock(path.join(dir, 'yard', 'sub', 'offsets.lock'), {budgetMs: 10_000, purpose: 'worktree add feat'})
+    } catch (error_) {
+      error = error_
+    }
+
+    expect(error).to.be.instanceOf(OperationError)
+    expect((error as OperationError).message).to.equal(`cannot take the lock ${dir}/yard/sub/offsets.lock: ENOTDIR`)
+    expect((error as OperationError).why)
+      .to.contain('(worktree add feat)')
+      .and.contain('nothing was changed')
+    expect((error as OperationError).fix).to.contain(`make ${dir}/yard/sub writable`)
+    expect(readFileSync(path.join(dir, 'yard'), 'utf8')).to.equal('a file\n')
   })
 
   it('takes over a lock whose process is gone, with a warning', async () => {
