@@ -45,9 +45,18 @@ describe('progress of yard cache add', function () {
 
   const env = () => ({...process.env, YARD_STATE_DIR: state, YARD_CACHE_ROOT: caches, CI: 'true'})
 
+  /**
+   * Sets the pane's shell up and waits for its cleared prompt: a command typed before `clear` ran
+   * is echoed by the terminal at once, then wiped with the screen.
+   */
+  async function shellReady(into: TmuxPane): Promise<void> {
+    into.send(`export YARD_STATE_DIR=${quote(state)} YARD_CACHE_ROOT=${quote(caches)} CI=true PS1='$ '; clear`, 'Enter')
+    await into.waitFor(/^\$\s*$/m)
+  }
+
   it('on a terminal (80×24) shows steps and a bar that advances, then the result line', async () => {
     pane = openPane(`yardtest-progress-${process.pid}`, {width: 80, height: 24, command: 'sh'})
-    pane.send(`export YARD_STATE_DIR=${quote(state)} YARD_CACHE_ROOT=${quote(caches)} CI=true PS1='$ '; clear`, 'Enter')
+    await shellReady(pane)
     pane.send(`${quote(process.execPath)} ${quote(devJs)} cache add ${quote(big)}; echo "exit=$?"`, 'Enter')
     const percentages = new Set<string>()
     const deadline = Date.now() + 100_000
@@ -114,7 +123,7 @@ describe('progress of yard cache add', function () {
   it('--quiet on a terminal shows only the result', async () => {
     // Wide enough that the command and the result are one line each.
     pane = openPane(`yardtest-progress-${process.pid}`, {width: 250, height: 24, command: 'sh'})
-    pane.send(`export YARD_STATE_DIR=${quote(state)} YARD_CACHE_ROOT=${quote(caches)} CI=true PS1='$ '; clear`, 'Enter')
+    await shellReady(pane)
     pane.send(
       `${quote(process.execPath)} ${quote(devJs)} cache add --quiet ${quote(small)} 2>&1; echo "exit=$?"`,
       'Enter',
