@@ -16,6 +16,7 @@ export default class Exec extends BaseCommand {
     '<%= config.bin %> exec feat/feat/login -- git status',
   ]
 
+  static usage = ['exec [NAME] [--local] -- CMD [ARG…]', 'exec SANDBOX/BRANCH -- CMD [ARG…]']
   static strict = false
   static enableJsonFlag = false
   static args = {

@@ -41,7 +41,8 @@ export default class Ps extends BaseCommand {
     }
 
     const rows = await stackPs(this.context, this.backends, worktree)
-    this.print(formatContainers(rows))
+    // As --all says it: a bare header would read as a table cut short.
+    this.print(rows.length === 0 ? 'nothing runs' : formatContainers(rows))
     return rows
   }
 }
