@@ -110,6 +110,13 @@ export interface SandboxUnsavedRef {
 export interface SandboxUnsaved {
   worktrees: SandboxWorktree[]
   refs: SandboxUnsavedRef[]
+  /**
+   * Branches `yard sandbox pull` brought to the host's main checkout (as
+   * `refs/remotes/sandbox/<name>/<branch>`), at the commit pulled: kept there, so not unsaved, but
+   * what the cache lacks of them comes back from that checkout, not from a bundle. Absent from a
+   * backend that cannot pull.
+   */
+  pulled?: Array<{slot: string; branch: string; commit: string}>
 }
 
 /** What `save` wrote: host files, per slot its bundle and its patches. */
@@ -226,13 +233,14 @@ export interface SandboxPull {
   ): Promise<{branch: string; commit: string}>
   /**
    * Optional, with bundleBranch: records in the sandbox that `commit` of `branch` is now kept on
-   * the host (`yard sandbox pull` fetched it), so `unsaved` and `rm` no longer count it.
+   * the host (`yard sandbox pull` fetched it), so `unsaved` and `rm` no longer count it; `null`
+   * drops that record (the host no longer holds it), so they count it again.
    */
   markPulled(
     sandbox: SandboxRecord,
     place: {slot: string; directory: string},
     branch: string,
-    commit: string,
+    commit: string | null,
   ): Promise<void>
 }
 

@@ -24,7 +24,10 @@ export interface SlotRestore {
 /**
  * Per slot that saved something, its restore (see the module comment). Branches come back under
  * their names (`+refs/heads/*`, into a `--no-checkout` clone, hence `--update-head-ok`), detached
- * HEADs and stash entries under `refs/yard/sandbox/<slot>/…`.
+ * HEADs and stash entries under `refs/yard/sandbox/<slot>/…`. A slot `yard sandbox pull` took
+ * branches from (`pulled`: their slots, and the main checkout they went to) first fetches
+ * `refs/remotes/sandbox/<name>/*` from that checkout: the bundle leaves out what was pulled (it is
+ * kept there), though a patch or a later commit may rest on it.
  */
 export function restoreCommands(
   name: string,
@@ -32,6 +35,7 @@ export function restoreCommands(
   saved: SandboxSaved,
   refs: SandboxUnsavedRef[],
   attachedBranch: string,
+  pulled?: {mainPath: string; slots: string[]},
 ): SlotRestore[] {
   const restores: SlotRestore[] = []
   for (const repo of repos) {
@@ -41,6 +45,11 @@ export function restoreCommands(
     const directory = `${name}-${repo.slot}`
     const git = (...args: string[]) => ['git', '-C', directory, ...args]
     const steps: string[][] = [['git', 'clone', '--quiet', '--no-checkout', '--', repo.url, directory]]
+    if (pulled?.slots.includes(repo.slot)) {
+      const kept = `refs/remotes/sandbox/${name}`
+      steps.push(git('fetch', '--quiet', '--', pulled.mainPath, `+${kept}/*:${kept}/*`))
+    }
+
     if (bundle)
       steps.push(
         git(

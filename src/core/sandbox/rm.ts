@@ -85,7 +85,9 @@ export async function removeSandbox(
   // stop`) keeps the volume, and removing it unasked could delete commits that exist nowhere else.
   const unchecked = sandbox.phase !== 'Running'
   if (!unchecked) context.progress?.step(`looking for unsaved work in ${sandbox.project}`)
-  const work: SandboxUnsaved = unchecked ? {worktrees: [], refs: []} : await session.backend.unsaved(sandbox)
+  const work: SandboxUnsaved = unchecked
+    ? {worktrees: [], refs: []}
+    : await stillPulled(context, session, sandbox, await session.backend.unsaved(sandbox), options.dryRun)
   const unsaved = describeUnsaved(work)
   const slots = [...new Set(work.refs.map((ref) => ref.slot))]
   const toSave = {
@@ -146,8 +148,57 @@ export async function removeSandbox(
   // A cluster sandbox took no local lease (its node's agent sees the pod mount the cache).
   for (const repo of leases) await caches.cache.release(caches.root, repo.url, borrowerOf(sandbox.project))
   await deletePin(context, session, sandbox.name)
-  const restore = restoreCommands(sandbox.name, sandbox.spec.repos, saved, work.refs, sandbox.spec.branch)
+  const pulled = {mainPath: session.workspace.mainPath, slots: (work.pulled ?? []).map((entry) => entry.slot)}
+  const restore = restoreCommands(sandbox.name, sandbox.spec.repos, saved, work.refs, sandbox.spec.branch, pulled)
   return {result: {...base, saved: saved.files, restore, removed: true}}
+}
+
+/**
+ * `work` once every branch the pod records as pulled is checked against the main checkout: one
+ * whose `refs/remotes/sandbox/<name>/<branch>` no longer holds the pulled commit (deleted, or
+ * moved by hand) is kept nowhere but the pod again, so its record in the pod is dropped
+ * (markPulled null) and the pod is asked again: rm refuses for it, `--force` bundles it. With
+ * `dryRun` the pod is left as it is and such a branch is listed as unsaved. Untouched (no git
+ * call) when nothing was pulled.
+ */
+async function stillPulled(
+  context: YardContext,
+  session: SandboxSession,
+  sandbox: SandboxRecord,
+  work: SandboxUnsaved,
+  dryRun: boolean,
+): Promise<SandboxUnsaved> {
+  const {backend, workspace} = session
+  if (!work.pulled?.length || !backend.markPulled) return work
+  const lost: NonNullable<SandboxUnsaved['pulled']> = []
+  for (const entry of work.pulled) {
+    const ref = `refs/remotes/sandbox/${sandbox.name}/${entry.branch}`
+    const kept = await context.runner.git(['merge-base', '--is-ancestor', entry.commit, ref], {
+      cwd: workspace.mainPath,
+      allowFailure: true,
+    })
+    if (kept.exitCode === 0) continue
+    context.warn(
+      `note: ${ref} in ${workspace.mainPath} no longer holds ${entry.commit.slice(0, 12)}, which yard sandbox pull brought there: ${entry.branch} counts as unsaved again`,
+    )
+    lost.push(entry)
+  }
+
+  if (lost.length === 0) return work
+  if (dryRun) {
+    const refs = lost.map((entry) => ({
+      slot: entry.slot,
+      ref: `refs/heads/${entry.branch}`,
+      commit: entry.commit,
+      commits: 1,
+      what: `/work/${entry.slot}: branch ${entry.branch} (pulled at ${entry.commit.slice(0, 7)}, no longer on the host)`,
+    }))
+    return {...work, refs: [...work.refs, ...refs]}
+  }
+
+  for (const entry of lost)
+    await backend.markPulled(sandbox, {slot: entry.slot, directory: 'default'}, entry.branch, null)
+  return backend.unsaved(sandbox)
 }
 
 /**

@@ -176,7 +176,7 @@ export class K8sSandbox implements SandboxBackend {
     sandbox: SandboxRecord,
     place: {slot: string; directory: string},
     branch: string,
-    commit: string,
+    commit: string | null,
   ): Promise<void> {
     return (await import('./save.js')).markPulled(this.runtime(sandbox.runtime), sandbox, place, branch, commit)
   }

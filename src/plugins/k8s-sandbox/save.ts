@@ -143,7 +143,7 @@ export async function bundleBranch(
 
 /**
  * Records in the pod that `commit` of `branch` is kept on the host (refs/yard/pulled/<branch>,
- * one of CACHE_HAS), after `yard sandbox pull` fetched it there.
+ * one of CACHE_HAS), after `yard sandbox pull` fetched it there; `null` deletes that record.
  * @throws OperationError (exit 1) when git in the pod cannot write the ref.
  */
 export async function markPulled(
@@ -151,16 +151,16 @@ export async function markPulled(
   sandbox: SandboxRecord,
   place: {slot: string; directory: string},
   branch: string,
-  commit: string,
+  commit: string | null,
 ): Promise<void> {
   const dir = `/work/${place.slot}/${checkBranchDirectory(place.directory)}`
+  const ref = `refs/yard/pulled/${branch}`
   const marked = await runtime.run(sandbox.project, [
     'git',
     '-C',
     dir,
     'update-ref',
-    `refs/yard/pulled/${branch}`,
-    commit,
+    ...(commit === null ? ['-d', ref] : [ref, commit]),
   ])
   if (marked.exitCode !== 0)
     throw new OperationError(`could not record the pull of ${branch} in the sandbox ${sandbox.name}`, {

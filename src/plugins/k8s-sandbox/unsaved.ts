@@ -28,7 +28,8 @@ export const CACHE_HAS_SH = CACHE_HAS.map((word) => `'${word}'`).join(' ')
  * (`git status --porcelain`), `lfs N` when it uses LFS (files still pointers: `-` in `git lfs
  * ls-files`) and, when detached, `detached N` (commits on no branch the cache
  * lacks); `ref REFNAME SHA N` per local branch with N > 0 such commits (only looked at when the
- * slot has any); `stash SHA SUBJECT` per stash entry, newest first.
+ * slot has any); `stash SHA SUBJECT` per stash entry, newest first; `pulled BRANCH SHA` per branch
+ * `yard sandbox pull` recorded (markPulled).
  */
 export const SCAN_SCRIPT = `
 for slot do
@@ -70,6 +71,7 @@ for slot do
     [ -n "$stashes" ] || stashes=$(git -C "$home" rev-parse refs/stash)
     printf '%s\\n' "$stashes" | while IFS= read -r entry; do printf 'stash\\t%s\\n' "$entry"; done
   fi
+  git -C "$home" for-each-ref --format='pulled%09%(refname:strip=3)%09%(objectname)' refs/yard/pulled || exit 1
 done
 `
 
@@ -86,6 +88,7 @@ export const stashRef = (slot: string, index: number) =>
 export function parseScan(stdout: string): SandboxUnsaved {
   const worktrees: SandboxWorktree[] = []
   const refs: SandboxUnsavedRef[] = []
+  const pulled: NonNullable<SandboxUnsaved['pulled']> = []
   let slot = ''
   let stashes = 0
   let current: SandboxWorktree | undefined
@@ -144,10 +147,13 @@ export function parseScan(stdout: string): SandboxUnsaved {
         commits: 1,
         what: `/work/${slot}: stash@{${index}}${subject.length > 0 ? ` (${subject.join('\t')})` : ''}`,
       })
+    } else if (tag === 'pulled') {
+      const [branch, commit] = fields
+      if (branch && /^[0-9a-f]{40,64}$/.test(commit ?? '')) pulled.push({slot, branch, commit})
     }
   }
 
-  return {worktrees, refs}
+  return {worktrees, refs, pulled}
 }
 
 /**

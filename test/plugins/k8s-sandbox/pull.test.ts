@@ -3,9 +3,12 @@
  * there, and `yard sandbox pull` brings its commits into the main checkout through the runtime.
  */
 import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
 
 import {ensureDefaultImage, sweep} from '../../support/podman.js'
-import {cleanupTemp, git} from '../../support/repo.js'
+import {cleanupTemp, git, tempDir} from '../../support/repo.js'
 import {yard} from '../../support/yard.js'
 import {inPod, makeApp, makeUpstream, SANDBOX_TEST_PREFIX} from './support.js'
 
@@ -83,5 +86,65 @@ describe('yard sandbox pull (DESIGN.md §5.2)', function () {
     const clean = await run(['sandbox', 'rm', 'pull', '--dry-run'])
     expect(clean.exitCode, clean.stderr).to.equal(0)
     expect(`${clean.stdout}${clean.stderr}`).not.to.include('not on origin')
+  })
+
+  it('rm --force prints a restore that works on commits resting on pulled ones, and counts a pull the host lost as unsaved again', async () => {
+    const upstream = makeUpstream('kept')
+    const fixture = makeApp(prefix)
+    const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+    const restoreOf = (json: unknown) => {
+      const {restore} = json as {restore: Array<{directory: string; command: string}>}
+      expect(restore).to.have.length(1)
+      const into = tempDir('restore')
+      const restoring = spawnSync('sh', ['-c', restore[0].command], {cwd: into, encoding: 'utf8'})
+      expect(restoring.status, restoring.stderr).to.equal(0)
+      return path.join(into, restore[0].directory)
+    }
+
+    for (const name of ['kept', 'lost']) {
+      const created = await run(['sandbox', 'create', name, '--repo', upstream, '--branch', 'feat/x'])
+      expect(created.exitCode, created.stderr).to.equal(0)
+    }
+
+    // kept: a pulled commit, a commit on it that was not pulled, and a dirty file on top.
+    const pod1 = `${prefix}-kept`
+    const commitIn = (pod: string, file: string) => {
+      inPod(
+        pod,
+        'sh',
+        '-c',
+        `cd /work/kept/feat-x && echo ${file} > ${file} && git add ${file} && git commit -q -m ${file}`,
+      )
+      return inPod(pod, 'git', '-C', '/work/kept/feat-x', 'rev-parse', 'HEAD')
+    }
+
+    const pulledCommit = commitIn(pod1, 'pulled.txt')
+    expect((await run(['sandbox', 'pull', 'kept/feat/x'])).exitCode).to.equal(0)
+    const later = commitIn(pod1, 'later.txt')
+    inPod(pod1, 'sh', '-c', 'cd /work/kept/feat-x && echo dirty >> pulled.txt && echo new > untracked.txt')
+    const removed = await run(['sandbox', 'rm', 'kept', '--force', '--json'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    const kept = restoreOf(removed.json)
+    expect(git(kept, 'rev-parse', 'HEAD')).to.equal(later)
+    expect(git(kept, 'rev-parse', 'HEAD^')).to.equal(pulledCommit)
+    expect(readFileSync(path.join(kept, 'pulled.txt'), 'utf8')).to.equal('pulled.txt\ndirty\n')
+    expect(readFileSync(path.join(kept, 'untracked.txt'), 'utf8')).to.equal('new\n')
+
+    // lost (the same upstream, so the same slot): pulled, then the host's ref is deleted; rm must
+    // not take the commit for kept.
+    const pod2 = `${prefix}-lost`
+    inPod(pod2, 'sh', '-c', 'cd /work/kept/feat-x && echo w > w.txt && git add w.txt && git commit -q -m w')
+    const lostCommit = inPod(pod2, 'git', '-C', '/work/kept/feat-x', 'rev-parse', 'HEAD')
+    expect((await run(['sandbox', 'pull', 'lost/feat/x'])).exitCode).to.equal(0)
+    git(fixture.app, 'update-ref', '-d', 'refs/remotes/sandbox/lost/feat/x')
+    const plan = await run(['sandbox', 'rm', 'lost', '--dry-run'])
+    expect(plan.exitCode).to.equal(3)
+    expect(`${plan.stdout}${plan.stderr}`).to.include('no longer on the host')
+    const refused = await run(['sandbox', 'rm', 'lost'])
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.include('feat/x counts as unsaved again').and.include('holds unsaved work')
+    const forced = await run(['sandbox', 'rm', 'lost', '--force', '--json'])
+    expect(forced.exitCode, forced.stderr).to.equal(0)
+    expect(git(restoreOf(forced.json), 'rev-parse', 'refs/heads/feat/x')).to.equal(lostCommit)
   })
 })
