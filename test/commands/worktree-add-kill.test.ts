@@ -292,6 +292,13 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     git(main, 'worktree', 'unlock', target)
     rmSync(path.join(target, 'work.txt'))
 
+    // A status git cannot give (a broken index) is no clean worktree.
+    writeFileSync(path.join(main, '.git', 'worktrees', 'feat', 'index'), 'garbage')
+    await refusedWith('cannot be checked for changes (git status:')
+    expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('export const v = 0\n')
+    rmSync(path.join(main, '.git', 'worktrees', 'feat', 'index'))
+    git(target, 'reset', '-q')
+
     // A commit on a detached HEAD lives only in the worktree's reflog.
     git(target, 'checkout', '-q', '--detach')
     git(
@@ -309,16 +316,103 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     await refusedWith('is no longer on branch wt/feat')
     git(target, 'checkout', '-q', 'wt/feat')
 
-    // A status git cannot give (a broken index) is no clean worktree.
-    writeFileSync(path.join(main, '.git', 'worktrees', 'feat', 'index'), 'garbage')
-    await refusedWith('cannot be checked for changes (git status:')
-    expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('export const v = 0\n')
-
     // A FIFO at a journal's name is refused without waiting for a writer.
     execFileSync('mkfifo', [path.join(main, '.git', 'yard', 'adding', 'other.json')])
     const fifo = await yard(['worktree', 'add', 'other', '--no-fetch'], {cwd: main, env})
     expect(fifo.exitCode, fifo.stderr).to.equal(3)
     expect(fifo.stderr).to.contain('it is not a regular file')
+  })
+
+  it('keeps a finished worktree whose work git status does not show: a commit switched back from, its own refs, flagged files, beside another half-made id; a FIFO HEAD does not hang', async () => {
+    const main = path.join(tempDir('kill'), 'app')
+    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+    const env = cleanEnv(tempDir('state'))
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const admin = path.join(main, '.git', 'worktrees', 'feat')
+    const refusedWith = async (words: string) => {
+      await journalOfFeat(main)
+      const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+      expect(refused.exitCode, refused.stderr).to.equal(3)
+      expect(refused.stderr).to.contain(`and ${target} ${words}`)
+      expect(existsSync(path.join(target, 'src', 'd00', 'f00.ts')), words).to.equal(true)
+    }
+
+    // Another id of the basename, half-made (a killed add whose target is also named feat): the
+    // finished feat is checked all the same.
+    mkdirSync(path.join(main, '.git', 'worktrees', 'feat1'))
+    writeFileSync(path.join(target, 'work.txt'), 'mine\n')
+    await refusedWith('has changes since')
+    rmSync(path.join(target, 'work.txt'))
+    rmSync(path.join(main, '.git', 'worktrees', 'feat1'), {recursive: true})
+
+    // Edits under assume-unchanged or skip-worktree, which git status does not look at.
+    for (const flag of ['--assume-unchanged', '--skip-worktree']) {
+      git(target, 'update-index', flag, 'src/d01/f01.ts')
+      writeFileSync(path.join(target, 'src', 'd01', 'f01.ts'), 'edited\n')
+      await refusedWith('has files git status does not show')
+      expect(readFileSync(path.join(target, 'src', 'd01', 'f01.ts'), 'utf8')).to.equal('edited\n')
+      git(target, 'update-index', flag.replace('--', '--no-'), 'src/d01/f01.ts')
+      git(target, 'checkout', '--', 'src/d01/f01.ts')
+    }
+
+    // A ref of the worktree's own (refs/worktree/…), holding a commit nothing else has.
+    git(target, 'update-ref', 'refs/worktree/keep', 'HEAD')
+    await refusedWith('holds refs of its own')
+    git(target, 'update-ref', '-d', 'refs/worktree/keep')
+
+    // A commit on a detached HEAD, then back on the branch: only the HEAD reflog has it.
+    git(target, 'checkout', '-q', '--detach')
+    git(target, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'lost?')
+    const detached = git(target, 'rev-parse', 'HEAD')
+    git(target, 'checkout', '-q', 'wt/feat')
+    await refusedWith('has moved its HEAD since (its reflog: "checkout: moving from')
+    expect(git(target, 'cat-file', '-t', detached)).to.equal('commit')
+
+    // A FIFO in place of the admin HEAD is refused without waiting for a writer.
+    const head = readFileSync(path.join(admin, 'HEAD'), 'utf8')
+    rmSync(path.join(admin, 'HEAD'))
+    execFileSync('mkfifo', [path.join(admin, 'HEAD')])
+    await refusedWith('cannot be checked for changes (its HEAD in')
+    rmSync(path.join(admin, 'HEAD'))
+    writeFileSync(path.join(admin, 'HEAD'), head)
+  })
+
+  it("waits for no git when the killed add's process group lives on without one (a script's), and leaves no journal when git config fails", async () => {
+    const {env, clone, expected} = await cleanRun()
+    const main = clone()
+    const target = path.join(`${main}-worktrees`, 'feat')
+    const base = git(main, 'rev-parse', 'origin/main')
+    // The journal names this test's own process group, which lives on and runs no git: as a
+    // script that started yard without job control, then killed yard and its git, leaves it.
+    await journalOfFeat(main, {commit: base})
+    git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
+    git(main, 'branch', 'wt/feat', base)
+    const admin = path.join(main, '.git', 'worktrees', 'feat')
+    mkdirSync(admin, {recursive: true})
+    writeFileSync(path.join(admin, 'locked'), 'initializing')
+    writeFileSync(path.join(admin, 'gitdir'), `${path.join(target, '.git')}\n`)
+    writeFileSync(path.join(admin, 'HEAD'), 'ref: refs/heads/wt/feat\n')
+    writeFileSync(path.join(admin, 'index.lock'), '')
+    mkdirSync(target, {recursive: true})
+    const started = Date.now()
+    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(rerun.exitCode, rerun.stderr).to.equal(0)
+    expect(rerun.stderr).not.to.contain('still checking out')
+    expect(Date.now() - started).to.be.below(20_000)
+    expect(addState(main, 'feat')).to.deep.equal(expected)
+
+    // git config failing after the journal was written: exit 1, and nothing left, the journal neither.
+    const other = clone()
+    writeFileSync(path.join(other, '.git', 'config.lock'), '')
+    const failed = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: other, env})
+    expect(failed.exitCode, failed.stderr).to.equal(1)
+    expect(existsSync(path.join(other, '.git', 'yard', 'adding', 'feat.json'))).to.equal(false)
+    rmSync(path.join(other, '.git', 'config.lock'))
+    const again = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: other, env})
+    expect(again.exitCode, again.stderr).to.equal(0)
+    expect(again.stderr).not.to.contain('rolled back')
+    expect(addState(other, 'feat')).to.deep.equal(expected)
   })
 
   it('SIGINT or SIGTERM during the checkout undoes the add at once (exit 130): no directory, branch, journal, lock or pin', async () => {

@@ -204,7 +204,15 @@ export async function addWorktree(context: YardContext, options: AddOptions): Pr
           fix: `make ${shellQuote(path.dirname(journal))} writable by you (ls -ld it), then run the add again`,
         })
       })
-      if (base) await context.runner.git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
+      if (base)
+        await context.runner
+          .git(['config', `branch.${branch}.yardBase`, base.recorded], {cwd: mainPath})
+          .catch(async (error: unknown) => {
+            // Still nothing made (git config changes nothing when it fails): the record and the journal go.
+            if (trustWrite) await restorePinFile(pinFile, trustWrite.text).catch(() => undefined)
+            await removeAddJournal(workspace.commonDir, name)
+            throw error
+          })
       // The checkout (git's longest step) starts first; the rest runs beside it.
       const submodules = options.submodules !== false && existsSync(path.join(workspace.commonDir, 'modules'))
       const checkingOut = gitWorktreeAdd(context, workspace, {

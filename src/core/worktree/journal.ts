@@ -6,7 +6,7 @@
  * cut short, an empty index, the `initializing` lock left in `.git/worktrees/<id>` — and what it
  * made is rolled back before the add starts again, so the rerun leaves the state a clean run leaves.
  */
-import {existsSync, promises as fs} from 'node:fs'
+import {existsSync, promises as fs, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {setTimeout as delay} from 'node:timers/promises'
 
@@ -147,7 +147,8 @@ async function adminDirs(commonDir: string, target: string): Promise<string[]> {
   const base = path.basename(target)
   const found: string[] = []
   for (const id of ids) {
-    const gitdir = await fs.readFile(path.join(root, id, 'gitdir'), 'utf8').catch(() => undefined)
+    const read = readRegularFile(path.join(root, id, 'gitdir'), 4096)
+    const gitdir = 'text' in read ? read.text : undefined
     // Names are [a-z0-9-] (DESIGN.md §3.1), so the basename needs no escaping in a pattern.
     const ours =
       gitdir === undefined || gitdir.trim() === ''
@@ -187,9 +188,11 @@ export async function recoverInterruptedAdd(
   const undone: string[] = []
   const admin = await adminDirs(commonDir, journal.target)
   await untilGitLeaves(context, journal.target, admin, journal.group ?? journal.pid)
-  if (admin.length > 0 && admin.every((dir) => !addInFlight(dir))) {
-    // git finished the checkout: changes there now are someone's work.
-    const changed = await changesSince(context, journal, admin)
+  // An admin dir git finished (a checkout done) holds someone's work when anything changed since,
+  // whatever the others are: another id of that basename may be a half-made one of its own.
+  const finished = admin.filter((dir) => !addInFlight(dir))
+  if (finished.length > 0) {
+    const changed = await changesSince(context, journal, finished)
     if (changed !== undefined) {
       throw new RefusedError(
         `worktree ${name} was being added when yard was stopped, and ${journal.target} ${changed}`,
@@ -273,13 +276,13 @@ const GIT_GONE_MS = 30_000
 async function untilGitLeaves(context: YardContext, target: string, admin: string[], pid: unknown): Promise<void> {
   const locks = admin.map((dir) => path.join(dir, 'index.lock'))
   const held = () => locks.find((lock) => existsSync(lock))
-  const running = () => held() !== undefined && groupAlive(pid)
+  const running = () => held() !== undefined && gitRunsIn(pid)
   if (!running()) return
   context.warn(`note: a git is still checking out ${target} for the add that was stopped; waiting for it to end`)
   const deadline = Date.now() + GIT_GONE_MS
   while (running() && Date.now() < deadline) await delay(50)
   const lock = held()
-  if (lock === undefined || !groupAlive(pid)) return
+  if (lock === undefined || !gitRunsIn(pid)) return
   throw new RefusedError(`a git process seems to be still checking out ${target}: ${lock} exists`, {
     why: `yard rolls back an interrupted add only once its git has ended; it still ran after ${GIT_GONE_MS / 1000} s`,
     fix: `wait for that git to end (ps -o pid,args -g ${String(pid)}); if none runs, delete ${shellQuote(lock)}; then run the add again`,
@@ -298,25 +301,84 @@ function groupAlive(pid: unknown): boolean {
 }
 
 /**
- * What makes a finished worktree someone's work since the add, as the end of a sentence, else
- * undefined: a HEAD that is not the journal's branch (a detached HEAD's commits live only in the
- * worktree's reflog), changed, untracked or ignored files (git's checkout writes none of the
- * latter), or a `git status` that fails (yard cannot tell, so it keeps the worktree).
+ * Whether a git (a process whose name starts with `git`: git, git-lfs, git-remote-*) other than
+ * this process runs in process group `group`, read from `/proc/<pid>/stat` (proc(5): the name in
+ * parentheses, then state, ppid, pgrp). A yard started by a script without job control shares
+ * the script's group, which outlives yard: the group alone says nothing of its git. Where there
+ * is no `/proc`, a live group counts.
  */
-async function changesSince(context: YardContext, journal: AddJournal, admin: string[]): Promise<string | undefined> {
-  const heads = await Promise.all(admin.map(async (dir) => fs.readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '')))
-  if (heads.some((head) => head.trim() !== `ref: refs/heads/${journal.branch}`))
-    return `is no longer on branch ${journal.branch}`
-  const status = await context.runner.git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'], {
-    cwd: journal.target,
-    allowFailure: true,
-  })
-  if (status.exitCode !== 0) {
-    const line = status.stderr.trim().split('\n').at(-1) ?? ''
-    return `cannot be checked for changes (git status: ${line || `exit ${status.exitCode}`})`
+function gitRunsIn(group: unknown): boolean {
+  if (!groupAlive(group)) return false
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc')
+  } catch {
+    return true
   }
 
-  return status.stdout.trim() === '' ? undefined : 'has changes since'
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue
+    const stat = readKeptFile(`/proc/${pid}/stat`, 4096)
+    if (stat === undefined) continue
+    const close = stat.lastIndexOf(')')
+    const name = stat.slice(stat.indexOf('(') + 1, close)
+    if (name.startsWith('git') && Number(stat.slice(close + 2).split(' ', 3)[2]) === group) return true
+  }
+
+  return false
+}
+
+/**
+ * What makes a finished worktree someone's work since the add, as the end of a sentence, else
+ * undefined. Per admin dir (`finished`, read without blocking): a HEAD that is not the journal's
+ * branch, a HEAD reflog saying HEAD left the branch since (even when switched back: a detached
+ * HEAD's commits live only there), refs of the worktree's own
+ * (`refs/worktree/…`, `refs/bisect/…`). Then in the worktree: changed, untracked or ignored files
+ * (git's checkout writes none of the latter), files marked assume-unchanged or skip-worktree yet
+ * present (`git ls-files -v`: a sparse checkout's skipped files are absent; `git status` does not
+ * look at either), or a git that fails (yard cannot tell, so it keeps the worktree).
+ */
+async function changesSince(
+  context: YardContext,
+  journal: AddJournal,
+  finished: string[],
+): Promise<string | undefined> {
+  for (const dir of finished) {
+    const head = readRegularFile(path.join(dir, 'HEAD'), 4096)
+    if (!('text' in head)) return `cannot be checked for changes (its HEAD in ${dir}: ${head.problem})`
+    if (head.text.trim() !== `ref: refs/heads/${journal.branch}`) return `is no longer on branch ${journal.branch}`
+    const reflog = readRegularFile(path.join(dir, 'logs', 'HEAD'), 1 << 20)
+    if (!('text' in reflog) && reflog.problem !== 'absent') return 'has a HEAD reflog yard cannot read'
+    // git checkout and git switch log "checkout: moving from A to B": HEAD left the branch, and
+    // what was committed away from it may live only in this reflog. Commits on the branch are in
+    // the branch's own reflog, which stays.
+    const left = ('text' in reflog ? reflog.text.split('\n') : [])
+      .map((line) => line.slice(line.indexOf('\t') + 1))
+      .find((message) => message.startsWith('checkout: moving from '))
+    if (left !== undefined) return `has moved its HEAD since (its reflog: "${left}")`
+    if ((await fs.readdir(path.join(dir, 'refs')).catch(() => [])).length > 0) return 'holds refs of its own'
+  }
+
+  const git = async (args: string[]) => context.runner.git(args, {cwd: journal.target, allowFailure: true})
+  const failed = (what: string, result: {exitCode: number; stderr: string}) => {
+    const line = result.stderr.trim().split('\n').at(-1) ?? ''
+    return `cannot be checked for changes (git ${what}: ${line || `exit ${result.exitCode}`})`
+  }
+
+  const status = await git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'])
+  if (status.exitCode !== 0) return failed('status', status)
+  if (status.stdout.trim() !== '') return 'has changes since'
+  const flagged = await git(['ls-files', '-v', '-z'])
+  if (flagged.exitCode !== 0) return failed('ls-files', flagged)
+  const hidden = flagged.stdout
+    .split('\0')
+    .filter(
+      (entry) =>
+        /^[a-z]/.test(entry) || (entry.startsWith('S ') && existsSync(path.join(journal.target, entry.slice(2)))),
+    )
+  return hidden.length === 0
+    ? undefined
+    : `has files git status does not show (assume-unchanged or skip-worktree: ${hidden[0].slice(2)})`
 }
 
 /** Whether a worktree (main included) has `branch` checked out; true when git cannot say (it is kept). */
