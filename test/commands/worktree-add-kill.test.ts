@@ -48,6 +48,32 @@ async function journalOfFeat(main: string, fields: Partial<Parameters<typeof wri
   })
 }
 
+/**
+ * What a kill inside `git worktree add` of feat leaves in the clone `main`, built by hand: the
+ * journal, the base's config and the branch `-b` made (at origin/main), git's admin dir
+ * `.git/worktrees/feat` holding the given files (`gitdir: true` names the target), and an empty
+ * target. Returns the target.
+ */
+async function halfMadeAdd(
+  main: string,
+  files: {locked?: string; gitdir?: string | true; head?: string; indexLock?: boolean},
+): Promise<string> {
+  const target = path.join(`${main}-worktrees`, 'feat')
+  const base = git(main, 'rev-parse', 'origin/main')
+  await journalOfFeat(main, {commit: base})
+  git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
+  git(main, 'branch', 'wt/feat', base)
+  const admin = path.join(main, '.git', 'worktrees', 'feat')
+  mkdirSync(admin, {recursive: true})
+  if (files.locked !== undefined) writeFileSync(path.join(admin, 'locked'), files.locked)
+  if (files.gitdir !== undefined)
+    writeFileSync(path.join(admin, 'gitdir'), files.gitdir === true ? `${path.join(target, '.git')}\n` : files.gitdir)
+  if (files.head !== undefined) writeFileSync(path.join(admin, 'HEAD'), files.head)
+  if (files.indexLock) writeFileSync(path.join(admin, 'index.lock'), '')
+  mkdirSync(target, {recursive: true})
+  return target
+}
+
 const POINTS: KillPoint[] = [
   {label: 'the journal is written', appears: '.git/yard/adding/feat.json'},
   {label: 'git has registered the worktree (initializing)', appears: '.git/worktrees/feat/locked'},
@@ -140,16 +166,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     // What builtin/worktree.c's add_worktree leaves when killed inside write_file of `gitdir`: the
     // admin dir, its `locked` (initializing), an empty `gitdir`, and the branch `-b` made before.
     const main = clone()
-    const target = path.join(`${main}-worktrees`, 'feat')
-    const base = git(main, 'rev-parse', 'origin/main')
-    await journalOfFeat(main, {commit: base})
-    git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
-    git(main, 'branch', 'wt/feat', base)
-    const admin = path.join(main, '.git', 'worktrees', 'feat')
-    mkdirSync(admin, {recursive: true})
-    writeFileSync(path.join(admin, 'locked'), 'initializing')
-    writeFileSync(path.join(admin, 'gitdir'), '')
-    mkdirSync(target, {recursive: true})
+    await halfMadeAdd(main, {locked: 'initializing', gitdir: ''})
     const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(rerun.exitCode, rerun.stderr).to.equal(0)
     expect(rerun.stderr).to.contain('rolled back: removed the half-made worktree')
@@ -160,7 +177,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const {env, clone, expected} = await cleanRun()
     // add_worktree makes the admin dir, writes `locked`, `gitdir`, then HEAD as the null object id
     // before pointing it at the branch; a SIGKILL may land inside any of those writes.
-    const states: Array<{label: string; locked?: string; gitdir?: boolean; head?: string}> = [
+    const states: Array<{label: string; locked?: string; gitdir?: true; head?: string}> = [
       {label: 'the admin dir is made, nothing in it'},
       {label: '`locked` is created, not yet written', locked: ''},
       {label: '`gitdir` is written, HEAD is not', locked: '', gitdir: true},
@@ -169,17 +186,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     ]
     for (const state of states) {
       const main = clone()
-      const target = path.join(`${main}-worktrees`, 'feat')
-      const base = git(main, 'rev-parse', 'origin/main')
-      await journalOfFeat(main, {commit: base})
-      git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
-      git(main, 'branch', 'wt/feat', base)
-      const admin = path.join(main, '.git', 'worktrees', 'feat')
-      mkdirSync(admin, {recursive: true})
-      if (state.locked !== undefined) writeFileSync(path.join(admin, 'locked'), state.locked)
-      if (state.gitdir) writeFileSync(path.join(admin, 'gitdir'), `${path.join(target, '.git')}\n`)
-      if (state.head !== undefined) writeFileSync(path.join(admin, 'HEAD'), state.head)
-      mkdirSync(target, {recursive: true})
+      await halfMadeAdd(main, state)
       const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
       expect(rerun.exitCode, `${state.label}: ${rerun.stderr}`).to.equal(0)
       expect(rerun.stderr, state.label).to.contain('rolled back: removed the half-made worktree')
@@ -381,20 +388,9 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
   it("waits for no git when the killed add's process group lives on without one (a script's), and leaves no journal when git config fails", async () => {
     const {env, clone, expected} = await cleanRun()
     const main = clone()
-    const target = path.join(`${main}-worktrees`, 'feat')
-    const base = git(main, 'rev-parse', 'origin/main')
     // The journal names this test's own process group, which lives on and runs no git: as a
     // script that started yard without job control, then killed yard and its git, leaves it.
-    await journalOfFeat(main, {commit: base})
-    git(main, 'config', 'branch.wt/feat.yardBase', 'refs/remotes/origin/main')
-    git(main, 'branch', 'wt/feat', base)
-    const admin = path.join(main, '.git', 'worktrees', 'feat')
-    mkdirSync(admin, {recursive: true})
-    writeFileSync(path.join(admin, 'locked'), 'initializing')
-    writeFileSync(path.join(admin, 'gitdir'), `${path.join(target, '.git')}\n`)
-    writeFileSync(path.join(admin, 'HEAD'), 'ref: refs/heads/wt/feat\n')
-    writeFileSync(path.join(admin, 'index.lock'), '')
-    mkdirSync(target, {recursive: true})
+    await halfMadeAdd(main, {locked: 'initializing', gitdir: true, head: 'ref: refs/heads/wt/feat\n', indexLock: true})
     const started = Date.now()
     const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(rerun.exitCode, rerun.stderr).to.equal(0)
