@@ -36,6 +36,12 @@ try {
 // The same holds for stderr (`yard worktree add x 2>&1 | head -1`): an add whose progress line finds
 // the pipe closed still finishes, or rolls back, rather than dying half-way.
 let stdoutClosed = false
+// A pipe's writes are asynchronous in Node, and a command that ends with process.exit (oclif does
+// for every non-zero exit) drops what the pipe has not taken yet: `yard up --dry-run | less` of a
+// large project lost all past the first 64 KiB when it exited 3. Blocking writes, as a file or a
+// terminal gets, lose nothing (nodejs/node#6456); a reader that stops reading holds yard as it
+// would any program.
+for (const stream of [process.stdout, process.stderr]) stream._handle?.setBlocking?.(true)
 for (const stream of [process.stdout, process.stderr])
   stream.on('error', (error) => {
     if (error.code !== 'EPIPE') throw error

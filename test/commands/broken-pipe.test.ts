@@ -5,8 +5,8 @@
  * never came, so Node left with exit 13 and an "unsettled top-level await" warning.
  */
 import {expect} from 'chai'
-import {execFileSync, spawn} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {existsSync, openSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {projectRoot} from '../support/oclif-config.js'
@@ -75,5 +75,44 @@ describe('yard writing into a pipe its reader has closed', function () {
     expect(added.status).to.equal(0)
     expect(existsSync(path.join(`${main}-worktrees`, 'feat', 'yard.toml'))).to.equal(true)
     expect(existsSync(path.join(main, '.git', 'yard', 'adding', 'feat.json')), 'no journal left').to.equal(false)
+  })
+
+  it('hands a slow reader all of a large output when the command exits non-zero (oclif exits at once)', async () => {
+    // 300 services publishing a port and sharing an external volume: feat's dry run renders them
+    // (~150 KB) and is refused (exit 3) for the volume.
+    const services = Array.from(
+      {length: 300},
+      (_, index) =>
+        `  svc${index}:\n    image: busybox\n    command: ['sh', '-c', 'echo ${'x'.repeat(100)}']\n    ports: ['${10_000 + index}:80']\n    volumes: ['ext:/data']\n`,
+    )
+    const app = makeRepo({
+      'yard.toml': '[project]\nprefix = "yardtest-bp"\n',
+      'compose.yaml': `services:\n${services.join('')}volumes:\n  ext:\n    external: true\n`,
+    })
+    const env: NodeJS.ProcessEnv = {...process.env, YARD_STATE_DIR: tempDir('yard-state')}
+    for (const key of ['NODE_ENV', 'YARD_WORKTREE', 'WT_OFFSET', 'YARD_PREFIX']) delete env[key]
+    execFileSync(process.execPath, [runJs, 'worktree', 'add', 'feat', '--no-fetch'], {cwd: app, env, stdio: 'ignore'})
+    const intoFile = path.join(tempDir('yard-bp-out'), 'dry-run.yaml')
+    const whole = spawnSync(process.execPath, [runJs, 'up', 'feat', '--dry-run'], {
+      cwd: app,
+      env,
+      stdio: ['ignore', openSync(intoFile, 'w'), 'ignore'],
+    })
+    expect(whole.status).to.equal(3)
+    const expected = readFileSync(intoFile, 'utf8')
+    expect(expected.length).to.be.above(128 * 1024)
+    // A reader that starts a second late, after yard has written all it could and exited.
+    const child = spawn(process.execPath, [runJs, 'up', 'feat', '--dry-run'], {
+      cwd: app,
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    child.stdout.pause()
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const chunks: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk)).resume()
+    expect(await closed).to.equal(3)
+    expect(Buffer.concat(chunks).toString('utf8')).to.equal(expected)
   })
 })
