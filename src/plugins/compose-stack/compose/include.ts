@@ -99,6 +99,9 @@ export function applyIncludes(
   }
 }
 
+/** An include of a remote resource (docker compose's remote includes: `oci://…`, a git url `https://…`, `git@…:`). */
+const REMOTE_INCLUDE = /^(?:[a-z][a-z0-9+.-]*:\/\/|git@[^:/]+:)/i
+
 function parseEntry(raw: unknown, file: string, context: LoadContext): IncludeEntry {
   const {workingDir, session} = context
   const entry = typeof raw === 'string' ? {path: raw} : raw
@@ -111,6 +114,12 @@ function parseEntry(raw: unknown, file: string, context: LoadContext): IncludeEn
     return items
   }
 
+  const remote = list(entry.path, 'path').find((item) => REMOTE_INCLUDE.test(item))
+  if (remote !== undefined)
+    throw new InputError(`${file}: include ${remote} is a remote resource, which yard does not fetch`, {
+      why: 'docker compose can include from an OCI registry (oci://) or a git repository; yard renders only files on this host, so that every checkout renders the same bytes',
+      fix: `fetch it yourself into the repository (or a path beside it) and include that path in ${file}`,
+    })
   const paths = list(entry.path, 'path').map((item) => absolutePath(item, workingDir, session.home))
   if (paths.length === 0) throw malformed(file, 'an include entry needs `path`')
   for (const included of paths) {

@@ -7,12 +7,14 @@
  */
 import {isMapping, type Mapping} from './types.js'
 
-/** The enabled profiles: `COMPOSE_PROFILES` (comma-separated) and `[stack] profiles`. */
+/**
+ * The enabled profiles: `COMPOSE_PROFILES` (comma-separated) and `[stack] profiles`. Like compose's
+ * loader (compose-go `WithDefaultProfiles(strings.Split(COMPOSE_PROFILES, ","))`), an unset or empty
+ * `COMPOSE_PROFILES`, or an empty item in it, enables the empty profile: a service listing `""`
+ * among its profiles (`profiles: ["", debug]`, a known way to run it by default) is active then.
+ */
 export function enabledProfiles(composeProfiles: string | undefined, configured: readonly string[] = []): string[] {
-  const fromEnv = (composeProfiles ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '')
+  const fromEnv = (composeProfiles ?? '').split(',').map((name) => name.trim())
   return [...new Set([...fromEnv, ...configured])]
 }
 

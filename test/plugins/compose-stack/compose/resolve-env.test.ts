@@ -45,6 +45,23 @@ const interpolation: ResolverCase[] = [
     services: {backend: {image: 'test:latest'}, test: {image: 'enabled:profile'}},
   },
   {
+    rule: 'profiles: an unset COMPOSE_PROFILES enables the empty profile, as compose-go splits it (profiles: ["", x] runs by default); a named one alone does not',
+    files: {
+      'compose.yaml':
+        'services:\n  web: {image: web}\n  db:\n    profiles: ["", postgresql]\n    image: db\n  debug:\n    profiles: [debug]\n    image: debug\n',
+    },
+    services: {web: {image: 'web'}, db: {image: 'db'}},
+  },
+  {
+    rule: 'profiles: COMPOSE_PROFILES=debug enables debug alone, not the empty profile',
+    files: {
+      '.env': 'COMPOSE_PROFILES=debug\n',
+      'compose.yaml':
+        'services:\n  web: {image: web}\n  db:\n    profiles: ["", postgresql]\n    image: db\n  debug:\n    profiles: [debug]\n    image: debug\n',
+    },
+    services: {web: {image: 'web'}, debug: {image: 'debug'}},
+  },
+  {
     rule: "build.args: a bare arg takes the project environment's value (.env included), as docker compose gives it at build time; unset ones stay bare",
     files: {
       '.env': 'SENTRY_IMAGE=getsentry/sentry:nightly\n',

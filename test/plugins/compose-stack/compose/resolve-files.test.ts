@@ -202,6 +202,16 @@ const include: ResolverCase[] = [
     files: {'compose.yaml': 'include: [a.yaml]\nservices: {}\n', 'a.yaml': 'include: [compose.yaml]\n'},
     error: /include cycle: .*compose\.yaml → .*a\.yaml → .*compose\.yaml/,
   },
+  {
+    rule: 'include: a remote resource (oci://, a git url) is refused as one, not looked for as a path',
+    files: {'compose.yaml': 'include:\n  - oci://docker.io/myorg/base:latest\nservices: {}\n'},
+    error: /include oci:\/\/docker\.io\/myorg\/base:latest is a remote resource, which yard does not fetch/,
+  },
+  {
+    rule: 'include: a git url in the long form is refused as remote too',
+    files: {'compose.yaml': 'include:\n  - path: git@github.com:org/repo.git\nservices: {}\n'},
+    error: /include git@github\.com:org\/repo\.git is a remote resource/,
+  },
 ]
 
 const extendsCases: ResolverCase[] = [
