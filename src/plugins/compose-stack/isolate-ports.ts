@@ -127,7 +127,11 @@ export function rewritePorts(model: ComposeModelDocument, target: Target, probe?
   const avoid: PortRange[] = []
   const services = Object.entries(model.services ?? {})
   const parsed = new Map<unknown, PublishedPort | undefined>()
+  // A service on the host's network publishes nothing (the engine discards its `ports:`): it
+  // listens on the host itself, on the ports it binds, which no rewrite can move.
+  const hostNetwork = (service: {network_mode?: unknown}) => service.network_mode === 'host'
   for (const [name, service] of services) {
+    if (hostNetwork(service)) continue
     for (const entry of service.ports ?? []) {
       const port = parsePublished(entry)
       parsed.set(entry, port)
@@ -141,7 +145,7 @@ export function rewritePorts(model: ComposeModelDocument, target: Target, probe?
   const ports: ImplicitPort[] = []
   const report: ReportEntry[] = []
   for (const [name, service] of services) {
-    if (!Array.isArray(service.ports)) continue
+    if (!Array.isArray(service.ports) || hostNetwork(service)) continue
     service.ports = service.ports.map((entry) => {
       const port = parsed.get(entry)
       if (!port?.host || classify(port) !== 'fixed' || isKeyed(name, entry, port)) return entry

@@ -14,12 +14,21 @@ import type {IsolationSettings} from './isolate.js'
 
 import {ALLOW_SHARED, type ReportEntry} from './isolation-report.js'
 
+/**
+ * What `container_name: name` is called in a worktree whose project is `project`: `<project>-name`,
+ * unless it holds the project name already (`${COMPOSE_PROJECT_NAME}-db`, interpolated per
+ * checkout), as fixed volume and network names are left.
+ */
+export function worktreeContainerName(name: string, project: string): string {
+  return name.includes(project) ? name : `${project}-${name}`
+}
+
 /** The project's containers by the names a file may use, and what each is called in the worktree. */
 function projectContainers(compose: ComposeModelDocument, target: Target): Map<string, string> {
   const names = new Map<string, string>()
   for (const [service, body] of Object.entries(compose.services)) {
     if (typeof body.container_name === 'string')
-      names.set(body.container_name, `${target.project}-${body.container_name}`)
+      names.set(body.container_name, worktreeContainerName(body.container_name, target.project))
     // docker compose v1 / podman-compose (`_`) and v2 (`-`) default names, index 1.
     names.set(`${target.prefix}_${service}_1`, `${target.project}_${service}_1`)
     names.set(`${target.prefix}-${service}-1`, `${target.project}-${service}-1`)

@@ -20,7 +20,7 @@ import {
   type Mapping,
 } from './compose/types.js'
 import {rewritePorts} from './isolate-ports.js'
-import {rewriteContainerReferences} from './isolate-references.js'
+import {rewriteContainerReferences, worktreeContainerName} from './isolate-references.js'
 import {sharedResources} from './isolate-shared.js'
 import {allowSharedActions, type ReportEntry} from './isolation-report.js'
 import {CHECKOUT_LABEL, yardLabels} from './labels.js'
@@ -108,6 +108,19 @@ export function isolate(
   const worktree = !target.isMain
   if (worktree) report.push(...rewriteContainerReferences(compose, target, settings))
   const used = new Set<string>()
+  // The images the project builds, by the name its file gives them, and their worktree tags: a
+  // service that runs the image another one builds (`image: app:dev` without `build:`) runs the
+  // worktree's build too.
+  const built = new Map<string, string>()
+  if (worktree)
+    for (const service of Object.values(compose.services)) {
+      const tag =
+        typeof service.image === 'string' &&
+        service.build !== undefined &&
+        projectImageTag(service.image, target.project)
+      if (tag) built.set(service.image!, tag)
+    }
+
   for (const [name, service] of Object.entries(compose.services)) {
     service.labels = {...labelMap(service.labels), ...labels, [CHECKOUT_LABEL]: target.checkoutPath}
     // Profiles are applied by the resolver; a provider given the rendered file must not apply them again.
@@ -123,28 +136,30 @@ export function isolate(
     )
       service.networks = Object.keys(service.networks)
     if (!worktree) continue
-    if (typeof service.container_name === 'string') {
-      const renamed = `${target.project}-${service.container_name}`
+    const container = service.container_name
+    if (typeof container === 'string' && worktreeContainerName(container, target.project) !== container) {
+      const renamed = worktreeContainerName(container, target.project)
       report.push({
         kind: 'rewrite',
         service: name,
-        detail: `container_name ${service.container_name}`,
-        action: `named ${renamed} in this worktree`,
+        detail: `container_name ${container}`,
+        action: `named ${renamed} in this worktree; other containers reach it by its service name ${name} (${container} is main's)`,
       })
       service.container_name = renamed
     }
 
-    if (typeof service.image === 'string' && service.build !== undefined) {
-      const tag = projectImageTag(service.image, target.project)
-      if (tag) {
-        report.push({
-          kind: 'rewrite',
-          service: name,
-          detail: `image ${service.image} built from build:`,
-          action: `built and run as ${tag}, so this worktree never runs main's build`,
-        })
-        service.image = tag
-      }
+    const tag = typeof service.image === 'string' ? built.get(service.image) : undefined
+    if (tag) {
+      report.push({
+        kind: 'rewrite',
+        service: name,
+        detail:
+          service.build === undefined
+            ? `image ${service.image} built by this project`
+            : `image ${service.image} built from build:`,
+        action: `${service.build === undefined ? 'runs' : 'built and run as'} ${tag}, so this worktree never runs main's build`,
+      })
+      service.image = tag
     }
   }
 

@@ -87,6 +87,34 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     ])
   })
 
+  it("worktree: a container_name holding the project name stays, a service running a built image runs the worktree's build, a host-network service keeps its ports", () => {
+    const file: ComposeModelDocument = {
+      services: {
+        db: {image: 'pg', container_name: 'app-feat-db'},
+        web: {image: 'myapp:dev', build: {context: '/src/app-worktrees/feat'}, ports: ['8000:8000']},
+        celery: {image: 'myapp:dev'},
+        other: {image: 'myapp:prod'},
+        hass: {image: 'ha', network_mode: 'host', ports: ['8123:8123']},
+      },
+    }
+    const {compose, report, ports} = isolate(file, feat, {...settings, allowShared: ['hass']})
+    expect(compose.services.db.container_name, 'interpolated per checkout already').to.equal('app-feat-db')
+    expect(compose.services.web.image).to.equal('myapp:dev-app-feat')
+    expect(compose.services.celery.image).to.equal('myapp:dev-app-feat')
+    expect(compose.services.other.image).to.equal('myapp:prod')
+    expect(compose.services.hass.ports, 'the engine discards them').to.deep.equal(['8123:8123'])
+    expect(ports.map((port) => port.service)).to.deep.equal(['web'])
+    expect(report.map((entry) => [entry.kind, entry.service, entry.detail])).to.deep.include.members([
+      ['rewrite', 'celery', 'image myapp:dev built by this project'],
+    ])
+    expect(report.some((entry) => entry.service === 'hass' && entry.kind === 'rewrite')).to.equal(false)
+    expect(report.some((entry) => entry.service === 'db')).to.equal(false)
+    const renamed = isolate(model(), feat, settings).report.find((entry) => entry.detail === 'container_name web')
+    expect(renamed?.action).to.equal(
+      "named app-feat-web in this worktree; other containers reach it by its service name web (web is main's)",
+    )
+  })
+
   it('worktree: network_mode container: and volumes_from container: follow the renamed container; others are refused or shared', () => {
     const file: ComposeModelDocument = {
       services: {
