@@ -4,7 +4,7 @@
  * bench/worktree-add-kill.ts.
  */
 import {expect} from 'chai'
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
@@ -192,6 +192,44 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
       expect(rerun.stderr, state.label).to.contain('rolled back: removed the half-made worktree')
       expect(addState(main, 'feat'), state.label).to.deep.equal(expected)
     }
+  })
+
+  it('a rollback that cannot remove what the add made says so (exit 1), keeps the journal, and the next add finishes it', async () => {
+    const {env, clone, expected} = await cleanRun()
+    const main = clone()
+    const target = await halfMadeAdd(main, {locked: 'initializing', gitdir: true, head: 'ref: refs/heads/wt/feat\n'})
+    writeFileSync(path.join(target, 'half.ts'), 'cut short\n')
+    const childEnv = {...process.env, ...env}
+    for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
+    // The worktrees root read-only, in a private mount namespace (root only): its files cannot go.
+    const root = path.dirname(target)
+    const blocked = spawnSync(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        '--',
+        'sh',
+        '-c',
+        'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
+        root,
+        process.execPath,
+        path.join(projectRoot, 'bin', 'dev.js'),
+        'worktree',
+        'add',
+        'feat',
+        '--no-fetch',
+      ],
+      {cwd: main, env: childEnv, encoding: 'utf8'},
+    )
+    expect(blocked.status, blocked.stderr).to.equal(1)
+    expect(blocked.stderr).to.contain('could not roll back the interrupted `yard worktree add feat`: EROFS on')
+    expect(blocked.stderr).to.contain('fix: make that path removable').and.not.contain('    at ')
+    expect(existsSync(path.join(main, '.git', 'yard', 'adding', 'feat.json'))).to.equal(true)
+    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(rerun.exitCode, rerun.stderr).to.equal(0)
+    expect(addState(main, 'feat')).to.deep.equal(expected)
   })
 
   it('refuses (exit 3) a journal that names another path than the worktree of that name, and removes nothing', async () => {

@@ -13,7 +13,7 @@ import {setTimeout as delay} from 'node:timers/promises'
 import type {YardContext} from '../kernel/context.js'
 import type {Workspace} from '../workspace/workspace.js'
 
-import {RefusedError} from '../../sdk/errors.js'
+import {OperationError, RefusedError, YardError} from '../../sdk/errors.js'
 import {shellQuote} from '../../sdk/shell.js'
 import {configCachePath, loadConfig} from '../config/config.js'
 import {OFFSET_SLOTS} from '../identity/identity.js'
@@ -204,43 +204,66 @@ export async function recoverInterruptedAdd(
     }
   }
 
-  if (admin.length > 0) {
-    // `-f -f` removes a worktree git still holds locked ("initializing"): the one yard was creating.
-    await git(['worktree', 'remove', '--force', '--force', journal.target])
-    for (const dir of admin) await fs.rm(dir, {recursive: true, force: true})
-  }
-
-  const present = await fs.lstat(journal.target).then(
-    () => true,
-    () => false,
-  )
-  if (present) await fs.rm(journal.target, {recursive: true, force: true})
-  if (admin.length > 0 || present) undone.push(`removed the half-made worktree ${journal.target}`)
-
-  // A branch another worktree has checked out (main's, say) was not made by this add.
-  if (
-    journal.branchSource !== 'existing' &&
-    journal.commit !== undefined &&
-    !(await checkedOut(context, workspace, journal.branch))
-  ) {
-    const ref = `refs/heads/${journal.branch}`
-    const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
-    const deleted = at === journal.commit && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
-    if (deleted) undone.push(`deleted branch ${journal.branch}`)
-    if (deleted || at === undefined) {
-      if (journal.branchSource === 'new') await git(['config', '--unset', `branch.${journal.branch}.yardBase`])
-      else await git(['config', '--remove-section', `branch.${journal.branch}`])
+  // The journal stays until all is undone: a rollback that fails is taken up again by the next add.
+  await undo(name, async () => {
+    if (admin.length > 0) {
+      // `-f -f` removes a worktree git still holds locked ("initializing"): the one yard was creating.
+      await git(['worktree', 'remove', '--force', '--force', journal.target])
+      for (const dir of admin) await fs.rm(dir, {recursive: true, force: true})
     }
-  }
 
-  const {files, pins} = await loadConfig({mainPath, env: context.env, cache: configCachePath(context.env, commonDir)})
-  if (pinValue(pins[name]) !== journal.pinBefore) {
-    await writePin(files.local, name, journal.pinBefore ?? undefined)
-    undone.push(journal.pinBefore === null ? `deleted the pin of ${name}` : `restored the pin of ${name}`)
-  }
+    const present = await fs.lstat(journal.target).then(
+      () => true,
+      () => false,
+    )
+    if (present) await fs.rm(journal.target, {recursive: true, force: true})
+    if (admin.length > 0 || present) undone.push(`removed the half-made worktree ${journal.target}`)
 
+    // A branch another worktree has checked out (main's, say) was not made by this add.
+    if (
+      journal.branchSource !== 'existing' &&
+      journal.commit !== undefined &&
+      !(await checkedOut(context, workspace, journal.branch))
+    ) {
+      const ref = `refs/heads/${journal.branch}`
+      const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
+      const deleted = at === journal.commit && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
+      if (deleted) undone.push(`deleted branch ${journal.branch}`)
+      if (deleted || at === undefined) {
+        if (journal.branchSource === 'new') await git(['config', '--unset', `branch.${journal.branch}.yardBase`])
+        else await git(['config', '--remove-section', `branch.${journal.branch}`])
+      }
+    }
+
+    const {files, pins} = await loadConfig({mainPath, env: context.env, cache: configCachePath(context.env, commonDir)})
+    if (pinValue(pins[name]) !== journal.pinBefore) {
+      await writePin(files.local, name, journal.pinBefore ?? undefined)
+      undone.push(journal.pinBefore === null ? `deleted the pin of ${name}` : `restored the pin of ${name}`)
+    }
+  })
   await removeAddJournal(commonDir, name)
   return undone
+}
+
+/**
+ * Runs the undoing steps of the rollback of `name`; a file-system error (a path that cannot be
+ * removed: permissions, an immutable attribute) becomes an OperationError (exit 1) saying what
+ * and how to go on. yard's own errors pass.
+ */
+async function undo(name: string, steps: () => Promise<void>): Promise<void> {
+  try {
+    await steps()
+  } catch (error) {
+    if (error instanceof YardError) throw error
+    const {code, path: where, message} = error as NodeJS.ErrnoException
+    throw new OperationError(
+      `could not roll back the interrupted \`yard worktree add ${name}\`: ${code ? `${code} on ${where ?? '?'}` : message}`,
+      {
+        why: 'yard removes what the stopped add made before adding again; its record is kept, so the next add takes the rollback up again',
+        fix: `make that path removable by you (ls -ld it; lsattr for an immutable attribute), then run yard worktree add ${name} again`,
+      },
+    )
+  }
 }
 
 /**
