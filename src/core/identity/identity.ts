@@ -58,7 +58,7 @@ export function validateName(name: string, what = 'name'): string {
   if (problem === undefined) return name
   throw new InputError(`invalid ${what} "${name}": ${problem}`, {
     why: `a ${what} must match ${NAME_PATTERN.source}, have at most ${NAME_MAX} characters and not be one of ${RESERVED_NAMES.join(', ')}, because it becomes part of compose project, pod and host names`,
-    fix: `use "${suggestName(name)}"`,
+    fix: `use "${suggestName(name)}" (a short hash of "${name}" ends it, so that two inputs never get the same name), or a ${what} of your own that matches`,
   })
 }
 
