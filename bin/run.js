@@ -42,11 +42,18 @@ let stdoutClosed = false
 // terminal gets, lose nothing (nodejs/node#6456); a reader that stops reading holds yard as it
 // would any program.
 for (const stream of [process.stdout, process.stderr]) stream._handle?.setBlocking?.(true)
-for (const stream of [process.stdout, process.stderr])
-  stream.on('error', (error) => {
-    if (error.code !== 'EPIPE') throw error
-    stdoutClosed = true
-  })
+// Any other write error (ENOSPC of `yard … > /dev/full`, EIO) means output was lost: said once
+// on stderr when it can be, and the exit is 1 unless the command fails with a code of its own.
+const onWriteError = (stream) => (error) => {
+  stdoutClosed = true
+  if (error.code === 'EPIPE') return
+  process.exitCode ||= 1
+  if (stream === process.stdout && !process.stderr.destroyed)
+    process.stderr.write(`yard: its output could not be written (${error.code ?? error.message}); it is lost\n`)
+}
+
+const writeErrorListeners = new Map([process.stdout, process.stderr].map((stream) => [stream, onWriteError(stream)]))
+for (const [stream, listener] of writeErrorListeners) stream.on('error', listener)
 process.once('beforeExit', () => {
   if (stdoutClosed) process.exit()
 })
@@ -74,6 +81,9 @@ const fast = fastPath
 const code = await fast?.(process.argv.slice(2))
 if (code === undefined) {
   const {execute} = await import('@oclif/core')
+  // oclif's own stdout 'error' listener rethrows all but EPIPE, as an uncaught exception with a stack.
+  for (const [stream, ours] of writeErrorListeners)
+    for (const listener of stream.listeners('error')) if (listener !== ours) stream.removeListener('error', listener)
   await execute({dir: import.meta.url})
 } else if (code !== 0) {
   // As oclif leaves after a command's this.exit(code).

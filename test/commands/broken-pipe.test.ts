@@ -115,4 +115,22 @@ describe('yard writing into a pipe its reader has closed', function () {
     expect(await closed).to.equal(3)
     expect(Buffer.concat(chunks).toString('utf8')).to.equal(expected)
   })
+
+  it('says once, without a stack, that output to a full device is lost, and exits 1', () => {
+    const env: NodeJS.ProcessEnv = {...process.env, YARD_STATE_DIR: tempDir('yard-state')}
+    for (const key of ['NODE_ENV', 'YARD_WORKTREE', 'WT_OFFSET', 'YARD_PREFIX']) delete env[key]
+    for (const args of [
+      ['worktree', 'list'],
+      ['worktree', 'list', '--json'],
+    ]) {
+      const run = spawnSync(process.execPath, [runJs, ...args], {
+        cwd: repo,
+        env,
+        stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'],
+        encoding: 'utf8',
+      })
+      expect(run.status, args.join(' ')).to.equal(1)
+      expect(run.stderr, args.join(' ')).to.equal('yard: its output could not be written (ENOSPC); it is lost\n')
+    }
+  })
 })
