@@ -401,6 +401,18 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
       git(target, 'checkout', '--', 'src/d01/f01.ts')
     }
 
+    // git's own lock text on a worktree whose checkout finished (its index written): checked too.
+    git(main, 'worktree', 'lock', '--reason', 'initializing', target)
+    writeFileSync(path.join(target, 'p.txt'), 'mine\n')
+    await refusedWith('has changes since')
+    git(main, 'worktree', 'unlock', target)
+    rmSync(path.join(target, 'p.txt'))
+
+    // Initialised submodules (their git dirs under the admin dir): not looked into, so kept.
+    mkdirSync(path.join(admin, 'modules', 'sub'), {recursive: true})
+    await refusedWith('has initialised submodules')
+    rmSync(path.join(admin, 'modules'), {recursive: true})
+
     // A ref of the worktree's own (refs/worktree/…), holding a commit nothing else has.
     git(target, 'update-ref', 'refs/worktree/keep', 'HEAD')
     await refusedWith('holds refs of its own')
@@ -421,6 +433,20 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     await refusedWith('cannot be checked for changes (its HEAD in')
     rmSync(path.join(admin, 'HEAD'))
     writeFileSync(path.join(admin, 'HEAD'), head)
+
+    // Killed while yard cloned submodules under its --lock, nothing touched since (a fresh add):
+    // rolled back, its half-cloned submodule git dirs with it.
+    const fresh = path.join(tempDir('kill'), 'app')
+    git(path.dirname(fresh), 'clone', '-q', seedRepo(), 'app')
+    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: fresh, env})).exitCode).to.equal(0)
+    const freshAdmin = path.join(fresh, '.git', 'worktrees', 'feat')
+    git(fresh, 'worktree', 'lock', '--reason', 'added with --lock', path.join(`${fresh}-worktrees`, 'feat'))
+    mkdirSync(path.join(freshAdmin, 'modules', 'sub'), {recursive: true})
+    await journalOfFeat(fresh)
+    const rolled = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: fresh, env})
+    expect(rolled.exitCode, rolled.stderr).to.equal(0)
+    expect(rolled.stderr).to.contain('rolled back: removed the half-made worktree')
+    expect(existsSync(path.join(freshAdmin, 'modules'))).to.equal(false)
   })
 
   it("waits for no git when the killed add's process group lives on without one (a script's), and leaves no journal when git config fails", async () => {
@@ -489,14 +515,18 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
       `worktree feat was being added when yard was stopped, and ${target} has changes since`,
     )
     expect(readFileSync(path.join(target, 'src', 'd00', 'f00.ts'), 'utf8')).to.equal('work since\n')
-    // Committed instead: the worktree goes, the branch and its commit stay, and the add checks it out again.
+    // Committed instead, or committed and reset away from: the HEAD reflog holds that work (after a
+    // reset, alone), so the worktree is kept as well, and the branch.
     git(target, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-am', 'work')
     const work = git(target, 'rev-parse', 'HEAD')
-    const rerun = await yard(['worktree', 'add', 'feat', '--no-fetch', '--json'], {cwd: main, env})
-    expect(rerun.exitCode, rerun.stderr).to.equal(0)
-    expect(rerun.stderr).to.contain('rolled back: removed the half-made worktree')
-    expect(rerun.json).to.deep.include({branch: 'wt/feat', branchSource: 'existing'})
-    expect(git(target, 'rev-parse', 'HEAD')).to.equal(work)
-    expect(git(main, 'config', '--get', 'branch.wt/feat.yardBase')).to.equal('refs/remotes/origin/main')
+    const committed = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(committed.exitCode, committed.stderr).to.equal(3)
+    expect(committed.stderr).to.contain(`${target} has moved its HEAD since (its reflog: "commit: work")`)
+    git(target, 'reset', '-q', '--hard', 'HEAD~1')
+    const reset = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(reset.exitCode, reset.stderr).to.equal(3)
+    expect(git(main, 'rev-parse', 'wt/feat')).to.equal(base)
+    expect(git(main, 'cat-file', '-t', work)).to.equal('commit')
+    expect(git(target, 'reflog', '--format=%H')).to.contain(work)
   })
 })

@@ -186,13 +186,17 @@ async function stillPulled(
 
   if (lost.length === 0) return work
   if (dryRun) {
-    const refs = lost.map((entry) => ({
-      slot: entry.slot,
-      ref: `refs/heads/${entry.branch}`,
-      commit: entry.commit,
-      commits: 1,
-      what: `/work/${entry.slot}: branch ${entry.branch} (pulled at ${entry.commit.slice(0, 7)}, no longer on the host)`,
-    }))
+    // A branch with commits past the pulled one is listed already: it is not listed twice.
+    const listed = new Set(work.refs.map((ref) => `${ref.slot}\t${ref.ref}`))
+    const refs = lost
+      .filter((entry) => !listed.has(`${entry.slot}\trefs/heads/${entry.branch}`))
+      .map((entry) => ({
+        slot: entry.slot,
+        ref: `refs/heads/${entry.branch}`,
+        commit: entry.commit,
+        commits: 1,
+        what: `/work/${entry.slot}: branch ${entry.branch} (pulled at ${entry.commit.slice(0, 7)}, no longer on the host)`,
+      }))
     return {...work, refs: [...work.refs, ...refs]}
   }
 

@@ -190,9 +190,12 @@ export async function recoverInterruptedAdd(
   await untilGitLeaves(context, journal.target, admin, journal.group ?? journal.pid)
   // An admin dir git finished (a checkout done) holds someone's work when anything changed since,
   // whatever the others are: another id of that basename may be a half-made one of its own.
-  const finished = admin.filter((dir) => !addInFlight(dir))
-  if (finished.length > 0) {
-    const changed = await changesSince(context, journal, finished)
+  const checked = admin.flatMap((dir) => {
+    const state = addState(dir)
+    return state === 'making' ? [] : [{dir, state}]
+  })
+  if (checked.length > 0) {
+    const changed = await changesSince(context, journal, checked)
     if (changed !== undefined) {
       throw new RefusedError(
         `worktree ${name} was being added when yard was stopped, and ${journal.target} ${changed}`,
@@ -227,7 +230,11 @@ export async function recoverInterruptedAdd(
     ) {
       const ref = `refs/heads/${journal.branch}`
       const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
-      const deleted = at === journal.commit && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
+      // A branch that moved and came back holds commits in its reflog alone, which update-ref -d deletes.
+      const log = readRegularFile(path.join(commonDir, 'logs', 'refs', 'heads', journal.branch), 1 << 20)
+      const moved = 'text' in log ? log.text.split('\n').filter(Boolean).length > 1 : log.problem !== 'absent'
+      const deleted =
+        at === journal.commit && !moved && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
       if (deleted) undone.push(`deleted branch ${journal.branch}`)
       if (deleted || at === undefined) {
         if (journal.branchSource === 'new') await git(['config', '--unset', `branch.${journal.branch}.yardBase`])
@@ -267,20 +274,22 @@ async function undo(name: string, steps: () => Promise<void>): Promise<void> {
 }
 
 /**
- * Whether git's administrative directory `dir` is held by an add still checking out: its `locked`
- * file says git's own `initializing` (builtin/worktree.c, under LC_ALL=C) or `added with --lock`
- * (the `--lock` yard adds with sparse patterns or submodules), or git has not yet pointed its HEAD
- * anywhere. add_worktree makes the directory, writes `locked`, `gitdir`, then HEAD as the null
- * object id (a placeholder) before `symbolic-ref`: a kill inside the first of those writes leaves
- * `locked` empty or absent, and a HEAD that is absent, empty or null holds no one's work. A lock a
- * user took (`git worktree lock`, empty or with their reason) on a worktree whose HEAD is set is
- * no add in flight.
+ * How far the add of git's administrative directory `dir` got: `making` while git has not pointed
+ * its HEAD at the branch, or holds its add lock — `initializing` (builtin/worktree.c, under
+ * LC_ALL=C) or `added with --lock` (the `--lock` yard adds with sparse patterns or submodules) —
+ * over a checkout that has not written its index (or still holds index.lock); `finishing` under
+ * that lock once the checkout wrote its index (yard clones submodules or ends a sparse checkout
+ * then, long enough for someone to edit files); else `finished`. add_worktree makes the
+ * directory, writes `locked`, `gitdir`, then HEAD as the null object id before `symbolic-ref`: a
+ * kill inside those writes leaves a HEAD that is absent, empty or null, which holds no one's
+ * work. A lock a user took (`git worktree lock`, empty or with their reason) is no add's.
  */
-function addInFlight(dir: string): boolean {
-  const locked = readRegularFile(path.join(dir, 'locked'), 256)
-  if ('text' in locked && ['added with --lock', 'initializing'].includes(locked.text.trim())) return true
+function addState(dir: string): 'finished' | 'finishing' | 'making' {
   const head = readRegularFile(path.join(dir, 'HEAD'), 256)
-  return 'text' in head ? /^(0{40}|0{64})?$/.test(head.text.trim()) : head.problem === 'absent'
+  if ('text' in head ? /^(0{40}|0{64})?$/.test(head.text.trim()) : head.problem === 'absent') return 'making'
+  const locked = readRegularFile(path.join(dir, 'locked'), 256)
+  if (!('text' in locked && ['added with --lock', 'initializing'].includes(locked.text.trim()))) return 'finished'
+  return existsSync(path.join(dir, 'index')) && !existsSync(path.join(dir, 'index.lock')) ? 'finishing' : 'making'
 }
 
 /** How long a rollback waits for a git still checking out the half-made worktree (ms). */
@@ -353,9 +362,11 @@ function gitRunsIn(group: unknown): boolean {
 
 /**
  * What makes a finished worktree someone's work since the add, as the end of a sentence, else
- * undefined. Per admin dir (`finished`, read without blocking): a HEAD that is not the journal's
- * branch, a HEAD reflog saying HEAD left the branch since (even when switched back: a detached
- * HEAD's commits live only there), refs of the worktree's own
+ * undefined. Per admin dir (`checked`, read without blocking): a HEAD that is not the journal's
+ * branch, a HEAD reflog with an entry the add does not write (a commit, a reset, a checkout even
+ * when switched back: commits reset away from or made on a detached HEAD live only there),
+ * initialised submodules of a finished add (not looked into; a finishing add's are its own, and
+ * its status leaves them out), refs of the worktree's own
  * (`refs/worktree/…`, `refs/bisect/…`). Then in the worktree: changed, untracked or ignored files
  * (git's checkout writes none of the latter), files marked assume-unchanged or skip-worktree yet
  * present (`git ls-files -v`: a sparse checkout's skipped files are absent; `git status` does not
@@ -364,23 +375,31 @@ function gitRunsIn(group: unknown): boolean {
 async function changesSince(
   context: YardContext,
   journal: AddJournal,
-  finished: string[],
+  checked: Array<{dir: string; state: 'finished' | 'finishing'}>,
 ): Promise<string | undefined> {
-  for (const dir of finished) {
+  for (const {dir, state} of checked) {
     const head = readRegularFile(path.join(dir, 'HEAD'), 4096)
     if (!('text' in head)) return `cannot be checked for changes (its HEAD in ${dir}: ${head.problem})`
     if (head.text.trim() !== `ref: refs/heads/${journal.branch}`) return `is no longer on branch ${journal.branch}`
     const reflog = readRegularFile(path.join(dir, 'logs', 'HEAD'), 1 << 20)
     if (!('text' in reflog) && reflog.problem !== 'absent') return 'has a HEAD reflog yard cannot read'
-    // git checkout and git switch log "checkout: moving from A to B": HEAD left the branch, and
-    // what was committed away from it may live only in this reflog. Commits on the branch are in
-    // the branch's own reflog, which stays.
-    const left = ('text' in reflog ? reflog.text.split('\n') : [])
-      .map((line) => line.slice(line.indexOf('\t') + 1))
-      .find((message) => message.startsWith('checkout: moving from '))
-    if (left !== undefined) return `has moved its HEAD since (its reflog: "${left}")`
+    // `git worktree add` logs HEAD's creation and "reset: moving to HEAD" (its checkout); any other
+    // entry (a commit, a reset, a checkout, a rebase) is someone's work, which may live only in
+    // this reflog: a commit reset away from, one made on a detached HEAD or an aborted rebase.
+    const since = ('text' in reflog ? reflog.text.split('\n') : [])
+      .filter(Boolean)
+      .map((line) => (line.includes('\t') ? line.slice(line.indexOf('\t') + 1) : ''))
+      .find((message) => message !== '' && message !== 'reset: moving to HEAD')
+    if (since !== undefined) return `has moved its HEAD since (its reflog: "${since}")`
     if ((await fs.readdir(path.join(dir, 'refs')).catch(() => [])).length > 0) return 'holds refs of its own'
+    // The superproject's status does not list what submodules ignore, nor, under `ignore = all`,
+    // their commits: yard does not look into them, so it keeps the worktree.
+    // A finishing add's submodules are its own, half cloned: the status below leaves them out.
+    if (state === 'finished' && (await fs.readdir(path.join(dir, 'modules')).catch(() => [])).length > 0)
+      return 'has initialised submodules, whose work yard does not look into'
   }
+
+  const finishing = checked.every((entry) => entry.state === 'finishing')
 
   const git = async (args: string[]) => context.runner.git(args, {cwd: journal.target, allowFailure: true})
   const failed = (what: string, result: {exitCode: number; stderr: string}) => {
@@ -388,7 +407,13 @@ async function changesSince(
     return `cannot be checked for changes (git ${what}: ${line || `exit ${result.exitCode}`})`
   }
 
-  const status = await git(['status', '--porcelain', '--untracked-files=all', '--ignored=matching'])
+  const status = await git([
+    'status',
+    '--porcelain',
+    '--untracked-files=all',
+    '--ignored=matching',
+    ...(finishing ? ['--ignore-submodules=all'] : []),
+  ])
   if (status.exitCode !== 0) return failed('status', status)
   if (status.stdout.trim() !== '') return 'has changes since'
   const flagged = await git(['ls-files', '-v', '-z'])
