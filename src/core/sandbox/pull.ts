@@ -2,7 +2,8 @@
  * `yard sandbox pull NAME[/BRANCH]` (DESIGN.md §5.2): a sandbox's commits into the main checkout
  * without the pod reaching anything — the way to keep work from a sandbox whose origin is a path
  * on this host (the pod cannot push there). The branch is bundled in the pod, copied out by the
- * runtime, and fetched into `refs/remotes/sandbox/<name>/<branch>`; with `--branch LOCAL`, the
+ * runtime, and fetched into `refs/remotes/sandbox/<name>/<branch>` (`<name>@<slot>` for a slot but
+ * the first, pulledRefPrefix); with `--branch LOCAL`, the
  * local branch is also created or fast-forwarded (a diverged one only with `--force`).
  */
 import {promises as fs} from 'node:fs'
@@ -16,6 +17,7 @@ import {InputError, OperationError, RefusedError} from '../../sdk/errors.js'
 import {branchDirectory, checkBranchDirectory} from '../../sdk/sandbox-repos.js'
 import {requireValidBranchName} from '../workspace/git.js'
 import {gitFailure} from '../worktree/git-failure.js'
+import {pulledRefPrefix} from './restore.js'
 import {openSandboxes, requireSandbox} from './sandbox.js'
 
 export interface PullOptions {
@@ -34,7 +36,7 @@ export interface PullResult {
   /** The sandbox's branch that was pulled. */
   branch: string
   commit: string
-  /** `refs/remotes/sandbox/<name>/<branch>`, always updated. */
+  /** `refs/remotes/sandbox/<name>/<branch>` (`<name>@<slot>` for a slot but the first), always updated. */
   ref: string
   /** The local branch updated with `--branch`, and how; null without it. */
   local: {ref: string; action: 'created' | 'fast-forwarded' | 'up to date' | 'forced'} | null
@@ -74,7 +76,7 @@ export async function pullSandbox(context: YardContext, backends: Backends, opti
     const file = path.join(scratch, 'branch.bundle')
     const place = {slot, directory: branchDirectory(asked ?? sandbox.spec.branch)}
     const {branch, commit} = await session.backend.bundleBranch(sandbox, place, file)
-    const ref = `refs/remotes/sandbox/${name}/${branch}`
+    const ref = `${pulledRefPrefix(name, sandbox.spec.repos, slot)}/${branch}`
     // The remote-tracking ref mirrors the sandbox's branch, so it may move any way (`+`).
     const fetched = await context.runner.git(
       ['fetch', '--quiet', '--no-tags', '--', file, `+refs/heads/${branch}:${ref}`],
@@ -124,7 +126,7 @@ async function updateLocal(
       `the local branch ${request.local} has ${ahead} commit${ahead === '1' ? '' : 's'} that ${request.from} lacks`,
       {
         why: "moving it to the sandbox's commit would drop them from the branch",
-        fix: `merge instead (git merge refs/remotes/sandbox/${request.from}), pull into another branch (--branch NEW), or pass --force to move ${request.local} anyway`,
+        fix: `merge instead (git merge ${request.ref}), pull into another branch (--branch NEW), or pass --force to move ${request.local} anyway`,
       },
     )
   }
@@ -134,7 +136,7 @@ async function updateLocal(
   if (moved.exitCode !== 0) {
     throw new RefusedError(`could not move the local branch ${request.local} to ${request.commit.slice(0, 12)}`, {
       why: gitFailure(moved.stderr) || 'git refused',
-      fix: `the branch is probably checked out in a worktree: there run git merge --ff-only refs/remotes/sandbox/${request.from}`,
+      fix: `the branch is probably checked out in a worktree: there run git merge --ff-only ${request.ref}`,
     })
   }
 

@@ -10,6 +10,15 @@ import type {SandboxRepo, SandboxSaved, SandboxUnsavedRef} from '../../sdk/sandb
 
 import {formatArgv} from '../../sdk/process.js'
 
+/**
+ * Where `yard sandbox pull` keeps a slot's branches in the main checkout:
+ * `refs/remotes/sandbox/<name>` for the sandbox's first slot, `refs/remotes/sandbox/<name>@<slot>`
+ * for another (two slots may have a branch of the same name; sandbox names hold no `@`).
+ */
+export function pulledRefPrefix(name: string, repos: SandboxRepo[], slot: string): string {
+  return `refs/remotes/sandbox/${name}${slot === repos[0]?.slot ? '' : `@${slot}`}`
+}
+
 /** How one slot comes back: run `command` in the directory that should hold `directory`. */
 export interface SlotRestore {
   slot: string
@@ -25,8 +34,8 @@ export interface SlotRestore {
  * Per slot that saved something, its restore (see the module comment). Branches come back under
  * their names (`+refs/heads/*`, into a `--no-checkout` clone, hence `--update-head-ok`), detached
  * HEADs and stash entries under `refs/yard/sandbox/<slot>/…`. A slot `yard sandbox pull` took
- * branches from (`pulled`: their slots, and the main checkout they went to) first fetches
- * `refs/remotes/sandbox/<name>/*` from that checkout: the bundle leaves out what was pulled (it is
+ * branches from (`pulled`: their slots, and the main checkout they went to) first fetches its
+ * pulled refs (pulledRefPrefix) from that checkout: the bundle leaves out what was pulled (it is
  * kept there), though a patch or a later commit may rest on it.
  */
 export function restoreCommands(
@@ -46,7 +55,7 @@ export function restoreCommands(
     const git = (...args: string[]) => ['git', '-C', directory, ...args]
     const steps: string[][] = [['git', 'clone', '--quiet', '--no-checkout', '--', repo.url, directory]]
     if (pulled?.slots.includes(repo.slot)) {
-      const kept = `refs/remotes/sandbox/${name}`
+      const kept = pulledRefPrefix(name, repos, repo.slot)
       steps.push(git('fetch', '--quiet', '--', pulled.mainPath, `+${kept}/*:${kept}/*`))
     }
 

@@ -22,7 +22,7 @@ import {releasePin} from '../identity/offset-allocator.js'
 import {pinAuthor, YARD_PIN_MARK} from '../identity/pins.js'
 import {stateDir} from '../kernel/state.js'
 import {worktreePath} from '../workspace/workspace.js'
-import {restoreCommands, type SlotRestore} from './restore.js'
+import {pulledRefPrefix, restoreCommands, type SlotRestore} from './restore.js'
 import {openSandboxCache, openSandboxes, type SandboxSession, sandboxTarget} from './sandbox.js'
 
 export interface RemoveResult {
@@ -155,7 +155,8 @@ export async function removeSandbox(
 
 /**
  * `work` once every branch the pod records as pulled is checked against the main checkout: one
- * whose `refs/remotes/sandbox/<name>/<branch>` no longer holds the pulled commit (deleted, or
+ * whose pulled ref there (`refs/remotes/sandbox/<name>/<branch>`, pulledRefPrefix) no longer holds
+ * the pulled commit (deleted, or
  * moved by hand) is kept nowhere but the pod again, so its record in the pod is dropped
  * (markPulled null) and the pod is asked again: rm refuses for it, `--force` bundles it. With
  * `dryRun` the pod is left as it is and such a branch is listed as unsaved. Untouched (no git
@@ -172,7 +173,7 @@ async function stillPulled(
   if (!work.pulled?.length || !backend.markPulled) return work
   const lost: NonNullable<SandboxUnsaved['pulled']> = []
   for (const entry of work.pulled) {
-    const ref = `refs/remotes/sandbox/${sandbox.name}/${entry.branch}`
+    const ref = `${pulledRefPrefix(sandbox.name, sandbox.spec.repos, entry.slot)}/${entry.branch}`
     const kept = await context.runner.git(['merge-base', '--is-ancestor', entry.commit, ref], {
       cwd: workspace.mainPath,
       allowFailure: true,

@@ -147,4 +147,37 @@ describe('yard sandbox pull (DESIGN.md §5.2)', function () {
     expect(forced.exitCode, forced.stderr).to.equal(0)
     expect(git(restoreOf(forced.json), 'rev-parse', 'refs/heads/feat/x')).to.equal(lostCommit)
   })
+
+  it('keeps the pulls of two slots apart: a slot but the first pulls into refs/remotes/sandbox/<name>@<slot>', async () => {
+    const one = makeUpstream('one')
+    const two = makeUpstream('two')
+    const fixture = makeApp(prefix)
+    const run = async (args: string[]) => yard(args, {cwd: fixture.app, env: fixture.env})
+    const created = await run(['sandbox', 'create', 'two', '--repo', one, '--repo', two, '--branch', 'feat/x'])
+    expect(created.exitCode, created.stderr).to.equal(0)
+    const pod = `${prefix}-two`
+    const commits: Record<string, string> = {}
+    for (const slot of ['one', 'two']) {
+      inPod(
+        pod,
+        'sh',
+        '-c',
+        `cd /work/${slot}/feat-x && echo ${slot} > ${slot}.txt && git add . && git commit -q -m ${slot}`,
+      )
+      commits[slot] = inPod(pod, 'git', '-C', `/work/${slot}/feat-x`, 'rev-parse', 'HEAD')
+    }
+
+    const first = await run(['sandbox', 'pull', 'two/feat/x', '--json'])
+    expect(first.exitCode, first.stderr).to.equal(0)
+    expect(first.json).to.deep.include({slot: 'one', ref: 'refs/remotes/sandbox/two/feat/x', commit: commits.one})
+    const second = await run(['sandbox', 'pull', 'two/feat/x', '--slot', 'two', '--json'])
+    expect(second.exitCode, second.stderr).to.equal(0)
+    expect(second.json).to.deep.include({slot: 'two', ref: 'refs/remotes/sandbox/two@two/feat/x', commit: commits.two})
+    expect(git(fixture.app, 'rev-parse', 'refs/remotes/sandbox/two/feat/x')).to.equal(commits.one)
+    expect(git(fixture.app, 'rev-parse', 'refs/remotes/sandbox/two@two/feat/x')).to.equal(commits.two)
+    // Both kept on the host: nothing unsaved, and rm removes it.
+    const removed = await run(['sandbox', 'rm', 'two', '--json'])
+    expect(removed.exitCode, removed.stderr).to.equal(0)
+    expect(removed.json).to.deep.include({unsaved: [], removed: true})
+  })
 })
