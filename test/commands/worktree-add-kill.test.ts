@@ -4,14 +4,14 @@
  * bench/worktree-add-kill.ts.
  */
 import {expect} from 'chai'
-import {execFileSync, spawnSync} from 'node:child_process'
+import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {writeAddJournal} from '../../src/core/worktree/journal.js'
 import {addState, killAt, type KillPoint} from '../support/interrupted-add.js'
 import {cleanupTemp, git, tempDir} from '../support/repo.js'
-import {cleanEnv} from '../support/worktrees.js'
+import {cleanEnv, yardWithReadOnly} from '../support/worktrees.js'
 import {projectRoot, yard} from '../support/yard.js'
 
 /** A repository of 40 × 50 files, committed once, for clones. */
@@ -199,30 +199,8 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
     const main = clone()
     const target = await halfMadeAdd(main, {locked: 'initializing', gitdir: true, head: 'ref: refs/heads/wt/feat\n'})
     writeFileSync(path.join(target, 'half.ts'), 'cut short\n')
-    const childEnv = {...process.env, ...env}
-    for (const key of Object.keys(childEnv)) if (childEnv[key] === undefined) delete childEnv[key]
     // The worktrees root read-only, in a private mount namespace (root only): its files cannot go.
-    const root = path.dirname(target)
-    const blocked = spawnSync(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        '--',
-        'sh',
-        '-c',
-        'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
-        root,
-        process.execPath,
-        path.join(projectRoot, 'bin', 'dev.js'),
-        'worktree',
-        'add',
-        'feat',
-        '--no-fetch',
-      ],
-      {cwd: main, env: childEnv, encoding: 'utf8'},
-    )
+    const blocked = yardWithReadOnly(path.dirname(target), ['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
     expect(blocked.status, blocked.stderr).to.equal(1)
     expect(blocked.stderr).to.contain('could not roll back the interrupted `yard worktree add feat`: EROFS on')
     expect(blocked.stderr).to.contain('fix: make that path removable').and.not.contain('    at ')

@@ -1,12 +1,11 @@
 import {expect} from 'chai'
-import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import {hashOffset, nameFromBranch} from '../../src/core/identity/identity.js'
 import {cleanupTemp, git, makeRepo, tempDir, writeFile} from '../support/repo.js'
-import {cleanEnv, commit, hasBranch, registered, remoteSetup, rootOf} from '../support/worktrees.js'
-import {projectRoot, yard} from '../support/yard.js'
+import {cleanEnv, commit, hasBranch, registered, remoteSetup, rootOf, yardWithReadOnly} from '../support/worktrees.js'
+import {yard} from '../support/yard.js'
 
 describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
   afterEach(cleanupTemp)
@@ -268,32 +267,14 @@ describe('yard worktree add (DESIGN.md §4.1, §3.4)', () => {
 
   it('says clearly (exit 1) that it cannot add where .git/yard is read-only (as inside a box), and changes nothing', async () => {
     const setup = remoteSetup()
-    const env = {...process.env, ...cleanEnv(setup.stateDir)}
-    for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
     const yardDir = path.join(setup.main, '.git', 'yard')
     mkdirSync(yardDir, {recursive: true})
     const before = git(setup.main, 'for-each-ref')
-    // A read-only bind mount of .git/yard in a private mount namespace, as a box's mount is (root only).
-    const run = spawnSync(
-      'unshare',
-      [
-        '--mount',
-        '--propagation',
-        'private',
-        '--',
-        'sh',
-        '-c',
-        'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
-        yardDir,
-        process.execPath,
-        path.join(projectRoot, 'bin', 'dev.js'),
-        'worktree',
-        'add',
-        'feat',
-        '--no-fetch',
-      ],
-      {cwd: setup.main, env, encoding: 'utf8'},
-    )
+    // A read-only bind mount of .git/yard, as a box's mount is.
+    const run = yardWithReadOnly(yardDir, ['worktree', 'add', 'feat', '--no-fetch'], {
+      cwd: setup.main,
+      env: cleanEnv(setup.stateDir),
+    })
     expect(run.status, run.stderr).to.equal(1)
     expect(run.stderr).to.contain(`cannot take the lock ${yardDir}/offsets.lock: EROFS`)
     expect(run.stderr).to.contain('inside a yard box').and.contain('on the host, not inside a box')

@@ -2,9 +2,11 @@
  * Repositories for the worktree tests: a bare "origin" whose default branch is `develop`, a
  * clone of it as the main checkout, and a second clone to push from (real git throughout).
  */
+import {spawnSync, type SpawnSyncReturns} from 'node:child_process'
 import {mkdirSync} from 'node:fs'
 import path from 'node:path'
 
+import {projectRoot} from './oclif-config.js'
 import {git, tempDir, writeFile} from './repo.js'
 
 /** The environment the worktree tests run yard with: nothing from the developer's shell. */
@@ -105,4 +107,35 @@ export function registered(repo: string): string[] {
     .split('\n')
     .filter((line) => line.startsWith('worktree '))
     .map((line) => line.slice('worktree '.length))
+}
+
+/**
+ * Runs `yard ARGS` (bin/dev.js) with `dir` mounted read-only over itself in a private mount
+ * namespace (unshare, root only), as a box's read-only mount or an immutable tree would have it;
+ * `env` is the whole environment of the run.
+ */
+export function yardWithReadOnly(
+  dir: string,
+  args: string[],
+  options: {cwd: string; env: Record<string, string | undefined>},
+): SpawnSyncReturns<string> {
+  const env: NodeJS.ProcessEnv = {...process.env, ...options.env}
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  return spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      'sh',
+      '-c',
+      'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
+      dir,
+      process.execPath,
+      path.join(projectRoot, 'bin', 'dev.js'),
+      ...args,
+    ],
+    {cwd: options.cwd, env, encoding: 'utf8'},
+  )
 }
