@@ -32,6 +32,37 @@ export function processStart(pid: number): string | undefined {
   return statFields(pid)?.[19]
 }
 
+/** This process's group id (proc(5) field 5; Node has no getpgid); its pid where there is no /proc. */
+export function ownGroup(): number {
+  const group = Number(statFields(process.pid)?.[2])
+  return Number.isInteger(group) && group > 1 ? group : process.pid
+}
+
+/**
+ * Whether a process of group `pgid` other than this one runs whose name (proc(5) `comm`) starts
+ * with `prefix` (`git`: git, git-lfs, git-remote-*). Where there is no /proc, whether anything of
+ * the group runs (signal 0; EPERM counts).
+ */
+export function groupRuns(pgid: number, prefix: string): boolean {
+  if (!hasProc()) {
+    try {
+      process.kill(-pgid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM'
+    }
+  }
+
+  return liveMembers(pgid).some((pid) => {
+    if (pid === process.pid) return false
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith(prefix)
+    } catch {
+      return false
+    }
+  })
+}
+
 /** The processes of group `pgid` that still run (zombies excluded; Linux only). */
 function liveMembers(pgid: number): number[] {
   const members: number[] = []
@@ -111,7 +142,7 @@ function signalReaches(pgid: number): boolean {
  * killed holder started in the instant before it could record its group still writes there.
  */
 export function groupsWritingTo(path: string): number[] {
-  const own = Number(statFields(process.pid)?.[2])
+  const own = ownGroup()
   const groups = new Set<number>()
   let pids: string[]
   try {

@@ -6,7 +6,7 @@
  * cut short, an empty index, the `initializing` lock left in `.git/worktrees/<id>` — and what it
  * made is rolled back before the add starts again, so the rerun leaves the state a clean run leaves.
  */
-import {existsSync, promises as fs, readdirSync} from 'node:fs'
+import {existsSync, promises as fs} from 'node:fs'
 import path from 'node:path'
 import {setTimeout as delay} from 'node:timers/promises'
 
@@ -14,12 +14,13 @@ import type {YardContext} from '../kernel/context.js'
 import type {Workspace} from '../workspace/workspace.js'
 
 import {OperationError, RefusedError, YardError} from '../../sdk/errors.js'
+import {groupRuns, ownGroup} from '../../sdk/process-group.js'
 import {shellQuote} from '../../sdk/shell.js'
 import {configCachePath, loadConfig} from '../config/config.js'
 import {OFFSET_SLOTS} from '../identity/identity.js'
 import {writePin} from '../identity/pins.js'
 import {atomicWrite} from '../kernel/atomic-write.js'
-import {readKeptFile, readRegularFile} from '../kernel/kept-file.js'
+import {readRegularFile} from '../kernel/kept-file.js'
 import {readRefs} from '../workspace/git.js'
 import {gitWorktrees, worktreePath} from '../workspace/workspace.js'
 
@@ -56,21 +57,10 @@ export async function writeAddJournal(
   // Never through a link planted at its name: the record replaces whatever is there.
   await atomicWrite(
     file,
-    JSON.stringify({...journal, pid: process.pid, group: processGroup(), started: new Date().toISOString()}, null, 2) +
+    JSON.stringify({...journal, pid: process.pid, group: ownGroup(), started: new Date().toISOString()}, null, 2) +
       '\n',
     {followLinks: false},
   )
-}
-
-/**
- * This process's group id: field 5 of `/proc/self/stat` (proc(5)), after the command name in
- * parentheses; Node has no getpgid. Elsewhere (no /proc) the pid, which leads the group when yard
- * was started from a shell.
- */
-function processGroup(): number {
-  const stat = readKeptFile('/proc/self/stat', 4096)
-  const group = Number(stat?.slice(stat.lastIndexOf(')') + 2).split(' ', 3)[2])
-  return Number.isInteger(group) && group > 1 ? group : process.pid
 }
 
 /** Removes the journal: the add is complete, or undone. */
@@ -231,8 +221,8 @@ export async function recoverInterruptedAdd(
       const ref = `refs/heads/${journal.branch}`
       const at = (await readRefs(context.runner, mainPath, [ref])).get(ref)?.oid
       // A branch that moved and came back holds commits in its reflog alone, which update-ref -d deletes.
-      const log = readRegularFile(path.join(commonDir, 'logs', 'refs', 'heads', journal.branch), 1 << 20)
-      const moved = 'text' in log ? log.text.split('\n').filter(Boolean).length > 1 : log.problem !== 'absent'
+      const log = reflogMessages(path.join(commonDir, 'logs', 'refs', 'heads', journal.branch))
+      const moved = log === undefined || log.length > 1
       const deleted =
         at === journal.commit && !moved && (await git(['update-ref', '-d', ref, journal.commit])).exitCode === 0
       if (deleted) undone.push(`deleted branch ${journal.branch}`)
@@ -321,43 +311,27 @@ async function untilGitLeaves(context: YardContext, target: string, admin: strin
   })
 }
 
-/** Whether a process of process group `pid` lives (signal 0 to the group); false for no valid pid. */
-function groupAlive(pid: unknown): boolean {
-  if (!Number.isInteger(pid) || (pid as number) <= 1) return false
-  try {
-    process.kill(-(pid as number), 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
+/**
+ * Whether a git runs in the killed add's process group `group` (from the journal, so checked): a
+ * yard started by a script without job control shares the script's group, which outlives yard,
+ * so the group alone says nothing of its git (process-group.ts groupRuns).
+ */
+function gitRunsIn(group: unknown): boolean {
+  return Number.isInteger(group) && (group as number) > 1 && groupRuns(group as number, 'git')
 }
 
 /**
- * Whether a git (a process whose name starts with `git`: git, git-lfs, git-remote-*) other than
- * this process runs in process group `group`, read from `/proc/<pid>/stat` (proc(5): the name in
- * parentheses, then state, ppid, pgrp). A yard started by a script without job control shares
- * the script's group, which outlives yard: the group alone says nothing of its git. Where there
- * is no `/proc`, a live group counts.
+ * The messages of the reflog `file`, one per entry (`''` for an entry without one, as a ref's
+ * creation), read without blocking; `[]` when there is none (logging off), undefined when it
+ * cannot be read or is no regular file of at most 1 MiB (yard then keeps what it guards).
  */
-function gitRunsIn(group: unknown): boolean {
-  if (!groupAlive(group)) return false
-  let pids: string[]
-  try {
-    pids = readdirSync('/proc')
-  } catch {
-    return true
-  }
-
-  for (const pid of pids) {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue
-    const stat = readKeptFile(`/proc/${pid}/stat`, 4096)
-    if (stat === undefined) continue
-    const close = stat.lastIndexOf(')')
-    const name = stat.slice(stat.indexOf('(') + 1, close)
-    if (name.startsWith('git') && Number(stat.slice(close + 2).split(' ', 3)[2]) === group) return true
-  }
-
-  return false
+function reflogMessages(file: string): string[] | undefined {
+  const read = readRegularFile(file, 1 << 20)
+  if (!('text' in read)) return read.problem === 'absent' ? [] : undefined
+  return read.text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (line.includes('\t') ? line.slice(line.indexOf('\t') + 1) : ''))
 }
 
 /**
@@ -381,15 +355,12 @@ async function changesSince(
     const head = readRegularFile(path.join(dir, 'HEAD'), 4096)
     if (!('text' in head)) return `cannot be checked for changes (its HEAD in ${dir}: ${head.problem})`
     if (head.text.trim() !== `ref: refs/heads/${journal.branch}`) return `is no longer on branch ${journal.branch}`
-    const reflog = readRegularFile(path.join(dir, 'logs', 'HEAD'), 1 << 20)
-    if (!('text' in reflog) && reflog.problem !== 'absent') return 'has a HEAD reflog yard cannot read'
+    const reflog = reflogMessages(path.join(dir, 'logs', 'HEAD'))
+    if (reflog === undefined) return 'has a HEAD reflog yard cannot read'
     // `git worktree add` logs HEAD's creation and "reset: moving to HEAD" (its checkout); any other
     // entry (a commit, a reset, a checkout, a rebase) is someone's work, which may live only in
     // this reflog: a commit reset away from, one made on a detached HEAD or an aborted rebase.
-    const since = ('text' in reflog ? reflog.text.split('\n') : [])
-      .filter(Boolean)
-      .map((line) => (line.includes('\t') ? line.slice(line.indexOf('\t') + 1) : ''))
-      .find((message) => message !== '' && message !== 'reset: moving to HEAD')
+    const since = reflog.find((message) => message !== '' && message !== 'reset: moving to HEAD')
     if (since !== undefined) return `has moved its HEAD since (its reflog: "${since}")`
     if ((await fs.readdir(path.join(dir, 'refs')).catch(() => [])).length > 0) return 'holds refs of its own'
     // The superproject's status does not list what submodules ignore, nor, under `ignore = all`,
