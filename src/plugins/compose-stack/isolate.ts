@@ -94,12 +94,15 @@ function serviceNetworks(service: ComposeServiceDocument): string[] {
  * @param model the resolved model (resolver.ts); not changed
  * @param probe the model resolved with the `[ports]` keys shifted, which tells a port from a key
  *   from a literal of the same value (isolate-ports.ts `mayBeKeyed`); not changed
+ * @param builtImages the images the project builds, profiles left out included (ResolvedProject);
+ *   without it, those the model's own services build
  */
 export function isolate(
   model: ComposeModelDocument,
   target: Target,
   settings: IsolationSettings,
   probe?: ComposeModelDocument,
+  builtImages?: readonly string[],
 ): Isolated {
   const compose: ComposeModelDocument = {...deepClone(model), name: target.project}
   compose.services ??= {}
@@ -108,18 +111,20 @@ export function isolate(
   const worktree = !target.isMain
   if (worktree) report.push(...rewriteContainerReferences(compose, target, settings))
   const used = new Set<string>()
-  // The images the project builds, by the name its file gives them, and their worktree tags: a
-  // service that runs the image another one builds (`image: app:dev` without `build:`) runs the
-  // worktree's build too.
+  // The images the project builds (`builtImages`, from the resolver: those of services a profile
+  // left out included; else the services here that build) and their worktree tags: a service that
+  // runs the image another one builds (`image: app:dev` without `build:`) runs the worktree's
+  // build too.
+  const builds =
+    builtImages ??
+    Object.values(compose.services).flatMap((service) =>
+      typeof service.image === 'string' && service.build !== undefined ? [service.image] : [],
+    )
   const built = new Map<string, string>()
-  if (worktree)
-    for (const service of Object.values(compose.services)) {
-      const tag =
-        typeof service.image === 'string' &&
-        service.build !== undefined &&
-        projectImageTag(service.image, target.project)
-      if (tag) built.set(service.image!, tag)
-    }
+  for (const image of worktree ? builds : []) {
+    const tag = projectImageTag(image, target.project)
+    if (tag) built.set(image, tag)
+  }
 
   for (const [name, service] of Object.entries(compose.services)) {
     service.labels = {...labelMap(service.labels), ...labels, [CHECKOUT_LABEL]: target.checkoutPath}

@@ -123,6 +123,7 @@ export async function planStack(
     target,
     {external: spec.external ?? 'refuse', allowShared: spec.allowShared ?? []},
     probe,
+    resolved.builtImages,
   )
   const configs = labelConfigs(isolated.compose)
   const compose = isolated.compose as Record<string, unknown>

@@ -109,6 +109,12 @@ describe('isolation rewrites (DESIGN.md §4.2)', () => {
     ])
     expect(report.some((entry) => entry.service === 'hass' && entry.kind === 'rewrite')).to.equal(false)
     expect(report.some((entry) => entry.service === 'db')).to.equal(false)
+    // The builder left out by a profile (`--profile build build`, then `--profile demo up`): the
+    // resolver's builtImages still name its image.
+    const demo = isolate({services: {demo: {image: 'local/demo:latest'}}}, feat, settings, undefined, [
+      'local/demo:latest',
+    ])
+    expect(demo.compose.services.demo.image).to.equal('local/demo:latest-app-feat')
     const renamed = isolate(model(), feat, settings).report.find((entry) => entry.detail === 'container_name web')
     expect(renamed?.action).to.equal(
       "named app-feat-web in this worktree; other containers reach it by its service name web (web is main's)",

@@ -79,9 +79,19 @@ function resolveUnconfined(input: ResolveInput): ResolvedProject | undefined {
     }
   }
 
+  const builtImages = Object.values(services).flatMap((service) =>
+    typeof service.image === 'string' && service.build !== undefined ? [service.image] : [],
+  )
   const inactive = applyProfiles(services, enabledProfiles(interpolationEnv.COMPOSE_PROFILES, input.profiles))
   checkReferences(loaded, services, inactive)
   normalizeServices(services, interpolationEnv)
   const model = {...loaded, services} as ComposeModelDocument
-  return {projectDirectory, files: [...session.files], model, interpolationEnv, warnings: [...session.warnings]}
+  return {
+    projectDirectory,
+    files: [...session.files],
+    model,
+    builtImages: [...new Set(builtImages)],
+    interpolationEnv,
+    warnings: [...session.warnings],
+  }
 }

@@ -77,6 +77,12 @@ export interface ResolvedProject {
   /** Absolute: every compose file read (top-level files, overrides, includes, extends files), in read order. */
   files: string[]
   model: ComposeModelDocument
+  /**
+   * The images the project's services build (`image:` beside `build:`), those of services a
+   * disabled profile left out included: a service that runs one of them runs the checkout's
+   * build, whichever profile builds it (`--profile build build`, then `--profile demo up`).
+   */
+  builtImages: string[]
   /** The environment used for interpolation (after precedence). */
   interpolationEnv: Record<string, string>
   warnings: ResolveWarning[]

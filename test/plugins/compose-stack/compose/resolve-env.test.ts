@@ -53,6 +53,16 @@ const interpolation: ResolverCase[] = [
     services: {web: {image: 'web'}, db: {image: 'db'}},
   },
   {
+    rule: 'profiles: builtImages names the images of services a profile left out too',
+    files: {
+      '.env': 'COMPOSE_PROFILES=demo\n',
+      'compose.yaml':
+        'services:\n  build:\n    build: .\n    image: local/demo:latest\n    profiles: [build]\n  demo:\n    image: local/demo:latest\n    profiles: [demo]\n',
+    },
+    services: {demo: {image: 'local/demo:latest'}},
+    check: (result) => expect(result.builtImages).to.deep.equal(['local/demo:latest']),
+  },
+  {
     rule: 'profiles: COMPOSE_PROFILES=debug enables debug alone, not the empty profile',
     files: {
       '.env': 'COMPOSE_PROFILES=debug\n',
