@@ -74,6 +74,33 @@ async function halfMadeAdd(
   return target
 }
 
+/**
+ * A clone of the seed with a finished `worktree add feat`, and `refusedWith(words)`: writes the
+ * journal a kill after git finished leaves, adds again, and expects exit 3 saying `<target>
+ * <words>`, the worktree's files kept.
+ */
+async function finishedFeat(): Promise<{
+  main: string
+  env: Record<string, string | undefined>
+  target: string
+  refusedWith: (words: string) => Promise<void>
+}> {
+  const main = path.join(tempDir('kill'), 'app')
+  git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
+  const env = cleanEnv(tempDir('state'))
+  expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
+  const target = path.join(`${main}-worktrees`, 'feat')
+  const refusedWith = async (words: string) => {
+    await journalOfFeat(main)
+    const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
+    expect(refused.exitCode, refused.stderr).to.equal(3)
+    expect(refused.stderr).to.contain(`and ${target} ${words}`)
+    expect(existsSync(path.join(target, 'src', 'd00', 'f00.ts')), words).to.equal(true)
+  }
+
+  return {main, env, target, refusedWith}
+}
+
 const POINTS: KillPoint[] = [
   {label: 'the journal is written', appears: '.git/yard/adding/feat.json'},
   {label: 'git has registered the worktree (initializing)', appears: '.git/worktrees/feat/locked'},
@@ -294,18 +321,7 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
   })
 
   it("keeps a finished worktree someone worked in — under a user's lock, on a detached HEAD, or when git status fails — and refuses a FIFO for a journal at once", async () => {
-    const main = path.join(tempDir('kill'), 'app')
-    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
-    const env = cleanEnv(tempDir('state'))
-    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
-    const target = path.join(`${main}-worktrees`, 'feat')
-    const refusedWith = async (words: string) => {
-      await journalOfFeat(main)
-      const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
-      expect(refused.exitCode, refused.stderr).to.equal(3)
-      expect(refused.stderr).to.contain(`and ${target} ${words}`)
-      expect(existsSync(target)).to.equal(true)
-    }
+    const {main, env, target, refusedWith} = await finishedFeat()
 
     // A lock the user took is no add in flight: the changes check still runs.
     git(main, 'worktree', 'lock', '--reason', 'keep', target)
@@ -347,19 +363,8 @@ describe('yard worktree add killed with SIGKILL (DESIGN.md §4.1)', function () 
   })
 
   it('keeps a finished worktree whose work git status does not show: a commit switched back from, its own refs, flagged files, beside another half-made id; a FIFO HEAD does not hang', async () => {
-    const main = path.join(tempDir('kill'), 'app')
-    git(path.dirname(main), 'clone', '-q', seedRepo(), 'app')
-    const env = cleanEnv(tempDir('state'))
-    expect((await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})).exitCode).to.equal(0)
-    const target = path.join(`${main}-worktrees`, 'feat')
+    const {main, env, target, refusedWith} = await finishedFeat()
     const admin = path.join(main, '.git', 'worktrees', 'feat')
-    const refusedWith = async (words: string) => {
-      await journalOfFeat(main)
-      const refused = await yard(['worktree', 'add', 'feat', '--no-fetch'], {cwd: main, env})
-      expect(refused.exitCode, refused.stderr).to.equal(3)
-      expect(refused.stderr).to.contain(`and ${target} ${words}`)
-      expect(existsSync(path.join(target, 'src', 'd00', 'f00.ts')), words).to.equal(true)
-    }
 
     // Another id of the basename, half-made (a killed add whose target is also named feat): the
     // finished feat is checked all the same.
